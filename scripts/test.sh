@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what it needs, then checks formatting, lints and runs every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/install-deps.sh
+export GHOSTLAB_OPENCODE_BIN="$PWD/tools/npm/node_modules/opencode-linux-x64/bin/opencode"
+cargo fmt --check
+cargo clippy --all-targets --locked -- -D warnings
+cargo test --all-targets --locked

@@ -1,0 +1,23 @@
+//! `ghostlab emit --job J --out DIR`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use super::CliError;
+use crate::emit::{EmitOptions, write_opencode_project};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[arg(long, default_value = "job.yaml")]
+    pub job: PathBuf,
+    /// Folder that receives opencode.json (paths inside point at the job's files on this host).
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    let loaded = crate::spec::load_job(&args.job)?;
+    let path = write_opencode_project(&loaded, &args.out, &EmitOptions::default())?;
+    println!("wrote {}", path.display());
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,220 @@
+//! The OpenCode project config (`opencode.json`) for a job's agent.
+//!
+//! Keys mirror OpenCode 1:1. Secrets stay references: every `${VAR}` becomes OpenCode's
+//! `{env:VAR}`, so the value only ever exists in the agent process's environment.
+//! Host paths pass through a mapping so the same job can be emitted for the host or for a
+//! sandbox that sees its inputs at other paths.
+
+use serde_json::{Map, Value, json};
+use std::path::{Path, PathBuf};
+
+use crate::spec::agent::{AgentDef, Permission, PermissionRule};
+use crate::spec::resolved::{LoadedJob, McpTransport, prompt_file};
+use crate::util::secret_ref::to_opencode_env;
+
+/// How host paths and the model provider appear in the emitted config.
+pub struct EmitOptions<'a> {
+    /// Maps a host path to the path the agent host will see.
+    pub map_path: &'a dyn Fn(&Path) -> String,
+    /// Replaces `agent.runtime.provider` and `model` (used to point a run at a local
+    /// model server); `None` keeps the job's own.
+    pub provider_override: Option<(String, Value, String)>,
+}
+
+impl Default for EmitOptions<'_> {
+    fn default() -> Self {
+        EmitOptions {
+            map_path: &|p: &Path| p.to_string_lossy().into_owned(),
+            provider_override: None,
+        }
+    }
+}
+
+/// Builds the OpenCode config value for `loaded`.
+pub fn emit_opencode_config(loaded: &LoadedJob, opts: &EmitOptions<'_>) -> Value {
+    let rt = &loaded.job.agent.runtime;
+    let map = |rel: &str| (opts.map_path)(&loaded.resolve(rel));
+    let mut cfg = Map::new();
+    // Keep runs hermetic: no sharing, no self-update.
+    cfg.insert("share".into(), json!("disabled"));
+    cfg.insert("autoupdate".into(), json!(false));
+    let (model, provider) = match &opts.provider_override {
+        Some((id, provider, model)) => (Some(format!("{id}/{model}")), Some((id.clone(), provider.clone()))),
+        None => (rt.model.clone(), None),
+    };
+    if let Some(m) = &model {
+        cfg.insert("model".into(), json!(m));
+    }
+    let small = if opts.provider_override.is_some() {
+        model.clone()
+    } else {
+        rt.small_model.clone()
+    };
+    if let Some(m) = small {
+        cfg.insert("small_model".into(), json!(m));
+    }
+    if let Some(a) = &rt.default_agent {
+        cfg.insert("default_agent".into(), json!(a));
+    }
+    if let Some(d) = rt.subagent_depth {
+        cfg.insert("subagent_depth".into(), json!(d));
+    }
+    if !rt.instructions.is_empty() {
+        cfg.insert(
+            "instructions".into(),
+            Value::from(rt.instructions.iter().map(|p| map(p)).collect::<Vec<_>>()),
+        );
+    }
+    let skill_paths: Vec<String> = rt
+        .skills
+        .paths
+        .iter()
+        .chain(loaded.job.agent.inputs.skills.iter())
+        .map(|p| map(p))
+        .fold(Vec::new(), |mut acc, p| {
+            if !acc.contains(&p) {
+                acc.push(p);
+            }
+            acc
+        });
+    if !skill_paths.is_empty() || !rt.skills.urls.is_empty() {
+        let mut skills = Map::new();
+        if !skill_paths.is_empty() {
+            skills.insert("paths".into(), json!(skill_paths));
+        }
+        if !rt.skills.urls.is_empty() {
+            skills.insert("urls".into(), json!(rt.skills.urls));
+        }
+        cfg.insert("skills".into(), Value::Object(skills));
+    }
+    if !rt.agents.is_empty() {
+        let agents: Map<String, Value> = rt
+            .agents
+            .iter()
+            .map(|(name, def)| (name.clone(), agent_value(def, &map)))
+            .collect();
+        cfg.insert("agent".into(), Value::Object(agents));
+    }
+    if !rt.tools.is_empty() {
+        cfg.insert("tools".into(), json!(rt.tools));
+    }
+    if let Some(p) = &rt.permission {
+        cfg.insert("permission".into(), permission_value(p));
+    }
+    if !rt.commands.is_empty() {
+        cfg.insert(
+            "command".into(),
+            serde_json::to_value(&rt.commands).expect("commands serialize"),
+        );
+    }
+    match provider {
+        Some((id, value)) => {
+            cfg.insert("provider".into(), json!({ id: value }));
+        }
+        None if !rt.provider.is_empty() => {
+            let value = serde_json::to_value(&rt.provider).expect("providers serialize");
+            cfg.insert("provider".into(), env_refs(value));
+        }
+        None => {}
+    }
+    if !rt.plugins.is_empty() {
+        cfg.insert("plugin".into(), json!(rt.plugins));
+    }
+    if !loaded.mcps.is_empty() {
+        let mut mcp = Map::new();
+        for server in &loaded.mcps {
+            let mut entry = Map::new();
+            match &server.transport {
+                McpTransport::Stdio { command, cwd, env } => {
+                    entry.insert("type".into(), json!("local"));
+                    let argv: Vec<String> = command
+                        .iter()
+                        .map(|a| {
+                            if Path::new(a).is_absolute() && Path::new(a).exists() {
+                                (opts.map_path)(Path::new(a))
+                            } else {
+                                a.clone()
+                            }
+                        })
+                        .collect();
+                    entry.insert("command".into(), json!(argv));
+                    if let Some(c) = cwd {
+                        entry.insert("cwd".into(), json!((opts.map_path)(c)));
+                    }
+                    if !env.is_empty() {
+                        let env: Map<String, Value> = env
+                            .iter()
+                            .map(|(k, v)| (k.clone(), json!(to_opencode_env(v))))
+                            .collect();
+                        entry.insert("environment".into(), Value::Object(env));
+                    }
+                }
+                McpTransport::Remote { url, headers, .. } => {
+                    entry.insert("type".into(), json!("remote"));
+                    entry.insert("url".into(), json!(to_opencode_env(url)));
+                    if !headers.is_empty() {
+                        let h: Map<String, Value> = headers
+                            .iter()
+                            .map(|(k, v)| (k.clone(), json!(to_opencode_env(v))))
+                            .collect();
+                        entry.insert("headers".into(), Value::Object(h));
+                    }
+                }
+            }
+            entry.insert("enabled".into(), json!(server.enabled));
+            if let Some(t) = server.timeout_ms {
+                entry.insert("timeout".into(), json!(t));
+            }
+            mcp.insert(server.name.clone(), Value::Object(entry));
+        }
+        cfg.insert("mcp".into(), Value::Object(mcp));
+    }
+    Value::Object(cfg)
+}
+
+fn agent_value(def: &AgentDef, map: &dyn Fn(&str) -> String) -> Value {
+    let mut v = serde_json::to_value(def).expect("agent serializes");
+    if let (Some(obj), Some(prompt)) = (v.as_object_mut(), def.prompt.as_deref()) {
+        if let Some(file) = prompt_file(prompt) {
+            obj.insert("prompt".into(), json!(format!("{{file:{}}}", map(file))));
+        }
+        if let Some(p) = &def.permission {
+            obj.insert("permission".into(), permission_value(p));
+        }
+    }
+    v
+}
+
+fn permission_value(p: &Permission) -> Value {
+    match p {
+        Permission::All(a) => json!(a),
+        Permission::PerTool(map) => Value::Object(
+            map.iter()
+                .map(|(tool, rule)| {
+                    let v = match rule {
+                        PermissionRule::Action(a) => json!(a),
+                        PermissionRule::Patterns(pats) => json!(pats),
+                    };
+                    (tool.clone(), v)
+                })
+                .collect(),
+        ),
+    }
+}
+
+/// Rewrites `${VAR}` into `{env:VAR}` in every string of a value.
+fn env_refs(value: Value) -> Value {
+    match value {
+        Value::String(s) => Value::String(to_opencode_env(&s)),
+        Value::Array(items) => Value::Array(items.into_iter().map(env_refs).collect()),
+        Value::Object(map) => Value::Object(map.into_iter().map(|(k, v)| (k, env_refs(v))).collect()),
+        other => other,
+    }
+}
+
+/// Writes `<out>/opencode.json` atomically and returns its path.
+pub fn write_opencode_project(loaded: &LoadedJob, out: &Path, opts: &EmitOptions<'_>) -> std::io::Result<PathBuf> {
+    let path = out.join("opencode.json");
+    crate::util::write_json_atomic(&path, &emit_opencode_config(loaded, opts))?;
+    Ok(path)
+}

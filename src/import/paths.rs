@@ -1,0 +1,84 @@
+//! Path arithmetic for imports: relative paths between folders, rebasing.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::spec::resolved::prompt_file;
+
+/// `path` expressed relative to folder `base` (both made absolute first), `./`-prefixed.
+pub fn relative_to(path: &Path, base: &Path) -> String {
+    let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let (path, base) = (clean(&abs(path)), clean(&abs(base)));
+    let p: Vec<Component> = path.components().collect();
+    let b: Vec<Component> = base.components().collect();
+    let common = p.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut out = PathBuf::new();
+    for _ in common..b.len() {
+        out.push("..");
+    }
+    for c in &p[common..] {
+        out.push(c);
+    }
+    let text = out.to_string_lossy().into_owned();
+    if text.is_empty() {
+        ".".into()
+    } else if text.starts_with("..") {
+        text
+    } else {
+        format!("./{text}")
+    }
+}
+
+fn clean(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Rewrites a path relative to `src` so it means the same file relative to `dst`.
+pub fn rebase(path: &mut String, src: &Path, dst: &Path) {
+    if Path::new(path.as_str()).is_absolute() || path.contains("://") {
+        return;
+    }
+    *path = relative_to(&src.join(path.as_str()), dst);
+}
+
+/// Rebases the file inside a prompt (`{file:./x}` or `./x`); inline text is left alone.
+pub fn rebase_prompt(prompt: &mut String, src: &Path, dst: &Path) {
+    let Some(file) = prompt_file(prompt).map(str::to_string) else {
+        return;
+    };
+    let braced = prompt.trim().starts_with("{file:");
+    let mut rebased = file;
+    rebase(&mut rebased, src, dst);
+    *prompt = if braced { format!("{{file:{rebased}}}") } else { rebased };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths_between_folders() {
+        assert_eq!(relative_to(Path::new("/a/b/c.md"), Path::new("/a")), "./b/c.md");
+        assert_eq!(relative_to(Path::new("/a/x"), Path::new("/a/b")), "../x");
+        assert_eq!(relative_to(Path::new("/a"), Path::new("/a")), ".");
+    }
+
+    #[test]
+    fn rebase_keeps_meaning() {
+        let mut p = "./AGENTS.md".to_string();
+        rebase(&mut p, Path::new("/proj"), Path::new("/jobs"));
+        assert_eq!(p, "../proj/AGENTS.md");
+        let mut prompt = "{file:./p.md}".to_string();
+        rebase_prompt(&mut prompt, Path::new("/proj"), Path::new("/proj"));
+        assert_eq!(prompt, "{file:./p.md}");
+    }
+}

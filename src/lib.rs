@@ -1,0 +1,10 @@
+//! Ghostlab: does the agent I configured behave correctly?
+//!
+//! The library holds all logic; `main.rs` and `cli/` only parse arguments and print.
+//! No module outside `cli` and `tui` touches the terminal.
+
+pub mod cli;
+pub mod emit;
+pub mod import;
+pub mod spec;
+pub mod util;

@@ -1,0 +1,9 @@
+//! The `ghostlab` command: parse arguments, set up logging, dispatch, exit with a meaningful code.
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = ghostlab::cli::parse();
+    ghostlab::cli::init_logging();
+    ghostlab::cli::dispatch(cli)
+}

@@ -1,0 +1,270 @@
+//! The configured agent: identity, the OpenCode runtime block (keys mirror OpenCode 1:1),
+//! the workspace and the inputs (MCP servers, skills, assets).
+
+use indexmap::IndexMap;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The agent under test.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Agent {
+    /// Stable identifier, used in artifact names.
+    pub id: String,
+    /// Human-readable name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The user's own words about the agent's purpose; authoritative for purpose inference.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// How the agent runs: backend plus the OpenCode configuration surface.
+    #[serde(default)]
+    pub runtime: Runtime,
+    /// Code the agent operates on; copied into every sandbox session, never bound writable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<String>,
+    /// MCP servers, skills and assets attached to the agent.
+    #[serde(default, skip_serializing_if = "Inputs::is_empty")]
+    pub inputs: Inputs,
+}
+
+/// Which agent host drives the agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Backend {
+    /// The real OpenCode CLI (`opencode run --format json`).
+    #[default]
+    Opencode,
+    /// The Codex CLI, continuing its thread id across turns.
+    Codex,
+    /// Any command, started fresh for each turn.
+    Process,
+    /// Deterministic scripted replies (for harness tests).
+    Mock,
+}
+
+/// The runtime block. Keys after `backend` map 1:1 onto OpenCode's project config.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Runtime {
+    #[serde(default)]
+    pub backend: Backend,
+    /// `provider/model` used by the agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// `provider/model` for small tasks such as titles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub small_model: Option<String>,
+    /// Agent selected for every turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_agent: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subagent_depth: Option<u32>,
+    /// Instruction files (relative to job.yaml).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub instructions: Vec<String>,
+    #[serde(default, skip_serializing_if = "Skills::is_empty")]
+    pub skills: Skills,
+    /// OpenCode `agent` map: primary agents and subagents.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub agents: IndexMap<String, AgentDef>,
+    /// Tool switches (`webfetch: false`).
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub tools: IndexMap<String, bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permission: Option<Permission>,
+    /// OpenCode `command` map.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub commands: IndexMap<String, Command>,
+    /// OpenCode `provider` map.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub provider: IndexMap<String, Provider>,
+    /// OpenCode `plugin` list.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub plugins: Vec<String>,
+}
+
+/// OpenCode `skills`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Skills {
+    /// Skill folders, each holding a SKILL.md.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paths: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub urls: Vec<String>,
+}
+
+impl Skills {
+    pub fn is_empty(&self) -> bool {
+        self.paths.is_empty() && self.urls.is_empty()
+    }
+}
+
+/// One OpenCode agent (`agent.<name>`). Unknown keys fail instead of drifting into `options`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct AgentDef {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Inline text, `{file:./path}`, or a relative path (`./prompts/release.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_p: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<AgentMode>,
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub tools: IndexMap<String, bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permission: Option<Permission>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disable: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hidden: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub color: Option<String>,
+    /// Provider-specific options passed through unchanged.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub options: IndexMap<String, serde_json::Value>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentMode {
+    Primary,
+    Subagent,
+    All,
+}
+
+/// A permission action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    Allow,
+    Ask,
+    Deny,
+}
+
+/// OpenCode `permission`: one action for everything, or a rule per tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Permission {
+    All(Action),
+    PerTool(IndexMap<String, PermissionRule>),
+}
+
+/// A per-tool rule: an action, or `{glob pattern: action}` where the last match wins.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum PermissionRule {
+    Action(Action),
+    Patterns(IndexMap<String, Action>),
+}
+
+/// OpenCode `command.<name>`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Command {
+    pub template: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subtask: Option<bool>,
+}
+
+/// OpenCode `provider.<id>`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Provider {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The AI SDK package, e.g. `@ai-sdk/openai-compatible`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub npm: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<String>,
+    /// `baseURL`, `apiKey` (as `${VAR}`), timeouts; passed through.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub options: IndexMap<String, serde_json::Value>,
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub models: IndexMap<String, serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub whitelist: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blacklist: Vec<String>,
+}
+
+/// Inputs attached to the agent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Inputs {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mcps: Vec<McpInput>,
+    /// Skill folders (each with SKILL.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skills: Vec<String>,
+    /// Files staged into the sandbox beside the workspace.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub assets: Vec<String>,
+}
+
+impl Inputs {
+    pub fn is_empty(&self) -> bool {
+        self.mcps.is_empty() && self.skills.is_empty() && self.assets.is_empty()
+    }
+}
+
+/// One MCP server: a reference into a standard MCP servers file, or defined inline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct McpInput {
+    /// A Claude Desktop / Cursor / VS Code / OpenCode MCP servers file (relative to job.yaml).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config_ref: Option<String>,
+    /// The server's name inside `config_ref`, or the name of an inline server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
+    /// Inline stdio server: argv.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub command: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// Environment for a stdio server; secret values must be `${VAR}` references.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub environment: IndexMap<String, String>,
+    /// Inline remote server (streamable HTTP or SSE).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<RemoteTransport>,
+    /// HTTP headers; secret values must be `${VAR}` references.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub headers: IndexMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    /// Startup and request timeout in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum RemoteTransport {
+    StreamableHttp,
+    Sse,
+}

@@ -1,0 +1,110 @@
+//! Errors in a job or input file: each names the file, the key path inside it and, where one
+//! exists, the nearest valid key. A file's errors are all collected, not just the first.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// One problem at one place in one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub file: PathBuf,
+    /// Dotted key path (`agent.runtime.agents.release.temprature`, `agent.inputs.mcps[1]`);
+    /// empty for the document as a whole.
+    pub path: String,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let place = if self.path.is_empty() { "(document)" } else { &self.path };
+        write!(f, "{}: {}: {}", self.file.display(), place, self.message)?;
+        if let Some(hint) = &self.hint {
+            write!(f, " ({hint})")?;
+        }
+        Ok(())
+    }
+}
+
+/// Every problem found in a file (or in the files it references).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpecError {
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl SpecError {
+    /// A single diagnostic about `file`.
+    pub fn one(file: &Path, path: impl Into<String>, message: impl Into<String>) -> Self {
+        SpecError {
+            diagnostics: vec![diag(file, path, message)],
+        }
+    }
+}
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.diagnostics.len();
+        writeln!(f, "{n} error{} in the job:", if n == 1 { "" } else { "s" })?;
+        for d in &self.diagnostics {
+            writeln!(f, "  {d}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for SpecError {}
+
+/// Builds a diagnostic without a hint.
+pub fn diag(file: &Path, path: impl Into<String>, message: impl Into<String>) -> Diagnostic {
+    Diagnostic {
+        file: file.to_path_buf(),
+        path: path.into(),
+        message: message.into(),
+        hint: None,
+    }
+}
+
+/// Joins a parent key path and a child key (`a.b` + `c` → `a.b.c`).
+pub fn join(parent: &str, key: &str) -> String {
+    if parent.is_empty() {
+        key.to_string()
+    } else {
+        format!("{parent}.{key}")
+    }
+}
+
+/// Appends an index (`a.b` + 2 → `a.b[2]`).
+pub fn index(parent: &str, i: usize) -> String {
+    format!("{parent}[{i}]")
+}
+
+/// The candidate closest to `word` when it is plausibly a typo of it.
+pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let lower = word.to_ascii_lowercase();
+    candidates
+        .into_iter()
+        .map(|c| (c, strsim::damerau_levenshtein(&lower, &c.to_ascii_lowercase())))
+        .filter(|(c, d)| *d <= 2.max(c.len() / 3))
+        .min_by_key(|(_, d)| *d)
+        .map(|(c, _)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_finds_typos_but_not_unrelated_words() {
+        let keys = ["temperature", "top_p", "steps", "model"];
+        assert_eq!(nearest("temprature", keys), Some("temperature"));
+        assert_eq!(nearest("modle", keys), Some("model"));
+        assert_eq!(nearest("banana", keys), None);
+    }
+
+    #[test]
+    fn display_names_file_path_and_hint() {
+        let mut d = diag(Path::new("job.yaml"), "agent.x", "unknown key `x`");
+        d.hint = Some("did you mean `id`?".into());
+        assert_eq!(d.to_string(), "job.yaml: agent.x: unknown key `x` (did you mean `id`?)");
+    }
+}

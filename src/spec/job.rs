@@ -1,0 +1,199 @@
+//! The top-level job.yaml document.
+
+use indexmap::IndexMap;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::agent::Agent;
+use super::review::{Generation, Paths, Review};
+use super::sandbox::SandboxSpec;
+
+/// The job.yaml format version this build reads and writes.
+pub const JOB_VERSION: u32 = 1;
+
+/// One agent under test and everything needed to test it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Job {
+    /// Format version; this build reads version 1.
+    pub version: u32,
+    pub agent: Agent,
+    /// Primary discovery target for MCP-only or skill-only jobs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<Target>,
+    #[serde(default)]
+    pub sandbox: SandboxSpec,
+    /// Commands run inside the agent's sandbox before the first turn.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub setup: Vec<SetupStep>,
+    /// Per-runner settings for the agent hosts.
+    #[serde(default, skip_serializing_if = "Hosts::is_empty")]
+    pub hosts: Hosts,
+    /// What the MCP servers expose, per server; refreshed by `ghostlab discover`.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub capabilities: IndexMap<String, Capabilities>,
+    #[serde(default)]
+    pub generation: Generation,
+    #[serde(default)]
+    pub review: Review,
+    #[serde(default)]
+    pub paths: Paths,
+    /// The `ghostlab lab` wizard's progress.
+    #[serde(default, skip_serializing_if = "LabProgress::is_empty")]
+    pub lab: LabProgress,
+}
+
+/// A shorthand target: one MCP server or one skill.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Target {
+    pub id: String,
+    pub transport: TargetTransport,
+    #[serde(default)]
+    pub connection: Connection,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub startup: Option<Startup>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum TargetTransport {
+    Stdio,
+    Sse,
+    StreamableHttp,
+    Skill,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Connection {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub command: Vec<String>,
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub env: IndexMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub headers: IndexMap<String, String>,
+    /// SKILL.md (or its folder) for `transport: skill`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Startup {
+    /// Milliseconds allowed for the server to answer `initialize`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<u64>,
+}
+
+/// A command run in the sandbox before the conversation starts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetupStep {
+    pub name: String,
+    pub run: Vec<String>,
+    /// Seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<u64>,
+}
+
+/// Runner settings per agent host.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Hosts {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opencode: Option<OpencodeHost>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process: Option<ProcessHost>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub codex: Option<CodexHost>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mock: Option<MockHost>,
+}
+
+impl Hosts {
+    pub fn is_empty(&self) -> bool {
+        self.opencode.is_none() && self.process.is_none() && self.codex.is_none() && self.mock.is_none()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct OpencodeHost {
+    /// Path of the `opencode` binary as seen inside the sandbox.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binary: Option<String>,
+    /// `cold`: `opencode run` per turn; `warm`: one `opencode serve` per session + `run --attach`.
+    #[serde(default)]
+    pub mode: OpencodeMode,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum OpencodeMode {
+    #[default]
+    Cold,
+    Warm,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProcessHost {
+    pub command: Vec<String>,
+    /// How the user's message reaches the command.
+    #[serde(default)]
+    pub prompt: PromptVia,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum PromptVia {
+    #[default]
+    Stdin,
+    Argument,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct CodexHost {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binary: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct MockHost {
+    /// Replies given in order, one per turn; the last repeats.
+    #[serde(default)]
+    pub replies: Vec<String>,
+}
+
+/// What one MCP server exposes (names only; details live in inventory.json).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Capabilities {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resources: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prompts: Vec<String>,
+}
+
+/// Which wizard steps have been accepted; cursor and spinners are derived, not stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct LabProgress {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub completed: Vec<String>,
+}
+
+impl LabProgress {
+    pub fn is_empty(&self) -> bool {
+        self.completed.is_empty()
+    }
+}

@@ -1,0 +1,402 @@
+//! Standard MCP servers files: Claude Desktop / Cursor (`mcpServers`), VS Code (`servers`)
+//! and OpenCode (`mcp`). Relative commands, arguments and cwd resolve against the file's own
+//! folder; `${env:VAR}` and `{env:VAR}` become Ghostlab's `${VAR}`; literal secrets are refused.
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+
+use super::agent::RemoteTransport;
+use super::diagnostics::{Diagnostic, SpecError, diag, join, nearest};
+use super::load::{job_dir, json_type, read_yaml_document};
+use super::resolved::{McpTransport, ResolvedMcp};
+use crate::util::secret_ref::{has_reference, is_secret_name};
+
+/// The dialect a servers file is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum McpFileFormat {
+    /// `{"mcpServers": {...}}` (Claude Desktop, Cursor, most docs).
+    McpServers,
+    /// `{"servers": {...}}` (VS Code).
+    VsCode,
+    /// `{"mcp": {...}}` (OpenCode).
+    Opencode,
+}
+
+const STANDARD_KEYS: &[&str] = &[
+    "command",
+    "args",
+    "env",
+    "cwd",
+    "url",
+    "headers",
+    "type",
+    "transport",
+    "disabled",
+    "enabled",
+    "timeout",
+    "autoApprove",
+    "alwaysAllow",
+    "envFile",
+    "description",
+];
+const OPENCODE_KEYS: &[&str] = &[
+    "type",
+    "command",
+    "environment",
+    "cwd",
+    "url",
+    "headers",
+    "enabled",
+    "timeout",
+    "oauth",
+];
+
+/// Reads every server of an MCP servers file, resolving paths against the file's folder.
+pub fn read_mcp_file(path: &Path) -> Result<IndexMap<String, ResolvedMcp>, SpecError> {
+    let doc = read_yaml_document(path)?;
+    let (format, servers) = detect(path, &doc)?;
+    let base = job_dir(path);
+    let mut out = IndexMap::new();
+    let mut diagnostics = Vec::new();
+    let section = match format {
+        McpFileFormat::McpServers => "mcpServers",
+        McpFileFormat::VsCode => "servers",
+        McpFileFormat::Opencode => "mcp",
+    };
+    for (name, entry) in servers {
+        let at = join(section, name);
+        match parse_entry(path, &base, format, name, &at, entry) {
+            Ok(server) => {
+                out.insert(name.clone(), server);
+            }
+            Err(mut ds) => diagnostics.append(&mut ds),
+        }
+    }
+    if diagnostics.is_empty() {
+        Ok(out)
+    } else {
+        Err(SpecError { diagnostics })
+    }
+}
+
+fn detect<'a>(path: &Path, doc: &'a Value) -> Result<(McpFileFormat, &'a Map<String, Value>), SpecError> {
+    for (key, format) in [
+        ("mcpServers", McpFileFormat::McpServers),
+        ("servers", McpFileFormat::VsCode),
+        ("mcp", McpFileFormat::Opencode),
+    ] {
+        if let Some(section) = doc.get(key) {
+            return section.as_object().map(|m| (format, m)).ok_or_else(|| {
+                SpecError::one(
+                    path,
+                    key,
+                    format!("expected a mapping of servers, found {}", json_type(section)),
+                )
+            });
+        }
+    }
+    Err(SpecError::one(
+        path,
+        "",
+        "no MCP servers found: expected a top-level `mcpServers`, `servers` or `mcp` mapping",
+    ))
+}
+
+fn parse_entry(
+    file: &Path,
+    base: &Path,
+    format: McpFileFormat,
+    name: &str,
+    at: &str,
+    entry: &Value,
+) -> Result<ResolvedMcp, Vec<Diagnostic>> {
+    let Some(obj) = entry.as_object() else {
+        return Err(vec![diag(
+            file,
+            at,
+            format!("expected a mapping, found {}", json_type(entry)),
+        )]);
+    };
+    let known = if format == McpFileFormat::Opencode {
+        OPENCODE_KEYS
+    } else {
+        STANDARD_KEYS
+    };
+    let mut ds = Vec::new();
+    for key in obj.keys().filter(|k| !known.contains(&k.as_str())) {
+        let mut d = diag(file, join(at, key), format!("unknown key `{key}`"));
+        d.hint = nearest(key, known.iter().copied()).map(|k| format!("did you mean `{k}`?"));
+        ds.push(d);
+    }
+    let string = |key: &str, ds: &mut Vec<Diagnostic>| -> Option<String> {
+        match obj.get(key)? {
+            Value::String(s) => Some(s.clone()),
+            other => {
+                ds.push(diag(
+                    file,
+                    join(at, key),
+                    format!("wrong type: expected a string, found {}", json_type(other)),
+                ));
+                None
+            }
+        }
+    };
+    let env_key = if format == McpFileFormat::Opencode {
+        "environment"
+    } else {
+        "env"
+    };
+    let env = string_map(file, &join(at, env_key), obj.get(env_key), &mut ds);
+    let headers = string_map(file, &join(at, "headers"), obj.get("headers"), &mut ds);
+    let url = string("url", &mut ds);
+    let kind = string("type", &mut ds).or_else(|| string("transport", &mut ds));
+    let cwd = string("cwd", &mut ds).map(|c| resolve_path_arg(base, &c, true));
+    let enabled = match (obj.get("enabled"), obj.get("disabled")) {
+        (Some(Value::Bool(e)), _) => *e,
+        (_, Some(Value::Bool(d))) => !*d,
+        _ => true,
+    };
+    let timeout_ms = obj.get("timeout").and_then(Value::as_u64);
+
+    let command: Vec<String> = match (format, obj.get("command")) {
+        (McpFileFormat::Opencode, Some(Value::Array(items))) => {
+            items.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()
+        }
+        (McpFileFormat::Opencode, Some(other)) => {
+            ds.push(diag(
+                file,
+                join(at, "command"),
+                format!("wrong type: expected a list of strings, found {}", json_type(other)),
+            ));
+            Vec::new()
+        }
+        (_, Some(Value::String(cmd))) => {
+            let mut argv = vec![cmd.clone()];
+            match obj.get("args") {
+                Some(Value::Array(args)) => argv.extend(
+                    args.iter()
+                        .map(|a| a.as_str().map(str::to_string).unwrap_or_else(|| a.to_string())),
+                ),
+                Some(other) => ds.push(diag(
+                    file,
+                    join(at, "args"),
+                    format!("wrong type: expected a list of strings, found {}", json_type(other)),
+                )),
+                None => {}
+            }
+            argv
+        }
+        (_, Some(other)) => {
+            ds.push(diag(
+                file,
+                join(at, "command"),
+                format!("wrong type: expected a string, found {}", json_type(other)),
+            ));
+            Vec::new()
+        }
+        (_, None) => Vec::new(),
+    };
+
+    check_literal_secrets(file, &join(at, env_key), &env, &mut ds);
+    check_literal_secrets(file, &join(at, "headers"), &headers, &mut ds);
+
+    let transport = match (command.is_empty(), url) {
+        (false, None) => {
+            let mut argv: Vec<String> = Vec::with_capacity(command.len());
+            for (i, arg) in command.iter().enumerate() {
+                argv.push(resolve_path_arg(base, arg, i == 0).to_string_lossy().into_owned());
+            }
+            McpTransport::Stdio {
+                command: argv,
+                cwd,
+                env,
+            }
+        }
+        (true, Some(url)) => {
+            let kind = match kind.as_deref() {
+                Some("sse") => RemoteTransport::Sse,
+                _ => RemoteTransport::StreamableHttp,
+            };
+            McpTransport::Remote { url, headers, kind }
+        }
+        (false, Some(_)) => {
+            ds.push(diag(
+                file,
+                at,
+                "a server has either `command` (stdio) or `url` (remote), not both",
+            ));
+            return Err(ds);
+        }
+        (true, None) => {
+            ds.push(diag(file, at, "a server needs `command` (stdio) or `url` (remote)"));
+            return Err(ds);
+        }
+    };
+    if !ds.is_empty() {
+        return Err(ds);
+    }
+    Ok(ResolvedMcp {
+        name: name.to_string(),
+        transport,
+        enabled,
+        timeout_ms,
+        origin: (file.to_path_buf(), at.to_string()),
+    })
+}
+
+/// Reads a `{name: string}` map, converting `${env:X}` / `{env:X}` to `${X}`.
+pub fn string_map(file: &Path, at: &str, value: Option<&Value>, ds: &mut Vec<Diagnostic>) -> IndexMap<String, String> {
+    let mut out = IndexMap::new();
+    match value {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(map)) => {
+            for (k, v) in map {
+                match v {
+                    Value::String(s) => {
+                        out.insert(k.clone(), normalize_env_refs(s));
+                    }
+                    Value::Number(_) | Value::Bool(_) => {
+                        out.insert(k.clone(), v.to_string());
+                    }
+                    other => ds.push(diag(
+                        file,
+                        join(at, k),
+                        format!("wrong type: expected a string, found {}", json_type(other)),
+                    )),
+                }
+            }
+        }
+        Some(other) => ds.push(diag(
+            file,
+            at,
+            format!("wrong type: expected a mapping, found {}", json_type(other)),
+        )),
+    }
+    out
+}
+
+/// Rewrites VS Code `${env:X}` and OpenCode `{env:X}` references into `${X}`.
+pub fn normalize_env_refs(text: &str) -> String {
+    let vscode = text.replace("${env:", "${");
+    let re = regex::Regex::new(r"(^|[^$])\{env:([A-Za-z_][A-Za-z0-9_]*)\}").expect("valid regex");
+    re.replace_all(&vscode, "$1$${$2}").into_owned()
+}
+
+/// Refuses literal values for keys that carry credentials: they would reach generated files.
+pub fn check_literal_secrets(file: &Path, at: &str, map: &IndexMap<String, String>, ds: &mut Vec<Diagnostic>) {
+    for (key, value) in map {
+        if is_secret_name(key) && !value.is_empty() && !has_reference(value) {
+            let mut d = diag(file, join(at, key), "a literal credential is not allowed here");
+            d.hint = Some(format!(
+                "write it as a reference, e.g. `${{{}}}`, and export that variable",
+                env_name(key)
+            ));
+            ds.push(d);
+        }
+    }
+}
+
+fn env_name(key: &str) -> String {
+    key.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Resolves a relative path argument (`./server.js`, `../bin/x`) against `base`; leaves bare
+/// program names (`node`, `npx`) and flags alone. `is_program` also resolves `bin/x`.
+pub fn resolve_path_arg(base: &Path, arg: &str, is_program: bool) -> PathBuf {
+    let p = Path::new(arg);
+    let relative_path =
+        arg.starts_with("./") || arg.starts_with("../") || (is_program && arg.contains('/') && !p.is_absolute());
+    if relative_path {
+        normalize(&base.join(p))
+    } else {
+        PathBuf::from(arg)
+    }
+}
+
+/// Removes `.` and `..` components without touching the filesystem.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    #[test]
+    fn claude_format_resolves_relative_args_against_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = write(
+            dir.path(),
+            "mcp.json",
+            r#"{"mcpServers":{"a":{"command":"node","args":["./srv.js","--flag"],"env":{"GH_TOKEN":"${GH_TOKEN}"}}}}"#,
+        );
+        let servers = read_mcp_file(&f).unwrap();
+        let McpTransport::Stdio { command, env, .. } = &servers["a"].transport else {
+            panic!()
+        };
+        assert_eq!(command[0], "node");
+        assert_eq!(PathBuf::from(&command[1]), job_dir(&f).join("srv.js"));
+        assert_eq!(command[2], "--flag");
+        assert_eq!(env["GH_TOKEN"], "${GH_TOKEN}");
+    }
+
+    #[test]
+    fn vscode_and_opencode_references_are_normalized() {
+        assert_eq!(normalize_env_refs("Bearer ${env:TOKEN}"), "Bearer ${TOKEN}");
+        assert_eq!(normalize_env_refs("{env:TOKEN}"), "${TOKEN}");
+        assert_eq!(normalize_env_refs("${TOKEN}"), "${TOKEN}");
+    }
+
+    #[test]
+    fn literal_secret_is_refused_with_its_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = write(
+            dir.path(),
+            "mcp.json",
+            r#"{"servers":{"gh":{"type":"http","url":"https://x/mcp","headers":{"Authorization":"Bearer abc"}}}}"#,
+        );
+        let err = read_mcp_file(&f).unwrap_err();
+        assert_eq!(err.diagnostics[0].path, "servers.gh.headers.Authorization");
+    }
+
+    #[test]
+    fn unknown_key_gets_a_suggestion() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = write(
+            dir.path(),
+            "mcp.json",
+            r#"{"mcp":{"x":{"type":"local","comand":["a"]}}}"#,
+        );
+        let err = read_mcp_file(&f).unwrap_err();
+        assert!(
+            err.diagnostics
+                .iter()
+                .any(|d| d.path == "mcp.x.comand" && d.hint.as_deref() == Some("did you mean `command`?"))
+        );
+    }
+}

@@ -1,0 +1,25 @@
+//! The typed model of job.yaml: loading with path-precise errors, semantic checks, atomic
+//! saving, the generated JSON Schema, and MCP servers files.
+//!
+//! This module never talks to a network, a sandbox or the terminal.
+
+pub mod agent;
+mod check;
+pub mod diagnostics;
+pub mod job;
+pub mod load;
+pub mod mcp_file;
+pub mod resolved;
+pub mod review;
+pub mod sandbox;
+pub mod save;
+pub mod schema;
+
+pub use agent::{Action, Agent, AgentDef, Backend, Inputs, McpInput, Permission, PermissionRule, Runtime};
+pub use diagnostics::{Diagnostic, SpecError};
+pub use job::{JOB_VERSION, Job};
+pub use load::{load_job, parse_job_text};
+pub use resolved::{LoadedJob, McpTransport, ResolvedMcp};
+pub use review::{Gates, Generation, ModelProvider, ModelRole};
+pub use sandbox::{NetworkMode, SandboxBackend, SandboxSpec};
+pub use save::{job_to_yaml, save_job};

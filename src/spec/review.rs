@@ -1,0 +1,119 @@
+//! Quality bar (`review.gates`), model roles (`generation`) and dataset locations.
+
+use indexmap::IndexMap;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The release bar the run must clear.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Review {
+    #[serde(default)]
+    pub gates: Gates,
+}
+
+/// Gates applied after judging. Rates are fractions in 0..=1.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Gates {
+    /// PASS verdicts over all cases (INCONCLUSIVE and INFRA_ERROR count as not passing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_pass_rate: Option<f64>,
+    /// Every trial of a case must pass (`k` trials) for at least `min_rate` of cases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass_k: Option<PassK>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_inconclusive_rate: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_infra_error_rate: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_high_security_findings: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_tool_schema_errors: Option<bool>,
+    /// Fail when the agent tried to reach a host outside the allowlist.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_denied_egress: Option<bool>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PassK {
+    pub k: u32,
+    pub min_rate: f64,
+}
+
+/// Which model proposes (profile, personas, scenarios), emulates the user, and judges.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Generation {
+    #[serde(default)]
+    pub proposer: ModelRole,
+    #[serde(default)]
+    pub emulator: ModelRole,
+    #[serde(default)]
+    pub judge: ModelRole,
+    /// How many personas to propose.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub personas: Option<u32>,
+    /// How many scenarios to propose per persona.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenarios_per_persona: Option<u32>,
+}
+
+/// One model role.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ModelRole {
+    #[serde(default)]
+    pub provider: ModelProvider,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// OpenAI-compatible base URL, e.g. `http://127.0.0.1:11434/v1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+    /// `${VAR}` reference; otherwise the keyring entry for the provider is used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key: Option<String>,
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub headers: IndexMap<String, String>,
+    /// Cassette file for `replay` (and written by `record`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cassette: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelProvider {
+    /// Deterministic, no network; cannot judge semantic criteria (gives INCONCLUSIVE).
+    #[default]
+    Offline,
+    /// Any OpenAI-compatible endpoint.
+    Openai,
+    /// Recorded exchanges from a cassette.
+    Replay,
+    /// A real provider whose exchanges are written to the cassette.
+    Record,
+}
+
+/// Where generated artifacts live (relative to job.yaml).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Paths {
+    /// Discovery, profile, dataset and runs.
+    #[serde(default = "default_state_dir")]
+    pub state_dir: String,
+}
+
+fn default_state_dir() -> String {
+    ".ghostlab".to_string()
+}
+
+impl Default for Paths {
+    fn default() -> Self {
+        Paths {
+            state_dir: default_state_dir(),
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! The isolation boundary declared in job.yaml. Rendered by each backend in `crate::sandbox`.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Where the agent, its MCP servers and its code run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxSpec {
+    #[serde(default)]
+    pub backend: SandboxBackend,
+    /// OpenShell `--from`: a community image name, an image reference or a Dockerfile path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+    /// Where the workspace copy is mounted and commands start.
+    #[serde(default = "default_workdir")]
+    pub workdir: String,
+    #[serde(default)]
+    pub network: NetworkMode,
+    /// `host:port` pairs reachable with `network: allowlist`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allow: Vec<String>,
+    /// OpenShell policy file for `network: policy` (relative to job.yaml).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<String>,
+    /// OpenShell provider names attached at creation.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub providers: Vec<String>,
+    /// Host variables copied into the sandbox; nothing else is.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env_allowlist: Vec<String>,
+    /// Extra files staged into the sandbox.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub uploads: Vec<Upload>,
+    /// Keep the sandbox after the run for debugging.
+    #[serde(default)]
+    pub keep: bool,
+    /// CPU cores (OpenShell) and the CPU-time budget multiplier (bubblewrap).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<u32>,
+    /// Memory limit, e.g. `2GiB` or `512MiB`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<String>,
+    /// Wall-clock limit for one command, e.g. `10m`, `90s`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<String>,
+    /// Maximum number of processes in the sandboxed tree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub processes: Option<u32>,
+    /// Largest file the sandbox may write, e.g. `1GiB`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_size: Option<String>,
+    #[serde(default, skip_serializing_if = "Credentials::is_empty")]
+    pub credentials: Credentials,
+}
+
+fn default_workdir() -> String {
+    "/sandbox/workspace".to_string()
+}
+
+impl Default for SandboxSpec {
+    fn default() -> Self {
+        SandboxSpec {
+            backend: SandboxBackend::default(),
+            image: None,
+            workdir: default_workdir(),
+            network: NetworkMode::default(),
+            allow: Vec::new(),
+            policy: None,
+            providers: Vec::new(),
+            env_allowlist: Vec::new(),
+            uploads: Vec::new(),
+            keep: false,
+            cpu: None,
+            memory: None,
+            timeout: None,
+            processes: None,
+            file_size: None,
+            credentials: Credentials::default(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum SandboxBackend {
+    /// Linux namespaces + seccomp through `bwrap`. The default.
+    #[default]
+    Bubblewrap,
+    /// NVIDIA OpenShell through its gateway.
+    Openshell,
+    /// No isolation. Explicit only; never chosen as a fallback.
+    Local,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum NetworkMode {
+    /// No network at all.
+    #[default]
+    Disabled,
+    /// Only the `allow` list, through Ghostlab's enforcing egress proxy.
+    Allowlist,
+    /// An OpenShell policy file.
+    Policy,
+}
+
+/// A file or folder staged into the sandbox.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Upload {
+    /// Host path, relative to job.yaml.
+    pub src: String,
+    /// Path inside the sandbox; defaults to `<workdir>/../uploads/<name>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dest: Option<String>,
+}
+
+/// The explicit credential opt-in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Credentials {
+    /// Upload OpenCode's auth file into the sandbox's data dir.
+    #[serde(default)]
+    pub opencode_auth: bool,
+    /// Variables whose values are placed in the agent's environment (never in files or argv).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<String>,
+}
+
+impl Credentials {
+    pub fn is_empty(&self) -> bool {
+        !self.opencode_auth && self.env.is_empty()
+    }
+}

@@ -1,0 +1,59 @@
+//! JSON Schema of job.yaml, generated from the Rust types. The checked-in copy at
+//! schemas/job.schema.json lets editors complete job.yaml; a test fails when it is stale.
+
+use serde_json::Value;
+use std::sync::LazyLock;
+
+use super::job::Job;
+
+/// The job.yaml schema as a JSON value.
+pub fn job_schema() -> &'static Value {
+    static SCHEMA: LazyLock<Value> = LazyLock::new(|| {
+        let schema = schemars::generate::SchemaSettings::draft2020_12()
+            .into_generator()
+            .into_root_schema_for::<Job>();
+        let mut value = serde_json::to_value(schema).expect("schema serializes");
+        if let Some(obj) = value.as_object_mut() {
+            obj.insert("title".into(), Value::String("Ghostlab job.yaml".into()));
+        }
+        value
+    });
+    &SCHEMA
+}
+
+/// The schema rendered as the text stored in schemas/job.schema.json.
+pub fn job_schema_text() -> String {
+    let mut text = serde_json::to_string_pretty(job_schema()).expect("schema serializes");
+    text.push('\n');
+    text
+}
+
+/// Follows a JSON-pointer-like list of schema keywords from the root, resolving `$ref`s, and
+/// returns the schema node reached. Used to list valid keys next to an unknown one.
+pub fn node_at<'a>(root: &'a Value, tokens: &[String]) -> Option<&'a Value> {
+    let mut node = root;
+    for token in tokens {
+        if token == "$ref" {
+            node = resolve_ref(root, node)?;
+            continue;
+        }
+        node = match node {
+            Value::Object(map) => map.get(token)?,
+            Value::Array(items) => items.get(token.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    Some(node)
+}
+
+/// Resolves `node`'s own `$ref` (`#/$defs/Name`) against `root`; repeats for chained refs.
+pub fn resolve_ref<'a>(root: &'a Value, mut node: &'a Value) -> Option<&'a Value> {
+    for _ in 0..8 {
+        let Some(reference) = node.get("$ref").and_then(Value::as_str) else {
+            return Some(node);
+        };
+        let pointer = reference.strip_prefix('#')?;
+        node = root.pointer(pointer)?;
+    }
+    None
+}

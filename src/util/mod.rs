@@ -1,0 +1,9 @@
+//! Small helpers shared by every module: atomic file writes and `${VAR}` references.
+//!
+//! Nothing here knows about jobs, agents or the terminal.
+
+pub mod atomic;
+pub mod secret_ref;
+pub mod units;
+
+pub use atomic::{write_atomic, write_json_atomic};
