@@ -6,5 +6,6 @@
 pub mod cli;
 pub mod emit;
 pub mod import;
+pub mod llm;
 pub mod spec;
 pub mod util;

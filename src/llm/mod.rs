@@ -1,0 +1,98 @@
+//! Language models: the `Llm` trait every proposer, the user emulator and the judge use.
+//!
+//! Requests carry no tools: the user emulator and the judge are tool-free by construction.
+//! Providers live in submodules; nothing here touches the terminal.
+
+use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+
+/// Who said a chat message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatMessage {
+    pub role: Role,
+    pub content: String,
+}
+
+impl ChatMessage {
+    pub fn new(role: Role, content: impl Into<String>) -> Self {
+        ChatMessage {
+            role,
+            content: content.into(),
+        }
+    }
+}
+
+/// A structured-output request: the answer must validate against `schema`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JsonSchemaSpec {
+    pub name: String,
+    pub schema: serde_json::Value,
+}
+
+/// One chat completion request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct ChatRequest {
+    /// Overrides the provider's configured model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    pub messages: Vec<ChatMessage>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub json_schema: Option<JsonSchemaSpec>,
+}
+
+/// Token and cost accounting for one call.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+pub struct Usage {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    /// Known only when the provider reports it or a price table is configured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatResponse {
+    pub content: String,
+    pub model: String,
+    pub usage: Usage,
+    /// Wall time of the call in milliseconds.
+    pub latency_ms: u64,
+}
+
+/// Why a model call failed. Every variant is an infrastructure problem, never a verdict.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LlmError {
+    #[error("no credential for {provider}: {hint}")]
+    MissingCredential { provider: String, hint: String },
+    #[error("the model endpoint refused the request (HTTP {status}): {body}")]
+    Rejected { status: u16, body: String },
+    #[error("the model endpoint is unavailable after {attempts} attempt(s): {reason}")]
+    Unavailable { attempts: u32, reason: String },
+    #[error("the model call timed out after {seconds} s")]
+    Timeout { seconds: u64 },
+    #[error("the model's answer could not be used: {detail}")]
+    Malformed { detail: String },
+    #[error("the cassette has no recorded answer for this request: {summary}")]
+    NotInCassette { summary: String },
+}
+
+/// A chat model. Implementations must be cheap to share across tasks.
+pub trait Llm: Send + Sync {
+    /// A short label for logs and reports (`openai:gpt-4.1`, `offline`, `replay:file`).
+    fn label(&self) -> String;
+
+    /// Sends one request and returns the model's whole answer.
+    fn chat<'a>(&'a self, request: &'a ChatRequest) -> BoxFuture<'a, Result<ChatResponse, LlmError>>;
+}
