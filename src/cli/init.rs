@@ -8,7 +8,7 @@ use crate::import::{from_skill, from_target, import_source};
 use crate::spec::save_job;
 
 #[derive(Debug, clap::Args)]
-#[group(required = true, multiple = false, id = "source")]
+#[command(group(clap::ArgGroup::new("source").required(true).multiple(false)))]
 pub struct Args {
     /// An opencode.json (or its project folder), an agent.yaml, or an MCP servers file.
     #[arg(long, group = "source")]

@@ -160,8 +160,16 @@ pub fn from_skill(skill: &Path, job_dir_: &Path) -> Job {
     job_with_agent(agent)
 }
 
+/// Names a target after its script or package (`node ./server.js` → `server`), skipping flags.
 fn target_name(target: &str) -> String {
-    let last = target.split_whitespace().last().unwrap_or(target);
+    let words: Vec<&str> = target.split_whitespace().filter(|w| !w.starts_with('-')).collect();
+    let last = words
+        .iter()
+        .rev()
+        .find(|w| w.contains('/') || w.contains('.'))
+        .or(words.first())
+        .copied()
+        .unwrap_or(target);
     let base = last.trim_end_matches('/').rsplit('/').next().unwrap_or(last);
     let base = base.split('.').next().unwrap_or(base);
     if base.is_empty() { "target".into() } else { slug(base) }
