@@ -6,6 +6,7 @@
 pub mod cli;
 pub mod emit;
 pub mod import;
+pub mod judge;
 pub mod llm;
 pub mod spec;
 pub mod util;

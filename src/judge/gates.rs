@@ -1,0 +1,181 @@
+//! Aggregation over cases and trials (pass@1, pass^k, flakiness) and the release gates.
+
+use serde::{Deserialize, Serialize};
+
+use super::verdict::Verdict;
+use crate::spec::Gates;
+
+/// All trials of one case.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CaseTrials {
+    pub case_id: String,
+    pub trials: Vec<Verdict>,
+}
+
+impl CaseTrials {
+    pub fn passes(&self) -> usize {
+        self.trials.iter().filter(|v| v.is_pass()).count()
+    }
+
+    /// Share of trials that passed (0 when there were none).
+    pub fn pass_at_1(&self) -> f64 {
+        if self.trials.is_empty() {
+            0.0
+        } else {
+            self.passes() as f64 / self.trials.len() as f64
+        }
+    }
+
+    /// Every trial passed (and there was at least one).
+    pub fn pass_all(&self) -> bool {
+        !self.trials.is_empty() && self.trials.iter().all(|v| v.is_pass())
+    }
+
+    /// Some trials passed and some did not.
+    pub fn is_flaky(&self) -> bool {
+        let p = self.passes();
+        p > 0 && p < self.trials.len()
+    }
+}
+
+/// Run-wide figures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Summary {
+    pub cases: usize,
+    pub trials: usize,
+    pub pass: usize,
+    pub fail: usize,
+    pub inconclusive: usize,
+    pub infra_error: usize,
+    /// Mean over cases of each case's pass share.
+    pub pass_at_1: f64,
+    /// Share of cases whose every trial passed.
+    pub pass_hat_k: f64,
+    pub flaky_cases: Vec<String>,
+}
+
+pub fn summarize(cases: &[CaseTrials]) -> Summary {
+    let mut s = Summary {
+        cases: cases.len(),
+        ..Summary::default()
+    };
+    for c in cases {
+        for v in &c.trials {
+            s.trials += 1;
+            match v {
+                Verdict::Pass => s.pass += 1,
+                Verdict::Fail => s.fail += 1,
+                Verdict::Inconclusive => s.inconclusive += 1,
+                Verdict::InfraError => s.infra_error += 1,
+            }
+        }
+        if c.is_flaky() {
+            s.flaky_cases.push(c.case_id.clone());
+        }
+    }
+    if !cases.is_empty() {
+        s.pass_at_1 = cases.iter().map(CaseTrials::pass_at_1).sum::<f64>() / cases.len() as f64;
+        s.pass_hat_k = cases.iter().filter(|c| c.pass_all()).count() as f64 / cases.len() as f64;
+    }
+    s
+}
+
+/// Facts from outside the verdicts that some gates read.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GateFacts {
+    pub high_security_findings: usize,
+    pub tool_schema_errors: usize,
+    pub denied_egress: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GateResult {
+    pub gate: String,
+    pub required: String,
+    pub actual: String,
+    pub met: bool,
+}
+
+/// Applies every configured gate. With no cases at all, rate gates are not met: an empty run
+/// proves nothing.
+pub fn apply_gates(gates: &Gates, summary: &Summary, cases: &[CaseTrials], facts: &GateFacts) -> Vec<GateResult> {
+    let mut out = Vec::new();
+    let trials = summary.trials.max(1) as f64;
+    let empty = summary.trials == 0;
+    let pct = |x: f64| format!("{:.1}%", x * 100.0);
+    if let Some(min) = gates.min_pass_rate {
+        out.push(GateResult {
+            gate: "min_pass_rate".into(),
+            required: format!(">= {}", pct(min)),
+            actual: pct(summary.pass_at_1),
+            met: !empty && summary.pass_at_1 + 1e-12 >= min,
+        });
+    }
+    if let Some(pk) = &gates.pass_k {
+        let enough: Vec<&CaseTrials> = cases.iter().filter(|c| c.trials.len() >= pk.k as usize).collect();
+        let rate = if cases.is_empty() {
+            0.0
+        } else {
+            enough.iter().filter(|c| c.pass_all()).count() as f64 / cases.len() as f64
+        };
+        let short = cases.len() - enough.len();
+        let actual = if short > 0 {
+            format!("{} ({short} case(s) ran fewer than {} trials)", pct(rate), pk.k)
+        } else {
+            pct(rate)
+        };
+        out.push(GateResult {
+            gate: format!("pass^{}", pk.k),
+            required: format!(">= {}", pct(pk.min_rate)),
+            actual,
+            met: !empty && short == 0 && rate + 1e-12 >= pk.min_rate,
+        });
+    }
+    if let Some(max) = gates.max_inconclusive_rate {
+        let rate = summary.inconclusive as f64 / trials;
+        out.push(GateResult {
+            gate: "max_inconclusive_rate".into(),
+            required: format!("<= {}", pct(max)),
+            actual: pct(rate),
+            met: !empty && rate <= max + 1e-12,
+        });
+    }
+    if let Some(max) = gates.max_infra_error_rate {
+        let rate = summary.infra_error as f64 / trials;
+        out.push(GateResult {
+            gate: "max_infra_error_rate".into(),
+            required: format!("<= {}", pct(max)),
+            actual: pct(rate),
+            met: !empty && rate <= max + 1e-12,
+        });
+    }
+    let count_gate = |out: &mut Vec<GateResult>, on: Option<bool>, name: &str, n: usize| {
+        if on == Some(true) {
+            out.push(GateResult {
+                gate: name.into(),
+                required: "0".into(),
+                actual: n.to_string(),
+                met: n == 0,
+            });
+        }
+    };
+    count_gate(
+        &mut out,
+        gates.no_high_security_findings,
+        "no_high_security_findings",
+        facts.high_security_findings,
+    );
+    count_gate(
+        &mut out,
+        gates.no_tool_schema_errors,
+        "no_tool_schema_errors",
+        facts.tool_schema_errors,
+    );
+    count_gate(
+        &mut out,
+        gates.no_denied_egress,
+        "no_denied_egress",
+        facts.denied_egress,
+    );
+    out
+}

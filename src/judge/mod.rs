@@ -1,0 +1,14 @@
+//! Judging: verdict rules, deterministic checks, aggregation, gates, statistics, JUnit.
+//!
+//! Nothing here may turn doubt into a pass: an unanswered criterion, a check that could not
+//! run, an emulator that broke character or a broken peer never yields PASS.
+
+pub mod gates;
+pub mod junit;
+pub mod stats;
+pub mod verdict;
+
+pub use gates::{CaseTrials, GateFacts, GateResult, Summary, apply_gates, summarize};
+pub use verdict::{
+    Answer, CheckOutcome, CheckResult, CriterionKind, CriterionResult, Decision, Evidence, Verdict, decide,
+};

@@ -1,0 +1,178 @@
+//! Verdict rules: how criterion answers, deterministic checks, emulator integrity and
+//! infrastructure health combine into PASS / FAIL / INCONCLUSIVE / INFRA_ERROR.
+//!
+//! PASS is the only verdict that needs positive evidence for everything; any doubt lands in
+//! INCONCLUSIVE and any broken peer in INFRA_ERROR. Neither ever counts as a pass.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The outcome of one case (one trial of one persona × scenario).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Verdict {
+    Pass,
+    Fail,
+    Inconclusive,
+    InfraError,
+}
+
+impl Verdict {
+    /// True only for PASS: the one verdict that counts toward a pass rate's numerator.
+    pub fn is_pass(self) -> bool {
+        matches!(self, Verdict::Pass)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Pass => "PASS",
+            Verdict::Fail => "FAIL",
+            Verdict::Inconclusive => "INCONCLUSIVE",
+            Verdict::InfraError => "INFRA_ERROR",
+        }
+    }
+}
+
+/// Whether a criterion is something the agent must achieve or a signal it must avoid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CriterionKind {
+    Success,
+    FailureSignal,
+}
+
+/// The judge's answer for one criterion, already oriented: `Upheld` is good for the agent
+/// (a success criterion met, or a failure signal absent).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "answer", rename_all = "snake_case")]
+pub enum Answer {
+    Upheld {
+        evidence: Vec<String>,
+        rationale: String,
+    },
+    Violated {
+        evidence: Vec<String>,
+        rationale: String,
+    },
+    /// The judge could not decide (offline judge, ambiguous transcript, missing answer).
+    Unanswered {
+        reason: String,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CriterionResult {
+    pub id: String,
+    pub kind: CriterionKind,
+    pub text: String,
+    #[serde(flatten)]
+    pub answer: Answer,
+}
+
+/// A deterministic check (must include, expected tool call, file in workspace, …).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum CheckOutcome {
+    Passed {
+        detail: String,
+    },
+    Failed {
+        detail: String,
+    },
+    /// The check itself could not run (artifact missing, sandbox download failed).
+    Errored {
+        detail: String,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CheckResult {
+    pub name: String,
+    #[serde(flatten)]
+    pub outcome: CheckOutcome,
+}
+
+/// Everything the verdict is decided from.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Evidence {
+    /// A broken peer (model endpoint, judge, MCP server, agent CLI, sandbox).
+    pub infra_error: Option<String>,
+    /// The user emulator broke character (role swap, harness talk, leaked reasoning, drift).
+    pub emulator_break: Option<String>,
+    /// How many criteria the scenario defines; answers must cover every one.
+    pub expected_criteria: usize,
+    pub criteria: Vec<CriterionResult>,
+    pub checks: Vec<CheckResult>,
+}
+
+/// The verdict and the reasons for it, most important first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    pub verdict: Verdict,
+    pub reasons: Vec<String>,
+}
+
+/// Decides a case. Order matters: infrastructure first (nothing about the agent can be
+/// concluded), then emulator integrity, then evidence of failure, then any gap in evidence.
+pub fn decide(e: &Evidence) -> Decision {
+    if let Some(reason) = &e.infra_error {
+        return Decision {
+            verdict: Verdict::InfraError,
+            reasons: vec![reason.clone()],
+        };
+    }
+    if let Some(reason) = &e.emulator_break {
+        return Decision {
+            verdict: Verdict::Inconclusive,
+            reasons: vec![format!("user emulator broke character: {reason}")],
+        };
+    }
+    let mut failures = Vec::new();
+    let mut gaps = Vec::new();
+    for c in &e.criteria {
+        match &c.answer {
+            Answer::Violated { rationale, .. } => failures.push(format!("{}: {rationale}", c.id)),
+            Answer::Unanswered { reason } => gaps.push(format!("{} not judged: {reason}", c.id)),
+            Answer::Upheld { .. } => {}
+        }
+    }
+    for check in &e.checks {
+        match &check.outcome {
+            CheckOutcome::Failed { detail } => failures.push(format!("check {}: {detail}", check.name)),
+            CheckOutcome::Errored { detail } => gaps.push(format!("check {} could not run: {detail}", check.name)),
+            CheckOutcome::Passed { .. } => {}
+        }
+    }
+    let mut ids: Vec<&str> = e.criteria.iter().map(|c| c.id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    if ids.len() < e.expected_criteria {
+        gaps.push(format!(
+            "the judge answered {} of {} criteria",
+            ids.len(),
+            e.expected_criteria
+        ));
+    }
+    if !failures.is_empty() {
+        return Decision {
+            verdict: Verdict::Fail,
+            reasons: failures,
+        };
+    }
+    if !gaps.is_empty() {
+        return Decision {
+            verdict: Verdict::Inconclusive,
+            reasons: gaps,
+        };
+    }
+    if e.criteria.is_empty() && e.checks.is_empty() {
+        return Decision {
+            verdict: Verdict::Inconclusive,
+            reasons: vec!["nothing was judged".into()],
+        };
+    }
+    Decision {
+        verdict: Verdict::Pass,
+        reasons: vec!["every criterion upheld and every check passed".into()],
+    }
+}
