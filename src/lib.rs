@@ -8,5 +8,7 @@ pub mod emit;
 pub mod import;
 pub mod judge;
 pub mod llm;
+pub mod redact;
+pub mod run;
 pub mod spec;
 pub mod util;

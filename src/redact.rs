@@ -1,0 +1,159 @@
+//! Redaction at the artifact and log boundary: every event, transcript, report and log line
+//! passes through a `Redactor` before it is written or printed.
+//!
+//! It masks the values of every variable the job references as `${VAR}` (read from the
+//! environment at start), explicitly registered secrets (keyring values), and well-known token
+//! shapes, so a secret the agent echoes is masked too.
+
+use regex::Regex;
+use serde_json::Value;
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use crate::spec::LoadedJob;
+use crate::util::secret_ref::referenced_vars;
+
+/// What a masked secret is replaced with.
+pub const MASK: &str = "[REDACTED]";
+
+/// Values shorter than this are not treated as secrets (they would mask ordinary words).
+const MIN_SECRET_LEN: usize = 6;
+
+static PATTERNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    [
+        r"sk-(?:proj-|ant-)?[A-Za-z0-9_\-]{20,}",
+        r"gh[pousr]_[A-Za-z0-9]{20,}",
+        r"github_pat_[A-Za-z0-9_]{22,}",
+        r"AKIA[0-9A-Z]{16}",
+        r"xox[baprs]-[A-Za-z0-9\-]{10,}",
+        r"(?i)bearer\s+[A-Za-z0-9._~+/\-]{16,}=*",
+        r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+        r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
+    ]
+    .iter()
+    .map(|p| Regex::new(p).expect("valid redaction pattern"))
+    .collect()
+});
+
+/// Masks known secret values and token-shaped strings.
+#[derive(Debug, Clone, Default)]
+pub struct Redactor {
+    secrets: Vec<String>,
+}
+
+impl Redactor {
+    /// A redactor with only the built-in token patterns.
+    pub fn new() -> Self {
+        Redactor::default()
+    }
+
+    /// Registers a secret value to mask wherever it appears.
+    pub fn add_secret(&mut self, value: &str) {
+        let v = value.trim();
+        if v.len() >= MIN_SECRET_LEN && !self.secrets.iter().any(|s| s == v) {
+            self.secrets.push(v.to_string());
+            // Longest first, so a secret containing another is masked whole.
+            self.secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        }
+    }
+
+    /// Registers the current values of the named environment variables.
+    pub fn add_env_vars<'a>(&mut self, names: impl IntoIterator<Item = &'a str>) {
+        for name in names {
+            if let Ok(value) = std::env::var(name) {
+                self.add_secret(&value);
+            }
+        }
+    }
+
+    /// A redactor for a job: every `${VAR}` it references anywhere, plus its credential env.
+    pub fn for_job(loaded: &LoadedJob) -> Self {
+        let mut r = Redactor::new();
+        let text = serde_json::to_string(&loaded.job).unwrap_or_default();
+        let mut names = referenced_vars(&text);
+        for mcp in &loaded.mcps {
+            let refs = match &mcp.transport {
+                crate::spec::McpTransport::Stdio { env, .. } => {
+                    env.values().flat_map(|v| referenced_vars(v)).collect::<Vec<_>>()
+                }
+                crate::spec::McpTransport::Remote { url, headers, .. } => headers
+                    .values()
+                    .chain(std::iter::once(url))
+                    .flat_map(|v| referenced_vars(v))
+                    .collect(),
+            };
+            names.extend(refs);
+        }
+        names.extend(loaded.job.sandbox.credentials.env.iter().cloned());
+        r.add_env_vars(names.iter().map(String::as_str));
+        r
+    }
+
+    /// Masks secrets in text; borrows when nothing matched.
+    pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let mut out: Cow<'a, str> = Cow::Borrowed(text);
+        for secret in &self.secrets {
+            if out.contains(secret.as_str()) {
+                out = Cow::Owned(out.replace(secret.as_str(), MASK));
+            }
+        }
+        for re in PATTERNS.iter() {
+            if re.is_match(&out) {
+                out = Cow::Owned(re.replace_all(&out, MASK).into_owned());
+            }
+        }
+        out
+    }
+
+    /// Masks secrets in every string (and key) of a JSON value, in place.
+    pub fn redact_value(&self, value: &mut Value) {
+        match value {
+            Value::String(s) => {
+                if let Cow::Owned(r) = self.redact(s) {
+                    *s = r;
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|v| self.redact_value(v)),
+            Value::Object(map) => {
+                let taken = std::mem::take(map);
+                for (k, mut v) in taken {
+                    self.redact_value(&mut v);
+                    map.insert(self.redact(&k).into_owned(), v);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masks_registered_values_and_token_shapes() {
+        let mut r = Redactor::new();
+        r.add_secret("hunter2-canary");
+        r.add_secret("abc"); // too short to be treated as a secret
+        let text = "token hunter2-canary and sk-abcdefghijklmnopqrstuvwx and Bearer abcdefghijklmnopqrstu abc";
+        let out = r.redact(text);
+        assert!(!out.contains("hunter2-canary"));
+        assert!(!out.contains("sk-abcdef"));
+        assert!(!out.contains("abcdefghijklmnopqrstu"));
+        assert!(out.ends_with(" abc"));
+    }
+
+    #[test]
+    fn redacts_nested_json_including_keys() {
+        let mut r = Redactor::new();
+        r.add_secret("s3cr3t-value");
+        let mut v = serde_json::json!({"a": ["x s3cr3t-value"], "s3cr3t-value": 1});
+        r.redact_value(&mut v);
+        assert!(!v.to_string().contains("s3cr3t-value"));
+    }
+
+    #[test]
+    fn clean_text_is_borrowed() {
+        assert!(matches!(Redactor::new().redact("nothing here"), Cow::Borrowed(_)));
+    }
+}

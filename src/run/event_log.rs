@@ -1,0 +1,144 @@
+//! Writes a case's events to `events.jsonl` and forwards them to live subscribers.
+//!
+//! Lines go to `events.jsonl.partial` as they happen (flushed per event, so a crash loses at
+//! most the line being written); `finish` renames it to `events.jsonl`. Readers skip a torn
+//! last line.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::events::{EVENTS_VERSION, Envelope, RunEvent};
+use crate::redact::Redactor;
+
+/// The sink for one case.
+pub struct EventLog {
+    case: String,
+    seq: u64,
+    partial: PathBuf,
+    file: std::fs::File,
+    redactor: Redactor,
+    live: Option<UnboundedSender<Envelope>>,
+    events: Vec<Envelope>,
+}
+
+impl EventLog {
+    /// Opens `<dir>/events.jsonl.partial` for a case.
+    pub fn create(
+        dir: &Path,
+        case: &str,
+        redactor: Redactor,
+        live: Option<UnboundedSender<Envelope>>,
+    ) -> std::io::Result<Self> {
+        std::fs::create_dir_all(dir)?;
+        let partial = dir.join("events.jsonl.partial");
+        let file = std::fs::File::create(&partial)?;
+        Ok(EventLog {
+            case: case.to_string(),
+            seq: 0,
+            partial,
+            file,
+            redactor,
+            live,
+            events: Vec::new(),
+        })
+    }
+
+    /// Records one event: redacted, numbered, written, forwarded. Returns the stored envelope.
+    pub fn emit(&mut self, event: RunEvent) -> std::io::Result<&Envelope> {
+        let mut value = serde_json::to_value(&event).map_err(std::io::Error::other)?;
+        self.redactor.redact_value(&mut value);
+        let event: RunEvent = serde_json::from_value(value).map_err(std::io::Error::other)?;
+        self.seq += 1;
+        let env = Envelope {
+            v: EVENTS_VERSION,
+            seq: self.seq,
+            ts: chrono::Utc::now(),
+            case: self.case.clone(),
+            event,
+        };
+        let mut line = serde_json::to_vec(&env).map_err(std::io::Error::other)?;
+        line.push(b'\n');
+        self.file.write_all(&line)?;
+        self.file.flush()?;
+        if let Some(tx) = &self.live {
+            // A closed pane is not an error for the run.
+            let _ = tx.send(env.clone());
+        }
+        self.events.push(env);
+        Ok(self.events.last().expect("just pushed"))
+    }
+
+    /// Everything emitted so far (already redacted).
+    pub fn events(&self) -> &[Envelope] {
+        &self.events
+    }
+
+    /// Syncs and renames the log to `events.jsonl`.
+    pub fn finish(self) -> std::io::Result<PathBuf> {
+        self.file.sync_all()?;
+        let done = self.partial.with_file_name("events.jsonl");
+        std::fs::rename(&self.partial, &done)?;
+        Ok(done)
+    }
+}
+
+/// Reads an events file, skipping a torn final line (from a crash) but failing on a bad line
+/// elsewhere.
+pub fn read_events(path: &Path) -> std::io::Result<Vec<Envelope>> {
+    let text = std::fs::read_to_string(path)?;
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let mut out = Vec::with_capacity(lines.len());
+    for (i, line) in lines.iter().enumerate() {
+        match serde_json::from_str::<Envelope>(line) {
+            Ok(e) => out.push(e),
+            Err(_) if i + 1 == lines.len() && !text.ends_with('\n') => break,
+            Err(e) => {
+                return Err(std::io::Error::other(format!(
+                    "{}: line {}: {e}",
+                    path.display(),
+                    i + 1
+                )));
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::events::RunEvent;
+
+    #[test]
+    fn events_are_redacted_numbered_and_survive_a_torn_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut r = Redactor::new();
+        r.add_secret("canary-token-123");
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let mut log = EventLog::create(dir.path(), "case-1", r, Some(tx)).unwrap();
+        log.emit(RunEvent::UserMessage {
+            turn: 1,
+            text: "hi".into(),
+            latency_ms: 3,
+        })
+        .unwrap();
+        log.emit(RunEvent::AgentMessage {
+            turn: 1,
+            text: "your token is canary-token-123".into(),
+            latency_ms: 9,
+            tokens: 5,
+            cost_usd: 0.0,
+        })
+        .unwrap();
+        assert_eq!(rx.try_recv().unwrap().seq, 1);
+        let path = log.finish().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(!text.contains("canary-token-123"));
+        // Simulate a crash mid-write of a third line.
+        std::fs::write(&path, format!("{text}{{\"v\":1,\"seq\":3")).unwrap();
+        let events = read_events(&path).unwrap();
+        assert_eq!(events.len(), 2);
+        assert_eq!(events[1].seq, 2);
+    }
+}

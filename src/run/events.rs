@@ -1,0 +1,183 @@
+//! The `RunEvent` stream: one typed event per thing that happened in a case. The same stream
+//! feeds the live transcript pane, the headless printer, events.jsonl and the report.
+//!
+//! Events are redacted before they leave this module.
+
+use chrono::{DateTime, Utc};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::judge::Verdict;
+
+/// Format version of each events.jsonl line.
+pub const EVENTS_VERSION: u32 = 1;
+
+/// Which runner role a sandbox or model call belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    Agent,
+    Emulator,
+    Judge,
+}
+
+/// How a tool call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolStatus {
+    Completed,
+    Error,
+    /// The host refused it (permission `deny`, or `ask` auto-rejected in a non-interactive run).
+    DeniedByHost,
+}
+
+/// Why a conversation stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    GoalReached,
+    FailureSignal,
+    MaxTurns,
+    AgentError,
+    EmulatorBroke,
+    Infra,
+    Cancelled,
+}
+
+/// One thing that happened.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum RunEvent {
+    CaseStarted {
+        persona: String,
+        scenario: String,
+        trial: u32,
+        max_turns: u32,
+    },
+    SandboxReady {
+        role: Role,
+        backend: String,
+        detail: String,
+    },
+    SetupStep {
+        name: String,
+        exit_code: i32,
+        duration_ms: u64,
+    },
+    UserMessage {
+        turn: u32,
+        text: String,
+        latency_ms: u64,
+    },
+    AgentMessage {
+        turn: u32,
+        text: String,
+        latency_ms: u64,
+        tokens: u64,
+        cost_usd: f64,
+    },
+    ToolCall {
+        turn: u32,
+        call_id: String,
+        tool: String,
+        arguments: Value,
+        result: String,
+        status: ToolStatus,
+        latency_ms: u64,
+    },
+    /// The simulated user declined something the assistant asked permission for.
+    UserRefusal {
+        turn: u32,
+        about: String,
+    },
+    EgressDenied {
+        host: String,
+        port: u16,
+        at: DateTime<Utc>,
+    },
+    ModelCall {
+        role: Role,
+        model: String,
+        prompt_tokens: u64,
+        completion_tokens: u64,
+        cost_usd: f64,
+        latency_ms: u64,
+    },
+    EmulatorBreak {
+        turn: u32,
+        kind: String,
+        evidence: String,
+    },
+    InfraError {
+        component: String,
+        reason: String,
+    },
+    Stopped {
+        reason: StopReason,
+        detail: String,
+    },
+    CaseFinished {
+        verdict: Verdict,
+        duration_ms: u64,
+    },
+}
+
+/// One line of events.jsonl.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Envelope {
+    pub v: u32,
+    pub seq: u64,
+    pub ts: DateTime<Utc>,
+    pub case: String,
+    #[serde(flatten)]
+    pub event: RunEvent,
+}
+
+impl RunEvent {
+    /// A one-line human rendering, used by the headless printer and the transcript pane.
+    pub fn one_line(&self) -> String {
+        match self {
+            RunEvent::CaseStarted {
+                persona,
+                scenario,
+                trial,
+                ..
+            } => format!("▶ {scenario} as {persona} (trial {trial})"),
+            RunEvent::SandboxReady { role, backend, .. } => format!("  sandbox ready for {role:?} ({backend})"),
+            RunEvent::SetupStep { name, exit_code, .. } => format!("  setup `{name}` → exit {exit_code}"),
+            RunEvent::UserMessage { turn, text, .. } => format!("  [{turn}] user: {}", first_line(text)),
+            RunEvent::AgentMessage { turn, text, .. } => format!("  [{turn}] agent: {}", first_line(text)),
+            RunEvent::ToolCall {
+                turn,
+                tool,
+                status,
+                latency_ms,
+                ..
+            } => format!("  [{turn}] tool {tool} {status:?} ({latency_ms} ms)"),
+            RunEvent::UserRefusal { turn, about } => format!("  [{turn}] user refused: {}", first_line(about)),
+            RunEvent::EgressDenied { host, port, .. } => format!("  ✗ egress denied: {host}:{port}"),
+            RunEvent::ModelCall {
+                role,
+                model,
+                latency_ms,
+                ..
+            } => format!("  model call {role:?} {model} ({latency_ms} ms)"),
+            RunEvent::EmulatorBreak { kind, .. } => format!("  ! user emulator broke character: {kind}"),
+            RunEvent::InfraError { component, reason } => format!("  ! infrastructure error in {component}: {reason}"),
+            RunEvent::Stopped { reason, detail } => format!("  ■ stopped: {reason:?} {detail}"),
+            RunEvent::CaseFinished { verdict, duration_ms } => {
+                format!("  = {} in {:.1} s", verdict.as_str(), *duration_ms as f64 / 1000.0)
+            }
+        }
+    }
+}
+
+fn first_line(text: &str) -> String {
+    let line = text.lines().next().unwrap_or("");
+    if line.chars().count() > 100 {
+        format!("{}…", line.chars().take(100).collect::<String>())
+    } else {
+        line.to_string()
+    }
+}
