@@ -1,8 +1,16 @@
-//! Running cases: the `RunEvent` stream and its log (runners, emulator and the turn loop join
-//! here as they land).
+//! Running cases: agent runners (mock, process, OpenCode) behind a `CommandFactory` that
+//! places them in a sandbox, and the `RunEvent` stream and its log.
+//!
+//! Runners report what happened; they never decide a verdict.
 
 pub mod event_log;
 pub mod events;
+pub mod opencode;
+pub mod opencode_events;
+pub mod runner;
+pub mod runners;
+pub mod spawn;
 
 pub use event_log::{EventLog, read_events};
 pub use events::{Envelope, RunEvent, StopReason, ToolStatus};
+pub use runner::{AgentRunner, RunnerError, ToolCallRecord, TurnOutput};
