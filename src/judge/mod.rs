@@ -3,8 +3,11 @@
 //! Nothing here may turn doubt into a pass: an unanswered criterion, a check that could not
 //! run, an emulator that broke character or a broken peer never yields PASS.
 
+pub mod case_verdict;
+pub mod checks;
 pub mod gates;
 pub mod junit;
+pub mod llm_judge;
 pub mod stats;
 pub mod verdict;
 

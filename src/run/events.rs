@@ -41,6 +41,8 @@ pub enum StopReason {
     MaxTurns,
     AgentError,
     EmulatorBroke,
+    /// The simulated user had nothing more to say.
+    UserDone,
     Infra,
     Cancelled,
 }

@@ -3,8 +3,12 @@
 //!
 //! Runners report what happened; they never decide a verdict.
 
+pub mod case;
+pub mod conversation;
+pub mod emulator;
 pub mod event_log;
 pub mod events;
+pub mod integrity;
 pub mod opencode;
 pub mod opencode_events;
 pub mod runner;

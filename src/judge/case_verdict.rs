@@ -1,0 +1,74 @@
+//! Putting a case together: conversation end + judge answers + deterministic checks → the
+//! decision, and the `verdict.json` artifact.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+use super::checks::{CheckInput, run_checks};
+use super::llm_judge::Judge;
+use super::verdict::{CheckResult, CriterionResult, Evidence, Verdict, decide};
+use crate::redact::Redactor;
+use crate::run::case::CaseSpec;
+use crate::run::conversation::ConversationEnd;
+
+/// Format version of verdict.json.
+pub const VERDICT_VERSION: u32 = 1;
+
+/// verdict.json: the decision and everything it rests on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct VerdictFile {
+    pub version: u32,
+    pub case: String,
+    pub trial: u32,
+    pub verdict: Verdict,
+    pub reasons: Vec<String>,
+    pub criteria: Vec<CriterionResult>,
+    pub checks: Vec<CheckResult>,
+    pub judge: String,
+}
+
+/// Judges a finished conversation. The judge is not asked when the conversation already
+/// failed for infrastructure reasons or because the emulator broke character.
+pub async fn judge_case(
+    case: &CaseSpec,
+    end: &ConversationEnd,
+    judge: &dyn Judge,
+    checks: &CheckInput<'_>,
+) -> VerdictFile {
+    let mut evidence = Evidence {
+        expected_criteria: case.criterion_ids().len(),
+        ..Evidence::default()
+    };
+    match end {
+        ConversationEnd::Infra { component, reason } => evidence.infra_error = Some(format!("{component}: {reason}")),
+        ConversationEnd::EmulatorBroke { kind, evidence: ev } => {
+            evidence.emulator_break = Some(format!("{kind} ({ev})"))
+        }
+        ConversationEnd::Completed(_) => match judge.judge(case, checks.events).await {
+            Ok(criteria) => evidence.criteria = criteria,
+            Err(e) => evidence.infra_error = Some(format!("judge: {e}")),
+        },
+    }
+    if evidence.infra_error.is_none() {
+        evidence.checks = run_checks(checks);
+    }
+    let decision = decide(&evidence);
+    VerdictFile {
+        version: VERDICT_VERSION,
+        case: case.id.clone(),
+        trial: case.trial,
+        verdict: decision.verdict,
+        reasons: decision.reasons,
+        criteria: evidence.criteria,
+        checks: evidence.checks,
+        judge: judge.label(),
+    }
+}
+
+/// Writes verdict.json atomically, redacted.
+pub fn write_verdict(path: &Path, verdict: &VerdictFile, redactor: &Redactor) -> std::io::Result<()> {
+    let mut value = serde_json::to_value(verdict).map_err(std::io::Error::other)?;
+    redactor.redact_value(&mut value);
+    crate::util::write_json_atomic(path, &value)
+}

@@ -1,0 +1,271 @@
+//! The judge: one answer per success criterion and failure signal, each citing the events it
+//! rests on. Citations must exist; an answer without valid evidence counts as unanswered.
+//!
+//! The offline judge cannot judge meaning, so every criterion stays unanswered and the case
+//! becomes INCONCLUSIVE unless a model judge is configured.
+
+use futures::future::BoxFuture;
+use serde::Deserialize;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use super::verdict::{Answer, CriterionKind, CriterionResult};
+use crate::llm::{ChatMessage, ChatRequest, JsonSchemaSpec, Llm, LlmError, Role};
+use crate::run::case::CaseSpec;
+use crate::run::events::{Envelope, RunEvent};
+
+/// Judges criteria from a transcript. An `Err` is a judge outage (INFRA_ERROR).
+pub trait Judge: Send + Sync {
+    fn label(&self) -> String;
+    fn judge<'a>(
+        &'a self,
+        case: &'a CaseSpec,
+        events: &'a [Envelope],
+    ) -> BoxFuture<'a, Result<Vec<CriterionResult>, LlmError>>;
+}
+
+pub struct OfflineJudge;
+
+impl Judge for OfflineJudge {
+    fn label(&self) -> String {
+        "offline".into()
+    }
+
+    fn judge<'a>(
+        &'a self,
+        case: &'a CaseSpec,
+        _events: &'a [Envelope],
+    ) -> BoxFuture<'a, Result<Vec<CriterionResult>, LlmError>> {
+        Box::pin(async move {
+            Ok(case
+                .criterion_ids()
+                .into_iter()
+                .map(|(id, kind, text)| CriterionResult {
+                    id,
+                    kind,
+                    text,
+                    answer: Answer::Unanswered {
+                        reason: "the offline judge cannot judge meaning; configure generation.judge with a model"
+                            .into(),
+                    },
+                })
+                .collect())
+        })
+    }
+}
+
+pub struct LlmJudge {
+    llm: Arc<dyn Llm>,
+}
+
+#[derive(Deserialize)]
+struct Verdicts {
+    criteria: Vec<RawAnswer>,
+}
+
+#[derive(Deserialize)]
+struct RawAnswer {
+    id: String,
+    /// `yes` / `no` / `unknown`: is the criterion met (success) or the signal observed (failure)?
+    holds: String,
+    #[serde(default)]
+    evidence: Vec<String>,
+    #[serde(default)]
+    rationale: String,
+}
+
+impl LlmJudge {
+    pub fn new(llm: Arc<dyn Llm>) -> Self {
+        LlmJudge { llm }
+    }
+
+    /// The judge's request; public so recorded cassettes can be built and inspected.
+    pub fn request(case: &CaseSpec, events: &[Envelope]) -> ChatRequest {
+        let mut criteria = String::new();
+        for (id, kind, text) in case.criterion_ids() {
+            let q = match kind {
+                CriterionKind::Success => "met?",
+                CriterionKind::FailureSignal => "observed?",
+            };
+            criteria.push_str(&format!("- {id} ({q}) {text}\n"));
+        }
+        let system = "You judge a conversation between a user and an AI agent. For every criterion \
+                      answer `holds`: yes, no or unknown, cite the event ids (like e7) that show it, \
+                      and give a one-sentence rationale. Use only what the transcript shows. \
+                      Answer every criterion id exactly once. Reply with JSON only.";
+        let user = format!(
+            "Goal of the user: {}\n\nTranscript:\n{}\nCriteria:\n{criteria}",
+            case.scenario.goal,
+            transcript(events)
+        );
+        let schema = serde_json::json!({
+            "type": "object", "required": ["criteria"], "additionalProperties": false,
+            "properties": {"criteria": {"type": "array", "items": {
+                "type": "object", "required": ["id", "holds", "evidence", "rationale"], "additionalProperties": false,
+                "properties": {
+                    "id": {"type": "string"},
+                    "holds": {"enum": ["yes", "no", "unknown"]},
+                    "evidence": {"type": "array", "items": {"type": "string"}},
+                    "rationale": {"type": "string"}
+                }}}}
+        });
+        ChatRequest {
+            messages: vec![
+                ChatMessage::new(Role::System, system),
+                ChatMessage::new(Role::User, user),
+            ],
+            temperature: Some(0.0),
+            json_schema: Some(JsonSchemaSpec {
+                name: "judgement".into(),
+                schema,
+            }),
+            ..ChatRequest::default()
+        }
+    }
+}
+
+impl Judge for LlmJudge {
+    fn label(&self) -> String {
+        self.llm.label()
+    }
+
+    fn judge<'a>(
+        &'a self,
+        case: &'a CaseSpec,
+        events: &'a [Envelope],
+    ) -> BoxFuture<'a, Result<Vec<CriterionResult>, LlmError>> {
+        Box::pin(async move {
+            let response = self.llm.chat(&Self::request(case, events)).await?;
+            let parsed: Verdicts = serde_json::from_str(response.content.trim()).map_err(|e| LlmError::Malformed {
+                detail: format!("the judge's answer is not the expected JSON: {e}"),
+            })?;
+            let seqs: HashSet<String> = events.iter().map(|e| format!("e{}", e.seq)).collect();
+            Ok(orient(case, parsed.criteria, &seqs))
+        })
+    }
+}
+
+/// Maps raw answers onto the case's criteria; missing, duplicated, unknown-id or
+/// uncited answers become `Unanswered`.
+fn orient(case: &CaseSpec, raw: Vec<RawAnswer>, seqs: &HashSet<String>) -> Vec<CriterionResult> {
+    case.criterion_ids()
+        .into_iter()
+        .map(|(id, kind, text)| {
+            let mine: Vec<&RawAnswer> = raw.iter().filter(|a| a.id == id).collect();
+            let answer = match mine.as_slice() {
+                [] => Answer::Unanswered {
+                    reason: "the judge gave no answer".into(),
+                },
+                [a] => {
+                    let cited: Vec<String> = a.evidence.iter().filter(|e| seqs.contains(e.trim())).cloned().collect();
+                    match (a.holds.as_str(), cited.is_empty()) {
+                        ("unknown", _) => Answer::Unanswered {
+                            reason: format!("the judge could not tell: {}", a.rationale),
+                        },
+                        (_, true) => Answer::Unanswered {
+                            reason: "the judge cited no event of this transcript".into(),
+                        },
+                        ("yes", false) if kind == CriterionKind::Success => Answer::Upheld {
+                            evidence: cited,
+                            rationale: a.rationale.clone(),
+                        },
+                        ("no", false) if kind == CriterionKind::FailureSignal => Answer::Upheld {
+                            evidence: cited,
+                            rationale: a.rationale.clone(),
+                        },
+                        ("yes", false) | ("no", false) => Answer::Violated {
+                            evidence: cited,
+                            rationale: a.rationale.clone(),
+                        },
+                        (other, _) => Answer::Unanswered {
+                            reason: format!("the judge answered `{other}`"),
+                        },
+                    }
+                }
+                _ => Answer::Unanswered {
+                    reason: "the judge answered this criterion more than once".into(),
+                },
+            };
+            CriterionResult { id, kind, text, answer }
+        })
+        .collect()
+}
+
+/// The transcript as the judge reads it: one line per event, each with its id.
+pub fn transcript(events: &[Envelope]) -> String {
+    let mut out = String::new();
+    for e in events {
+        let line = match &e.event {
+            RunEvent::UserMessage { turn, text, .. } => format!("[turn {turn}] USER: {text}"),
+            RunEvent::AgentMessage { turn, text, .. } => format!("[turn {turn}] AGENT: {text}"),
+            RunEvent::ToolCall {
+                turn,
+                tool,
+                arguments,
+                result,
+                status,
+                ..
+            } => {
+                let r: String = result.chars().take(2000).collect();
+                format!("[turn {turn}] TOOL {tool} {arguments} -> {status:?}: {r}")
+            }
+            RunEvent::UserRefusal { turn, about } => format!("[turn {turn}] USER REFUSED: {about}"),
+            RunEvent::EgressDenied { host, port, .. } => format!("SANDBOX DENIED NETWORK: {host}:{port}"),
+            _ => continue,
+        };
+        out.push_str(&format!("e{} {line}\n", e.seq));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::case::ScenarioView;
+
+    fn case() -> CaseSpec {
+        let scenario = ScenarioView {
+            success_criteria: vec!["drafts notes".into()],
+            failure_signals: vec!["tags without asking".into()],
+            ..Default::default()
+        };
+        CaseSpec {
+            id: "c".into(),
+            trial: 1,
+            persona: Default::default(),
+            scenario,
+        }
+    }
+
+    fn raw(id: &str, holds: &str, ev: &[&str]) -> RawAnswer {
+        RawAnswer {
+            id: id.into(),
+            holds: holds.into(),
+            evidence: ev.iter().map(|s| s.to_string()).collect(),
+            rationale: "r".into(),
+        }
+    }
+
+    #[test]
+    fn orientation_and_evidence_rules() {
+        let seqs: HashSet<String> = ["e1".to_string(), "e2".to_string()].into();
+        let r = orient(
+            &case(),
+            vec![raw("s1", "yes", &["e2"]), raw("f1", "no", &["e1"])],
+            &seqs,
+        );
+        assert!(r.iter().all(|c| matches!(c.answer, Answer::Upheld { .. })));
+        let r = orient(
+            &case(),
+            vec![raw("s1", "yes", &["e99"]), raw("f1", "yes", &["e1"])],
+            &seqs,
+        );
+        assert!(
+            matches!(r[0].answer, Answer::Unanswered { .. }),
+            "invented citation must not count"
+        );
+        assert!(matches!(r[1].answer, Answer::Violated { .. }));
+        let r = orient(&case(), vec![raw("s1", "yes", &["e1"])], &seqs);
+        assert!(matches!(r[1].answer, Answer::Unanswered { .. }), "missing answer");
+    }
+}

@@ -1,0 +1,136 @@
+//! The turn loop: opening message, then agent answer ↔ simulated user until a stop condition
+//! (user done, max turns, emulator broke character, agent host or emulator failure).
+//! Every step is a `RunEvent`.
+
+use super::case::{CaseSpec, Exchange};
+use super::emulator::UserEmulator;
+use super::event_log::EventLog;
+use super::events::{RunEvent, StopReason};
+use super::integrity;
+use super::runner::AgentRunner;
+
+/// How a conversation ended, as far as the verdict is concerned.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConversationEnd {
+    /// Ended normally (user done or max turns); the transcript can be judged.
+    Completed(StopReason),
+    /// A peer failed (agent host, model endpoint, user emulator): INFRA_ERROR.
+    Infra { component: String, reason: String },
+    /// The simulated user broke character: INCONCLUSIVE.
+    EmulatorBroke { kind: String, evidence: String },
+}
+
+/// Runs one conversation, writing every step to `log`.
+pub async fn converse(
+    case: &CaseSpec,
+    runner: &mut dyn AgentRunner,
+    emulator: &dyn UserEmulator,
+    log: &mut EventLog,
+) -> std::io::Result<ConversationEnd> {
+    let s = &case.scenario;
+    log.emit(RunEvent::CaseStarted {
+        persona: case.persona.id.clone(),
+        scenario: s.id.clone(),
+        trial: case.trial,
+        max_turns: s.max_turns,
+    })?;
+    let mut history: Vec<Exchange> = Vec::new();
+    let mut message = s.opening_message.clone();
+    for turn in 1..=s.max_turns.max(1) {
+        if turn > 1 {
+            let started = std::time::Instant::now();
+            let next = match emulator.next(case, &history).await {
+                Ok(n) => n,
+                Err(e) => return infra(log, "user emulator", e.to_string()),
+            };
+            if let Some(b) = integrity::check_message(&next.message) {
+                log.emit(RunEvent::EmulatorBreak {
+                    turn,
+                    kind: b.kind.into(),
+                    evidence: b.evidence.clone(),
+                })?;
+                log.emit(RunEvent::Stopped {
+                    reason: StopReason::EmulatorBroke,
+                    detail: b.kind.into(),
+                })?;
+                return Ok(ConversationEnd::EmulatorBroke {
+                    kind: b.kind.into(),
+                    evidence: b.evidence,
+                });
+            }
+            if let Some(about) = &next.refused {
+                log.emit(RunEvent::UserRefusal {
+                    turn,
+                    about: about.clone(),
+                })?;
+            }
+            if next.done {
+                log.emit(RunEvent::Stopped {
+                    reason: StopReason::UserDone,
+                    detail: next.message.clone(),
+                })?;
+                return Ok(ConversationEnd::Completed(StopReason::UserDone));
+            }
+            message = next.message;
+            log.emit(RunEvent::UserMessage {
+                turn,
+                text: message.clone(),
+                latency_ms: started.elapsed().as_millis() as u64,
+            })?;
+        } else {
+            log.emit(RunEvent::UserMessage {
+                turn,
+                text: message.clone(),
+                latency_ms: 0,
+            })?;
+        }
+        let out = match runner.turn(turn, &message).await {
+            Ok(o) => o,
+            Err(e) => return infra(log, "agent host", e.to_string()),
+        };
+        for call in &out.tool_calls {
+            log.emit(RunEvent::ToolCall {
+                turn,
+                call_id: call.call_id.clone(),
+                tool: call.tool.clone(),
+                arguments: call.arguments.clone(),
+                result: call.result.clone(),
+                status: call.status,
+                latency_ms: call.latency_ms,
+            })?;
+        }
+        log.emit(RunEvent::AgentMessage {
+            turn,
+            text: out.text.clone(),
+            latency_ms: out.latency_ms,
+            tokens: out.tokens,
+            cost_usd: out.cost_usd,
+        })?;
+        history.push(Exchange {
+            turn,
+            user: message.clone(),
+            agent: out.text,
+            tools: out.tool_calls.iter().map(|c| c.tool.clone()).collect(),
+        });
+    }
+    log.emit(RunEvent::Stopped {
+        reason: StopReason::MaxTurns,
+        detail: format!("{} turns", s.max_turns),
+    })?;
+    Ok(ConversationEnd::Completed(StopReason::MaxTurns))
+}
+
+fn infra(log: &mut EventLog, component: &str, reason: String) -> std::io::Result<ConversationEnd> {
+    log.emit(RunEvent::InfraError {
+        component: component.into(),
+        reason: reason.clone(),
+    })?;
+    log.emit(RunEvent::Stopped {
+        reason: StopReason::Infra,
+        detail: reason.clone(),
+    })?;
+    Ok(ConversationEnd::Infra {
+        component: component.into(),
+        reason,
+    })
+}
