@@ -3,6 +3,7 @@
 //! Exit codes: 0 success, 1 the agent under test failed a gate (or a lint found findings at the
 //! `--fail-on` level), 2 the command could not run (usage, bad input, broken peer).
 
+mod compare;
 mod emit;
 mod error;
 mod init;
@@ -32,6 +33,8 @@ pub enum Command {
     Init(init::Args),
     /// Print or refresh the JSON Schema of job.yaml.
     Schema(schema::Args),
+    /// Compare two runs: per-case changes and whether the pass-rate change is beyond noise.
+    Compare(compare::Args),
 }
 
 /// Parses the process arguments (exits 2 on usage errors, as clap does).
@@ -56,6 +59,7 @@ pub fn dispatch(cli: Cli) -> ExitCode {
         Command::Emit(a) => emit::run(a),
         Command::Init(a) => init::run(a),
         Command::Schema(a) => schema::run(a),
+        Command::Compare(a) => compare::run(a),
     };
     match result {
         Ok(code) => code,

@@ -26,6 +26,9 @@ pub struct VerdictFile {
     pub criteria: Vec<CriterionResult>,
     pub checks: Vec<CheckResult>,
     pub judge: String,
+    /// Wall time of the whole case, judge included.
+    #[serde(default)]
+    pub duration_ms: u64,
 }
 
 /// Judges a finished conversation. The judge is not asked when the conversation already
@@ -63,6 +66,7 @@ pub async fn judge_case(
         criteria: evidence.criteria,
         checks: evidence.checks,
         judge: judge.label(),
+        duration_ms: 0,
     }
 }
 

@@ -5,6 +5,7 @@
 
 pub mod case_verdict;
 pub mod checks;
+pub mod compare;
 pub mod gates;
 pub mod junit;
 pub mod llm_judge;

@@ -4,16 +4,20 @@
 //! Runners report what happened; they never decide a verdict.
 
 pub mod case;
+pub mod case_run;
 pub mod conversation;
 pub mod emulator;
+pub mod environment;
 pub mod event_log;
 pub mod events;
 pub mod integrity;
+pub mod manifest;
 pub mod opencode;
 pub mod opencode_events;
 pub mod runner;
 pub mod runners;
 pub mod spawn;
+pub mod suite;
 
 pub use event_log::{EventLog, read_events};
 pub use events::{Envelope, RunEvent, StopReason, ToolStatus};

@@ -1,0 +1,66 @@
+//! `ghostlab compare RUN_A RUN_B [--json]`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use super::CliError;
+use crate::judge::compare::{ALPHA, compare_runs};
+use crate::run::suite::SuiteSummary;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The baseline run folder (holding summary.json).
+    pub run_a: PathBuf,
+    /// The run to compare with it.
+    pub run_b: PathBuf,
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn read(dir: &std::path::Path) -> Result<SuiteSummary, CliError> {
+    let path = dir.join("summary.json");
+    let text = std::fs::read_to_string(&path).map_err(|e| CliError::usage(format!("{}: {e}", path.display())))?;
+    serde_json::from_str(&text).map_err(|e| CliError::usage(format!("{}: not a run summary: {e}", path.display())))
+}
+
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    let (a, b) = (read(&args.run_a)?, read(&args.run_b)?);
+    let c = compare_runs(&a.cases, &b.cases);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&c).expect("comparison serializes"));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let rate = |p: usize, t: usize| if t == 0 { 0.0 } else { 100.0 * p as f64 / t as f64 };
+    println!(
+        "A {}: {}/{} trials pass ({:.1}%)",
+        a.run_id,
+        c.passes_a,
+        c.trials_a,
+        rate(c.passes_a, c.trials_a)
+    );
+    println!(
+        "B {}: {}/{} trials pass ({:.1}%)",
+        b.run_id,
+        c.passes_b,
+        c.trials_b,
+        rate(c.passes_b, c.trials_b)
+    );
+    println!(
+        "Fisher's exact test (two-sided): p = {:.4} → {}",
+        c.p_value,
+        if c.beyond_noise {
+            format!("the change is beyond noise (p < {ALPHA})")
+        } else {
+            format!("within noise (p ≥ {ALPHA})")
+        }
+    );
+    for ch in &c.changes {
+        println!(
+            "  {}: {} → {}",
+            ch.case_id,
+            ch.before.as_deref().unwrap_or("absent"),
+            ch.after.as_deref().unwrap_or("absent")
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,272 @@
+//! Running one case end to end: environment → setup → agent runner → conversation → final
+//! workspace and denials → judge and checks → events.jsonl and verdict.json.
+//!
+//! Any failure of the machinery becomes an INFRA_ERROR verdict with its reason; nothing here
+//! can produce a PASS without the judge and the checks.
+
+use serde_json::Value;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::case::CaseSpec;
+use super::conversation::{ConversationEnd, converse};
+use super::emulator::UserEmulator;
+use super::environment::{CaseEnvironment, EnvironmentFactory};
+use super::event_log::EventLog;
+use super::events::{Envelope, Role, RunEvent};
+use super::opencode::{OpencodeRunner, OpencodeSetup};
+use super::runner::AgentRunner;
+use super::runners::{MockRunner, ProcessRunner};
+use super::spawn::{CommandSpec, run_bounded};
+use crate::emit::{EmitOptions, write_opencode_project};
+use crate::judge::case_verdict::{VerdictFile, judge_case, write_verdict};
+use crate::judge::checks::CheckInput;
+use crate::judge::llm_judge::Judge;
+use crate::redact::Redactor;
+use crate::spec::{Backend, LoadedJob};
+
+/// OpenCode's built-in tools, always known to the agent besides its MCP tools.
+pub const OPENCODE_BUILTIN_TOOLS: &[&str] = &[
+    "bash",
+    "read",
+    "write",
+    "edit",
+    "patch",
+    "glob",
+    "grep",
+    "list",
+    "task",
+    "todowrite",
+    "todoread",
+    "webfetch",
+    "websearch",
+    "skill",
+    "question",
+    "lsp",
+];
+
+/// Settings shared by every case of a run.
+pub struct RunContext {
+    pub job: LoadedJob,
+    pub environments: Arc<dyn EnvironmentFactory>,
+    pub emulator: Arc<dyn UserEmulator>,
+    pub judge: Arc<dyn Judge>,
+    pub redactor: Redactor,
+    /// The `opencode` binary on the host (mapped into the environment).
+    pub opencode_bin: Option<PathBuf>,
+    /// Points the agent at another model provider: (provider id, OpenCode provider config, model).
+    pub provider_override: Option<(String, Value, String)>,
+    pub turn_timeout: Duration,
+    pub live: Option<UnboundedSender<Envelope>>,
+}
+
+/// Runs a case and writes its artifacts under `dir`; returns its verdict file.
+pub async fn run_case(ctx: &RunContext, case: &CaseSpec, dir: PathBuf) -> std::io::Result<VerdictFile> {
+    let started = Instant::now();
+    let mut log = EventLog::create(&dir, &case.id, ctx.redactor.clone(), ctx.live.clone())?;
+    // The case as it ran, so `rescore` can re-judge without the dataset.
+    crate::util::write_json_atomic(&dir.join("case.json"), case)?;
+    let env = match ctx.environments.create(&case.id).await {
+        Ok(env) => env,
+        Err(reason) => {
+            let end = ConversationEnd::Infra {
+                component: "sandbox".into(),
+                reason: reason.clone(),
+            };
+            log.emit(RunEvent::InfraError {
+                component: "sandbox".into(),
+                reason,
+            })?;
+            return finish(ctx, case, &dir, log, end, None, started).await;
+        }
+    };
+    log.emit(RunEvent::SandboxReady {
+        role: Role::Agent,
+        backend: env.backend(),
+        detail: env.workdir(),
+    })?;
+    let end = match prepare_and_converse(ctx, case, env.as_ref(), &mut log).await? {
+        Ok(end) => end,
+        Err((component, reason)) => {
+            log.emit(RunEvent::InfraError {
+                component: component.clone(),
+                reason: reason.clone(),
+            })?;
+            ConversationEnd::Infra { component, reason }
+        }
+    };
+    for d in env.denials() {
+        log.emit(RunEvent::EgressDenied {
+            host: d.host,
+            port: d.port,
+            at: d.at,
+        })?;
+    }
+    let verdict = finish(ctx, case, &dir, log, end, Some(env.as_ref()), started).await;
+    env.close().await;
+    verdict
+}
+
+type Prepared = Result<ConversationEnd, (String, String)>;
+
+async fn prepare_and_converse(
+    ctx: &RunContext,
+    case: &CaseSpec,
+    env: &dyn CaseEnvironment,
+    log: &mut EventLog,
+) -> std::io::Result<Prepared> {
+    let job = &ctx.job.job;
+    for step in &job.setup {
+        let spec = CommandSpec {
+            argv: step.run.clone(),
+            env: vec![("HOME".into(), env.home())],
+            workdir: Some(env.workdir()),
+        };
+        let timeout = Duration::from_secs(step.timeout.unwrap_or(120));
+        let done = match run_bounded(env.factory().command(&spec), None, timeout).await {
+            Ok(d) => d,
+            Err(e) => return Ok(Err(("setup".into(), format!("`{}` could not start: {e}", step.name)))),
+        };
+        let code = done.code.unwrap_or(-1);
+        log.emit(RunEvent::SetupStep {
+            name: step.name.clone(),
+            exit_code: code,
+            duration_ms: done.elapsed.as_millis() as u64,
+        })?;
+        if code != 0 {
+            let why = if done.timed_out {
+                "timed out".to_string()
+            } else {
+                format!("exited {code}: {}", done.stderr.trim())
+            };
+            return Ok(Err(("setup".into(), format!("`{}` {why}", step.name))));
+        }
+    }
+    let mut runner: Box<dyn AgentRunner> = match build_runner(ctx, env, case) {
+        Ok(r) => r,
+        Err(reason) => return Ok(Err(("agent host".into(), reason))),
+    };
+    let end = converse(case, runner.as_mut(), ctx.emulator.as_ref(), log).await?;
+    runner.close().await;
+    Ok(Ok(end))
+}
+
+fn build_runner(ctx: &RunContext, env: &dyn CaseEnvironment, case: &CaseSpec) -> Result<Box<dyn AgentRunner>, String> {
+    let job = &ctx.job.job;
+    let credentials = credential_env(&ctx.job);
+    match job.agent.runtime.backend {
+        Backend::Mock => Ok(Box::new(MockRunner::new(
+            job.hosts.mock.as_ref().map(|m| m.replies.clone()).unwrap_or_default(),
+        ))),
+        Backend::Process => {
+            let host = job
+                .hosts
+                .process
+                .as_ref()
+                .ok_or("runtime.backend is `process` but hosts.process is not set")?;
+            let mut env_vars = credentials;
+            env_vars.push(("HOME".into(), env.home()));
+            Ok(Box::new(ProcessRunner::new(
+                env.factory(),
+                host.command.clone(),
+                host.prompt,
+                env_vars,
+                Some(env.workdir()),
+                ctx.turn_timeout,
+                case.id.clone(),
+            )))
+        }
+        Backend::Opencode => {
+            let binary = job
+                .hosts
+                .opencode
+                .as_ref()
+                .and_then(|h| h.binary.clone())
+                .or_else(|| ctx.opencode_bin.as_ref().map(|p| env.map_path(p)))
+                .ok_or("no OpenCode binary: set hosts.opencode.binary or GHOSTLAB_OPENCODE_BIN")?;
+            let map = |p: &std::path::Path| env.map_path(p);
+            let opts = EmitOptions {
+                map_path: &map,
+                provider_override: ctx.provider_override.clone(),
+            };
+            write_opencode_project(&ctx.job, &env.config_dir_host(), &opts)
+                .map_err(|e| format!("cannot write opencode.json: {e}"))?;
+            let model = ctx
+                .provider_override
+                .as_ref()
+                .map(|(id, _, m)| format!("{id}/{m}"))
+                .or(job.agent.runtime.model.clone());
+            Ok(Box::new(OpencodeRunner::new(
+                env.factory(),
+                OpencodeSetup {
+                    binary,
+                    config: format!("{}/opencode.json", env.config_dir()),
+                    home: env.home(),
+                    workdir: env.workdir(),
+                    agent: job.agent.runtime.default_agent.clone(),
+                    model,
+                    env: credentials,
+                    turn_timeout: ctx.turn_timeout,
+                },
+            )))
+        }
+        Backend::Codex => Err("the codex runner is not available in this build".into()),
+    }
+}
+
+/// Values of the variables the user explicitly opted into (sandbox.credentials.env and
+/// sandbox.env_allowlist). They go only into the agent's environment.
+pub fn credential_env(job: &LoadedJob) -> Vec<(String, String)> {
+    let sb = &job.job.sandbox;
+    sb.credentials
+        .env
+        .iter()
+        .chain(sb.env_allowlist.iter())
+        .filter_map(|k| std::env::var(k).ok().map(|v| (k.clone(), v)))
+        .collect()
+}
+
+/// Tools this agent can call: OpenCode built-ins plus `<server>_<tool>` from discovery.
+/// `None` when discovery has not run, so unknown-tool checks cannot be applied.
+pub fn known_tools(job: &LoadedJob) -> Option<Vec<String>> {
+    if job.job.capabilities.is_empty() {
+        return None;
+    }
+    let mut tools: Vec<String> = OPENCODE_BUILTIN_TOOLS.iter().map(|s| s.to_string()).collect();
+    for (server, caps) in &job.job.capabilities {
+        tools.extend(caps.tools.iter().map(|t| format!("{server}_{t}")));
+    }
+    Some(tools)
+}
+
+async fn finish(
+    ctx: &RunContext,
+    case: &CaseSpec,
+    dir: &std::path::Path,
+    mut log: EventLog,
+    end: ConversationEnd,
+    env: Option<&dyn CaseEnvironment>,
+    started: Instant,
+) -> std::io::Result<VerdictFile> {
+    let events = log.events().to_vec();
+    let workspace = env.and_then(|e| e.final_workspace());
+    let known = known_tools(&ctx.job);
+    let input = CheckInput {
+        case,
+        events: &events,
+        workspace: workspace.as_deref(),
+        known_tools: known.as_deref(),
+        egress_must_be_clean: ctx.job.job.review.gates.no_denied_egress == Some(true),
+    };
+    let mut verdict = judge_case(case, &end, ctx.judge.as_ref(), &input).await;
+    verdict.duration_ms = started.elapsed().as_millis() as u64;
+    write_verdict(&dir.join("verdict.json"), &verdict, &ctx.redactor)?;
+    log.emit(RunEvent::CaseFinished {
+        verdict: verdict.verdict,
+        duration_ms: started.elapsed().as_millis() as u64,
+    })?;
+    log.finish()?;
+    Ok(verdict)
+}

@@ -1,0 +1,121 @@
+//! Where a case's agent runs: a `CaseEnvironment` gives the runner a `CommandFactory`, the
+//! paths the agent sees, and afterwards the final workspace and the denied egress attempts.
+//!
+//! Sandbox backends implement it (`crate::sandbox`); `LocalEnvironment` is the explicit,
+//! unsandboxed `backend: local` (a workspace copy in a temp folder, the host's programs).
+
+use chrono::{DateTime, Utc};
+use futures::future::BoxFuture;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::spawn::{CommandFactory, HostCommandFactory};
+
+/// One attempt the sandbox refused.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EgressDenial {
+    pub host: String,
+    pub port: u16,
+    pub at: DateTime<Utc>,
+}
+
+/// A prepared place for one case's agent.
+pub trait CaseEnvironment: Send + Sync {
+    /// `bubblewrap`, `openshell`, `local`: recorded in the report's provenance.
+    fn backend(&self) -> String;
+    fn factory(&self) -> Arc<dyn CommandFactory>;
+    /// The workspace copy, as the agent sees it.
+    fn workdir(&self) -> String;
+    /// A private writable HOME, as the agent sees it.
+    fn home(&self) -> String;
+    /// A host folder whose files the agent sees at `config_dir()` (read-only is fine).
+    fn config_dir_host(&self) -> PathBuf;
+    fn config_dir(&self) -> String;
+    /// Maps a host input path (instructions, skills, MCP servers) to the agent's view.
+    fn map_path(&self, host: &Path) -> String;
+    /// The workspace copy on the host after the conversation (for file checks).
+    fn final_workspace(&self) -> Option<PathBuf>;
+    /// Egress attempts refused so far.
+    fn denials(&self) -> Vec<EgressDenial>;
+    /// Stops everything still running and removes the environment (unless kept).
+    fn close(self: Box<Self>) -> BoxFuture<'static, ()>;
+}
+
+/// Creates environments, one per case and role.
+pub trait EnvironmentFactory: Send + Sync {
+    fn create<'a>(&'a self, case_id: &'a str) -> BoxFuture<'a, Result<Box<dyn CaseEnvironment>, String>>;
+}
+
+/// `backend: local`: no isolation, chosen explicitly. The workspace is still a copy and HOME
+/// is a fresh temp folder, so the user's checkout and home are not touched by the agent's
+/// config and state — but the agent's tools can reach anything the user can.
+pub struct LocalEnvironment {
+    root: tempfile::TempDir,
+}
+
+impl LocalEnvironment {
+    /// Copies `workspace` (if any) into a fresh temp folder.
+    pub fn create(workspace: Option<&Path>) -> std::io::Result<Self> {
+        let root = tempfile::Builder::new().prefix("ghostlab-local-").tempdir()?;
+        let ws = root.path().join("workspace");
+        match workspace {
+            Some(src) => copy_tree(src, &ws)?,
+            None => std::fs::create_dir_all(&ws)?,
+        }
+        std::fs::create_dir_all(root.path().join("home/tmp"))?;
+        std::fs::create_dir_all(root.path().join("config"))?;
+        Ok(LocalEnvironment { root })
+    }
+}
+
+impl CaseEnvironment for LocalEnvironment {
+    fn backend(&self) -> String {
+        "local".into()
+    }
+    fn factory(&self) -> Arc<dyn CommandFactory> {
+        Arc::new(HostCommandFactory)
+    }
+    fn workdir(&self) -> String {
+        self.root.path().join("workspace").to_string_lossy().into_owned()
+    }
+    fn home(&self) -> String {
+        self.root.path().join("home").to_string_lossy().into_owned()
+    }
+    fn config_dir_host(&self) -> PathBuf {
+        self.root.path().join("config")
+    }
+    fn config_dir(&self) -> String {
+        self.config_dir_host().to_string_lossy().into_owned()
+    }
+    fn map_path(&self, host: &Path) -> String {
+        host.to_string_lossy().into_owned()
+    }
+    fn final_workspace(&self) -> Option<PathBuf> {
+        Some(self.root.path().join("workspace"))
+    }
+    fn denials(&self) -> Vec<EgressDenial> {
+        Vec::new()
+    }
+    fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
+        Box::pin(async move { drop(self) })
+    }
+}
+
+/// Copies a folder recursively, keeping symlinks as symlinks (never following them out).
+pub fn copy_tree(src: &Path, dst: &Path) -> std::io::Result<()> {
+    for entry in walkdir::WalkDir::new(src).follow_links(false) {
+        let entry = entry.map_err(std::io::Error::other)?;
+        let rel = entry.path().strip_prefix(src).map_err(std::io::Error::other)?;
+        let target = dst.join(rel);
+        let ft = entry.file_type();
+        if ft.is_dir() {
+            std::fs::create_dir_all(&target)?;
+        } else if ft.is_symlink() {
+            let link = std::fs::read_link(entry.path())?;
+            std::os::unix::fs::symlink(link, &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,134 @@
+//! Running many cases: bounded parallelism, K trials each, resume after an interruption,
+//! then the summary, gates and JUnit.
+
+use futures::StreamExt;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::case::CaseSpec;
+use super::case_run::{RunContext, run_case};
+use crate::judge::case_verdict::VerdictFile;
+use crate::judge::junit::{JunitCase, render_junit};
+use crate::judge::{CaseTrials, GateFacts, GateResult, Summary, apply_gates, summarize};
+
+pub const SUMMARY_VERSION: u32 = 1;
+
+#[derive(Debug, Clone)]
+pub struct SuiteOptions {
+    pub repeat: u32,
+    pub parallel: usize,
+    /// Reuse finished trials (a readable verdict.json) in this run folder.
+    pub resume: bool,
+}
+
+/// summary.json.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SuiteSummary {
+    pub version: u32,
+    pub run_id: String,
+    pub summary: Summary,
+    pub gates: Vec<GateResult>,
+    pub gates_met: bool,
+    pub cases: Vec<CaseTrials>,
+}
+
+/// The folder of one trial.
+pub fn trial_dir(run_dir: &Path, case_id: &str, trial: u32) -> PathBuf {
+    run_dir.join("cases").join(case_id).join(format!("trial-{trial}"))
+}
+
+/// Runs every case `repeat` times with at most `parallel` at once; writes summary.json and
+/// junit.xml into `run_dir`.
+pub async fn run_suite(
+    ctx: Arc<RunContext>,
+    cases: Vec<CaseSpec>,
+    opts: &SuiteOptions,
+    run_dir: &Path,
+    facts: GateFacts,
+) -> std::io::Result<SuiteSummary> {
+    let mut work = Vec::new();
+    for case in &cases {
+        for trial in 1..=opts.repeat.max(1) {
+            let mut c = case.clone();
+            c.trial = trial;
+            work.push(c);
+        }
+    }
+    let results: Vec<std::io::Result<VerdictFile>> = futures::stream::iter(work.into_iter().map(|case| {
+        let ctx = ctx.clone();
+        let dir = trial_dir(run_dir, &case.id, case.trial);
+        let resume = opts.resume;
+        async move {
+            if resume && let Some(done) = read_verdict(&dir.join("verdict.json")) {
+                return Ok(done);
+            }
+            run_case(&ctx, &case, dir).await
+        }
+    }))
+    .buffer_unordered(opts.parallel.max(1))
+    .collect()
+    .await;
+    let mut verdicts = Vec::with_capacity(results.len());
+    for r in results {
+        verdicts.push(r?);
+    }
+    verdicts.sort_by(|a, b| (a.case.as_str(), a.trial).cmp(&(b.case.as_str(), b.trial)));
+    let run_id = run_dir
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let summary = write_outcome(&ctx.job.job.review.gates, &run_id, &verdicts, run_dir, &facts)?;
+    Ok(summary)
+}
+
+/// Aggregates verdicts, applies gates, writes summary.json and junit.xml.
+pub fn write_outcome(
+    gates: &crate::spec::Gates,
+    run_id: &str,
+    verdicts: &[VerdictFile],
+    run_dir: &Path,
+    facts: &GateFacts,
+) -> std::io::Result<SuiteSummary> {
+    let mut cases: Vec<CaseTrials> = Vec::new();
+    for v in verdicts {
+        match cases.iter_mut().find(|c| c.case_id == v.case) {
+            Some(c) => c.trials.push(v.verdict),
+            None => cases.push(CaseTrials {
+                case_id: v.case.clone(),
+                trials: vec![v.verdict],
+            }),
+        }
+    }
+    let summary = summarize(&cases);
+    let gate_results = apply_gates(gates, &summary, &cases, facts);
+    let met = gate_results.iter().all(|g| g.met);
+    let out = SuiteSummary {
+        version: SUMMARY_VERSION,
+        run_id: run_id.into(),
+        summary,
+        gates: gate_results,
+        gates_met: met,
+        cases,
+    };
+    crate::util::write_json_atomic(&run_dir.join("summary.json"), &out)?;
+    let junit: Vec<JunitCase<'_>> = verdicts
+        .iter()
+        .map(|v| JunitCase {
+            case_id: &v.case,
+            trial: v.trial,
+            verdict: v.verdict,
+            reasons: &v.reasons,
+            duration_s: v.duration_ms as f64 / 1000.0,
+        })
+        .collect();
+    crate::util::write_atomic(&run_dir.join("junit.xml"), render_junit("ghostlab", &junit).as_bytes())?;
+    Ok(out)
+}
+
+/// Reads a finished trial's verdict; `None` when absent or unreadable (it is then re-run).
+pub fn read_verdict(path: &Path) -> Option<VerdictFile> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let v: VerdictFile = serde_json::from_str(&text).ok()?;
+    (v.version == crate::judge::case_verdict::VERDICT_VERSION).then_some(v)
+}
