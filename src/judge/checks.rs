@@ -95,6 +95,20 @@ pub fn run_checks(input: &CheckInput<'_>) -> Vec<CheckResult> {
         };
         out.push(result(name, hit.is_some(), &detail));
     }
+    for forbidden in &exp.forbidden_tool_calls {
+        let hit = calls
+            .iter()
+            .find(|(tool, _, status, _)| *tool == forbidden && **status == ToolStatus::Completed);
+        let detail = match hit {
+            Some((_, _, _, seq)) => format!("completed at e{seq}"),
+            None => "never completed".into(),
+        };
+        out.push(result(
+            format!("forbidden_tool_call {forbidden}"),
+            hit.is_none(),
+            &detail,
+        ));
+    }
     for file in &exp.files {
         let name = format!("file {}", file.path);
         let Some(ws) = input.workspace else {

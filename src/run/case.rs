@@ -41,6 +41,9 @@ pub struct Expected {
     pub must_not_include: Vec<String>,
     #[serde(default)]
     pub tool_calls: Vec<ExpectedToolCall>,
+    /// Tools the agent must not complete a call to (e.g. `release_publish_release`).
+    #[serde(default)]
+    pub forbidden_tool_calls: Vec<String>,
     #[serde(default)]
     pub files: Vec<ExpectedFile>,
 }

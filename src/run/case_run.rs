@@ -216,6 +216,39 @@ fn build_runner(ctx: &RunContext, env: &dyn CaseEnvironment, case: &CaseSpec) ->
     }
 }
 
+/// Largest final workspace kept with a run.
+const KEEP_WORKSPACE_LIMIT: u64 = 32 << 20;
+
+/// Copies the final workspace (without `.git`) when it is under the size limit.
+fn keep_workspace(src: &std::path::Path, dst: &std::path::Path) -> Option<PathBuf> {
+    let files: Vec<_> = walkdir::WalkDir::new(src)
+        .follow_links(false)
+        .into_iter()
+        .filter_entry(|e| e.file_name() != ".git")
+        .filter_map(Result::ok)
+        .collect();
+    let total: u64 = files
+        .iter()
+        .filter(|e| e.file_type().is_file())
+        .filter_map(|e| e.metadata().ok())
+        .map(|m| m.len())
+        .sum();
+    if total > KEEP_WORKSPACE_LIMIT {
+        tracing::warn!(bytes = total, "final workspace too large to keep with the run");
+        return None;
+    }
+    for e in files {
+        let rel = e.path().strip_prefix(src).ok()?;
+        let target = dst.join(rel);
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&target).ok()?;
+        } else if e.file_type().is_file() {
+            std::fs::copy(e.path(), &target).ok()?;
+        }
+    }
+    Some(dst.to_path_buf())
+}
+
 /// Values of the variables the user explicitly opted into (sandbox.credentials.env and
 /// sandbox.env_allowlist). They go only into the agent's environment.
 pub fn credential_env(job: &LoadedJob) -> Vec<(String, String)> {
@@ -252,6 +285,12 @@ async fn finish(
 ) -> std::io::Result<VerdictFile> {
     let events = log.events().to_vec();
     let workspace = env.and_then(|e| e.final_workspace());
+    // Keep the final workspace with the run (bounded) so file checks can be re-run by
+    // `rescore` and reviewers can see what the agent changed.
+    let kept = workspace
+        .as_deref()
+        .and_then(|ws| keep_workspace(ws, &dir.join("workspace-after")));
+    let workspace = kept.or(workspace);
     let known = known_tools(&ctx.job);
     let input = CheckInput {
         case,

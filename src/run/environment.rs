@@ -119,3 +119,18 @@ pub fn copy_tree(src: &Path, dst: &Path) -> std::io::Result<()> {
     }
     Ok(())
 }
+
+/// Creates a `LocalEnvironment` per case (explicit `backend: local`).
+pub struct LocalEnvironmentFactory {
+    pub workspace: Option<PathBuf>,
+}
+
+impl EnvironmentFactory for LocalEnvironmentFactory {
+    fn create<'a>(&'a self, _case_id: &'a str) -> BoxFuture<'a, Result<Box<dyn CaseEnvironment>, String>> {
+        Box::pin(async move {
+            LocalEnvironment::create(self.workspace.as_deref())
+                .map(|e| Box::new(e) as Box<dyn CaseEnvironment>)
+                .map_err(|e| format!("cannot prepare the local workspace copy: {e}"))
+        })
+    }
+}

@@ -14,6 +14,7 @@ pub mod integrity;
 pub mod manifest;
 pub mod opencode;
 pub mod opencode_events;
+pub mod rescore;
 pub mod runner;
 pub mod runners;
 pub mod spawn;

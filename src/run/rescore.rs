@@ -1,0 +1,104 @@
+//! Re-judging a stored run without re-running the agent: the events, the case and the kept
+//! final workspace are read back, judged again, and written as a new run.
+//! This reproduces inputs and harness behaviour, not the model's answers.
+
+use std::path::Path;
+
+use super::case::CaseSpec;
+use super::case_run::known_tools;
+use super::conversation::ConversationEnd;
+use super::event_log::read_events;
+use super::events::{RunEvent, StopReason};
+use super::suite::{SuiteSummary, write_outcome};
+use crate::judge::GateFacts;
+use crate::judge::case_verdict::{judge_case, write_verdict};
+use crate::judge::checks::CheckInput;
+use crate::judge::llm_judge::Judge;
+use crate::redact::Redactor;
+use crate::spec::LoadedJob;
+
+/// How the stored conversation ended, read from its events.
+pub fn end_from_events(events: &[super::events::Envelope]) -> ConversationEnd {
+    for e in events {
+        match &e.event {
+            RunEvent::InfraError { component, reason } => {
+                return ConversationEnd::Infra {
+                    component: component.clone(),
+                    reason: reason.clone(),
+                };
+            }
+            RunEvent::EmulatorBreak { kind, evidence, .. } => {
+                return ConversationEnd::EmulatorBroke {
+                    kind: kind.clone(),
+                    evidence: evidence.clone(),
+                };
+            }
+            _ => {}
+        }
+    }
+    let reason = events
+        .iter()
+        .rev()
+        .find_map(|e| match &e.event {
+            RunEvent::Stopped { reason, .. } => Some(*reason),
+            _ => None,
+        })
+        .unwrap_or(StopReason::Cancelled);
+    ConversationEnd::Completed(reason)
+}
+
+/// Re-judges every trial of `src` into the new run folder `dst`.
+pub async fn rescore(job: &LoadedJob, judge: &dyn Judge, src: &Path, dst: &Path) -> std::io::Result<SuiteSummary> {
+    let redactor = Redactor::for_job(job);
+    let known = known_tools(job);
+    let mut verdicts = Vec::new();
+    let mut trial_dirs: Vec<_> = walkdir::WalkDir::new(src.join("cases"))
+        .min_depth(2)
+        .max_depth(2)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_dir() && e.path().join("case.json").is_file())
+        .map(|e| e.into_path())
+        .collect();
+    trial_dirs.sort();
+    if trial_dirs.is_empty() {
+        return Err(std::io::Error::other(format!(
+            "{}: no stored cases (cases/<id>/trial-<k>/case.json)",
+            src.display()
+        )));
+    }
+    for dir in trial_dirs {
+        let case: CaseSpec =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("case.json"))?).map_err(std::io::Error::other)?;
+        let events = read_events(&dir.join("events.jsonl"))?;
+        let end = end_from_events(&events);
+        let ws = dir.join("workspace-after");
+        let input = CheckInput {
+            case: &case,
+            events: &events,
+            workspace: ws.is_dir().then_some(ws.as_path()),
+            known_tools: known.as_deref(),
+            egress_must_be_clean: job.job.review.gates.no_denied_egress == Some(true),
+        };
+        let verdict = judge_case(&case, &end, judge, &input).await;
+        let out = dst.join(dir.strip_prefix(src).map_err(std::io::Error::other)?);
+        std::fs::create_dir_all(&out)?;
+        for name in ["case.json", "events.jsonl"] {
+            std::fs::copy(dir.join(name), out.join(name))?;
+        }
+        write_verdict(&out.join("verdict.json"), &verdict, &redactor)?;
+        verdicts.push(verdict);
+    }
+    if let Ok(text) = std::fs::read_to_string(src.join("manifest.json"))
+        && let Ok(mut manifest) = serde_json::from_str::<serde_json::Value>(&text)
+    {
+        manifest["rescored_from"] = serde_json::Value::String(src.to_string_lossy().into_owned());
+        manifest["judge"] = serde_json::Value::String(judge.label());
+        crate::util::write_json_atomic(&dst.join("manifest.json"), &manifest)?;
+    }
+    let run_id = dst
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    write_outcome(&job.job.review.gates, &run_id, &verdicts, dst, &GateFacts::default())
+}

@@ -1,0 +1,200 @@
+//! The suite over several cases and trials with the mock agent in explicit local
+//! environments: artifacts per trial, summary, gates, JUnit, resume, and rescore.
+
+use futures::future::BoxFuture;
+use ghostlab::judge::llm_judge::{Judge, LlmJudge, OfflineJudge};
+use ghostlab::judge::{GateFacts, Verdict};
+use ghostlab::llm::{ChatRequest, ChatResponse, Llm, LlmError, Usage};
+use ghostlab::redact::Redactor;
+use ghostlab::run::case::{CaseSpec, ScenarioView};
+use ghostlab::run::case_run::RunContext;
+use ghostlab::run::emulator::OfflineEmulator;
+use ghostlab::run::environment::LocalEnvironmentFactory;
+use ghostlab::run::suite::{SuiteOptions, run_suite};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A fake judge model that upholds every criterion, citing the first agent message.
+struct FakeAlwaysYesLlm;
+
+impl Llm for FakeAlwaysYesLlm {
+    fn label(&self) -> String {
+        "fake-always-yes".into()
+    }
+    fn chat<'a>(&'a self, r: &'a ChatRequest) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
+        Box::pin(async move {
+            let text = &r.messages[1].content;
+            let cite = text
+                .lines()
+                .find(|l| l.contains("AGENT:"))
+                .and_then(|l| l.split_whitespace().next())
+                .unwrap_or("e0")
+                .to_string();
+            let ids: Vec<String> = text
+                .lines()
+                .filter_map(|l| l.strip_prefix("- "))
+                .filter_map(|l| l.split_whitespace().next())
+                .map(String::from)
+                .collect();
+            let answers: Vec<String> = ids
+                .iter()
+                .map(|id| {
+                    let holds = if id.starts_with('s') { "yes" } else { "no" };
+                    format!(r#"{{"id":"{id}","holds":"{holds}","evidence":["{cite}"],"rationale":"ok"}}"#)
+                })
+                .collect();
+            Ok(ChatResponse {
+                content: format!(r#"{{"criteria":[{}]}}"#, answers.join(",")),
+                model: "fake".into(),
+                usage: Usage::default(),
+                latency_ms: 1,
+            })
+        })
+    }
+}
+
+fn job(dir: &std::path::Path) -> ghostlab::spec::LoadedJob {
+    std::fs::create_dir_all(dir.join("ws")).unwrap();
+    std::fs::write(dir.join("ws/README.md"), "hello").unwrap();
+    let path = dir.join("job.yaml");
+    std::fs::write(
+        &path,
+        "version: 1\nagent:\n  id: mock-bot\n  runtime: { backend: mock }\n  workspace: ./ws\nsandbox: { backend: local }\nhosts:\n  mock: { replies: [\"Here are the notes: drain()\"] }\nreview:\n  gates: { min_pass_rate: 1.0, max_inconclusive_rate: 0.0 }\n",
+    )
+    .unwrap();
+    ghostlab::spec::load_job(&path).unwrap()
+}
+
+fn cases(n: usize) -> Vec<CaseSpec> {
+    (0..n)
+        .map(|i| CaseSpec {
+            id: format!("case-{i}"),
+            trial: 1,
+            persona: Default::default(),
+            scenario: ScenarioView {
+                id: format!("s{i}"),
+                goal: "notes".into(),
+                opening_message: "notes please".into(),
+                success_criteria: vec!["gives notes".into()],
+                failure_signals: vec!["leaks a token".into()],
+                max_turns: 2,
+                ..Default::default()
+            },
+        })
+        .collect()
+}
+
+fn ctx(job: ghostlab::spec::LoadedJob, judge: Arc<dyn Judge>) -> Arc<RunContext> {
+    let ws = job.workspace();
+    Arc::new(RunContext {
+        job,
+        environments: Arc::new(LocalEnvironmentFactory { workspace: ws }),
+        emulator: Arc::new(OfflineEmulator),
+        judge,
+        redactor: Redactor::new(),
+        opencode_bin: None,
+        provider_override: None,
+        turn_timeout: Duration::from_secs(10),
+        live: None,
+    })
+}
+
+#[tokio::test]
+async fn suite_writes_artifacts_summary_and_junit_then_resumes_and_rescores() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = job(dir.path());
+    let run = dir.path().join("runs/r1");
+    let opts = SuiteOptions {
+        repeat: 2,
+        parallel: 4,
+        resume: false,
+    };
+    let s = run_suite(
+        ctx(job.clone(), Arc::new(LlmJudge::new(Arc::new(FakeAlwaysYesLlm)))),
+        cases(3),
+        &opts,
+        &run,
+        GateFacts::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(s.summary.trials, 6);
+    assert_eq!(s.summary.pass, 6, "{:?}", s);
+    assert!(s.gates_met);
+    for i in 0..3 {
+        for t in 1..=2 {
+            let d = run.join(format!("cases/case-{i}/trial-{t}"));
+            for f in ["events.jsonl", "verdict.json", "case.json", "workspace-after/README.md"] {
+                assert!(d.join(f).exists(), "{} missing", d.join(f).display());
+            }
+        }
+    }
+    let junit = std::fs::read_to_string(run.join("junit.xml")).unwrap();
+    assert!(junit.contains("tests=\"6\" failures=\"0\" errors=\"0\""));
+
+    // Resume: every trial is already judged, so a judge that would fail is never asked.
+    let opts = SuiteOptions {
+        repeat: 2,
+        parallel: 4,
+        resume: true,
+    };
+    let s2 = run_suite(
+        ctx(job.clone(), Arc::new(OfflineJudge)),
+        cases(3),
+        &opts,
+        &run,
+        GateFacts::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(s2.summary.pass, 6);
+
+    // Rescore with the offline judge: nothing can be judged, so nothing passes.
+    let out = dir.path().join("runs/r2");
+    let s3 = ghostlab::run::rescore::rescore(&job, &OfflineJudge, &run, &out)
+        .await
+        .unwrap();
+    assert_eq!(s3.summary.inconclusive, 6);
+    assert!(!s3.gates_met);
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("cases/case-0/trial-1/verdict.json")).unwrap()).unwrap();
+    assert_eq!(v["verdict"], serde_json::json!(Verdict::Inconclusive));
+}
+
+#[tokio::test]
+async fn the_users_workspace_is_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut job = job(dir.path());
+    // An agent that writes into its workspace.
+    job.job.agent.runtime.backend = ghostlab::spec::Backend::Process;
+    job.job.hosts.process = Some(ghostlab::spec::job::ProcessHost {
+        command: vec![
+            "sh".into(),
+            "-c".into(),
+            "echo changed > README.md; echo new > NEW.md; echo done".into(),
+        ],
+        prompt: ghostlab::spec::job::PromptVia::Stdin,
+    });
+    let before = std::fs::read(dir.path().join("ws/README.md")).unwrap();
+    let run = dir.path().join("runs/r1");
+    let opts = SuiteOptions {
+        repeat: 1,
+        parallel: 1,
+        resume: false,
+    };
+    run_suite(
+        ctx(job, Arc::new(OfflineJudge)),
+        cases(1),
+        &opts,
+        &run,
+        GateFacts::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(std::fs::read(dir.path().join("ws/README.md")).unwrap(), before);
+    assert!(!dir.path().join("ws/NEW.md").exists());
+    assert_eq!(
+        std::fs::read_to_string(run.join("cases/case-0/trial-1/workspace-after/NEW.md")).unwrap(),
+        "new\n"
+    );
+}
