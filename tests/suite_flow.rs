@@ -198,3 +198,42 @@ async fn the_users_workspace_is_untouched() {
         "new\n"
     );
 }
+
+#[tokio::test]
+async fn partitions_cover_all_cases_and_merge_back_into_one_run() {
+    use ghostlab::run::manifest::in_partition;
+    let dir = tempfile::tempdir().unwrap();
+    let job = job(dir.path());
+    let all = cases(7);
+    let opts = SuiteOptions {
+        repeat: 1,
+        parallel: 2,
+        resume: false,
+    };
+    let mut shards = Vec::new();
+    for i in 1..=3 {
+        let mine: Vec<CaseSpec> = all.iter().filter(|c| in_partition(&c.id, i, 3)).cloned().collect();
+        let run = dir.path().join(format!("runs/shard-{i}"));
+        run_suite(
+            ctx(job.clone(), Arc::new(LlmJudge::new(Arc::new(FakeAlwaysYesLlm)))),
+            mine,
+            &opts,
+            &run,
+            GateFacts::default(),
+        )
+        .await
+        .unwrap();
+        shards.push(run);
+    }
+    let merged = dir.path().join("runs/merged");
+    let s = ghostlab::run::merge::merge_runs(&shards, &merged, &job.job.review.gates).unwrap();
+    assert_eq!(s.summary.cases, 7);
+    assert_eq!(s.summary.pass, 7);
+    // The same shard twice is refused, not double-counted.
+    let twice = ghostlab::run::merge::merge_runs(
+        &[shards[0].clone(), shards[0].clone()],
+        &dir.path().join("runs/bad"),
+        &job.job.review.gates,
+    );
+    assert!(twice.is_err());
+}

@@ -4,9 +4,11 @@
 //! `--fail-on` level), 2 the command could not run (usage, bad input, broken peer).
 
 mod compare;
+mod completions;
 mod emit;
 mod error;
 mod init;
+mod merge;
 mod schema;
 mod validate;
 
@@ -35,6 +37,12 @@ pub enum Command {
     Schema(schema::Args),
     /// Compare two runs: per-case changes and whether the pass-rate change is beyond noise.
     Compare(compare::Args),
+    /// Combine the shards of a partitioned run into one run, report and gate verdict.
+    Merge(merge::Args),
+    /// Print shell completions.
+    Completions(completions::CompletionArgs),
+    /// Print the man page, or write one per command.
+    Man(completions::ManArgs),
 }
 
 /// Parses the process arguments (exits 2 on usage errors, as clap does).
@@ -60,6 +68,9 @@ pub fn dispatch(cli: Cli) -> ExitCode {
         Command::Init(a) => init::run(a),
         Command::Schema(a) => schema::run(a),
         Command::Compare(a) => compare::run(a),
+        Command::Merge(a) => merge::run(a),
+        Command::Completions(a) => completions::completions(a),
+        Command::Man(a) => completions::man(a),
     };
     match result {
         Ok(code) => code,

@@ -12,6 +12,7 @@ pub mod event_log;
 pub mod events;
 pub mod integrity;
 pub mod manifest;
+pub mod merge;
 pub mod opencode;
 pub mod opencode_events;
 pub mod rescore;

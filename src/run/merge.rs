@@ -1,0 +1,60 @@
+//! Combining the shards of a partitioned run (`ghostlab test --partition I/N` on several
+//! machines) into one run: the trials are copied, then summary, gates and JUnit are recomputed
+//! over all of them. Two shards holding the same trial is an error, not a silent overwrite.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::environment::copy_tree;
+use super::suite::{SuiteSummary, read_verdict, write_outcome};
+use crate::judge::GateFacts;
+use crate::spec::Gates;
+
+/// Merges shard run folders into `dst`.
+pub fn merge_runs(shards: &[PathBuf], dst: &Path, gates: &Gates) -> std::io::Result<SuiteSummary> {
+    let mut seen: BTreeMap<PathBuf, PathBuf> = BTreeMap::new();
+    let mut verdicts = Vec::new();
+    let mut manifests = Vec::new();
+    for shard in shards {
+        let cases = shard.join("cases");
+        if !cases.is_dir() {
+            return Err(std::io::Error::other(format!(
+                "{}: not a run folder (no cases/)",
+                shard.display()
+            )));
+        }
+        for entry in walkdir::WalkDir::new(&cases)
+            .min_depth(2)
+            .max_depth(2)
+            .into_iter()
+            .filter_map(Result::ok)
+        {
+            let trial = entry.path();
+            let Some(v) = read_verdict(&trial.join("verdict.json")) else {
+                continue;
+            };
+            let rel = trial.strip_prefix(shard).map_err(std::io::Error::other)?.to_path_buf();
+            if let Some(first) = seen.insert(rel.clone(), shard.clone()) {
+                return Err(std::io::Error::other(format!(
+                    "{} is in both {} and {}",
+                    rel.display(),
+                    first.display(),
+                    shard.display()
+                )));
+            }
+            copy_tree(trial, &dst.join(&rel))?;
+            verdicts.push(v);
+        }
+        if let Ok(text) = std::fs::read_to_string(shard.join("manifest.json")) {
+            manifests.push(serde_json::from_str::<serde_json::Value>(&text).map_err(std::io::Error::other)?);
+        }
+    }
+    verdicts.sort_by(|a, b| (a.case.as_str(), a.trial).cmp(&(b.case.as_str(), b.trial)));
+    let merged = serde_json::json!({ "version": 1, "merged_from": shards, "shards": manifests });
+    crate::util::write_json_atomic(&dst.join("manifest.json"), &merged)?;
+    let run_id = dst
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    write_outcome(gates, &run_id, &verdicts, dst, &GateFacts::default())
+}
