@@ -3,9 +3,12 @@
 //! Exit codes: 0 success, 1 the agent under test failed a gate (or a lint found findings at the
 //! `--fail-on` level), 2 the command could not run (usage, bad input, broken peer).
 
+mod dataset;
 mod emit;
 mod error;
+mod generate;
 mod init;
+mod profile;
 mod schema;
 mod validate;
 
@@ -30,8 +33,14 @@ pub enum Command {
     Emit(emit::Args),
     /// Write a job.yaml from an OpenCode project, an agent.yaml, an MCP servers file, a target or a skill.
     Init(init::Args),
-    /// Print or refresh the JSON Schema of job.yaml.
+    /// Print or refresh the JSON Schema of job.yaml or of a generated artifact.
     Schema(schema::Args),
+    /// Infer the agent's purpose profile from its configuration (agent-profile.json).
+    Profile(profile::Args),
+    /// Generate personas, scenarios and a dataset of pending cases from the profile.
+    Generate(generate::Args),
+    /// Review the dataset: list, approve, reject or edit cases.
+    Dataset(dataset::Args),
 }
 
 /// Parses the process arguments (exits 2 on usage errors, as clap does).
@@ -56,6 +65,9 @@ pub fn dispatch(cli: Cli) -> ExitCode {
         Command::Emit(a) => emit::run(a),
         Command::Init(a) => init::run(a),
         Command::Schema(a) => schema::run(a),
+        Command::Profile(a) => profile::run(a),
+        Command::Generate(a) => generate::run(a),
+        Command::Dataset(a) => dataset::run(a),
     };
     match result {
         Ok(code) => code,
