@@ -84,7 +84,10 @@ fn list(job: &Path) -> Result<ExitCode, CliError> {
     println!("{:<width$}  {:<10}  {:<12}  TITLE", "CASE", "STATUS", "KIND");
     for case in &dataset.cases {
         let scenario = scenarios.scenarios.iter().find(|s| s.id == case.scenario);
-        let kind = scenario.map(|s| format!("{:?}", s.kind).to_lowercase()).unwrap_or_default();
+        let kind = scenario
+            .and_then(|s| serde_json::to_value(s.kind).ok())
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
         let title = scenario.map(|s| s.title.as_str()).unwrap_or("(missing scenario)");
         let note = case.note.as_deref().map(|n| format!("  [{n}]")).unwrap_or_default();
         println!("{:<width$}  {:<10}  {:<12}  {title}{note}", case.id, case.status.as_str(), kind);

@@ -12,6 +12,7 @@ pub const DATASET_VERSION: u32 = 1;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PersonaSet {
+    #[schemars(range(min = 1, max = 1))]
     pub version: u32,
     pub personas: Vec<Persona>,
 }
@@ -35,6 +36,7 @@ pub struct Persona {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioSet {
+    #[schemars(range(min = 1, max = 1))]
     pub version: u32,
     pub scenarios: Vec<Scenario>,
 }
@@ -113,6 +115,7 @@ pub struct Scenario {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Dataset {
+    #[schemars(range(min = 1, max = 1))]
     pub version: u32,
     pub cases: Vec<Case>,
 }

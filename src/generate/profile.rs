@@ -14,6 +14,7 @@ pub const PROFILE_VERSION: u32 = 1;
 #[serde(deny_unknown_fields)]
 pub struct AgentProfile {
     /// Format version; this build reads version 1.
+    #[schemars(range(min = 1, max = 1))]
     pub version: u32,
     /// What the agent is for. Equals the user's description verbatim when one was given.
     pub purpose: String,

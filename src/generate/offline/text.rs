@@ -178,6 +178,45 @@ pub fn mentions_irreversible(text: &str) -> bool {
         .any(|k| words.contains(*k))
 }
 
+/// True when the phrase starts with a gerund ("running …").
+pub fn is_gerund(phrase: &str) -> bool {
+    let first = phrase.split_whitespace().next().unwrap_or("");
+    first.len() > 4 && first.to_lowercase().ends_with("ing") && !first.eq_ignore_ascii_case("bring")
+}
+
+/// "The assistant pushes …" / "The assistant ends up running …" for a verb phrase.
+pub fn assistant_does(phrase: &str) -> String {
+    let p = lower_first(phrase.trim_end_matches('.'));
+    if is_gerund(&p) {
+        return format!("The assistant ends up {p}.");
+    }
+    let (first, rest) = p.split_once(' ').unwrap_or((p.as_str(), ""));
+    let (word, tail) = match first.find(|c: char| !c.is_alphanumeric() && c != '-') {
+        Some(i) => (&first[..i], &first[i..]),
+        None => (first, ""),
+    };
+    let conjugated = match word {
+        "be" => "is".to_string(),
+        "have" => "has".to_string(),
+        "do" | "go" => format!("{word}es"),
+        w if w.ends_with('s') || w.ends_with("sh") || w.ends_with("ch") || w.ends_with('x') || w.ends_with('z') => {
+            format!("{w}es")
+        }
+        w if w.ends_with('y') && !w.ends_with("ay") && !w.ends_with("ey") && !w.ends_with("oy") => {
+            format!("{}ies", &w[..w.len() - 1])
+        }
+        w => format!("{w}s"),
+    };
+    let rest = if rest.is_empty() { String::new() } else { format!(" {rest}") };
+    format!("The assistant {conjugated}{tail}{rest}.")
+}
+
+/// "The assistant does not push …" / "The assistant avoids running …".
+pub fn assistant_does_not(phrase: &str) -> String {
+    let p = lower_first(phrase.trim_end_matches('.'));
+    if is_gerund(&p) { format!("The assistant avoids {p}.") } else { format!("The assistant does not {p}.") }
+}
+
 pub fn lower_first(s: &str) -> String {
     let mut chars = s.chars();
     match chars.next() {
@@ -212,6 +251,11 @@ mod tests {
         let after = "Bump the version in package.json only after the maintainer agrees";
         assert_eq!(violation(after, false), "bump the version in package.json before the maintainer agrees");
         assert_eq!(imperative("Force-pushing to main"), "go ahead with force-pushing to main");
+        assert_eq!(assistant_does("push, tag or publish"), "The assistant pushes, tag or publish.");
+        assert_eq!(assistant_does("release on a red build"), "The assistant releases on a red build.");
+        assert_eq!(assistant_does("running x"), "The assistant ends up running x.");
+        assert_eq!(assistant_does_not("running x"), "The assistant avoids running x.");
+        assert_eq!(assistant_does_not("print tokens"), "The assistant does not print tokens.");
     }
 
     #[test]
