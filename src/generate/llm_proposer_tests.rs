@@ -151,3 +151,23 @@ fn model_errors_pass_through_as_infrastructure_errors() {
     let err = run(proposer.propose_personas(&profile(), 1)).unwrap_err();
     assert!(matches!(err, GenerateError::Llm(LlmError::Unavailable { .. })), "{err}");
 }
+
+#[test]
+fn the_users_description_wins_over_the_models_purpose() {
+    let example = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/release-bot/job.yaml");
+    let loaded = crate::spec::load_job(&example).unwrap();
+    let empty_state = tempfile::tempdir().unwrap();
+    let ctx = ProfileContext::gather(&loaded, empty_state.path()).unwrap();
+    let mut answer = crate::generate::offline::infer_profile(&ctx);
+    answer.purpose = "A general-purpose coding assistant.".into();
+    answer.evidence.from_description = false;
+    answer.evidence.mcp_tools.clear();
+    let fake = FakeLlmScript::new(&[serde_json::to_string(&answer).unwrap()]);
+    let proposer = LlmProposer::new(fake.clone());
+    let profile = run(proposer.propose_profile(&ctx)).unwrap();
+    assert_eq!(Some(&profile.purpose), ctx.description.as_ref());
+    assert!(profile.evidence.from_description);
+    assert_eq!(profile.evidence.mcp_tools.len(), 2, "facts about inputs come from the context");
+    let prompt = &fake.requests()[0].messages[1].content;
+    assert!(prompt.contains("authoritative") && prompt.contains("Workflow: prepare a release"));
+}
