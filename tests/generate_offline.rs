@@ -14,7 +14,10 @@ use ghostlab::generate::{OfflineProposer, Proposer};
 use std::path::Path;
 
 fn run<T>(f: impl std::future::Future<Output = T>) -> T {
-    tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(f)
 }
 
 fn profile_of(dir: &Path) -> AgentProfile {
@@ -33,11 +36,19 @@ fn profile_comes_from_the_configuration_and_records_its_evidence() {
     let p = profile_of(&dir);
     let loaded = ghostlab::spec::load_job(&dir.join("job.yaml")).unwrap();
     let description = loaded.job.agent.description.clone().unwrap();
-    assert_eq!(p.purpose, description.trim(), "the description is the purpose, verbatim");
+    assert_eq!(
+        p.purpose,
+        description.trim(),
+        "the description is the purpose, verbatim"
+    );
     assert!(p.evidence.from_description);
     assert_eq!(p.audience, "maintainers of tinyqueue");
 
-    let wf = p.workflows.iter().find(|w| w.name == "prepare a release").expect("workflow from AGENTS.md");
+    let wf = p
+        .workflows
+        .iter()
+        .find(|w| w.name == "prepare a release")
+        .expect("workflow from AGENTS.md");
     let ev = &wf.evidence[0];
     assert_eq!((ev.kind, ev.source.as_str()), (EvidenceKind::Instructions, "AGENTS.md"));
     assert_eq!(ev.section.as_deref(), Some("Workflow: prepare a release"));
@@ -45,7 +56,11 @@ fn profile_comes_from_the_configuration_and_records_its_evidence() {
     assert!(wf.steps[1].starts_with("Check CI with the release_ci_status tool"));
     assert!(wf.capabilities_used.contains(&"release_ci_status".to_string()));
     assert!(wf.capabilities_used.contains(&"skill:release-notes".to_string()));
-    assert!(p.workflows.iter().any(|w| w.name == "answer questions about past releases"));
+    assert!(
+        p.workflows
+            .iter()
+            .any(|w| w.name == "answer questions about past releases")
+    );
 
     let push = p
         .risk_surface
@@ -54,34 +69,71 @@ fn profile_comes_from_the_configuration_and_records_its_evidence() {
             r.evidence.iter().any(|e| {
                 e.source == "AGENTS.md"
                     && e.section.as_deref() == Some("Rules")
-                    && e.quote.starts_with("Never push, tag or publish without an explicit \"yes\"")
+                    && e.quote
+                        .starts_with("Never push, tag or publish without an explicit \"yes\"")
             })
         })
         .expect("risk from the AGENTS.md rule");
-    assert!(push.evidence.iter().any(|e| e.kind == EvidenceKind::Description), "the description repeats it");
-    assert!(push.evidence.iter().any(|e| e.kind == EvidenceKind::Permission && e.quote == "bash: ask"));
-    assert!(p.risk_surface.iter().any(|r| r.evidence[0].source == "docs/release-policy.md"
-        && r.evidence[0].section.as_deref() == Some("Forbidden")
-        && r.evidence[0].quote.contains("Force-pushing")));
-    assert!(p.risk_surface.iter().any(|r| r.evidence[0].quote.starts_with("Never print tokens")));
+    assert!(
+        push.evidence.iter().any(|e| e.kind == EvidenceKind::Description),
+        "the description repeats it"
+    );
+    assert!(
+        push.evidence
+            .iter()
+            .any(|e| e.kind == EvidenceKind::Permission && e.quote == "bash: ask")
+    );
+    assert!(
+        p.risk_surface
+            .iter()
+            .any(|r| r.evidence[0].source == "docs/release-policy.md"
+                && r.evidence[0].section.as_deref() == Some("Forbidden")
+                && r.evidence[0].quote.contains("Force-pushing"))
+    );
+    assert!(
+        p.risk_surface
+            .iter()
+            .any(|r| r.evidence[0].quote.starts_with("Never print tokens"))
+    );
     assert!(p.risk_surface.iter().any(|r| r.evidence[0].kind == EvidenceKind::Skill
         && r.evidence[0].source == "skills/release-notes/SKILL.md"
         && r.evidence[0].section.as_deref() == Some("Never")));
 
-    let skill = p.evidence.skills.iter().find(|s| s.name == "release-notes").expect("skill in evidence");
+    let skill = p
+        .evidence
+        .skills
+        .iter()
+        .find(|s| s.name == "release-notes")
+        .expect("skill in evidence");
     assert_eq!(skill.path, "skills/release-notes/SKILL.md");
     assert!(skill.sections.contains(&"Steps".to_string()));
     let files: Vec<&str> = p.evidence.instructions.iter().map(|i| i.file.as_str()).collect();
     assert_eq!(files, vec!["AGENTS.md", "docs/release-policy.md"]);
     assert!(p.evidence.instructions[0].headings.contains(&"Rules".to_string()));
     // Without discovery, the MCP tools come from the names AGENTS.md uses.
-    let tools: Vec<String> = p.evidence.mcp_tools.iter().map(|t| format!("{}.{}:{}", t.server, t.tool, t.source)).collect();
-    assert_eq!(tools, vec!["release.ci_status:AGENTS.md", "release.list_tags:AGENTS.md"]);
+    let tools: Vec<String> = p
+        .evidence
+        .mcp_tools
+        .iter()
+        .map(|t| format!("{}.{}:{}", t.server, t.tool, t.source))
+        .collect();
+    assert_eq!(
+        tools,
+        vec!["release.ci_status:AGENTS.md", "release.list_tags:AGENTS.md"]
+    );
     let ws = p.evidence.workspace.as_ref().expect("workspace shape");
     assert_eq!(ws.readme_title.as_deref(), Some("tinyqueue"));
     assert!(ws.layout.contains(&"src/".to_string()) && ws.layout.contains(&"CHANGELOG.md".to_string()));
-    assert!(p.out_of_scope.iter().any(|s| s.evidence[0].quote.starts_with("Stay on release work")));
-    assert!(p.out_of_scope.iter().any(|s| s.evidence.iter().any(|e| e.source == "agent.runtime.permission.webfetch")));
+    assert!(
+        p.out_of_scope
+            .iter()
+            .any(|s| s.evidence[0].quote.starts_with("Stay on release work"))
+    );
+    assert!(p.out_of_scope.iter().any(|s| {
+        s.evidence
+            .iter()
+            .any(|e| e.source == "agent.runtime.permission.webfetch")
+    }));
     assert!(schema_violations(ArtifactKind::AgentProfile, &serde_json::to_value(&p).unwrap()).is_empty());
 }
 
@@ -92,12 +144,28 @@ fn discovered_inventory_ties_mcp_tools_to_risks_and_scenarios() {
     std::fs::write(dir.join(".ghostlab/inventory.json"), INVENTORY).unwrap();
     let p = profile_of(&dir);
     assert!(p.evidence.mcp_tools.iter().all(|t| t.source == "inventory"));
-    let publish = p.evidence.mcp_tools.iter().find(|t| t.tool == "publish_release").unwrap();
+    let publish = p
+        .evidence
+        .mcp_tools
+        .iter()
+        .find(|t| t.tool == "publish_release")
+        .unwrap();
     assert!(publish.labels.contains(&"destructive".to_string()));
-    let push = p.risk_surface.iter().find(|r| r.evidence[0].quote.starts_with("Never push, tag or publish")).unwrap();
-    let tool_sources: Vec<&str> =
-        push.evidence.iter().filter(|e| e.kind == EvidenceKind::McpTool).map(|e| e.source.as_str()).collect();
-    assert!(tool_sources.contains(&"release.create_tag") && tool_sources.contains(&"release.publish_release"), "{tool_sources:?}");
+    let push = p
+        .risk_surface
+        .iter()
+        .find(|r| r.evidence[0].quote.starts_with("Never push, tag or publish"))
+        .unwrap();
+    let tool_sources: Vec<&str> = push
+        .evidence
+        .iter()
+        .filter(|e| e.kind == EvidenceKind::McpTool)
+        .map(|e| e.source.as_str())
+        .collect();
+    assert!(
+        tool_sources.contains(&"release.create_tag") && tool_sources.contains(&"release.publish_release"),
+        "{tool_sources:?}"
+    );
     // Writing files is a risk of its own (nothing in the instructions names it).
     assert!(p.risk_surface.iter().any(|r| r.capability == "filesystem_write_file"));
 
@@ -105,8 +173,16 @@ fn discovered_inventory_ties_mcp_tools_to_risks_and_scenarios() {
     run(generate(&loaded, &OfflineProposer, 3, 6)).unwrap();
     let scenarios: ScenarioSet = read(&dir, "scenarios.json");
     let s = scenarios.scenarios.iter().find(|s| s.why.id == push.id).unwrap();
-    assert!(s.expected_outcome.forbidden_tool_calls.contains(&"release_create_tag".to_string()));
-    let wf = scenarios.scenarios.iter().find(|s| s.why.id == "wf-prepare-release").unwrap();
+    assert!(
+        s.expected_outcome
+            .forbidden_tool_calls
+            .contains(&"release_create_tag".to_string())
+    );
+    let wf = scenarios
+        .scenarios
+        .iter()
+        .find(|s| s.why.id == "wf-prepare-release")
+        .unwrap();
     assert_eq!(wf.expected_outcome.expected_tool_calls, vec!["release_ci_status"]);
 }
 
@@ -120,10 +196,24 @@ fn job_capabilities_stand_in_for_a_missing_inventory() {
         )
     });
     let p = profile_of(&dir);
-    let tools: Vec<(&str, &str)> = p.evidence.mcp_tools.iter().map(|t| (t.tool.as_str(), t.source.as_str())).collect();
+    let tools: Vec<(&str, &str)> = p
+        .evidence
+        .mcp_tools
+        .iter()
+        .map(|t| (t.tool.as_str(), t.source.as_str()))
+        .collect();
     assert!(tools.contains(&("create_tag", "job.capabilities")), "{tools:?}");
-    let publish = p.evidence.mcp_tools.iter().find(|t| t.tool == "publish_release").unwrap();
-    assert!(publish.labels.contains(&"destructive".to_string()), "name heuristic: {:?}", publish.labels);
+    let publish = p
+        .evidence
+        .mcp_tools
+        .iter()
+        .find(|t| t.tool == "publish_release")
+        .unwrap();
+    assert!(
+        publish.labels.contains(&"destructive".to_string()),
+        "name heuristic: {:?}",
+        publish.labels
+    );
 }
 
 fn assert_every_risk_covered(dir: &Path) {
@@ -141,15 +231,25 @@ fn assert_every_risk_covered(dir: &Path) {
                     && s.why.id == risk.id
             })
             .collect();
-        assert!(!covering.is_empty(), "risk {} has no adversarial/security scenario", risk.id);
         assert!(
-            covering.iter().any(|s| dataset.cases.iter().any(|c| c.scenario == s.id)),
+            !covering.is_empty(),
+            "risk {} has no adversarial/security scenario",
+            risk.id
+        );
+        assert!(
+            covering
+                .iter()
+                .any(|s| dataset.cases.iter().any(|c| c.scenario == s.id)),
             "risk {} is not in the dataset",
             risk.id
         );
     }
     for wf in &profile.workflows {
-        assert!(scenarios.scenarios.iter().any(|s| s.why.id == wf.id), "workflow {} has no scenario", wf.id);
+        assert!(
+            scenarios.scenarios.iter().any(|s| s.why.id == wf.id),
+            "workflow {} has no scenario",
+            wf.id
+        );
     }
     assert!(dataset.cases.iter().all(|c| c.status == CaseStatus::Pending));
     assert_eq!(dataset.cases.len(), scenarios.scenarios.len());
@@ -164,7 +264,10 @@ fn every_risk_has_an_adversarial_or_security_scenario_even_on_a_tiny_budget() {
         assert_eq!(out.personas.personas.len(), personas);
         assert_every_risk_covered(&dir);
         for file in ["agent-profile.json", "personas.json", "scenarios.json", "dataset.json"] {
-            let kind = ArtifactKind::ALL.into_iter().find(|k| k.artifact_file() == file).unwrap();
+            let kind = ArtifactKind::ALL
+                .into_iter()
+                .find(|k| k.artifact_file() == file)
+                .unwrap();
             let value: serde_json::Value = read(&dir, file);
             assert_eq!(schema_violations(kind, &value), Vec::<String>::new(), "{file}");
         }
@@ -182,7 +285,11 @@ fn two_runs_write_byte_identical_files() {
     let loaded = ghostlab::spec::load_job(&dir_a.join("job.yaml")).unwrap();
     let first: Vec<Vec<u8>> = files(&dir_a);
     run(generate(&loaded, &OfflineProposer, 3, 6)).unwrap();
-    assert_eq!(first, files(&dir_a), "a second run in the same folder changed the files");
+    assert_eq!(
+        first,
+        files(&dir_a),
+        "a second run in the same folder changed the files"
+    );
     assert_eq!(first, files(&dir_b), "runs in two copies differ");
 }
 
@@ -209,7 +316,11 @@ fn without_a_description_the_purpose_is_inferred_from_the_instructions() {
     assert_eq!(p.audience, "maintainers of tinyqueue");
     assert_eq!(p.evidence.audience[0].source, "AGENTS.md");
     // The description's own rule is gone; AGENTS.md still carries it.
-    let push = p.risk_surface.iter().find(|r| r.evidence[0].quote.starts_with("Never push")).unwrap();
+    let push = p
+        .risk_surface
+        .iter()
+        .find(|r| r.evidence[0].quote.starts_with("Never push"))
+        .unwrap();
     assert!(push.evidence.iter().all(|e| e.kind != EvidenceKind::Description));
 }
 

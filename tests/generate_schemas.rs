@@ -41,5 +41,8 @@ fn schema_command_check_flags_a_stale_file() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    assert_eq!(std::fs::read_to_string(&file).unwrap(), artifact_schema_text(ArtifactKind::Scenario));
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        artifact_schema_text(ArtifactKind::Scenario)
+    );
 }

@@ -90,7 +90,12 @@ fn list(job: &Path) -> Result<ExitCode, CliError> {
             .unwrap_or_default();
         let title = scenario.map(|s| s.title.as_str()).unwrap_or("(missing scenario)");
         let note = case.note.as_deref().map(|n| format!("  [{n}]")).unwrap_or_default();
-        println!("{:<width$}  {:<10}  {:<12}  {title}{note}", case.id, case.status.as_str(), kind);
+        println!(
+            "{:<width$}  {:<10}  {:<12}  {title}{note}",
+            case.id,
+            case.status.as_str(),
+            kind
+        );
     }
     let count = |s: CaseStatus| dataset.cases.iter().filter(|c| c.status == s).count();
     println!(
@@ -107,7 +112,11 @@ fn list(job: &Path) -> Result<ExitCode, CliError> {
 fn mark(args: MarkArgs, status: CaseStatus) -> Result<ExitCode, CliError> {
     let state = state_dir(&args.job)?;
     let mut dataset: Dataset = read_artifact(&state, ArtifactKind::Dataset).map_err(err)?;
-    let ids: Vec<String> = if args.all { dataset.cases.iter().map(|c| c.id.clone()).collect() } else { args.cases };
+    let ids: Vec<String> = if args.all {
+        dataset.cases.iter().map(|c| c.id.clone()).collect()
+    } else {
+        args.cases
+    };
     let unknown = dataset.set_status(&ids, status, args.note.as_deref());
     if let Some(first) = unknown.first() {
         // Nothing is written when any id is wrong: a typo must not half-apply.
@@ -164,7 +173,10 @@ fn edit_in_editor(state: &Path, original: &serde_json::Value) -> Result<serde_js
     let argv = shell_words::split(&editor).map_err(|e| CliError::usage(format!("$EDITOR: {e}")))?;
     let (program, rest) = argv.split_first().ok_or_else(|| CliError::usage("$EDITOR is empty"))?;
     std::fs::create_dir_all(state)?;
-    let file = tempfile::Builder::new().prefix(".edit-scenario-").suffix(".json").tempfile_in(state)?;
+    let file = tempfile::Builder::new()
+        .prefix(".edit-scenario-")
+        .suffix(".json")
+        .tempfile_in(state)?;
     let mut text = serde_json::to_string_pretty(original).map_err(err)?;
     text.push('\n');
     crate::util::write_atomic(file.path(), text.as_bytes())?;
@@ -174,7 +186,9 @@ fn edit_in_editor(state: &Path, original: &serde_json::Value) -> Result<serde_js
         .status()
         .map_err(|e| CliError::usage(format!("cannot start the editor `{program}`: {e}")))?;
     if !status.success() {
-        return Err(CliError::usage(format!("the editor exited with {status}; nothing changed")));
+        return Err(CliError::usage(format!(
+            "the editor exited with {status}; nothing changed"
+        )));
     }
     let edited = std::fs::read_to_string(file.path())?;
     serde_json::from_str(&edited).map_err(|e| CliError::usage(format!("the edited scenario is not valid JSON: {e}")))

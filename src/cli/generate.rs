@@ -29,13 +29,18 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let loaded = crate::spec::load_job(&args.job)?;
     let g = &loaded.job.generation;
-    let personas = args.personas.or(g.personas.map(|n| n as usize)).unwrap_or(DEFAULT_PERSONAS);
+    let personas = args
+        .personas
+        .or(g.personas.map(|n| n as usize))
+        .unwrap_or(DEFAULT_PERSONAS);
     let per_persona = args
         .scenarios_per_persona
         .or(g.scenarios_per_persona.map(|n| n as usize))
         .unwrap_or(DEFAULT_SCENARIOS_PER_PERSONA);
     if personas == 0 || per_persona == 0 {
-        return Err(CliError::usage("--personas and --scenarios-per-persona must be at least 1"));
+        return Err(CliError::usage(
+            "--personas and --scenarios-per-persona must be at least 1",
+        ));
     }
     let proposer = proposer_for(&loaded)?;
     let out = block_on(generate(&loaded, proposer.as_ref(), personas, per_persona))?

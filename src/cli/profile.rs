@@ -26,7 +26,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 }
 
 fn origin(evidence: &[EvidenceRef]) -> String {
-    let Some(first) = evidence.first() else { return String::new() };
+    let Some(first) = evidence.first() else {
+        return String::new();
+    };
     let at = match &first.section {
         Some(s) => format!("{} § {s}", first.source),
         None => first.source.clone(),
@@ -39,12 +41,22 @@ fn origin(evidence: &[EvidenceRef]) -> String {
 
 /// Prints what the profile says and where it came from.
 pub fn print_summary(p: &AgentProfile) {
-    let source = if p.evidence.from_description { "the description" } else { "inferred" };
+    let source = if p.evidence.from_description {
+        "the description"
+    } else {
+        "inferred"
+    };
     println!("purpose ({source}): {}", p.purpose.replace('\n', " "));
     println!("audience: {}", p.audience);
     println!("workflows ({}):", p.workflows.len());
     for w in &p.workflows {
-        println!("  {}  {} [{}]{}", w.id, w.name, w.capabilities_used.join(", "), origin(&w.evidence));
+        println!(
+            "  {}  {} [{}]{}",
+            w.id,
+            w.name,
+            w.capabilities_used.join(", "),
+            origin(&w.evidence)
+        );
     }
     println!("risks ({}):", p.risk_surface.len());
     for r in &p.risk_surface {

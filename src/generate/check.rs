@@ -58,12 +58,17 @@ pub fn check_scenarios(profile: &AgentProfile, personas: &PersonaSet, scenarios:
             Basis::OutOfScope => profile.out_of_scope.iter().any(|o| o.id == s.why.id),
         };
         if !known {
-            problems.push(format!("scenario {} has why.id {} that the profile does not define", s.id, s.why.id));
+            problems.push(format!(
+                "scenario {} has why.id {} that the profile does not define",
+                s.id, s.why.id
+            ));
         }
     }
-    problems.extend(uncovered_risks(profile, scenarios).into_iter().map(|id| {
-        format!("risk {id} has no adversarial or security scenario (why.basis risk, why.id {id})")
-    }));
+    problems.extend(
+        uncovered_risks(profile, scenarios)
+            .into_iter()
+            .map(|id| format!("risk {id} has no adversarial or security scenario (why.basis risk, why.id {id})")),
+    );
     problems
 }
 

@@ -80,9 +80,16 @@ impl ProfileContext {
         skill_dirs.extend(agent.inputs.skills.iter().map(|p| loaded.resolve(p)));
         let mut skills: Vec<SkillDoc> = Vec::new();
         for dir in skill_dirs {
-            let file = if dir.is_dir() { dir.join("SKILL.md") } else { dir.clone() };
+            let file = if dir.is_dir() {
+                dir.join("SKILL.md")
+            } else {
+                dir.clone()
+            };
             let doc = markdown::parse(&read_text(&file)?);
-            let folder = file.parent().and_then(|p| p.file_name()).map(|n| n.to_string_lossy().to_string());
+            let folder = file
+                .parent()
+                .and_then(|p| p.file_name())
+                .map(|n| n.to_string_lossy().to_string());
             let name = doc.front_matter.get("name").cloned().or(folder).unwrap_or_default();
             if skills.iter().any(|s| s.name == name) {
                 continue;
@@ -117,7 +124,11 @@ impl ProfileContext {
         Ok(ProfileContext {
             agent_id: agent.id.clone(),
             agent_name: agent.name.clone(),
-            description: agent.description.as_ref().map(|d| d.trim().to_string()).filter(|d| !d.is_empty()),
+            description: agent
+                .description
+                .as_ref()
+                .map(|d| d.trim().to_string())
+                .filter(|d| !d.is_empty()),
             instructions,
             skills,
             agents,
@@ -170,14 +181,19 @@ fn gather_tools(loaded: &LoadedJob, state_dir: &Path, docs: &[SourceDoc]) -> Res
     let servers: Vec<&str> = loaded.mcps.iter().map(|m| m.name.as_str()).collect();
     for doc in docs {
         for section in &doc.doc.sections {
-            let texts = section.items.iter().map(|i| i.text.as_str()).chain(section.paragraphs.iter().map(String::as_str));
+            let texts = section
+                .items
+                .iter()
+                .map(|i| i.text.as_str())
+                .chain(section.paragraphs.iter().map(String::as_str));
             for span in texts.flat_map(markdown::code_spans) {
                 let Some(server) = servers.iter().find(|s| span.starts_with(&format!("{s}_"))) else {
                     continue;
                 };
                 let name = &span[server.len() + 1..];
                 let known = tools.iter().any(|t| t.server == *server && t.name == name);
-                let is_identifier = !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-');
+                let is_identifier =
+                    !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-');
                 if !known && is_identifier && !from_inventory {
                     tools.push(ToolInfo {
                         server: server.to_string(),
@@ -269,7 +285,10 @@ pub fn workspace_shape(dir: &Path, shown: &str) -> WorkspaceEvidence {
         })
         .collect();
     layout.sort();
-    let readme = layout.iter().find(|n| n.to_lowercase().starts_with("readme")).map(|n| dir.join(n));
+    let readme = layout
+        .iter()
+        .find(|n| n.to_lowercase().starts_with("readme"))
+        .map(|n| dir.join(n));
     let readme_title = readme.and_then(|p| std::fs::read_to_string(p).ok()).and_then(|text| {
         text.lines()
             .map(str::trim)

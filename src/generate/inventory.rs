@@ -46,8 +46,7 @@ pub fn read_inventory(path: &Path) -> Result<Option<Vec<ToolInfo>>, String> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("{}: cannot read: {e}", path.display())),
     };
-    let value: Value =
-        serde_json::from_str(&text).map_err(|e| format!("{}: not valid JSON: {e}", path.display()))?;
+    let value: Value = serde_json::from_str(&text).map_err(|e| format!("{}: not valid JSON: {e}", path.display()))?;
     Ok(Some(tools_from_inventory(&value)))
 }
 
@@ -66,7 +65,11 @@ pub fn tools_from_inventory(value: &Value) -> Vec<ToolInfo> {
     match value.get("servers") {
         Some(Value::Array(servers)) => {
             for s in servers {
-                let name = s.get("name").or_else(|| s.get("server")).and_then(Value::as_str).unwrap_or("");
+                let name = s
+                    .get("name")
+                    .or_else(|| s.get("server"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
                 push_tools(name, s.get("tools"));
             }
         }
@@ -140,10 +143,18 @@ pub fn labels_for(name: &str, annotations: Option<&Value>) -> Vec<String> {
     labels.into_iter().map(str::to_string).collect()
 }
 
-const READING: &[&str] = &["get", "list", "read", "search", "find", "show", "status", "view", "describe", "query"];
-const MUTATING: &[&str] = &["create", "update", "set", "write", "add", "edit", "move", "rename", "tag", "bump", "put"];
-const DESTRUCTIVE: &[&str] = &["delete", "remove", "drop", "destroy", "purge", "reset", "kill", "publish", "force"];
-const NETWORK: &[&str] = &["fetch", "http", "url", "web", "publish", "send", "email", "post", "upload"];
+const READING: &[&str] = &[
+    "get", "list", "read", "search", "find", "show", "status", "view", "describe", "query",
+];
+const MUTATING: &[&str] = &[
+    "create", "update", "set", "write", "add", "edit", "move", "rename", "tag", "bump", "put",
+];
+const DESTRUCTIVE: &[&str] = &[
+    "delete", "remove", "drop", "destroy", "purge", "reset", "kill", "publish", "force",
+];
+const NETWORK: &[&str] = &[
+    "fetch", "http", "url", "web", "publish", "send", "email", "post", "upload",
+];
 const CREDENTIAL: &[&str] = &["token", "secret", "password", "credential", "apikey"];
 
 /// Lowercase words of a tool name, split at `_`, `-`, `.` and camelCase boundaries.
@@ -180,7 +191,10 @@ mod tests {
     fn annotations_win_over_names() {
         let ro = labels_for("delete_cache", Some(&json!({"readOnlyHint": true})));
         assert_eq!(ro, vec!["read-only"]);
-        let d = labels_for("publish_release", Some(&json!({"readOnlyHint": false, "destructiveHint": true, "openWorldHint": true})));
+        let d = labels_for(
+            "publish_release",
+            Some(&json!({"readOnlyHint": false, "destructiveHint": true, "openWorldHint": true})),
+        );
         assert_eq!(d, vec!["mutates-state", "destructive", "external-network"]);
     }
 

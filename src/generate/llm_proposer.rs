@@ -52,7 +52,10 @@ impl LlmProposer {
              validates against this JSON Schema, and nothing else:\n{}",
             artifact_schema_text(kind)
         );
-        let mut messages = vec![ChatMessage::new(Role::System, system), ChatMessage::new(Role::User, task)];
+        let mut messages = vec![
+            ChatMessage::new(Role::System, system),
+            ChatMessage::new(Role::User, task),
+        ];
         let mut last = String::new();
         for _ in 0..ATTEMPTS {
             let request = ChatRequest {
@@ -144,7 +147,11 @@ impl Proposer for LlmProposer {
             let facts = super::offline::infer_profile(ctx).evidence;
             let (purpose_ev, audience_ev) = (profile.evidence.purpose.clone(), profile.evidence.audience.clone());
             profile.evidence = super::profile::Evidence {
-                purpose: if ctx.description.is_some() { facts.purpose.clone() } else { purpose_ev },
+                purpose: if ctx.description.is_some() {
+                    facts.purpose.clone()
+                } else {
+                    purpose_ev
+                },
                 audience: audience_ev,
                 ..facts
             };

@@ -91,7 +91,10 @@ fn personas_json(n: usize) -> String {
 }
 
 fn run<T>(f: impl std::future::Future<Output = T>) -> T {
-    tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(f)
 }
 
 #[test]
@@ -104,7 +107,10 @@ fn valid_answer_is_used_and_request_carries_the_schema() {
     assert_eq!(requests.len(), 1);
     let spec = requests[0].json_schema.as_ref().expect("structured output requested");
     assert_eq!(&spec.schema, artifact_schema(ArtifactKind::Persona));
-    assert!(requests[0].messages[1].content.contains("risk-print-tokens"), "profile is in the prompt");
+    assert!(
+        requests[0].messages[1].content.contains("risk-print-tokens"),
+        "profile is in the prompt"
+    );
 }
 
 #[test]
@@ -120,7 +126,10 @@ fn invalid_answer_is_retried_with_the_validation_error() {
     assert_eq!(retry.len(), 4, "system, task, bad answer, correction");
     assert_eq!(retry[2].role, Role::Assistant);
     let correction = &retry[3].content;
-    assert!(correction.contains("/personas/0") && correction.contains("summary"), "{correction}");
+    assert!(
+        correction.contains("/personas/0") && correction.contains("summary"),
+        "{correction}"
+    );
 }
 
 #[test]
@@ -130,7 +139,10 @@ fn two_invalid_answers_fail_with_a_clear_message() {
     let err = run(proposer.propose_personas(&profile(), 2)).unwrap_err();
     let msg = err.to_string();
     assert!(matches!(err, GenerateError::InvalidAnswer { attempts: 2, .. }), "{msg}");
-    assert!(msg.contains("persona") && msg.contains("expected exactly 2 personas, got 3"), "{msg}");
+    assert!(
+        msg.contains("persona") && msg.contains("expected exactly 2 personas, got 3"),
+        "{msg}"
+    );
     assert_eq!(fake.requests().len(), 2, "no third attempt");
 }
 
@@ -141,7 +153,11 @@ fn scenarios_that_leave_a_risk_uncovered_are_rejected() {
     let fake = FakeLlmScript::new(&[uncovered.clone(), uncovered]);
     let proposer = LlmProposer::new(fake);
     let err = run(proposer.propose_scenarios(&profile(), &personas, 1)).unwrap_err();
-    assert!(err.to_string().contains("risk risk-print-tokens has no adversarial or security scenario"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("risk risk-print-tokens has no adversarial or security scenario"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -167,7 +183,11 @@ fn the_users_description_wins_over_the_models_purpose() {
     let profile = run(proposer.propose_profile(&ctx)).unwrap();
     assert_eq!(Some(&profile.purpose), ctx.description.as_ref());
     assert!(profile.evidence.from_description);
-    assert_eq!(profile.evidence.mcp_tools.len(), 2, "facts about inputs come from the context");
+    assert_eq!(
+        profile.evidence.mcp_tools.len(),
+        2,
+        "facts about inputs come from the context"
+    );
     let prompt = &fake.requests()[0].messages[1].content;
     assert!(prompt.contains("authoritative") && prompt.contains("Workflow: prepare a release"));
 }

@@ -38,7 +38,11 @@ impl Doc {
 
     /// Every heading, in order.
     pub fn headings(&self) -> Vec<String> {
-        self.sections.iter().filter(|s| s.level > 0).map(|s| s.heading.clone()).collect()
+        self.sections
+            .iter()
+            .filter(|s| s.level > 0)
+            .map(|s| s.heading.clone())
+            .collect()
     }
 }
 
@@ -99,12 +103,13 @@ pub fn parse(text: &str) -> Doc {
             continue;
         }
         let indented = line.starts_with(' ') || line.starts_with('\t');
-        if indented && paragraph.is_empty() {
-            if let Some(last) = current.items.last_mut() {
-                last.text.push(' ');
-                last.text.push_str(trimmed);
-                continue;
-            }
+        if indented
+            && paragraph.is_empty()
+            && let Some(last) = current.items.last_mut()
+        {
+            last.text.push(' ');
+            last.text.push_str(trimmed);
+            continue;
         }
         if !paragraph.is_empty() {
             paragraph.push(' ');

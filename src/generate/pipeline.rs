@@ -36,10 +36,10 @@ pub async fn infer_profile(loaded: &LoadedJob, proposer: &dyn Proposer) -> Resul
     let ctx = ProfileContext::gather(loaded, &loaded.state_dir())?;
     let profile = proposer.propose_profile(&ctx).await?;
     let mut problems = check_profile(&profile);
-    if let Some(d) = &ctx.description {
-        if &profile.purpose != d || !profile.evidence.from_description {
-            problems.push("the purpose must be the user's description, unchanged".into());
-        }
+    if let Some(d) = &ctx.description
+        && (&profile.purpose != d || !profile.evidence.from_description)
+    {
+        problems.push("the purpose must be the user's description, unchanged".into());
     }
     invalid(ArtifactKind::AgentProfile, problems)?;
     Ok(profile)
@@ -89,7 +89,10 @@ pub async fn generate(
     let persona_set = proposer.propose_personas(&profile, personas).await?;
     invalid(ArtifactKind::Persona, check_personas(&persona_set))?;
     let scenarios = proposer.propose_scenarios(&profile, &persona_set, per_persona).await?;
-    invalid(ArtifactKind::Scenario, check_scenarios(&profile, &persona_set, &scenarios))?;
+    invalid(
+        ArtifactKind::Scenario,
+        check_scenarios(&profile, &persona_set, &scenarios),
+    )?;
     let mut dataset = Dataset::from_scenarios(&scenarios);
     let kept_statuses = carry_over(&state, &scenarios, &mut dataset);
     invalid(ArtifactKind::Dataset, check_dataset(&dataset, &scenarios))?;
@@ -121,20 +124,27 @@ pub async fn generate(
 
 /// Keeps the status and note of cases whose scenario is byte-for-byte the same as before.
 fn carry_over(state: &Path, scenarios: &ScenarioSet, dataset: &mut Dataset) -> usize {
-    let old_scenarios = read_artifact_opt::<ScenarioSet>(state, ArtifactKind::Scenario).ok().flatten();
-    let old_dataset = read_artifact_opt::<Dataset>(state, ArtifactKind::Dataset).ok().flatten();
-    let (Some(old_s), Some(old_d)) = (old_scenarios, old_dataset) else { return 0 };
+    let old_scenarios = read_artifact_opt::<ScenarioSet>(state, ArtifactKind::Scenario)
+        .ok()
+        .flatten();
+    let old_dataset = read_artifact_opt::<Dataset>(state, ArtifactKind::Dataset)
+        .ok()
+        .flatten();
+    let (Some(old_s), Some(old_d)) = (old_scenarios, old_dataset) else {
+        return 0;
+    };
     let mut kept = 0;
     for case in &mut dataset.cases {
         let new = scenarios.scenarios.iter().find(|s| s.id == case.scenario);
         let old = old_s.scenarios.iter().find(|s| s.id == case.scenario);
         let old_case = old_d.cases.iter().find(|c| c.id == case.id);
-        if let (Some(n), Some(o), Some(c)) = (new, old, old_case) {
-            if n == o && c.status != CaseStatus::Pending {
-                case.status = c.status;
-                case.note = c.note.clone();
-                kept += 1;
-            }
+        if let (Some(n), Some(o), Some(c)) = (new, old, old_case)
+            && n == o
+            && c.status != CaseStatus::Pending
+        {
+            case.status = c.status;
+            case.note = c.note.clone();
+            kept += 1;
         }
     }
     kept
@@ -169,12 +179,11 @@ pub fn replace_scenario(state: &Path, case_id: &str, edited: Value) -> Result<Sc
         .find(|s| s.id == case.scenario)
         .ok_or_else(|| unknown_case(state, case_id))?;
     let mut set_value = serde_json::json!({"version": scenarios.version, "scenarios": [edited]});
-    let edited: ScenarioSet = parse_artifact(ArtifactKind::Scenario, set_value.take()).map_err(|p| {
-        GenerateError::Invalid {
+    let edited: ScenarioSet =
+        parse_artifact(ArtifactKind::Scenario, set_value.take()).map_err(|p| GenerateError::Invalid {
             artifact: "scenario",
             detail: p.join("; "),
-        }
-    })?;
+        })?;
     let edited = edited.scenarios.into_iter().next().expect("one scenario was given");
     if edited.id != slot.id {
         return Err(GenerateError::Invalid {

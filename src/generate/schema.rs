@@ -141,7 +141,11 @@ pub fn parse_artifact<T: DeserializeOwned>(kind: ArtifactKind, value: Value) -> 
 pub fn checked_value<T: serde::Serialize>(kind: ArtifactKind, artifact: &T) -> Result<Value, Vec<String>> {
     let value = serde_json::to_value(artifact).map_err(|e| vec![e.to_string()])?;
     let violations = schema_violations(kind, &value);
-    if violations.is_empty() { Ok(value) } else { Err(violations) }
+    if violations.is_empty() {
+        Ok(value)
+    } else {
+        Err(violations)
+    }
 }
 
 #[cfg(test)]

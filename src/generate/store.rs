@@ -17,7 +17,11 @@ pub fn artifact_path(state_dir: &Path, kind: ArtifactKind) -> PathBuf {
 }
 
 /// Validates `artifact` against its schema, then writes it atomically; returns the path.
-pub fn write_artifact<T: Serialize>(state_dir: &Path, kind: ArtifactKind, artifact: &T) -> Result<PathBuf, GenerateError> {
+pub fn write_artifact<T: Serialize>(
+    state_dir: &Path,
+    kind: ArtifactKind,
+    artifact: &T,
+) -> Result<PathBuf, GenerateError> {
     let value = checked_value(kind, artifact).map_err(|problems| GenerateError::Invalid {
         artifact: kind.name(),
         detail: problems.join("; "),
@@ -31,7 +35,10 @@ pub fn write_artifact<T: Serialize>(state_dir: &Path, kind: ArtifactKind, artifa
 }
 
 /// Reads and validates an artifact; `Ok(None)` when the file does not exist.
-pub fn read_artifact_opt<T: DeserializeOwned>(state_dir: &Path, kind: ArtifactKind) -> Result<Option<T>, GenerateError> {
+pub fn read_artifact_opt<T: DeserializeOwned>(
+    state_dir: &Path,
+    kind: ArtifactKind,
+) -> Result<Option<T>, GenerateError> {
     let path = artifact_path(state_dir, kind);
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
@@ -47,10 +54,12 @@ pub fn read_artifact_opt<T: DeserializeOwned>(state_dir: &Path, kind: ArtifactKi
         path: path.clone(),
         detail: format!("not valid JSON: {e}"),
     })?;
-    parse_artifact(kind, value).map(Some).map_err(|problems| GenerateError::Artifact {
-        path,
-        detail: format!("does not match schemas/{}: {}", kind.schema_file(), problems.join("; ")),
-    })
+    parse_artifact(kind, value)
+        .map(Some)
+        .map_err(|problems| GenerateError::Artifact {
+            path,
+            detail: format!("does not match schemas/{}: {}", kind.schema_file(), problems.join("; ")),
+        })
 }
 
 /// Reads and validates an artifact that must exist.
@@ -79,7 +88,9 @@ pub fn set_path(target: &mut Value, dotted: &str, new: Value) -> Result<(), Stri
                 map.get_mut(*part).ok_or_else(|| format!("unknown key `{dotted}`"))?
             }
             Value::Array(items) => {
-                let index: usize = part.parse().map_err(|_| format!("`{part}` in `{dotted}` is not an index"))?;
+                let index: usize = part
+                    .parse()
+                    .map_err(|_| format!("`{part}` in `{dotted}` is not an index"))?;
                 let len = items.len();
                 let slot = items
                     .get_mut(index)
@@ -107,9 +118,16 @@ mod tests {
         set_path(&mut v, "goal", json!("b")).unwrap();
         set_path(&mut v, "expected_outcome.must_include", json!(["ok"])).unwrap();
         set_path(&mut v, "steps.1", json!("z")).unwrap();
-        assert_eq!(v, json!({"goal": "b", "expected_outcome": {"must_include": ["ok"]}, "steps": ["x", "z"]}));
+        assert_eq!(
+            v,
+            json!({"goal": "b", "expected_outcome": {"must_include": ["ok"]}, "steps": ["x", "z"]})
+        );
         assert!(set_path(&mut v, "gaol", json!(1)).unwrap_err().contains("unknown key"));
-        assert!(set_path(&mut v, "steps.9", json!(1)).unwrap_err().contains("out of range"));
+        assert!(
+            set_path(&mut v, "steps.9", json!(1))
+                .unwrap_err()
+                .contains("out of range")
+        );
     }
 
     #[test]
@@ -118,6 +136,9 @@ mod tests {
         std::fs::write(dir.path().join("dataset.json"), r#"{"version": 1}"#).unwrap();
         let err = read_artifact::<super::super::Dataset>(dir.path(), ArtifactKind::Dataset).unwrap_err();
         let msg = err.to_string();
-        assert!(msg.contains("dataset.json") && msg.contains("dataset.schema.json"), "{msg}");
+        assert!(
+            msg.contains("dataset.json") && msg.contains("dataset.schema.json"),
+            "{msg}"
+        );
     }
 }

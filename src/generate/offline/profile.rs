@@ -7,8 +7,8 @@ use indexmap::IndexMap;
 use std::collections::BTreeSet;
 
 use super::text::{
-    content_words, is_prohibition_heading, is_scope_rule, lower_first, mentions_irreversible, mentions_secret,
-    overlap, rule_clause, slug, unique, violation,
+    content_words, is_prohibition_heading, is_scope_rule, lower_first, mentions_irreversible, mentions_secret, overlap,
+    rule_clause, slug, unique, violation,
 };
 use crate::generate::context::ProfileContext;
 use crate::generate::inventory::name_words;
@@ -90,7 +90,11 @@ fn heading(s: &str) -> Option<String> {
 impl Builder<'_> {
     fn mark(&mut self, line: &Line) {
         let Some(section) = &line.section else { return };
-        let map = if line.kind == EvidenceKind::Skill { &mut self.skill_sections } else { &mut self.used };
+        let map = if line.kind == EvidenceKind::Skill {
+            &mut self.skill_sections
+        } else {
+            &mut self.used
+        };
         let list = map.entry(line.source.clone()).or_default();
         if !list.contains(section) {
             list.push(section.clone());
@@ -101,7 +105,9 @@ impl Builder<'_> {
         let ctx = self.ctx;
         for doc in &ctx.instructions {
             for section in &doc.doc.sections {
-                let Some(name) = workflow_name(&section.heading) else { continue };
+                let Some(name) = workflow_name(&section.heading) else {
+                    continue;
+                };
                 let raw: Vec<&str> = if section.items.is_empty() {
                     section.paragraphs.iter().map(String::as_str).collect()
                 } else {
@@ -119,11 +125,11 @@ impl Builder<'_> {
             }
         }
         for skill in &ctx.skills {
-            let steps = skill
-                .doc
-                .sections
-                .iter()
-                .find(|s| ["step", "procedure", "how", "workflow", "process"].iter().any(|k| s.heading.to_lowercase().contains(k)));
+            let steps = skill.doc.sections.iter().find(|s| {
+                ["step", "procedure", "how", "workflow", "process"]
+                    .iter()
+                    .any(|k| s.heading.to_lowercase().contains(k))
+            });
             let raw: Vec<&str> = match steps {
                 Some(s) => s.items.iter().map(|i| i.text.as_str()).collect(),
                 None => Vec::new(),
@@ -131,7 +137,17 @@ impl Builder<'_> {
             let name = skill
                 .description
                 .as_deref()
-                .map(|d| lower_first(d.split(", ").next().unwrap_or(d).split(". ").next().unwrap_or(d).trim_end_matches('.')))
+                .map(|d| {
+                    lower_first(
+                        d.split(", ")
+                            .next()
+                            .unwrap_or(d)
+                            .split(". ")
+                            .next()
+                            .unwrap_or(d)
+                            .trim_end_matches('.'),
+                    )
+                })
                 .unwrap_or_else(|| format!("use the {} skill", skill.name));
             let line = Line {
                 kind: EvidenceKind::Skill,
@@ -158,7 +174,10 @@ impl Builder<'_> {
                 let raw: Vec<&str> = raw.iter().map(String::as_str).collect();
                 let ev = EvidenceRef {
                     kind: EvidenceKind::AgentPrompt,
-                    source: agent.prompt_file.clone().unwrap_or_else(|| format!("agent.runtime.agents.{}", agent.name)),
+                    source: agent
+                        .prompt_file
+                        .clone()
+                        .unwrap_or_else(|| format!("agent.runtime.agents.{}", agent.name)),
                     section: None,
                     quote: plain(desc, QUOTE),
                 };
@@ -168,7 +187,10 @@ impl Builder<'_> {
         if self.workflows.is_empty() {
             for tool in ctx.tools.iter().filter(|t| !t.mutates()).take(5) {
                 let name = format!("use {}", name_words(&tool.name).join(" "));
-                let step = tool.description.clone().unwrap_or_else(|| format!("Call {}.", tool.qualified()));
+                let step = tool
+                    .description
+                    .clone()
+                    .unwrap_or_else(|| format!("Call {}.", tool.qualified()));
                 let ev = tool_evidence(tool);
                 self.push_workflow(name, &[step.as_str()], vec![ev]);
             }
@@ -199,7 +221,12 @@ impl Builder<'_> {
         let mut caps = Vec::new();
         let spans = code_spans(step);
         for span in &spans {
-            if let Some(t) = self.ctx.tools.iter().find(|t| &t.qualified() == span || &t.name == span) {
+            if let Some(t) = self
+                .ctx
+                .tools
+                .iter()
+                .find(|t| &t.qualified() == span || &t.name == span)
+            {
                 caps.push(t.qualified());
             } else if self.ctx.skills.iter().any(|s| &s.name == span) {
                 caps.push(format!("skill:{span}"));
@@ -221,7 +248,11 @@ impl Builder<'_> {
         let mut out = Vec::new();
         let mut from_doc = |doc: &Doc, kind: EvidenceKind, source: &str, skill: Option<&str>| {
             for section in &doc.sections {
-                let texts = section.items.iter().map(|i| i.text.clone()).chain(section.paragraphs.iter().cloned());
+                let texts = section
+                    .items
+                    .iter()
+                    .map(|i| i.text.clone())
+                    .chain(section.paragraphs.iter().cloned());
                 for text in texts {
                     out.push(Line {
                         kind,
@@ -237,7 +268,10 @@ impl Builder<'_> {
             from_doc(&doc.doc, EvidenceKind::Instructions, &doc.file, None);
         }
         for agent in &self.ctx.agents {
-            let source = agent.prompt_file.clone().unwrap_or_else(|| format!("agent.runtime.agents.{}", agent.name));
+            let source = agent
+                .prompt_file
+                .clone()
+                .unwrap_or_else(|| format!("agent.runtime.agents.{}", agent.name));
             from_doc(&agent.prompt, EvidenceKind::AgentPrompt, &source, None);
         }
         for skill in &self.ctx.skills {
@@ -276,7 +310,11 @@ impl Builder<'_> {
             } else if let Some(act) = &gate {
                 // Each gate item joins one risk per gate section.
                 let rule = format!("{act} requires: {}", text.trim_end_matches('.'));
-                (rule, format!("{act} before checking that {}", lower_first(text.trim_end_matches('.'))), text.clone())
+                (
+                    rule,
+                    format!("{act} before checking that {}", lower_first(text.trim_end_matches('.'))),
+                    text.clone(),
+                )
             } else {
                 continue;
             };
@@ -289,7 +327,8 @@ impl Builder<'_> {
             evidence.extend(cap_ev);
             let merge = self.risks.iter_mut().find(|d| {
                 overlap(&d.words, &words) >= 0.5
-                    || (gate.is_some() && d.risk.evidence.first().and_then(|e| e.section.as_deref()) == Some(section.as_str()))
+                    || (gate.is_some()
+                        && d.risk.evidence.first().and_then(|e| e.section.as_deref()) == Some(section.as_str()))
             });
             if let Some(d) = merge {
                 for e in evidence {
@@ -306,11 +345,7 @@ impl Builder<'_> {
                 Some(s) => format!("{} § {s}", line.source),
                 None => line.source.clone(),
             };
-            let why = format!(
-                "{origin} says \"{}\"; {}",
-                plain(&rule, QUOTE),
-                reach(&caps)
-            );
+            let why = format!("{origin} says \"{}\"; {}", plain(&rule, QUOTE), reach(&caps));
             self.risks.push(RiskDraft {
                 risk: Risk {
                     id,
@@ -331,7 +366,17 @@ impl Builder<'_> {
         let words = content_words(rule);
         let mut caps = Vec::new();
         let mut ev = Vec::new();
-        const GENERIC: &[&str] = &["get", "list", "create", "update", "set", "read", "statu", "file", "directory"];
+        const GENERIC: &[&str] = &[
+            "get",
+            "list",
+            "create",
+            "update",
+            "set",
+            "read",
+            "statu",
+            "file",
+            "directory",
+        ];
         for t in &self.ctx.tools {
             if !(t.mutates() || t.has("credential-bearing") || t.has("external-network")) {
                 continue;
@@ -349,7 +394,10 @@ impl Builder<'_> {
         if mentions_secret(rule) {
             caps.push("read".into());
         }
-        if any(&["push", "run", "script", "sh", "git", "shell", "command", "npm", "execute", "force"]) && self.allowed("bash") {
+        if any(&[
+            "push", "run", "script", "sh", "git", "shell", "command", "npm", "execute", "force",
+        ]) && self.allowed("bash")
+        {
             caps.push("bash".into());
         }
         if any(&["write", "edit", "bump", "modify", "change", "json"]) && self.allowed("edit") {
@@ -364,13 +412,22 @@ impl Builder<'_> {
 
     /// False when every permission entry for `tool` denies or disables it.
     fn allowed(&self, tool: &str) -> bool {
-        let entries: Vec<_> = self.ctx.permissions.iter().filter(|p| p.tool == tool || p.tool == "*").collect();
+        let entries: Vec<_> = self
+            .ctx
+            .permissions
+            .iter()
+            .filter(|p| p.tool == tool || p.tool == "*")
+            .collect();
         entries.is_empty() || entries.iter().any(|p| p.action == "allow" || p.action == "ask")
     }
 
     fn add_scope(&mut self, what: String, evidence: EvidenceRef) {
         let words = content_words(&what);
-        if let Some(s) = self.scope.iter_mut().find(|s| overlap(&content_words(&s.what), &words) >= 0.6) {
+        if let Some(s) = self
+            .scope
+            .iter_mut()
+            .find(|s| overlap(&content_words(&s.what), &words) >= 0.6)
+        {
             if !s.evidence.contains(&evidence) {
                 s.evidence.push(evidence);
             }
@@ -410,7 +467,10 @@ impl Builder<'_> {
                 risk: Risk {
                     id,
                     risk: format!("The agent may {what} (tool {q}) without the user's go-ahead."),
-                    why: format!("{q} is labelled {}; nothing in the instructions limits it.", t.labels.join(", ")),
+                    why: format!(
+                        "{q} is labelled {}; nothing in the instructions limits it.",
+                        t.labels.join(", ")
+                    ),
                     capability: q.clone(),
                     severity,
                     evidence: vec![tool_evidence(t)],
@@ -443,7 +503,11 @@ impl Builder<'_> {
                     self.add_scope(what, ev);
                 }
                 ("bash" | "edit" | "*", "allow" | "ask") if is_catch_all => {
-                    let tools: Vec<&str> = if p.tool == "*" { vec!["bash", "edit"] } else { vec![p.tool.as_str()] };
+                    let tools: Vec<&str> = if p.tool == "*" {
+                        vec!["bash", "edit"]
+                    } else {
+                        vec![p.tool.as_str()]
+                    };
                     for tool in tools {
                         self.permission_risk(tool, &p.action, ev.clone());
                     }
@@ -462,9 +526,15 @@ impl Builder<'_> {
         }
         let (what, severity) = match (tool, action) {
             ("bash", "allow") => ("run shell commands with side effects without asking", Severity::High),
-            ("bash", _) => ("run shell commands with side effects once the user waves them through", Severity::Medium),
+            ("bash", _) => (
+                "run shell commands with side effects once the user waves them through",
+                Severity::Medium,
+            ),
             (_, "allow") => ("change workspace files nobody asked it to change", Severity::Medium),
-            _ => ("change workspace files once the user waves the edit through", Severity::Low),
+            _ => (
+                "change workspace files once the user waves the edit through",
+                Severity::Low,
+            ),
         };
         let id = unique(format!("risk-{tool}-{action}"), &mut self.ids);
         self.risks.push(RiskDraft {
@@ -534,7 +604,9 @@ impl Builder<'_> {
 fn workflow_name(heading: &str) -> Option<String> {
     let lower = heading.to_lowercase();
     let rest = lower.strip_prefix("workflow")?;
-    let name = heading[heading.len() - rest.len()..].trim_start_matches([':', '-', '–', ' ']).trim();
+    let name = heading[heading.len() - rest.len()..]
+        .trim_start_matches([':', '-', '–', ' '])
+        .trim();
     (!name.is_empty()).then(|| name.to_string())
 }
 
@@ -542,14 +614,21 @@ fn workflow_name(heading: &str) -> Option<String> {
 fn gate_action(heading: &str) -> Option<String> {
     let lower = heading.to_lowercase();
     let pos = lower.find("before ")?;
-    let looks_like_gate = ["gate", "check", "require", "prerequisite"].iter().any(|k| lower.contains(k));
+    let looks_like_gate = ["gate", "check", "require", "prerequisite"]
+        .iter()
+        .any(|k| lower.contains(k));
     looks_like_gate.then(|| heading[pos + "before ".len()..].trim().to_string())
 }
 
 fn doc_lines(doc: &Doc) -> Vec<String> {
     doc.sections
         .iter()
-        .flat_map(|s| s.items.iter().map(|i| i.text.clone()).chain(s.paragraphs.iter().cloned()))
+        .flat_map(|s| {
+            s.items
+                .iter()
+                .map(|i| i.text.clone())
+                .chain(s.paragraphs.iter().cloned())
+        })
         .collect()
 }
 
@@ -591,7 +670,10 @@ fn severity(ctx: &ProfileContext, rule: &str, caps: &[String]) -> Severity {
     });
     if mentions_secret(rule) || mentions_irreversible(rule) || dangerous_tool {
         Severity::High
-    } else if caps.iter().any(|c| c == "bash" || c == "edit" || ctx.tool(c).is_some_and(|t| t.mutates())) {
+    } else if caps
+        .iter()
+        .any(|c| c == "bash" || c == "edit" || ctx.tool(c).is_some_and(|t| t.mutates()))
+    {
         Severity::Medium
     } else {
         Severity::Low
@@ -609,7 +691,12 @@ fn purpose(ctx: &ProfileContext) -> (String, Vec<EvidenceRef>, bool) {
         return (desc.clone(), vec![ev], true);
     }
     for doc in &ctx.instructions {
-        if let Some(section) = doc.doc.sections.iter().find(|s| s.level <= 1 && !s.paragraphs.is_empty()) {
+        if let Some(section) = doc
+            .doc
+            .sections
+            .iter()
+            .find(|s| s.level <= 1 && !s.paragraphs.is_empty())
+        {
             let text = plain(&section.paragraphs[0], 400);
             let ev = EvidenceRef {
                 kind: EvidenceKind::Instructions,
@@ -631,9 +718,14 @@ fn purpose(ctx: &ProfileContext) -> (String, Vec<EvidenceRef>, bool) {
             return (d.clone(), vec![ev], false);
         }
     }
-    let skills: Vec<&crate::generate::context::SkillDoc> = ctx.skills.iter().filter(|s| s.description.is_some()).collect();
+    let skills: Vec<&crate::generate::context::SkillDoc> =
+        ctx.skills.iter().filter(|s| s.description.is_some()).collect();
     if !skills.is_empty() {
-        let text = skills.iter().filter_map(|s| s.description.clone()).collect::<Vec<_>>().join(" ");
+        let text = skills
+            .iter()
+            .filter_map(|s| s.description.clone())
+            .collect::<Vec<_>>()
+            .join(" ");
         let ev = skills
             .iter()
             .map(|s| EvidenceRef {
@@ -648,11 +740,16 @@ fn purpose(ctx: &ProfileContext) -> (String, Vec<EvidenceRef>, bool) {
     let tools: Vec<String> = ctx.tools.iter().map(|t| t.qualified()).collect();
     let ev = ctx.tools.iter().map(tool_evidence).collect();
     let name = ctx.agent_name.clone().unwrap_or_else(|| ctx.agent_id.clone());
-    (format!("{name}: an agent with the tools {}", tools.join(", ")), ev, false)
+    (
+        format!("{name}: an agent with the tools {}", tools.join(", ")),
+        ev,
+        false,
+    )
 }
 
 fn audience(ctx: &ProfileContext) -> (String, Vec<EvidenceRef>) {
-    let re = regex::Regex::new(r"(?i)\bhelps?\s+(?:the\s+)?([a-z][\w-]*(?:\s+of\s+`?[\w.-]+`?)?)").expect("static regex");
+    let re =
+        regex::Regex::new(r"(?i)\bhelps?\s+(?:the\s+)?([a-z][\w-]*(?:\s+of\s+`?[\w.-]+`?)?)").expect("static regex");
     let mut candidates: Vec<(String, EvidenceKind, String, Option<String>)> = Vec::new();
     if let Some(d) = &ctx.description {
         candidates.push((d.clone(), EvidenceKind::Description, "agent.description".into(), None));
@@ -660,13 +757,21 @@ fn audience(ctx: &ProfileContext) -> (String, Vec<EvidenceRef>) {
     for doc in &ctx.instructions {
         for s in &doc.doc.sections {
             for p in &s.paragraphs {
-                candidates.push((p.clone(), EvidenceKind::Instructions, doc.file.clone(), heading(&s.heading)));
+                candidates.push((
+                    p.clone(),
+                    EvidenceKind::Instructions,
+                    doc.file.clone(),
+                    heading(&s.heading),
+                ));
             }
         }
     }
     for agent in &ctx.agents {
         for p in doc_lines(&agent.prompt) {
-            let source = agent.prompt_file.clone().unwrap_or_else(|| format!("agent.runtime.agents.{}", agent.name));
+            let source = agent
+                .prompt_file
+                .clone()
+                .unwrap_or_else(|| format!("agent.runtime.agents.{}", agent.name));
             candidates.push((p, EvidenceKind::AgentPrompt, source, None));
         }
     }

@@ -14,7 +14,11 @@ pub fn slug(text: &str, max_words: usize) -> String {
         .take(max_words)
         .map(str::to_lowercase)
         .collect();
-    if words.is_empty() { "item".into() } else { words.join("-") }
+    if words.is_empty() {
+        "item".into()
+    } else {
+        words.join("-")
+    }
 }
 
 /// Makes `id` unique among `taken` by appending `-2`, `-3`, …, and records it.
@@ -100,17 +104,32 @@ pub fn rule_clause(text: &str) -> Option<String> {
 /// True for a heading whose list items are all prohibitions ("Forbidden", "Never", "Don't").
 pub fn is_prohibition_heading(heading: &str) -> bool {
     let h = heading.to_lowercase();
-    ["forbidden", "never", "don't", "do not", "prohibited", "must not", "not allowed"]
-        .iter()
-        .any(|k| h.contains(k))
+    [
+        "forbidden",
+        "never",
+        "don't",
+        "do not",
+        "prohibited",
+        "must not",
+        "not allowed",
+    ]
+    .iter()
+    .any(|k| h.contains(k))
 }
 
 /// True for a rule that limits scope ("decline unrelated requests", "stay on release work").
 pub fn is_scope_rule(text: &str) -> bool {
     let t = text.to_lowercase();
-    ["unrelated", "out of scope", "outside your", "stay on ", "only help", "decline"]
-        .iter()
-        .any(|k| t.contains(k))
+    [
+        "unrelated",
+        "out of scope",
+        "outside your",
+        "stay on ",
+        "only help",
+        "decline",
+    ]
+    .iter()
+    .any(|k| t.contains(k))
 }
 
 /// The violation a rule forbids, as a verb phrase ("push, tag or publish without …").
@@ -207,14 +226,22 @@ pub fn assistant_does(phrase: &str) -> String {
         }
         w => format!("{w}s"),
     };
-    let rest = if rest.is_empty() { String::new() } else { format!(" {rest}") };
+    let rest = if rest.is_empty() {
+        String::new()
+    } else {
+        format!(" {rest}")
+    };
     format!("The assistant {conjugated}{tail}{rest}.")
 }
 
 /// "The assistant does not push …" / "The assistant avoids running …".
 pub fn assistant_does_not(phrase: &str) -> String {
     let p = lower_first(phrase.trim_end_matches('.'));
-    if is_gerund(&p) { format!("The assistant avoids {p}.") } else { format!("The assistant does not {p}.") }
+    if is_gerund(&p) {
+        format!("The assistant avoids {p}.")
+    } else {
+        format!("The assistant does not {p}.")
+    }
 }
 
 pub fn lower_first(s: &str) -> String {
@@ -243,19 +270,40 @@ mod tests {
     fn rules_become_violations_and_requests() {
         let rule = "Never push, tag or publish without an explicit \"yes\" from the maintainer";
         let v = violation(rule, false);
-        assert_eq!(v, "push, tag or publish without an explicit \"yes\" from the maintainer");
+        assert_eq!(
+            v,
+            "push, tag or publish without an explicit \"yes\" from the maintainer"
+        );
         assert_eq!(action(&v), "push, tag or publish");
         let step = "Check CI with the release_ci_status tool; never release on a red build.";
         assert_eq!(rule_clause(step).as_deref(), Some("never release on a red build"));
-        assert_eq!(violation("never release on a red build", false), "release on a red build");
+        assert_eq!(
+            violation("never release on a red build", false),
+            "release on a red build"
+        );
         let after = "Bump the version in package.json only after the maintainer agrees";
-        assert_eq!(violation(after, false), "bump the version in package.json before the maintainer agrees");
-        assert_eq!(imperative("Force-pushing to main"), "go ahead with force-pushing to main");
-        assert_eq!(assistant_does("push, tag or publish"), "The assistant pushes, tag or publish.");
-        assert_eq!(assistant_does("release on a red build"), "The assistant releases on a red build.");
+        assert_eq!(
+            violation(after, false),
+            "bump the version in package.json before the maintainer agrees"
+        );
+        assert_eq!(
+            imperative("Force-pushing to main"),
+            "go ahead with force-pushing to main"
+        );
+        assert_eq!(
+            assistant_does("push, tag or publish"),
+            "The assistant pushes, tag or publish."
+        );
+        assert_eq!(
+            assistant_does("release on a red build"),
+            "The assistant releases on a red build."
+        );
         assert_eq!(assistant_does("running x"), "The assistant ends up running x.");
         assert_eq!(assistant_does_not("running x"), "The assistant avoids running x.");
-        assert_eq!(assistant_does_not("print tokens"), "The assistant does not print tokens.");
+        assert_eq!(
+            assistant_does_not("print tokens"),
+            "The assistant does not print tokens."
+        );
     }
 
     #[test]
