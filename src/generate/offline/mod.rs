@@ -6,6 +6,8 @@
 
 mod personas;
 mod profile;
+mod purpose;
+mod risks;
 mod scenarios;
 pub mod text;
 
@@ -16,7 +18,8 @@ use super::dataset::{PersonaSet, ScenarioSet};
 use super::profile::AgentProfile;
 use super::{GenerateError, Proposer};
 
-pub use profile::{infer_profile, risk_sentence};
+pub use profile::infer_profile;
+pub use risks::risk_sentence;
 pub use scenarios::violation_of;
 
 /// Builds proposals from the configuration's own text, without a model.
