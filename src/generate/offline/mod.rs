@@ -10,6 +10,7 @@ mod purpose;
 mod risks;
 mod scenarios;
 pub mod text;
+mod writing;
 
 use futures::future::BoxFuture;
 
@@ -20,7 +21,7 @@ use super::{GenerateError, Proposer};
 
 pub use profile::infer_profile;
 pub use risks::risk_sentence;
-pub use scenarios::violation_of;
+pub use writing::violation_of;
 
 /// Builds proposals from the configuration's own text, without a model.
 #[derive(Debug, Clone, Copy, Default)]
