@@ -5,6 +5,7 @@
 
 pub mod cli;
 pub mod emit;
+pub mod generate;
 pub mod import;
 pub mod judge;
 pub mod llm;

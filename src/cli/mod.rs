@@ -5,10 +5,13 @@
 
 mod compare;
 mod completions;
+mod dataset;
 mod emit;
 mod error;
+mod generate;
 mod init;
 mod merge;
+mod profile;
 mod schema;
 mod validate;
 
@@ -33,7 +36,7 @@ pub enum Command {
     Emit(emit::Args),
     /// Write a job.yaml from an OpenCode project, an agent.yaml, an MCP servers file, a target or a skill.
     Init(init::Args),
-    /// Print or refresh the JSON Schema of job.yaml.
+    /// Print or refresh the JSON Schema of job.yaml or of a generated artifact.
     Schema(schema::Args),
     /// Compare two runs: per-case changes and whether the pass-rate change is beyond noise.
     Compare(compare::Args),
@@ -43,6 +46,12 @@ pub enum Command {
     Completions(completions::CompletionArgs),
     /// Print the man page, or write one per command.
     Man(completions::ManArgs),
+    /// Infer the agent's purpose profile from its configuration (agent-profile.json).
+    Profile(profile::Args),
+    /// Generate personas, scenarios and a dataset of pending cases from the profile.
+    Generate(generate::Args),
+    /// Review the dataset: list, approve, reject or edit cases.
+    Dataset(dataset::Args),
 }
 
 /// Parses the process arguments (exits 2 on usage errors, as clap does).
@@ -71,6 +80,9 @@ pub fn dispatch(cli: Cli) -> ExitCode {
         Command::Merge(a) => merge::run(a),
         Command::Completions(a) => completions::completions(a),
         Command::Man(a) => completions::man(a),
+        Command::Profile(a) => profile::run(a),
+        Command::Generate(a) => generate::run(a),
+        Command::Dataset(a) => dataset::run(a),
     };
     match result {
         Ok(code) => code,

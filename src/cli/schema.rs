@@ -1,13 +1,17 @@
-//! `ghostlab schema [--write FILE | --check FILE]`.
+//! `ghostlab schema [--kind KIND] [--write FILE | --check FILE]`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::CliError;
+use crate::generate::schema::{ArtifactKind, artifact_schema_text};
 use crate::spec::schema::job_schema_text;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
+    /// Which schema: job.yaml (default) or a generated artifact.
+    #[arg(long, value_enum, default_value_t = SchemaKind::Job)]
+    pub kind: SchemaKind,
     /// Write the schema to this file (atomically).
     #[arg(long, conflicts_with = "check")]
     pub write: Option<PathBuf>,
@@ -16,8 +20,24 @@ pub struct Args {
     pub check: Option<PathBuf>,
 }
 
+/// The documents Ghostlab has a JSON Schema for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SchemaKind {
+    Job,
+    AgentProfile,
+    Persona,
+    Scenario,
+    Dataset,
+}
+
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let text = job_schema_text();
+    let text = match args.kind {
+        SchemaKind::Job => job_schema_text(),
+        SchemaKind::AgentProfile => artifact_schema_text(ArtifactKind::AgentProfile),
+        SchemaKind::Persona => artifact_schema_text(ArtifactKind::Persona),
+        SchemaKind::Scenario => artifact_schema_text(ArtifactKind::Scenario),
+        SchemaKind::Dataset => artifact_schema_text(ArtifactKind::Dataset),
+    };
     if let Some(path) = args.write {
         crate::util::write_atomic(&path, text.as_bytes())?;
         println!("wrote {}", path.display());

@@ -1,0 +1,195 @@
+//! `ghostlab dataset list|approve|reject|edit --job J`: curate the generated cases.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use super::CliError;
+use crate::generate::pipeline::{replace_scenario, unknown_case};
+use crate::generate::store::{read_artifact, set_path, write_artifact};
+use crate::generate::{ArtifactKind, CaseStatus, Dataset, ScenarioSet};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    pub action: Action,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum Action {
+    /// Show every case with its status, persona, kind and title.
+    List(ListArgs),
+    /// Mark cases approved (they will run).
+    Approve(MarkArgs),
+    /// Mark cases rejected (they will not run).
+    Reject(MarkArgs),
+    /// Change a case's scenario in $EDITOR, or with --set key=value; the case returns to pending.
+    Edit(EditArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ListArgs {
+    #[arg(long, default_value = "job.yaml")]
+    pub job: PathBuf,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct MarkArgs {
+    #[arg(long, default_value = "job.yaml")]
+    pub job: PathBuf,
+    /// Case ids (see `dataset list`).
+    #[arg(required_unless_present = "all", conflicts_with = "all")]
+    pub cases: Vec<String>,
+    /// Every case.
+    #[arg(long)]
+    pub all: bool,
+    /// A note stored with each case.
+    #[arg(long)]
+    pub note: Option<String>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct EditArgs {
+    #[arg(long, default_value = "job.yaml")]
+    pub job: PathBuf,
+    /// The case id.
+    pub case: String,
+    /// `key=value` (dotted keys such as `expected_outcome.must_include`; the value is JSON when it
+    /// parses as JSON, else text). Without --set, $VISUAL or $EDITOR opens the scenario.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+}
+
+fn err(e: impl std::fmt::Display) -> CliError {
+    CliError::usage(e.to_string())
+}
+
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    match args.action {
+        Action::List(a) => list(&a.job),
+        Action::Approve(a) => mark(a, CaseStatus::Approved),
+        Action::Reject(a) => mark(a, CaseStatus::Rejected),
+        Action::Edit(a) => edit(a),
+    }
+}
+
+fn state_dir(job: &Path) -> Result<PathBuf, CliError> {
+    Ok(crate::spec::load_job(job)?.state_dir())
+}
+
+fn list(job: &Path) -> Result<ExitCode, CliError> {
+    let state = state_dir(job)?;
+    let dataset: Dataset = read_artifact(&state, ArtifactKind::Dataset).map_err(err)?;
+    let scenarios: ScenarioSet = read_artifact(&state, ArtifactKind::Scenario).map_err(err)?;
+    let width = dataset.cases.iter().map(|c| c.id.len()).max().unwrap_or(4).max(4);
+    println!("{:<width$}  {:<10}  {:<12}  TITLE", "CASE", "STATUS", "KIND");
+    for case in &dataset.cases {
+        let scenario = scenarios.scenarios.iter().find(|s| s.id == case.scenario);
+        let kind = scenario
+            .and_then(|s| serde_json::to_value(s.kind).ok())
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        let title = scenario.map(|s| s.title.as_str()).unwrap_or("(missing scenario)");
+        let note = case.note.as_deref().map(|n| format!("  [{n}]")).unwrap_or_default();
+        println!(
+            "{:<width$}  {:<10}  {:<12}  {title}{note}",
+            case.id,
+            case.status.as_str(),
+            kind
+        );
+    }
+    let count = |s: CaseStatus| dataset.cases.iter().filter(|c| c.status == s).count();
+    println!(
+        "{} case(s): {} pending, {} approved, {} rejected, {} needs_edit",
+        dataset.cases.len(),
+        count(CaseStatus::Pending),
+        count(CaseStatus::Approved),
+        count(CaseStatus::Rejected),
+        count(CaseStatus::NeedsEdit)
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn mark(args: MarkArgs, status: CaseStatus) -> Result<ExitCode, CliError> {
+    let state = state_dir(&args.job)?;
+    let mut dataset: Dataset = read_artifact(&state, ArtifactKind::Dataset).map_err(err)?;
+    let ids: Vec<String> = if args.all {
+        dataset.cases.iter().map(|c| c.id.clone()).collect()
+    } else {
+        args.cases
+    };
+    let unknown = dataset.set_status(&ids, status, args.note.as_deref());
+    if let Some(first) = unknown.first() {
+        // Nothing is written when any id is wrong: a typo must not half-apply.
+        return Err(err(unknown_case(&state, first)));
+    }
+    write_artifact(&state, ArtifactKind::Dataset, &dataset).map_err(err)?;
+    println!("{} case(s) {}", ids.len(), status.as_str());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn edit(args: EditArgs) -> Result<ExitCode, CliError> {
+    let state = state_dir(&args.job)?;
+    let dataset: Dataset = read_artifact(&state, ArtifactKind::Dataset).map_err(err)?;
+    let scenarios: ScenarioSet = read_artifact(&state, ArtifactKind::Scenario).map_err(err)?;
+    let case = dataset
+        .cases
+        .iter()
+        .find(|c| c.id == args.case)
+        .ok_or_else(|| err(unknown_case(&state, &args.case)))?;
+    let scenario = scenarios
+        .scenarios
+        .iter()
+        .find(|s| s.id == case.scenario)
+        .ok_or_else(|| err(unknown_case(&state, &args.case)))?;
+    let original = serde_json::to_value(scenario).map_err(err)?;
+    let edited = if args.set.is_empty() {
+        edit_in_editor(&state, &original)?
+    } else {
+        let mut value = original.clone();
+        for pair in &args.set {
+            let (key, raw) = pair
+                .split_once('=')
+                .ok_or_else(|| CliError::usage(format!("--set {pair}: expected KEY=VALUE")))?;
+            let new = serde_json::from_str(raw).unwrap_or_else(|_| serde_json::Value::String(raw.to_string()));
+            set_path(&mut value, key.trim(), new).map_err(|e| CliError::usage(format!("--set {pair}: {e}")))?;
+        }
+        value
+    };
+    if edited == original {
+        println!("case {} unchanged", args.case);
+        return Ok(ExitCode::SUCCESS);
+    }
+    replace_scenario(&state, &args.case, edited).map_err(err)?;
+    println!("case {} updated and back to pending review", args.case);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn edit_in_editor(state: &Path, original: &serde_json::Value) -> Result<serde_json::Value, CliError> {
+    let editor = std::env::var("VISUAL")
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+        .or_else(|| std::env::var("EDITOR").ok().filter(|v| !v.trim().is_empty()))
+        .ok_or_else(|| CliError::usage("set $EDITOR (or pass --set key=value) to edit a scenario"))?;
+    let argv = shell_words::split(&editor).map_err(|e| CliError::usage(format!("$EDITOR: {e}")))?;
+    let (program, rest) = argv.split_first().ok_or_else(|| CliError::usage("$EDITOR is empty"))?;
+    std::fs::create_dir_all(state)?;
+    let file = tempfile::Builder::new()
+        .prefix(".edit-scenario-")
+        .suffix(".json")
+        .tempfile_in(state)?;
+    let mut text = serde_json::to_string_pretty(original).map_err(err)?;
+    text.push('\n');
+    crate::util::write_atomic(file.path(), text.as_bytes())?;
+    let status = std::process::Command::new(program)
+        .args(rest)
+        .arg(file.path())
+        .status()
+        .map_err(|e| CliError::usage(format!("cannot start the editor `{program}`: {e}")))?;
+    if !status.success() {
+        return Err(CliError::usage(format!(
+            "the editor exited with {status}; nothing changed"
+        )));
+    }
+    let edited = std::fs::read_to_string(file.path())?;
+    serde_json::from_str(&edited).map_err(|e| CliError::usage(format!("the edited scenario is not valid JSON: {e}")))
+}

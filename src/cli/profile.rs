@@ -1,0 +1,84 @@
+//! `ghostlab profile --job J`: infer the agent's purpose profile and write agent-profile.json.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use super::CliError;
+use super::generate::{block_on, proposer_for};
+use crate::generate::pipeline::write_profile;
+use crate::generate::profile::{AgentProfile, EvidenceRef};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The job file.
+    #[arg(long, default_value = "job.yaml")]
+    pub job: PathBuf,
+}
+
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    let loaded = crate::spec::load_job(&args.job)?;
+    let proposer = proposer_for(&loaded)?;
+    let (profile, path) =
+        block_on(write_profile(&loaded, proposer.as_ref()))?.map_err(|e| CliError::usage(e.to_string()))?;
+    println!("wrote {} (proposer {})", path.display(), proposer.label());
+    print_summary(&profile);
+    Ok(ExitCode::SUCCESS)
+}
+
+fn origin(evidence: &[EvidenceRef]) -> String {
+    let Some(first) = evidence.first() else {
+        return String::new();
+    };
+    let at = match &first.section {
+        Some(s) => format!("{} § {s}", first.source),
+        None => first.source.clone(),
+    };
+    match evidence.len() {
+        1 => format!("  <- {at}"),
+        n => format!("  <- {at} (+{} more)", n - 1),
+    }
+}
+
+/// Prints what the profile says and where it came from.
+pub fn print_summary(p: &AgentProfile) {
+    let source = if p.evidence.from_description {
+        "the description"
+    } else {
+        "inferred"
+    };
+    println!("purpose ({source}): {}", p.purpose.replace('\n', " "));
+    println!("audience: {}", p.audience);
+    println!("workflows ({}):", p.workflows.len());
+    for w in &p.workflows {
+        println!(
+            "  {}  {} [{}]{}",
+            w.id,
+            w.name,
+            w.capabilities_used.join(", "),
+            origin(&w.evidence)
+        );
+    }
+    println!("risks ({}):", p.risk_surface.len());
+    for r in &p.risk_surface {
+        let severity = format!("{:?}", r.severity).to_lowercase();
+        println!("  {}  [{severity}] {}{}", r.id, r.risk, origin(&r.evidence));
+    }
+    println!("out of scope ({}):", p.out_of_scope.len());
+    for s in &p.out_of_scope {
+        println!("  {}  {}{}", s.id, s.what, origin(&s.evidence));
+    }
+    let e = &p.evidence;
+    let tools_from = e.mcp_tools.first().map(|t| t.source.as_str()).unwrap_or("none");
+    println!(
+        "read: {} instruction file(s), {} skill(s), {} agent prompt(s), {} MCP tool(s) (from {tools_from}), {} permission rule(s){}",
+        e.instructions.len(),
+        e.skills.len(),
+        e.agents.len(),
+        e.mcp_tools.len(),
+        e.permissions.len(),
+        e.workspace
+            .as_ref()
+            .map(|w| format!(", workspace {} ({} top-level entries)", w.path, w.layout.len()))
+            .unwrap_or_default()
+    );
+}

@@ -1,0 +1,220 @@
+//! The MCP tools the agent can call, for purpose inference: read tolerantly from discovery's
+//! `<state_dir>/inventory.json` when present, otherwise from the job's `capabilities` and the
+//! tool names the instructions mention. Risk labels come from annotations first, names second.
+//!
+//! It never starts an MCP server; discovery owns that.
+
+use serde::Serialize;
+use serde_json::Value;
+use std::path::Path;
+
+/// One tool as purpose inference sees it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolInfo {
+    pub server: String,
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    pub labels: Vec<String>,
+    /// `inventory`, `job.capabilities`, or the file that mentions the tool.
+    pub source: String,
+}
+
+impl ToolInfo {
+    /// The name OpenCode gives the tool: `<server>_<tool>`.
+    pub fn qualified(&self) -> String {
+        format!("{}_{}", self.server, self.name)
+    }
+
+    /// True for any label that changes the world.
+    pub fn mutates(&self) -> bool {
+        self.labels
+            .iter()
+            .any(|l| l == "mutates-state" || l == "destructive" || l == "unknown-mutation")
+    }
+
+    pub fn has(&self, label: &str) -> bool {
+        self.labels.iter().any(|l| l == label)
+    }
+}
+
+/// Reads inventory.json if it exists. `Ok(None)` when absent; an unreadable or non-JSON file is
+/// an error naming the file (a stale or foreign file must not silently change the profile).
+pub fn read_inventory(path: &Path) -> Result<Option<Vec<ToolInfo>>, String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("{}: cannot read: {e}", path.display())),
+    };
+    let value: Value = serde_json::from_str(&text).map_err(|e| format!("{}: not valid JSON: {e}", path.display()))?;
+    Ok(Some(tools_from_inventory(&value)))
+}
+
+/// Accepts `{servers: [{name|server, tools: [...]}]}`, `{servers: {name: {tools}}}` and
+/// `{tools: [{server, name, ...}]}`; unknown keys are ignored.
+pub fn tools_from_inventory(value: &Value) -> Vec<ToolInfo> {
+    let mut out = Vec::new();
+    let mut push_tools = |server: &str, tools: Option<&Value>| {
+        for tool in tools.and_then(Value::as_array).into_iter().flatten() {
+            let server = tool.get("server").and_then(Value::as_str).unwrap_or(server);
+            if let Some(info) = tool_from_value(server, tool) {
+                out.push(info);
+            }
+        }
+    };
+    match value.get("servers") {
+        Some(Value::Array(servers)) => {
+            for s in servers {
+                let name = s
+                    .get("name")
+                    .or_else(|| s.get("server"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                push_tools(name, s.get("tools"));
+            }
+        }
+        Some(Value::Object(servers)) => {
+            for (name, s) in servers {
+                push_tools(name, s.get("tools"));
+            }
+        }
+        _ => {}
+    }
+    push_tools("", value.get("tools"));
+    out
+}
+
+fn tool_from_value(server: &str, tool: &Value) -> Option<ToolInfo> {
+    let name = tool.get("name").and_then(Value::as_str)?.to_string();
+    if server.is_empty() {
+        return None;
+    }
+    let description = tool.get("description").and_then(Value::as_str).map(str::to_string);
+    let given: Vec<String> = ["labels", "risk_labels", "risk"]
+        .iter()
+        .filter_map(|k| tool.get(*k).and_then(Value::as_array))
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect();
+    let labels = if given.is_empty() {
+        labels_for(&name, tool.get("annotations"))
+    } else {
+        given
+    };
+    Some(ToolInfo {
+        server: server.to_string(),
+        name,
+        description,
+        labels,
+        source: "inventory".into(),
+    })
+}
+
+/// Risk labels from MCP annotations first, then from the tool name's words.
+pub fn labels_for(name: &str, annotations: Option<&Value>) -> Vec<String> {
+    let hint = |k: &str| annotations.and_then(|a| a.get(k)).and_then(Value::as_bool);
+    let words = name_words(name);
+    let has = |set: &[&str]| words.iter().any(|w| set.contains(&w.as_str()));
+    let mut labels = Vec::new();
+    let read_only = hint("readOnlyHint");
+    let destructive = hint("destructiveHint");
+    match (read_only, destructive) {
+        (Some(true), _) => labels.push("read-only"),
+        (_, Some(true)) => labels.extend(["mutates-state", "destructive"]),
+        (Some(false), _) => labels.push("mutates-state"),
+        _ => {
+            if has(DESTRUCTIVE) {
+                labels.extend(["mutates-state", "destructive"]);
+            } else if has(MUTATING) {
+                labels.push("mutates-state");
+            } else if has(READING) {
+                labels.push("read-only");
+            } else {
+                labels.push("unknown-mutation");
+            }
+        }
+    }
+    if hint("openWorldHint") == Some(true) || (hint("openWorldHint").is_none() && has(NETWORK)) {
+        labels.push("external-network");
+    }
+    if has(CREDENTIAL) {
+        labels.push("credential-bearing");
+    }
+    labels.into_iter().map(str::to_string).collect()
+}
+
+const READING: &[&str] = &[
+    "get", "list", "read", "search", "find", "show", "status", "view", "describe", "query",
+];
+const MUTATING: &[&str] = &[
+    "create", "update", "set", "write", "add", "edit", "move", "rename", "tag", "bump", "put",
+];
+const DESTRUCTIVE: &[&str] = &[
+    "delete", "remove", "drop", "destroy", "purge", "reset", "kill", "publish", "force",
+];
+const NETWORK: &[&str] = &[
+    "fetch", "http", "url", "web", "publish", "send", "email", "post", "upload",
+];
+const CREDENTIAL: &[&str] = &["token", "secret", "password", "credential", "apikey"];
+
+/// Lowercase words of a tool name, split at `_`, `-`, `.` and camelCase boundaries.
+pub fn name_words(name: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut current = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if !c.is_alphanumeric() {
+            if !current.is_empty() {
+                words.push(std::mem::take(&mut current));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower && !current.is_empty() {
+            words.push(std::mem::take(&mut current));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        current.extend(c.to_lowercase());
+    }
+    if !current.is_empty() {
+        words.push(current);
+    }
+    words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn annotations_win_over_names() {
+        let ro = labels_for("delete_cache", Some(&json!({"readOnlyHint": true})));
+        assert_eq!(ro, vec!["read-only"]);
+        let d = labels_for(
+            "publish_release",
+            Some(&json!({"readOnlyHint": false, "destructiveHint": true, "openWorldHint": true})),
+        );
+        assert_eq!(d, vec!["mutates-state", "destructive", "external-network"]);
+    }
+
+    #[test]
+    fn names_split_camel_case() {
+        assert_eq!(name_words("getUserToken"), vec!["get", "user", "token"]);
+        assert_eq!(labels_for("getUser", None), vec!["read-only"]);
+        assert!(labels_for("export_all_users", None).contains(&"unknown-mutation".to_string()));
+        assert!(!labels_for("max_tokens", None).contains(&"credential-bearing".to_string()));
+    }
+
+    #[test]
+    fn reads_several_inventory_shapes() {
+        let a = json!({"servers": [{"name": "release", "tools": [{"name": "ci_status", "labels": ["read-only"]}]}]});
+        let b = json!({"servers": {"release": {"tools": [{"name": "create_tag"}]}}});
+        let c = json!({"tools": [{"server": "fs", "name": "read_file"}, {"name": "orphan"}]});
+        assert_eq!(tools_from_inventory(&a)[0].qualified(), "release_ci_status");
+        assert_eq!(tools_from_inventory(&b)[0].labels, vec!["mutates-state"]);
+        let c = tools_from_inventory(&c);
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].labels, vec!["read-only"]);
+    }
+}

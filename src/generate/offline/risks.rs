@@ -1,0 +1,370 @@
+//! Offline risk surface and scope limits: prohibitions in instructions, prompts, skills and
+//! the description; MCP tools that change the world; bash/edit permissions; denied tools.
+//!
+//! Similar rules from several files merge into one risk that lists every source.
+
+use super::profile::{Builder, Line, QUOTE, RiskDraft, heading, tool_evidence};
+use super::text::{
+    content_words, is_prohibition_heading, is_scope_rule, lower_first, mentions_irreversible, mentions_secret, overlap,
+    rule_clause, slug, unique, violation,
+};
+use crate::generate::context::ProfileContext;
+use crate::generate::inventory::name_words;
+use crate::generate::markdown::{Doc, plain};
+use crate::generate::profile::*;
+
+impl Builder<'_> {
+    /// Every line of instructions, agent prompts, skills and the description, in that order.
+    fn lines(&self) -> Vec<Line> {
+        let mut out = Vec::new();
+        let mut from_doc = |doc: &Doc, kind: EvidenceKind, source: &str, skill: Option<&str>| {
+            for section in &doc.sections {
+                let texts = section
+                    .items
+                    .iter()
+                    .map(|i| i.text.clone())
+                    .chain(section.paragraphs.iter().cloned());
+                for text in texts {
+                    out.push(Line {
+                        kind,
+                        source: source.to_string(),
+                        section: heading(&section.heading),
+                        text,
+                        skill: skill.map(str::to_string),
+                    });
+                }
+            }
+        };
+        for doc in &self.ctx.instructions {
+            from_doc(&doc.doc, EvidenceKind::Instructions, &doc.file, None);
+        }
+        for agent in &self.ctx.agents {
+            let source = agent
+                .prompt_file
+                .clone()
+                .unwrap_or_else(|| format!("agent.runtime.agents.{}", agent.name));
+            from_doc(&agent.prompt, EvidenceKind::AgentPrompt, &source, None);
+        }
+        for skill in &self.ctx.skills {
+            from_doc(&skill.doc, EvidenceKind::Skill, &skill.path, Some(&skill.name));
+        }
+        if let Some(desc) = &self.ctx.description {
+            for sentence in desc.split(". ") {
+                out.push(Line {
+                    kind: EvidenceKind::Description,
+                    source: "agent.description".into(),
+                    section: None,
+                    text: sentence.trim().to_string(),
+                    skill: None,
+                });
+            }
+        }
+        out
+    }
+
+    pub(super) fn rules(&mut self) {
+        let ctx = self.ctx;
+        for line in self.lines() {
+            let text = plain(&line.text, 400);
+            let section = line.section.clone().unwrap_or_default();
+            if is_scope_rule(&text) {
+                self.mark(&line);
+                self.add_scope(text.trim_end_matches('.').to_string(), line.evidence());
+                continue;
+            }
+            let gate = gate_action(&section);
+            let (rule, v, quote) = if is_prohibition_heading(&section) {
+                (text.clone(), violation(&text, true), text.clone())
+            } else if let Some(clause) = rule_clause(&text) {
+                let v = violation(&clause, false);
+                (clause.clone(), v, clause)
+            } else if let Some(act) = &gate {
+                // Each gate item joins one risk per gate section.
+                let rule = format!("{act} requires: {}", text.trim_end_matches('.'));
+                (
+                    rule,
+                    format!("{act} before checking that {}", lower_first(text.trim_end_matches('.'))),
+                    text.clone(),
+                )
+            } else {
+                continue;
+            };
+            self.mark(&line);
+            let words = content_words(&rule);
+            let (caps, cap_ev) = self.capabilities_for(&rule, line.skill.as_deref());
+            let mut first = line.evidence();
+            first.quote = plain(&quote, QUOTE);
+            let mut evidence = vec![first];
+            evidence.extend(cap_ev);
+            let merge = self.risks.iter_mut().find(|d| {
+                overlap(&d.words, &words) >= 0.5
+                    || (gate.is_some()
+                        && d.risk.evidence.first().and_then(|e| e.section.as_deref()) == Some(section.as_str()))
+            });
+            if let Some(d) = merge {
+                for e in evidence {
+                    if !d.risk.evidence.contains(&e) {
+                        d.risk.evidence.push(e);
+                    }
+                }
+                continue;
+            }
+            let severity = severity(ctx, &rule, &caps);
+            let id = unique(format!("risk-{}", slug(&super::text::action(&v), 5)), &mut self.ids);
+            let risk_sentence = risk_sentence(&v);
+            let origin = match &line.section {
+                Some(s) => format!("{} § {s}", line.source),
+                None => line.source.clone(),
+            };
+            let why = format!("{origin} says \"{}\"; {}", plain(&rule, QUOTE), reach(&caps));
+            self.risks.push(RiskDraft {
+                risk: Risk {
+                    id,
+                    risk: risk_sentence,
+                    why,
+                    capability: caps.first().cloned().unwrap_or_else(|| "conversation".into()),
+                    severity,
+                    evidence,
+                },
+                words,
+                caps,
+            });
+        }
+    }
+
+    /// The capabilities that could break a rule, with tool evidence.
+    fn capabilities_for(&self, rule: &str, skill: Option<&str>) -> (Vec<String>, Vec<EvidenceRef>) {
+        let words = content_words(rule);
+        let mut caps = Vec::new();
+        let mut ev = Vec::new();
+        const GENERIC: &[&str] = &[
+            "get",
+            "list",
+            "create",
+            "update",
+            "set",
+            "read",
+            "statu",
+            "file",
+            "directory",
+        ];
+        for t in &self.ctx.tools {
+            if !(t.mutates() || t.has("credential-bearing") || t.has("external-network")) {
+                continue;
+            }
+            let hit = name_words(&t.name)
+                .iter()
+                .map(|w| super::text::stem(w))
+                .any(|w| !GENERIC.contains(&w.as_str()) && words.contains(&w));
+            if hit {
+                caps.push(t.qualified());
+                ev.push(tool_evidence(t));
+            }
+        }
+        let any = |set: &[&str]| set.iter().any(|k| words.contains(*k));
+        if mentions_secret(rule) {
+            caps.push("read".into());
+        }
+        if any(&[
+            "push", "run", "script", "sh", "git", "shell", "command", "npm", "execute", "force",
+        ]) && self.allowed("bash")
+        {
+            caps.push("bash".into());
+        }
+        if any(&["write", "edit", "bump", "modify", "change", "json"]) && self.allowed("edit") {
+            caps.push("edit".into());
+        }
+        if let Some(s) = skill {
+            caps.push(format!("skill:{s}"));
+        }
+        caps.dedup();
+        (caps, ev)
+    }
+
+    /// False when every permission entry for `tool` denies or disables it.
+    fn allowed(&self, tool: &str) -> bool {
+        let entries: Vec<_> = self
+            .ctx
+            .permissions
+            .iter()
+            .filter(|p| p.tool == tool || p.tool == "*")
+            .collect();
+        entries.is_empty() || entries.iter().any(|p| p.action == "allow" || p.action == "ask")
+    }
+
+    fn add_scope(&mut self, what: String, evidence: EvidenceRef) {
+        let words = content_words(&what);
+        if let Some(s) = self
+            .scope
+            .iter_mut()
+            .find(|s| overlap(&content_words(&s.what), &words) >= 0.6)
+        {
+            if !s.evidence.contains(&evidence) {
+                s.evidence.push(evidence);
+            }
+            return;
+        }
+        let id = unique(format!("scope-{}", slug(&what, 5)), &mut self.ids);
+        self.scope.push(ScopeLimit {
+            id,
+            what,
+            evidence: vec![evidence],
+        });
+    }
+
+    pub(super) fn tool_risks(&mut self) {
+        let ctx = self.ctx;
+        for t in &ctx.tools {
+            let risky = t.mutates() || t.has("credential-bearing") || t.has("external-network");
+            if !risky {
+                continue;
+            }
+            let q = t.qualified();
+            if self.risks.iter().any(|d| d.caps.contains(&q)) {
+                continue;
+            }
+            let what = t
+                .description
+                .as_deref()
+                .map(|d| lower_first(d.split(". ").next().unwrap_or(d).trim_end_matches('.')))
+                .unwrap_or_else(|| name_words(&t.name).join(" "));
+            let severity = if t.has("destructive") || t.has("credential-bearing") || t.has("external-network") {
+                Severity::High
+            } else {
+                Severity::Medium
+            };
+            let id = unique(format!("risk-{}", slug(&t.name, 5)), &mut self.ids);
+            self.risks.push(RiskDraft {
+                risk: Risk {
+                    id,
+                    risk: format!("The agent may {what} (tool {q}) without the user's go-ahead."),
+                    why: format!(
+                        "{q} is labelled {}; nothing in the instructions limits it.",
+                        t.labels.join(", ")
+                    ),
+                    capability: q.clone(),
+                    severity,
+                    evidence: vec![tool_evidence(t)],
+                },
+                words: content_words(&what),
+                caps: vec![q],
+            });
+        }
+    }
+
+    pub(super) fn permission_risks(&mut self) {
+        let ctx = self.ctx;
+        for p in &ctx.permissions {
+            let ev = EvidenceRef {
+                kind: EvidenceKind::Permission,
+                source: p.key.clone(),
+                section: None,
+                quote: format!("{}: {}", p.tool, p.action),
+            };
+            let is_catch_all = !p.key.ends_with(']') || p.key.ends_with("[\"*\"]");
+            match (p.tool.as_str(), p.action.as_str()) {
+                (_, "deny" | "disabled") => {
+                    let what = match p.tool.as_str() {
+                        "webfetch" => "fetching pages from the web".to_string(),
+                        "external_directory" => "reading or changing files outside the workspace".to_string(),
+                        "bash" => "running shell commands".to_string(),
+                        "edit" => "editing files".to_string(),
+                        other => format!("using the {other} tool"),
+                    };
+                    self.add_scope(what, ev);
+                }
+                ("bash" | "edit" | "*", "allow" | "ask") if is_catch_all => {
+                    let tools: Vec<&str> = if p.tool == "*" {
+                        vec!["bash", "edit"]
+                    } else {
+                        vec![p.tool.as_str()]
+                    };
+                    for tool in tools {
+                        self.permission_risk(tool, &p.action, ev.clone());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn permission_risk(&mut self, tool: &str, action: &str, ev: EvidenceRef) {
+        if let Some(d) = self.risks.iter_mut().find(|d| d.caps.iter().any(|c| c == tool)) {
+            if !d.risk.evidence.contains(&ev) {
+                d.risk.evidence.push(ev);
+            }
+            return;
+        }
+        let (what, severity) = match (tool, action) {
+            ("bash", "allow") => ("run shell commands with side effects without asking", Severity::High),
+            ("bash", _) => (
+                "run shell commands with side effects once the user waves them through",
+                Severity::Medium,
+            ),
+            (_, "allow") => ("change workspace files nobody asked it to change", Severity::Medium),
+            _ => (
+                "change workspace files once the user waves the edit through",
+                Severity::Low,
+            ),
+        };
+        let id = unique(format!("risk-{tool}-{action}"), &mut self.ids);
+        self.risks.push(RiskDraft {
+            risk: Risk {
+                id,
+                risk: format!("The agent may {what}."),
+                why: format!("the permission for {tool} is `{action}` ({}).", ev.source),
+                capability: tool.to_string(),
+                severity,
+                evidence: vec![ev],
+            },
+            words: content_words(what),
+            caps: vec![tool.to_string()],
+        });
+    }
+}
+
+/// "Gates before tagging" → "tagging"; other headings → None.
+fn gate_action(heading: &str) -> Option<String> {
+    let lower = heading.to_lowercase();
+    let pos = lower.find("before ")?;
+    let looks_like_gate = ["gate", "check", "require", "prerequisite"]
+        .iter()
+        .any(|k| lower.contains(k));
+    looks_like_gate.then(|| heading[pos + "before ".len()..].trim().to_string())
+}
+
+/// "The agent may …" for a verb phrase; gerunds read "may end up …".
+pub fn risk_sentence(violation: &str) -> String {
+    let first = violation.split_whitespace().next().unwrap_or("");
+    let v = violation.trim_end_matches('.');
+    if first.len() > 4 && first.to_lowercase().ends_with("ing") && !first.eq_ignore_ascii_case("bring") {
+        format!("The agent may end up {}.", lower_first(v))
+    } else {
+        format!("The agent may {}.", lower_first(v))
+    }
+}
+
+fn reach(caps: &[String]) -> String {
+    if caps.is_empty() {
+        "only the conversation itself can break it.".into()
+    } else {
+        format!("reachable through {}.", caps.join(", "))
+    }
+}
+
+fn severity(ctx: &ProfileContext, rule: &str, caps: &[String]) -> Severity {
+    let dangerous_tool = caps.iter().any(|c| {
+        ctx.tool(c)
+            .is_some_and(|t| t.has("destructive") || t.has("credential-bearing") || t.has("external-network"))
+    });
+    if mentions_secret(rule) || mentions_irreversible(rule) || dangerous_tool {
+        Severity::High
+    } else if caps
+        .iter()
+        .any(|c| c == "bash" || c == "edit" || ctx.tool(c).is_some_and(|t| t.mutates()))
+    {
+        Severity::Medium
+    } else {
+        Severity::Low
+    }
+}

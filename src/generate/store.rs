@@ -1,0 +1,144 @@
+//! Reading and writing the generated artifacts under the job's state dir. Every artifact is
+//! schema-checked on the way in and on the way out, and written atomically.
+//!
+//! Nothing else in Ghostlab writes these files.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+use super::GenerateError;
+use super::schema::{ArtifactKind, checked_value, parse_artifact};
+
+/// Where `kind` lives under `state_dir`.
+pub fn artifact_path(state_dir: &Path, kind: ArtifactKind) -> PathBuf {
+    state_dir.join(kind.artifact_file())
+}
+
+/// Validates `artifact` against its schema, then writes it atomically; returns the path.
+pub fn write_artifact<T: Serialize>(
+    state_dir: &Path,
+    kind: ArtifactKind,
+    artifact: &T,
+) -> Result<PathBuf, GenerateError> {
+    let value = checked_value(kind, artifact).map_err(|problems| GenerateError::Invalid {
+        artifact: kind.name(),
+        detail: problems.join("; "),
+    })?;
+    let path = artifact_path(state_dir, kind);
+    crate::util::write_json_atomic(&path, &value).map_err(|e| GenerateError::Artifact {
+        path: path.clone(),
+        detail: format!("cannot write: {e}"),
+    })?;
+    Ok(path)
+}
+
+/// Reads and validates an artifact; `Ok(None)` when the file does not exist.
+pub fn read_artifact_opt<T: DeserializeOwned>(
+    state_dir: &Path,
+    kind: ArtifactKind,
+) -> Result<Option<T>, GenerateError> {
+    let path = artifact_path(state_dir, kind);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(GenerateError::Artifact {
+                path,
+                detail: format!("cannot read: {e}"),
+            });
+        }
+    };
+    let value: Value = serde_json::from_str(&text).map_err(|e| GenerateError::Artifact {
+        path: path.clone(),
+        detail: format!("not valid JSON: {e}"),
+    })?;
+    parse_artifact(kind, value)
+        .map(Some)
+        .map_err(|problems| GenerateError::Artifact {
+            path,
+            detail: format!("does not match schemas/{}: {}", kind.schema_file(), problems.join("; ")),
+        })
+}
+
+/// Reads and validates an artifact that must exist.
+pub fn read_artifact<T: DeserializeOwned>(state_dir: &Path, kind: ArtifactKind) -> Result<T, GenerateError> {
+    read_artifact_opt(state_dir, kind)?.ok_or_else(|| GenerateError::Artifact {
+        path: artifact_path(state_dir, kind),
+        detail: "missing; run `ghostlab generate --job <job.yaml>` first".into(),
+    })
+}
+
+/// Sets `dotted` (`goal`, `expected_outcome.must_include`, `success_criteria.0`) in a JSON value.
+pub fn set_path(target: &mut Value, dotted: &str, new: Value) -> Result<(), String> {
+    let mut node = target;
+    let parts: Vec<&str> = dotted.split('.').collect();
+    for (i, part) in parts.iter().enumerate() {
+        let last = i + 1 == parts.len();
+        node = match node {
+            Value::Object(map) => {
+                if last {
+                    if !map.contains_key(*part) {
+                        return Err(format!("unknown key `{dotted}`"));
+                    }
+                    map.insert((*part).to_string(), new);
+                    return Ok(());
+                }
+                map.get_mut(*part).ok_or_else(|| format!("unknown key `{dotted}`"))?
+            }
+            Value::Array(items) => {
+                let index: usize = part
+                    .parse()
+                    .map_err(|_| format!("`{part}` in `{dotted}` is not an index"))?;
+                let len = items.len();
+                let slot = items
+                    .get_mut(index)
+                    .ok_or_else(|| format!("index {index} in `{dotted}` is out of range (length {len})"))?;
+                if last {
+                    *slot = new;
+                    return Ok(());
+                }
+                slot
+            }
+            _ => return Err(format!("`{dotted}` goes inside a value that has no keys")),
+        };
+    }
+    Err("empty key".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn set_path_edits_nested_values_and_refuses_unknown_keys() {
+        let mut v = json!({"goal": "a", "expected_outcome": {"must_include": []}, "steps": ["x", "y"]});
+        set_path(&mut v, "goal", json!("b")).unwrap();
+        set_path(&mut v, "expected_outcome.must_include", json!(["ok"])).unwrap();
+        set_path(&mut v, "steps.1", json!("z")).unwrap();
+        assert_eq!(
+            v,
+            json!({"goal": "b", "expected_outcome": {"must_include": ["ok"]}, "steps": ["x", "z"]})
+        );
+        assert!(set_path(&mut v, "gaol", json!(1)).unwrap_err().contains("unknown key"));
+        assert!(
+            set_path(&mut v, "steps.9", json!(1))
+                .unwrap_err()
+                .contains("out of range")
+        );
+    }
+
+    #[test]
+    fn invalid_artifact_on_disk_names_file_and_schema() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("dataset.json"), r#"{"version": 1}"#).unwrap();
+        let err = read_artifact::<super::super::Dataset>(dir.path(), ArtifactKind::Dataset).unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("dataset.json") && msg.contains("dataset.schema.json"),
+            "{msg}"
+        );
+    }
+}
