@@ -3,9 +3,12 @@
 //! Exit codes: 0 success, 1 the agent under test failed a gate (or a lint found findings at the
 //! `--fail-on` level), 2 the command could not run (usage, bad input, broken peer).
 
+mod auth;
 mod emit;
 mod error;
 mod init;
+mod model_server;
+mod models;
 mod schema;
 mod validate;
 
@@ -32,6 +35,12 @@ pub enum Command {
     Init(init::Args),
     /// Print or refresh the JSON Schema of job.yaml.
     Schema(schema::Args),
+    /// Store, inspect or remove a model provider's API key in the OS keyring (key read from stdin).
+    Auth(auth::Args),
+    /// List the models an OpenAI-compatible endpoint serves.
+    Models(models::Args),
+    /// Serve a cassette as a local OpenAI-compatible endpoint (for the agent under test).
+    ModelServer(model_server::Args),
 }
 
 /// Parses the process arguments (exits 2 on usage errors, as clap does).
@@ -56,6 +65,9 @@ pub fn dispatch(cli: Cli) -> ExitCode {
         Command::Emit(a) => emit::run(a),
         Command::Init(a) => init::run(a),
         Command::Schema(a) => schema::run(a),
+        Command::Auth(a) => auth::run(a),
+        Command::Models(a) => models::run(a),
+        Command::ModelServer(a) => model_server::run(a),
     };
     match result {
         Ok(code) => code,

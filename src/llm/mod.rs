@@ -27,7 +27,7 @@ pub mod script;
 pub mod sse;
 pub mod structured;
 
-mod role;
+pub mod role;
 
 pub use role::{from_role, model_for_role};
 
