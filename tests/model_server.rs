@@ -30,7 +30,13 @@ async fn post(url: &str, body: Value) -> (u16, String) {
 /// Reassembles an SSE answer: (content, tool calls as (id, name, arguments), finish, usage, done).
 fn reassemble(sse: &str) -> (String, Vec<(String, String, String)>, String, Option<Value>, bool) {
     let mut d = SseDecoder::new();
-    let (mut text, mut calls, mut finish, mut usage, mut done) = (String::new(), Vec::<(String, String, String)>::new(), String::new(), None, false);
+    let (mut text, mut calls, mut finish, mut usage, mut done) = (
+        String::new(),
+        Vec::<(String, String, String)>::new(),
+        String::new(),
+        None,
+        false,
+    );
     for data in d.push(sse.as_bytes()) {
         if data == "[DONE]" {
             done = true;
@@ -40,14 +46,25 @@ fn reassemble(sse: &str) -> (String, Vec<(String, String, String)>, String, Opti
         if c["usage"].is_object() {
             usage = Some(c["usage"].clone());
         }
-        let Some(choice) = c.pointer("/choices/0") else { continue };
+        let Some(choice) = c.pointer("/choices/0") else {
+            continue;
+        };
         if let Some(t) = choice.pointer("/delta/content").and_then(Value::as_str) {
             text.push_str(t);
         }
-        for tc in choice.pointer("/delta/tool_calls").and_then(Value::as_array).into_iter().flatten() {
+        for tc in choice
+            .pointer("/delta/tool_calls")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             let i = tc["index"].as_u64().unwrap() as usize;
             if calls.len() <= i {
-                calls.push((tc["id"].as_str().unwrap().into(), tc["function"]["name"].as_str().unwrap().into(), String::new()));
+                calls.push((
+                    tc["id"].as_str().unwrap().into(),
+                    tc["function"]["name"].as_str().unwrap().into(),
+                    String::new(),
+                ));
             }
             calls[i].2.push_str(tc["function"]["arguments"].as_str().unwrap_or(""));
         }
@@ -60,11 +77,17 @@ fn reassemble(sse: &str) -> (String, Vec<(String, String, String)>, String, Opti
 
 #[tokio::test]
 async fn answers_text_tool_calls_and_streams_from_the_script() {
-    let server = start(Cassette::load(&fixture()).unwrap(), ServerOptions::default()).await.unwrap();
+    let server = start(Cassette::load(&fixture()).unwrap(), ServerOptions::default())
+        .await
+        .unwrap();
     let url = server.base_url();
 
     // Non-streaming text.
-    let (status, body) = post(&url, json!({"model": "fake-model", "messages": [{"role": "user", "content": "hello?"}]})).await;
+    let (status, body) = post(
+        &url,
+        json!({"model": "fake-model", "messages": [{"role": "user", "content": "hello?"}]}),
+    )
+    .await;
     assert_eq!(status, 200, "{body}");
     let v: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(v["choices"][0]["message"]["content"], "Hello from the scripted model.");
@@ -96,15 +119,26 @@ async fn answers_text_tool_calls_and_streams_from_the_script() {
     assert_eq!(status, 200);
     let (text, calls, finish, _, done) = reassemble(&sse);
     assert!(done && calls.is_empty());
-    assert_eq!((text.as_str(), finish.as_str()), ("I listed the workspace. GHOSTLAB-DONE", "stop"));
+    assert_eq!(
+        (text.as_str(), finish.as_str()),
+        ("I listed the workspace. GHOSTLAB-DONE", "stop")
+    );
 
     // Title generation.
     let (status, body) = post(&url, json!({"model": "fake-model", "messages": [{"role": "system", "content": "You are a title generator. You output ONLY a thread title."}, {"role": "user", "content": "GHOSTLAB-LIST please"}]})).await;
     assert_eq!(status, 200);
-    assert_eq!(serde_json::from_str::<Value>(&body).unwrap()["choices"][0]["message"]["content"], "Listing the workspace");
+    assert_eq!(
+        serde_json::from_str::<Value>(&body).unwrap()["choices"][0]["message"]["content"],
+        "Listing the workspace"
+    );
 
     // Models.
-    let models: Value = reqwest::get(format!("{url}/models")).await.unwrap().json().await.unwrap();
+    let models: Value = reqwest::get(format!("{url}/models"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
     assert_eq!(models["object"], "list");
     assert!(!models["data"].as_array().unwrap().is_empty());
     assert!(server.unmatched().is_empty());
@@ -113,7 +147,9 @@ async fn answers_text_tool_calls_and_streams_from_the_script() {
 
 #[tokio::test]
 async fn unmatched_request_is_an_http_error_naming_what_was_asked() {
-    let server = start(Cassette::load(&fixture()).unwrap(), ServerOptions::default()).await.unwrap();
+    let server = start(Cassette::load(&fixture()).unwrap(), ServerOptions::default())
+        .await
+        .unwrap();
     let (status, body) = post(
         &server.base_url(),
         json!({"model": "fake-model", "stream": true, "messages": [{"role": "user", "content": "deploy the release to production"}]}),
@@ -122,7 +158,10 @@ async fn unmatched_request_is_an_http_error_naming_what_was_asked() {
     assert_eq!(status, 400);
     let v: Value = serde_json::from_str(&body).unwrap();
     let msg = v["error"]["message"].as_str().unwrap();
-    assert!(msg.contains("deploy the release to production") && msg.contains("fake-model"), "{msg}");
+    assert!(
+        msg.contains("deploy the release to production") && msg.contains("fake-model"),
+        "{msg}"
+    );
     assert_eq!(v["error"]["type"], "not_in_cassette");
     assert_eq!(server.unmatched().len(), 1);
     // A tool result nobody scripted is not answered by the fresh-turn rule either.
@@ -140,7 +179,10 @@ async fn unmatched_request_is_an_http_error_naming_what_was_asked() {
 async fn recorded_entries_serve_ghostlab_requests_and_latency_applies() {
     let req = ChatRequest {
         model: Some("rec-model".into()),
-        messages: vec![ChatMessage::new(Role::System, "s"), ChatMessage::new(Role::User, "what is the release policy?")],
+        messages: vec![
+            ChatMessage::new(Role::System, "s"),
+            ChatMessage::new(Role::User, "what is the release policy?"),
+        ],
         temperature: Some(0.25),
         max_tokens: Some(64),
         json_schema: None,
@@ -180,6 +222,116 @@ async fn recorded_entries_serve_ghostlab_requests_and_latency_applies() {
     let mut other = req.clone();
     other.messages[1].content.push('!');
     let llm = OpenAiLlm::new(OpenAiConfig::new(server.base_url(), "unused")).unwrap();
-    assert!(matches!(llm.chat(&other).await, Err(ghostlab::llm::LlmError::Rejected { status: 400, .. })));
+    assert!(matches!(
+        llm.chat(&other).await,
+        Err(ghostlab::llm::LlmError::Rejected { status: 400, .. })
+    ));
+    server.shutdown().await;
+}
+
+fn opencode_bin() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/npm/node_modules/opencode-linux-x64/bin/opencode")
+}
+
+/// The real OpenCode CLI runs one turn against the model-server: it calls `bash` as scripted,
+/// gets the follow-up answer, and finishes with `stop` — proving the server speaks its dialect.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_opencode_completes_a_bash_turn_against_the_model_server() {
+    let bin = opencode_bin();
+    if !bin.exists() {
+        eprintln!(
+            "SKIPPED real_opencode_completes_a_bash_turn_against_the_model_server: {} is not installed",
+            bin.display()
+        );
+        return;
+    }
+    let server = start(Cassette::load(&fixture()).unwrap(), ServerOptions::default())
+        .await
+        .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let ws = tmp.path().join("ws");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::write(ws.join("README.md"), "# demo\n").unwrap();
+    let config = json!({
+        "$schema": "https://opencode.ai/config.json",
+        "model": "fake/fake-model", "small_model": "fake/fake-model",
+        "share": "disabled", "autoupdate": false, "permission": "allow", "lsp": false, "formatter": false,
+        "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "Ghostlab model-server",
+            "options": {"baseURL": server.base_url(), "apiKey": "unused"},
+            "models": {"fake-model": {"name": "Fake", "tool_call": true, "limit": {"context": 128000, "output": 4096}}}}}
+    });
+    let started = Instant::now();
+    let run = tokio::process::Command::new(&bin)
+        .args([
+            "run",
+            "--format",
+            "json",
+            "-m",
+            "fake/fake-model",
+            "GHOSTLAB-LIST the workspace",
+        ])
+        .current_dir(&ws)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", &home)
+        .env("XDG_DATA_HOME", home.join(".local/share"))
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_CACHE_HOME", home.join(".cache"))
+        .env("XDG_STATE_HOME", home.join(".local/state"))
+        .env("TMPDIR", tmp.path())
+        .env("OPENCODE_DISABLE_MODELS_FETCH", "1")
+        .env("OPENCODE_DISABLE_PROJECT_CONFIG", "1")
+        .env("OPENCODE_CONFIG_CONTENT", config.to_string())
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(120), run)
+        .await
+        .expect("opencode did not finish within 120 s")
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let context = format!(
+        "exit {:?}\nstdout:\n{stdout}\nstderr:\n{stderr}\nunmatched: {:?}",
+        out.status.code(),
+        server.unmatched()
+    );
+    assert!(out.status.success(), "{context}");
+    let events: Vec<Value> = stdout.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    assert!(!events.iter().any(|e| e["type"] == "error"), "{context}");
+    let bash = events
+        .iter()
+        .find(|e| e["type"] == "tool_use" && e["part"]["tool"] == "bash")
+        .unwrap_or_else(|| panic!("no bash tool_use event\n{context}"));
+    assert_eq!(bash["part"]["state"]["status"], "completed", "{context}");
+    assert!(
+        bash["part"]["state"]["output"]
+            .as_str()
+            .unwrap_or("")
+            .contains("README.md"),
+        "{context}"
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| e["type"] == "text" && e["part"]["text"].as_str().unwrap_or("").contains("GHOSTLAB-DONE")),
+        "{context}"
+    );
+    let last_finish = events.iter().rev().find(|e| e["type"] == "step_finish").unwrap();
+    assert_eq!(last_finish["part"]["reason"], "stop", "{context}");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("bash.txt")).unwrap().trim(),
+        "from-bash"
+    );
+    assert!(server.unmatched().is_empty(), "{context}");
+    // Two turn requests (tool call, then answer), usually plus the title request.
+    assert!(server.answered() >= 2, "{context}");
+    eprintln!(
+        "opencode turn took {:.1} s; the model-server answered {} request(s)",
+        started.elapsed().as_secs_f64(),
+        server.answered()
+    );
     server.shutdown().await;
 }

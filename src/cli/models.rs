@@ -18,6 +18,9 @@ pub struct Args {
     /// Environment variable holding the API key (default: GHOSTLAB_OPENAI_API_KEY or the keyring).
     #[arg(long)]
     pub api_key_env: Option<String>,
+    /// Keyring entry to use when no key variable is given (`ghostlab auth set PROVIDER`).
+    #[arg(long, default_value = "openai")]
+    pub provider: String,
     /// Use the generation roles of this job instead of --base-url.
     #[arg(long)]
     pub job: Option<PathBuf>,
@@ -65,10 +68,17 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                     .map_err(|_| CliError::usage(format!("{var} is not set; export it with the API key for {url}")))?,
             ),
             None => rt
-                .block_on(credentials::lookup_async("openai"))
+                .block_on(credentials::lookup_async(&args.provider))
                 .map_err(|e| CliError::usage(e.to_string()))?
                 .map(|f| f.secret.expose().to_string()),
         };
+        if key.is_none() && !crate::llm::openai::is_loopback(&url) {
+            return Err(CliError::usage(format!(
+                "no API key for `{}` to query {url}: {}",
+                args.provider,
+                credentials::how_to_set(&args.provider)
+            )));
+        }
         let ids = rt
             .block_on(crate::llm::models::list_models(
                 &url,

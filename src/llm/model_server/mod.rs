@@ -10,6 +10,7 @@
 mod respond;
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -40,12 +41,14 @@ struct AppState {
     script: Mutex<ScriptState>,
     latency: Duration,
     unmatched: Arc<Mutex<Vec<String>>>,
+    answered: Arc<AtomicU64>,
 }
 
 /// A started server; dropping it leaves the task running until [`RunningServer::shutdown`].
 pub struct RunningServer {
     pub addr: SocketAddr,
     unmatched: Arc<Mutex<Vec<String>>>,
+    answered: Arc<AtomicU64>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     task: tokio::task::JoinHandle<()>,
 }
@@ -59,6 +62,11 @@ impl RunningServer {
     /// Descriptions of every request that nothing in the cassette matched.
     pub fn unmatched(&self) -> Vec<String> {
         self.unmatched.lock().map(|u| u.clone()).unwrap_or_default()
+    }
+
+    /// How many chat requests were answered (from entries or script rules).
+    pub fn answered(&self) -> u64 {
+        self.answered.load(Ordering::Relaxed)
     }
 
     /// Stops accepting connections; gives open ones two seconds, then cuts them.
@@ -85,11 +93,13 @@ pub async fn start(cassette: Cassette, options: ServerOptions) -> std::io::Resul
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", options.port)).await?;
     let addr = listener.local_addr()?;
     let unmatched = Arc::new(Mutex::new(Vec::new()));
+    let answered = Arc::new(AtomicU64::new(0));
     let state = Arc::new(AppState {
         cassette,
         script: Mutex::new(ScriptState::default()),
         latency: options.latency,
         unmatched: unmatched.clone(),
+        answered: answered.clone(),
     });
     let app = Router::new()
         .route("/v1/chat/completions", post(chat))
@@ -115,6 +125,7 @@ pub async fn start(cassette: Cassette, options: ServerOptions) -> std::io::Resul
     Ok(RunningServer {
         addr,
         unmatched,
+        answered,
         stop: Some(tx),
         task,
     })
@@ -246,6 +257,7 @@ async fn chat(State(st): State<Arc<AppState>>, body: Bytes) -> Response {
             prompt_tokens,
         }
     };
+    st.answered.fetch_add(1, Ordering::Relaxed);
     if v.stream {
         (
             StatusCode::OK,
