@@ -249,17 +249,18 @@ async fn server_without_json_schema_support_gets_the_schema_in_the_prompt() {
     req.json_schema = Some(verdict_schema());
     assert!(llm.chat(&req).await.is_ok());
     assert!(llm.chat(&req).await.is_ok(), "second call goes straight to prompt mode");
-    let seen = server.seen.lock().unwrap();
-    assert_eq!(seen.len(), 3);
-    for (_, body) in &seen[1..] {
-        assert!(body.get("response_format").is_none());
-        let sys = body["messages"].as_array().unwrap().last().unwrap()["content"]
-            .as_str()
-            .unwrap()
-            .to_string();
-        assert!(sys.contains("JSON Schema") && sys.contains("\"reason\""), "{sys}");
+    {
+        let seen = server.seen.lock().unwrap();
+        assert_eq!(seen.len(), 3);
+        for (_, body) in &seen[1..] {
+            assert!(body.get("response_format").is_none());
+            let sys = body["messages"].as_array().unwrap().last().unwrap()["content"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            assert!(sys.contains("JSON Schema") && sys.contains("\"reason\""), "{sys}");
+        }
     }
-    drop(seen);
     // Forcing json_schema mode never silently drops the schema.
     let server = fake_openai(vec![Step::Json(
         400,

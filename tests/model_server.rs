@@ -27,8 +27,10 @@ async fn post(url: &str, body: Value) -> (u16, String) {
     (resp.status().as_u16(), resp.text().await.unwrap())
 }
 
-/// Reassembles an SSE answer: (content, tool calls as (id, name, arguments), finish, usage, done).
-fn reassemble(sse: &str) -> (String, Vec<(String, String, String)>, String, Option<Value>, bool) {
+/// A reassembled SSE answer: content, tool calls as (id, name, arguments), finish, usage, done.
+type Streamed = (String, Vec<(String, String, String)>, String, Option<Value>, bool);
+
+fn reassemble(sse: &str) -> Streamed {
     let mut d = SseDecoder::new();
     let (mut text, mut calls, mut finish, mut usage, mut done) = (
         String::new(),
