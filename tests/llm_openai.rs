@@ -441,3 +441,29 @@ async fn record_then_replay_is_byte_identical_and_unrecorded_is_refused() {
     }
     assert_eq!(server.seen.lock().unwrap().len(), 2, "replay made no network call");
 }
+
+#[tokio::test]
+async fn a_closed_port_is_unavailable_after_the_budget() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let llm = OpenAiLlm::new(config(&format!("http://127.0.0.1:{port}/v1"))).unwrap();
+    let t = Instant::now();
+    match llm.chat(&ask("hi")).await {
+        Err(LlmError::Unavailable { attempts: 3, reason }) => assert!(reason.contains("cannot reach"), "{reason}"),
+        other => panic!("expected Unavailable, got {other:?}"),
+    }
+    assert!(t.elapsed() < Duration::from_secs(2));
+}
+
+#[tokio::test]
+async fn a_server_ignoring_stream_true_is_still_understood() {
+    let server = fake_openai(vec![completion("plain body")]).await;
+    let mut cfg = config(&server.url);
+    cfg.stream = true;
+    assert_eq!(
+        OpenAiLlm::new(cfg).unwrap().chat(&ask("hi")).await.unwrap().content,
+        "plain body"
+    );
+}

@@ -337,3 +337,56 @@ async fn real_opencode_completes_a_bash_turn_against_the_model_server() {
     );
     server.shutdown().await;
 }
+
+/// The `ghostlab model-server` command: prints its URL, serves, and refuses a broken cassette.
+#[test]
+fn model_server_command_serves_and_rejects_bad_cassettes() {
+    use std::io::BufRead;
+    let bin = env!("CARGO_BIN_EXE_ghostlab");
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, r#"{"version": 9}"#).unwrap();
+    let out = std::process::Command::new(bin)
+        .args(["model-server", "--cassette"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("version 9"));
+
+    let mut child = std::process::Command::new(bin)
+        .args(["model-server", "--port", "0", "--cassette"])
+        .arg(fixture())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line.trim().rsplit(' ').next().unwrap().to_string();
+    assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/v1"), "{line}");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (status, body) = rt.block_on(post(
+        &url,
+        json!({"model": "m", "messages": [{"role": "user", "content": "hello"}]}),
+    ));
+    let (miss, _) = rt.block_on(post(
+        &url,
+        json!({"model": "m", "messages": [{"role": "user", "content": "unscripted"}]}),
+    ));
+    child.kill().unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("Hello from the scripted model."));
+    assert_eq!(miss, 400);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("unscripted"),
+        "the server logs what was asked: {stderr}"
+    );
+}

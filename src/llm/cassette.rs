@@ -74,12 +74,22 @@ impl Cassette {
             path: path.to_path_buf(),
             message,
         };
-        let cassette: Cassette = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
-        if cassette.version != CASSETTE_VERSION {
-            return Err(invalid(format!(
-                "version {} is not supported (expected {CASSETTE_VERSION})",
-                cassette.version
-            )));
+        let raw: Value = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
+        // Check the version before the shape, so a newer file says "newer", not "unknown field".
+        match raw.get("version").and_then(Value::as_u64) {
+            Some(v) if v == u64::from(CASSETTE_VERSION) => {}
+            Some(v) => {
+                return Err(invalid(format!(
+                    "version {v} is not supported (expected {CASSETTE_VERSION})"
+                )));
+            }
+            None => return Err(invalid("missing `version`".into())),
+        }
+        let cassette: Cassette = serde_json::from_value(raw).map_err(|e| invalid(e.to_string()))?;
+        for (i, rule) in cassette.script.iter().enumerate() {
+            if rule.reply.text.is_none() && rule.reply.tool_calls.is_empty() {
+                return Err(invalid(format!("script[{i}].reply needs `text` or `tool_calls`")));
+            }
         }
         for (i, e) in cassette.entries.iter().enumerate() {
             if request_key(&e.request) != e.request_key {
@@ -263,5 +273,26 @@ mod tests {
         assert_eq!(request_key(&a), request_key(&b));
         assert_ne!(request_key(&a), request_key(&c));
         assert!(request_key(&a).starts_with("sha256:"));
+    }
+
+    #[test]
+    fn load_rejects_other_versions_forged_keys_and_empty_replies() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("c.json");
+        let check = |text: &str, needle: &str| {
+            std::fs::write(&p, text).unwrap();
+            let err = Cassette::load(&p).unwrap_err().to_string();
+            assert!(err.contains(needle), "{err}");
+        };
+        check(r#"{"version": 2, "entries": [], "future": 1}"#, "version 2");
+        check(r#"{"entries": []}"#, "missing `version`");
+        check(
+            r#"{"version": 1, "entries": [{"request_key": "sha256:00", "request": {}, "response": {"content": "x", "model": "m", "usage": {"prompt_tokens": 0, "completion_tokens": 0}, "latency_ms": 0}}]}"#,
+            "does not match",
+        );
+        check(
+            r#"{"version": 1, "script": [{"when": {}, "reply": {}}]}"#,
+            "script[0].reply",
+        );
     }
 }

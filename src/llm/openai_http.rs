@@ -84,7 +84,13 @@ pub async fn attempt(
             body: excerpt(&text, 500),
         }));
     }
-    if stream {
+    // Some servers ignore `stream: true` and answer with one JSON body; accept that too.
+    let is_json = resp
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.starts_with("application/json"));
+    if stream && !is_json {
         read_stream(resp).await
     } else {
         read_body(resp).await
