@@ -390,3 +390,68 @@ fn model_server_command_serves_and_rejects_bad_cassettes() {
         "the server logs what was asked: {stderr}"
     );
 }
+
+fn copy_dir(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from).into_iter().filter_map(Result::ok) {
+        let rel = entry.path().strip_prefix(from).unwrap();
+        let target = to.join(rel);
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else if entry.file_type().is_file() {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// `ghostlab models --job`: lists what the job's openai role endpoint serves; an all-offline job
+/// is a clear usage error.
+#[test]
+fn models_command_reads_the_job_roles() {
+    let bin = env!("CARGO_BIN_EXE_ghostlab");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = rt
+        .block_on(start(Cassette::load(&fixture()).unwrap(), ServerOptions::default()))
+        .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/release-bot");
+    copy_dir(&example, tmp.path());
+    let job = tmp.path().join("job.yaml");
+
+    let out = std::process::Command::new(bin)
+        .args(["models", "--job"])
+        .arg(&job)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no generation role uses"));
+
+    let text = std::fs::read_to_string(&job).unwrap();
+    let text = text.replace(
+        "  proposer: { provider: offline }",
+        &format!(
+            "  proposer: {{ provider: openai, model: fake-model, base_url: \"{}\" }}",
+            server.base_url()
+        ),
+    );
+    std::fs::write(&job, text).unwrap();
+    let out = std::process::Command::new(bin)
+        .args(["models", "--job"])
+        .arg(&job)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("serves 1 model(s)") && stdout.contains("ghostlab-scripted"),
+        "{stdout}"
+    );
+    rt.block_on(server.shutdown());
+}

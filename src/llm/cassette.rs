@@ -221,8 +221,21 @@ pub struct RecordLlm {
     inner: Arc<dyn Llm>,
     path: PathBuf,
     default_model: String,
-    /// Serializes read-modify-write of the file between concurrent calls.
-    lock: tokio::sync::Mutex<()>,
+    /// Serializes read-modify-write of the file between concurrent calls, also across
+    /// recorders sharing one file (roles may share a cassette).
+    lock: Arc<tokio::sync::Mutex<()>>,
+}
+
+/// One lock per cassette path for the whole process.
+fn path_lock(path: &Path) -> Arc<tokio::sync::Mutex<()>> {
+    static LOCKS: std::sync::LazyLock<
+        std::sync::Mutex<std::collections::HashMap<PathBuf, Arc<tokio::sync::Mutex<()>>>>,
+    > = std::sync::LazyLock::new(Default::default);
+    let key = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    match LOCKS.lock() {
+        Ok(mut map) => map.entry(key).or_default().clone(),
+        Err(poisoned) => poisoned.into_inner().entry(key).or_default().clone(),
+    }
 }
 
 impl RecordLlm {
@@ -232,7 +245,7 @@ impl RecordLlm {
             inner,
             path: path.to_path_buf(),
             default_model: default_model.into(),
-            lock: tokio::sync::Mutex::new(()),
+            lock: path_lock(path),
         })
     }
 }
