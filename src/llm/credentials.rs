@@ -115,30 +115,48 @@ fn check_provider(provider: &str) -> Result<(), CredentialError> {
     }
 }
 
-/// The stores usable in this process, in preference order; `GHOSTLAB_KEYRING=keyutils` or
-/// `=secret-service` restricts the chain to one store (tests, headless machines).
-fn stores() -> Vec<(Source, Arc<CredentialStore>, String)> {
+/// Every store in preference order with why it is unusable, if it is. `GHOSTLAB_KEYRING=keyutils`
+/// or `=secret-service` restricts the chain to one store (tests, headless machines).
+fn chain() -> Vec<(Source, Result<Arc<CredentialStore>, String>)> {
     let only = std::env::var("GHOSTLAB_KEYRING").unwrap_or_default();
-    let mut out: Vec<(Source, Arc<CredentialStore>, String)> = Vec::new();
+    let mut out: Vec<(Source, Result<Arc<CredentialStore>, String>)> = Vec::new();
     #[cfg(target_os = "linux")]
     {
-        // Without a session bus the Secret Service store cannot connect; skip the attempt so a
-        // headless machine does not wait on D-Bus.
-        let has_bus = std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some();
-        if has_bus && (only.is_empty() || only == "secret-service") {
-            match zbus_secret_service_keyring_store::Store::new() {
-                Ok(s) => out.push((Source::SecretService, s, String::new())),
-                Err(e) => tracing::debug!("secret-service store unavailable: {e}"),
-            }
+        if only.is_empty() || only == "secret-service" {
+            // Without a session bus the store cannot connect; say so instead of waiting on D-Bus.
+            let store = if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none() {
+                Err("no D-Bus session".to_string())
+            } else {
+                zbus_secret_service_keyring_store::Store::new()
+                    .map(|s| s as Arc<CredentialStore>)
+                    .map_err(|e| e.to_string())
+            };
+            out.push((Source::SecretService, store));
         }
         if only.is_empty() || only == "keyutils" {
-            match linux_keyutils_keyring_store::Store::new() {
-                Ok(s) => out.push((Source::Keyutils, s, String::new())),
-                Err(e) => tracing::debug!("keyutils store unavailable: {e}"),
-            }
+            let store = linux_keyutils_keyring_store::Store::new()
+                .map(|s| s as Arc<CredentialStore>)
+                .map_err(|e| e.to_string());
+            out.push((Source::Keyutils, store));
         }
     }
+    #[cfg(not(target_os = "linux"))]
+    let _ = only;
     out
+}
+
+/// The usable stores, in preference order.
+fn stores() -> Vec<(Source, Arc<CredentialStore>)> {
+    chain()
+        .into_iter()
+        .filter_map(|(source, store)| match store {
+            Ok(s) => Some((source, s)),
+            Err(why) => {
+                tracing::debug!(store = %source, "keyring store unavailable: {why}");
+                None
+            }
+        })
+        .collect()
 }
 
 fn store_err(source: &Source, e: keyring_core::Error) -> CredentialError {
@@ -160,7 +178,7 @@ pub fn lookup(provider: &str) -> Result<Option<Found>, CredentialError> {
             source: Source::Env(var),
         }));
     }
-    for (source, store, _) in stores() {
+    for (source, store) in stores() {
         let entry = Entry::new_in_store(&store, SERVICE, provider).map_err(|e| store_err(&source, e))?;
         match entry.get_password() {
             Ok(v) => {
@@ -196,7 +214,7 @@ pub fn set(provider: &str, secret: &Secret) -> Result<Source, CredentialError> {
         return Err(CredentialError::Empty);
     }
     let mut failures = Vec::new();
-    for (source, store, _) in stores() {
+    for (source, store) in stores() {
         let attempt =
             Entry::new_in_store(&store, SERVICE, provider).and_then(|entry| entry.set_password(secret.expose()));
         match attempt {
@@ -216,15 +234,20 @@ pub fn set(provider: &str, secret: &Secret) -> Result<Source, CredentialError> {
 pub fn remove(provider: &str) -> Result<Vec<Source>, CredentialError> {
     check_provider(provider)?;
     let mut removed = Vec::new();
-    for (source, store, _) in stores() {
+    let mut failures = Vec::new();
+    for (source, store) in stores() {
         let entry = Entry::new_in_store(&store, SERVICE, provider).map_err(|e| store_err(&source, e))?;
         match entry.delete_credential() {
             Ok(()) => removed.push(source),
             Err(keyring_core::Error::NoEntry) => {}
-            Err(e) => return Err(store_err(&source, e)),
+            Err(e) => failures.push(store_err(&source, e)),
         }
     }
-    Ok(removed)
+    // A store that failed may still hold the key: report that rather than claim success.
+    match failures.into_iter().next() {
+        Some(e) if removed.is_empty() => Err(e),
+        _ => Ok(removed),
+    }
 }
 
 /// One line per place the key could come from, e.g. `keyutils: set`; never the value. Blocks.
@@ -236,15 +259,18 @@ pub fn status(provider: &str) -> Result<Vec<(String, String)>, CredentialError> 
         _ => "not set",
     };
     let mut lines = vec![(format!("env {var}"), env_state.to_string())];
-    let chain = stores();
-    if chain.is_empty() {
-        lines.push(("keyring".into(), "no store available".into()));
+    let all = chain();
+    if all.is_empty() {
+        lines.push(("keyring".into(), "no store on this platform".into()));
     }
-    for (source, store, _) in chain {
-        let state = match Entry::new_in_store(&store, SERVICE, provider).and_then(|e| e.get_password()) {
-            Ok(_) => "set".to_string(),
-            Err(keyring_core::Error::NoEntry) => "not set".to_string(),
-            Err(e) => format!("unavailable ({e})"),
+    for (source, store) in all {
+        let state = match store {
+            Err(why) => format!("unavailable ({why})"),
+            Ok(store) => match Entry::new_in_store(&store, SERVICE, provider).and_then(|e| e.get_password()) {
+                Ok(_) => "set".to_string(),
+                Err(keyring_core::Error::NoEntry) => "not set".to_string(),
+                Err(e) => format!("unavailable ({e})"),
+            },
         };
         lines.push((source.to_string(), state));
     }
