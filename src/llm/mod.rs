@@ -21,6 +21,7 @@ pub mod credentials;
 pub mod model_server;
 pub mod models;
 pub mod openai;
+mod openai_config;
 mod openai_http;
 pub mod retry;
 pub mod script;
