@@ -467,3 +467,24 @@ async fn a_server_ignoring_stream_true_is_still_understood() {
         "plain body"
     );
 }
+
+// Two recorders on one file, calls interleaved on two threads: every exchange must survive
+// (the overlap window is small, so this guards the bookkeeping more than the lock itself).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_recorders_on_one_cassette_keep_every_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("shared.json");
+    let answers: Vec<Step> = (0..8).map(|i| completion(&format!("answer {i}"))).collect();
+    let server = fake_openai(answers).await;
+    let a = RecordLlm::new(OpenAiLlm::new(config(&server.url)).unwrap(), &path, "test-model");
+    let b = RecordLlm::new(OpenAiLlm::new(config(&server.url)).unwrap(), &path, "test-model");
+    let reqs: Vec<ChatRequest> = (0..8).map(|i| ask(&format!("question {i}"))).collect();
+    let calls = reqs.iter().enumerate().map(|(i, r)| {
+        let rec = if i % 2 == 0 { a.clone() } else { b.clone() };
+        async move { rec.chat(r).await }
+    });
+    for r in futures::future::join_all(calls).await {
+        r.unwrap();
+    }
+    assert_eq!(Cassette::load(&path).unwrap().entries.len(), 8);
+}

@@ -14,10 +14,12 @@
 //!   instead of receiving a model that pretends to answer.
 //!
 //! `model_server` serves cassettes over HTTP so the real agent CLI can use them; `credentials`
-//! keeps API keys in the OS keyring. Secrets never appear in a label, an error or a log line.
+//! keeps API keys in the OS keyring; `fake::FakeLlm` is a queue-driven test double. Secrets never
+//! appear in a label, an error or a log line.
 
 pub mod cassette;
 pub mod credentials;
+pub mod fake;
 pub mod model_server;
 pub mod models;
 pub mod openai;
