@@ -10,7 +10,6 @@
 mod respond;
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -41,14 +40,14 @@ struct AppState {
     script: Mutex<ScriptState>,
     latency: Duration,
     unmatched: Arc<Mutex<Vec<String>>>,
-    answered: Arc<AtomicU64>,
+    answered: Arc<Mutex<Vec<String>>>,
 }
 
 /// A started server; dropping it leaves the task running until [`RunningServer::shutdown`].
 pub struct RunningServer {
     pub addr: SocketAddr,
     unmatched: Arc<Mutex<Vec<String>>>,
-    answered: Arc<AtomicU64>,
+    answered: Arc<Mutex<Vec<String>>>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     task: tokio::task::JoinHandle<()>,
 }
@@ -64,9 +63,9 @@ impl RunningServer {
         self.unmatched.lock().map(|u| u.clone()).unwrap_or_default()
     }
 
-    /// How many chat requests were answered (from entries or script rules).
-    pub fn answered(&self) -> u64 {
-        self.answered.load(Ordering::Relaxed)
+    /// What answered each chat request so far, in order: `entry:<key>` or `rule:<name or index>`.
+    pub fn answered(&self) -> Vec<String> {
+        self.answered.lock().map(|a| a.clone()).unwrap_or_default()
     }
 
     /// Stops accepting connections; gives open ones two seconds, then cuts them.
@@ -93,7 +92,7 @@ pub async fn start(cassette: Cassette, options: ServerOptions) -> std::io::Resul
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", options.port)).await?;
     let addr = listener.local_addr()?;
     let unmatched = Arc::new(Mutex::new(Vec::new()));
-    let answered = Arc::new(AtomicU64::new(0));
+    let answered = Arc::new(Mutex::new(Vec::new()));
     let state = Arc::new(AppState {
         cassette,
         script: Mutex::new(ScriptState::default()),
@@ -207,7 +206,9 @@ async fn chat(State(st): State<Arc<AppState>>, body: Bytes) -> Response {
         let key = request_key(&recorded_request(&r, &v.model));
         st.cassette.find(&key).cloned()
     });
+    let source;
     let answer = if let Some(entry) = exact {
+        source = format!("entry:{}", entry.request_key);
         tracing::info!(key = %entry.request_key, "model-server: answered from a recorded entry");
         Answer {
             id: format!(
@@ -239,6 +240,7 @@ async fn chat(State(st): State<Arc<AppState>>, body: Bytes) -> Response {
             );
         };
         let rule = &st.cassette.script[i];
+        source = format!("rule:{}", rule.name.clone().unwrap_or_else(|| i.to_string()));
         tracing::info!(
             rule = i,
             name = rule.name.as_deref().unwrap_or(""),
@@ -257,7 +259,9 @@ async fn chat(State(st): State<Arc<AppState>>, body: Bytes) -> Response {
             prompt_tokens,
         }
     };
-    st.answered.fetch_add(1, Ordering::Relaxed);
+    if let Ok(mut a) = st.answered.lock() {
+        a.push(source);
+    }
     if v.stream {
         (
             StatusCode::OK,
