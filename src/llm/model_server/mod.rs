@@ -211,10 +211,7 @@ async fn chat(State(st): State<Arc<AppState>>, body: Bytes) -> Response {
         source = format!("entry:{}", entry.request_key);
         tracing::info!(key = %entry.request_key, "model-server: answered from a recorded entry");
         Answer {
-            id: format!(
-                "chatcmpl-ghostlab-{}",
-                &entry.request_key[7..19.min(entry.request_key.len())]
-            ),
+            id: format!("chatcmpl-ghostlab-{}", entry.request_key.get(7..19).unwrap_or("entry")),
             model: entry.response.model.clone(),
             message: json!({"role": "assistant", "content": entry.response.content}),
             prompt_tokens: entry.response.usage.prompt_tokens,
