@@ -64,7 +64,31 @@ pub fn openai_config(role: &ModelRole) -> Result<OpenAiConfig, LlmError> {
     };
     cfg.headers = role.headers.clone();
     cfg.temperature = role.temperature;
+    apply_env_limits(&mut cfg)?;
     Ok(cfg)
+}
+
+/// `GHOSTLAB_LLM_TIMEOUT` (e.g. `90s`, per attempt) and `GHOSTLAB_LLM_ATTEMPTS` (retry budget)
+/// tune every role without touching job.yaml; a bad value is an error, not ignored.
+fn apply_env_limits(cfg: &mut OpenAiConfig) -> Result<(), LlmError> {
+    if let Ok(text) = std::env::var("GHOSTLAB_LLM_TIMEOUT") {
+        cfg.timeout = crate::util::units::parse_duration(&text)
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| LlmError::Config {
+                detail: format!("GHOSTLAB_LLM_TIMEOUT=`{text}` is not a duration like `90s` or `2m`"),
+            })?;
+    }
+    if let Ok(text) = std::env::var("GHOSTLAB_LLM_ATTEMPTS") {
+        cfg.retry.max_attempts = text
+            .trim()
+            .parse()
+            .ok()
+            .filter(|n| (1..=20).contains(n))
+            .ok_or_else(|| LlmError::Config {
+                detail: format!("GHOSTLAB_LLM_ATTEMPTS=`{text}` must be a whole number from 1 to 20"),
+            })?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
