@@ -6,12 +6,15 @@
 mod compare;
 mod completions;
 mod dataset;
+mod auth;
 mod emit;
 mod error;
 mod generate;
 mod init;
 mod merge;
 mod profile;
+mod model_server;
+mod models;
 mod schema;
 mod validate;
 
@@ -52,6 +55,12 @@ pub enum Command {
     Generate(generate::Args),
     /// Review the dataset: list, approve, reject or edit cases.
     Dataset(dataset::Args),
+    /// Store, inspect or remove a model provider's API key in the OS keyring (key read from stdin).
+    Auth(auth::Args),
+    /// List the models an OpenAI-compatible endpoint serves.
+    Models(models::Args),
+    /// Serve a cassette as a local OpenAI-compatible endpoint (for the agent under test).
+    ModelServer(model_server::Args),
 }
 
 /// Parses the process arguments (exits 2 on usage errors, as clap does).
@@ -83,6 +92,9 @@ pub fn dispatch(cli: Cli) -> ExitCode {
         Command::Profile(a) => profile::run(a),
         Command::Generate(a) => generate::run(a),
         Command::Dataset(a) => dataset::run(a),
+        Command::Auth(a) => auth::run(a),
+        Command::Models(a) => models::run(a),
+        Command::ModelServer(a) => model_server::run(a),
     };
     match result {
         Ok(code) => code,

@@ -2,6 +2,37 @@
 //!
 //! Requests carry no tools: the user emulator and the judge are tool-free by construction.
 //! Providers live in submodules; nothing here touches the terminal.
+//!
+//! Providers (see [`from_role`]):
+//! - `openai` ([`openai::OpenAiLlm`]): any OpenAI-compatible endpoint.
+//! - `replay` ([`cassette::ReplayLlm`]): answers only what a cassette recorded, never invents.
+//! - `record` ([`cassette::RecordLlm`]): wraps `openai` and appends every exchange to a cassette.
+//! - `offline` is deliberately *not* an `Llm`: the generation module implements it as a
+//!   deterministic proposer that reads the configuration itself, and the offline judge answers
+//!   "cannot judge". [`from_role`] therefore returns [`LlmError::Offline`] for it, and
+//!   [`model_for_role`] returns `Ok(None)`, so callers branch to their offline code explicitly
+//!   instead of receiving a model that pretends to answer.
+//!
+//! `model_server` serves cassettes over HTTP so the real agent CLI can use them; `credentials`
+//! keeps API keys in the OS keyring; `fake::FakeLlm` is a queue-driven test double. Secrets never
+//! appear in a label, an error or a log line.
+
+pub mod cassette;
+pub mod credentials;
+pub mod fake;
+pub mod model_server;
+pub mod models;
+pub mod openai;
+mod openai_config;
+mod openai_http;
+pub mod retry;
+pub mod script;
+pub mod sse;
+pub mod structured;
+
+pub mod role;
+
+pub use role::{from_role, model_for_role};
 
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
@@ -86,6 +117,19 @@ pub enum LlmError {
     Malformed { detail: String },
     #[error("the cassette has no recorded answer for this request: {summary}")]
     NotInCassette { summary: String },
+    /// The role uses the `offline` provider, which is a deterministic proposer, not a model.
+    #[error("the `offline` provider is not a language model; use the offline proposer/judge for this role")]
+    Offline,
+    /// The model role cannot be turned into a provider (missing base_url, cassette, model...).
+    #[error("model role misconfigured: {detail}")]
+    Config { detail: String },
+}
+
+impl LlmError {
+    /// True for failures worth another attempt (rate limits, server errors, timeouts, resets).
+    pub fn is_transient(&self) -> bool {
+        matches!(self, LlmError::Unavailable { .. } | LlmError::Timeout { .. })
+    }
 }
 
 /// A chat model. Implementations must be cheap to share across tasks.

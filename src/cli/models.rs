@@ -1,0 +1,95 @@
+//! `ghostlab models`: the models an OpenAI-compatible endpoint actually serves.
+//!
+//! Takes `--base-url` (key from `--api-key-env`), or the `openai`/`record` roles of a job.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use super::CliError;
+use crate::llm::credentials;
+use crate::spec::ModelProvider;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Endpoint base URL including the version path, e.g. http://127.0.0.1:11434/v1.
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// Environment variable holding the API key (default: GHOSTLAB_OPENAI_API_KEY or the keyring).
+    #[arg(long)]
+    pub api_key_env: Option<String>,
+    /// Keyring entry to use when no key variable is given (`ghostlab auth set PROVIDER`).
+    #[arg(long, default_value = "openai")]
+    pub provider: String,
+    /// Use the generation roles of this job instead of --base-url.
+    #[arg(long)]
+    pub job: Option<PathBuf>,
+    /// Seconds to wait for the endpoint.
+    #[arg(long, default_value_t = 20)]
+    pub timeout_secs: u64,
+}
+
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    let mut targets: Vec<(String, Option<String>)> = Vec::new();
+    if let Some(url) = &args.base_url {
+        targets.push((url.clone(), args.api_key_env.clone()));
+    } else if let Some(job) = &args.job {
+        let loaded = crate::spec::load_job(job)?;
+        let g = &loaded.job.generation;
+        for role in [&g.proposer, &g.emulator, &g.judge] {
+            if matches!(role.provider, ModelProvider::Openai | ModelProvider::Record) {
+                let cfg = crate::llm::role::openai_config(role).map_err(|e| CliError::usage(e.to_string()))?;
+                let env = match cfg.api_key {
+                    crate::llm::openai::ApiKey::Env(v) => Some(v),
+                    _ => None,
+                };
+                if !targets.iter().any(|(u, _)| *u == cfg.base_url) {
+                    targets.push((cfg.base_url, env));
+                }
+            }
+        }
+        if targets.is_empty() {
+            return Err(CliError::usage(format!(
+                "{}: no generation role uses an `openai` or `record` provider",
+                job.display()
+            )));
+        }
+    } else {
+        return Err(CliError::usage("give --base-url URL or --job job.yaml"));
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::usage(format!("cannot start the async runtime: {e}")))?;
+    for (url, env) in targets {
+        let key = match env {
+            Some(var) => Some(
+                std::env::var(&var)
+                    .map_err(|_| CliError::usage(format!("{var} is not set; export it with the API key for {url}")))?,
+            ),
+            None => rt
+                .block_on(credentials::lookup_async(&args.provider))
+                .map_err(|e| CliError::usage(e.to_string()))?
+                .map(|f| f.secret.expose().to_string()),
+        };
+        if key.is_none() && !crate::llm::openai::is_loopback(&url) {
+            return Err(CliError::usage(format!(
+                "no API key for `{}` to query {url}: {}",
+                args.provider,
+                credentials::how_to_set(&args.provider)
+            )));
+        }
+        let ids = rt
+            .block_on(crate::llm::models::list_models(
+                &url,
+                key.as_deref(),
+                Duration::from_secs(args.timeout_secs),
+            ))
+            .map_err(|e| CliError::usage(format!("{url}: {e}")))?;
+        println!("{url} serves {} model(s):", ids.len());
+        for id in ids {
+            println!("  {id}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,345 @@
+//! The `openai` provider: any OpenAI-compatible chat-completions endpoint (OpenAI, Ollama,
+//! vLLM, llama.cpp, OpenRouter, the local `model-server`).
+//!
+//! Choice of crates: the request body is built with async-openai's typed request
+//! (`CreateChatCompletionRequest`), so field names and the `response_format`/`stream_options`
+//! shapes follow the OpenAI spec; the transport is plain reqwest and answers are read as
+//! `serde_json::Value` (see `openai_http`). async-openai's client is not used for sending because
+//! its typed responses reject servers that omit `id`/`object`/`created`, its `byot` escape hatch
+//! is not compiled in, and we need our own control over what is retried, per-attempt timeouts
+//! and truncated-stream detection.
+//!
+//! Never logs or returns an API key or a resolved header value; `${VAR}` header references are
+//! resolved at call time, so the configuration itself only ever holds references.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use async_openai::types::chat::{
+    ChatCompletionRequestAssistantMessage, ChatCompletionRequestMessage, ChatCompletionRequestSystemMessage,
+    ChatCompletionRequestUserMessage, ChatCompletionStreamOptions, CreateChatCompletionRequest, ResponseFormat,
+    ResponseFormatJsonSchema,
+};
+use futures::future::BoxFuture;
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
+use serde_json::Value;
+
+pub use super::openai_config::{ApiKey, OpenAiConfig, StructuredMode};
+use super::openai_http::{AttemptError, RawAnswer, attempt};
+use super::structured::{repair_instruction, schema_instruction, validate_answer};
+use super::{ChatMessage, ChatRequest, ChatResponse, Llm, LlmError, Role, Usage, credentials};
+
+/// An OpenAI-compatible chat model.
+pub struct OpenAiLlm {
+    config: OpenAiConfig,
+    client: reqwest::Client,
+    /// Set once the server has refused `response_format: json_schema`.
+    schema_unsupported: AtomicBool,
+}
+
+impl OpenAiLlm {
+    /// Builds the provider; no network traffic happens until the first call.
+    pub fn new(config: OpenAiConfig) -> Result<Arc<Self>, LlmError> {
+        if !config.base_url.starts_with("http://") && !config.base_url.starts_with("https://") {
+            return Err(LlmError::Config {
+                detail: format!("base_url `{}` must start with http:// or https://", config.base_url),
+            });
+        }
+        let client = reqwest::Client::builder()
+            .connect_timeout(config.timeout.min(Duration::from_secs(10)))
+            .build()
+            .map_err(|e| LlmError::Config {
+                detail: format!("cannot build the HTTP client: {e}"),
+            })?;
+        Ok(Arc::new(OpenAiLlm {
+            config,
+            client,
+            schema_unsupported: AtomicBool::new(false),
+        }))
+    }
+
+    fn url(&self) -> String {
+        format!("{}/chat/completions", self.config.base_url.trim_end_matches('/'))
+    }
+
+    async fn headers(&self) -> Result<HeaderMap, LlmError> {
+        let mut map = HeaderMap::new();
+        for (name, raw) in &self.config.headers {
+            let value = resolve_refs(raw, &format!("header {name}"))?;
+            let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| LlmError::Config {
+                detail: format!("`{name}` is not a valid HTTP header name"),
+            })?;
+            let mut value = HeaderValue::from_str(&value).map_err(|_| LlmError::Config {
+                detail: format!("the value of header `{name}` is not valid in HTTP"),
+            })?;
+            value.set_sensitive(true);
+            map.insert(name, value);
+        }
+        if let Some(key) = self.api_key().await? {
+            let mut v = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| LlmError::Config {
+                detail: "the API key contains characters not allowed in HTTP".into(),
+            })?;
+            v.set_sensitive(true);
+            map.insert(AUTHORIZATION, v);
+        }
+        Ok(map)
+    }
+
+    async fn api_key(&self) -> Result<Option<String>, LlmError> {
+        match &self.config.api_key {
+            ApiKey::None => Ok(None),
+            ApiKey::Env(var) => match std::env::var(var) {
+                Ok(v) if !v.is_empty() => Ok(Some(v)),
+                _ => Err(LlmError::MissingCredential {
+                    provider: self.label(),
+                    hint: format!("the job says api_key: ${{{var}}}, but {var} is not set; export it"),
+                }),
+            },
+            ApiKey::Stored { provider } => match credentials::lookup_async(provider).await {
+                Ok(Some(found)) => Ok(Some(found.secret.expose().to_string())),
+                Ok(None) if is_loopback(&self.config.base_url) => Ok(None),
+                Ok(None) => Err(LlmError::MissingCredential {
+                    provider: provider.clone(),
+                    hint: credentials::how_to_set(provider),
+                }),
+                Err(e) => Err(LlmError::MissingCredential {
+                    provider: provider.clone(),
+                    hint: format!("{e}; {}", credentials::how_to_set(provider)),
+                }),
+            },
+        }
+    }
+
+    fn body(&self, request: &ChatRequest, messages: &[ChatMessage], use_format: bool) -> Result<Value, LlmError> {
+        let typed = CreateChatCompletionRequest {
+            model: request.model.clone().unwrap_or_else(|| self.config.model.clone()),
+            messages: messages.iter().map(to_wire).collect(),
+            temperature: request.temperature.or(self.config.temperature).map(|t| t as f32),
+            stream: self.config.stream.then_some(true),
+            stream_options: self.config.stream.then_some(ChatCompletionStreamOptions {
+                include_usage: Some(true),
+                include_obfuscation: None,
+            }),
+            response_format: match (&request.json_schema, use_format) {
+                (Some(spec), true) => Some(ResponseFormat::JsonSchema {
+                    json_schema: ResponseFormatJsonSchema {
+                        description: None,
+                        name: spec.name.clone(),
+                        schema: spec.schema.clone(),
+                        strict: None,
+                    },
+                }),
+                _ => None,
+            },
+            ..Default::default()
+        };
+        let mut body = serde_json::to_value(&typed).map_err(|e| LlmError::Config {
+            detail: format!("cannot encode the request: {e}"),
+        })?;
+        // `max_tokens` is deprecated in the typed struct but still the field most
+        // OpenAI-compatible servers (Ollama, vLLM, llama.cpp) understand.
+        if let (Some(n), Some(obj)) = (request.max_tokens, body.as_object_mut()) {
+            obj.insert("max_tokens".into(), Value::from(n));
+        }
+        Ok(body)
+    }
+
+    /// One logical request with the retry budget applied.
+    async fn send(&self, body: &Value) -> Result<RawAnswer, LlmError> {
+        let headers = self.headers().await?;
+        let url = self.url();
+        let policy = self.config.retry;
+        let mut last_reason = String::new();
+        let mut last_was_timeout = false;
+        for n in 1..=policy.max_attempts.max(1) {
+            let outcome = tokio::time::timeout(
+                self.config.timeout,
+                attempt(&self.client, &url, &headers, body, self.config.stream),
+            )
+            .await;
+            let retry_after = match outcome {
+                Ok(Ok(answer)) => return Ok(answer),
+                Ok(Err(AttemptError::Fatal(e))) => return Err(e),
+                Ok(Err(AttemptError::Retryable { reason, retry_after })) => {
+                    last_was_timeout = false;
+                    last_reason = reason;
+                    retry_after
+                }
+                Err(_) => {
+                    last_was_timeout = true;
+                    last_reason = format!("no complete answer within {} ms", self.config.timeout.as_millis());
+                    None
+                }
+            };
+            tracing::warn!(provider = %self.label(), attempt = n, reason = %last_reason, "model call failed");
+            if n < policy.max_attempts {
+                tokio::time::sleep(policy.delay(n, retry_after)).await;
+            }
+        }
+        if last_was_timeout {
+            Err(LlmError::Timeout {
+                seconds: self.config.timeout.as_secs_f64().ceil() as u64,
+            })
+        } else {
+            Err(LlmError::Unavailable {
+                attempts: policy.max_attempts.max(1),
+                reason: last_reason,
+            })
+        }
+    }
+
+    async fn run(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        let started = Instant::now();
+        let mut usage = Usage::default();
+        let mut messages = request.messages.clone();
+        let spec = request.json_schema.as_ref();
+        let mut use_format = spec.is_some()
+            && match self.config.structured {
+                StructuredMode::JsonSchema => true,
+                StructuredMode::Prompt => false,
+                StructuredMode::Auto => !self.schema_unsupported.load(Ordering::Relaxed),
+            };
+        if let (Some(s), false) = (spec, use_format) {
+            messages.push(ChatMessage::new(Role::System, schema_instruction(s)));
+        }
+        let mut validation_round = 0;
+        loop {
+            let answer = match self.send(&self.body(request, &messages, use_format)?).await {
+                Err(LlmError::Rejected { status, body })
+                    if use_format && self.config.structured == StructuredMode::Auto && mentions_format(&body) =>
+                {
+                    tracing::warn!(provider = %self.label(), status, "server refused response_format json_schema; putting the schema in the prompt");
+                    self.schema_unsupported.store(true, Ordering::Relaxed);
+                    use_format = false;
+                    if let Some(s) = spec {
+                        messages.push(ChatMessage::new(Role::System, schema_instruction(s)));
+                    }
+                    continue;
+                }
+                other => other?,
+            };
+            usage.prompt_tokens += answer.usage.prompt_tokens;
+            usage.completion_tokens += answer.usage.completion_tokens;
+            usage.cost_usd = match (usage.cost_usd, answer.usage.cost_usd) {
+                (Some(a), Some(b)) => Some(a + b),
+                (a, b) => a.or(b),
+            };
+            let model = answer.model.clone().unwrap_or_else(|| self.config.model.clone());
+            let Some(s) = spec else {
+                return Ok(finish(answer.content, model, usage, started));
+            };
+            match validate_answer(&answer.content, s) {
+                Ok(_) => {
+                    let json = super::structured::extract_json(&answer.content).to_string();
+                    return Ok(finish(json, model, usage, started));
+                }
+                Err(problem) if validation_round == 0 => {
+                    validation_round += 1;
+                    tracing::warn!(provider = %self.label(), %problem, "structured answer invalid; asking once more");
+                    messages.push(ChatMessage::new(Role::Assistant, answer.content));
+                    messages.push(ChatMessage::new(Role::User, repair_instruction(&problem)));
+                }
+                Err(problem) => {
+                    return Err(LlmError::Malformed {
+                        detail: format!("{problem} (still wrong after one retry with the error)"),
+                    });
+                }
+            }
+        }
+    }
+}
+
+fn finish(content: String, model: String, usage: Usage, started: Instant) -> ChatResponse {
+    ChatResponse {
+        content,
+        model,
+        usage,
+        latency_ms: started.elapsed().as_millis() as u64,
+    }
+}
+
+fn mentions_format(body: &str) -> bool {
+    let b = body.to_ascii_lowercase();
+    b.contains("response_format") || b.contains("json_schema")
+}
+
+fn to_wire(m: &ChatMessage) -> ChatCompletionRequestMessage {
+    match m.role {
+        Role::System => ChatCompletionRequestSystemMessage::from(m.content.as_str()).into(),
+        Role::User => ChatCompletionRequestUserMessage::from(m.content.as_str()).into(),
+        Role::Assistant => ChatCompletionRequestAssistantMessage::from(m.content.as_str()).into(),
+    }
+}
+
+/// Replaces every `${VAR}` in `raw` with the variable's value, or says which one is missing.
+fn resolve_refs(raw: &str, what: &str) -> Result<String, LlmError> {
+    let mut out = raw.to_string();
+    for var in crate::util::secret_ref::referenced_vars(raw) {
+        let value = std::env::var(&var).map_err(|_| LlmError::MissingCredential {
+            provider: what.to_string(),
+            hint: format!("{var} is referenced but not set; export it"),
+        })?;
+        out = out.replace(&format!("${{{var}}}"), &value);
+    }
+    Ok(out)
+}
+
+/// True for `http://127.0.0.1…`, `http://localhost…` and `http://[::1]…`.
+pub fn is_loopback(base_url: &str) -> bool {
+    let rest = base_url
+        .strip_prefix("http://")
+        .or_else(|| base_url.strip_prefix("https://"))
+        .unwrap_or("");
+    ["127.0.0.1", "localhost", "[::1]"]
+        .iter()
+        .any(|h| rest == *h || rest.starts_with(&format!("{h}:")) || rest.starts_with(&format!("{h}/")))
+}
+
+impl Llm for OpenAiLlm {
+    fn label(&self) -> String {
+        format!("openai:{}", self.config.model)
+    }
+
+    fn chat<'a>(&'a self, request: &'a ChatRequest) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
+        Box::pin(self.run(request))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_detection_is_strict() {
+        assert!(is_loopback("http://127.0.0.1:8080/v1"));
+        assert!(is_loopback("http://localhost/v1"));
+        assert!(!is_loopback("http://localhost.evil.com/v1"));
+        assert!(!is_loopback("https://api.openai.com/v1"));
+    }
+
+    #[test]
+    fn body_carries_schema_stream_options_and_max_tokens() {
+        let mut cfg = OpenAiConfig::new("http://127.0.0.1:1/v1", "m");
+        cfg.stream = true;
+        let llm = OpenAiLlm::new(cfg).unwrap();
+        let req = ChatRequest {
+            messages: vec![ChatMessage::new(Role::User, "hi")],
+            max_tokens: Some(50),
+            json_schema: Some(super::super::JsonSchemaSpec {
+                name: "x".into(),
+                schema: serde_json::json!({"type":"object"}),
+            }),
+            ..Default::default()
+        };
+        let body = llm.body(&req, &req.messages, true).unwrap();
+        assert_eq!(body["model"], "m");
+        assert_eq!(body["stream"], true);
+        assert_eq!(body["stream_options"]["include_usage"], true);
+        assert_eq!(body["max_tokens"], 50);
+        assert_eq!(body["response_format"]["type"], "json_schema");
+        assert_eq!(body["messages"][0]["role"], "user");
+        let plain = llm.body(&req, &req.messages, false).unwrap();
+        assert!(plain.get("response_format").is_none());
+    }
+}

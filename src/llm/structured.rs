@@ -1,0 +1,92 @@
+//! Structured answers: pull the JSON out of a model's text and validate it against a schema.
+//!
+//! Validation uses the `jsonschema` crate; a failure message names the JSON path and the rule
+//! broken so the model can be asked to fix exactly that. Nothing here calls a model.
+
+use super::JsonSchemaSpec;
+
+/// The instruction added when the server cannot enforce a schema itself.
+pub fn schema_instruction(spec: &JsonSchemaSpec) -> String {
+    format!(
+        "Answer with a single JSON document and nothing else (no prose, no code fences). \
+         It must validate against this JSON Schema named `{}`:\n{}",
+        spec.name,
+        serde_json::to_string(&spec.schema).unwrap_or_default()
+    )
+}
+
+/// The follow-up sent after an answer failed validation.
+pub fn repair_instruction(problem: &str) -> String {
+    format!(
+        "Your previous answer was rejected: {problem}. Reply again with only the corrected JSON \
+         document that validates against the schema."
+    )
+}
+
+/// Returns the JSON text inside `content`: the whole text, or the body of a ```json fence.
+pub fn extract_json(content: &str) -> &str {
+    let t = content.trim();
+    if let Some(rest) = t.strip_prefix("```") {
+        let rest = rest.trim_start_matches(|c: char| c.is_ascii_alphanumeric());
+        if let Some(end) = rest.rfind("```") {
+            return rest[..end].trim();
+        }
+    }
+    t
+}
+
+/// Parses and validates `content`; `Err` describes every problem found (path: message).
+pub fn validate_answer(content: &str, spec: &JsonSchemaSpec) -> Result<serde_json::Value, String> {
+    let text = extract_json(content);
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("the answer is not valid JSON ({e})"))?;
+    let validator = jsonschema::validator_for(&spec.schema)
+        .map_err(|e| format!("the schema `{}` itself is invalid: {e}", spec.name))?;
+    let problems: Vec<String> = validator
+        .iter_errors(&value)
+        .take(8)
+        .map(|e| {
+            let path = e.instance_path().to_string();
+            let at = if path.is_empty() { "/".to_string() } else { path };
+            format!("at {at}: {e}")
+        })
+        .collect();
+    if problems.is_empty() {
+        Ok(value)
+    } else {
+        Err(format!(
+            "the answer does not match schema `{}`: {}",
+            spec.name,
+            problems.join("; ")
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn spec() -> JsonSchemaSpec {
+        JsonSchemaSpec {
+            name: "verdict".into(),
+            schema: json!({"type":"object","required":["ok"],"properties":{"ok":{"type":"boolean"}}}),
+        }
+    }
+
+    #[test]
+    fn accepts_fenced_and_plain_json() {
+        assert!(validate_answer("{\"ok\":true}", &spec()).is_ok());
+        assert!(validate_answer("```json\n{\"ok\": false}\n```", &spec()).is_ok());
+    }
+
+    #[test]
+    fn names_the_path_and_rule_broken() {
+        let err = validate_answer("{\"ok\":\"yes\"}", &spec()).unwrap_err();
+        assert!(err.contains("/ok") && err.contains("boolean"), "{err}");
+        let err = validate_answer("{}", &spec()).unwrap_err();
+        assert!(err.contains("ok"), "{err}");
+        let err = validate_answer("not json", &spec()).unwrap_err();
+        assert!(err.contains("not valid JSON"), "{err}");
+    }
+}
