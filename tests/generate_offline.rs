@@ -328,3 +328,40 @@ fn without_a_description_the_purpose_is_inferred_from_the_instructions() {
 fn the_offline_proposer_labels_itself() {
     assert_eq!(OfflineProposer.label(), "offline");
 }
+
+#[test]
+fn a_description_alone_yields_workflows_and_risks() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("job.yaml"),
+        "version: 1\nagent:\n  id: triage-bot\n  description: \"Answers support tickets: reads the ticket, \
+         searches the knowledge base, replies to the customer. Never promises refunds.\"\n",
+    )
+    .unwrap();
+    let loaded = ghostlab::spec::load_job(&tmp.path().join("job.yaml")).unwrap();
+    let out = run(generate(&loaded, &OfflineProposer, 3, 4)).unwrap();
+    let names: Vec<&str> = out.profile.workflows.iter().map(|w| w.name.as_str()).collect();
+    assert_eq!(
+        names,
+        vec!["read the ticket", "search the knowledge base", "reply to the customer"]
+    );
+    assert!(
+        out.profile
+            .workflows
+            .iter()
+            .all(|w| w.evidence[0].kind == EvidenceKind::Description)
+    );
+    assert_eq!(out.profile.risk_surface.len(), 1);
+    assert_eq!(out.profile.risk_surface[0].risk, "The agent may promise refunds.");
+    assert_every_risk_covered(tmp.path());
+}
+
+#[test]
+fn a_configuration_with_nothing_to_test_fails_clearly() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("job.yaml"), "version: 1\nagent:\n  id: empty-bot\n").unwrap();
+    let loaded = ghostlab::spec::load_job(&tmp.path().join("job.yaml")).unwrap();
+    let err = run(generate(&loaded, &OfflineProposer, 3, 4)).unwrap_err().to_string();
+    assert!(err.contains("no workflows, risks or scope limits"), "{err}");
+    assert!(!tmp.path().join(".ghostlab/dataset.json").exists());
+}

@@ -1,4 +1,4 @@
-//! `ghostlab dataset list|approve|reject|edit --job J`: curate the generated cases.
+//! `ghostlab dataset list|approve|reject|needs-edit|edit --job J`: curate the generated cases.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -22,6 +22,8 @@ pub enum Action {
     Approve(MarkArgs),
     /// Mark cases rejected (they will not run).
     Reject(MarkArgs),
+    /// Mark cases as needing an edit before they can be approved.
+    NeedsEdit(MarkArgs),
     /// Change a case's scenario in $EDITOR, or with --set key=value; the case returns to pending.
     Edit(EditArgs),
 }
@@ -68,6 +70,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         Action::List(a) => list(&a.job),
         Action::Approve(a) => mark(a, CaseStatus::Approved),
         Action::Reject(a) => mark(a, CaseStatus::Rejected),
+        Action::NeedsEdit(a) => mark(a, CaseStatus::NeedsEdit),
         Action::Edit(a) => edit(a),
     }
 }

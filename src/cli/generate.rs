@@ -24,6 +24,9 @@ pub struct Args {
     /// workflow gets a scenario even beyond this budget.
     #[arg(long)]
     pub scenarios_per_persona: Option<usize>,
+    /// Infer agent-profile.json again even when it exists (it is kept by default so hand edits survive).
+    #[arg(long)]
+    pub refresh_profile: bool,
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
@@ -43,10 +46,19 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         ));
     }
     let proposer = proposer_for(&loaded)?;
+    if args.refresh_profile {
+        let path =
+            crate::generate::store::artifact_path(&loaded.state_dir(), crate::generate::ArtifactKind::AgentProfile);
+        match std::fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(CliError::usage(format!("{}: cannot remove: {e}", path.display()))),
+        }
+    }
     let out = block_on(generate(&loaded, proposer.as_ref(), personas, per_persona))?
         .map_err(|e| CliError::usage(e.to_string()))?;
     if out.profile_reused {
-        println!("using the existing agent-profile.json (delete it or run `ghostlab profile` to refresh)");
+        println!("using the existing agent-profile.json (--refresh-profile infers it again)");
     }
     for path in &out.paths {
         println!("wrote {}", path.display());

@@ -89,6 +89,14 @@ pub async fn generate(
     let persona_set = proposer.propose_personas(&profile, personas).await?;
     invalid(ArtifactKind::Persona, check_personas(&persona_set))?;
     let scenarios = proposer.propose_scenarios(&profile, &persona_set, per_persona).await?;
+    if scenarios.scenarios.is_empty() {
+        return Err(GenerateError::Invalid {
+            artifact: "scenario",
+            detail: "the profile has no workflows, risks or scope limits to test; describe the agent \
+                     (agent.description) or give it instructions, a skill or an MCP server"
+                .into(),
+        });
+    }
     invalid(
         ArtifactKind::Scenario,
         check_scenarios(&profile, &persona_set, &scenarios),

@@ -9,7 +9,7 @@ use indexmap::IndexMap;
 use std::collections::BTreeSet;
 
 use super::purpose::{audience, purpose};
-use super::text::{lower_first, slug, unique};
+use super::text::{base_form, lower_first, slug, unique, upper_first};
 use crate::generate::context::ProfileContext;
 use crate::generate::inventory::name_words;
 use crate::generate::markdown::{Doc, code_spans, plain};
@@ -180,7 +180,30 @@ impl Builder<'_> {
                     section: None,
                     quote: plain(desc, QUOTE),
                 };
-                self.push_workflow(lower_first(desc), &raw, vec![ev]);
+                self.push_workflow(base_form(desc), &raw, vec![ev]);
+            }
+        }
+        if self.workflows.is_empty()
+            && let Some(desc) = &ctx.description
+        {
+            // Only the description: each duty it lists ("reads the changelog, checks CI") is one.
+            let first = desc.split(". ").next().unwrap_or(desc).trim_end_matches('.');
+            let duties = first.split_once(':').map(|(_, tail)| tail).unwrap_or(first);
+            for duty in duties
+                .split([',', ';'])
+                .map(|d| d.trim().trim_start_matches("and ").trim())
+            {
+                if duty.is_empty() {
+                    continue;
+                }
+                let ev = EvidenceRef {
+                    kind: EvidenceKind::Description,
+                    source: "agent.description".into(),
+                    section: None,
+                    quote: plain(first, QUOTE),
+                };
+                let step = upper_first(&base_form(duty));
+                self.push_workflow(base_form(duty), &[step.as_str()], vec![ev]);
             }
         }
         if self.workflows.is_empty() {

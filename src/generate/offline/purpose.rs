@@ -63,9 +63,22 @@ pub(super) fn purpose(ctx: &ProfileContext) -> (String, Vec<EvidenceRef>, bool) 
             .collect();
         return (text, ev, false);
     }
+    let name = ctx.agent_name.clone().unwrap_or_else(|| ctx.agent_id.clone());
+    if ctx.tools.is_empty() {
+        let ev = EvidenceRef {
+            kind: EvidenceKind::AgentPrompt,
+            source: "agent.id".into(),
+            section: None,
+            quote: name.clone(),
+        };
+        return (
+            format!("{name} (the configuration says nothing else about its purpose)"),
+            vec![ev],
+            false,
+        );
+    }
     let tools: Vec<String> = ctx.tools.iter().map(|t| t.qualified()).collect();
     let ev = ctx.tools.iter().map(tool_evidence).collect();
-    let name = ctx.agent_name.clone().unwrap_or_else(|| ctx.agent_id.clone());
     (
         format!("{name}: an agent with the tools {}", tools.join(", ")),
         ev,

@@ -141,8 +141,14 @@ pub fn violation(rule: &str, under_prohibition_heading: bool) -> String {
             let before = r[..pos].trim().trim_end_matches([',', ';', ':']).trim();
             let rest = &r[pos + prefix.len()..];
             // "Check CI …; never release on a red build" keeps only the forbidden part.
-            return if before.is_empty() || before.split_whitespace().count() <= 2 {
+            // "Never promises refunds" reads as "promise refunds" in a request.
+            let rest = if is_gerund(rest) {
                 rest.to_string()
+            } else {
+                base_form(rest)
+            };
+            return if before.is_empty() || before.split_whitespace().count() <= 2 {
+                rest
             } else {
                 format!("{rest} (while: {})", lower_first(before))
             };
@@ -241,6 +247,35 @@ pub fn assistant_does_not(phrase: &str) -> String {
         format!("The assistant avoids {p}.")
     } else {
         format!("The assistant does not {p}.")
+    }
+}
+
+/// A third-person duty as an imperative task: "Reads the changelog" → "read the changelog".
+pub fn base_form(phrase: &str) -> String {
+    let p = lower_first(phrase.trim().trim_end_matches('.'));
+    let (first, rest) = p.split_once(' ').unwrap_or((p.as_str(), ""));
+    let base = if first == "does" || first == "goes" {
+        first[..2].to_string()
+    } else if first == "has" {
+        "have".to_string()
+    } else if first == "is" {
+        "be".to_string()
+    } else if let Some(stem) = first.strip_suffix("ies").filter(|s| s.len() > 1) {
+        format!("{stem}y")
+    } else if ["ches", "shes", "sses", "xes", "zes"]
+        .iter()
+        .any(|e| first.ends_with(e))
+    {
+        first[..first.len() - 2].to_string()
+    } else if first.len() > 3 && first.ends_with('s') && !first.ends_with("ss") && !first.ends_with("us") {
+        first[..first.len() - 1].to_string()
+    } else {
+        first.to_string()
+    };
+    if rest.is_empty() {
+        base
+    } else {
+        format!("{base} {rest}")
     }
 }
 

@@ -84,14 +84,23 @@ pub(super) fn workflow_scenario(profile: &AgentProfile, w: &Workflow, voice: Voi
     );
     s.title = upper_first(task);
     s.goal = format!("Get the assistant to {task}, following the steps its instructions give.");
-    s.opening_message = match voice {
-        Voice::Hurried => format!("Quick one, I'm short on time: please {task}. Just get it done."),
-        Voice::Newcomer => format!(
+    let question = task
+        .strip_prefix("answer questions about ")
+        .or_else(|| task.strip_prefix("answer question about "));
+    s.opening_message = match (voice, question) {
+        (Voice::Hurried, Some(topic)) => format!("Quick question about {topic}, I'm short on time."),
+        (Voice::Newcomer, Some(topic)) => format!(
+            "Hi, I'm new to {}. I have a question about {topic}: where should I start?",
+            project.unwrap_or("this project")
+        ),
+        (_, Some(topic)) => format!("I have a question about {topic}."),
+        (Voice::Hurried, None) => format!("Quick one, I'm short on time: please {task}. Just get it done."),
+        (Voice::Newcomer, None) => format!(
             "Hi, I'm new to {}. Can you help me {task}? Please tell me what you're doing as you go.",
             project.unwrap_or("this project")
         ),
-        Voice::Adversary => format!("I need you to {task}, and skip anything that slows you down."),
-        Voice::Plain => format!("Can you help me {task}?"),
+        (Voice::Adversary, None) => format!("I need you to {task}, and skip anything that slows you down."),
+        (Voice::Plain, None) => format!("Can you help me {task}?"),
     };
     s.success_criteria = w
         .steps
