@@ -102,16 +102,10 @@ pub fn proposer_for(loaded: &LoadedJob) -> Result<Box<dyn Proposer>, CliError> {
     }
 }
 
-/// INTEGRATION POINT: the model for `generation.proposer` when it is not `offline`. The lead
-/// wires this to `crate::llm::from_role(&loaded.job.generation.proposer, …)` after merging the
-/// provider half; until then it fails with exit 2 instead of guessing.
+/// The model for `generation.proposer` when it is not `offline`.
 fn proposer_llm(loaded: &LoadedJob) -> Result<Arc<dyn Llm>, CliError> {
-    Err(CliError::usage(format!(
-        "{}: generation.proposer.provider `{:?}` needs the model providers, which this build does not \
-         wire yet; use `provider: offline`",
-        loaded.file.display(),
-        loaded.job.generation.proposer.provider
-    )))
+    crate::llm::from_role(&loaded.job.generation.proposer, &loaded.dir)
+        .map_err(|e| CliError::usage(format!("{}: generation.proposer: {e}", loaded.file.display())))
 }
 
 /// Runs a future on a small runtime owned by the command.
