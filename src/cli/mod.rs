@@ -3,9 +3,11 @@
 //! Exit codes: 0 success, 1 the agent under test failed a gate (or a lint found findings at the
 //! `--fail-on` level), 2 the command could not run (usage, bad input, broken peer).
 
+mod doctor;
 mod emit;
 mod error;
 mod init;
+mod sandbox;
 mod schema;
 mod validate;
 
@@ -32,6 +34,13 @@ pub enum Command {
     Init(init::Args),
     /// Print or refresh the JSON Schema of job.yaml.
     Schema(schema::Args),
+    /// Run a command or a shell in the job's sandbox exactly as the agent gets it.
+    Sandbox(sandbox::Args),
+    /// Show which sandbox backends work on this machine and why not.
+    Doctor(doctor::Args),
+    /// Internal: the loopback bridge to the egress proxy, run inside the sandbox.
+    #[command(name = "__egress-bridge", hide = true)]
+    EgressBridge(sandbox::BridgeArgs),
 }
 
 /// Parses the process arguments (exits 2 on usage errors, as clap does).
@@ -56,6 +65,9 @@ pub fn dispatch(cli: Cli) -> ExitCode {
         Command::Emit(a) => emit::run(a),
         Command::Init(a) => init::run(a),
         Command::Schema(a) => schema::run(a),
+        Command::Sandbox(a) => sandbox::run(a),
+        Command::Doctor(a) => doctor::run(a),
+        Command::EgressBridge(a) => sandbox::run_bridge(a),
     };
     match result {
         Ok(code) => code,
