@@ -112,9 +112,16 @@ impl ChildSetup {
             }
         }
         for (res, value) in &self.rlimits {
+            // For CPU the hard limit is one second above the soft one: at the soft limit the
+            // kernel sends SIGXCPU (recognisable as a CPU limit hit); at the hard one SIGKILL.
+            let hard = if *res == libc::RLIMIT_CPU {
+                value.saturating_add(1)
+            } else {
+                *value
+            };
             let lim = libc::rlimit {
                 rlim_cur: *value,
-                rlim_max: *value,
+                rlim_max: hard,
             };
             // SAFETY: setrlimit with a valid struct.
             if unsafe { libc::setrlimit(*res, &lim) } != 0 {
