@@ -216,3 +216,104 @@ pub fn parse_status(success: bool, stdout: &str, stderr: &str) -> GatewayStatus 
     }
     GatewayStatus::Reachable(first(stdout))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::policy::HostPort;
+    use crate::spec::SandboxBackend;
+
+    fn fixture(name: &str) -> String {
+        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/openshell")
+            .join(name);
+        std::fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn status_parsing_on_fake_fixtures() {
+        let ok = parse_status(true, &fixture("status-connected.fake.txt"), "");
+        assert!(
+            matches!(ok, GatewayStatus::Reachable(ref d) if d.contains("openshell-gateway")),
+            "{ok:?}"
+        );
+        let bad = parse_status(false, "", &fixture("status-unreachable.fake.txt"));
+        assert!(
+            matches!(bad, GatewayStatus::Unreachable(ref d) if d.contains("connection refused")),
+            "{bad:?}"
+        );
+        // Exit 0 with failure wording is still unreachable.
+        assert!(matches!(
+            parse_status(true, "Status: not connected", ""),
+            GatewayStatus::Unreachable(_)
+        ));
+    }
+
+    #[test]
+    fn policy_yaml_has_the_documented_shape() {
+        let mut p = SandboxPolicy::minimal(SandboxBackend::Openshell);
+        p.read_only.push(PathBuf::from("/srv/job/AGENTS.md"));
+        p.network = NetworkPolicy::Allowlist(vec![HostPort::parse("api.example.com:443").unwrap()]);
+        let y = render_policy(&p).unwrap();
+        let v: yaml_serde::Value = yaml_serde::from_str(&y).unwrap();
+        assert_eq!(v["version"].as_u64(), Some(1));
+        assert_eq!(v["filesystem_policy"]["include_workdir"].as_bool(), Some(true));
+        assert_eq!(
+            v["filesystem_policy"]["read_only"][0].as_str(),
+            Some("/srv/job/AGENTS.md")
+        );
+        assert_eq!(v["landlock"]["compatibility"].as_str(), Some("hard_requirement"));
+        let np = &v["network_policies"]["ghostlab_api_example_com_443"];
+        assert_eq!(np["endpoints"][0]["host"].as_str(), Some("api.example.com"));
+        assert_eq!(np["endpoints"][0]["port"].as_u64(), Some(443));
+        assert_eq!(np["endpoints"][0]["enforcement"].as_str(), Some("enforce"));
+        assert!(!y.contains("read_write:\n- /\n"));
+        p.network = NetworkPolicy::Disabled;
+        assert!(!render_policy(&p).unwrap().contains("network_policies"));
+    }
+
+    #[test]
+    fn no_providers_means_no_auto_providers_and_env_file_quotes() {
+        let p = SandboxPolicy::minimal(SandboxBackend::Openshell);
+        let a = create_args("agent-1", &p, Path::new("/s/policy.yaml"), None);
+        assert_eq!(
+            a,
+            [
+                "sandbox",
+                "create",
+                "--name",
+                "agent-1",
+                "--from",
+                "base",
+                "--policy",
+                "/s/policy.yaml",
+                "--no-auto-providers"
+            ]
+        );
+        let mut vars = IndexMap::new();
+        vars.insert("K".to_string(), "a'b $c".to_string());
+        assert!(env_file(&vars).unwrap().contains("K='a'\\''b $c'\n"));
+        vars.insert("BAD NAME".to_string(), "x".to_string());
+        assert!(env_file(&vars).is_err());
+        let e = exec_args("agent-1", "/w", Some(Duration::from_secs(90)), &["ls".into()]);
+        assert_eq!(
+            &e[..9],
+            [
+                "sandbox",
+                "exec",
+                "-n",
+                "agent-1",
+                "--workdir",
+                "/w",
+                "--no-tty",
+                "--timeout",
+                "90"
+            ]
+        );
+    }
+}
