@@ -522,6 +522,7 @@ async fn run_all(secret_env: &str) -> Vec<Row> {
         ),
         o.timed_out && took < Duration::from_secs(5) && !left,
     ));
+    s.flush_log().unwrap();
     let log_text = std::fs::read_to_string(s.log_path()).unwrap_or_default();
     s.delete().await.unwrap();
 
@@ -597,6 +598,7 @@ async fn run_all(secret_env: &str) -> Vec<Row> {
     let ok = o.stdout_text().contains("ALLOWED-BODY");
     rows.push(row(PROBE_NAMES[33], "allowed", summary(&o), !ok));
     let denials = s2.denials();
+    s2.flush_log().unwrap();
     let log2 = std::fs::read_to_string(s2.log_path()).unwrap_or_default();
     let recorded = denials.iter().filter(|d| d.port == denied_port).count() >= 2
         && log2.contains(&format!("egress DENIED CONNECT 127.0.0.1:{denied_port}"))

@@ -411,7 +411,17 @@ impl Session {
                 .map_err(|e| SandboxError::Spawn(e.to_string()))?
                 .map_err(|e| SandboxError::Io("removing the session folder".into(), e))?;
         }
+        self.log
+            .flush()
+            .map_err(|e| SandboxError::Io(format!("writing {}", self.log.path().display()), e))?;
         result
+    }
+
+    /// Waits until `sandbox-<role>.log` on disk holds every line so far.
+    pub fn flush_log(&self) -> Result<(), SandboxError> {
+        self.log
+            .flush()
+            .map_err(|e| SandboxError::Io(format!("writing {}", self.log.path().display()), e))
     }
 
     fn openshell(&self) -> Result<&Path, SandboxError> {
