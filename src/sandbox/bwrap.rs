@@ -137,15 +137,15 @@ pub fn args(policy: &SandboxPolicy, layout: &Layout, spec: &CommandSpec<'_>) -> 
         // Symlinked inputs are bound at their real path, which is what the link resolves to.
         let real = p.canonicalize().unwrap_or_else(|_| p.clone());
         // Anything not under a mask is already visible read-only through the root binds.
-        if hidden.iter().any(|h| real.starts_with(h)) {
+        if real.exists() && hidden.iter().any(|h| real.starts_with(h)) {
             let s = real.to_string_lossy();
-            push(&["--ro-bind-try", &s, &s]);
+            push(&["--ro-bind", &s, &s]);
         }
     }
     for p in &policy.read_write {
         let real = p.canonicalize().unwrap_or_else(|_| p.clone());
         let s = real.to_string_lossy();
-        push(&["--bind-try", &s, &s]);
+        push(&["--bind", &s, &s]);
     }
     if let Some(exe) = spec.bridge_exe {
         let s = exe.to_string_lossy();
@@ -230,9 +230,13 @@ mod tests {
     fn argv_has_the_tested_profile_and_no_env_values() {
         let mut p = SandboxPolicy::minimal(SandboxBackend::Bubblewrap);
         p.env_values.insert("TOKEN".into(), "secret-value-123".into());
-        p.read_only.push(PathBuf::from("/srv/job/AGENTS.md"));
+        let job = tempfile::tempdir().unwrap();
+        let agents = job.path().join("AGENTS.md");
+        std::fs::write(&agents, "x").unwrap();
+        let agents = agents.canonicalize().unwrap();
+        p.read_only.push(agents.clone());
         p.read_only.push(PathBuf::from("/usr/share/not-masked"));
-        p.masked.push(PathBuf::from("/srv/job"));
+        p.masked.push(job.path().canonicalize().unwrap());
         let layout = Layout::new(Path::new("/tmp/ghostlab-s1"));
         let argv = vec!["true".to_string()];
         let spec = CommandSpec {
@@ -258,7 +262,7 @@ mod tests {
         assert!(joined.contains("--seccomp 7"));
         assert!(!joined.contains("secret-value-123"));
         // The input bind must come after the masks.
-        let ro = a.iter().position(|x| x == "/srv/job/AGENTS.md").unwrap();
+        let ro = a.iter().position(|x| Path::new(x) == agents).unwrap();
         let tmp = a.iter().rposition(|x| x == "--tmpfs").unwrap();
         assert!(ro > tmp);
         assert!(!joined.contains("/usr/share/not-masked"), "visible paths need no bind");

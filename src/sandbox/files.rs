@@ -54,6 +54,35 @@ pub fn chown_tree(root: &Path, uid: u32, gid: u32) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Whether `uid` (with no supplementary groups besides `gid`) can read `path`: every
+/// ancestor searchable and the path itself readable. Checked before bwrap runs as that uid, so
+/// an unreadable input is a clear error rather than a silently missing file.
+pub fn readable_by(path: &Path, uid: u32, gid: u32) -> bool {
+    let allowed = |m: &std::fs::Metadata, bit: u32| {
+        let mode = m.mode();
+        if m.uid() == uid {
+            mode & (bit << 6) != 0
+        } else if m.gid() == gid {
+            mode & (bit << 3) != 0
+        } else {
+            mode & bit != 0
+        }
+    };
+    let mut ancestors: Vec<&Path> = path.ancestors().skip(1).collect();
+    ancestors.reverse();
+    for dir in ancestors {
+        match std::fs::metadata(dir) {
+            Ok(m) if allowed(&m, 0o1) => {}
+            _ => return false,
+        }
+    }
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => allowed(&m, 0o4) && allowed(&m, 0o1),
+        Ok(m) => allowed(&m, 0o4),
+        Err(_) => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,5 +102,19 @@ mod tests {
             std::fs::read_link(dst.join("link")).unwrap(),
             Path::new("/etc/hostname")
         );
+    }
+
+    #[test]
+    fn readability_for_another_uid() {
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("f");
+        std::fs::write(&f, "x").unwrap();
+        std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert!(!readable_by(&f, 54321, 54321), "a 0700 parent hides the file");
+        std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(readable_by(&f, 54321, 54321));
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600)).unwrap();
+        assert!(!readable_by(&f, 54321, 54321));
     }
 }

@@ -117,7 +117,22 @@ impl Session {
         let owner = self.owner;
         let uploads = self.policy.uploads.clone();
         let writable = l.writable(&self.policy.workdir);
+        let inputs = self.policy.read_only.clone();
         tokio::task::spawn_blocking(move || -> Result<(), SandboxError> {
+            if let Some((u, g)) = owner {
+                // Fail closed: an input the sandbox user cannot read would silently go missing.
+                for p in inputs.iter().filter(|p| p.exists()) {
+                    let real = p.canonicalize().unwrap_or_else(|_| p.clone());
+                    if !super::files::readable_by(&real, u, g) {
+                        return Err(SandboxError::Policy(format!(
+                            "input {} is not readable by the sandbox user (uid {u}); sandboxed processes run \
+                             unprivileged when ghostlab runs as root, so keep the job outside /root or make \
+                             its inputs world-readable",
+                            real.display()
+                        )));
+                    }
+                }
+            }
             let io = |what: &str| {
                 let what = what.to_string();
                 move |e| SandboxError::Io(what, e)
