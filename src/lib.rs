@@ -11,5 +11,6 @@ pub mod judge;
 pub mod llm;
 pub mod redact;
 pub mod run;
+pub mod sandbox;
 pub mod spec;
 pub mod util;

@@ -7,6 +7,7 @@ mod compare;
 mod completions;
 mod dataset;
 mod auth;
+mod doctor;
 mod emit;
 mod error;
 mod generate;
@@ -15,6 +16,7 @@ mod merge;
 mod profile;
 mod model_server;
 mod models;
+mod sandbox;
 mod schema;
 mod validate;
 
@@ -61,6 +63,13 @@ pub enum Command {
     Models(models::Args),
     /// Serve a cassette as a local OpenAI-compatible endpoint (for the agent under test).
     ModelServer(model_server::Args),
+    /// Run a command or a shell in the job's sandbox exactly as the agent gets it.
+    Sandbox(sandbox::Args),
+    /// Show which sandbox backends work on this machine and why not.
+    Doctor(doctor::Args),
+    /// Internal: the loopback bridge to the egress proxy, run inside the sandbox.
+    #[command(name = "__egress-bridge", hide = true)]
+    EgressBridge(sandbox::BridgeArgs),
 }
 
 /// Parses the process arguments (exits 2 on usage errors, as clap does).
@@ -95,6 +104,9 @@ pub fn dispatch(cli: Cli) -> ExitCode {
         Command::Auth(a) => auth::run(a),
         Command::Models(a) => models::run(a),
         Command::ModelServer(a) => model_server::run(a),
+        Command::Sandbox(a) => sandbox::run(a),
+        Command::Doctor(a) => doctor::run(a),
+        Command::EgressBridge(a) => sandbox::run_bridge(a),
     };
     match result {
         Ok(code) => code,

@@ -6,6 +6,7 @@
 pub mod case;
 pub mod case_run;
 pub mod conversation;
+pub mod dataset_cases;
 pub mod emulator;
 pub mod environment;
 pub mod event_log;

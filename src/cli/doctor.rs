@@ -1,0 +1,30 @@
+//! `ghostlab doctor`: which sandbox backends work on this machine, and why not.
+
+use std::process::ExitCode;
+
+use super::CliError;
+use crate::sandbox::doctor::{Probe, probe_bubblewrap, probe_openshell};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+pub fn run(_args: Args) -> Result<ExitCode, CliError> {
+    let rt = tokio::runtime::Runtime::new()?;
+    let (bw, os) = rt.block_on(async { (probe_bubblewrap().await, probe_openshell().await) });
+    print_probe(&bw);
+    print_probe(&os);
+    println!("local: available only when selected explicitly (no isolation; never a fallback)");
+    if bw.works || os.works {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        Err(CliError::usage("no isolating sandbox backend works on this machine"))
+    }
+}
+
+fn print_probe(p: &Probe) {
+    let verdict = if p.works { "OK" } else { "NOT AVAILABLE" };
+    println!("{}: {verdict} — {}", p.backend, p.detail);
+    if let Some(fix) = &p.fix {
+        println!("  fix: {fix}");
+    }
+}

@@ -1,0 +1,142 @@
+//! `ghostlab sandbox exec|shell`: run one command (or an interactive shell) in a fresh session
+//! of the job's sandbox exactly as the agent gets it, and the hidden `__egress-bridge`.
+
+use std::path::PathBuf;
+use std::process::{ExitCode, Stdio};
+
+use super::CliError;
+use crate::sandbox::{ExecOptions, Role, Sandbox, SandboxPolicy, Session};
+use crate::spec::SandboxBackend;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    pub action: Action,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum Action {
+    /// Run one command in a fresh session (same policy, workspace copy and environment as the agent).
+    Exec(ExecArgs),
+    /// Open an interactive shell in a fresh session.
+    Shell(ShellArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ExecArgs {
+    /// The job file.
+    #[arg(long, default_value = "job.yaml")]
+    pub job: PathBuf,
+    /// Whose sandbox: agent, emulator or judge.
+    #[arg(long, default_value = "agent")]
+    pub role: String,
+    /// The command and its arguments, after `--`.
+    #[arg(last = true, required = true)]
+    pub command: Vec<String>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ShellArgs {
+    /// The job file.
+    #[arg(long, default_value = "job.yaml")]
+    pub job: PathBuf,
+    /// Whose sandbox: agent, emulator or judge.
+    #[arg(long, default_value = "agent")]
+    pub role: String,
+}
+
+/// Arguments of the hidden bridge that runs inside the sandbox.
+#[derive(Debug, clap::Args)]
+pub struct BridgeArgs {
+    /// The egress proxy's unix socket (inside path).
+    #[arg(long)]
+    pub socket: PathBuf,
+    /// The loopback address to listen on.
+    #[arg(long)]
+    pub listen: String,
+    /// The command to run under the bridge.
+    #[arg(last = true, required = true)]
+    pub command: Vec<String>,
+}
+
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    let rt = tokio::runtime::Runtime::new()?;
+    match args.action {
+        Action::Exec(a) => rt.block_on(run_in_session(&a.job, &a.role, a.command)),
+        Action::Shell(a) => {
+            let shell = if std::path::Path::new("/bin/bash").exists() {
+                "/bin/bash"
+            } else {
+                "/bin/sh"
+            };
+            rt.block_on(run_in_session(
+                &a.job,
+                &a.role,
+                vec![shell.to_string(), "-i".to_string()],
+            ))
+        }
+    }
+}
+
+pub fn run_bridge(args: BridgeArgs) -> Result<ExitCode, CliError> {
+    let code = crate::sandbox::bridge::run(&args.socket, &args.listen, &args.command)
+        .map_err(|e| CliError::usage(format!("egress bridge: {e}")))?;
+    Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+}
+
+async fn run_in_session(job: &std::path::Path, role: &str, argv: Vec<String>) -> Result<ExitCode, CliError> {
+    let role =
+        Role::parse(role).ok_or_else(|| CliError::usage(format!("--role `{role}`: use agent, emulator or judge")))?;
+    let loaded = crate::spec::load_job(job)?;
+    let policy = SandboxPolicy::from_job(&loaded).map_err(|e| CliError::usage(e.to_string()))?;
+    if policy.backend == SandboxBackend::Local {
+        eprintln!("warning: sandbox backend `local` runs commands on this host WITHOUT isolation");
+    }
+    let timeout = policy.limits.wall_timeout;
+    let log_dir = loaded.state_dir().join("sandbox");
+    let sandbox = Sandbox::open(policy, log_dir)
+        .await
+        .map_err(|e| CliError::usage(e.to_string()))?;
+    let session = sandbox
+        .session(role)
+        .await
+        .map_err(|e| CliError::usage(e.to_string()))?;
+    let result = run_attached(&session, &argv, timeout).await;
+    let denials = session.denials();
+    for d in &denials {
+        eprintln!(
+            "sandbox: egress denied {} {}:{} at {}",
+            d.method, d.host, d.port, d.time
+        );
+    }
+    eprintln!("sandbox log: {}", session.log_path().display());
+    session.delete().await.map_err(|e| CliError::usage(e.to_string()))?;
+    result
+}
+
+/// Runs with the terminal attached (streamed output, interactive stdin), bounded by `timeout`.
+async fn run_attached(session: &Session, argv: &[String], timeout: std::time::Duration) -> Result<ExitCode, CliError> {
+    let mut cmd = session
+        .command(argv, &ExecOptions::default())
+        .map_err(|e| CliError::usage(e.to_string()))?;
+    cmd.stdin(Stdio::inherit())
+        .stdout(Stdio::inherit())
+        .stderr(Stdio::inherit());
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| CliError::usage(format!("cannot start bwrap: {e}")))?;
+    let status = match tokio::time::timeout(timeout, child.wait()).await {
+        Ok(s) => s?,
+        Err(_) => {
+            let _ = child.kill().await;
+            eprintln!(
+                "sandbox: command killed after the wall-clock limit of {}s",
+                timeout.as_secs()
+            );
+            return Ok(ExitCode::from(124));
+        }
+    };
+    use std::os::unix::process::ExitStatusExt;
+    let code = status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
+    Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+}

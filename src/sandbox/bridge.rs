@@ -1,0 +1,70 @@
+//! The loopback bridge that runs *inside* the sandbox (`ghostlab __egress-bridge`): it listens
+//! on 127.0.0.1:3128, forwards every connection to the host proxy's unix socket, runs the
+//! sandboxed command as its child and exits with the child's status.
+//!
+//! It never connects anywhere but the proxy socket; it uses plain threads so it needs no
+//! runtime inside the sandbox.
+
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::os::unix::net::UnixStream;
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+
+/// Where the proxy socket's folder is bound inside the sandbox.
+pub const SOCKET_DIR_INSIDE: &str = "/run/ghostlab-egress";
+/// The socket file name inside that folder.
+pub const SOCKET_NAME: &str = "proxy.sock";
+/// The bridge's listen address inside the sandbox.
+pub const LISTEN: &str = "127.0.0.1:3128";
+
+/// Runs the bridge and `argv` under it; returns the exit code to use.
+pub fn run(socket: &Path, listen: &str, argv: &[String]) -> std::io::Result<i32> {
+    let listener = TcpListener::bind(listen)?;
+    let socket = socket.to_path_buf();
+    std::thread::spawn(move || {
+        for conn in listener.incoming().flatten() {
+            let socket = socket.clone();
+            std::thread::spawn(move || {
+                if let Ok(up) = UnixStream::connect(&socket) {
+                    pipe_both(conn, up);
+                }
+            });
+        }
+    });
+    let (prog, args) = argv
+        .split_first()
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "no command given"))?;
+    let status = std::process::Command::new(prog).args(args).status()?;
+    Ok(status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0)))
+}
+
+fn pipe_both(tcp: TcpStream, unix: UnixStream) {
+    let (Ok(tcp2), Ok(unix2)) = (tcp.try_clone(), unix.try_clone()) else {
+        return;
+    };
+    let t = std::thread::spawn(move || copy_then_shutdown(tcp2, unix2));
+    copy_then_shutdown_rev(unix, tcp);
+    let _ = t.join();
+}
+
+fn copy_then_shutdown(mut from: TcpStream, mut to: UnixStream) {
+    let _ = copy(&mut from, &mut to);
+    let _ = to.shutdown(Shutdown::Write);
+}
+
+fn copy_then_shutdown_rev(mut from: UnixStream, mut to: TcpStream) {
+    let _ = copy(&mut from, &mut to);
+    let _ = to.shutdown(Shutdown::Write);
+}
+
+fn copy(from: &mut impl Read, to: &mut impl Write) -> std::io::Result<()> {
+    let mut buf = [0u8; 16 * 1024];
+    loop {
+        let n = from.read(&mut buf)?;
+        if n == 0 {
+            return Ok(());
+        }
+        to.write_all(&buf[..n])?;
+    }
+}

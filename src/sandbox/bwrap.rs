@@ -1,0 +1,271 @@
+//! The bubblewrap backend: renders a policy and a session layout into a `bwrap` argv.
+//!
+//! The root is rebuilt from the host's top-level entries, each bound read-only, on bwrap's own
+//! tmpfs root, so the sandbox can have a `/sandbox` that the host does not. Homes, /tmp, /run
+//! and /var/tmp are empty tmpfs; the user's checkout is masked; inputs are bound read-only
+//! after the masks; only the session's own folders are writable. Environment values never go
+//! into this argv: the launcher's own environment is cleared and set instead (bwrap passes it
+//! on unchanged), which is what `--clearenv` plus `--setenv` would do without exposing values
+//! in `ps`.
+
+use std::path::{Path, PathBuf};
+
+use super::bridge;
+use super::policy::SandboxPolicy;
+
+/// Host folders replaced by an empty tmpfs in every sandbox.
+pub const MASKED_DIRS: &[&str] = &["/tmp", "/run", "/var/tmp", "/root", "/home"];
+/// Host files replaced by /dev/null: readable by root-owned processes even without caps.
+pub const MASKED_FILES: &[&str] = &[
+    "/etc/shadow",
+    "/etc/gshadow",
+    "/etc/shadow-",
+    "/etc/gshadow-",
+    "/etc/sudoers",
+];
+/// Top-level entries that get special mounts rather than a read-only bind.
+const SPECIAL_TOP: &[&str] = &["proc", "dev", "tmp", "run", "root", "home", "sandbox"];
+
+/// Host folders of one session.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    /// The session folder; everything below belongs to the session.
+    pub dir: PathBuf,
+    /// The workspace copy, bound at the policy's workdir.
+    pub workspace: PathBuf,
+    /// HOME inside (`/sandbox/home`).
+    pub home: PathBuf,
+    /// TMPDIR inside (`/sandbox/tmp`); persists across commands, unlike /tmp.
+    pub tmp: PathBuf,
+    /// Uploaded files (`/sandbox/uploads`).
+    pub uploads: PathBuf,
+    /// Folder of the egress proxy socket.
+    pub egress: PathBuf,
+}
+
+/// HOME inside the sandbox.
+pub const HOME_INSIDE: &str = "/sandbox/home";
+/// TMPDIR inside the sandbox.
+pub const TMP_INSIDE: &str = "/sandbox/tmp";
+/// Upload folder inside the sandbox.
+pub const UPLOADS_INSIDE: &str = "/sandbox/uploads";
+
+impl Layout {
+    /// The layout below `dir`.
+    pub fn new(dir: &Path) -> Self {
+        Layout {
+            dir: dir.to_path_buf(),
+            workspace: dir.join("workspace"),
+            home: dir.join("home"),
+            tmp: dir.join("tmp"),
+            uploads: dir.join("uploads"),
+            egress: dir.join("egress"),
+        }
+    }
+
+    /// The writable (host folder, path inside) pairs; uploads and downloads go through these.
+    pub fn writable(&self, workdir: &str) -> Vec<(PathBuf, String)> {
+        vec![
+            (self.workspace.clone(), workdir.to_string()),
+            (self.home.clone(), HOME_INSIDE.to_string()),
+            (self.tmp.clone(), TMP_INSIDE.to_string()),
+            (self.uploads.clone(), UPLOADS_INSIDE.to_string()),
+        ]
+    }
+}
+
+/// Everything that varies per command.
+#[derive(Debug, Clone)]
+pub struct CommandSpec<'a> {
+    /// Start folder inside the sandbox.
+    pub chdir: &'a str,
+    /// The seccomp program's fd number in the launcher.
+    pub seccomp_fd: i32,
+    /// The bridge executable when the network is an allowlist.
+    pub bridge_exe: Option<&'a Path>,
+    /// What to run.
+    pub argv: &'a [String],
+}
+
+/// The `bwrap` arguments (without the program name).
+pub fn args(policy: &SandboxPolicy, layout: &Layout, spec: &CommandSpec<'_>) -> Vec<String> {
+    let mut a: Vec<String> = Vec::new();
+    let mut push = |items: &[&str]| a.extend(items.iter().map(|s| s.to_string()));
+    push(&[
+        "--unshare-all",
+        "--unshare-user",
+        "--disable-userns",
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+        "--hostname",
+        "ghostlab-sandbox",
+    ]);
+    for (kind, path, target) in root_entries() {
+        match kind {
+            Entry::Symlink => push(&["--symlink", &target, &path]),
+            Entry::Bind => push(&["--ro-bind", &path, &path]),
+        }
+    }
+    push(&["--dev", "/dev", "--proc", "/proc"]);
+    for d in MASKED_DIRS {
+        if Path::new(d).is_dir() {
+            push(&["--tmpfs", d]);
+        }
+    }
+    for f in MASKED_FILES {
+        if Path::new(f).exists() {
+            push(&["--ro-bind", "/dev/null", f]);
+        }
+    }
+    for key in ssh_host_keys() {
+        push(&["--ro-bind", "/dev/null", &key]);
+    }
+    for m in &policy.masked {
+        if m.is_dir() {
+            push(&["--tmpfs", &m.to_string_lossy()]);
+        }
+    }
+    // Binds come after every tmpfs so they are not hidden again.
+    let hidden: Vec<PathBuf> = MASKED_DIRS
+        .iter()
+        .map(PathBuf::from)
+        .chain(policy.masked.iter().cloned())
+        .collect();
+    for p in &policy.read_only {
+        // Symlinked inputs are bound at their real path, which is what the link resolves to.
+        let real = p.canonicalize().unwrap_or_else(|_| p.clone());
+        // Anything not under a mask is already visible read-only through the root binds.
+        if real.exists() && hidden.iter().any(|h| real.starts_with(h)) {
+            let s = real.to_string_lossy();
+            push(&["--ro-bind", &s, &s]);
+        }
+    }
+    for p in &policy.read_write {
+        let real = p.canonicalize().unwrap_or_else(|_| p.clone());
+        let s = real.to_string_lossy();
+        push(&["--bind", &s, &s]);
+    }
+    if let Some(exe) = spec.bridge_exe {
+        let s = exe.to_string_lossy();
+        push(&["--ro-bind", &s, &s]);
+    }
+    for (host, inside) in layout.writable(&policy.workdir) {
+        push(&["--bind", &host.to_string_lossy(), &inside]);
+    }
+    if spec.bridge_exe.is_some() {
+        push(&["--ro-bind", &layout.egress.to_string_lossy(), bridge::SOCKET_DIR_INSIDE]);
+    }
+    push(&["--seccomp", &spec.seccomp_fd.to_string(), "--chdir", spec.chdir, "--"]);
+    if let Some(exe) = spec.bridge_exe {
+        let socket = format!("{}/{}", bridge::SOCKET_DIR_INSIDE, bridge::SOCKET_NAME);
+        push(&[
+            &exe.to_string_lossy(),
+            "__egress-bridge",
+            "--socket",
+            &socket,
+            "--listen",
+            bridge::LISTEN,
+            "--",
+        ]);
+    }
+    a.extend(spec.argv.iter().cloned());
+    a
+}
+
+enum Entry {
+    Symlink,
+    Bind,
+}
+
+/// The host's top-level entries as (kind, /path, symlink target).
+fn root_entries() -> Vec<(Entry, String, String)> {
+    let Ok(dir) = std::fs::read_dir("/") else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = dir
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let mut out = Vec::new();
+    for name in names {
+        if SPECIAL_TOP.contains(&name.as_str()) || name == "lost+found" {
+            continue;
+        }
+        let path = format!("/{name}");
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                if let Ok(t) = std::fs::read_link(&path) {
+                    out.push((Entry::Symlink, path, t.to_string_lossy().into_owned()));
+                }
+            }
+            Ok(m) if m.is_dir() || m.is_file() => out.push((Entry::Bind, path, String::new())),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn ssh_host_keys() -> Vec<String> {
+    let Ok(dir) = std::fs::read_dir("/etc/ssh") else {
+        return Vec::new();
+    };
+    let mut keys: Vec<String> = dir
+        .filter_map(Result::ok)
+        .map(|e| e.path().to_string_lossy().into_owned())
+        .filter(|p| p.contains("ssh_host_") && p.ends_with("_key"))
+        .collect();
+    keys.sort();
+    keys
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::SandboxBackend;
+
+    #[test]
+    fn argv_has_the_tested_profile_and_no_env_values() {
+        let mut p = SandboxPolicy::minimal(SandboxBackend::Bubblewrap);
+        p.env_values.insert("TOKEN".into(), "secret-value-123".into());
+        let job = tempfile::tempdir().unwrap();
+        let agents = job.path().join("AGENTS.md");
+        std::fs::write(&agents, "x").unwrap();
+        let agents = agents.canonicalize().unwrap();
+        p.read_only.push(agents.clone());
+        p.read_only.push(PathBuf::from("/usr/share/not-masked"));
+        p.masked.push(job.path().canonicalize().unwrap());
+        let layout = Layout::new(Path::new("/tmp/ghostlab-s1"));
+        let argv = vec!["true".to_string()];
+        let spec = CommandSpec {
+            chdir: "/sandbox/workspace",
+            seccomp_fd: 7,
+            bridge_exe: None,
+            argv: &argv,
+        };
+        let a = args(&p, &layout, &spec);
+        let joined = a.join(" ");
+        for flag in [
+            "--unshare-all",
+            "--unshare-user",
+            "--disable-userns",
+            "--die-with-parent",
+            "--new-session",
+        ] {
+            assert!(joined.contains(flag), "{flag} missing");
+        }
+        assert!(joined.contains("--cap-drop ALL"));
+        assert!(joined.contains("--tmpfs /root") && joined.contains("--tmpfs /home"));
+        assert!(joined.contains("--bind /tmp/ghostlab-s1/workspace /sandbox/workspace"));
+        assert!(joined.contains("--seccomp 7"));
+        assert!(!joined.contains("secret-value-123"));
+        // The input bind must come after the masks.
+        let ro = a.iter().position(|x| Path::new(x) == agents).unwrap();
+        let tmp = a.iter().rposition(|x| x == "--tmpfs").unwrap();
+        assert!(ro > tmp);
+        assert!(!joined.contains("/usr/share/not-masked"), "visible paths need no bind");
+        assert_eq!(a.last().map(String::as_str), Some("true"));
+    }
+}

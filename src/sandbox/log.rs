@@ -1,0 +1,159 @@
+//! The per-role session log (`sandbox-<role>.log`): what was run, what was denied, which
+//! limits were hit. Rewritten atomically on every entry.
+//!
+//! It never contains an environment value: every line passes through the redactor.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use crate::util::write_atomic;
+
+/// Log format version, written in the first line.
+pub const LOG_VERSION: u32 = 1;
+/// How long `flush` waits for the writer before giving up.
+const FLUSH_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// An append-only, redacting session log shared by a session and its proxy.
+///
+/// Lines are kept in memory and the file is rewritten atomically by a writer thread, so a
+/// command never waits for an fsync; `flush` waits until the file holds every line.
+#[derive(Debug, Clone)]
+pub struct SessionLog {
+    path: PathBuf,
+    shared: Arc<(Mutex<LogInner>, Condvar)>,
+    wake: Sender<()>,
+}
+
+#[derive(Debug)]
+struct LogInner {
+    lines: Vec<String>,
+    secrets: Vec<String>,
+    /// How many lines the file on disk holds.
+    written: usize,
+    /// The last write error, reported by `flush`.
+    error: Option<String>,
+}
+
+impl SessionLog {
+    /// A log at `path` that replaces every occurrence of `secrets` with `***`.
+    pub fn create(path: &Path, header: &str, secrets: Vec<String>) -> std::io::Result<Self> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        // Very short values would redact ordinary words; they are still never logged as values.
+        let secrets = secrets.into_iter().filter(|s| s.len() >= 4).collect();
+        let shared = Arc::new((
+            Mutex::new(LogInner {
+                lines: vec![format!("# ghostlab sandbox log version {LOG_VERSION}")],
+                secrets,
+                written: 0,
+                error: None,
+            }),
+            Condvar::new(),
+        ));
+        let (wake, rx) = channel();
+        let (p, sh) = (path.to_path_buf(), shared.clone());
+        std::thread::Builder::new()
+            .name("ghostlab-sandbox-log".into())
+            .spawn(move || writer(p, sh, rx))?;
+        let log = SessionLog {
+            path: path.to_path_buf(),
+            shared,
+            wake,
+        };
+        log.write(header)?;
+        Ok(log)
+    }
+
+    /// Where the log lives on the host.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one timestamped, redacted line; the writer thread persists it.
+    pub fn write(&self, line: &str) -> std::io::Result<()> {
+        let mut inner = self.shared.0.lock().unwrap_or_else(|p| p.into_inner());
+        let mut text = line.replace('\n', "\\n");
+        for s in &inner.secrets {
+            text = text.replace(s.as_str(), "***");
+        }
+        let ts = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3fZ");
+        inner.lines.push(format!("{ts} {text}"));
+        drop(inner);
+        self.wake
+            .send(())
+            .map_err(|_| std::io::Error::other("the sandbox log writer stopped"))
+    }
+
+    /// Best-effort append: a log that cannot be written must not abort the sandboxed work,
+    /// but the failure is reported through tracing.
+    pub fn note(&self, line: &str) {
+        if let Err(e) = self.write(line) {
+            tracing::warn!("cannot write sandbox log {}: {e}", self.path.display());
+        }
+    }
+
+    /// Waits until the file holds every line written so far.
+    pub fn flush(&self) -> std::io::Result<()> {
+        let (lock, cv) = &*self.shared;
+        let inner = lock.lock().unwrap_or_else(|p| p.into_inner());
+        let (inner, res) = cv
+            .wait_timeout_while(inner, FLUSH_TIMEOUT, |i| i.written < i.lines.len() && i.error.is_none())
+            .unwrap_or_else(|p| p.into_inner());
+        if let Some(e) = &inner.error {
+            return Err(std::io::Error::other(e.clone()));
+        }
+        if res.timed_out() {
+            return Err(std::io::Error::other("timed out writing the sandbox log"));
+        }
+        Ok(())
+    }
+
+    /// The current log text.
+    pub fn text(&self) -> String {
+        let inner = self.shared.0.lock().unwrap_or_else(|p| p.into_inner());
+        inner.lines.join("\n")
+    }
+}
+
+/// Rewrites the file whenever new lines arrive, coalescing bursts into one write; exits when
+/// every handle is gone, after a final write.
+fn writer(path: PathBuf, shared: Arc<(Mutex<LogInner>, Condvar)>, rx: Receiver<()>) {
+    while rx.recv().is_ok() {
+        while rx.try_recv().is_ok() {}
+        let (lock, cv) = &*shared;
+        let (body, count) = {
+            let inner = lock.lock().unwrap_or_else(|p| p.into_inner());
+            let mut body = inner.lines.join("\n");
+            body.push('\n');
+            (body, inner.lines.len())
+        };
+        let res = write_atomic(&path, body.as_bytes());
+        let mut inner = lock.lock().unwrap_or_else(|p| p.into_inner());
+        match res {
+            Ok(()) => inner.written = inner.written.max(count),
+            Err(e) => inner.error = Some(format!("{}: {e}", path.display())),
+        }
+        cv.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redacts_and_versions() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("sandbox-agent.log");
+        let log = SessionLog::create(&p, "session start", vec!["hunter2-secret".into()]).unwrap();
+        log.write("ran echo hunter2-secret").unwrap();
+        log.flush().unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(text.starts_with("# ghostlab sandbox log version 1"));
+        assert!(text.contains("ran echo ***"));
+        assert!(!text.contains("hunter2-secret"));
+    }
+}

@@ -1,0 +1,110 @@
+//! Sandboxes that fail closed: one policy model ([`SandboxPolicy`]), one session per runner
+//! role ([`Session`]), and three backends — bubblewrap (default on Linux), OpenShell (only when
+//! its gateway answers) and local (explicit, unisolated, never chosen automatically).
+//!
+//! Nothing here ever falls back to a weaker backend, binds the user's checkout writable, or
+//! writes an environment value to an argv, a log or a file other than the child's env.
+
+pub mod bridge;
+pub mod bwrap;
+pub mod doctor;
+pub mod exec;
+pub mod files;
+pub mod limits;
+pub mod log;
+pub mod openshell;
+pub mod policy;
+pub mod procs;
+pub mod proxy;
+pub mod seccomp;
+pub mod session;
+
+pub use exec::ExecOutput;
+pub use policy::{HostPort, Limits, NetworkPolicy, Role, SandboxPolicy};
+pub use proxy::Denial;
+pub use session::{ExecOptions, Session, SessionConfig};
+
+use std::path::PathBuf;
+
+use crate::spec::SandboxBackend;
+
+/// Everything that can go wrong in a sandbox.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    /// The policy cannot be enforced as written.
+    #[error("sandbox policy: {0}")]
+    Policy(String),
+    /// The backend cannot run on this machine; never answered by a fallback.
+    #[error("sandbox backend unavailable: {0}")]
+    Unavailable(String),
+    /// The backend's tool failed.
+    #[error("sandbox backend: {0}")]
+    Backend(String),
+    /// The seccomp filter could not be built.
+    #[error("seccomp filter: {0}")]
+    Seccomp(String),
+    /// A process could not be started or awaited.
+    #[error("cannot run the sandboxed command: {0}")]
+    Spawn(String),
+    /// A host file operation failed.
+    #[error("{0}: {1}")]
+    Io(String, #[source] std::io::Error),
+    /// The session was already deleted.
+    #[error("the sandbox session was already deleted")]
+    Deleted,
+}
+
+/// A sandbox for one job: its policy, checked backend and where logs go; hands out sessions.
+#[derive(Debug, Clone)]
+pub struct Sandbox {
+    policy: SandboxPolicy,
+    cfg: SessionConfig,
+}
+
+impl Sandbox {
+    /// Checks that the policy's backend really works here (a failed probe is an error, never
+    /// a fallback) and returns a sandbox that creates sessions logging into `log_dir`.
+    pub async fn open(policy: SandboxPolicy, log_dir: PathBuf) -> Result<Sandbox, SandboxError> {
+        let bridge_exe = std::env::current_exe().ok();
+        Self::open_with(policy, log_dir, bridge_exe).await
+    }
+
+    /// Like [`Sandbox::open`] with an explicit bridge executable (the ghostlab binary; tests
+    /// pass it because their own executable is a test harness).
+    pub async fn open_with(
+        policy: SandboxPolicy,
+        log_dir: PathBuf,
+        bridge_exe: Option<PathBuf>,
+    ) -> Result<Sandbox, SandboxError> {
+        let openshell_bin = openshell::locate();
+        let probe = match policy.backend {
+            SandboxBackend::Bubblewrap => doctor::probe_bubblewrap().await,
+            SandboxBackend::Openshell => doctor::probe_openshell().await,
+            SandboxBackend::Local => doctor::Probe::ok("local", "no isolation (explicitly selected)"),
+        };
+        if !probe.works {
+            return Err(SandboxError::Unavailable(format!(
+                "{}: {}",
+                probe.backend, probe.detail
+            )));
+        }
+        Ok(Sandbox {
+            policy,
+            cfg: SessionConfig {
+                log_dir,
+                bridge_exe,
+                openshell_bin,
+            },
+        })
+    }
+
+    /// The policy sessions enforce.
+    pub fn policy(&self) -> &SandboxPolicy {
+        &self.policy
+    }
+
+    /// Creates a fresh session for `role`.
+    pub async fn session(&self, role: Role) -> Result<Session, SandboxError> {
+        Session::create(self.policy.clone(), role, self.cfg.clone()).await
+    }
+}

@@ -1,0 +1,319 @@
+//! The OpenShell backend's pure parts: the command lines for the pinned `openshell` CLI, the
+//! policy YAML rendered from [`SandboxPolicy`], the environment file, and output parsing.
+//!
+//! Environment values never go onto an `openshell` argv (`--env K=V` is visible in `ps`):
+//! they are written to a 0600 file, uploaded to [`ENV_FILE_INSIDE`] and sourced by a small
+//! `sh` wrapper in front of every command. This module runs nothing itself.
+
+use indexmap::IndexMap;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::SandboxError;
+use super::policy::{NetworkPolicy, SandboxPolicy};
+
+/// The OpenShell CLI version this backend's command lines were written against.
+pub const PINNED_VERSION: &str = "0.0.111";
+/// The default `--from` image when job.yaml names none.
+pub const DEFAULT_IMAGE: &str = "base";
+/// Where the environment file lives inside the sandbox.
+pub const ENV_FILE_INSIDE: &str = "/sandbox/.ghostlab/env";
+/// Overrides the `openshell` program (tests use the fake one).
+pub const BIN_ENV: &str = "GHOSTLAB_OPENSHELL_BIN";
+
+/// Finds the CLI: `$GHOSTLAB_OPENSHELL_BIN`, else `openshell` on PATH.
+pub fn locate() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(BIN_ENV) {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join("openshell"))
+        .find(|p| p.is_file())
+}
+
+/// `openshell status`.
+pub fn status_args() -> Vec<String> {
+    vec!["status".into()]
+}
+
+/// `openshell sandbox create …` with the policy, providers and the workspace upload.
+pub fn create_args(name: &str, policy: &SandboxPolicy, policy_file: &Path, workspace: Option<&Path>) -> Vec<String> {
+    let mut a: Vec<String> = ["sandbox", "create", "--name", name, "--from"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    a.push(policy.image.clone().unwrap_or_else(|| DEFAULT_IMAGE.to_string()));
+    a.push("--policy".into());
+    a.push(policy_file.to_string_lossy().into_owned());
+    if policy.providers.is_empty() {
+        a.push("--no-auto-providers".into());
+    }
+    for p in &policy.providers {
+        a.push("--provider".into());
+        a.push(p.clone());
+    }
+    if let Some(ws) = workspace {
+        a.push("--upload".into());
+        a.push(format!("{}:{}", ws.display(), policy.workdir));
+    }
+    if let Some(m) = policy.limits.memory_bytes {
+        a.push("--memory".into());
+        a.push(format!("{}Mi", m.div_ceil(1 << 20)));
+    }
+    a
+}
+
+/// `openshell sandbox exec -n N --workdir D --no-tty [--timeout S] -- sh -c WRAPPER …`.
+pub fn exec_args(name: &str, workdir: &str, timeout: Option<Duration>, argv: &[String]) -> Vec<String> {
+    let mut a: Vec<String> = ["sandbox", "exec", "-n", name, "--workdir", workdir, "--no-tty"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    if let Some(t) = timeout {
+        a.push("--timeout".into());
+        a.push(t.as_secs().max(1).to_string());
+    }
+    a.push("--".into());
+    a.extend(wrap_argv(argv));
+    a
+}
+
+/// The wrapper that loads the environment file, then replaces itself with `argv`.
+pub fn wrap_argv(argv: &[String]) -> Vec<String> {
+    let script = format!("set -a; [ -r {ENV_FILE_INSIDE} ] && . {ENV_FILE_INSIDE}; set +a; exec \"$@\"");
+    let mut a = vec!["sh".to_string(), "-c".to_string(), script, "ghostlab-env".to_string()];
+    a.extend(argv.iter().cloned());
+    a
+}
+
+/// `openshell sandbox upload N SRC DEST`.
+pub fn upload_args(name: &str, src: &Path, dest: &str) -> Vec<String> {
+    vec![
+        "sandbox".into(),
+        "upload".into(),
+        name.into(),
+        src.to_string_lossy().into_owned(),
+        dest.into(),
+    ]
+}
+
+/// `openshell sandbox download N PATH LOCAL`.
+pub fn download_args(name: &str, path: &str, local: &Path) -> Vec<String> {
+    vec![
+        "sandbox".into(),
+        "download".into(),
+        name.into(),
+        path.into(),
+        local.to_string_lossy().into_owned(),
+    ]
+}
+
+/// `openshell logs N`.
+pub fn logs_args(name: &str) -> Vec<String> {
+    vec!["logs".into(), name.into()]
+}
+
+/// `openshell sandbox delete N`.
+pub fn delete_args(name: &str) -> Vec<String> {
+    vec!["sandbox".into(), "delete".into(), name.into()]
+}
+
+/// The environment file: `KEY='value'` lines with shell single-quote escaping.
+pub fn env_file(vars: &IndexMap<String, String>) -> Result<String, SandboxError> {
+    let mut out = String::from("# written by ghostlab; sourced by the command wrapper\n");
+    for (k, v) in vars {
+        if k.is_empty()
+            || !k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+            || k.as_bytes()[0].is_ascii_digit()
+        {
+            return Err(SandboxError::Policy(format!(
+                "`{k}` is not a valid environment variable name"
+            )));
+        }
+        out.push_str(&format!("{k}='{}'\n", v.replace('\'', "'\\''")));
+    }
+    Ok(out)
+}
+
+/// Renders the policy as OpenShell policy YAML (`version: 1`).
+pub fn render_policy(policy: &SandboxPolicy) -> Result<String, SandboxError> {
+    let paths = |v: &[PathBuf]| v.iter().map(|p| p.to_string_lossy().into_owned()).collect::<Vec<_>>();
+    if policy.read_write.iter().any(|p| p == Path::new("/")) {
+        return Err(SandboxError::Policy("read_write must not contain /".into()));
+    }
+    let mut read_write = paths(&policy.read_write);
+    read_write.push(policy.workdir.clone());
+    read_write.push("/tmp".into());
+    let mut doc = json!({
+        "version": 1,
+        "filesystem_policy": {
+            "include_workdir": true,
+            "read_only": paths(&policy.read_only),
+            "read_write": read_write,
+        },
+        "landlock": { "compatibility": "hard_requirement" },
+    });
+    match &policy.network {
+        NetworkPolicy::Disabled => {}
+        NetworkPolicy::Allowlist(list) => {
+            let mut np = serde_json::Map::new();
+            for hp in list {
+                let key = format!("ghostlab_{}_{}", hp.host.replace(['.', ':', '-'], "_"), hp.port);
+                np.insert(
+                    key.clone(),
+                    json!({
+                        "name": key,
+                        "endpoints": [{ "host": hp.host, "port": hp.port, "protocol": "tcp", "enforcement": "enforce" }],
+                        "binaries": [{ "path": "/**" }],
+                    }),
+                );
+            }
+            doc["network_policies"] = serde_json::Value::Object(np);
+        }
+        NetworkPolicy::OpenShellPolicy(file) => {
+            return Err(SandboxError::Policy(format!(
+                "network: policy uses {} as the whole OpenShell policy; it is passed as is, not rendered",
+                file.display()
+            )));
+        }
+    }
+    yaml_serde::to_string(&doc).map_err(|e| SandboxError::Policy(e.to_string()))
+}
+
+/// What `openshell status` said about the gateway.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GatewayStatus {
+    /// A gateway answered; the first status line.
+    Reachable(String),
+    /// No gateway; the reason as printed.
+    Unreachable(String),
+}
+
+/// Interprets `openshell status` output: exit 0 and no failure wording means reachable.
+pub fn parse_status(success: bool, stdout: &str, stderr: &str) -> GatewayStatus {
+    let all = format!("{stdout}\n{stderr}");
+    let lower = all.to_ascii_lowercase();
+    let bad = [
+        "unreachable",
+        "not connected",
+        "connection refused",
+        "no gateway",
+        "not running",
+        "error",
+    ];
+    let first = |t: &str| {
+        t.lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .unwrap_or("")
+            .to_string()
+    };
+    if !success || bad.iter().any(|b| lower.contains(b)) {
+        let reason = first(stderr);
+        return GatewayStatus::Unreachable(if reason.is_empty() { first(stdout) } else { reason });
+    }
+    GatewayStatus::Reachable(first(stdout))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::policy::HostPort;
+    use crate::spec::SandboxBackend;
+
+    fn fixture(name: &str) -> String {
+        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/openshell")
+            .join(name);
+        std::fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn status_parsing_on_fake_fixtures() {
+        let ok = parse_status(true, &fixture("status-connected.fake.txt"), "");
+        assert!(
+            matches!(ok, GatewayStatus::Reachable(ref d) if d.contains("openshell-gateway")),
+            "{ok:?}"
+        );
+        let bad = parse_status(false, "", &fixture("status-unreachable.fake.txt"));
+        assert!(
+            matches!(bad, GatewayStatus::Unreachable(ref d) if d.contains("connection refused")),
+            "{bad:?}"
+        );
+        // Exit 0 with failure wording is still unreachable.
+        assert!(matches!(
+            parse_status(true, "Status: not connected", ""),
+            GatewayStatus::Unreachable(_)
+        ));
+    }
+
+    #[test]
+    fn policy_yaml_has_the_documented_shape() {
+        let mut p = SandboxPolicy::minimal(SandboxBackend::Openshell);
+        p.read_only.push(PathBuf::from("/srv/job/AGENTS.md"));
+        p.network = NetworkPolicy::Allowlist(vec![HostPort::parse("api.example.com:443").unwrap()]);
+        let y = render_policy(&p).unwrap();
+        let v: yaml_serde::Value = yaml_serde::from_str(&y).unwrap();
+        assert_eq!(v["version"].as_u64(), Some(1));
+        assert_eq!(v["filesystem_policy"]["include_workdir"].as_bool(), Some(true));
+        assert_eq!(
+            v["filesystem_policy"]["read_only"][0].as_str(),
+            Some("/srv/job/AGENTS.md")
+        );
+        assert_eq!(v["landlock"]["compatibility"].as_str(), Some("hard_requirement"));
+        let np = &v["network_policies"]["ghostlab_api_example_com_443"];
+        assert_eq!(np["endpoints"][0]["host"].as_str(), Some("api.example.com"));
+        assert_eq!(np["endpoints"][0]["port"].as_u64(), Some(443));
+        assert_eq!(np["endpoints"][0]["enforcement"].as_str(), Some("enforce"));
+        assert!(!y.contains("read_write:\n- /\n"));
+        p.network = NetworkPolicy::Disabled;
+        assert!(!render_policy(&p).unwrap().contains("network_policies"));
+    }
+
+    #[test]
+    fn no_providers_means_no_auto_providers_and_env_file_quotes() {
+        let p = SandboxPolicy::minimal(SandboxBackend::Openshell);
+        let a = create_args("agent-1", &p, Path::new("/s/policy.yaml"), None);
+        assert_eq!(
+            a,
+            [
+                "sandbox",
+                "create",
+                "--name",
+                "agent-1",
+                "--from",
+                "base",
+                "--policy",
+                "/s/policy.yaml",
+                "--no-auto-providers"
+            ]
+        );
+        let mut vars = IndexMap::new();
+        vars.insert("K".to_string(), "a'b $c".to_string());
+        assert!(env_file(&vars).unwrap().contains("K='a'\\''b $c'\n"));
+        vars.insert("BAD NAME".to_string(), "x".to_string());
+        assert!(env_file(&vars).is_err());
+        let e = exec_args("agent-1", "/w", Some(Duration::from_secs(90)), &["ls".into()]);
+        assert_eq!(
+            &e[..9],
+            [
+                "sandbox",
+                "exec",
+                "-n",
+                "agent-1",
+                "--workdir",
+                "/w",
+                "--no-tty",
+                "--timeout",
+                "90"
+            ]
+        );
+    }
+}

@@ -1,0 +1,394 @@
+//! The one internal policy model every backend renders: what a sandboxed process may read,
+//! write and reach, which environment it gets, and which limits bind it.
+//!
+//! Built from `job.yaml` (`SandboxSpec` + `LoadedJob`). It never holds a secret value in a
+//! place that is printed: `Debug` redacts explicit environment values.
+
+use indexmap::IndexMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::SandboxError;
+use crate::spec::{LoadedJob, NetworkMode, SandboxBackend};
+use crate::util::units::{parse_bytes, parse_duration};
+
+/// Default wall-clock limit for one command when job.yaml sets none.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+/// Default cap on processes in one sandboxed tree.
+pub const DEFAULT_PROCESSES: u32 = 512;
+/// Default largest file a sandboxed process may write.
+pub const DEFAULT_FILE_SIZE: u64 = 4 << 30;
+
+/// Which runner a session belongs to; each role gets its own session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// The agent under test (OpenCode and its MCP servers).
+    Agent,
+    /// The tool-free user emulator.
+    Emulator,
+    /// The judge.
+    Judge,
+}
+
+impl Role {
+    /// The lowercase name used in file names (`sandbox-<role>.log`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Agent => "agent",
+            Role::Emulator => "emulator",
+            Role::Judge => "judge",
+        }
+    }
+
+    /// Parses `agent`, `emulator` or `judge`.
+    pub fn parse(text: &str) -> Option<Role> {
+        match text {
+            "agent" => Some(Role::Agent),
+            "emulator" => Some(Role::Emulator),
+            "judge" => Some(Role::Judge),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Network access of a sandboxed process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NetworkPolicy {
+    /// No network namespace access at all (only the sandbox's own loopback).
+    Disabled,
+    /// Only these `host:port` pairs, through Ghostlab's enforcing egress proxy.
+    Allowlist(Vec<HostPort>),
+    /// An OpenShell policy file (OpenShell backend only).
+    OpenShellPolicy(PathBuf),
+}
+
+/// One allowed destination.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct HostPort {
+    /// Host name or IP literal, lowercase.
+    pub host: String,
+    /// TCP port.
+    pub port: u16,
+}
+
+impl HostPort {
+    /// Parses `host:port` (IPv6 literals in brackets).
+    pub fn parse(text: &str) -> Option<HostPort> {
+        let (host, port) = text.trim().rsplit_once(':')?;
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        if host.is_empty() || host.contains('*') || host.contains('/') {
+            return None;
+        }
+        Some(HostPort {
+            host: host.to_ascii_lowercase(),
+            port: port.parse().ok()?,
+        })
+    }
+}
+
+impl fmt::Display for HostPort {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.host.contains(':') {
+            write!(f, "[{}]:{}", self.host, self.port)
+        } else {
+            write!(f, "{}:{}", self.host, self.port)
+        }
+    }
+}
+
+/// Resource limits applied to every sandboxed process tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// RLIMIT_CPU per process, in seconds.
+    pub cpu_seconds: Option<u64>,
+    /// RLIMIT_DATA per process, in bytes.
+    pub memory_bytes: Option<u64>,
+    /// Processes the sandbox user may add (RLIMIT_NPROC above what it already runs).
+    pub processes: Option<u32>,
+    /// RLIMIT_FSIZE: largest file, in bytes.
+    pub file_size_bytes: Option<u64>,
+    /// Wall-clock limit for one `exec`; the whole tree is killed when it passes.
+    pub wall_timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            cpu_seconds: None,
+            memory_bytes: None,
+            processes: Some(DEFAULT_PROCESSES),
+            file_size_bytes: Some(DEFAULT_FILE_SIZE),
+            wall_timeout: DEFAULT_TIMEOUT,
+        }
+    }
+}
+
+/// Everything a backend needs to build one role's sandbox.
+#[derive(Clone, PartialEq)]
+pub struct SandboxPolicy {
+    /// Which backend renders this policy.
+    pub backend: SandboxBackend,
+    /// OpenShell `--from` image.
+    pub image: Option<String>,
+    /// Host paths visible read-only at the same path inside.
+    pub read_only: Vec<PathBuf>,
+    /// Host paths bound writable at the same path inside (rare; the workspace is a copy).
+    pub read_write: Vec<PathBuf>,
+    /// Host paths hidden behind an empty tmpfs (the user's checkout); `read_only` entries
+    /// inside them are bound again afterwards.
+    pub masked: Vec<PathBuf>,
+    /// The user's workspace; copied per session, never bound itself.
+    pub workspace: Option<PathBuf>,
+    /// Where the workspace copy is mounted and commands start.
+    pub workdir: String,
+    /// Network access.
+    pub network: NetworkPolicy,
+    /// Host variables copied into the sandbox environment by name.
+    pub env_allowlist: Vec<String>,
+    /// Explicit values; they only ever go into the child environment.
+    pub env_values: IndexMap<String, String>,
+    /// Resource limits.
+    pub limits: Limits,
+    /// Keep the session directory (and OpenShell sandbox) after delete.
+    pub keep: bool,
+    /// OpenShell providers attached at creation.
+    pub providers: Vec<String>,
+    /// Extra host files staged into the session: (host source, path inside).
+    pub uploads: Vec<(PathBuf, String)>,
+}
+
+impl fmt::Debug for SandboxPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let redacted: Vec<String> = self.env_values.keys().map(|k| format!("{k}=<redacted>")).collect();
+        f.debug_struct("SandboxPolicy")
+            .field("backend", &self.backend)
+            .field("image", &self.image)
+            .field("read_only", &self.read_only)
+            .field("read_write", &self.read_write)
+            .field("masked", &self.masked)
+            .field("workspace", &self.workspace)
+            .field("workdir", &self.workdir)
+            .field("network", &self.network)
+            .field("env_allowlist", &self.env_allowlist)
+            .field("env_values", &redacted)
+            .field("limits", &self.limits)
+            .field("keep", &self.keep)
+            .finish()
+    }
+}
+
+impl SandboxPolicy {
+    /// A policy with no inputs, no workspace, no network and default limits.
+    pub fn minimal(backend: SandboxBackend) -> Self {
+        SandboxPolicy {
+            backend,
+            image: None,
+            read_only: Vec::new(),
+            read_write: Vec::new(),
+            masked: Vec::new(),
+            workspace: None,
+            workdir: "/sandbox/workspace".to_string(),
+            network: NetworkPolicy::Disabled,
+            env_allowlist: Vec::new(),
+            env_values: IndexMap::new(),
+            limits: Limits::default(),
+            keep: false,
+            providers: Vec::new(),
+            uploads: Vec::new(),
+        }
+    }
+
+    /// Builds the policy for a loaded job: inputs read-only, the job folder masked, the
+    /// workspace copied, credentials' values read from this process's environment.
+    pub fn from_job(job: &LoadedJob) -> Result<Self, SandboxError> {
+        let spec = &job.job.sandbox;
+        let bad =
+            |key: &str, msg: String| SandboxError::Policy(format!("{}: sandbox.{key}: {msg}", job.file.display()));
+        if !spec.workdir.starts_with('/') || spec.workdir.contains("..") || spec.workdir == "/" {
+            return Err(bad(
+                "workdir",
+                format!("`{}` must be an absolute path below /", spec.workdir),
+            ));
+        }
+        let mut limits = Limits::default();
+        if let Some(t) = &spec.timeout {
+            limits.wall_timeout =
+                parse_duration(t).ok_or_else(|| bad("timeout", format!("`{t}` is not a duration")))?;
+        }
+        if let Some(m) = &spec.memory {
+            limits.memory_bytes = Some(parse_bytes(m).ok_or_else(|| bad("memory", format!("`{m}` is not a size")))?);
+        }
+        if let Some(f) = &spec.file_size {
+            limits.file_size_bytes =
+                Some(parse_bytes(f).ok_or_else(|| bad("file_size", format!("`{f}` is not a size")))?);
+        }
+        if let Some(p) = spec.processes {
+            limits.processes = Some(p);
+        }
+        // CPU time budget: one command may use `cpu` cores for its whole wall-clock limit.
+        if let Some(cores) = spec.cpu {
+            limits.cpu_seconds = Some(limits.wall_timeout.as_secs().max(1) * u64::from(cores.max(1)));
+        }
+        let network = match spec.network {
+            NetworkMode::Disabled => NetworkPolicy::Disabled,
+            NetworkMode::Allowlist => {
+                let mut list = Vec::new();
+                for (i, entry) in spec.allow.iter().enumerate() {
+                    let hp = HostPort::parse(entry)
+                        .ok_or_else(|| bad(&format!("allow[{i}]"), format!("`{entry}` is not host:port")))?;
+                    list.push(hp);
+                }
+                // Declared remote MCP servers must stay reachable.
+                for mcp in &job.mcps {
+                    if let Some(hp) = mcp.remote_endpoint().as_deref().and_then(HostPort::parse) {
+                        list.push(hp);
+                    }
+                }
+                let mut seen = std::collections::HashSet::new();
+                list.retain(|h| seen.insert(h.clone()));
+                NetworkPolicy::Allowlist(list)
+            }
+            NetworkMode::Policy => {
+                let file = spec
+                    .policy
+                    .as_deref()
+                    .ok_or_else(|| bad("policy", "network: policy needs a policy file".to_string()))?;
+                NetworkPolicy::OpenShellPolicy(job.resolve(file))
+            }
+        };
+        let mut env_values = IndexMap::new();
+        for name in &spec.credentials.env {
+            // A missing credential is an error: running without it would test something else.
+            let value = std::env::var(name).map_err(|_| {
+                bad(
+                    "credentials.env",
+                    format!("variable `{name}` is not set in this environment"),
+                )
+            })?;
+            env_values.insert(name.clone(), value);
+        }
+        let uploads = spec
+            .uploads
+            .iter()
+            .map(|u| {
+                let src = job.resolve(&u.src);
+                let name = src
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let dest = u.dest.clone().unwrap_or_else(|| format!("/sandbox/uploads/{name}"));
+                (src, dest)
+            })
+            .collect();
+        let masked = mask_candidates(&job.dir);
+        let mut read_only = job.input_paths();
+        // An MCP server script usually needs its sibling modules: bind its folder, unless
+        // that folder is the checkout itself (which must stay masked).
+        for mcp in &job.mcps {
+            for p in mcp.host_paths() {
+                let parent = if p.is_file() {
+                    p.parent().map(Path::to_path_buf)
+                } else {
+                    None
+                };
+                if let Some(dir) = parent {
+                    let real = dir.canonicalize().unwrap_or(dir);
+                    if !masked.iter().any(|m| m.starts_with(&real)) {
+                        read_only.push(real);
+                    }
+                }
+            }
+        }
+        read_only.sort();
+        read_only.dedup();
+        Ok(SandboxPolicy {
+            backend: spec.backend,
+            image: spec.image.clone(),
+            read_only,
+            read_write: Vec::new(),
+            masked,
+            workspace: job.workspace(),
+            workdir: spec.workdir.clone(),
+            network,
+            env_allowlist: spec.env_allowlist.clone(),
+            env_values,
+            limits,
+            keep: spec.keep,
+            providers: spec.providers.clone(),
+            uploads,
+        })
+    }
+
+    /// The allowed destinations, empty unless the network mode is an allowlist.
+    pub fn allowlist(&self) -> &[HostPort] {
+        match &self.network {
+            NetworkPolicy::Allowlist(l) => l,
+            _ => &[],
+        }
+    }
+}
+
+/// The job's folder is the user's checkout: hide it unless it is a system folder whose
+/// masking would break the sandbox itself.
+fn mask_candidates(dir: &Path) -> Vec<PathBuf> {
+    const SYSTEM: &[&str] = &[
+        "/", "/usr", "/bin", "/lib", "/lib64", "/etc", "/sbin", "/opt", "/proc", "/dev", "/sys",
+    ];
+    let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    if SYSTEM
+        .iter()
+        .any(|s| canonical == Path::new(s) || Path::new(s).starts_with(&canonical))
+    {
+        return Vec::new();
+    }
+    vec![canonical]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_port_parsing() {
+        assert_eq!(
+            HostPort::parse("api.example.com:443"),
+            Some(HostPort {
+                host: "api.example.com".into(),
+                port: 443
+            })
+        );
+        assert_eq!(
+            HostPort::parse("[::1]:8080").map(|h| h.to_string()),
+            Some("[::1]:8080".into())
+        );
+        assert_eq!(HostPort::parse("*.example.com:443"), None);
+        assert_eq!(HostPort::parse("example.com"), None);
+        assert_eq!(HostPort::parse("example.com:99999"), None);
+    }
+
+    #[test]
+    fn debug_redacts_values() {
+        let mut p = SandboxPolicy::minimal(SandboxBackend::Bubblewrap);
+        p.env_values.insert("API_KEY".into(), "sk-very-secret".into());
+        let text = format!("{p:?}");
+        assert!(text.contains("API_KEY=<redacted>"));
+        assert!(!text.contains("sk-very-secret"));
+    }
+
+    #[test]
+    fn system_folders_are_never_masked() {
+        assert!(mask_candidates(Path::new("/")).is_empty());
+        assert!(mask_candidates(Path::new("/usr")).is_empty());
+        assert_eq!(
+            mask_candidates(Path::new("/srv/checkout")),
+            vec![PathBuf::from("/srv/checkout")]
+        );
+    }
+}

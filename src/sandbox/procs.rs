@@ -1,0 +1,53 @@
+//! Finding and ending a session's processes on the host, by the session marker they carry
+//! (bubblewrap launchers: the session folder in their argv; local children: an env marker).
+//!
+//! It only ever signals processes that carry this session's marker.
+
+use std::path::Path;
+
+/// Environment variable set on local-backend children so `delete` can find them.
+pub const SESSION_ENV: &str = "GHOSTLAB_SANDBOX_SESSION";
+
+/// Pids whose argv contains `needle` as a whole argument or whose environment has
+/// `GHOSTLAB_SANDBOX_SESSION=<session_id>`.
+pub fn session_pids(needle: &Path, session_id: &str) -> Vec<i32> {
+    let me = std::process::id() as i32;
+    let needle = needle.as_os_str().as_encoded_bytes().to_vec();
+    let marker = format!("{SESSION_ENV}={session_id}").into_bytes();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for e in dir.filter_map(Result::ok) {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        let hit = |file: &str, want: &[u8]| {
+            std::fs::read(e.path().join(file))
+                .map(|b| {
+                    b.split(|c| *c == 0)
+                        .any(|arg| arg == want || arg.starts_with(&[want, b"/"].concat()))
+                })
+                .unwrap_or(false)
+        };
+        if hit("cmdline", &needle) || hit("environ", &marker) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// SIGKILLs every process of the session; returns how many were signalled.
+pub fn kill_session(needle: &Path, session_id: &str) -> usize {
+    let pids = session_pids(needle, session_id);
+    for pid in &pids {
+        // SAFETY: kill(2) on a pid we found carrying this session's marker.
+        unsafe {
+            libc::kill(*pid, libc::SIGKILL);
+        }
+    }
+    pids.len()
+}

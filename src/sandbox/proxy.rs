@@ -1,0 +1,272 @@
+//! The enforcing egress proxy that Ghostlab runs on the host for `network: allowlist`.
+//!
+//! It listens on a unix socket that is bound into the sandbox (the sandbox has no other way
+//! out), accepts `CONNECT host:port` and absolute-URI HTTP requests, lets through only listed
+//! `host:port` pairs and answers 403 to everything else. Every refusal is recorded with host,
+//! port and time. It never resolves or connects to a destination before the check passes.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpStream, UnixListener, UnixStream};
+
+use super::log::SessionLog;
+use super::policy::HostPort;
+
+/// Largest request head the proxy reads before refusing.
+const MAX_HEAD: usize = 16 * 1024;
+/// How long a client may take to send its request head.
+const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// One refused egress attempt; these become findings.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Denial {
+    /// Requested host (as the client wrote it).
+    pub host: String,
+    /// Requested port.
+    pub port: u16,
+    /// `CONNECT` or the HTTP method of a plain request.
+    pub method: String,
+    /// RFC 3339 UTC time of the attempt.
+    pub time: String,
+}
+
+/// A running proxy; dropping it stops accepting.
+#[derive(Debug)]
+pub struct EgressProxy {
+    socket: PathBuf,
+    denials: Arc<Mutex<Vec<Denial>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl EgressProxy {
+    /// Binds `socket` (mode 0666 so the unprivileged sandbox user can connect) and serves.
+    pub fn start(socket: &Path, allow: Vec<HostPort>, log: SessionLog) -> std::io::Result<Self> {
+        use std::os::unix::fs::PermissionsExt;
+        let listener = UnixListener::bind(socket)?;
+        std::fs::set_permissions(socket, std::fs::Permissions::from_mode(0o666))?;
+        let denials = Arc::new(Mutex::new(Vec::new()));
+        let shared = Arc::new(Shared {
+            allow,
+            log,
+            denials: denials.clone(),
+        });
+        let task = tokio::spawn(async move {
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    break;
+                };
+                let s = shared.clone();
+                tokio::spawn(async move { s.serve(stream).await });
+            }
+        });
+        Ok(EgressProxy {
+            socket: socket.to_path_buf(),
+            denials,
+            task,
+        })
+    }
+
+    /// The host path of the proxy socket.
+    pub fn socket(&self) -> &Path {
+        &self.socket
+    }
+
+    /// Every refused attempt so far.
+    pub fn denials(&self) -> Vec<Denial> {
+        self.denials.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
+impl Drop for EgressProxy {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+struct Shared {
+    allow: Vec<HostPort>,
+    log: SessionLog,
+    denials: Arc<Mutex<Vec<Denial>>>,
+}
+
+/// What the first line of a proxy request asks for.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Target {
+    pub method: String,
+    pub host: String,
+    pub port: u16,
+    /// For plain HTTP: the request head rewritten to origin form.
+    pub forward_head: Option<Vec<u8>>,
+}
+
+/// Parses a request head (up to and including the blank line).
+pub(crate) fn parse_head(head: &[u8]) -> Option<Target> {
+    let text = std::str::from_utf8(head).ok()?;
+    let (first, rest) = text.split_once("\r\n")?;
+    let mut parts = first.split(' ');
+    let (method, uri, version) = (parts.next()?, parts.next()?, parts.next()?);
+    if method == "CONNECT" {
+        let hp = HostPort::parse(uri)?;
+        return Some(Target {
+            method: method.into(),
+            host: hp.host,
+            port: hp.port,
+            forward_head: None,
+        });
+    }
+    let after = uri.strip_prefix("http://")?;
+    let (authority, path) = match after.find('/') {
+        Some(i) => (&after[..i], &after[i..]),
+        None => (after, "/"),
+    };
+    if authority.contains('@') {
+        return None;
+    }
+    let hp = if authority
+        .rsplit_once(':')
+        .is_some_and(|(_, p)| p.bytes().all(|b| b.is_ascii_digit()))
+    {
+        HostPort::parse(authority)?
+    } else {
+        HostPort::parse(&format!("{authority}:80"))?
+    };
+    let mut fwd = format!("{method} {path} {version}\r\n");
+    for line in rest.split("\r\n") {
+        let lower = line.to_ascii_lowercase();
+        if lower.starts_with("proxy-") || lower.starts_with("connection:") || line.is_empty() {
+            continue;
+        }
+        fwd.push_str(line);
+        fwd.push_str("\r\n");
+    }
+    // One request per upstream connection keeps every request on the checked destination.
+    fwd.push_str("Connection: close\r\n\r\n");
+    Some(Target {
+        method: method.into(),
+        host: hp.host,
+        port: hp.port,
+        forward_head: Some(fwd.into_bytes()),
+    })
+}
+
+impl Shared {
+    async fn serve(&self, mut client: UnixStream) {
+        let (head, body_start) = match tokio::time::timeout(HEAD_TIMEOUT, read_head(&mut client)).await {
+            Ok(Some(x)) => x,
+            _ => {
+                let _ = client
+                    .write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+                    .await;
+                return;
+            }
+        };
+        let Some(target) = parse_head(&head) else {
+            self.log.note("egress: refused a request the proxy cannot parse");
+            let _ = client
+                .write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+                .await;
+            return;
+        };
+        let allowed = self
+            .allow
+            .iter()
+            .any(|a| a.host == target.host && a.port == target.port);
+        if !allowed {
+            let denial = Denial {
+                host: target.host.clone(),
+                port: target.port,
+                method: target.method.clone(),
+                time: chrono::Utc::now().to_rfc3339(),
+            };
+            self.log.note(&format!(
+                "egress DENIED {} {}:{} (not on the allowlist)",
+                denial.method, denial.host, denial.port
+            ));
+            self.denials.lock().unwrap_or_else(|p| p.into_inner()).push(denial);
+            let body = "egress to this destination is not allowed by the sandbox policy\n";
+            let resp = format!(
+                "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = client.write_all(resp.as_bytes()).await;
+            return;
+        }
+        let mut upstream = match TcpStream::connect((target.host.as_str(), target.port)).await {
+            Ok(s) => s,
+            Err(e) => {
+                self.log.note(&format!(
+                    "egress allowed {}:{} but connect failed: {e}",
+                    target.host, target.port
+                ));
+                let _ = client
+                    .write_all(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
+                    .await;
+                return;
+            }
+        };
+        self.log.note(&format!(
+            "egress allowed {} {}:{}",
+            target.method, target.host, target.port
+        ));
+        let ok = match &target.forward_head {
+            None => client
+                .write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                .await
+                .is_ok(),
+            Some(fwd) => upstream.write_all(fwd).await.is_ok(),
+        };
+        if ok && (body_start.is_empty() || upstream.write_all(&body_start).await.is_ok()) {
+            let _ = tokio::io::copy_bidirectional(&mut client, &mut upstream).await;
+        }
+    }
+}
+
+/// Reads until the end of the request head; returns the head and any bytes after it.
+async fn read_head(s: &mut UnixStream) -> Option<(Vec<u8>, Vec<u8>)> {
+    let mut buf = Vec::with_capacity(1024);
+    let mut chunk = [0u8; 2048];
+    loop {
+        let n = s.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let rest = buf.split_off(i + 4);
+            return Some((buf, rest));
+        }
+        if buf.len() > MAX_HEAD {
+            return None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_connect_and_plain_requests() {
+        let t = parse_head(b"CONNECT api.example.com:443 HTTP/1.1\r\nHost: api.example.com:443\r\n\r\n").unwrap();
+        assert_eq!(
+            (t.host.as_str(), t.port, t.forward_head.is_none()),
+            ("api.example.com", 443, true)
+        );
+        let t = parse_head(
+            b"GET http://127.0.0.1:8080/x?y HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nProxy-Connection: keep-alive\r\n\r\n",
+        )
+        .unwrap();
+        assert_eq!((t.host.as_str(), t.port), ("127.0.0.1", 8080));
+        let fwd = String::from_utf8(t.forward_head.unwrap()).unwrap();
+        assert!(fwd.starts_with("GET /x?y HTTP/1.1\r\n"));
+        assert!(!fwd.to_ascii_lowercase().contains("proxy-connection"));
+        assert!(fwd.ends_with("Connection: close\r\n\r\n"));
+        let t = parse_head(b"GET http://example.com HTTP/1.1\r\n\r\n").unwrap();
+        assert_eq!(t.port, 80);
+        assert!(parse_head(b"GET /relative HTTP/1.1\r\n\r\n").is_none());
+        assert!(parse_head(b"GET http://user@evil.com/ HTTP/1.1\r\n\r\n").is_none());
+    }
+}

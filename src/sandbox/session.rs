@@ -1,0 +1,571 @@
+//! One role's sandbox session: created with a private copy of the workspace, runs commands
+//! under the policy, moves files in and out, keeps the role's log, and on delete ends every
+//! process it started and removes its folder (unless `keep`).
+//!
+//! A session never binds the user's checkout writable and never puts an environment value on
+//! an argv or into its log.
+
+use indexmap::IndexMap;
+use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
+
+use super::bwrap::{self, CommandSpec, Layout};
+use super::exec::{self, ExecOutput};
+use super::files::{chown_tree, copy_tree};
+use super::limits::{ChildSetup, sandbox_uid};
+use super::log::SessionLog;
+use super::openshell;
+use super::policy::{NetworkPolicy, Role, SandboxPolicy};
+use super::procs;
+use super::proxy::{Denial, EgressProxy};
+use super::seccomp::{self, SocketRule};
+use super::{SandboxError, bridge};
+use crate::spec::SandboxBackend;
+
+/// PATH inside the sandbox unless the allowlist copies the host's.
+pub const SANDBOX_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/// Per-command options.
+#[derive(Debug, Clone, Default)]
+pub struct ExecOptions {
+    /// Start folder inside the sandbox; the policy's workdir when `None`.
+    pub workdir: Option<String>,
+    /// Extra environment for this command only (values go only into the child's environment).
+    pub env: IndexMap<String, String>,
+    /// Wall-clock limit for `exec`; the policy's when `None`.
+    pub timeout: Option<Duration>,
+}
+
+/// Settings a session is created with besides the policy.
+#[derive(Debug, Clone)]
+pub struct SessionConfig {
+    /// Folder for `sandbox-<role>.log`.
+    pub log_dir: PathBuf,
+    /// The executable that implements `__egress-bridge` (the ghostlab binary).
+    pub bridge_exe: Option<PathBuf>,
+    /// The `openshell` program for the OpenShell backend.
+    pub openshell_bin: Option<PathBuf>,
+}
+
+/// A live sandbox session for one role.
+#[derive(Debug)]
+pub struct Session {
+    id: String,
+    role: Role,
+    policy: SandboxPolicy,
+    layout: Layout,
+    log: SessionLog,
+    proxy: Option<EgressProxy>,
+    bridge_exe: Option<PathBuf>,
+    openshell_bin: Option<PathBuf>,
+    /// Host processes run as this uid:gid (bubblewrap as root drops to the sandbox user).
+    owner: Option<(u32, u32)>,
+    deleted: bool,
+}
+
+impl Session {
+    /// Creates the session: folder, workspace copy, uploads, log, proxy, and (OpenShell) the
+    /// remote sandbox.
+    pub async fn create(policy: SandboxPolicy, role: Role, cfg: SessionConfig) -> Result<Session, SandboxError> {
+        let id = format!("{}-{:08x}", role.as_str(), rand::random::<u32>());
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("ghostlab-sandbox-{id}-"))
+            .tempdir()
+            .map_err(|e| SandboxError::Io("creating the session folder".into(), e))?
+            .keep();
+        let layout = Layout::new(&dir);
+        let mut secrets: Vec<String> = policy.env_values.values().cloned().collect();
+        secrets.extend(policy.env_allowlist.iter().filter_map(|k| std::env::var(k).ok()));
+        let log_path = cfg.log_dir.join(format!("sandbox-{}.log", role.as_str()));
+        let header = format!(
+            "session {id} created: backend {:?}, workdir {}, network {}, limits {:?}",
+            policy.backend,
+            policy.workdir,
+            describe_network(&policy.network),
+            policy.limits
+        );
+        let log = SessionLog::create(&log_path, &header, secrets)
+            .map_err(|e| SandboxError::Io(format!("writing {}", log_path.display()), e))?;
+        let owner = (policy.backend == SandboxBackend::Bubblewrap && sandbox_uid().2).then(|| {
+            let (u, g, _) = sandbox_uid();
+            (u, g)
+        });
+        let mut session = Session {
+            id,
+            role,
+            layout,
+            log,
+            proxy: None,
+            bridge_exe: cfg.bridge_exe,
+            openshell_bin: cfg.openshell_bin,
+            owner,
+            deleted: false,
+            policy,
+        };
+        if let Err(e) = session.prepare().await {
+            session.log.note(&format!("session creation failed: {e}"));
+            let _ = std::fs::remove_dir_all(&session.layout.dir);
+            session.deleted = true;
+            return Err(e);
+        }
+        Ok(session)
+    }
+
+    async fn prepare(&mut self) -> Result<(), SandboxError> {
+        let l = self.layout.clone();
+        let ws = self.policy.workspace.clone();
+        let owner = self.owner;
+        let uploads = self.policy.uploads.clone();
+        let writable = l.writable(&self.policy.workdir);
+        let inputs = self.policy.read_only.clone();
+        tokio::task::spawn_blocking(move || -> Result<(), SandboxError> {
+            if let Some((u, g)) = owner {
+                // Fail closed: an input the sandbox user cannot read would silently go missing.
+                for p in inputs.iter().filter(|p| p.exists()) {
+                    let real = p.canonicalize().unwrap_or_else(|_| p.clone());
+                    if !super::files::readable_by(&real, u, g) {
+                        return Err(SandboxError::Policy(format!(
+                            "input {} is not readable by the sandbox user (uid {u}); sandboxed processes run \
+                             unprivileged when ghostlab runs as root, so keep the job outside /root or make \
+                             its inputs world-readable",
+                            real.display()
+                        )));
+                    }
+                }
+            }
+            let io = |what: &str| {
+                let what = what.to_string();
+                move |e| SandboxError::Io(what, e)
+            };
+            for d in [&l.workspace, &l.home, &l.tmp, &l.uploads, &l.egress] {
+                std::fs::create_dir_all(d).map_err(io("creating session folders"))?;
+            }
+            if let Some(ws) = &ws {
+                copy_tree(ws, &l.workspace).map_err(io(&format!("copying the workspace {}", ws.display())))?;
+            }
+            for (src, dest) in &uploads {
+                let host = map_inside(&writable, dest)?;
+                copy_tree(src, &host).map_err(io(&format!("staging upload {}", src.display())))?;
+            }
+            if let Some((u, g)) = owner {
+                chown_tree(&l.dir, u, g).map_err(io("handing the session folder to the sandbox user"))?;
+            }
+            Ok(())
+        })
+        .await
+        .map_err(|e| SandboxError::Spawn(e.to_string()))??;
+        match self.policy.backend {
+            SandboxBackend::Bubblewrap => {
+                if let NetworkPolicy::OpenShellPolicy(_) = self.policy.network {
+                    return Err(SandboxError::Policy(
+                        "network: policy is an OpenShell policy file; bubblewrap supports disabled or allowlist".into(),
+                    ));
+                }
+                if let NetworkPolicy::Allowlist(list) = &self.policy.network {
+                    let exe = self.bridge_exe.clone().ok_or_else(|| {
+                        SandboxError::Policy("network: allowlist needs the ghostlab executable for the bridge".into())
+                    })?;
+                    if !exe.is_file() {
+                        return Err(SandboxError::Policy(format!(
+                            "bridge executable {} not found",
+                            exe.display()
+                        )));
+                    }
+                    let sock = self.layout.egress.join(bridge::SOCKET_NAME);
+                    let proxy = EgressProxy::start(&sock, list.clone(), self.log.clone())
+                        .map_err(|e| SandboxError::Io("starting the egress proxy".into(), e))?;
+                    self.log.note(&format!(
+                        "egress proxy listening on {}; allowed: {}",
+                        sock.display(),
+                        list.iter().map(|h| h.to_string()).collect::<Vec<_>>().join(", ")
+                    ));
+                    self.proxy = Some(proxy);
+                }
+            }
+            SandboxBackend::Local => {
+                tracing::warn!("sandbox backend `local`: commands run on the host WITHOUT isolation");
+                self.log
+                    .note("WARNING backend local: no isolation; the workspace is still a copy");
+            }
+            SandboxBackend::Openshell => self.openshell_create().await?,
+        }
+        Ok(())
+    }
+
+    /// The session id (also the OpenShell sandbox name).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The role this session serves.
+    pub fn role(&self) -> Role {
+        self.role
+    }
+
+    /// The policy this session enforces.
+    pub fn policy(&self) -> &SandboxPolicy {
+        &self.policy
+    }
+
+    /// The host folder of the workspace copy.
+    pub fn workspace_dir(&self) -> &Path {
+        &self.layout.workspace
+    }
+
+    /// The host folder of the whole session.
+    pub fn dir(&self) -> &Path {
+        &self.layout.dir
+    }
+
+    /// The path of `sandbox-<role>.log`.
+    pub fn log_path(&self) -> &Path {
+        self.log.path()
+    }
+
+    /// Egress attempts the proxy refused (empty unless the network is an allowlist).
+    pub fn denials(&self) -> Vec<Denial> {
+        self.proxy.as_ref().map(|p| p.denials()).unwrap_or_default()
+    }
+
+    /// The environment a command gets: base variables, the allowlisted host variables, the
+    /// policy's explicit values, then the per-command ones.
+    fn child_env(&self, opts: &ExecOptions) -> IndexMap<String, String> {
+        let mut env = IndexMap::new();
+        let local = self.policy.backend == SandboxBackend::Local;
+        let home = if local {
+            self.layout.home.to_string_lossy().into_owned()
+        } else {
+            bwrap::HOME_INSIDE.into()
+        };
+        let tmp = if local {
+            self.layout.tmp.to_string_lossy().into_owned()
+        } else {
+            bwrap::TMP_INSIDE.into()
+        };
+        env.insert("PATH".to_string(), SANDBOX_PATH.to_string());
+        env.insert("HOME".to_string(), home);
+        env.insert("TMPDIR".to_string(), tmp);
+        env.insert("LANG".to_string(), "C.UTF-8".to_string());
+        for k in &self.policy.env_allowlist {
+            if let Ok(v) = std::env::var(k) {
+                env.insert(k.clone(), v);
+            }
+        }
+        for (k, v) in self.policy.env_values.iter().chain(opts.env.iter()) {
+            env.insert(k.clone(), v.clone());
+        }
+        if self.proxy.is_some() {
+            let url = format!("http://{}", bridge::LISTEN);
+            for k in [
+                "HTTP_PROXY",
+                "HTTPS_PROXY",
+                "http_proxy",
+                "https_proxy",
+                "ALL_PROXY",
+                "all_proxy",
+            ] {
+                env.insert(k.to_string(), url.clone());
+            }
+        }
+        if local {
+            env.insert(procs::SESSION_ENV.to_string(), self.id.clone());
+        }
+        env
+    }
+
+    /// Prepares (does not spawn) `argv` to run inside the session, e.g. a long-lived stdio
+    /// MCP server or OpenCode. The caller owns the child; `delete` still ends it.
+    pub fn command(&self, argv: &[String], opts: &ExecOptions) -> Result<tokio::process::Command, SandboxError> {
+        if self.deleted {
+            return Err(SandboxError::Deleted);
+        }
+        if argv.is_empty() {
+            return Err(SandboxError::Policy("empty command".into()));
+        }
+        let workdir = opts.workdir.clone().unwrap_or_else(|| self.policy.workdir.clone());
+        let env = self.child_env(opts);
+        self.log
+            .note(&format!("command: {} (workdir {workdir})", shell_words::join(argv)));
+        let mut cmd = match self.policy.backend {
+            SandboxBackend::Bubblewrap => {
+                let rule = if self.proxy.is_some() {
+                    SocketRule::UnixAndLoopbackInet
+                } else {
+                    SocketRule::UnixOnly
+                };
+                let program = seccomp::compile(rule)?;
+                let fd = seccomp::memfd_with(&seccomp::to_bytes(&program))?;
+                use std::os::fd::AsRawFd;
+                let spec = CommandSpec {
+                    chdir: &workdir,
+                    seccomp_fd: fd.as_raw_fd(),
+                    bridge_exe: self.proxy.as_ref().and(self.bridge_exe.as_deref()),
+                    argv,
+                };
+                let args = bwrap::args(&self.policy, &self.layout, &spec);
+                let mut cmd = tokio::process::Command::new("bwrap");
+                cmd.args(&args);
+                let mut setup = ChildSetup::for_limits(&self.policy.limits, true);
+                setup.inherit_fds.push(fd.as_raw_fd());
+                // The memfd must stay open until the command is spawned: the hook owns it.
+                setup.held.push(std::sync::Arc::new(fd));
+                setup.install(&mut cmd);
+                cmd
+            }
+            SandboxBackend::Local => {
+                let dir = map_inside(&self.layout.writable(&self.policy.workdir), &workdir)?;
+                let mut cmd = tokio::process::Command::new(&argv[0]);
+                cmd.args(&argv[1..]).current_dir(dir);
+                ChildSetup::for_limits(&self.policy.limits, false).install(&mut cmd);
+                cmd
+            }
+            SandboxBackend::Openshell => {
+                if !opts.env.is_empty() {
+                    return Err(SandboxError::Policy(
+                        "the openshell backend takes environment values only at session creation (env file)".into(),
+                    ));
+                }
+                let bin = self.openshell()?;
+                let mut cmd = tokio::process::Command::new(bin);
+                cmd.args(openshell::exec_args(&self.id, &workdir, opts.timeout, argv));
+                cmd
+            }
+        };
+        if self.policy.backend != SandboxBackend::Openshell {
+            cmd.env_clear().envs(&env);
+        }
+        cmd.process_group(0).kill_on_drop(true);
+        Ok(cmd)
+    }
+
+    /// Runs `argv` to completion with `stdin`, killing the whole tree on timeout.
+    pub async fn exec(
+        &self,
+        argv: &[String],
+        opts: &ExecOptions,
+        stdin: Option<Vec<u8>>,
+    ) -> Result<ExecOutput, SandboxError> {
+        let cmd = self.command(argv, opts)?;
+        let timeout = opts.timeout.unwrap_or(self.policy.limits.wall_timeout);
+        let out = exec::run(cmd, stdin, timeout).await?;
+        let mut line = format!("exit {} for {}", out.status, shell_words::join(argv));
+        if let Some(limit) = out.limit_hit {
+            line.push_str(&format!("; LIMIT HIT: {limit}"));
+        }
+        self.log.note(&line);
+        Ok(out)
+    }
+
+    /// Copies a host file or folder into the session at `dest` (inside path).
+    pub async fn upload(&self, src: &Path, dest: &str) -> Result<(), SandboxError> {
+        if self.policy.backend == SandboxBackend::Openshell {
+            let args = openshell::upload_args(&self.id, src, dest);
+            return self.run_openshell(&args).await.map(|_| ());
+        }
+        let host = map_inside(&self.layout.writable(&self.policy.workdir), dest)?;
+        let (src2, owner) = (src.to_path_buf(), self.owner);
+        tokio::task::spawn_blocking(move || {
+            copy_tree(&src2, &host)?;
+            if let Some((u, g)) = owner {
+                chown_tree(&host, u, g)?;
+            }
+            Ok::<(), std::io::Error>(())
+        })
+        .await
+        .map_err(|e| SandboxError::Spawn(e.to_string()))?
+        .map_err(|e| SandboxError::Io(format!("uploading {}", src.display()), e))?;
+        self.log.note(&format!("upload {} -> {dest}", src.display()));
+        Ok(())
+    }
+
+    /// Copies `path` (inside) out to `local` on the host; symlinks come out as links.
+    pub async fn download(&self, path: &str, local: &Path) -> Result<(), SandboxError> {
+        if self.policy.backend == SandboxBackend::Openshell {
+            let args = openshell::download_args(&self.id, path, local);
+            return self.run_openshell(&args).await.map(|_| ());
+        }
+        let host = map_inside(&self.layout.writable(&self.policy.workdir), path)?;
+        let dst = local.to_path_buf();
+        tokio::task::spawn_blocking(move || copy_tree(&host, &dst))
+            .await
+            .map_err(|e| SandboxError::Spawn(e.to_string()))?
+            .map_err(|e| SandboxError::Io(format!("downloading {path}"), e))?;
+        self.log.note(&format!("download {path} -> {}", local.display()));
+        Ok(())
+    }
+
+    /// The role's log so far (for OpenShell, the gateway's logs are appended first).
+    pub async fn logs(&self) -> Result<String, SandboxError> {
+        if self.policy.backend == SandboxBackend::Openshell {
+            let out = self.run_openshell(&openshell::logs_args(&self.id)).await?;
+            self.log.note(&format!("openshell logs:\n{}", out.stdout_text()));
+        }
+        Ok(self.log.text())
+    }
+
+    /// Ends every process of the session and removes its folder unless `keep`.
+    pub async fn delete(mut self) -> Result<(), SandboxError> {
+        self.deleted = true;
+        let killed = procs::kill_session(&self.layout.dir, &self.id);
+        self.proxy.take();
+        let mut result = Ok(());
+        if self.policy.backend == SandboxBackend::Openshell && !self.policy.keep {
+            result = self.run_openshell(&openshell::delete_args(&self.id)).await.map(|_| ());
+        }
+        if self.policy.keep {
+            self.log.note(&format!(
+                "session deleted ({killed} launcher processes killed); KEPT at {} (keep: true)",
+                self.layout.dir.display()
+            ));
+        } else {
+            self.log
+                .note(&format!("session deleted ({killed} launcher processes killed)"));
+            let dir = self.layout.dir.clone();
+            tokio::task::spawn_blocking(move || std::fs::remove_dir_all(&dir))
+                .await
+                .map_err(|e| SandboxError::Spawn(e.to_string()))?
+                .map_err(|e| SandboxError::Io("removing the session folder".into(), e))?;
+        }
+        self.log
+            .flush()
+            .map_err(|e| SandboxError::Io(format!("writing {}", self.log.path().display()), e))?;
+        result
+    }
+
+    /// Waits until `sandbox-<role>.log` on disk holds every line so far.
+    pub fn flush_log(&self) -> Result<(), SandboxError> {
+        self.log
+            .flush()
+            .map_err(|e| SandboxError::Io(format!("writing {}", self.log.path().display()), e))
+    }
+
+    fn openshell(&self) -> Result<&Path, SandboxError> {
+        self.openshell_bin
+            .as_deref()
+            .ok_or_else(|| SandboxError::Unavailable("openshell: the `openshell` CLI was not found".into()))
+    }
+
+    async fn run_openshell(&self, args: &[String]) -> Result<ExecOutput, SandboxError> {
+        let mut cmd = tokio::process::Command::new(self.openshell()?);
+        cmd.args(args);
+        self.log.note(&format!("openshell {}", shell_words::join(args)));
+        let out = exec::run(cmd, None, Duration::from_secs(300)).await?;
+        if out.status != 0 {
+            return Err(SandboxError::Backend(format!(
+                "openshell {} failed ({}): {}",
+                args.first().map(String::as_str).unwrap_or(""),
+                out.status,
+                out.stderr_text().trim()
+            )));
+        }
+        Ok(out)
+    }
+
+    async fn openshell_create(&mut self) -> Result<(), SandboxError> {
+        let policy_file = self.layout.dir.join("policy.yaml");
+        let text = match &self.policy.network {
+            NetworkPolicy::OpenShellPolicy(f) => {
+                std::fs::read_to_string(f).map_err(|e| SandboxError::Io(format!("reading {}", f.display()), e))?
+            }
+            _ => openshell::render_policy(&self.policy)?,
+        };
+        crate::util::write_atomic(&policy_file, text.as_bytes())
+            .map_err(|e| SandboxError::Io("writing policy.yaml".into(), e))?;
+        let ws = self.policy.workspace.as_ref().map(|_| self.layout.workspace.clone());
+        let args = openshell::create_args(&self.id, &self.policy, &policy_file, ws.as_deref());
+        self.run_openshell(&args).await?;
+        // Values travel in a 0600 file, never on the argv; the host copy is removed at once.
+        let env = self.child_env(&ExecOptions::default());
+        let env_text = openshell::env_file(&env)?;
+        let env_host = self.layout.dir.join("env");
+        write_private(&env_host, env_text.as_bytes())?;
+        let up = self
+            .run_openshell(&openshell::upload_args(&self.id, &env_host, openshell::ENV_FILE_INSIDE))
+            .await;
+        let _ = std::fs::remove_file(&env_host);
+        up?;
+        for (src, dest) in self.policy.uploads.clone() {
+            self.run_openshell(&openshell::upload_args(&self.id, &src, &dest))
+                .await?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // A session dropped without delete must still leave no process behind.
+        if !self.deleted {
+            procs::kill_session(&self.layout.dir, &self.id);
+        }
+    }
+}
+
+fn write_private(path: &Path, bytes: &[u8]) -> Result<(), SandboxError> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|e| SandboxError::Io("writing the env file".into(), e))?;
+    f.write_all(bytes)
+        .map_err(|e| SandboxError::Io("writing the env file".into(), e))
+}
+
+fn describe_network(n: &NetworkPolicy) -> String {
+    match n {
+        NetworkPolicy::Disabled => "disabled".into(),
+        NetworkPolicy::Allowlist(l) => {
+            format!(
+                "allowlist [{}]",
+                l.iter().map(|h| h.to_string()).collect::<Vec<_>>().join(", ")
+            )
+        }
+        NetworkPolicy::OpenShellPolicy(p) => format!("openshell policy {}", p.display()),
+    }
+}
+
+/// Maps a path inside the sandbox to its host location in one of the session's writable
+/// folders; anything else (or `..`) is refused.
+pub fn map_inside(writable: &[(PathBuf, String)], inside: &str) -> Result<PathBuf, SandboxError> {
+    let p = Path::new(inside);
+    if !p.is_absolute() || p.components().any(|c| matches!(c, Component::ParentDir)) {
+        return Err(SandboxError::Policy(format!(
+            "`{inside}` must be an absolute path without `..`"
+        )));
+    }
+    for (host, root) in writable {
+        if let Ok(rest) = p.strip_prefix(root) {
+            return Ok(host.join(rest));
+        }
+    }
+    let roots: Vec<&str> = writable.iter().map(|(_, r)| r.as_str()).collect();
+    Err(SandboxError::Policy(format!(
+        "`{inside}` is outside the session's writable folders ({})",
+        roots.join(", ")
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inside_paths_map_only_into_writable_folders() {
+        let l = Layout::new(Path::new("/s"));
+        let w = l.writable("/sandbox/workspace");
+        assert_eq!(
+            map_inside(&w, "/sandbox/workspace/a/b").unwrap(),
+            PathBuf::from("/s/workspace/a/b")
+        );
+        assert_eq!(
+            map_inside(&w, "/sandbox/home/.config").unwrap(),
+            PathBuf::from("/s/home/.config")
+        );
+        assert!(map_inside(&w, "/etc/passwd").is_err());
+        assert!(map_inside(&w, "/sandbox/workspace/../../etc").is_err());
+        assert!(map_inside(&w, "relative").is_err());
+    }
+}

@@ -1,0 +1,121 @@
+//! `ghostlab sandbox exec`, `sandbox shell` argument handling and `ghostlab doctor` through the
+//! real binary and real bubblewrap. Skipped (printed, not passed) when bwrap cannot start here.
+
+use assert_cmd::Command;
+use std::io::{Read, Write};
+use std::net::TcpListener;
+
+fn bwrap_works() -> Result<(), String> {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let p = rt.block_on(ghostlab::sandbox::doctor::probe_bubblewrap());
+    if p.works { Ok(()) } else { Err(p.detail) }
+}
+
+fn job(dir: &std::path::Path, sandbox: &str) -> std::path::PathBuf {
+    std::fs::create_dir_all(dir.join("ws")).unwrap();
+    std::fs::write(dir.join("ws/hello.txt"), "hello from the workspace\n").unwrap();
+    let path = dir.join("job.yaml");
+    std::fs::write(
+        &path,
+        format!("version: 1\nagent:\n  id: cli-probe\n  workspace: ./ws\nsandbox:\n{sandbox}"),
+    )
+    .unwrap();
+    path
+}
+
+#[test]
+fn exec_prints_output_and_exits_with_the_command_code() {
+    if let Err(why) = bwrap_works() {
+        println!("SKIPPED: bubblewrap cannot start here: {why}");
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let j = job(d.path(), "  backend: bubblewrap\n  timeout: 30s\n");
+    let out = Command::cargo_bin("ghostlab")
+        .unwrap()
+        .args(["sandbox", "exec", "--job"])
+        .arg(&j)
+        .args(["--", "sh", "-c", "cat hello.txt; pwd; echo to-stderr >&2; exit 7"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(7), "{out:?}");
+    assert!(
+        stdout.contains("hello from the workspace\n/sandbox/workspace\n"),
+        "{stdout}"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("to-stderr"));
+    // The user's workspace is untouched and the role log exists.
+    assert!(d.path().join(".ghostlab/sandbox/sandbox-agent.log").is_file());
+}
+
+#[test]
+fn exec_with_allowlist_uses_the_real_bridge() {
+    if let Err(why) = bwrap_works() {
+        println!("SKIPPED: bubblewrap cannot start here: {why}");
+        return;
+    }
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut c in l.incoming().flatten() {
+            let mut buf = [0u8; 2048];
+            let _ = c.read(&mut buf);
+            let _ = c.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok");
+        }
+    });
+    let d = tempfile::tempdir().unwrap();
+    let j = job(
+        d.path(),
+        &format!("  network: allowlist\n  allow: [\"127.0.0.1:{port}\"]\n"),
+    );
+    let out = Command::cargo_bin("ghostlab")
+        .unwrap()
+        .args(["sandbox", "exec", "--job"])
+        .arg(&j)
+        .args(["--", "sh", "-c"])
+        .arg(format!("curl -sS --max-time 5 http://127.0.0.1:{port}/; echo; curl -sS -o /dev/null -w '%{{http_code}}' --max-time 5 http://127.0.0.1:1/"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.starts_with("ok\n403"), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("egress denied GET 127.0.0.1:1"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn bad_role_and_missing_job_exit_2() {
+    let d = tempfile::tempdir().unwrap();
+    let j = job(d.path(), "  backend: bubblewrap\n");
+    Command::cargo_bin("ghostlab")
+        .unwrap()
+        .args(["sandbox", "exec", "--role", "boss", "--job"])
+        .arg(&j)
+        .args(["--", "true"])
+        .assert()
+        .code(2);
+    Command::cargo_bin("ghostlab")
+        .unwrap()
+        .args(["sandbox", "shell", "--job"])
+        .arg(d.path().join("missing.yaml"))
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn doctor_reports_each_backend() {
+    let out = Command::cargo_bin("ghostlab").unwrap().arg("doctor").output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("bubblewrap: "), "{stdout}");
+    assert!(stdout.contains("openshell: "), "{stdout}");
+    assert!(stdout.contains("local: "), "{stdout}");
+    match bwrap_works() {
+        Ok(()) => {
+            assert!(stdout.contains("bubblewrap: OK"), "{stdout}");
+            assert_eq!(out.status.code(), Some(0));
+        }
+        Err(why) => println!("SKIPPED the OK check: bubblewrap cannot start here: {why}"),
+    }
+}
