@@ -7,5 +7,6 @@ pub mod cli;
 pub mod emit;
 pub mod import;
 pub mod llm;
+pub mod mcp;
 pub mod spec;
 pub mod util;

@@ -1,0 +1,1 @@
+//! The contract: per-tool risk labels and schema-quality findings.
