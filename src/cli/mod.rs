@@ -3,9 +3,12 @@
 //! Exit codes: 0 success, 1 the agent under test failed a gate (or a lint found findings at the
 //! `--fail-on` level), 2 the command could not run (usage, bad input, broken peer).
 
+mod discover;
 mod emit;
 mod error;
 mod init;
+mod inspect;
+mod lint;
 mod schema;
 mod validate;
 
@@ -32,6 +35,12 @@ pub enum Command {
     Init(init::Args),
     /// Print or refresh the JSON Schema of job.yaml.
     Schema(schema::Args),
+    /// Talk to one MCP server directly: list its tools, resources and prompts, or call a tool. Runs on the host, unsandboxed.
+    Inspect(inspect::Args),
+    /// Discover every MCP server of the job; write inventory.json and contract.json and refresh capabilities.
+    Discover(discover::Args),
+    /// Check an inventory.json offline: risk labels and schema findings (text, JSON or SARIF).
+    Lint(lint::Args),
 }
 
 /// Parses the process arguments (exits 2 on usage errors, as clap does).
@@ -56,6 +65,9 @@ pub fn dispatch(cli: Cli) -> ExitCode {
         Command::Emit(a) => emit::run(a),
         Command::Init(a) => init::run(a),
         Command::Schema(a) => schema::run(a),
+        Command::Inspect(a) => inspect::run(a),
+        Command::Discover(a) => discover::run(a),
+        Command::Lint(a) => lint::run(a),
     };
     match result {
         Ok(code) => code,
