@@ -137,7 +137,8 @@ fn print_text(e: &ServerInventory) {
             .iter()
             .map(|l| serde_json::to_value(l.label).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default())
             .collect();
-        println!("- {} [{:?}; {}]", t.name, effect_of(&labels), names.join(", "));
+        let effect = serde_json::to_value(effect_of(&labels)).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        println!("- {} [{effect}; labels: {}]", t.name, names.join(", "));
         if let Some(d) = &t.description {
             println!("    {}", d.lines().next().unwrap_or(""));
         }

@@ -199,11 +199,14 @@ impl McpClient {
                     }
                     _ => String::new(),
                 };
-                Err(McpError::Request {
-                    method,
-                    reason: e.to_string(),
-                    detail,
-                })
+                let reason = match e {
+                    // rmcp says only "Unexpected response type" when a result fails MCP's types.
+                    ServiceError::UnexpectedResponse => {
+                        "the answer does not fit MCP's result type (malformed result, e.g. a tool whose inputSchema is not an object)".to_string()
+                    }
+                    other => other.to_string(),
+                };
+                Err(McpError::Request { method, reason, detail })
             }
             Err(_) => {
                 let detail = match self.child.as_mut() {
@@ -264,7 +267,7 @@ impl McpClient {
     pub async fn close(mut self) {
         let _ = self.service.close_with_timeout(Duration::from_secs(2)).await;
         if let Some(c) = self.child.as_mut() {
-            c.kill();
+            c.finish(Duration::from_secs(2)).await;
         }
     }
 }

@@ -106,7 +106,7 @@ impl StdioChild {
         match status {
             Ok(Ok(s)) => parts.push(format!("the process exited ({s})")),
             Ok(Err(e)) => parts.push(format!("its exit status is unknown ({e})")),
-            Err(_) => parts.push("the process is still running".to_string()),
+            Err(_) => parts.push("the process was still running (it is killed with its process group)".to_string()),
         }
         let d = self.diag.lock().unwrap_or_else(|p| p.into_inner());
         if d.non_json_lines > 0 {
@@ -122,6 +122,15 @@ impl StdioChild {
             parts.push(format!("last stderr: {}", tail.join(" | ")));
         }
         redact(&parts.join("; "), &self.redact)
+    }
+
+    /// Kills the process group, then gives the stderr drain up to `within` to finish the log.
+    pub async fn finish(&mut self, within: Duration) {
+        self.kill();
+        if let Some(task) = self.stderr_task.as_mut() {
+            let _ = tokio::time::timeout(within, task).await;
+            self.stderr_task = None;
+        }
     }
 
     /// Kills the whole process group now.
