@@ -13,6 +13,7 @@ pub const INVENTORY_VERSION: u32 = 1;
 
 /// Every server of one discovery run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Inventory {
     pub version: u32,
     /// RFC 3339 time of the discovery.

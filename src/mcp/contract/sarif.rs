@@ -9,10 +9,23 @@ use super::Contract;
 use super::rules::ALL;
 
 /// The SARIF schema URI written in `$schema`.
-pub const SARIF_SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+pub const SARIF_SCHEMA: &str = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
 
-/// Renders `contract` as a SARIF 2.1.0 log; `artifact` is the inventory's path or URI.
+/// A file path as a SARIF `uri-reference` (percent-encodes what a URI cannot hold).
+fn uri_reference(path: &str) -> String {
+    let mut out = String::new();
+    for b in path.replace('\\', "/").bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' | b':' => out.push(b as char),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// Renders `contract` as a SARIF 2.1.0 log; `artifact` is the inventory's path.
 pub fn to_sarif(contract: &Contract, artifact: &str) -> Value {
+    let artifact = uri_reference(artifact);
     let rules: Vec<Value> = ALL
         .iter()
         .map(|r| {
@@ -39,7 +52,7 @@ pub fn to_sarif(contract: &Contract, artifact: &str) -> Value {
                 "level": f.severity.sarif_level(),
                 "message": { "text": f.message },
                 "locations": [{
-                    "physicalLocation": { "artifactLocation": { "uri": artifact } },
+                    "physicalLocation": { "artifactLocation": { "uri": artifact.clone() } },
                     "logicalLocations": [{
                         "name": f.item.clone().unwrap_or_else(|| f.server.clone()),
                         "fullyQualifiedName": name,

@@ -19,6 +19,8 @@ pub const MCP_APP_MIME: &str = "text/html;profile=mcp-app";
 pub fn check_server(sink: &mut Sink, server: &ServerInventory, labels: &[Vec<Label>]) {
     if server.status == ServerStatus::Error {
         let why = server.error.clone().unwrap_or_else(|| "unknown reason".into());
+        let prefix = format!("server `{}`: ", server.name);
+        let why = why.strip_prefix(&prefix).unwrap_or(&why);
         sink.add(SERVER_UNAVAILABLE, None, "", format!("server `{}` could not be discovered: {why}", server.name));
     }
     let mut seen: HashMap<&str, usize> = HashMap::new();
