@@ -49,7 +49,9 @@ async fn discover(endpoint: &Endpoint, o: &ConnectOptions) -> Result<ServerInven
 fn processes_tagged(tag: &str) -> Vec<u32> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
         if let Ok(cmd) = std::fs::read(entry.path().join("cmdline"))
             && String::from_utf8_lossy(&cmd).contains(tag)
         {
@@ -62,8 +64,14 @@ fn processes_tagged(tag: &str) -> Vec<u32> {
 #[tokio::test]
 async fn exits_at_start_reports_exit_status_and_stderr() {
     let started = Instant::now();
-    let err = discover(&node("exit_at_start.mjs", &[]), &opts(5, None)).await.unwrap_err();
-    assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
+    let err = discover(&node("exit_at_start.mjs", &[]), &opts(5, None))
+        .await
+        .unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "took {:?}",
+        started.elapsed()
+    );
     assert!(err.contains("initialize"), "{err}");
     assert!(err.contains("exit status: 3"), "{err}");
     assert!(err.contains("DATABASE_URL is not set"), "{err}");
@@ -79,8 +87,14 @@ async fn never_answering_initialize_times_out_and_kills_the_process_group() {
         .expect("a server that never answers cannot connect");
     let took = started.elapsed();
     assert!(matches!(err, McpError::StartupTimeout { .. }), "{err}");
-    assert!(took >= Duration::from_secs(2) && took < Duration::from_secs(5), "took {took:?}");
-    assert!(err.to_string().contains("did not answer `initialize` within 2.0s"), "{err}");
+    assert!(
+        took >= Duration::from_secs(2) && took < Duration::from_secs(5),
+        "took {took:?}"
+    );
+    assert!(
+        err.to_string().contains("did not answer `initialize` within 2.0s"),
+        "{err}"
+    );
     // The grandchild carries the tag; killing only the direct child would leave it running.
     let mut left = processes_tagged(&tag);
     for _ in 0..20 {
@@ -97,7 +111,9 @@ async fn never_answering_initialize_times_out_and_kills_the_process_group() {
 #[tokio::test]
 async fn non_json_stdout_is_named_in_the_error() {
     let started = Instant::now();
-    let err = discover(&node("non_json_stdout.mjs", &[]), &opts(2, None)).await.unwrap_err();
+    let err = discover(&node("non_json_stdout.mjs", &[]), &opts(2, None))
+        .await
+        .unwrap_err();
     assert!(started.elapsed() < Duration::from_secs(5));
     assert!(err.contains("non-JSON"), "{err}");
     assert!(err.contains("Starting notes server"), "{err}");
@@ -111,7 +127,11 @@ async fn ten_mib_of_stderr_does_not_hang_and_is_logged_with_a_cap() {
     let entry = discover(&node("stderr_flood.mjs", &[]), &opts(10, Some(log.clone())))
         .await
         .expect("the flooding server works once drained");
-    assert!(started.elapsed() < Duration::from_secs(10), "took {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "took {:?}",
+        started.elapsed()
+    );
     assert_eq!(entry.tools.len(), 1);
     let size = std::fs::metadata(&log).unwrap().len();
     assert!(size > 8_000_000 && size < 8_500_000, "log size {size}");
@@ -136,14 +156,18 @@ async fn crash_mid_call_reports_the_exit() {
 
 #[tokio::test]
 async fn a_schema_that_breaks_mcp_types_is_a_clear_list_error() {
-    let err = discover(&node("malformed_schema.mjs", &["hard"]), &opts(5, None)).await.unwrap_err();
+    let err = discover(&node("malformed_schema.mjs", &["hard"]), &opts(5, None))
+        .await
+        .unwrap_err();
     assert!(err.contains("tools/list"), "{err}");
     assert!(err.contains("malformed result"), "{err}");
 }
 
 #[tokio::test]
 async fn broken_schema_content_becomes_findings() {
-    let entry = discover(&node("malformed_schema.mjs", &[]), &opts(5, None)).await.unwrap();
+    let entry = discover(&node("malformed_schema.mjs", &[]), &opts(5, None))
+        .await
+        .unwrap();
     let mut entry = entry;
     entry.name = "malformed".into();
     let inv = Inventory {
@@ -178,7 +202,10 @@ fn discover_on_a_mixed_job_keeps_the_good_servers() {
                 ("broken", "malformed_schema.mjs\", \"hard", 3000),
             ]
             .iter()
-            .map(|(n, f, t)| format!("      - server: {n}\n        command: [node, \"{}\"]\n        timeout: {t}\n", fixture(f)))
+            .map(|(n, f, t)| format!(
+                "      - server: {n}\n        command: [node, \"{}\"]\n        timeout: {t}\n",
+                fixture(f)
+            ))
             .collect::<String>()
         ),
     )

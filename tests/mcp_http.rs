@@ -9,7 +9,11 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 fn opts() -> ConnectOptions {
@@ -59,7 +63,9 @@ async fn streamable_http_lists_server_everything() {
         url: format!("http://127.0.0.1:{port}/mcp"),
         headers,
     };
-    let mut client = connect(&endpoint, &HostLauncher, &opts()).await.expect("connects over HTTP");
+    let mut client = connect(&endpoint, &HostLauncher, &opts())
+        .await
+        .expect("connects over HTTP");
     let mut entry = ServerInventory::empty("everything", "streamable-http", ServerStatus::Ok);
     collect(&mut client, &mut entry).await.expect("lists over HTTP");
     let echo = client
@@ -77,7 +83,10 @@ async fn streamable_http_lists_server_everything() {
 async fn missing_header_variable_is_named_without_connecting() {
     let endpoint = Endpoint::StreamableHttp {
         url: "http://127.0.0.1:9/mcp".into(),
-        headers: IndexMap::from([("Authorization".to_string(), "Bearer ${GHOSTLAB_SURELY_UNSET_VAR}".to_string())]),
+        headers: IndexMap::from([(
+            "Authorization".to_string(),
+            "Bearer ${GHOSTLAB_SURELY_UNSET_VAR}".to_string(),
+        )]),
     };
     let err = connect(&endpoint, &HostLauncher, &opts()).await.err().unwrap();
     assert!(matches!(err, McpError::Header(_)), "{err}");
@@ -93,7 +102,11 @@ async fn unreachable_endpoint_fails_within_the_timeout() {
     };
     let started = Instant::now();
     let err = connect(&endpoint, &HostLauncher, &opts()).await.err().unwrap();
-    assert!(started.elapsed() < Duration::from_secs(11), "took {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(11),
+        "took {:?}",
+        started.elapsed()
+    );
     let msg = err.to_string();
     assert!(msg.contains("initialize") || msg.contains(&port.to_string()), "{msg}");
 }

@@ -15,7 +15,10 @@ fn root() -> PathBuf {
 
 /// The server's entry point, or `None` (test prints why it is skipped) when tools/npm is absent.
 fn npm_server(pkg: &str) -> Option<String> {
-    let p = root().join("tools/npm/node_modules/@modelcontextprotocol").join(pkg).join("dist/index.js");
+    let p = root()
+        .join("tools/npm/node_modules/@modelcontextprotocol")
+        .join(pkg)
+        .join("dist/index.js");
     if p.exists() {
         Some(p.display().to_string())
     } else {
@@ -53,9 +56,16 @@ fn inventory(name: &str, mut entry: ServerInventory) -> Inventory {
 
 #[tokio::test]
 async fn server_everything_exposes_13_tools_7_resources_4_prompts() {
-    let Some(js) = npm_server("server-everything") else { return };
+    let Some(js) = npm_server("server-everything") else {
+        return;
+    };
     let entry = discover(vec!["node".into(), js]).await;
-    assert_eq!(entry.tools.len(), 13, "{:?}", entry.tools.iter().map(|t| &t.name).collect::<Vec<_>>());
+    assert_eq!(
+        entry.tools.len(),
+        13,
+        "{:?}",
+        entry.tools.iter().map(|t| &t.name).collect::<Vec<_>>()
+    );
     assert_eq!(entry.resources.len(), 7);
     assert_eq!(entry.prompts.len(), 4);
     assert_eq!(entry.resource_templates.len(), 2);
@@ -71,23 +81,38 @@ async fn server_everything_exposes_13_tools_7_resources_4_prompts() {
     assert_eq!(echo.labels[0].source, LabelSource::Annotation);
     let gzip = contract.tool("everything", "gzip-file-as-resource").unwrap();
     assert_eq!(gzip.effect, Effect::MutatesState);
-    assert!(gzip.labels.iter().any(|l| l.label == RiskLabel::ExternalNetwork && l.evidence == "openWorldHint=true"));
+    assert!(
+        gzip.labels
+            .iter()
+            .any(|l| l.label == RiskLabel::ExternalNetwork && l.evidence == "openWorldHint=true")
+    );
     // Its prompts leave arguments undocumented? Either way every finding names the server.
     assert!(contract.findings.iter().all(|f| f.server == "everything"));
 }
 
 #[tokio::test]
 async fn server_filesystem_write_tools_mutate_and_read_tools_do_not() {
-    let Some(js) = npm_server("server-filesystem") else { return };
+    let Some(js) = npm_server("server-filesystem") else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let entry = discover(vec!["node".into(), js, dir.path().display().to_string()]).await;
-    assert_eq!(entry.tools.len(), 14, "{:?}", entry.tools.iter().map(|t| &t.name).collect::<Vec<_>>());
+    assert_eq!(
+        entry.tools.len(),
+        14,
+        "{:?}",
+        entry.tools.iter().map(|t| &t.name).collect::<Vec<_>>()
+    );
     assert!(!entry.declares("prompts"));
     let contract = build_contract(&inventory("fs", entry));
     for name in ["write_file", "edit_file", "create_directory", "move_file"] {
         let t = contract.tool("fs", name).unwrap_or_else(|| panic!("{name} missing"));
         assert_eq!(t.effect, Effect::MutatesState, "{name}: {:?}", t.labels);
-        assert!(t.labels.iter().any(|l| l.label == RiskLabel::MutatesState && l.source == LabelSource::Annotation));
+        assert!(
+            t.labels
+                .iter()
+                .any(|l| l.label == RiskLabel::MutatesState && l.source == LabelSource::Annotation)
+        );
         assert!(!t.labels.iter().any(|l| l.label == RiskLabel::ReadOnly));
     }
     for name in [
@@ -159,7 +184,12 @@ fn discover_on_the_release_bot_example() {
         vec!["ci_status", "list_tags", "create_tag", "publish_release"]
     );
     assert_eq!(saved.job.capabilities["filesystem"].tools.len(), 14);
-    let written: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(state.join("contract.json")).unwrap()).unwrap();
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(state.join("contract.json")).unwrap()).unwrap();
     assert_eq!(written["version"], 1);
-    assert!(std::fs::read_to_string(root().join("examples/release-bot/job.yaml")).unwrap().contains("# Ghostlab job for the release-bot example"));
+    assert!(
+        std::fs::read_to_string(root().join("examples/release-bot/job.yaml"))
+            .unwrap()
+            .contains("# Ghostlab job for the release-bot example")
+    );
 }

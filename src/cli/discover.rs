@@ -7,10 +7,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::CliError;
+use crate::mcp::HostLauncher;
 use crate::mcp::contract::build_contract;
 use crate::mcp::discover::{DiscoverOptions, Progress, capabilities_of, discover_all, write_inventory};
 use crate::mcp::inventory::ServerStatus;
-use crate::mcp::HostLauncher;
 
 /// Exit 0 when every enabled server was discovered, 2 when one failed (files are written anyway).
 #[derive(Debug, clap::Args)]
@@ -27,8 +27,16 @@ fn line(name: &str, p: Progress) {
     let state = match p {
         Progress::Starting { transport } => format!("starting ({transport})"),
         Progress::Listing => "connected, listing".to_string(),
-        Progress::Done { tools, resources, prompts, elapsed } => {
-            format!("ok: {tools} tools, {resources} resources, {prompts} prompts in {} ms", elapsed.as_millis())
+        Progress::Done {
+            tools,
+            resources,
+            prompts,
+            elapsed,
+        } => {
+            format!(
+                "ok: {tools} tools, {resources} resources, {prompts} prompts in {} ms",
+                elapsed.as_millis()
+            )
         }
         Progress::Failed { reason, elapsed } => format!("FAILED after {} ms: {reason}", elapsed.as_millis()),
         Progress::Disabled => "disabled, skipped".to_string(),

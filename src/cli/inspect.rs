@@ -80,7 +80,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     });
     rt.shutdown_timeout(Duration::from_secs(1));
     let (entry, called) = outcome.map_err(|e| CliError::usage(format!("inspect: {e}")))?;
-    let called = called.transpose().map_err(|e| CliError::usage(format!("inspect: {e}")))?;
+    let called = called
+        .transpose()
+        .map_err(|e| CliError::usage(format!("inspect: {e}")))?;
     if args.json {
         let mut v = serde_json::to_value(&entry).map_err(|e| CliError::usage(e.to_string()))?;
         if let Some(c) = called {
@@ -90,7 +92,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     } else {
         print_text(&entry);
         if let Some(c) = called {
-            println!("\ncall result:\n{}", serde_json::to_string_pretty(&c).unwrap_or_default());
+            println!(
+                "\ncall result:\n{}",
+                serde_json::to_string_pretty(&c).unwrap_or_default()
+            );
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -104,12 +109,18 @@ fn endpoint(args: &Args) -> Result<Endpoint, CliError> {
             cwd: args.cwd.clone(),
         }));
     }
-    let url = args.url.clone().ok_or_else(|| CliError::usage("give --stdio CMD… or --url URL"))?;
+    let url = args
+        .url
+        .clone()
+        .ok_or_else(|| CliError::usage("give --stdio CMD… or --url URL"))?;
     let mut headers = IndexMap::new();
     for h in &args.headers {
-        let (k, v) = h
-            .split_once('=')
-            .ok_or_else(|| CliError::usage(format!("--header {:?}: expected K=V", h.split('=').next().unwrap_or(""))))?;
+        let (k, v) = h.split_once('=').ok_or_else(|| {
+            CliError::usage(format!(
+                "--header {:?}: expected K=V",
+                h.split('=').next().unwrap_or("")
+            ))
+        })?;
         headers.insert(k.trim().to_string(), v.to_string());
     }
     if url.starts_with("http://") || url.starts_with("https://") {
@@ -135,9 +146,17 @@ fn print_text(e: &ServerInventory) {
         let labels = label_tool(t);
         let names: Vec<String> = labels
             .iter()
-            .map(|l| serde_json::to_value(l.label).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default())
+            .map(|l| {
+                serde_json::to_value(l.label)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default()
+            })
             .collect();
-        let effect = serde_json::to_value(effect_of(&labels)).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        let effect = serde_json::to_value(effect_of(&labels))
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
         println!("- {} [{effect}; labels: {}]", t.name, names.join(", "));
         if let Some(d) = &t.description {
             println!("    {}", d.lines().next().unwrap_or(""));

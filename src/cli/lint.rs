@@ -41,13 +41,17 @@ pub enum FailOn {
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let file = args.inventory.display().to_string();
-    let text = std::fs::read_to_string(&args.inventory).map_err(|e| CliError::usage(format!("{file}: cannot read: {e}")))?;
+    let text =
+        std::fs::read_to_string(&args.inventory).map_err(|e| CliError::usage(format!("{file}: cannot read: {e}")))?;
     let inventory = Inventory::from_json(&text).map_err(|e| CliError::usage(format!("{file}: {e}")))?;
     let contract = build_contract(&inventory);
     let rendered = match args.format {
         Format::Text => render_text(&contract),
         Format::Json => format!("{}\n", serde_json::to_string_pretty(&contract).unwrap_or_default()),
-        Format::Sarif => format!("{}\n", serde_json::to_string_pretty(&to_sarif(&contract, &file)).unwrap_or_default()),
+        Format::Sarif => format!(
+            "{}\n",
+            serde_json::to_string_pretty(&to_sarif(&contract, &file)).unwrap_or_default()
+        ),
     };
     match &args.out {
         Some(path) => crate::util::write_atomic(path, rendered.as_bytes())?,
@@ -58,5 +62,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         FailOn::Warning => Severity::Warning,
         FailOn::Note => Severity::Note,
     };
-    Ok(if contract.has_findings_at(level) { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if contract.has_findings_at(level) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

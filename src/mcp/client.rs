@@ -5,9 +5,9 @@
 //! are resolved from `${VAR}` references at connect time and never logged or returned.
 
 use indexmap::IndexMap;
+use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, ClientConfig};
 use rmcp::service::{RoleClient, RunningService, ServiceError};
-use rmcp::ServiceExt;
 use serde_json::Value;
 use std::future::Future;
 use std::path::PathBuf;
@@ -23,7 +23,10 @@ pub enum Endpoint {
     /// A local child process speaking MCP on stdin/stdout.
     Stdio(LaunchSpec),
     /// A streamable-HTTP server; header values may hold `${VAR}` references.
-    StreamableHttp { url: String, headers: IndexMap<String, String> },
+    StreamableHttp {
+        url: String,
+        headers: IndexMap<String, String>,
+    },
     /// A legacy HTTP+SSE server (not supported by rmcp 3.11's client).
     Sse { url: String },
 }
@@ -88,12 +91,23 @@ pub enum McpError {
     Unsupported(String),
 }
 
+/// rmcp error text without the Rust type names it embeds (`Transport [rmcp::…] error:`).
+fn tidy(reason: String) -> String {
+    static TYPE_NOISE: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r"Transport \[[^\]]*\] error: ").expect("valid regex"));
+    TYPE_NOISE.replace_all(&reason, "transport error: ").into_owned()
+}
+
 fn secs(d: Duration) -> String {
     format!("{:.1}s", d.as_secs_f64())
 }
 
 fn with_detail(detail: &str) -> String {
-    if detail.is_empty() { String::new() } else { format!("; {detail}") }
+    if detail.is_empty() {
+        String::new()
+    } else {
+        format!("; {detail}")
+    }
 }
 
 /// A connected MCP server. Dropping it kills a stdio server's process group.
@@ -112,7 +126,11 @@ fn client_info() -> ClientConfig {
 }
 
 /// Connects to `endpoint`, starting stdio servers through `launcher`.
-pub async fn connect(endpoint: &Endpoint, launcher: &dyn Launcher, opts: &ConnectOptions) -> Result<McpClient, McpError> {
+pub async fn connect(
+    endpoint: &Endpoint,
+    launcher: &dyn Launcher,
+    opts: &ConnectOptions,
+) -> Result<McpClient, McpError> {
     match endpoint {
         Endpoint::Stdio(spec) => {
             let (mut child, reader, writer) = spawn(launcher, spec, opts.stderr_log.clone())?;
@@ -154,7 +172,7 @@ pub async fn connect(endpoint: &Endpoint, launcher: &dyn Launcher, opts: &Connec
                     request_timeout: opts.request_timeout,
                 }),
                 Ok(Err(e)) => Err(McpError::Initialize {
-                    reason: e.to_string(),
+                    reason: tidy(e.to_string()),
                     detail: String::new(),
                 }),
                 Err(_) => Err(McpError::StartupTimeout {
@@ -204,7 +222,7 @@ impl McpClient {
                     ServiceError::UnexpectedResponse => {
                         "the answer does not fit MCP's result type (malformed result, e.g. a tool whose inputSchema is not an object)".to_string()
                     }
-                    other => other.to_string(),
+                    other => tidy(other.to_string()),
                 };
                 Err(McpError::Request { method, reason, detail })
             }
@@ -253,7 +271,11 @@ impl McpClient {
     }
 
     /// Calls one tool with JSON object arguments; returns the `CallToolResult` as JSON.
-    pub async fn call_tool(&mut self, name: &str, args: Option<serde_json::Map<String, Value>>) -> Result<Value, McpError> {
+    pub async fn call_tool(
+        &mut self,
+        name: &str,
+        args: Option<serde_json::Map<String, Value>>,
+    ) -> Result<Value, McpError> {
         let mut params = CallToolRequestParams::new(name.to_string());
         if let Some(a) = args {
             params = params.with_arguments(a);

@@ -21,10 +21,20 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// A state change of one server, for progress lines.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Progress {
-    Starting { transport: &'static str },
+    Starting {
+        transport: &'static str,
+    },
     Listing,
-    Done { tools: usize, resources: usize, prompts: usize, elapsed: Duration },
-    Failed { reason: String, elapsed: Duration },
+    Done {
+        tools: usize,
+        resources: usize,
+        prompts: usize,
+        elapsed: Duration,
+    },
+    Failed {
+        reason: String,
+        elapsed: Duration,
+    },
     Disabled,
 }
 
@@ -67,10 +77,17 @@ fn resolve_env(env: &indexmap::IndexMap<String, String>) -> Result<indexmap::Ind
 }
 
 /// Discovers one server; never fails, a failure is an entry with `status: error`.
-pub async fn discover_one(mcp: &ResolvedMcp, opts: &DiscoverOptions, progress: &(dyn Fn(&str, Progress) + Sync)) -> ServerInventory {
+pub async fn discover_one(
+    mcp: &ResolvedMcp,
+    opts: &DiscoverOptions,
+    progress: &(dyn Fn(&str, Progress) + Sync),
+) -> ServerInventory {
     let kind = match &mcp.transport {
         McpTransport::Stdio { .. } => "stdio",
-        McpTransport::Remote { kind: RemoteTransport::Sse, .. } => "sse",
+        McpTransport::Remote {
+            kind: RemoteTransport::Sse,
+            ..
+        } => "sse",
         McpTransport::Remote { .. } => "streamable-http",
     };
     let mut entry = ServerInventory::empty(&mcp.name, kind, ServerStatus::Ok);
@@ -86,7 +103,10 @@ pub async fn discover_one(mcp: &ResolvedMcp, opts: &DiscoverOptions, progress: &
     let connect_opts = ConnectOptions {
         startup_timeout: timeout,
         request_timeout: timeout,
-        stderr_log: opts.log_dir.as_ref().map(|d| d.join(format!("mcp-{}.stderr.log", safe_file_name(&mcp.name)))),
+        stderr_log: opts
+            .log_dir
+            .as_ref()
+            .map(|d| d.join(format!("mcp-{}.stderr.log", safe_file_name(&mcp.name)))),
     };
     progress(&mcp.name, Progress::Starting { transport: kind });
     let started = Instant::now();
@@ -122,7 +142,11 @@ pub async fn discover_one(mcp: &ResolvedMcp, opts: &DiscoverOptions, progress: &
 }
 
 /// Discovers all servers concurrently, in declaration order in the result.
-pub async fn discover_all(mcps: &[ResolvedMcp], opts: &DiscoverOptions, progress: &(dyn Fn(&str, Progress) + Sync)) -> Inventory {
+pub async fn discover_all(
+    mcps: &[ResolvedMcp],
+    opts: &DiscoverOptions,
+    progress: &(dyn Fn(&str, Progress) + Sync),
+) -> Inventory {
     let servers = join_all(mcps.iter().map(|m| discover_one(m, opts, progress))).await;
     Inventory {
         version: INVENTORY_VERSION,
@@ -134,7 +158,13 @@ pub async fn discover_all(mcps: &[ResolvedMcp], opts: &DiscoverOptions, progress
 /// A server name made safe for a file name.
 fn safe_file_name(name: &str) -> String {
     name.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 

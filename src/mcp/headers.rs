@@ -64,7 +64,13 @@ mod tests {
         let lookup = |v: &str| (v == "TOK").then(|| "s3cr3t".to_string());
         let h = IndexMap::from([("Authorization".to_string(), "Bearer ${TOK}".to_string())]);
         let map = resolve_headers_with(&h, &lookup).unwrap();
-        assert_eq!(map.get(&HeaderName::from_static("authorization")).unwrap().to_str().unwrap(), "Bearer s3cr3t");
+        assert_eq!(
+            map.get(&HeaderName::from_static("authorization"))
+                .unwrap()
+                .to_str()
+                .unwrap(),
+            "Bearer s3cr3t"
+        );
         let h = IndexMap::from([("X-Key".to_string(), "${NOPE}".to_string())]);
         let err = resolve_headers_with(&h, &lookup).unwrap_err();
         assert!(err.to_string().contains("NOPE") && err.to_string().contains("X-Key"));

@@ -165,7 +165,10 @@ impl ServerInventory {
 
     /// True when the server's capabilities declare `key` (`tools`, `resources`, `prompts`).
     pub fn declares(&self, key: &str) -> bool {
-        self.capabilities.as_ref().and_then(|c| c.get(key)).is_some_and(|v| !v.is_null())
+        self.capabilities
+            .as_ref()
+            .and_then(|c| c.get(key))
+            .is_some_and(|v| !v.is_null())
     }
 }
 
@@ -175,7 +178,11 @@ impl Inventory {
         let value: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
         match value.get("version").and_then(Value::as_u64) {
             Some(v) if v == u64::from(INVENTORY_VERSION) => {}
-            Some(v) => return Err(format!("`version` is {v}; this build reads version {INVENTORY_VERSION}")),
+            Some(v) => {
+                return Err(format!(
+                    "`version` is {v}; this build reads version {INVENTORY_VERSION}"
+                ));
+            }
             None => return Err("missing `version`".to_string()),
         }
         serde_json::from_value(value).map_err(|e| format!("not an inventory: {e}"))

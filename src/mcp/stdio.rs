@@ -254,17 +254,20 @@ async fn drain_stderr(
                 d.stderr_tail.push_back(sample(l));
             }
         }
-        if let Some(f) = file.as_mut() {
-            if written < LOG_CAP {
-                let take = ((LOG_CAP - written) as usize).min(text.len());
-                if f.write_all(&text.as_bytes()[..take]).await.is_err() {
-                    file = None;
-                    continue;
-                }
-                written += take as u64;
-                if written >= LOG_CAP {
-                    let _ = f.write_all(b"\n[ghostlab: log truncated; further stderr drained and discarded]\n").await;
-                }
+        if let Some(f) = file.as_mut()
+            && written < LOG_CAP
+        {
+            let take = ((LOG_CAP - written) as usize).min(text.len());
+            if f.write_all(&text.as_bytes()[..take]).await.is_err() {
+                // A log that cannot be written must not stop the drain.
+                file = None;
+                continue;
+            }
+            written += take as u64;
+            if written >= LOG_CAP {
+                let _ = f
+                    .write_all(b"\n[ghostlab: log truncated; further stderr drained and discarded]\n")
+                    .await;
             }
         }
     }

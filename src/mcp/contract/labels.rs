@@ -53,17 +53,108 @@ pub enum Effect {
 }
 
 const DESTRUCTIVE: &[&str] = &[
-    "delete", "del", "remove", "rm", "rmdir", "drop", "destroy", "purge", "wipe", "erase", "truncate", "kill",
-    "terminate", "revoke", "reset", "overwrite", "unlink", "uninstall", "clear", "shred", "nuke", "prune", "expunge",
-    "evict", "discard", "force",
+    "delete",
+    "del",
+    "remove",
+    "rm",
+    "rmdir",
+    "drop",
+    "destroy",
+    "purge",
+    "wipe",
+    "erase",
+    "truncate",
+    "kill",
+    "terminate",
+    "revoke",
+    "reset",
+    "overwrite",
+    "unlink",
+    "uninstall",
+    "clear",
+    "shred",
+    "nuke",
+    "prune",
+    "expunge",
+    "evict",
+    "discard",
+    "force",
 ];
 const MUTATING: &[&str] = &[
-    "create", "write", "edit", "update", "set", "add", "insert", "put", "patch", "move", "mv", "rename", "copy", "cp",
-    "upload", "save", "submit", "commit", "merge", "tag", "deploy", "install", "run", "exec", "execute", "start", "stop",
-    "restart", "apply", "enable", "disable", "assign", "approve", "invite", "import", "append", "replace", "modify",
-    "change", "make", "mkdir", "touch", "toggle", "schedule", "trigger", "post", "push", "publish", "send", "register",
-    "mark", "close", "lock", "unlock", "archive", "restore", "upsert", "store", "persist", "sign", "pay", "transfer",
-    "order", "increment", "decrement", "bump", "comment", "reply", "gzip", "zip", "compress", "build", "rebase", "reopen",
+    "create",
+    "write",
+    "edit",
+    "update",
+    "set",
+    "add",
+    "insert",
+    "put",
+    "patch",
+    "move",
+    "mv",
+    "rename",
+    "copy",
+    "cp",
+    "upload",
+    "save",
+    "submit",
+    "commit",
+    "merge",
+    "tag",
+    "deploy",
+    "install",
+    "run",
+    "exec",
+    "execute",
+    "start",
+    "stop",
+    "restart",
+    "apply",
+    "enable",
+    "disable",
+    "assign",
+    "approve",
+    "invite",
+    "import",
+    "append",
+    "replace",
+    "modify",
+    "change",
+    "make",
+    "mkdir",
+    "touch",
+    "toggle",
+    "schedule",
+    "trigger",
+    "post",
+    "push",
+    "publish",
+    "send",
+    "register",
+    "mark",
+    "close",
+    "lock",
+    "unlock",
+    "archive",
+    "restore",
+    "upsert",
+    "store",
+    "persist",
+    "sign",
+    "pay",
+    "transfer",
+    "order",
+    "increment",
+    "decrement",
+    "bump",
+    "comment",
+    "reply",
+    "gzip",
+    "zip",
+    "compress",
+    "build",
+    "rebase",
+    "reopen",
 ];
 /// Words that move data out of the system (exfiltration or network reach); never read-only.
 const EXTERNAL: &[&str] = &[
@@ -71,17 +162,76 @@ const EXTERNAL: &[&str] = &[
     "download", "browse", "slack", "tweet", "notify", "sms", "sync", "internet", "curl", "wget", "scrape", "crawl",
 ];
 const READING: &[&str] = &[
-    "get", "list", "read", "search", "find", "query", "describe", "show", "view", "lookup", "count", "check",
-    "inspect", "stat", "stats", "info", "status", "fetch", "retrieve", "tree", "browse", "diff", "validate", "preview",
-    "explain", "summarize", "print", "echo", "ping", "whoami", "log", "logs", "head", "tail", "grep", "ls", "cat",
-    "peek", "load",
+    "get",
+    "list",
+    "read",
+    "search",
+    "find",
+    "query",
+    "describe",
+    "show",
+    "view",
+    "lookup",
+    "count",
+    "check",
+    "inspect",
+    "stat",
+    "stats",
+    "info",
+    "status",
+    "fetch",
+    "retrieve",
+    "tree",
+    "browse",
+    "diff",
+    "validate",
+    "preview",
+    "explain",
+    "summarize",
+    "print",
+    "echo",
+    "ping",
+    "whoami",
+    "log",
+    "logs",
+    "head",
+    "tail",
+    "grep",
+    "ls",
+    "cat",
+    "peek",
+    "load",
 ];
-const UI: &[&str] = &["ui", "widget", "render", "chart", "dashboard", "visualize", "visualise", "canvas"];
+const UI: &[&str] = &[
+    "ui",
+    "widget",
+    "render",
+    "chart",
+    "dashboard",
+    "visualize",
+    "visualise",
+    "canvas",
+];
 /// Whole words that mean a credential by themselves (`token` yes, `tokens` no, `auth` yes,
 /// `author` no).
 const CREDENTIAL_WORDS: &[&str] = &[
-    "token", "secret", "secrets", "password", "passwd", "passphrase", "credential", "credentials", "apikey", "bearer",
-    "auth", "oauth", "cookie", "pat", "otp", "totp", "jwt",
+    "token",
+    "secret",
+    "secrets",
+    "password",
+    "passwd",
+    "passphrase",
+    "credential",
+    "credentials",
+    "apikey",
+    "bearer",
+    "auth",
+    "oauth",
+    "cookie",
+    "pat",
+    "otp",
+    "totp",
+    "jwt",
 ];
 /// Word pairs that mean a credential together (`api key`, `private key`).
 const CREDENTIAL_PAIRS: &[(&str, &str)] = &[
@@ -96,18 +246,70 @@ const CREDENTIAL_PAIRS: &[(&str, &str)] = &[
 ];
 /// Description words (inflected) that mark destruction, mutation or reading.
 const DESC_DESTRUCTIVE: &[&str] = &[
-    "deletes", "delete", "deleting", "removes", "destroys", "permanently", "irreversibly", "irreversible", "erases",
-    "wipes", "drops", "purges", "overwrites", "truncates",
+    "deletes",
+    "delete",
+    "deleting",
+    "removes",
+    "destroys",
+    "permanently",
+    "irreversibly",
+    "irreversible",
+    "erases",
+    "wipes",
+    "drops",
+    "purges",
+    "overwrites",
+    "truncates",
 ];
 const DESC_MUTATING: &[&str] = &[
-    "creates", "writes", "updates", "modifies", "sets", "moves", "renames", "saves", "sends", "changes", "inserts",
-    "appends", "edits", "publishes", "uploads", "posts", "commits", "pushes", "installs", "executes", "runs",
+    "creates",
+    "writes",
+    "updates",
+    "modifies",
+    "sets",
+    "moves",
+    "renames",
+    "saves",
+    "sends",
+    "changes",
+    "inserts",
+    "appends",
+    "edits",
+    "publishes",
+    "uploads",
+    "posts",
+    "commits",
+    "pushes",
+    "installs",
+    "executes",
+    "runs",
 ];
 const DESC_READING: &[&str] = &[
-    "returns", "lists", "reads", "retrieves", "gets", "shows", "searches", "finds", "describes", "fetches", "looks",
-    "counts", "echoes", "checks",
+    "returns",
+    "lists",
+    "reads",
+    "retrieves",
+    "gets",
+    "shows",
+    "searches",
+    "finds",
+    "describes",
+    "fetches",
+    "looks",
+    "counts",
+    "echoes",
+    "checks",
 ];
-const DESC_EXTERNAL: &[&str] = &["internet", "http", "https", "url", "webhook", "email", "exports", "exfiltrate"];
+const DESC_EXTERNAL: &[&str] = &[
+    "internet",
+    "http",
+    "https",
+    "url",
+    "webhook",
+    "email",
+    "exports",
+    "exfiltrate",
+];
 
 /// True when the identifier words name a credential.
 pub fn credential_word(words: &[String]) -> Option<String> {
@@ -169,7 +371,11 @@ fn walk_properties(schema: &Value, at: &str, out: &mut Vec<(String, String)>, de
 
 fn push(labels: &mut Vec<Label>, label: RiskLabel, source: LabelSource, evidence: String) {
     if !labels.iter().any(|l| l.label == label) {
-        labels.push(Label { label, source, evidence });
+        labels.push(Label {
+            label,
+            source,
+            evidence,
+        });
     }
 }
 
@@ -184,18 +390,43 @@ pub fn label_tool(tool: &ToolEntry) -> Vec<Label> {
     let ann_src = LabelSource::Annotation;
     match ann.read_only_hint {
         Some(true) => push(&mut labels, RiskLabel::ReadOnly, ann_src, "readOnlyHint=true".into()),
-        Some(false) => push(&mut labels, RiskLabel::MutatesState, ann_src, "readOnlyHint=false".into()),
+        Some(false) => push(
+            &mut labels,
+            RiskLabel::MutatesState,
+            ann_src,
+            "readOnlyHint=false".into(),
+        ),
         None => {}
     }
     if ann.destructive_hint == Some(true) && ann.read_only_hint != Some(true) {
-        push(&mut labels, RiskLabel::Destructive, ann_src, "destructiveHint=true".into());
-        push(&mut labels, RiskLabel::MutatesState, ann_src, "destructiveHint=true".into());
+        push(
+            &mut labels,
+            RiskLabel::Destructive,
+            ann_src,
+            "destructiveHint=true".into(),
+        );
+        push(
+            &mut labels,
+            RiskLabel::MutatesState,
+            ann_src,
+            "destructiveHint=true".into(),
+        );
     }
     if ann.open_world_hint == Some(true) {
-        push(&mut labels, RiskLabel::ExternalNetwork, ann_src, "openWorldHint=true".into());
+        push(
+            &mut labels,
+            RiskLabel::ExternalNetwork,
+            ann_src,
+            "openWorldHint=true".into(),
+        );
     }
     if let Some(uri) = ui_resource_uri(tool) {
-        push(&mut labels, RiskLabel::UiProducing, LabelSource::Metadata, format!("_meta ui resourceUri {uri}"));
+        push(
+            &mut labels,
+            RiskLabel::UiProducing,
+            LabelSource::Metadata,
+            format!("_meta ui resourceUri {uri}"),
+        );
     }
 
     let name_words = split_identifier(&tool.name);
@@ -224,9 +455,17 @@ pub fn label_tool(tool: &ToolEntry) -> Vec<Label> {
             if ann.destructive_hint != Some(false) {
                 heur(&mut labels, RiskLabel::Destructive, format!("description word \"{w}\""));
             }
-            heur(&mut labels, RiskLabel::MutatesState, format!("description word \"{w}\""));
+            heur(
+                &mut labels,
+                RiskLabel::MutatesState,
+                format!("description word \"{w}\""),
+            );
         } else if let Some(w) = first_in(&desc_words, DESC_MUTATING) {
-            heur(&mut labels, RiskLabel::MutatesState, format!("description word \"{w}\""));
+            heur(
+                &mut labels,
+                RiskLabel::MutatesState,
+                format!("description word \"{w}\""),
+            );
         } else if let Some(w) = desc_words.first().filter(|w| DESC_READING.contains(&w.as_str())) {
             heur(&mut labels, RiskLabel::ReadOnly, format!("description word \"{w}\""));
         }
@@ -246,7 +485,11 @@ pub fn label_tool(tool: &ToolEntry) -> Vec<Label> {
         }) {
             heur(&mut labels, RiskLabel::ExternalNetwork, format!("parameter \"{p}\""));
         } else if let Some(w) = first_in(&desc_words, DESC_EXTERNAL) {
-            heur(&mut labels, RiskLabel::ExternalNetwork, format!("description word \"{w}\""));
+            heur(
+                &mut labels,
+                RiskLabel::ExternalNetwork,
+                format!("description word \"{w}\""),
+            );
         }
     }
 
@@ -267,7 +510,10 @@ pub fn label_tool(tool: &ToolEntry) -> Vec<Label> {
 
 /// The overall effect from a tool's labels.
 pub fn effect_of(labels: &[Label]) -> Effect {
-    if labels.iter().any(|l| matches!(l.label, RiskLabel::MutatesState | RiskLabel::Destructive)) {
+    if labels
+        .iter()
+        .any(|l| matches!(l.label, RiskLabel::MutatesState | RiskLabel::Destructive))
+    {
         Effect::MutatesState
     } else if labels.iter().any(|l| l.label == RiskLabel::ReadOnly) {
         Effect::ReadOnly
@@ -339,7 +585,10 @@ mod tests {
             let l = label_tool(&tool(name));
             assert!(has(&l, RiskLabel::Destructive), "{name}: {l:?}");
             assert!(has(&l, RiskLabel::MutatesState), "{name}: {l:?}");
-            assert_eq!(l.iter().find(|x| x.label == RiskLabel::Destructive).unwrap().source, LabelSource::Heuristic);
+            assert_eq!(
+                l.iter().find(|x| x.label == RiskLabel::Destructive).unwrap().source,
+                LabelSource::Heuristic
+            );
         }
     }
 
@@ -379,7 +628,13 @@ mod tests {
         t.meta = Some(json!({"ui": {"resourceUri": "ui://charts/bar"}}));
         t.input_schema = json!({"type": "object", "properties": {"source_url": {"type": "string"}}});
         let l = label_tool(&t);
-        assert!(l.iter().any(|x| x.label == RiskLabel::UiProducing && x.source == LabelSource::Metadata));
-        assert!(l.iter().any(|x| x.label == RiskLabel::ExternalNetwork && x.evidence == "parameter \"source_url\""));
+        assert!(
+            l.iter()
+                .any(|x| x.label == RiskLabel::UiProducing && x.source == LabelSource::Metadata)
+        );
+        assert!(
+            l.iter()
+                .any(|x| x.label == RiskLabel::ExternalNetwork && x.evidence == "parameter \"source_url\"")
+        );
     }
 }

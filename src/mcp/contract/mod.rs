@@ -68,7 +68,12 @@ impl Contract {
 
     /// The labels of `server`/`tool`, if both exist.
     pub fn tool(&self, server: &str, tool: &str) -> Option<&ToolContract> {
-        self.servers.iter().find(|s| s.name == server)?.tools.iter().find(|t| t.name == tool)
+        self.servers
+            .iter()
+            .find(|s| s.name == server)?
+            .tools
+            .iter()
+            .find(|t| t.name == tool)
     }
 }
 
@@ -105,7 +110,12 @@ pub fn build_contract(inventory: &Inventory) -> Contract {
         });
     }
     server_checks::check_cross_server(inventory, &mut findings);
-    findings.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.pointer.cmp(&b.pointer)).then(a.code.cmp(&b.code)));
+    findings.sort_by(|a, b| {
+        b.severity
+            .cmp(&a.severity)
+            .then(a.pointer.cmp(&b.pointer))
+            .then(a.code.cmp(&b.code))
+    });
     let mut summary = Summary::default();
     for f in &findings {
         match f.severity {
@@ -135,15 +145,34 @@ pub fn render_text(contract: &Contract) -> String {
                 .iter()
                 .map(|l| format!("{} [{}: {}]", serde_plain(&l.label), serde_plain(&l.source), l.evidence))
                 .collect();
-            out.push_str(&format!("  {}: {}\n", t.name, if labels.is_empty() { "no labels".into() } else { labels.join(", ") }));
+            out.push_str(&format!(
+                "  {}: {}\n",
+                t.name,
+                if labels.is_empty() {
+                    "no labels".into()
+                } else {
+                    labels.join(", ")
+                }
+            ));
         }
     }
     for f in &contract.findings {
         let item = f.item.as_deref().map(|i| format!(" {i}")).unwrap_or_default();
-        out.push_str(&format!("{} {} {}{}: {} ({})\n", f.severity.as_str(), f.code, f.server, item, f.message, f.rule));
+        out.push_str(&format!(
+            "{} {} {}{}: {} ({})\n",
+            f.severity.as_str(),
+            f.code,
+            f.server,
+            item,
+            f.message,
+            f.rule
+        ));
     }
     let s = &contract.summary;
-    out.push_str(&format!("{} errors, {} warnings, {} notes, {} info\n", s.error, s.warning, s.note, s.info));
+    out.push_str(&format!(
+        "{} errors, {} warnings, {} notes, {} info\n",
+        s.error, s.warning, s.note, s.info
+    ));
     out
 }
 

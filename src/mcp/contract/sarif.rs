@@ -9,7 +9,8 @@ use super::Contract;
 use super::rules::ALL;
 
 /// The SARIF schema URI written in `$schema`.
-pub const SARIF_SCHEMA: &str = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
+pub const SARIF_SCHEMA: &str =
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
 
 /// A file path as a SARIF `uri-reference` (percent-encodes what a URI cannot hold).
 fn uri_reference(path: &str) -> String {

@@ -12,15 +12,32 @@ use super::words::split_identifier;
 const MAX_PARAMS: usize = 12;
 /// Names of free-text parameters where a bound is expected.
 const FREE_TEXT: &[&str] = &[
-    "query", "command", "cmd", "body", "content", "text", "message", "prompt", "script", "code", "sql", "html",
-    "expression", "input",
+    "query",
+    "command",
+    "cmd",
+    "body",
+    "content",
+    "text",
+    "message",
+    "prompt",
+    "script",
+    "code",
+    "sql",
+    "html",
+    "expression",
+    "input",
 ];
 
 /// Checks the input schema of the tool at `at` (e.g. `/tools/3`).
 pub fn check_schema(sink: &mut Sink, tool: &str, at: &str, schema: &Value) {
     let at = format!("{at}/inputSchema");
     let Some(obj) = schema.as_object() else {
-        sink.add(NOT_OBJECT_SCHEMA, Some(tool), &at, format!("inputSchema is {} instead of an object schema", kind(schema)));
+        sink.add(
+            NOT_OBJECT_SCHEMA,
+            Some(tool),
+            &at,
+            format!("inputSchema is {} instead of an object schema", kind(schema)),
+        );
         return;
     };
     if obj.get("type").and_then(Value::as_str) != Some("object") {
@@ -28,22 +45,42 @@ pub fn check_schema(sink: &mut Sink, tool: &str, at: &str, schema: &Value) {
             NOT_OBJECT_SCHEMA,
             Some(tool),
             &format!("{at}/type"),
-            format!("inputSchema.type is {} instead of \"object\"", obj.get("type").map(|t| t.to_string()).unwrap_or_else(|| "missing".into())),
+            format!(
+                "inputSchema.type is {} instead of \"object\"",
+                obj.get("type")
+                    .map(|t| t.to_string())
+                    .unwrap_or_else(|| "missing".into())
+            ),
         );
     }
     for key in ["oneOf", "anyOf", "allOf"] {
         if obj.contains_key(key) {
-            sink.add(TOP_LEVEL_COMBINATOR, Some(tool), &format!("{at}/{key}"), format!("top-level `{key}` in the input schema"));
+            sink.add(
+                TOP_LEVEL_COMBINATOR,
+                Some(tool),
+                &format!("{at}/{key}"),
+                format!("top-level `{key}` in the input schema"),
+            );
         }
     }
     if let Some(p) = find_ref(schema, &at) {
-        sink.add(SCHEMA_REF, Some(tool), &p, "`$ref` in the input schema; inline the definition");
+        sink.add(
+            SCHEMA_REF,
+            Some(tool),
+            &p,
+            "`$ref` in the input schema; inline the definition",
+        );
     }
     let props = match obj.get("properties") {
         None => None,
         Some(Value::Object(p)) => Some(p),
         Some(other) => {
-            sink.add(MALFORMED_SCHEMA, Some(tool), &format!("{at}/properties"), format!("`properties` is {} instead of an object", kind(other)));
+            sink.add(
+                MALFORMED_SCHEMA,
+                Some(tool),
+                &format!("{at}/properties"),
+                format!("`properties` is {} instead of an object", kind(other)),
+            );
             None
         }
     };
@@ -59,15 +96,30 @@ pub fn check_schema(sink: &mut Sink, tool: &str, at: &str, schema: &Value) {
                         &format!("{at}/required/{i}"),
                         format!("required parameter `{name}` is not defined in properties"),
                     ),
-                    None => sink.add(MALFORMED_SCHEMA, Some(tool), &format!("{at}/required/{i}"), format!("`required` holds {} instead of a name", kind(r))),
+                    None => sink.add(
+                        MALFORMED_SCHEMA,
+                        Some(tool),
+                        &format!("{at}/required/{i}"),
+                        format!("`required` holds {} instead of a name", kind(r)),
+                    ),
                 }
             }
         }
-        Some(other) => sink.add(MALFORMED_SCHEMA, Some(tool), &format!("{at}/required"), format!("`required` is {} instead of a list of names", kind(other))),
+        Some(other) => sink.add(
+            MALFORMED_SCHEMA,
+            Some(tool),
+            &format!("{at}/required"),
+            format!("`required` is {} instead of a list of names", kind(other)),
+        ),
     }
     let Some(props) = props else { return };
     if props.len() > MAX_PARAMS {
-        sink.add(TOO_MANY_PARAMS, Some(tool), &format!("{at}/properties"), format!("{} parameters (more than {MAX_PARAMS})", props.len()));
+        sink.add(
+            TOO_MANY_PARAMS,
+            Some(tool),
+            &format!("{at}/properties"),
+            format!("{} parameters (more than {MAX_PARAMS})", props.len()),
+        );
     }
     for (name, p) in props {
         let here = format!("{at}/properties/{}", name.replace('~', "~0").replace('/', "~1"));
@@ -78,16 +130,32 @@ pub fn check_schema(sink: &mut Sink, tool: &str, at: &str, schema: &Value) {
 fn check_param(sink: &mut Sink, tool: &str, name: &str, at: &str, p: &Value) {
     let Some(obj) = p.as_object() else {
         if p != &Value::Bool(true) {
-            sink.add(MALFORMED_SCHEMA, Some(tool), at, format!("parameter `{name}` is {} instead of a schema object", kind(p)));
+            sink.add(
+                MALFORMED_SCHEMA,
+                Some(tool),
+                at,
+                format!("parameter `{name}` is {} instead of a schema object", kind(p)),
+            );
         }
         return;
     };
-    let described = obj.get("description").and_then(Value::as_str).is_some_and(|d| !d.trim().is_empty());
+    let described = obj
+        .get("description")
+        .and_then(Value::as_str)
+        .is_some_and(|d| !d.trim().is_empty());
     if !described {
-        sink.add(MISSING_PARAM_DESCRIPTION, Some(tool), at, format!("parameter `{name}` has no description"));
+        sink.add(
+            MISSING_PARAM_DESCRIPTION,
+            Some(tool),
+            at,
+            format!("parameter `{name}` has no description"),
+        );
     }
     let ty = obj.get("type");
-    let typed = ty.is_some() || ["enum", "const", "$ref", "oneOf", "anyOf", "allOf"].iter().any(|k| obj.contains_key(*k));
+    let typed = ty.is_some()
+        || ["enum", "const", "$ref", "oneOf", "anyOf", "allOf"]
+            .iter()
+            .any(|k| obj.contains_key(*k));
     if !typed {
         sink.add(UNTYPED_PARAM, Some(tool), at, format!("parameter `{name}` has no type"));
     }
@@ -99,32 +167,69 @@ fn check_param(sink: &mut Sink, tool: &str, name: &str, at: &str, p: &Value) {
     };
     for t in &types {
         if !TYPES.contains(t) {
-            sink.add(MALFORMED_SCHEMA, Some(tool), &format!("{at}/type"), format!("parameter `{name}` has unknown type \"{t}\""));
+            sink.add(
+                MALFORMED_SCHEMA,
+                Some(tool),
+                &format!("{at}/type"),
+                format!("parameter `{name}` has unknown type \"{t}\""),
+            );
         }
     }
     if matches!(ty, Some(v) if !v.is_string() && !v.is_array()) {
-        sink.add(MALFORMED_SCHEMA, Some(tool), &format!("{at}/type"), format!("parameter `{name}` has a `type` that is neither a string nor a list"));
+        sink.add(
+            MALFORMED_SCHEMA,
+            Some(tool),
+            &format!("{at}/type"),
+            format!("parameter `{name}` has a `type` that is neither a string nor a list"),
+        );
     }
     let enumerated = obj.get("enum").and_then(Value::as_array);
     if enumerated.is_some() && !described {
-        sink.add(UNDOCUMENTED_ENUM, Some(tool), &format!("{at}/enum"), format!("enum parameter `{name}` does not say what its values mean"));
+        sink.add(
+            UNDOCUMENTED_ENUM,
+            Some(tool),
+            &format!("{at}/enum"),
+            format!("enum parameter `{name}` does not say what its values mean"),
+        );
     }
     if let (Some(values), Some(default)) = (enumerated, obj.get("default"))
         && !values.contains(default)
     {
-        sink.add(DEFAULT_NOT_IN_ENUM, Some(tool), &format!("{at}/default"), format!("default {default} of `{name}` is not one of its enum values"));
+        sink.add(
+            DEFAULT_NOT_IN_ENUM,
+            Some(tool),
+            &format!("{at}/default"),
+            format!("default {default} of `{name}` is not one of its enum values"),
+        );
     }
     if types.contains(&"array") && !obj.contains_key("maxItems") {
-        sink.add(UNBOUNDED_ARRAY, Some(tool), at, format!("array parameter `{name}` has no maxItems"));
+        sink.add(
+            UNBOUNDED_ARRAY,
+            Some(tool),
+            at,
+            format!("array parameter `{name}` has no maxItems"),
+        );
     }
     let words = split_identifier(name);
     let free_text = words.last().is_some_and(|w| FREE_TEXT.contains(&w.as_str()));
-    let bounded = ["maxLength", "pattern", "enum", "const", "format"].iter().any(|k| obj.contains_key(*k));
+    let bounded = ["maxLength", "pattern", "enum", "const", "format"]
+        .iter()
+        .any(|k| obj.contains_key(*k));
     if types.contains(&"string") && free_text && !bounded {
-        sink.add(UNBOUNDED_STRING, Some(tool), at, format!("free-text parameter `{name}` has no maxLength or pattern"));
+        sink.add(
+            UNBOUNDED_STRING,
+            Some(tool),
+            at,
+            format!("free-text parameter `{name}` has no maxLength or pattern"),
+        );
     }
     if is_credential_name(name) {
-        sink.add(CREDENTIAL_PARAM, Some(tool), at, format!("parameter `{name}` asks the model for a credential"));
+        sink.add(
+            CREDENTIAL_PARAM,
+            Some(tool),
+            at,
+            format!("parameter `{name}` asks the model for a credential"),
+        );
     }
 }
 
@@ -135,9 +240,13 @@ fn find_ref(v: &Value, at: &str) -> Option<String> {
             if m.contains_key("$ref") {
                 return Some(format!("{at}/$ref"));
             }
-            m.iter().find_map(|(k, c)| find_ref(c, &format!("{at}/{}", k.replace('~', "~0").replace('/', "~1"))))
+            m.iter()
+                .find_map(|(k, c)| find_ref(c, &format!("{at}/{}", k.replace('~', "~0").replace('/', "~1"))))
         }
-        Value::Array(a) => a.iter().enumerate().find_map(|(i, c)| find_ref(c, &format!("{at}/{i}"))),
+        Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .find_map(|(i, c)| find_ref(c, &format!("{at}/{i}"))),
         _ => None,
     }
 }

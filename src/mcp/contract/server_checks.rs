@@ -21,7 +21,12 @@ pub fn check_server(sink: &mut Sink, server: &ServerInventory, labels: &[Vec<Lab
         let why = server.error.clone().unwrap_or_else(|| "unknown reason".into());
         let prefix = format!("server `{}`: ", server.name);
         let why = why.strip_prefix(&prefix).unwrap_or(&why);
-        sink.add(SERVER_UNAVAILABLE, None, "", format!("server `{}` could not be discovered: {why}", server.name));
+        sink.add(
+            SERVER_UNAVAILABLE,
+            None,
+            "",
+            format!("server `{}` could not be discovered: {why}", server.name),
+        );
     }
     let mut seen: HashMap<&str, usize> = HashMap::new();
     let mut normalized: HashMap<String, &str> = HashMap::new();
@@ -29,26 +34,57 @@ pub fn check_server(sink: &mut Sink, server: &ServerInventory, labels: &[Vec<Lab
         let at = format!("/tools/{i}");
         let name = tool.name.as_str();
         if !CALLABLE.is_match(name) {
-            sink.add(UNCALLABLE_NAME, Some(name), &format!("{at}/name"), format!("tool name {name:?} does not match ^[a-zA-Z0-9_-]{{1,64}}$"));
+            sink.add(
+                UNCALLABLE_NAME,
+                Some(name),
+                &format!("{at}/name"),
+                format!("tool name {name:?} does not match ^[a-zA-Z0-9_-]{{1,64}}$"),
+            );
         }
         if let Some(first) = seen.insert(name, i) {
-            sink.add(DUPLICATE_TOOL, Some(name), &format!("{at}/name"), format!("tool `{name}` is listed twice (also at /tools/{first})"));
+            sink.add(
+                DUPLICATE_TOOL,
+                Some(name),
+                &format!("{at}/name"),
+                format!("tool `{name}` is listed twice (also at /tools/{first})"),
+            );
             continue;
         }
-        let norm: String = name.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
+        let norm: String = name
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect();
         if let Some(other) = normalized.get(&norm) {
-            sink.add(NEAR_DUPLICATE_TOOL, Some(name), &format!("{at}/name"), format!("`{name}` and `{other}` differ only in case or separators"));
-        } else if let Some(other) = server.tools[..i].iter().map(|t| t.name.as_str()).find(|o| {
-            name.len() > 5 && *o != name && strsim::levenshtein(o, name) == 1
-        }) {
-            sink.add(NEAR_DUPLICATE_TOOL, Some(name), &format!("{at}/name"), format!("`{name}` and `{other}` differ by one character"));
+            sink.add(
+                NEAR_DUPLICATE_TOOL,
+                Some(name),
+                &format!("{at}/name"),
+                format!("`{name}` and `{other}` differ only in case or separators"),
+            );
+        } else if let Some(other) = server.tools[..i]
+            .iter()
+            .map(|t| t.name.as_str())
+            .find(|o| name.len() > 5 && *o != name && strsim::levenshtein(o, name) == 1)
+        {
+            sink.add(
+                NEAR_DUPLICATE_TOOL,
+                Some(name),
+                &format!("{at}/name"),
+                format!("`{name}` and `{other}` differ by one character"),
+            );
         }
         normalized.entry(norm).or_insert(name);
 
         let tool_labels = labels.get(i).map(Vec::as_slice).unwrap_or_default();
         let ann = tool.annotations.clone().unwrap_or_default();
         if tool.annotations.is_none() {
-            sink.add(NO_ANNOTATIONS, Some(name), &at, format!("tool `{name}` declares no annotations"));
+            sink.add(
+                NO_ANNOTATIONS,
+                Some(name),
+                &at,
+                format!("tool `{name}` declares no annotations"),
+            );
         }
         let heuristic_destructive = tool_labels
             .iter()
@@ -56,29 +92,62 @@ pub fn check_server(sink: &mut Sink, server: &ServerInventory, labels: &[Vec<Lab
         if let Some(l) = heuristic_destructive
             && ann.destructive_hint.is_none()
         {
-            sink.add(UNDECLARED_DESTRUCTIVE, Some(name), &at, format!("`{name}` looks destructive ({}) but declares no destructiveHint", l.evidence));
+            sink.add(
+                UNDECLARED_DESTRUCTIVE,
+                Some(name),
+                &at,
+                format!(
+                    "`{name}` looks destructive ({}) but declares no destructiveHint",
+                    l.evidence
+                ),
+            );
         }
         if ann.read_only_hint == Some(true) {
             let words = super::words::split_identifier(name);
             let changing = words.iter().find(|w| super::labels::changes_state(w));
             if let Some(w) = changing {
-                sink.add(ANNOTATION_CONTRADICTS_NAME, Some(name), &format!("{at}/annotations/readOnlyHint"), format!("`{name}` is marked readOnlyHint=true but its name says \"{w}\""));
+                sink.add(
+                    ANNOTATION_CONTRADICTS_NAME,
+                    Some(name),
+                    &format!("{at}/annotations/readOnlyHint"),
+                    format!("`{name}` is marked readOnlyHint=true but its name says \"{w}\""),
+                );
             }
         }
         if let Some(uri) = ui_resource_uri(tool) {
             if !uri.starts_with("ui://") {
-                sink.add(UI_URI_SCHEME, Some(name), &format!("{at}/_meta"), format!("UI resourceUri {uri:?} of `{name}` does not use ui://"));
+                sink.add(
+                    UI_URI_SCHEME,
+                    Some(name),
+                    &format!("{at}/_meta"),
+                    format!("UI resourceUri {uri:?} of `{name}` does not use ui://"),
+                );
             } else if !server.declares("resources") && server.status == ServerStatus::Ok {
-                sink.add(UI_WITHOUT_RESOURCES, Some(name), &format!("{at}/_meta"), format!("`{name}` points to {uri} but the server declares no resources capability"));
+                sink.add(
+                    UI_WITHOUT_RESOURCES,
+                    Some(name),
+                    &format!("{at}/_meta"),
+                    format!("`{name}` points to {uri} but the server declares no resources capability"),
+                );
             } else if !server.resources.iter().any(|r| r.uri == uri) && server.status == ServerStatus::Ok {
-                sink.add(UI_RESOURCE_MISSING, Some(name), &format!("{at}/_meta"), format!("`{name}` points to {uri}, which resources/list does not include"));
+                sink.add(
+                    UI_RESOURCE_MISSING,
+                    Some(name),
+                    &format!("{at}/_meta"),
+                    format!("`{name}` points to {uri}, which resources/list does not include"),
+                );
             }
         }
     }
     for (i, r) in server.resources.iter().enumerate() {
         let at = format!("/resources/{i}");
         match r.mime_type.as_deref() {
-            None => sink.add(RESOURCE_NO_MIME, Some(&r.uri), &at, format!("resource {} declares no mimeType", r.uri)),
+            None => sink.add(
+                RESOURCE_NO_MIME,
+                Some(&r.uri),
+                &at,
+                format!("resource {} declares no mimeType", r.uri),
+            ),
             Some(m) if r.uri.starts_with("ui://") && m.replace(' ', "") != MCP_APP_MIME => sink.add(
                 UI_RESOURCE_MIME,
                 Some(&r.uri),
@@ -116,14 +185,22 @@ pub fn check_cross_server(inventory: &Inventory, out: &mut Vec<Finding>) {
     let mut names: Vec<_> = owners.into_iter().filter(|(_, v)| v.len() > 1).collect();
     names.sort();
     for (name, places) in names {
-        let servers: Vec<&str> = places.iter().map(|(s, _)| inventory.servers[*s].name.as_str()).collect();
+        let servers: Vec<&str> = places
+            .iter()
+            .map(|(s, _)| inventory.servers[*s].name.as_str())
+            .collect();
         for (s, t) in &places[1..] {
             let mut sink = Sink {
                 server: &inventory.servers[*s].name,
                 base: format!("/servers/{s}"),
                 out,
             };
-            sink.add(CROSS_SERVER_DUPLICATE, Some(name), &format!("/tools/{t}/name"), format!("tool `{name}` is exposed by servers {}", servers.join(", ")));
+            sink.add(
+                CROSS_SERVER_DUPLICATE,
+                Some(name),
+                &format!("/tools/{t}/name"),
+                format!("tool `{name}` is exposed by servers {}", servers.join(", ")),
+            );
         }
     }
 }

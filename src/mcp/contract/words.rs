@@ -66,6 +66,9 @@ mod tests {
 
     #[test]
     fn splits_text() {
-        assert_eq!(split_text("Deletes a file, permanently."), vec!["deletes", "a", "file", "permanently"]);
+        assert_eq!(
+            split_text("Deletes a file, permanently."),
+            vec!["deletes", "a", "file", "permanently"]
+        );
     }
 }
