@@ -1,5 +1,6 @@
-//! Streamable HTTP against the real server-everything started on 127.0.0.1 by the test, with
-//! headers resolved from `${VAR}` references; and a clear error for an unreachable endpoint.
+//! Streamable HTTP and legacy SSE against the real server-everything started on 127.0.0.1 by the
+//! test, with headers resolved from `${VAR}` references; and a clear error for an unreachable
+//! endpoint.
 
 use ghostlab::mcp::inventory::{ServerInventory, ServerStatus, collect};
 use ghostlab::mcp::{ConnectOptions, Endpoint, HostLauncher, McpError, connect};
@@ -33,19 +34,19 @@ impl Drop for Server {
     }
 }
 
-#[tokio::test]
-async fn streamable_http_lists_server_everything() {
+/// Starts server-everything in `mode` on a free port; `None` (skipped, printed) when absent.
+async fn start_everything(mode: &str) -> Option<(Server, u16)> {
     let js = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tools/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     if !js.exists() {
         println!("SKIPPED: {} is not installed (tools/npm)", js.display());
-        return;
+        return None;
     }
     let port = free_port();
-    let _server = Server(
+    let server = Server(
         std::process::Command::new("node")
             .arg(&js)
-            .arg("streamableHttp")
+            .arg(mode)
             .env("PORT", port.to_string())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -57,6 +58,40 @@ async fn streamable_http_lists_server_everything() {
         assert!(Instant::now() < deadline, "server-everything did not listen on {port}");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    Some((server, port))
+}
+
+#[tokio::test]
+async fn legacy_sse_lists_server_everything() {
+    let Some((_server, port)) = start_everything("sse").await else {
+        return;
+    };
+    let endpoint = Endpoint::Sse {
+        url: format!("http://127.0.0.1:{port}/sse"),
+        headers: IndexMap::from([("X-Ghostlab-Test".to_string(), "${CARGO_PKG_NAME}".to_string())]),
+    };
+    let mut client = connect(&endpoint, &HostLauncher, &opts())
+        .await
+        .expect("connects over SSE");
+    let mut entry = ServerInventory::empty("everything", "sse", ServerStatus::Ok);
+    collect(&mut client, &mut entry).await.expect("lists over SSE");
+    let echo = client
+        .call_tool("echo", serde_json::json!({"message": "over sse"}).as_object().cloned())
+        .await
+        .unwrap();
+    client.close().await;
+    assert_eq!(
+        (entry.tools.len(), entry.resources.len(), entry.prompts.len()),
+        (13, 7, 4)
+    );
+    assert!(echo.to_string().contains("over sse"), "{echo}");
+}
+
+#[tokio::test]
+async fn streamable_http_lists_server_everything() {
+    let Some((_server, port)) = start_everything("streamableHttp").await else {
+        return;
+    };
     // cargo sets CARGO_PKG_NAME for test processes: a real `${VAR}` resolved at connect time.
     let headers = IndexMap::from([("X-Ghostlab-Test".to_string(), "${CARGO_PKG_NAME}".to_string())]);
     let endpoint = Endpoint::StreamableHttp {

@@ -22,9 +22,12 @@ pub struct Args {
     /// Start a stdio server: the command and its arguments (put this option last).
     #[arg(long, num_args = 1.., allow_hyphen_values = true, value_name = "CMD")]
     pub stdio: Vec<String>,
-    /// Connect to a streamable-HTTP server.
+    /// Connect to a streamable-HTTP server (or a legacy SSE one with `--sse`).
     #[arg(long)]
     pub url: Option<String>,
+    /// `--url` is a legacy HTTP+SSE endpoint (MCP 2024-11-05), not streamable HTTP.
+    #[arg(long, requires = "url")]
+    pub sse: bool,
     /// An HTTP header `K=V`; write secrets as `${VAR}`, resolved from the environment.
     #[arg(long = "header", value_name = "K=V")]
     pub headers: Vec<String>,
@@ -123,10 +126,12 @@ fn endpoint(args: &Args) -> Result<Endpoint, CliError> {
         })?;
         headers.insert(k.trim().to_string(), v.to_string());
     }
-    if url.starts_with("http://") || url.starts_with("https://") {
-        Ok(Endpoint::StreamableHttp { url, headers })
-    } else {
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
         Err(CliError::usage(format!("--url {url:?} is not an http(s) URL")))
+    } else if args.sse {
+        Ok(Endpoint::Sse { url, headers })
+    } else {
+        Ok(Endpoint::StreamableHttp { url, headers })
     }
 }
 

@@ -35,7 +35,8 @@ pub enum Command {
     Init(init::Args),
     /// Print or refresh the JSON Schema of job.yaml.
     Schema(schema::Args),
-    /// Talk to one MCP server directly: list its tools, resources and prompts, or call a tool. Runs on the host, unsandboxed.
+    /// Talk to one MCP server directly: list its tools, resources and prompts, or call a tool.
+    /// Runs on the HOST, UNSANDBOXED: the server gets your user's rights and environment.
     Inspect(inspect::Args),
     /// Discover every MCP server of the job; write inventory.json and contract.json and refresh capabilities.
     Discover(discover::Args),

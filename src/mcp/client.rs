@@ -27,8 +27,11 @@ pub enum Endpoint {
         url: String,
         headers: IndexMap<String, String>,
     },
-    /// A legacy HTTP+SSE server (not supported by rmcp 3.11's client).
-    Sse { url: String },
+    /// A legacy HTTP+SSE server (MCP 2024-11-05); header values may hold `${VAR}` references.
+    Sse {
+        url: String,
+        headers: IndexMap<String, String>,
+    },
 }
 
 impl Endpoint {
@@ -87,8 +90,6 @@ pub enum McpError {
         reason: String,
         detail: String,
     },
-    #[error("{0}")]
-    Unsupported(String),
 }
 
 /// rmcp error text without the Rust type names it embeds (`Transport [rmcp::…] error:`).
@@ -114,6 +115,8 @@ fn with_detail(detail: &str) -> String {
 pub struct McpClient {
     service: RunningService<RoleClient, ClientConfig>,
     child: Option<StdioChild>,
+    /// Keeps a legacy SSE session's HTTP legs alive.
+    sse: Option<super::sse::SseSession>,
     request_timeout: Duration,
 }
 
@@ -139,6 +142,7 @@ pub async fn connect(
                 Ok(Ok(service)) => Ok(McpClient {
                     service,
                     child: Some(child),
+                    sse: None,
                     request_timeout: opts.request_timeout,
                 }),
                 Ok(Err(e)) => {
@@ -169,6 +173,7 @@ pub async fn connect(
                 Ok(Ok(service)) => Ok(McpClient {
                     service,
                     child: None,
+                    sse: None,
                     request_timeout: opts.request_timeout,
                 }),
                 Ok(Err(e)) => Err(McpError::Initialize {
@@ -181,9 +186,40 @@ pub async fn connect(
                 }),
             }
         }
-        Endpoint::Sse { url } => Err(McpError::Unsupported(format!(
-            "legacy HTTP+SSE transport ({url}) is not supported: rmcp 3.11 ships no SSE client; use streamable HTTP"
-        ))),
+        Endpoint::Sse { url, headers } => {
+            let resolved = resolve_headers(headers)?;
+            let started = tokio::time::timeout(opts.startup_timeout, async {
+                let (reader, writer, session) =
+                    super::sse::open(url, resolved)
+                        .await
+                        .map_err(|reason| McpError::Initialize {
+                            reason,
+                            detail: String::new(),
+                        })?;
+                let diag = session.diag.clone();
+                match client_info().serve((reader, writer)).await {
+                    Ok(service) => Ok((service, session)),
+                    Err(e) => Err(McpError::Initialize {
+                        reason: tidy(e.to_string()),
+                        detail: diag.get().unwrap_or_default(),
+                    }),
+                }
+            })
+            .await;
+            match started {
+                Ok(Ok((service, session))) => Ok(McpClient {
+                    service,
+                    child: None,
+                    sse: Some(session),
+                    request_timeout: opts.request_timeout,
+                }),
+                Ok(Err(e)) => Err(e),
+                Err(_) => Err(McpError::StartupTimeout {
+                    after: opts.startup_timeout,
+                    detail: format!("no answer from {url}"),
+                }),
+            }
+        }
     }
 }
 
@@ -215,7 +251,7 @@ impl McpClient {
                     Some(c) if matches!(e, ServiceError::TransportClosed | ServiceError::TransportSend(_)) => {
                         c.explain().await
                     }
-                    _ => String::new(),
+                    _ => self.sse.as_ref().and_then(|s| s.diag.get()).unwrap_or_default(),
                 };
                 let reason = match e {
                     // rmcp says only "Unexpected response type" when a result fails MCP's types.

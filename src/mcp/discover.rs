@@ -63,7 +63,10 @@ pub fn endpoint_of(mcp: &ResolvedMcp) -> Result<Endpoint, HeaderError> {
                 url: url.clone(),
                 headers: headers.clone(),
             },
-            RemoteTransport::Sse => Endpoint::Sse { url: url.clone() },
+            RemoteTransport::Sse => Endpoint::Sse {
+                url: url.clone(),
+                headers: headers.clone(),
+            },
         },
     })
 }

@@ -13,7 +13,7 @@ use crate::util::secret_ref::referenced_vars;
 /// Why a header could not be built; names the header and variable, never a value.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum HeaderError {
-    #[error("header `{header}` references ${{{var}}}, which is not set in the environment")]
+    #[error("`{header}` references ${{{var}}}, which is not set in the environment")]
     MissingVar { header: String, var: String },
     #[error("`{0}` is not a valid HTTP header name")]
     BadName(String),

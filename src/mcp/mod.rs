@@ -1,4 +1,5 @@
-//! MCP discovery: a bounded rmcp client (stdio and streamable HTTP), the inventory of what each
+//! MCP discovery: a bounded rmcp client (stdio, streamable HTTP and
+//! legacy HTTP+SSE), the inventory of what each
 //! server exposes, and the contract (risk labels and schema findings) derived from it.
 //!
 //! This module never prints or draws; it never logs or writes a header or env value, and it
@@ -10,6 +11,7 @@ pub mod discover;
 pub mod headers;
 pub mod inventory;
 pub mod launcher;
+pub mod sse;
 pub mod stdio;
 
 pub use client::{ConnectOptions, Endpoint, McpClient, McpError, connect};
