@@ -14,6 +14,12 @@ use crate::mcp::inventory::ServerStatus;
 
 /// Exit 0 when every enabled server was discovered, 2 when one failed (files are written anyway).
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Local stdio servers start on the host for now (the launcher is pluggable; the sandboxed \
+launcher replaces it when the sandbox lands). Each server has its own timeout; a broken one becomes an error \
+entry and the others are still discovered. Exit 0 when every enabled server was discovered, 2 otherwise \
+(inventory.json and contract.json are written either way)."
+)]
 pub struct Args {
     /// The job file.
     #[arg(long, default_value = "job.yaml")]

@@ -102,6 +102,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn docs_list_every_rule() {
+        let doc = include_str!("../../../docs/mcp-rules.md");
+        for r in ALL {
+            assert!(
+                doc.contains(&format!("| {} | {} |", r.code, r.slug)),
+                "docs/mcp-rules.md lacks {}",
+                r.code
+            );
+        }
+    }
+
+    #[test]
     fn codes_are_unique_sequential_and_at_least_twenty() {
         assert!(ALL.len() >= 20);
         for (i, r) in ALL.iter().enumerate() {

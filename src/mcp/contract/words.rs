@@ -64,6 +64,15 @@ mod tests {
         assert_eq!(split_identifier("apiKey"), vec!["api", "key"]);
     }
 
+    proptest::proptest! {
+        #[test]
+        fn splitting_keeps_every_alphanumeric_character(name in "[a-zA-Z0-9_.-]{0,40}") {
+            let joined: String = split_identifier(&name).concat();
+            let expected: String = name.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
+            proptest::prop_assert_eq!(joined, expected);
+        }
+    }
+
     #[test]
     fn splits_text() {
         assert_eq!(
