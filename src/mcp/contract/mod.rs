@@ -11,6 +11,7 @@ pub mod sarif;
 mod schema_checks;
 mod server_checks;
 mod text_checks;
+pub mod vocabulary;
 pub mod words;
 
 use serde::{Deserialize, Serialize};
