@@ -7,9 +7,11 @@ tools/list answer, then kills the server. No validation, no timeouts, no stderr 
 import json
 import subprocess
 import sys
+import time
 
 
 def main() -> int:
+    start = time.perf_counter()
     proc = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True, bufsize=1)
 
@@ -34,9 +36,11 @@ def main() -> int:
     send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
     tools = answer(2)["result"]["tools"]
+    elapsed_ms = (time.perf_counter() - start) * 1000
     proc.kill()
     proc.wait()
-    print(len(tools))
+    # Tool count, then the time from spawn to the tools/list answer (interpreter start excluded).
+    print(len(tools), f"{elapsed_ms:.1f}")
     return 0
 
 
