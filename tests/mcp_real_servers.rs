@@ -193,3 +193,33 @@ fn discover_on_the_release_bot_example() {
             .contains("# Ghostlab job for the release-bot example")
     );
 }
+
+#[tokio::test]
+async fn a_host_server_sees_only_the_inherited_environment_and_its_own_env() {
+    let Some(js) = npm_server("server-everything") else {
+        return;
+    };
+    let endpoint = Endpoint::Stdio(LaunchSpec {
+        argv: vec!["node".into(), js],
+        env: IndexMap::from([("GHOSTLAB_SERVER_SETTING".to_string(), "on".to_string())]),
+        cwd: None,
+    });
+    let opts = ConnectOptions {
+        startup_timeout: Duration::from_secs(20),
+        request_timeout: Duration::from_secs(20),
+        stderr_log: None,
+    };
+    let mut client = connect(&endpoint, &HostLauncher, &opts).await.unwrap();
+    let result = client.call_tool("get-env", None).await.unwrap();
+    client.close().await;
+    let text = result["content"][0]["text"].as_str().unwrap();
+    let env: serde_json::Map<String, serde_json::Value> = serde_json::from_str(text).unwrap();
+    assert_eq!(env["GHOSTLAB_SERVER_SETTING"], "on");
+    for key in env.keys() {
+        assert!(
+            key == "GHOSTLAB_SERVER_SETTING" || ghostlab::mcp::launcher::INHERITED_ENV.contains(&key.as_str()),
+            "host variable {key} leaked into the server"
+        );
+    }
+    assert!(!env.contains_key("CARGO_PKG_NAME"), "cargo's test environment leaked");
+}

@@ -40,7 +40,13 @@ pub trait Launcher: Send + Sync {
     fn prepare(&self, spec: &LaunchSpec) -> Result<Command, LaunchError>;
 }
 
-/// Runs the server directly on the host, unsandboxed, with the host environment plus `env`.
+/// Host variables a server inherits, as MCP's reference clients do; everything else in the
+/// host environment (tokens, cloud credentials) stays out unless the job's `env` names it.
+pub const INHERITED_ENV: &[&str] = &[
+    "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR",
+];
+
+/// Runs the server directly on the host, unsandboxed, with [`INHERITED_ENV`] plus `env`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct HostLauncher;
 
@@ -53,6 +59,12 @@ impl Launcher for HostLauncher {
         let (program, args) = spec.argv.split_first().ok_or(LaunchError::EmptyCommand)?;
         let mut cmd = Command::new(program);
         cmd.args(args);
+        cmd.env_clear();
+        for key in INHERITED_ENV {
+            if let Some(v) = std::env::var_os(key) {
+                cmd.env(key, v);
+            }
+        }
         cmd.envs(spec.env.iter());
         if let Some(dir) = &spec.cwd {
             cmd.current_dir(dir);
@@ -93,6 +105,12 @@ mod tests {
         };
         let cmd = HostLauncher.prepare(&spec).unwrap();
         let std = cmd.as_std();
+        let envs: Vec<_> = std.get_envs().map(|(k, _)| k.to_string_lossy().into_owned()).collect();
+        assert!(envs.contains(&"K".to_string()));
+        assert!(
+            envs.iter().all(|k| k == "K" || INHERITED_ENV.contains(&k.as_str())),
+            "{envs:?}"
+        );
         assert_eq!(std.get_program(), "node");
         assert_eq!(std.get_args().collect::<Vec<_>>(), vec!["server.js"]);
         assert_eq!(std.get_current_dir(), Some(std::path::Path::new("/tmp")));
