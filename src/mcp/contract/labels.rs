@@ -69,9 +69,9 @@ pub fn is_credential_name(name: &str) -> bool {
     credential_word(&split_identifier(name)).is_some()
 }
 
-/// True when a name word says the tool changes or deletes state.
+/// True when a name word says beyond doubt that the tool changes or deletes state.
 pub fn changes_state(word: &str) -> bool {
-    DESTRUCTIVE.contains(&word) || MUTATING.contains(&word)
+    DESTRUCTIVE.contains(&word) || CLEARLY_CHANGING.contains(&word)
 }
 
 fn first_in(words: &[String], set: &[&str]) -> Option<String> {

@@ -27,8 +27,11 @@ static POISON: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
 
 /// Imperatives addressed to the model: weaker than poisoning, still a smell.
 static INSTRUCTS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(you\s+(must|should|need\s+to|have\s+to|are\s+required)|always\s+(call|use|invoke|run)|never\s+(call|use|invoke|ask)|as\s+an\s+ai\b)")
-        .expect("valid instruction pattern")
+    // Narrow on purpose: "use this tool when you need to…" is ordinary documentation.
+    Regex::new(
+        r"(?i)\b(you\s+must\s+(always|never|not|first|call|use|ignore)|you\s+are\s+required\s+to|always\s+(call|use|invoke|run)\s+this|never\s+(call|use|invoke|ask|tell)\b|as\s+an\s+ai\b)",
+    )
+    .expect("valid instruction pattern")
 });
 
 /// Invisible and bidirectional-control characters that can hide text from a reviewer.
@@ -122,6 +125,12 @@ mod tests {
             .contains(&"GL017".to_string())
         );
         assert!(codes(Some("Adds numbers.\u{200B} Hidden")).contains(&"GL019".to_string()));
+        assert!(
+            codes(Some(
+                "Reads a file. Use this tool when you need to examine the contents of a single file."
+            ))
+            .is_empty()
+        );
     }
 
     #[test]

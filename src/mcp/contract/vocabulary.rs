@@ -87,3 +87,11 @@ pub const DESC_READING: &[&str] = &[
 pub const DESC_EXTERNAL: &[&str] = &[
     "internet", "http", "https", "url", "webhook", "email", "exports", "exfiltrate",
 ];
+
+/// Name words that contradict `readOnlyHint=true` beyond doubt (weaker verbs like `trigger` or
+/// `run` do not: a read-only simulation may well be triggered).
+#[rustfmt::skip]
+pub const CLEARLY_CHANGING: &[&str] = &[
+    "write", "create", "update", "edit", "set", "insert", "send", "publish", "push", "upload", "move", "rename",
+    "save", "commit", "deploy", "install", "merge", "append", "replace", "modify", "mkdir", "post", "pay", "transfer",
+];
