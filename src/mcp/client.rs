@@ -325,7 +325,7 @@ impl McpClient {
     pub async fn close(mut self) {
         let _ = self.service.close_with_timeout(Duration::from_secs(2)).await;
         if let Some(c) = self.child.as_mut() {
-            c.finish(Duration::from_secs(2)).await;
+            c.finish(Duration::from_secs(5)).await;
         }
     }
 }
