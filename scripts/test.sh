@@ -6,4 +6,5 @@ cd "$(dirname "$0")/.."
 export GHOSTLAB_OPENCODE_BIN="$PWD/tools/npm/node_modules/opencode-linux-x64/bin/opencode"
 cargo fmt --check
 cargo clippy --all-targets --locked -- -D warnings
+export GHOSTLAB_REQUIRE_ALL=1
 cargo test --all-targets --locked

@@ -9,6 +9,7 @@ pub mod generate;
 pub mod import;
 pub mod judge;
 pub mod llm;
+pub mod mcp;
 pub mod redact;
 pub mod run;
 pub mod sandbox;

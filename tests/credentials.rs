@@ -67,7 +67,7 @@ fn files_containing(dir: &Path, needle: &str) -> Vec<String> {
 #[test]
 fn keyring_set_status_use_remove_and_the_canary_never_leaks() {
     if let Err(why) = keyutils_usable() {
-        eprintln!("SKIPPED keyring test: {why}");
+        ghostlab::util::skip::skipped(&format!("SKIPPED keyring test: {why}"));
         return;
     }
     let tmp = tempfile::tempdir().unwrap();

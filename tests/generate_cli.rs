@@ -188,7 +188,7 @@ fn dataset_commands_before_generate_say_what_to_run() {
 }
 
 #[test]
-fn a_model_proposer_without_wiring_fails_clearly() {
+fn a_model_proposer_whose_endpoint_is_down_fails_clearly() {
     let (_tmp, dir) = release_bot_copy();
     edit_job(&dir, |t| {
         t.replace(
@@ -197,9 +197,11 @@ fn a_model_proposer_without_wiring_fails_clearly() {
         )
     });
     ghostlab()
+        .env("GHOSTLAB_OPENAI_API_KEY", "test-key-not-secret")
+        .env("GHOSTLAB_LLM_ATTEMPTS", "1")
         .args(["generate", "--job", &job(&dir)])
         .assert()
         .code(2)
-        .stderr(predicates::str::contains("generation.proposer.provider"));
+        .stderr(predicates::str::contains("unavailable"));
     assert!(!dir.join(".ghostlab/dataset.json").exists());
 }

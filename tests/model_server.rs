@@ -250,10 +250,10 @@ fn opencode_bin() -> PathBuf {
 async fn real_opencode_completes_a_bash_turn_against_the_model_server() {
     let bin = opencode_bin();
     if !bin.exists() {
-        eprintln!(
+        ghostlab::util::skip::skipped(&format!(
             "SKIPPED real_opencode_completes_a_bash_turn_against_the_model_server: {} is not installed",
             bin.display()
-        );
+        ));
         return;
     }
     let server = start(Cassette::load(&fixture()).unwrap(), ServerOptions::default())

@@ -26,7 +26,7 @@ fn job(dir: &std::path::Path, sandbox: &str) -> std::path::PathBuf {
 #[test]
 fn exec_prints_output_and_exits_with_the_command_code() {
     if let Err(why) = bwrap_works() {
-        println!("SKIPPED: bubblewrap cannot start here: {why}");
+        ghostlab::util::skip::skipped(&format!("SKIPPED: bubblewrap cannot start here: {why}"));
         return;
     }
     let d = tempfile::tempdir().unwrap();
@@ -52,7 +52,7 @@ fn exec_prints_output_and_exits_with_the_command_code() {
 #[test]
 fn exec_with_allowlist_uses_the_real_bridge() {
     if let Err(why) = bwrap_works() {
-        println!("SKIPPED: bubblewrap cannot start here: {why}");
+        ghostlab::util::skip::skipped(&format!("SKIPPED: bubblewrap cannot start here: {why}"));
         return;
     }
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -116,6 +116,8 @@ fn doctor_reports_each_backend() {
             assert!(stdout.contains("bubblewrap: OK"), "{stdout}");
             assert_eq!(out.status.code(), Some(0));
         }
-        Err(why) => println!("SKIPPED the OK check: bubblewrap cannot start here: {why}"),
+        Err(why) => {
+            ghostlab::util::skip::skipped(&format!("SKIPPED the OK check: bubblewrap cannot start here: {why}"))
+        }
     }
 }

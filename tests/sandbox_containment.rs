@@ -225,7 +225,11 @@ fn containment_suite() {
                 verdict: "SKIPPED",
             })
             .collect();
-        println!("containment suite SKIPPED: {}\n{}", probe.detail, table(&rows));
+        ghostlab::util::skip::skipped(&format!(
+            "containment suite SKIPPED: {}\n{}",
+            probe.detail,
+            table(&rows)
+        ));
         return;
     }
     let rows = rt.block_on(run_all(&secret_env));

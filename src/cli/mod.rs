@@ -3,19 +3,22 @@
 //! Exit codes: 0 success, 1 the agent under test failed a gate (or a lint found findings at the
 //! `--fail-on` level), 2 the command could not run (usage, bad input, broken peer).
 
+mod auth;
 mod compare;
 mod completions;
 mod dataset;
-mod auth;
+mod discover;
 mod doctor;
 mod emit;
 mod error;
 mod generate;
 mod init;
+mod inspect;
+mod lint;
 mod merge;
-mod profile;
 mod model_server;
 mod models;
+mod profile;
 mod sandbox;
 mod schema;
 mod validate;
@@ -70,6 +73,13 @@ pub enum Command {
     /// Internal: the loopback bridge to the egress proxy, run inside the sandbox.
     #[command(name = "__egress-bridge", hide = true)]
     EgressBridge(sandbox::BridgeArgs),
+    /// Talk to one MCP server directly: list its tools, resources and prompts, or call a tool.
+    /// Runs on the HOST, UNSANDBOXED: the server gets your user's rights and environment.
+    Inspect(inspect::Args),
+    /// Discover every MCP server of the job; write inventory.json and contract.json and refresh capabilities.
+    Discover(discover::Args),
+    /// Check an inventory.json offline: risk labels and schema findings (text, JSON or SARIF).
+    Lint(lint::Args),
 }
 
 /// Parses the process arguments (exits 2 on usage errors, as clap does).
@@ -107,6 +117,9 @@ pub fn dispatch(cli: Cli) -> ExitCode {
         Command::Sandbox(a) => sandbox::run(a),
         Command::Doctor(a) => doctor::run(a),
         Command::EgressBridge(a) => sandbox::run_bridge(a),
+        Command::Inspect(a) => inspect::run(a),
+        Command::Discover(a) => discover::run(a),
+        Command::Lint(a) => lint::run(a),
     };
     match result {
         Ok(code) => code,

@@ -39,13 +39,27 @@ pub fn load_cases(state_dir: &Path, sel: &Selection) -> Result<Vec<CaseSpec>, St
         if !wanted || sel.partition.is_some_and(|(i, n)| !in_partition(&case.id, i, n)) {
             continue;
         }
-        let persona = personas.personas.iter().find(|p| p.id == case.persona).ok_or_else(|| format!("case `{}`: persona `{}` is missing", case.id, case.persona))?;
-        let s = scenarios.scenarios.iter().find(|s| s.id == case.scenario).ok_or_else(|| format!("case `{}`: scenario `{}` is missing", case.id, case.scenario))?;
+        let persona = personas
+            .personas
+            .iter()
+            .find(|p| p.id == case.persona)
+            .ok_or_else(|| format!("case `{}`: persona `{}` is missing", case.id, case.persona))?;
+        let s = scenarios
+            .scenarios
+            .iter()
+            .find(|s| s.id == case.scenario)
+            .ok_or_else(|| format!("case `{}`: scenario `{}` is missing", case.id, case.scenario))?;
         let e = &s.expected_outcome;
         out.push(CaseSpec {
             id: case.id.clone(),
             trial: 1,
-            persona: PersonaView { id: persona.id.clone(), name: persona.name.clone(), summary: persona.summary.clone(), traits: persona.traits.clone(), context: persona.context.clone() },
+            persona: PersonaView {
+                id: persona.id.clone(),
+                name: persona.name.clone(),
+                summary: persona.summary.clone(),
+                traits: persona.traits.clone(),
+                context: persona.context.clone(),
+            },
             scenario: ScenarioView {
                 id: s.id.clone(),
                 title: s.title.clone(),
@@ -59,7 +73,14 @@ pub fn load_cases(state_dir: &Path, sel: &Selection) -> Result<Vec<CaseSpec>, St
                 expected: Expected {
                     must_include: e.must_include.clone(),
                     must_not_include: e.must_not_include.clone(),
-                    tool_calls: e.expected_tool_calls.iter().map(|t| ExpectedToolCall { tool: t.clone(), arguments: None }).collect(),
+                    tool_calls: e
+                        .expected_tool_calls
+                        .iter()
+                        .map(|t| ExpectedToolCall {
+                            tool: t.clone(),
+                            arguments: None,
+                        })
+                        .collect(),
                     forbidden_tool_calls: e.forbidden_tool_calls.clone(),
                     files: Vec::new(),
                 },

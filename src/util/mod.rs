@@ -4,6 +4,7 @@
 
 pub mod atomic;
 pub mod secret_ref;
+pub mod skip;
 pub mod units;
 
 pub use atomic::{write_atomic, write_json_atomic};

@@ -1,0 +1,187 @@
+//! `ghostlab inspect --stdio CMD… | --url URL`: the low-level direct MCP client.
+//!
+//! Runs the server on the host, unsandboxed; for debugging servers, not for testing agents.
+
+use indexmap::IndexMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::CliError;
+use crate::mcp::contract::{effect_of, label_tool};
+use crate::mcp::inventory::{ServerInventory, ServerStatus, collect};
+use crate::mcp::{ConnectOptions, Endpoint, HostLauncher, LaunchSpec, Launcher, connect};
+
+/// List what one MCP server exposes, or call one of its tools.
+///
+/// Runs on the HOST, UNSANDBOXED: the server gets your user's rights and environment.
+#[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("server").required(true).args(["stdio", "url"])))]
+pub struct Args {
+    /// Start a stdio server: the command and its arguments (put this option last).
+    #[arg(long, num_args = 1.., allow_hyphen_values = true, value_name = "CMD")]
+    pub stdio: Vec<String>,
+    /// Connect to a streamable-HTTP server (or a legacy SSE one with `--sse`).
+    #[arg(long)]
+    pub url: Option<String>,
+    /// `--url` is a legacy HTTP+SSE endpoint (MCP 2024-11-05), not streamable HTTP.
+    #[arg(long, requires = "url")]
+    pub sse: bool,
+    /// An HTTP header `K=V`; write secrets as `${VAR}`, resolved from the environment.
+    #[arg(long = "header", value_name = "K=V")]
+    pub headers: Vec<String>,
+    /// Working directory of a stdio server.
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Call this tool after listing.
+    #[arg(long, value_name = "NAME")]
+    pub call: Option<String>,
+    /// Arguments of `--call`, a JSON object.
+    #[arg(long, value_name = "JSON", requires = "call")]
+    pub args: Option<String>,
+    /// Bound on startup and on each request (`30s`, `500ms`).
+    #[arg(long, default_value = "30s")]
+    pub timeout: String,
+    /// Write the server's stderr to this file (it is drained either way).
+    #[arg(long)]
+    pub stderr_log: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    let timeout = crate::util::units::parse_duration(&args.timeout)
+        .ok_or_else(|| CliError::usage(format!("--timeout: cannot read {:?} as a duration", args.timeout)))?;
+    let endpoint = endpoint(&args)?;
+    let call_args = match &args.args {
+        None => None,
+        Some(text) => match serde_json::from_str::<serde_json::Value>(text) {
+            Ok(serde_json::Value::Object(m)) => Some(m),
+            Ok(_) => return Err(CliError::usage("--args must be a JSON object")),
+            Err(e) => return Err(CliError::usage(format!("--args is not valid JSON: {e}"))),
+        },
+    };
+    let opts = ConnectOptions {
+        startup_timeout: timeout,
+        request_timeout: timeout,
+        stderr_log: args.stderr_log.clone(),
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let launcher: Arc<dyn Launcher> = Arc::new(HostLauncher);
+    let outcome = rt.block_on(async {
+        let mut client = connect(&endpoint, launcher.as_ref(), &opts).await?;
+        let mut entry = ServerInventory::empty("inspect", endpoint.kind(), ServerStatus::Ok);
+        let listed = collect(&mut client, &mut entry).await;
+        let called = match (&listed, &args.call) {
+            (Ok(()), Some(name)) => Some(client.call_tool(name, call_args).await),
+            _ => None,
+        };
+        client.close().await;
+        listed.map(|()| (entry, called))
+    });
+    rt.shutdown_timeout(Duration::from_secs(1));
+    let (entry, called) = outcome.map_err(|e| CliError::usage(format!("inspect: {e}")))?;
+    let called = called
+        .transpose()
+        .map_err(|e| CliError::usage(format!("inspect: {e}")))?;
+    if args.json {
+        let mut v = serde_json::to_value(&entry).map_err(|e| CliError::usage(e.to_string()))?;
+        if let Some(c) = called {
+            v["callResult"] = c;
+        }
+        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    } else {
+        print_text(&entry);
+        if let Some(c) = called {
+            println!(
+                "\ncall result:\n{}",
+                serde_json::to_string_pretty(&c).unwrap_or_default()
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn endpoint(args: &Args) -> Result<Endpoint, CliError> {
+    if !args.stdio.is_empty() {
+        return Ok(Endpoint::Stdio(LaunchSpec {
+            argv: args.stdio.clone(),
+            env: IndexMap::new(),
+            cwd: args.cwd.clone(),
+        }));
+    }
+    let url = args
+        .url
+        .clone()
+        .ok_or_else(|| CliError::usage("give --stdio CMD… or --url URL"))?;
+    let mut headers = IndexMap::new();
+    for h in &args.headers {
+        let (k, v) = h.split_once('=').ok_or_else(|| {
+            CliError::usage(format!(
+                "--header {:?}: expected K=V",
+                h.split('=').next().unwrap_or("")
+            ))
+        })?;
+        headers.insert(k.trim().to_string(), v.to_string());
+    }
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        Err(CliError::usage(format!("--url {url:?} is not an http(s) URL")))
+    } else if args.sse {
+        Ok(Endpoint::Sse { url, headers })
+    } else {
+        Ok(Endpoint::StreamableHttp { url, headers })
+    }
+}
+
+fn print_text(e: &ServerInventory) {
+    let info = e.server_info.clone().unwrap_or_default();
+    println!(
+        "server {} {} (protocol {})",
+        info.get("name").and_then(|v| v.as_str()).unwrap_or("?"),
+        info.get("version").and_then(|v| v.as_str()).unwrap_or("?"),
+        e.protocol_version.as_deref().unwrap_or("?")
+    );
+    if let Some(c) = &e.capabilities {
+        println!("capabilities: {c}");
+    }
+    println!("\ntools ({}):", e.tools.len());
+    for t in &e.tools {
+        let labels = label_tool(t);
+        let names: Vec<String> = labels
+            .iter()
+            .map(|l| {
+                serde_json::to_value(l.label)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default()
+            })
+            .collect();
+        let effect = serde_json::to_value(effect_of(&labels))
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        println!("- {} [{effect}; labels: {}]", t.name, names.join(", "));
+        if let Some(d) = &t.description {
+            println!("    {}", d.lines().next().unwrap_or(""));
+        }
+        if let Some(a) = &t.annotations {
+            println!("    annotations: {}", serde_json::to_string(a).unwrap_or_default());
+        }
+        println!("    input: {}", t.input_schema);
+    }
+    println!("\nresources ({}):", e.resources.len());
+    for r in &e.resources {
+        println!("- {} {} {}", r.uri, r.name, r.mime_type.as_deref().unwrap_or(""));
+    }
+    println!("\nresource templates ({}):", e.resource_templates.len());
+    for t in &e.resource_templates {
+        println!("- {}", t.get("uriTemplate").and_then(|v| v.as_str()).unwrap_or("?"));
+    }
+    println!("\nprompts ({}):", e.prompts.len());
+    for p in &e.prompts {
+        let args: Vec<&str> = p.arguments.iter().map(|a| a.name.as_str()).collect();
+        println!("- {}({})", p.name, args.join(", "));
+    }
+}

@@ -1,0 +1,43 @@
+//! A schema-quality finding: which rule, where in the inventory, and what is wrong.
+
+use serde::{Deserialize, Serialize};
+
+use super::rules::{Rule, Severity};
+
+/// One problem found in a server's contract.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    /// Stable rule code, `GL001`…
+    pub code: String,
+    pub rule: String,
+    pub severity: Severity,
+    pub server: String,
+    /// The tool, resource or prompt concerned, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub item: Option<String>,
+    /// JSON pointer into inventory.json.
+    pub pointer: String,
+    pub message: String,
+}
+
+/// Collects findings for one server, with the server's JSON pointer prefix.
+pub struct Sink<'a> {
+    pub server: &'a str,
+    pub base: String,
+    pub out: &'a mut Vec<Finding>,
+}
+
+impl Sink<'_> {
+    /// Records a finding at `pointer` (relative to the server) about `item`.
+    pub fn add(&mut self, rule: Rule, item: Option<&str>, pointer: &str, message: impl Into<String>) {
+        self.out.push(Finding {
+            code: rule.code.to_string(),
+            rule: rule.slug.to_string(),
+            severity: rule.severity,
+            server: self.server.to_string(),
+            item: item.map(str::to_string),
+            pointer: format!("{}{}", self.base, pointer),
+            message: message.into(),
+        });
+    }
+}

@@ -1,0 +1,118 @@
+//! Turning a stdio MCP server's (argv, env, cwd) into a prepared `tokio::process::Command`.
+//!
+//! The client never builds a server's command itself: it asks a [`Launcher`], so a sandboxed
+//! launcher (bubblewrap wrapping the argv) can replace [`HostLauncher`] without touching the
+//! client. A launcher must never put a secret value on the argv; values go into the child's
+//! environment only.
+
+use indexmap::IndexMap;
+use std::path::PathBuf;
+use tokio::process::Command;
+
+/// What a stdio MCP server needs to start, before any sandboxing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LaunchSpec {
+    /// The program and its arguments; never empty when launched.
+    pub argv: Vec<String>,
+    /// Extra environment for the child (values already resolved, never logged).
+    pub env: IndexMap<String, String>,
+    /// Working directory, if the server needs one.
+    pub cwd: Option<PathBuf>,
+}
+
+/// Why a launcher could not prepare a command.
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    #[error("the server command is empty")]
+    EmptyCommand,
+    #[error("{0}")]
+    Refused(String),
+}
+
+/// Prepares the command that starts a stdio MCP server.
+///
+/// The returned command must start the server in its own process group (so the whole group
+/// can be killed) and must leave stdin/stdout/stderr unset: the client pipes them.
+pub trait Launcher: Send + Sync {
+    /// A short name for messages (`host`, `bubblewrap`).
+    fn label(&self) -> &str;
+    /// Builds the command for `spec`.
+    fn prepare(&self, spec: &LaunchSpec) -> Result<Command, LaunchError>;
+}
+
+/// Host variables a server inherits, as MCP's reference clients do; everything else in the
+/// host environment (tokens, cloud credentials) stays out unless the job's `env` names it.
+pub const INHERITED_ENV: &[&str] = &[
+    "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR",
+];
+
+/// Runs the server directly on the host, unsandboxed, with [`INHERITED_ENV`] plus `env`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HostLauncher;
+
+impl Launcher for HostLauncher {
+    fn label(&self) -> &str {
+        "host"
+    }
+
+    fn prepare(&self, spec: &LaunchSpec) -> Result<Command, LaunchError> {
+        let (program, args) = spec.argv.split_first().ok_or(LaunchError::EmptyCommand)?;
+        let mut cmd = Command::new(program);
+        cmd.args(args);
+        cmd.env_clear();
+        for key in INHERITED_ENV {
+            if let Some(v) = std::env::var_os(key) {
+                cmd.env(key, v);
+            }
+        }
+        cmd.envs(spec.env.iter());
+        if let Some(dir) = &spec.cwd {
+            cmd.current_dir(dir);
+        }
+        own_process_group(&mut cmd);
+        Ok(cmd)
+    }
+}
+
+/// Puts the child in a new process group whose id is its pid, so killing `-pid` reaches every
+/// process it forks (npm shims, node workers).
+pub fn own_process_group(cmd: &mut Command) {
+    #[cfg(unix)]
+    cmd.process_group(0);
+    cmd.kill_on_drop(true);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_launcher_rejects_empty_argv() {
+        let spec = LaunchSpec {
+            argv: vec![],
+            env: IndexMap::new(),
+            cwd: None,
+        };
+        assert!(matches!(HostLauncher.prepare(&spec), Err(LaunchError::EmptyCommand)));
+    }
+
+    #[test]
+    fn host_launcher_keeps_argv_and_cwd() {
+        let spec = LaunchSpec {
+            argv: vec!["node".into(), "server.js".into()],
+            env: IndexMap::from([("K".to_string(), "v".to_string())]),
+            cwd: Some(PathBuf::from("/tmp")),
+        };
+        let cmd = HostLauncher.prepare(&spec).unwrap();
+        let std = cmd.as_std();
+        let envs: Vec<_> = std.get_envs().map(|(k, _)| k.to_string_lossy().into_owned()).collect();
+        assert!(envs.contains(&"K".to_string()));
+        assert!(
+            envs.iter().all(|k| k == "K" || INHERITED_ENV.contains(&k.as_str())),
+            "{envs:?}"
+        );
+        assert_eq!(std.get_program(), "node");
+        assert_eq!(std.get_args().collect::<Vec<_>>(), vec!["server.js"]);
+        assert_eq!(std.get_current_dir(), Some(std::path::Path::new("/tmp")));
+    }
+}

@@ -1,0 +1,233 @@
+//! Legacy HTTP+SSE client transport (MCP 2024-11-05): a GET event stream that first names the
+//! POST endpoint, then carries every server message; client messages are POSTed one by one.
+//!
+//! rmcp 3.11 ships no client for it, so this bridges the two HTTP legs onto the line-based
+//! reader/writer pair rmcp already speaks over. Header values are never logged or echoed.
+
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
+use tokio::task::JoinHandle;
+
+/// Why the SSE legs failed, for error messages.
+#[derive(Debug, Clone, Default)]
+pub struct SseDiag(Arc<Mutex<Option<String>>>);
+
+impl SseDiag {
+    fn set(&self, reason: String) {
+        let mut g = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if g.is_none() {
+            *g = Some(reason);
+        }
+    }
+
+    /// The first failure seen, if any.
+    pub fn get(&self) -> Option<String> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
+/// Keeps both HTTP legs alive; dropping it stops them.
+pub struct SseSession {
+    tasks: Vec<JoinHandle<()>>,
+    pub diag: SseDiag,
+}
+
+impl Drop for SseSession {
+    fn drop(&mut self) {
+        for t in &self.tasks {
+            t.abort();
+        }
+    }
+}
+
+/// One parsed server-sent event.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Event {
+    pub event: String,
+    pub data: String,
+}
+
+/// Incremental `text/event-stream` parser.
+#[derive(Debug, Default)]
+pub struct EventParser {
+    buf: String,
+    event: String,
+    data: Vec<String>,
+}
+
+impl EventParser {
+    /// Feeds bytes; returns the events completed by them.
+    pub fn push(&mut self, chunk: &str) -> Vec<Event> {
+        self.buf.push_str(chunk);
+        let mut out = Vec::new();
+        while let Some(i) = self.buf.find('\n') {
+            let line: String = self.buf.drain(..=i).collect();
+            let line = line.trim_end_matches(['\n', '\r']);
+            if line.is_empty() {
+                if !self.data.is_empty() {
+                    let event = if self.event.is_empty() {
+                        "message".to_string()
+                    } else {
+                        std::mem::take(&mut self.event)
+                    };
+                    out.push(Event {
+                        event,
+                        data: std::mem::take(&mut self.data).join("\n"),
+                    });
+                }
+                self.event.clear();
+                continue;
+            }
+            if line.starts_with(':') {
+                continue;
+            }
+            let (field, value) = line.split_once(':').unwrap_or((line, ""));
+            let value = value.strip_prefix(' ').unwrap_or(value);
+            match field {
+                "event" => self.event = value.to_string(),
+                "data" => self.data.push(value.to_string()),
+                _ => {}
+            }
+        }
+        out
+    }
+}
+
+/// Opens the event stream, waits for the `endpoint` event, and returns the (reader, writer)
+/// pair for rmcp. The caller bounds this with its startup timeout.
+pub async fn open(
+    url: &str,
+    headers: HashMap<HeaderName, HeaderValue>,
+) -> Result<(DuplexStream, DuplexStream, SseSession), String> {
+    let base = reqwest::Url::parse(url).map_err(|e| format!("{url} is not a valid URL: {e}"))?;
+    let mut defaults = HeaderMap::new();
+    defaults.extend(headers);
+    let client = reqwest::Client::builder()
+        .default_headers(defaults)
+        .build()
+        .map_err(|e| format!("cannot build an HTTP client: {e}"))?;
+    let resp = client
+        .get(base.clone())
+        .header(ACCEPT, "text/event-stream")
+        .send()
+        .await
+        .map_err(|e| format!("GET {url} failed: {e}"))?;
+    if !resp.status().is_success() {
+        return Err(format!("GET {url} answered {}", resp.status()));
+    }
+    let mut resp = resp;
+    let mut parser = EventParser::default();
+    let mut early: Vec<Event> = Vec::new();
+    let endpoint = loop {
+        let chunk = resp
+            .chunk()
+            .await
+            .map_err(|e| format!("event stream of {url} failed: {e}"))?
+            .ok_or_else(|| format!("event stream of {url} ended before its `endpoint` event"))?;
+        let mut found = None;
+        for ev in parser.push(&String::from_utf8_lossy(&chunk)) {
+            if ev.event == "endpoint" && found.is_none() {
+                found = Some(ev.data);
+            } else {
+                early.push(ev);
+            }
+        }
+        if let Some(e) = found {
+            break base
+                .join(e.trim())
+                .map_err(|e| format!("bad `endpoint` event from {url}: {e}"))?;
+        }
+    };
+
+    let diag = SseDiag::default();
+    let (rmcp_in, mut to_rmcp) = tokio::io::duplex(1 << 16);
+    let (rmcp_out, from_rmcp) = tokio::io::duplex(1 << 16);
+
+    let d = diag.clone();
+    let reader = tokio::spawn(async move {
+        let mut pending = early;
+        loop {
+            for ev in pending.drain(..) {
+                if ev.event == "message" {
+                    // JSON allows whitespace for the newlines a multi-line data field had.
+                    let line = ev.data.replace(['\n', '\r'], " ");
+                    if to_rmcp.write_all(line.as_bytes()).await.is_err() || to_rmcp.write_all(b"\n").await.is_err() {
+                        return;
+                    }
+                }
+            }
+            match resp.chunk().await {
+                Ok(Some(chunk)) => pending = parser.push(&String::from_utf8_lossy(&chunk)),
+                Ok(None) => {
+                    d.set("the server closed its event stream".into());
+                    break;
+                }
+                Err(e) => {
+                    d.set(format!("the event stream failed: {e}"));
+                    break;
+                }
+            }
+        }
+        let _ = to_rmcp.shutdown().await;
+    });
+
+    let d = diag.clone();
+    let stop_reader = reader.abort_handle();
+    let writer = tokio::spawn(async move {
+        let mut lines = BufReader::new(from_rmcp).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let sent = client
+                .post(endpoint.clone())
+                .header(CONTENT_TYPE, "application/json")
+                .body(line)
+                .send()
+                .await;
+            let failure = match sent {
+                Ok(r) if r.status().is_success() => None,
+                Ok(r) => Some(format!("POST to the message endpoint answered {}", r.status())),
+                Err(e) => Some(format!("POST to the message endpoint failed: {e}")),
+            };
+            if let Some(reason) = failure {
+                d.set(reason);
+                // Ending the read leg makes rmcp see a closed connection at once.
+                stop_reader.abort();
+                break;
+            }
+        }
+    });
+    Ok((
+        rmcp_in,
+        rmcp_out,
+        SseSession {
+            tasks: vec![reader, writer],
+            diag,
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_events_across_chunks() {
+        let mut p = EventParser::default();
+        assert!(p.push("event: endpoint\ndata: /message?sess").is_empty());
+        let evs = p.push("ionId=1\n\n: keep-alive\n\ndata: {\"a\":\ndata: 1}\r\n\r\n");
+        assert_eq!(
+            evs,
+            vec![
+                Event {
+                    event: "endpoint".into(),
+                    data: "/message?sessionId=1".into()
+                },
+                Event {
+                    event: "message".into(),
+                    data: "{\"a\":\n1}".into()
+                },
+            ]
+        );
+    }
+}
