@@ -6,6 +6,7 @@
 pub mod case_verdict;
 pub mod checks;
 pub mod compare;
+pub mod facts;
 pub mod gates;
 pub mod junit;
 pub mod llm_judge;

@@ -125,7 +125,11 @@ async fn prepare_and_converse(
             workdir: Some(env.workdir()),
         };
         let timeout = Duration::from_secs(step.timeout.unwrap_or(120));
-        let done = match run_bounded(env.factory().command(&spec), None, timeout).await {
+        let cmd = match env.factory().command(&spec) {
+            Ok(c) => c,
+            Err(e) => return Ok(Err(("setup".into(), format!("`{}` could not start: {e}", step.name)))),
+        };
+        let done = match run_bounded(cmd, None, timeout).await {
             Ok(d) => d,
             Err(e) => return Ok(Err(("setup".into(), format!("`{}` could not start: {e}", step.name)))),
         };
@@ -191,8 +195,12 @@ fn build_runner(ctx: &RunContext, env: &dyn CaseEnvironment, case: &CaseSpec) ->
                 map_path: &map,
                 provider_override: ctx.provider_override.clone(),
             };
-            write_opencode_project(&ctx.job, &env.config_dir_host(), &opts)
+            let written = write_opencode_project(&ctx.job, &env.config_dir_host(), &opts)
                 .map_err(|e| format!("cannot write opencode.json: {e}"))?;
+            // Atomic writes create private files; the sandboxed agent runs as another user.
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&written, std::fs::Permissions::from_mode(0o644))
+                .map_err(|e| format!("cannot share opencode.json: {e}"))?;
             let model = ctx
                 .provider_override
                 .as_ref()

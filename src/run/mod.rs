@@ -19,6 +19,7 @@ pub mod opencode_events;
 pub mod rescore;
 pub mod runner;
 pub mod runners;
+pub mod sandbox_env;
 pub mod spawn;
 pub mod suite;
 

@@ -99,7 +99,7 @@ impl AgentRunner for OpencodeRunner {
                 env: self.env(),
                 workdir: Some(self.setup.workdir.clone()),
             };
-            let cmd = self.factory.command(&spec);
+            let cmd = self.factory.command(&spec).map_err(RunnerError::Start)?;
             let done = run_bounded(cmd, None, self.setup.turn_timeout)
                 .await
                 .map_err(|e| RunnerError::Start(e.to_string()))?;

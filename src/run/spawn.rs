@@ -19,7 +19,7 @@ pub trait CommandFactory: Send + Sync {
     /// A label for logs (`bubblewrap`, `local`).
     fn label(&self) -> String;
     /// Prepares the command. Implementations must not inherit the parent's environment.
-    fn command(&self, spec: &CommandSpec) -> tokio::process::Command;
+    fn command(&self, spec: &CommandSpec) -> Result<tokio::process::Command, String>;
 }
 
 /// Runs commands directly on the host with a cleared environment. Used by `backend: local`
@@ -31,7 +31,10 @@ impl CommandFactory for HostCommandFactory {
         "local (no isolation)".into()
     }
 
-    fn command(&self, spec: &CommandSpec) -> tokio::process::Command {
+    fn command(&self, spec: &CommandSpec) -> Result<tokio::process::Command, String> {
+        if spec.argv.is_empty() {
+            return Err("empty command".into());
+        }
         let mut cmd = tokio::process::Command::new(&spec.argv[0]);
         cmd.args(&spec.argv[1..]).env_clear();
         if let Some(path) = std::env::var_os("PATH") {
@@ -41,7 +44,7 @@ impl CommandFactory for HostCommandFactory {
         if let Some(dir) = &spec.workdir {
             cmd.current_dir(dir);
         }
-        cmd
+        Ok(cmd)
     }
 }
 

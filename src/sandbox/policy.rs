@@ -300,6 +300,9 @@ impl SandboxPolicy {
                 };
                 if let Some(dir) = parent {
                     let real = dir.canonicalize().unwrap_or(dir);
+                    // A package inside a node_modules tree resolves its dependencies from
+                    // that tree: make the whole topmost node_modules visible.
+                    let real = topmost_node_modules(&real).unwrap_or(real);
                     if !masked.iter().any(|m| m.starts_with(&real)) {
                         read_only.push(real);
                     }
@@ -337,6 +340,11 @@ impl SandboxPolicy {
 
 /// The job's folder is the user's checkout: hide it unless it is a system folder whose
 /// masking would break the sandbox itself.
+/// The outermost `node_modules` folder above `path`, if any.
+fn topmost_node_modules(path: &Path) -> Option<PathBuf> {
+    path.ancestors().filter(|a| a.file_name().is_some_and(|n| n == "node_modules")).last().map(Path::to_path_buf)
+}
+
 fn mask_candidates(dir: &Path) -> Vec<PathBuf> {
     const SYSTEM: &[&str] = &[
         "/", "/usr", "/bin", "/lib", "/lib64", "/etc", "/sbin", "/opt", "/proc", "/dev", "/sys",

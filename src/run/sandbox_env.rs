@@ -1,0 +1,129 @@
+//! Case environments inside a real sandbox session (bubblewrap): the agent CLI, its stdio MCP
+//! servers, setup steps and the workspace's own scripts all start through the session, so
+//! every process of the case runs under the job's policy.
+//!
+//! Inputs are bound read-only at their host paths, so paths in the emitted config stay valid.
+//! OpenShell sandboxes see none of the host's paths; staging inputs there is not built yet and
+//! is refused clearly rather than run with a broken config.
+
+use futures::future::BoxFuture;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::environment::{CaseEnvironment, EgressDenial, EnvironmentFactory};
+use super::spawn::{CommandFactory, CommandSpec};
+use crate::sandbox::{ExecOptions, Role, Sandbox, SandboxPolicy, Session, bwrap};
+use crate::spec::SandboxBackend;
+
+/// Opens one sandbox for the job and creates one agent session per case.
+pub struct SandboxEnvironmentFactory {
+    sandbox: Sandbox,
+    /// Host folder (visible read-only inside) holding one config folder per case.
+    config_root: PathBuf,
+}
+
+impl SandboxEnvironmentFactory {
+    /// Checks the backend (a failed probe is an error, never a fallback) and prepares the
+    /// config root. `extra_read_only` are host paths the agent host needs (its binary's folder).
+    pub async fn open(mut policy: SandboxPolicy, log_dir: PathBuf, config_root: PathBuf, extra_read_only: Vec<PathBuf>) -> Result<Self, String> {
+        if policy.backend == SandboxBackend::Openshell {
+            return Err("the run engine cannot stage the agent's inputs into an OpenShell sandbox yet; use `backend: bubblewrap` for `ghostlab test`".into());
+        }
+        std::fs::create_dir_all(&config_root).map_err(|e| format!("{}: {e}", config_root.display()))?;
+        // Readable by the unprivileged sandbox user.
+        set_world_readable(&config_root);
+        policy.read_only.push(config_root.clone());
+        policy.read_only.extend(extra_read_only);
+        policy.read_only.sort();
+        policy.read_only.dedup();
+        let sandbox = Sandbox::open(policy, log_dir).await.map_err(|e| e.to_string())?;
+        Ok(SandboxEnvironmentFactory { sandbox, config_root })
+    }
+}
+
+impl EnvironmentFactory for SandboxEnvironmentFactory {
+    fn create<'a>(&'a self, case_id: &'a str) -> BoxFuture<'a, Result<Box<dyn CaseEnvironment>, String>> {
+        Box::pin(async move {
+            let config = self.config_root.join(format!("{case_id}-{:08x}", rand::random::<u32>()));
+            std::fs::create_dir_all(&config).map_err(|e| format!("{}: {e}", config.display()))?;
+            set_world_readable(&config);
+            let session = self.sandbox.session(Role::Agent).await.map_err(|e| e.to_string())?;
+            Ok(Box::new(SandboxCaseEnvironment { session: Arc::new(session), config }) as Box<dyn CaseEnvironment>)
+        })
+    }
+}
+
+struct SandboxCaseEnvironment {
+    session: Arc<Session>,
+    config: PathBuf,
+}
+
+struct SessionCommands(Arc<Session>);
+
+impl CommandFactory for SessionCommands {
+    fn label(&self) -> String {
+        format!("{:?}", self.0.policy().backend).to_lowercase()
+    }
+
+    fn command(&self, spec: &CommandSpec) -> Result<tokio::process::Command, String> {
+        let opts = ExecOptions { workdir: spec.workdir.clone(), env: spec.env.iter().cloned().collect(), timeout: None };
+        self.0.command(&spec.argv, &opts).map_err(|e| e.to_string())
+    }
+}
+
+impl CaseEnvironment for SandboxCaseEnvironment {
+    fn backend(&self) -> String {
+        format!("{:?}", self.session.policy().backend).to_lowercase()
+    }
+    fn factory(&self) -> Arc<dyn CommandFactory> {
+        Arc::new(SessionCommands(self.session.clone()))
+    }
+    fn workdir(&self) -> String {
+        self.session.policy().workdir.clone()
+    }
+    fn home(&self) -> String {
+        bwrap::HOME_INSIDE.to_string()
+    }
+    fn config_dir_host(&self) -> PathBuf {
+        self.config.clone()
+    }
+    fn config_dir(&self) -> String {
+        self.config.to_string_lossy().into_owned()
+    }
+    fn map_path(&self, host: &Path) -> String {
+        host.to_string_lossy().into_owned()
+    }
+    fn final_workspace(&self) -> Option<PathBuf> {
+        Some(self.session.workspace_dir().to_path_buf())
+    }
+    fn denials(&self) -> Vec<EgressDenial> {
+        self.session
+            .denials()
+            .into_iter()
+            .map(|d| EgressDenial {
+                host: d.host,
+                port: d.port,
+                at: chrono::DateTime::parse_from_rfc3339(&d.time).map(|t| t.with_timezone(&chrono::Utc)).unwrap_or_else(|_| chrono::Utc::now()),
+            })
+            .collect()
+    }
+    fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
+        Box::pin(async move {
+            let config = self.config.clone();
+            match Arc::try_unwrap(self.session) {
+                Ok(session) => {
+                    if let Err(e) = session.delete().await {
+                        tracing::warn!("sandbox session delete failed: {e}");
+                    }
+                }
+                Err(_) => tracing::warn!("sandbox session still in use at close; it ends when its last user drops it"),
+            }
+            let _ = std::fs::remove_dir_all(config);
+        })
+    }
+}
+
+fn set_world_readable(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755));
+}
