@@ -102,6 +102,12 @@ impl ChildSetup {
             if unsafe { libc::fcntl(*fd, libc::F_SETFD, 0) } != 0 {
                 return Err(last());
             }
+            // The offset is shared with every spawn of the same prepared command: rewind so
+            // a second spawn hands bwrap the whole filter again.
+            // SAFETY: lseek on an fd we own.
+            if unsafe { libc::lseek(*fd, 0, libc::SEEK_SET) } < 0 {
+                return Err(last());
+            }
         }
         if let Some((uid, gid)) = self.drop_to {
             // SAFETY: plain credential syscalls; order is groups, gid, then uid.
