@@ -10,6 +10,7 @@ use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
 use super::bwrap::{self, CommandSpec, Layout};
+use super::cgroup::CgroupSet;
 use super::exec::{self, ExecOutput};
 use super::files::{chown_tree, copy_tree};
 use super::limits::{ChildSetup, sandbox_uid};
@@ -60,6 +61,8 @@ pub struct Session {
     openshell_bin: Option<PathBuf>,
     /// Host processes run as this uid:gid (bubblewrap as root drops to the sandbox user).
     owner: Option<(u32, u32)>,
+    /// Tree-wide limits, when cgroups are writable.
+    cgroups: Option<CgroupSet>,
     deleted: bool,
 }
 
@@ -99,6 +102,7 @@ impl Session {
             bridge_exe: cfg.bridge_exe,
             openshell_bin: cfg.openshell_bin,
             owner,
+            cgroups: None,
             deleted: false,
             policy,
         };
@@ -156,6 +160,11 @@ impl Session {
         .map_err(|e| SandboxError::Spawn(e.to_string()))??;
         match self.policy.backend {
             SandboxBackend::Bubblewrap => {
+                let (cg, notes) = CgroupSet::create(&format!("ghostlab-{}", self.id), &self.policy.limits);
+                for n in notes {
+                    self.log.note(&n);
+                }
+                self.cgroups = cg;
                 if let NetworkPolicy::OpenShellPolicy(_) = self.policy.network {
                     return Err(SandboxError::Policy(
                         "network: policy is an OpenShell policy file; bubblewrap supports disabled or allowlist".into(),
@@ -309,6 +318,9 @@ impl Session {
                 setup.inherit_fds.push(fd.as_raw_fd());
                 // The memfd must stay open until the command is spawned: the hook owns it.
                 setup.held.push(std::sync::Arc::new(fd));
+                if let Some(cg) = &self.cgroups {
+                    setup.cgroup_procs = cg.procs_files();
+                }
                 setup.install(&mut cmd);
                 cmd
             }
@@ -347,8 +359,17 @@ impl Session {
     ) -> Result<ExecOutput, SandboxError> {
         let cmd = self.command(argv, opts)?;
         let timeout = opts.timeout.unwrap_or(self.policy.limits.wall_timeout);
-        let out = exec::run(cmd, stdin, timeout).await?;
+        let before = self.cgroups.as_ref().map(|c| (c.pids_max_hits(), c.memory_hits()));
+        let mut out = exec::run(cmd, stdin, timeout).await?;
         let mut line = format!("exit {} for {}", out.status, shell_words::join(argv));
+        if let (Some(cg), Some((pids0, mem0))) = (&self.cgroups, before) {
+            if cg.pids_max_hits() > pids0 {
+                out.limit_hit = out.limit_hit.or(Some("processes (cgroup pids.max)"));
+            }
+            if cg.memory_hits() > mem0 {
+                out.limit_hit = out.limit_hit.or(Some("memory (cgroup)"));
+            }
+        }
         if let Some(limit) = out.limit_hit {
             line.push_str(&format!("; LIMIT HIT: {limit}"));
         }
@@ -408,6 +429,11 @@ impl Session {
         self.deleted = true;
         let killed = procs::kill_session(&self.layout.dir, &self.id);
         self.proxy.take();
+        if let Some(cg) = self.cgroups.take() {
+            tokio::task::spawn_blocking(move || cg.remove())
+                .await
+                .map_err(|e| SandboxError::Spawn(e.to_string()))?;
+        }
         let mut result = Ok(());
         if self.policy.backend == SandboxBackend::Openshell && !self.policy.keep {
             result = self.run_openshell(&openshell::delete_args(&self.id)).await.map(|_| ());
@@ -497,6 +523,9 @@ impl Drop for Session {
         // A session dropped without delete must still leave no process behind.
         if !self.deleted {
             procs::kill_session(&self.layout.dir, &self.id);
+            if let Some(cg) = self.cgroups.take() {
+                cg.remove();
+            }
         }
     }
 }
