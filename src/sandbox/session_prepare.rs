@@ -78,6 +78,20 @@ impl Session {
                             exe.display()
                         )));
                     }
+                    if let Some((u, g)) = self.owner
+                        && !readable_by(&exe, u, g)
+                    {
+                        // e.g. ~/.cargo/bin under /root: give the sandbox user its own copy.
+                        let copy = self.layout.dir.join("bridge-ghostlab");
+                        std::fs::copy(&exe, &copy)
+                            .and_then(|_| std::os::unix::fs::lchown(&copy, Some(u), Some(g)))
+                            .map_err(|e| SandboxError::Io(format!("copying the bridge {}", exe.display()), e))?;
+                        self.log.note(&format!(
+                            "bridge {} is not readable by uid {u}; using a copy in the session",
+                            exe.display()
+                        ));
+                        self.bridge_exe = Some(copy);
+                    }
                     let sock = self.layout.egress.join(bridge::SOCKET_NAME);
                     let proxy = EgressProxy::start(&sock, list.clone(), self.log.clone())
                         .map_err(|e| SandboxError::Io("starting the egress proxy".into(), e))?;
