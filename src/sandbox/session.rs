@@ -194,6 +194,9 @@ impl Session {
             ] {
                 env.insert(k.to_string(), url.clone());
             }
+            // Node's built-in fetch ignores the proxy variables unless told (newer Node only);
+            // anything that still ignores them simply cannot get out.
+            env.insert("NODE_USE_ENV_PROXY".to_string(), "1".to_string());
         }
         if local {
             env.insert(procs::SESSION_ENV.to_string(), self.id.clone());
