@@ -121,3 +121,31 @@ fn doctor_reports_each_backend() {
         }
     }
 }
+
+#[test]
+fn a_prepared_command_can_be_spawned_twice() {
+    if let Err(why) = bwrap_works() {
+        println!("SKIPPED: bubblewrap cannot start here: {why}");
+        return;
+    }
+    use ghostlab::sandbox::{ExecOptions, Role, Sandbox, SandboxPolicy};
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let logs = tempfile::tempdir().unwrap();
+        let policy = SandboxPolicy::minimal(ghostlab::spec::SandboxBackend::Bubblewrap);
+        let sb = Sandbox::open(policy, logs.path().to_path_buf()).await.unwrap();
+        let s = sb.session(Role::Agent).await.unwrap();
+        let mut cmd = s
+            .command(
+                &["sh".into(), "-c".into(), "grep Seccomp: /proc/self/status".into()],
+                &ExecOptions::default(),
+            )
+            .unwrap();
+        for _ in 0..2 {
+            let out = cmd.output().await.unwrap();
+            assert!(out.status.success(), "{out:?}");
+            assert!(String::from_utf8_lossy(&out.stdout).contains("Seccomp:\t2"), "{out:?}");
+        }
+        s.delete().await.unwrap();
+    });
+}

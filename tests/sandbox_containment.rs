@@ -146,6 +146,7 @@ const PROBE_NAMES: &[&str] = &[
     "allowlisted + explicit env vars arrive (control)",
     "fork bomb stays within the process limit",
     "disk fill stays within the file-size limit",
+    "memory hog stays within the memory limit",
     "CPU burn stopped by the CPU limit",
     "wall-clock timeout kills the whole tree",
     "processes left running are gone after delete",
@@ -178,7 +179,7 @@ fn setup() -> Fixture {
         checkout.join("job.yaml"),
         "version: 1\nagent:\n  id: probe\n  runtime:\n    instructions: [./AGENTS.md]\n  workspace: ./ws\n\
          sandbox:\n  backend: bubblewrap\n  network: disabled\n  env_allowlist: [GHOSTLAB_TEST_ALLOWED]\n\
-         \x20 processes: 40\n  file_size: 1MiB\n  memory: 1GiB\n  timeout: 20s\n  cpu: 1\n",
+         \x20 processes: 40\n  file_size: 1MiB\n  memory: 256MiB\n  timeout: 20s\n  cpu: 1\n",
     )
     .unwrap();
     let home_dir = tempfile::Builder::new()
@@ -487,7 +488,7 @@ async fn run_all(secret_env: &str) -> Vec<Row> {
     rows.push(row(
         PROBE_NAMES[25],
         "denied",
-        summary(&o),
+        short(&format!("{}; limit {:?}", summary(&o), o.limit_hit)),
         hit && !all.contains("started=200"),
     ));
     let o = run("head -c 8M /dev/zero > big".into()).await;
@@ -500,9 +501,16 @@ async fn run_all(secret_env: &str) -> Vec<Row> {
         format!("file {} bytes, limit {:?}", size, o.limit_hit),
         size <= 1 << 20 && o.limit_hit.is_some(),
     ));
-    let o = run("while :; do :; done".into()).await;
+    let o = run(r#"perl -e '$x = "a" x (400 * 1024 * 1024); print "allocated\n"'"#.into()).await;
     rows.push(row(
         PROBE_NAMES[27],
+        "denied",
+        short(&format!("{}; limit {:?}", summary(&o), o.limit_hit)),
+        !o.stdout_text().contains("allocated"),
+    ));
+    let o = run("while :; do :; done".into()).await;
+    rows.push(row(
+        PROBE_NAMES[28],
         "denied",
         format!("exit {}, limit {:?}", o.status, o.limit_hit),
         o.limit_hit == Some("cpu time (RLIMIT_CPU)"),
@@ -517,7 +525,7 @@ async fn run_all(secret_env: &str) -> Vec<Row> {
     std::thread::sleep(Duration::from_millis(200));
     let left = host_has_process_with_arg("2718");
     rows.push(row(
-        PROBE_NAMES[28],
+        PROBE_NAMES[29],
         "denied",
         format!(
             "timed_out {} after {:.1}s; leftovers: {left}",
@@ -545,7 +553,7 @@ async fn run_all(secret_env: &str) -> Vec<Row> {
     tokio::time::sleep(Duration::from_millis(200)).await;
     let after = host_has_process_with_arg("1618");
     rows.push(row(
-        PROBE_NAMES[29],
+        PROBE_NAMES[30],
         "denied",
         format!(
             "running before delete: {before}; after: {after}; dir removed: {}",
@@ -575,7 +583,7 @@ async fn run_all(secret_env: &str) -> Vec<Row> {
     .await;
     let text = o.stdout_text();
     rows.push(row(
-        PROBE_NAMES[30],
+        PROBE_NAMES[31],
         "denied",
         summary(&o),
         !text.contains("DENIED-BODY") && text.contains("http=403"),
@@ -583,7 +591,7 @@ async fn run_all(secret_env: &str) -> Vec<Row> {
     let o = run2(format!("curl -sS -p --max-time 5 http://127.0.0.1:{denied_port}/")).await;
     let all = format!("{}{}", o.stdout_text(), o.stderr_text());
     rows.push(row(
-        PROBE_NAMES[31],
+        PROBE_NAMES[32],
         "denied",
         summary(&o),
         !all.contains("DENIED-BODY") && o.status != 0,
@@ -593,14 +601,14 @@ async fn run_all(secret_env: &str) -> Vec<Row> {
     ))
     .await;
     rows.push(row(
-        PROBE_NAMES[32],
+        PROBE_NAMES[33],
         "denied",
         summary(&o),
         !o.stdout_text().contains("ALLOWED-BODY"),
     ));
     let o = run2(format!("curl -sS --max-time 5 http://127.0.0.1:{allowed_port}/")).await;
     let ok = o.stdout_text().contains("ALLOWED-BODY");
-    rows.push(row(PROBE_NAMES[33], "allowed", summary(&o), !ok));
+    rows.push(row(PROBE_NAMES[34], "allowed", summary(&o), !ok));
     let denials = s2.denials();
     s2.flush_log().unwrap();
     let log2 = std::fs::read_to_string(s2.log_path()).unwrap_or_default();
@@ -608,7 +616,7 @@ async fn run_all(secret_env: &str) -> Vec<Row> {
         && log2.contains(&format!("egress DENIED CONNECT 127.0.0.1:{denied_port}"))
         && !denials.iter().any(|d| d.port == allowed_port);
     rows.push(row(
-        PROBE_NAMES[34],
+        PROBE_NAMES[35],
         "denied",
         format!("{} denials recorded, log lines present: {recorded}", denials.len()),
         recorded,

@@ -8,8 +8,9 @@
 //! on unchanged), which is what `--clearenv` plus `--setenv` would do without exposing values
 //! in `ps`.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
+use super::SandboxError;
 use super::bridge;
 use super::policy::SandboxPolicy;
 
@@ -221,6 +222,27 @@ fn ssh_host_keys() -> Vec<String> {
     keys
 }
 
+/// Maps a path inside the sandbox to its host location in one of the session's writable
+/// folders; anything else (or `..`) is refused.
+pub fn map_inside(writable: &[(PathBuf, String)], inside: &str) -> Result<PathBuf, SandboxError> {
+    let p = Path::new(inside);
+    if !p.is_absolute() || p.components().any(|c| matches!(c, Component::ParentDir)) {
+        return Err(SandboxError::Policy(format!(
+            "`{inside}` must be an absolute path without `..`"
+        )));
+    }
+    for (host, root) in writable {
+        if let Ok(rest) = p.strip_prefix(root) {
+            return Ok(host.join(rest));
+        }
+    }
+    let roots: Vec<&str> = writable.iter().map(|(_, r)| r.as_str()).collect();
+    Err(SandboxError::Policy(format!(
+        "`{inside}` is outside the session's writable folders ({})",
+        roots.join(", ")
+    )))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -267,5 +289,22 @@ mod tests {
         assert!(ro > tmp);
         assert!(!joined.contains("/usr/share/not-masked"), "visible paths need no bind");
         assert_eq!(a.last().map(String::as_str), Some("true"));
+    }
+
+    #[test]
+    fn inside_paths_map_only_into_writable_folders() {
+        let l = Layout::new(Path::new("/s"));
+        let w = l.writable("/sandbox/workspace");
+        assert_eq!(
+            map_inside(&w, "/sandbox/workspace/a/b").unwrap(),
+            PathBuf::from("/s/workspace/a/b")
+        );
+        assert_eq!(
+            map_inside(&w, "/sandbox/home/.config").unwrap(),
+            PathBuf::from("/s/home/.config")
+        );
+        assert!(map_inside(&w, "/etc/passwd").is_err());
+        assert!(map_inside(&w, "/sandbox/workspace/../../etc").is_err());
+        assert!(map_inside(&w, "relative").is_err());
     }
 }

@@ -139,3 +139,44 @@ pub async fn probe_openshell() -> Probe {
         Err(e) => Probe::fail(name, format!("cannot run {}: {e}", bin.display()), None),
     }
 }
+
+/// Whether per-session cgroups (tree-wide process and memory caps) can be used here.
+pub fn probe_cgroups() -> String {
+    let limits = super::policy::Limits {
+        memory_bytes: Some(64 << 20),
+        ..super::policy::Limits::default()
+    };
+    let name = format!("ghostlab-doctor-{:08x}", rand::random::<u32>());
+    let (set, notes) = super::cgroup::CgroupSet::create(&name, &limits);
+    let tree_wide = set.is_some();
+    if let Some(s) = set {
+        s.remove();
+    }
+    let head = if tree_wide {
+        "tree-wide limits: cgroups writable"
+    } else {
+        "tree-wide limits: unavailable, per-process rlimits only"
+    };
+    let detail: Vec<String> = notes
+        .iter()
+        .filter(|n| n.contains("no ") || n.contains("not root"))
+        .cloned()
+        .collect();
+    if detail.is_empty() {
+        head.to_string()
+    } else {
+        format!("{head} ({})", detail.join("; "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uid_map_denial_points_at_the_apparmor_fix() {
+        let fix = userns_fix("bwrap: setting up uid map: Permission denied").unwrap();
+        assert!(fix.contains("kernel.apparmor_restrict_unprivileged_userns=0"), "{fix}");
+        assert!(fix.contains("AppArmor profile"), "{fix}");
+    }
+}

@@ -12,6 +12,7 @@
 //!   uid [`SANDBOX_UID`], and the limit is set to the processes that uid already has plus the
 //!   policy's budget. As a normal user the same arithmetic applies to that user's processes.
 //! - Total disk use and tmpfs sizes beyond the per-file limit are not bounded.
+//! - Tree-wide process and memory caps come from cgroups (`super::cgroup`) when root.
 
 use std::os::fd::RawFd;
 use std::os::unix::fs::MetadataExt;
@@ -34,6 +35,8 @@ pub struct ChildSetup {
     pub inherit_fds: Vec<RawFd>,
     /// Switch to this (uid, gid) with no supplementary groups.
     pub drop_to: Option<(u32, u32)>,
+    /// `cgroup.procs` files the launcher joins (writing `0`) while still root.
+    pub cgroup_procs: Vec<std::ffi::CString>,
     /// Descriptors kept open until the command is spawned (they live as long as the hook).
     pub held: Vec<std::sync::Arc<std::os::fd::OwnedFd>>,
 }
@@ -83,6 +86,7 @@ impl ChildSetup {
             inherit_fds: Vec::new(),
             drop_to: (drop_privileges && is_root).then_some((uid, gid)),
             held: Vec::new(),
+            cgroup_procs: Vec::new(),
         }
     }
 
@@ -101,6 +105,26 @@ impl ChildSetup {
             // SAFETY: fcntl on an fd number we own; failure is reported.
             if unsafe { libc::fcntl(*fd, libc::F_SETFD, 0) } != 0 {
                 return Err(last());
+            }
+            // The offset is shared with every spawn of the same prepared command: rewind so
+            // a second spawn hands bwrap the whole filter again.
+            // SAFETY: lseek on an fd we own.
+            if unsafe { libc::lseek(*fd, 0, libc::SEEK_SET) } < 0 {
+                return Err(last());
+            }
+        }
+        for file in &self.cgroup_procs {
+            // SAFETY: open/write/close on a NUL-terminated path prepared before fork.
+            unsafe {
+                let fd = libc::open(file.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+                if fd < 0 {
+                    return Err(last());
+                }
+                let n = libc::write(fd, b"0".as_ptr().cast(), 1);
+                libc::close(fd);
+                if n != 1 {
+                    return Err(last());
+                }
             }
         }
         if let Some((uid, gid)) = self.drop_to {

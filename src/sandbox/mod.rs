@@ -7,6 +7,7 @@
 
 pub mod bridge;
 pub mod bwrap;
+pub mod cgroup;
 pub mod doctor;
 pub mod exec;
 pub mod files;

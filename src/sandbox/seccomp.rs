@@ -69,7 +69,9 @@ pub fn compile(sockets: SocketRule) -> Result<BpfProgram, SandboxError> {
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     for (_, nr) in BLOCKED_SYSCALLS {
         // An empty rule list matches the syscall unconditionally.
-        rules.insert(*nr, Vec::new());
+        for n in with_x32(*nr) {
+            rules.insert(n, Vec::new());
+        }
     }
     let mut allowed = vec![libc::AF_UNIX as u64];
     if sockets == SocketRule::UnixAndLoopbackInet {
@@ -83,8 +85,11 @@ pub fn compile(sockets: SocketRule) -> Result<BpfProgram, SandboxError> {
         .collect::<Result<Vec<_>, _>>()
         .map_err(err)?;
     let rule = SeccompRule::new(conditions).map_err(err)?;
-    rules.insert(libc::SYS_socket, vec![rule.clone()]);
-    rules.insert(libc::SYS_socketpair, vec![rule]);
+    for nr in [libc::SYS_socket, libc::SYS_socketpair] {
+        for n in with_x32(nr) {
+            rules.insert(n, vec![rule.clone()]);
+        }
+    }
     let arch = std::env::consts::ARCH.try_into().map_err(err)?;
     let filter = SeccompFilter::new(
         rules,
@@ -94,6 +99,25 @@ pub fn compile(sockets: SocketRule) -> Result<BpfProgram, SandboxError> {
     )
     .map_err(err)?;
     BpfProgram::try_from(filter).map_err(err)
+}
+
+/// The syscall number plus, on x86_64, its x32-ABI aliases: the x32 ABI shares the x86_64
+/// audit arch, so without these a kernel built with CONFIG_X86_X32_ABI would let
+/// `nr | 0x40000000` through. (i386 syscalls are killed by the filter's arch check.)
+fn with_x32(nr: libc::c_long) -> Vec<i64> {
+    let mut out = vec![nr];
+    if cfg!(target_arch = "x86_64") {
+        const X32: i64 = 0x4000_0000;
+        out.push(nr | X32);
+        // Syscalls whose x32 entry has its own number in the 512+ range.
+        match nr {
+            libc::SYS_ptrace => out.push(X32 | 521),
+            libc::SYS_process_vm_readv => out.push(X32 | 539),
+            libc::SYS_process_vm_writev => out.push(X32 | 540),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// The program as the raw `struct sock_filter` array bwrap reads from its fd.

@@ -6,10 +6,11 @@
 //! an argv or into its log.
 
 use indexmap::IndexMap;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::bwrap::{self, CommandSpec, Layout};
+use super::bwrap::{self, CommandSpec, Layout, map_inside};
+use super::cgroup::CgroupSet;
 use super::exec::{self, ExecOutput};
 use super::files::{chown_tree, copy_tree};
 use super::limits::{ChildSetup, sandbox_uid};
@@ -20,6 +21,11 @@ use super::procs;
 use super::proxy::{Denial, EgressProxy};
 use super::seccomp::{self, SocketRule};
 use super::{SandboxError, bridge};
+
+#[path = "session_openshell.rs"]
+mod openshell_ops;
+#[path = "session_prepare.rs"]
+mod prepare;
 use crate::spec::SandboxBackend;
 
 /// PATH inside the sandbox unless the allowlist copies the host's.
@@ -60,6 +66,8 @@ pub struct Session {
     openshell_bin: Option<PathBuf>,
     /// Host processes run as this uid:gid (bubblewrap as root drops to the sandbox user).
     owner: Option<(u32, u32)>,
+    /// Tree-wide limits, when cgroups are writable.
+    cgroups: Option<CgroupSet>,
     deleted: bool,
 }
 
@@ -99,6 +107,7 @@ impl Session {
             bridge_exe: cfg.bridge_exe,
             openshell_bin: cfg.openshell_bin,
             owner,
+            cgroups: None,
             deleted: false,
             policy,
         };
@@ -109,87 +118,6 @@ impl Session {
             return Err(e);
         }
         Ok(session)
-    }
-
-    async fn prepare(&mut self) -> Result<(), SandboxError> {
-        let l = self.layout.clone();
-        let ws = self.policy.workspace.clone();
-        let owner = self.owner;
-        let uploads = self.policy.uploads.clone();
-        let writable = l.writable(&self.policy.workdir);
-        let inputs = self.policy.read_only.clone();
-        tokio::task::spawn_blocking(move || -> Result<(), SandboxError> {
-            if let Some((u, g)) = owner {
-                // Fail closed: an input the sandbox user cannot read would silently go missing.
-                for p in inputs.iter().filter(|p| p.exists()) {
-                    let real = p.canonicalize().unwrap_or_else(|_| p.clone());
-                    if !super::files::readable_by(&real, u, g) {
-                        return Err(SandboxError::Policy(format!(
-                            "input {} is not readable by the sandbox user (uid {u}); sandboxed processes run \
-                             unprivileged when ghostlab runs as root, so keep the job outside /root or make \
-                             its inputs world-readable",
-                            real.display()
-                        )));
-                    }
-                }
-            }
-            let io = |what: &str| {
-                let what = what.to_string();
-                move |e| SandboxError::Io(what, e)
-            };
-            for d in [&l.workspace, &l.home, &l.tmp, &l.uploads, &l.egress] {
-                std::fs::create_dir_all(d).map_err(io("creating session folders"))?;
-            }
-            if let Some(ws) = &ws {
-                copy_tree(ws, &l.workspace).map_err(io(&format!("copying the workspace {}", ws.display())))?;
-            }
-            for (src, dest) in &uploads {
-                let host = map_inside(&writable, dest)?;
-                copy_tree(src, &host).map_err(io(&format!("staging upload {}", src.display())))?;
-            }
-            if let Some((u, g)) = owner {
-                chown_tree(&l.dir, u, g).map_err(io("handing the session folder to the sandbox user"))?;
-            }
-            Ok(())
-        })
-        .await
-        .map_err(|e| SandboxError::Spawn(e.to_string()))??;
-        match self.policy.backend {
-            SandboxBackend::Bubblewrap => {
-                if let NetworkPolicy::OpenShellPolicy(_) = self.policy.network {
-                    return Err(SandboxError::Policy(
-                        "network: policy is an OpenShell policy file; bubblewrap supports disabled or allowlist".into(),
-                    ));
-                }
-                if let NetworkPolicy::Allowlist(list) = &self.policy.network {
-                    let exe = self.bridge_exe.clone().ok_or_else(|| {
-                        SandboxError::Policy("network: allowlist needs the ghostlab executable for the bridge".into())
-                    })?;
-                    if !exe.is_file() {
-                        return Err(SandboxError::Policy(format!(
-                            "bridge executable {} not found",
-                            exe.display()
-                        )));
-                    }
-                    let sock = self.layout.egress.join(bridge::SOCKET_NAME);
-                    let proxy = EgressProxy::start(&sock, list.clone(), self.log.clone())
-                        .map_err(|e| SandboxError::Io("starting the egress proxy".into(), e))?;
-                    self.log.note(&format!(
-                        "egress proxy listening on {}; allowed: {}",
-                        sock.display(),
-                        list.iter().map(|h| h.to_string()).collect::<Vec<_>>().join(", ")
-                    ));
-                    self.proxy = Some(proxy);
-                }
-            }
-            SandboxBackend::Local => {
-                tracing::warn!("sandbox backend `local`: commands run on the host WITHOUT isolation");
-                self.log
-                    .note("WARNING backend local: no isolation; the workspace is still a copy");
-            }
-            SandboxBackend::Openshell => self.openshell_create().await?,
-        }
-        Ok(())
     }
 
     /// The session id (also the OpenShell sandbox name).
@@ -266,6 +194,9 @@ impl Session {
             ] {
                 env.insert(k.to_string(), url.clone());
             }
+            // Node's built-in fetch ignores the proxy variables unless told (newer Node only);
+            // anything that still ignores them simply cannot get out.
+            env.insert("NODE_USE_ENV_PROXY".to_string(), "1".to_string());
         }
         if local {
             env.insert(procs::SESSION_ENV.to_string(), self.id.clone());
@@ -309,6 +240,9 @@ impl Session {
                 setup.inherit_fds.push(fd.as_raw_fd());
                 // The memfd must stay open until the command is spawned: the hook owns it.
                 setup.held.push(std::sync::Arc::new(fd));
+                if let Some(cg) = &self.cgroups {
+                    setup.cgroup_procs = cg.procs_files();
+                }
                 setup.install(&mut cmd);
                 cmd
             }
@@ -347,8 +281,17 @@ impl Session {
     ) -> Result<ExecOutput, SandboxError> {
         let cmd = self.command(argv, opts)?;
         let timeout = opts.timeout.unwrap_or(self.policy.limits.wall_timeout);
-        let out = exec::run(cmd, stdin, timeout).await?;
+        let before = self.cgroups.as_ref().map(|c| (c.pids_max_hits(), c.memory_hits()));
+        let mut out = exec::run(cmd, stdin, timeout).await?;
         let mut line = format!("exit {} for {}", out.status, shell_words::join(argv));
+        if let (Some(cg), Some((pids0, mem0))) = (&self.cgroups, before) {
+            if cg.pids_max_hits() > pids0 {
+                out.limit_hit = out.limit_hit.or(Some("processes (cgroup pids.max)"));
+            }
+            if cg.memory_hits() > mem0 {
+                out.limit_hit = out.limit_hit.or(Some("memory (cgroup)"));
+            }
+        }
         if let Some(limit) = out.limit_hit {
             line.push_str(&format!("; LIMIT HIT: {limit}"));
         }
@@ -408,6 +351,11 @@ impl Session {
         self.deleted = true;
         let killed = procs::kill_session(&self.layout.dir, &self.id);
         self.proxy.take();
+        if let Some(cg) = self.cgroups.take() {
+            tokio::task::spawn_blocking(move || cg.remove())
+                .await
+                .map_err(|e| SandboxError::Spawn(e.to_string()))?;
+        }
         let mut result = Ok(());
         if self.policy.backend == SandboxBackend::Openshell && !self.policy.keep {
             result = self.run_openshell(&openshell::delete_args(&self.id)).await.map(|_| ());
@@ -438,58 +386,6 @@ impl Session {
             .flush()
             .map_err(|e| SandboxError::Io(format!("writing {}", self.log.path().display()), e))
     }
-
-    fn openshell(&self) -> Result<&Path, SandboxError> {
-        self.openshell_bin
-            .as_deref()
-            .ok_or_else(|| SandboxError::Unavailable("openshell: the `openshell` CLI was not found".into()))
-    }
-
-    async fn run_openshell(&self, args: &[String]) -> Result<ExecOutput, SandboxError> {
-        let mut cmd = tokio::process::Command::new(self.openshell()?);
-        cmd.args(args);
-        self.log.note(&format!("openshell {}", shell_words::join(args)));
-        let out = exec::run(cmd, None, Duration::from_secs(300)).await?;
-        if out.status != 0 {
-            return Err(SandboxError::Backend(format!(
-                "openshell {} failed ({}): {}",
-                args.first().map(String::as_str).unwrap_or(""),
-                out.status,
-                out.stderr_text().trim()
-            )));
-        }
-        Ok(out)
-    }
-
-    async fn openshell_create(&mut self) -> Result<(), SandboxError> {
-        let policy_file = self.layout.dir.join("policy.yaml");
-        let text = match &self.policy.network {
-            NetworkPolicy::OpenShellPolicy(f) => {
-                std::fs::read_to_string(f).map_err(|e| SandboxError::Io(format!("reading {}", f.display()), e))?
-            }
-            _ => openshell::render_policy(&self.policy)?,
-        };
-        crate::util::write_atomic(&policy_file, text.as_bytes())
-            .map_err(|e| SandboxError::Io("writing policy.yaml".into(), e))?;
-        let ws = self.policy.workspace.as_ref().map(|_| self.layout.workspace.clone());
-        let args = openshell::create_args(&self.id, &self.policy, &policy_file, ws.as_deref());
-        self.run_openshell(&args).await?;
-        // Values travel in a 0600 file, never on the argv; the host copy is removed at once.
-        let env = self.child_env(&ExecOptions::default());
-        let env_text = openshell::env_file(&env)?;
-        let env_host = self.layout.dir.join("env");
-        write_private(&env_host, env_text.as_bytes())?;
-        let up = self
-            .run_openshell(&openshell::upload_args(&self.id, &env_host, openshell::ENV_FILE_INSIDE))
-            .await;
-        let _ = std::fs::remove_file(&env_host);
-        up?;
-        for (src, dest) in self.policy.uploads.clone() {
-            self.run_openshell(&openshell::upload_args(&self.id, &src, &dest))
-                .await?;
-        }
-        Ok(())
-    }
 }
 
 impl Drop for Session {
@@ -497,21 +393,11 @@ impl Drop for Session {
         // A session dropped without delete must still leave no process behind.
         if !self.deleted {
             procs::kill_session(&self.layout.dir, &self.id);
+            if let Some(cg) = self.cgroups.take() {
+                cg.remove();
+            }
         }
     }
-}
-
-fn write_private(path: &Path, bytes: &[u8]) -> Result<(), SandboxError> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-        .map_err(|e| SandboxError::Io("writing the env file".into(), e))?;
-    f.write_all(bytes)
-        .map_err(|e| SandboxError::Io("writing the env file".into(), e))
 }
 
 fn describe_network(n: &NetworkPolicy) -> String {
@@ -524,48 +410,5 @@ fn describe_network(n: &NetworkPolicy) -> String {
             )
         }
         NetworkPolicy::OpenShellPolicy(p) => format!("openshell policy {}", p.display()),
-    }
-}
-
-/// Maps a path inside the sandbox to its host location in one of the session's writable
-/// folders; anything else (or `..`) is refused.
-pub fn map_inside(writable: &[(PathBuf, String)], inside: &str) -> Result<PathBuf, SandboxError> {
-    let p = Path::new(inside);
-    if !p.is_absolute() || p.components().any(|c| matches!(c, Component::ParentDir)) {
-        return Err(SandboxError::Policy(format!(
-            "`{inside}` must be an absolute path without `..`"
-        )));
-    }
-    for (host, root) in writable {
-        if let Ok(rest) = p.strip_prefix(root) {
-            return Ok(host.join(rest));
-        }
-    }
-    let roots: Vec<&str> = writable.iter().map(|(_, r)| r.as_str()).collect();
-    Err(SandboxError::Policy(format!(
-        "`{inside}` is outside the session's writable folders ({})",
-        roots.join(", ")
-    )))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn inside_paths_map_only_into_writable_folders() {
-        let l = Layout::new(Path::new("/s"));
-        let w = l.writable("/sandbox/workspace");
-        assert_eq!(
-            map_inside(&w, "/sandbox/workspace/a/b").unwrap(),
-            PathBuf::from("/s/workspace/a/b")
-        );
-        assert_eq!(
-            map_inside(&w, "/sandbox/home/.config").unwrap(),
-            PathBuf::from("/s/home/.config")
-        );
-        assert!(map_inside(&w, "/etc/passwd").is_err());
-        assert!(map_inside(&w, "/sandbox/workspace/../../etc").is_err());
-        assert!(map_inside(&w, "relative").is_err());
     }
 }

@@ -1,0 +1,139 @@
+//! Tree-wide limits through cgroups when Ghostlab runs as root: one cgroup per session for
+//! processes (`pids.max`) and memory (`memory.limit_in_bytes` / `memory.max`), joined by the
+//! launcher before it drops privileges, removed on delete.
+//!
+//! Where cgroups are not writable (non-root, read-only cgroupfs) the session says so in its
+//! log and only the per-process rlimits apply; this never widens what a sandbox may do.
+
+use std::ffi::CString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::policy::Limits;
+
+const ROOT: &str = "/sys/fs/cgroup";
+
+/// The cgroups of one session.
+#[derive(Debug)]
+pub struct CgroupSet {
+    pids: Option<PathBuf>,
+    memory: Option<PathBuf>,
+    v2: bool,
+}
+
+impl CgroupSet {
+    /// Creates the session's cgroups for `limits`; returns them (if any) and log notes.
+    pub fn create(name: &str, limits: &Limits) -> (Option<CgroupSet>, Vec<String>) {
+        let mut notes = Vec::new();
+        // SAFETY: trivial getter.
+        if unsafe { libc::geteuid() } != 0 {
+            notes.push("cgroups: not root; process and memory limits are per-process rlimits only".into());
+            return (None, notes);
+        }
+        let v2 = Path::new(ROOT).join("cgroup.controllers").is_file();
+        let dir_for = |controller: &str| {
+            if v2 {
+                Path::new(ROOT).join(name)
+            } else {
+                Path::new(ROOT).join(controller).join(name)
+            }
+        };
+        let mut set = CgroupSet {
+            pids: None,
+            memory: None,
+            v2,
+        };
+        if let Some(p) = limits.processes {
+            let dir = dir_for("pids");
+            match make(&dir, "pids.max", &(u64::from(p) + 3).to_string()) {
+                Ok(()) => {
+                    notes.push(format!(
+                        "cgroups: {} pids.max={} (whole tree)",
+                        dir.display(),
+                        u64::from(p) + 3
+                    ));
+                    set.pids = Some(dir);
+                }
+                Err(e) => notes.push(format!("cgroups: no pids cgroup ({e}); RLIMIT_NPROC only")),
+            }
+        }
+        if let Some(m) = limits.memory_bytes {
+            let dir = dir_for("memory");
+            let file = if v2 { "memory.max" } else { "memory.limit_in_bytes" };
+            match make(&dir, file, &m.to_string()) {
+                Ok(()) => {
+                    notes.push(format!("cgroups: {} {file}={m} (whole tree)", dir.display()));
+                    set.memory = Some(dir);
+                }
+                Err(e) => notes.push(format!("cgroups: no memory cgroup ({e}); RLIMIT_DATA only")),
+            }
+        }
+        if set.pids.is_none() && set.memory.is_none() {
+            set.remove();
+            return (None, notes);
+        }
+        (Some(set), notes)
+    }
+
+    /// The `cgroup.procs` files the launcher writes `0` to (joining itself) before exec.
+    pub fn procs_files(&self) -> Vec<CString> {
+        let mut dirs: Vec<&PathBuf> = self.pids.iter().chain(self.memory.iter()).collect();
+        dirs.dedup();
+        dirs.iter()
+            .filter_map(|d| CString::new(d.join("cgroup.procs").as_os_str().as_encoded_bytes()).ok())
+            .collect()
+    }
+
+    /// How often the tree hit the process limit so far.
+    pub fn pids_max_hits(&self) -> u64 {
+        let Some(d) = &self.pids else { return 0 };
+        read_counter(&d.join("pids.events"), "max")
+    }
+
+    /// How often the tree hit the memory limit so far.
+    pub fn memory_hits(&self) -> u64 {
+        let Some(d) = &self.memory else { return 0 };
+        if self.v2 {
+            read_counter(&d.join("memory.events"), "max")
+        } else {
+            std::fs::read_to_string(d.join("memory.failcnt"))
+                .ok()
+                .and_then(|s| s.trim().parse().ok())
+                .unwrap_or(0)
+        }
+    }
+
+    /// Removes the cgroups, waiting briefly for killed processes to leave them.
+    pub fn remove(&self) {
+        let mut dirs: Vec<&PathBuf> = self.pids.iter().chain(self.memory.iter()).collect();
+        dirs.dedup();
+        for d in dirs {
+            for _ in 0..40 {
+                if std::fs::remove_dir(d).is_ok() || !d.exists() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    }
+}
+
+fn make(dir: &Path, file: &str, value: &str) -> std::io::Result<()> {
+    std::fs::create_dir(dir)?;
+    // cgroupfs files are kernel interfaces, not data files: a plain write is the only way.
+    if let Err(e) = std::fs::write(dir.join(file), value) {
+        let _ = std::fs::remove_dir(dir);
+        return Err(e);
+    }
+    Ok(())
+}
+
+fn read_counter(file: &Path, key: &str) -> u64 {
+    std::fs::read_to_string(file)
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix(key).and_then(|r| r.trim().parse().ok()))
+        })
+        .unwrap_or(0)
+}

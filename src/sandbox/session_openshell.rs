@@ -1,0 +1,80 @@
+//! The OpenShell side of a session: creating the remote sandbox (policy file, workspace
+//! upload, env file) and running the `openshell` CLI with a bound.
+//!
+//! Environment values reach OpenShell only through a 0600 env file that is uploaded and then
+//! deleted on the host; never through an argv.
+
+use std::path::Path;
+use std::time::Duration;
+
+use super::super::exec::{self, ExecOutput};
+use super::super::openshell;
+use super::super::policy::NetworkPolicy;
+use super::{ExecOptions, SandboxError, Session};
+
+impl Session {
+    pub(super) fn openshell(&self) -> Result<&Path, SandboxError> {
+        self.openshell_bin
+            .as_deref()
+            .ok_or_else(|| SandboxError::Unavailable("openshell: the `openshell` CLI was not found".into()))
+    }
+
+    pub(super) async fn run_openshell(&self, args: &[String]) -> Result<ExecOutput, SandboxError> {
+        let mut cmd = tokio::process::Command::new(self.openshell()?);
+        cmd.args(args);
+        self.log.note(&format!("openshell {}", shell_words::join(args)));
+        let out = exec::run(cmd, None, Duration::from_secs(300)).await?;
+        if out.status != 0 {
+            return Err(SandboxError::Backend(format!(
+                "openshell {} failed ({}): {}",
+                args.first().map(String::as_str).unwrap_or(""),
+                out.status,
+                out.stderr_text().trim()
+            )));
+        }
+        Ok(out)
+    }
+
+    pub(super) async fn openshell_create(&mut self) -> Result<(), SandboxError> {
+        let policy_file = self.layout.dir.join("policy.yaml");
+        let text = match &self.policy.network {
+            NetworkPolicy::OpenShellPolicy(f) => {
+                std::fs::read_to_string(f).map_err(|e| SandboxError::Io(format!("reading {}", f.display()), e))?
+            }
+            _ => openshell::render_policy(&self.policy)?,
+        };
+        crate::util::write_atomic(&policy_file, text.as_bytes())
+            .map_err(|e| SandboxError::Io("writing policy.yaml".into(), e))?;
+        let ws = self.policy.workspace.as_ref().map(|_| self.layout.workspace.clone());
+        let args = openshell::create_args(&self.id, &self.policy, &policy_file, ws.as_deref());
+        self.run_openshell(&args).await?;
+        // Values travel in a 0600 file, never on the argv; the host copy is removed at once.
+        let env = self.child_env(&ExecOptions::default());
+        let env_text = openshell::env_file(&env)?;
+        let env_host = self.layout.dir.join("env");
+        write_private(&env_host, env_text.as_bytes())?;
+        let up = self
+            .run_openshell(&openshell::upload_args(&self.id, &env_host, openshell::ENV_FILE_INSIDE))
+            .await;
+        let _ = std::fs::remove_file(&env_host);
+        up?;
+        for (src, dest) in self.policy.uploads.clone() {
+            self.run_openshell(&openshell::upload_args(&self.id, &src, &dest))
+                .await?;
+        }
+        Ok(())
+    }
+}
+
+fn write_private(path: &Path, bytes: &[u8]) -> Result<(), SandboxError> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|e| SandboxError::Io("writing the env file".into(), e))?;
+    f.write_all(bytes)
+        .map_err(|e| SandboxError::Io("writing the env file".into(), e))
+}
