@@ -21,10 +21,21 @@ pub fn contract_facts(state_dir: &Path) -> Result<GateFacts, String> {
         Err(e) => return Err(format!("{}: {e}", path.display())),
     };
     let contract: Contract = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    let is_error = |f: &&crate::mcp::contract::finding::Finding| f.severity == crate::mcp::contract::rules::Severity::Error;
+    let is_error =
+        |f: &&crate::mcp::contract::finding::Finding| f.severity == crate::mcp::contract::rules::Severity::Error;
     Ok(GateFacts {
-        high_security_findings: contract.findings.iter().filter(|f| SECURITY_CODES.contains(&f.code.as_str())).filter(is_error).count(),
-        tool_schema_errors: contract.findings.iter().filter(|f| SCHEMA_CODES.contains(&f.code.as_str())).filter(is_error).count(),
+        high_security_findings: contract
+            .findings
+            .iter()
+            .filter(|f| SECURITY_CODES.contains(&f.code.as_str()))
+            .filter(is_error)
+            .count(),
+        tool_schema_errors: contract
+            .findings
+            .iter()
+            .filter(|f| SCHEMA_CODES.contains(&f.code.as_str()))
+            .filter(is_error)
+            .count(),
         denied_egress: 0,
     })
 }

@@ -25,7 +25,12 @@ pub struct SandboxEnvironmentFactory {
 impl SandboxEnvironmentFactory {
     /// Checks the backend (a failed probe is an error, never a fallback) and prepares the
     /// config root. `extra_read_only` are host paths the agent host needs (its binary's folder).
-    pub async fn open(mut policy: SandboxPolicy, log_dir: PathBuf, config_root: PathBuf, extra_read_only: Vec<PathBuf>) -> Result<Self, String> {
+    pub async fn open(
+        mut policy: SandboxPolicy,
+        log_dir: PathBuf,
+        config_root: PathBuf,
+        extra_read_only: Vec<PathBuf>,
+    ) -> Result<Self, String> {
         if policy.backend == SandboxBackend::Openshell {
             return Err("the run engine cannot stage the agent's inputs into an OpenShell sandbox yet; use `backend: bubblewrap` for `ghostlab test`".into());
         }
@@ -44,11 +49,16 @@ impl SandboxEnvironmentFactory {
 impl EnvironmentFactory for SandboxEnvironmentFactory {
     fn create<'a>(&'a self, case_id: &'a str) -> BoxFuture<'a, Result<Box<dyn CaseEnvironment>, String>> {
         Box::pin(async move {
-            let config = self.config_root.join(format!("{case_id}-{:08x}", rand::random::<u32>()));
+            let config = self
+                .config_root
+                .join(format!("{case_id}-{:08x}", rand::random::<u32>()));
             std::fs::create_dir_all(&config).map_err(|e| format!("{}: {e}", config.display()))?;
             set_world_readable(&config);
             let session = self.sandbox.session(Role::Agent).await.map_err(|e| e.to_string())?;
-            Ok(Box::new(SandboxCaseEnvironment { session: Arc::new(session), config }) as Box<dyn CaseEnvironment>)
+            Ok(Box::new(SandboxCaseEnvironment {
+                session: Arc::new(session),
+                config,
+            }) as Box<dyn CaseEnvironment>)
         })
     }
 }
@@ -66,7 +76,11 @@ impl CommandFactory for SessionCommands {
     }
 
     fn command(&self, spec: &CommandSpec) -> Result<tokio::process::Command, String> {
-        let opts = ExecOptions { workdir: spec.workdir.clone(), env: spec.env.iter().cloned().collect(), timeout: None };
+        let opts = ExecOptions {
+            workdir: spec.workdir.clone(),
+            env: spec.env.iter().cloned().collect(),
+            timeout: None,
+        };
         self.0.command(&spec.argv, &opts).map_err(|e| e.to_string())
     }
 }
@@ -103,7 +117,9 @@ impl CaseEnvironment for SandboxCaseEnvironment {
             .map(|d| EgressDenial {
                 host: d.host,
                 port: d.port,
-                at: chrono::DateTime::parse_from_rfc3339(&d.time).map(|t| t.with_timezone(&chrono::Utc)).unwrap_or_else(|_| chrono::Utc::now()),
+                at: chrono::DateTime::parse_from_rfc3339(&d.time)
+                    .map(|t| t.with_timezone(&chrono::Utc))
+                    .unwrap_or_else(|_| chrono::Utc::now()),
             })
             .collect()
     }

@@ -136,10 +136,12 @@ mod tests {
     use super::*;
 
     fn sh(script: &str) -> tokio::process::Command {
-        HostCommandFactory.command(&CommandSpec {
-            argv: vec!["sh".into(), "-c".into(), script.into()],
-            ..Default::default()
-        })
+        HostCommandFactory
+            .command(&CommandSpec {
+                argv: vec!["sh".into(), "-c".into(), script.into()],
+                ..Default::default()
+            })
+            .unwrap()
     }
 
     #[tokio::test]

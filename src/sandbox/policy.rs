@@ -342,7 +342,10 @@ impl SandboxPolicy {
 /// masking would break the sandbox itself.
 /// The outermost `node_modules` folder above `path`, if any.
 fn topmost_node_modules(path: &Path) -> Option<PathBuf> {
-    path.ancestors().filter(|a| a.file_name().is_some_and(|n| n == "node_modules")).last().map(Path::to_path_buf)
+    path.ancestors()
+        .filter(|a| a.file_name().is_some_and(|n| n == "node_modules"))
+        .last()
+        .map(Path::to_path_buf)
 }
 
 fn mask_candidates(dir: &Path) -> Vec<PathBuf> {
