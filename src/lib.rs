@@ -9,6 +9,7 @@ pub mod import;
 pub mod judge;
 pub mod llm;
 pub mod redact;
+pub mod report;
 pub mod run;
 pub mod spec;
 pub mod util;
