@@ -259,7 +259,7 @@ impl<'a> Writer<'a> {
             2 => 13.0,
             _ => 11.0,
         };
-        self.ensure(size * 1.6 + 40.0);
+        self.ensure(size * 1.6 + 70.0);
         self.y -= if level == 1 { 6.0 } else { 8.0 };
         self.marks.push(Mark {
             level,
