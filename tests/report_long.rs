@@ -11,19 +11,32 @@ fn thousand_turn_transcript_renders_with_truncation_markers() {
     let fx = build_long_run(1000);
     let started = std::time::Instant::now();
     write_all(&fx.job, &fx.run_dir, &ReportOutputs::defaults(&fx.run_dir)).unwrap();
-    println!("1,000-turn report in {:.1} s (debug build)", started.elapsed().as_secs_f64());
+    println!(
+        "1,000-turn report in {:.1} s (debug build)",
+        started.elapsed().as_secs_f64()
+    );
 
     let md = std::fs::read_to_string(fx.run_dir.join("report.md")).unwrap();
     let html = std::fs::read_to_string(fx.run_dir.join("report.html")).unwrap();
     for (name, body) in [("md", &md), ("html", &html)] {
-        assert_eq!(body.matches(TRUNCATION_MARK).count(), 1000, "{name}: one marker per tool result");
-        assert!(body.contains("Turn 1000: the pipeline is green"), "{name}: last turn missing");
+        assert_eq!(
+            body.matches(TRUNCATION_MARK).count(),
+            1000,
+            "{name}: one marker per tool result"
+        );
+        assert!(
+            body.contains("Turn 1000: the pipeline is green"),
+            "{name}: last turn missing"
+        );
     }
     let events = std::fs::read_to_string(fx.run_dir.join("cases/long-conversation/trial-1/events.jsonl")).unwrap();
     assert!(!events.contains("[truncated"), "artifacts keep the full text");
 
     let pdf = fx.run_dir.join("report.pdf");
-    let info = std::process::Command::new("pdfinfo").arg(&pdf).output().expect("pdfinfo is installed");
+    let info = std::process::Command::new("pdfinfo")
+        .arg(&pdf)
+        .output()
+        .expect("pdfinfo is installed");
     let info = String::from_utf8_lossy(&info.stdout);
     let pages: usize = info
         .lines()
@@ -31,7 +44,11 @@ fn thousand_turn_transcript_renders_with_truncation_markers() {
         .and_then(|n| n.trim().parse().ok())
         .expect("pdfinfo reports pages");
     assert!(pages > 100, "a 1,000-turn transcript spans many pages, got {pages}");
-    let text = std::process::Command::new("pdftotext").arg(&pdf).arg("-").output().unwrap();
+    let text = std::process::Command::new("pdftotext")
+        .arg(&pdf)
+        .arg("-")
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains("Turn 1000: the pipeline is green"));
     assert!(text.contains(KNOWN_TOOL));

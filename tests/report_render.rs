@@ -17,14 +17,29 @@ fn pdftotext(pdf: &Path, first: Option<usize>) -> String {
     if let Some(p) = first {
         cmd.args(["-f", &p.to_string(), "-l", &p.to_string()]);
     }
-    let out = cmd.arg(pdf).arg("-").output().expect("pdftotext (poppler-utils) is installed");
-    assert!(out.status.success(), "pdftotext failed: {}", String::from_utf8_lossy(&out.stderr));
+    let out = cmd
+        .arg(pdf)
+        .arg("-")
+        .output()
+        .expect("pdftotext (poppler-utils) is installed");
+    assert!(
+        out.status.success(),
+        "pdftotext failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
 fn pdf_pages(pdf: &Path) -> usize {
-    let out = std::process::Command::new("pdfinfo").arg(pdf).output().expect("pdfinfo is installed");
-    assert!(out.status.success(), "pdfinfo failed: {}", String::from_utf8_lossy(&out.stderr));
+    let out = std::process::Command::new("pdfinfo")
+        .arg(pdf)
+        .output()
+        .expect("pdfinfo is installed");
+    assert!(
+        out.status.success(),
+        "pdfinfo failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let info = String::from_utf8(out.stdout).unwrap();
     info.lines()
         .find_map(|l| l.strip_prefix("Pages:"))
@@ -91,10 +106,19 @@ async fn report_of_a_suite_run_renders_in_every_format_without_the_canary() {
         assert!(body.contains(KNOWN_ARG), "{name} lacks the tool call's arguments");
         // A narrow table cell may wrap the reference; its start must show, never the value.
         assert!(body.contains("${RELEASE"), "{name} does not show the secret reference");
-        assert!(body.contains("api.github.com"), "{name} lacks the denied egress attempt");
+        assert!(
+            body.contains("api.github.com"),
+            "{name} lacks the denied egress attempt"
+        );
         assert!(body.contains("Mara the maintainer"), "{name} lacks the personas");
-        assert!(body.contains("the high-severity risk of pushing a tag"), "{name} lacks why a scenario exists");
-        assert!(body.contains("required parameter `channel`"), "{name} lacks the contract finding");
+        assert!(
+            body.contains("the high-severity risk of pushing a tag"),
+            "{name} lacks why a scenario exists"
+        );
+        assert!(
+            body.contains("required parameter `channel`"),
+            "{name} lacks the contract finding"
+        );
         assert!(body.contains("NOT READY"), "{name} lacks the readiness verdict");
     }
     assert_in_order(&md, "\n## ", "markdown");
@@ -113,7 +137,10 @@ async fn report_of_a_suite_run_renders_in_every_format_without_the_canary() {
 
     // critique.md in the run folder and in each trial folder.
     let critique = std::fs::read_to_string(fx.run_dir.join("critique.md")).unwrap();
-    assert!(critique.contains("release_publish") && critique.contains("retry"), "{critique}");
+    assert!(
+        critique.contains("release_publish") && critique.contains("retry"),
+        "{critique}"
+    );
     let trial = std::fs::read_to_string(fx.run_dir.join("cases/ci-check-maintainer/trial-1/critique.md")).unwrap();
     assert!(trial.contains("denied by the host"), "{trial}");
     assert!(fx.run_dir.join("cases/notes-maintainer/trial-2/critique.md").is_file());
@@ -134,7 +161,10 @@ async fn pdf_contents_page_numbers_point_at_the_sections() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(!fx.run_dir.join("report.html").exists(), "only the requested format is written");
+    assert!(
+        !fx.run_dir.join("report.html").exists(),
+        "only the requested format is written"
+    );
     let contents = pdftotext(&pdf, Some(1));
     let pages = pdf_pages(&pdf);
     for h in HEADINGS {
@@ -146,7 +176,10 @@ async fn pdf_contents_page_numbers_point_at_the_sections() {
         assert!(page >= 2 && page <= pages, "{h}: page {page}");
         let text = pdftotext(&pdf, Some(page));
         assert!(text.contains(h), "{h} is not on page {page}");
-        assert!(text.contains(&format!("Page {page} of {pages}")), "footer missing on page {page}");
+        assert!(
+            text.contains(&format!("Page {page} of {pages}")),
+            "footer missing on page {page}"
+        );
     }
 }
 
@@ -177,17 +210,28 @@ async fn html_is_self_contained_and_loads_in_headless_chromium() {
     let fx = build_run().await;
     let report = ghostlab::report::build_report(&fx.job, &fx.run_dir).unwrap();
     let html = ghostlab::report::render_html(&report);
-    assert_eq!(external_refs(&html), Vec::<String>::new(), "external references in the HTML");
-    assert!(external_refs("<img src=\"https://x/y.png\">").len() == 1, "the check itself must catch a URL");
+    assert_eq!(
+        external_refs(&html),
+        Vec::<String>::new(),
+        "external references in the HTML"
+    );
+    assert!(
+        external_refs("<img src=\"https://x/y.png\">").len() == 1,
+        "the check itself must catch a URL"
+    );
     assert!(!html.contains("<script"), "no scripts");
     let page = fx.run_dir.join("page.html");
     std::fs::write(&page, &html).unwrap();
 
-    let Some(chromium) = ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|b| std::process::Command::new(b).arg("--version").output().is_ok_and(|o| o.status.success()))
-    else {
-        println!("skipped: no chromium on PATH (scripts/install-deps.sh installs it); the headless load check did not run");
+    let Some(chromium) = ["chromium", "chromium-browser", "google-chrome"].into_iter().find(|b| {
+        std::process::Command::new(b)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }) else {
+        println!(
+            "skipped: no chromium on PATH (scripts/install-deps.sh installs it); the headless load check did not run"
+        );
         return;
     };
     let profile = tempfile::tempdir().unwrap();
@@ -209,7 +253,11 @@ async fn html_is_self_contained_and_loads_in_headless_chromium() {
         .arg(format!("file://{}", page.display()))
         .output()
         .unwrap();
-    assert!(shot.is_file(), "no screenshot: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        shot.is_file(),
+        "no screenshot: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let png = std::fs::read(&shot).unwrap();
     assert_eq!(&png[1..4], b"PNG");
     // A blank 1280x900 page compresses to a few KB; a rendered report does not.

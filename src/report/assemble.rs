@@ -7,9 +7,9 @@
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
+use super::ReportError;
 use super::critique::build_critique;
 use super::model::*;
-use super::ReportError;
 use crate::judge::case_verdict::VerdictFile;
 use crate::judge::{Answer, CheckOutcome, Verdict};
 use crate::redact::{MASK, Redactor};
@@ -41,8 +41,16 @@ pub fn build_report_with(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> Resul
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     let agent = &job.job.agent;
-    let title = format!("Rollout report: {}", agent.name.clone().unwrap_or_else(|| agent.id.clone()));
-    let critique = build_critique(&trials, read_value(&state.join("contract.json")), read_value(&state.join("inventory.json")), r);
+    let title = format!(
+        "Rollout report: {}",
+        agent.name.clone().unwrap_or_else(|| agent.id.clone())
+    );
+    let critique = build_critique(
+        &trials,
+        read_value(&state.join("contract.json")),
+        read_value(&state.join("inventory.json")),
+        r,
+    );
     let mut summary = summary_page(manifest.as_ref(), suite.as_ref(), &trials, r);
     summary.tokens = role_tokens(run_dir);
     Ok(Report {
@@ -151,9 +159,17 @@ fn read_trial(index: usize, case_id: &str, trial: u32, dir: &Path, r: &Redactor)
     });
     let (persona, scenario_id, scenario, goal) = match &spec {
         Some(s) => (
-            if s.persona.name.is_empty() { s.persona.id.clone() } else { s.persona.name.clone() },
+            if s.persona.name.is_empty() {
+                s.persona.id.clone()
+            } else {
+                s.persona.name.clone()
+            },
             s.scenario.id.clone(),
-            if s.scenario.title.is_empty() { s.scenario.id.clone() } else { s.scenario.title.clone() },
+            if s.scenario.title.is_empty() {
+                s.scenario.id.clone()
+            } else {
+                s.scenario.title.clone()
+            },
             s.scenario.goal.clone(),
         ),
         None => Default::default(),
@@ -167,7 +183,10 @@ fn read_trial(index: usize, case_id: &str, trial: u32, dir: &Path, r: &Redactor)
         scenario: red(r, &scenario),
         goal: red(r, &goal),
         verdict: verdict.as_ref().map(|v| v.verdict),
-        reasons: verdict.as_ref().map(|v| v.reasons.iter().map(|x| red(r, x)).collect()).unwrap_or_default(),
+        reasons: verdict
+            .as_ref()
+            .map(|v| v.reasons.iter().map(|x| red(r, x)).collect())
+            .unwrap_or_default(),
         judge: verdict.as_ref().map(|v| red(r, &v.judge)).unwrap_or_default(),
         duration_ms: verdict.as_ref().map(|v| v.duration_ms).unwrap_or(0),
         entries: events.iter().filter_map(|e| entry(e, r)).collect(),
@@ -181,7 +200,13 @@ fn read_trial(index: usize, case_id: &str, trial: u32, dir: &Path, r: &Redactor)
 
 fn entry(e: &Envelope, r: &Redactor) -> Option<Entry> {
     let seq = e.seq;
-    let note = |turn: Option<u32>, text: String| Some(Entry::Note { seq, turn, text: red(r, &text) });
+    let note = |turn: Option<u32>, text: String| {
+        Some(Entry::Note {
+            seq,
+            turn,
+            text: red(r, &text),
+        })
+    };
     match &e.event {
         RunEvent::UserMessage { turn, text, latency_ms } => Some(Entry::User {
             seq,
@@ -230,13 +255,19 @@ fn entry(e: &Envelope, r: &Redactor) -> Option<Entry> {
             name,
             exit_code,
             duration_ms,
-        } => note(None, format!("setup `{name}` exited {exit_code} after {duration_ms} ms")),
+        } => note(
+            None,
+            format!("setup `{name}` exited {exit_code} after {duration_ms} ms"),
+        ),
         RunEvent::UserRefusal { turn, about } => note(Some(*turn), format!("the user refused: {about}")),
         RunEvent::EgressDenied { host, port, .. } => note(None, format!("egress denied: {host}:{port}")),
-        RunEvent::EmulatorBreak { turn, kind, evidence } => {
-            note(Some(*turn), format!("user emulator broke character ({kind}): {evidence}"))
+        RunEvent::EmulatorBreak { turn, kind, evidence } => note(
+            Some(*turn),
+            format!("user emulator broke character ({kind}): {evidence}"),
+        ),
+        RunEvent::InfraError { component, reason } => {
+            note(None, format!("infrastructure error in {component}: {reason}"))
         }
-        RunEvent::InfraError { component, reason } => note(None, format!("infrastructure error in {component}: {reason}")),
         RunEvent::Stopped { reason, detail } => note(None, format!("stopped: {reason:?} {detail}")),
     }
 }
@@ -299,7 +330,11 @@ fn summary_page(m: Option<&Manifest>, s: Option<&SuiteSummary>, trials: &[TrialR
     let manifest = manifest.into_iter().map(|(k, v)| (k, red(r, &v))).collect();
     let mut chart: Vec<ScenarioBar> = Vec::new();
     for t in trials {
-        let name = if t.scenario_id.is_empty() { t.case_id.clone() } else { t.scenario_id.clone() };
+        let name = if t.scenario_id.is_empty() {
+            t.case_id.clone()
+        } else {
+            t.scenario_id.clone()
+        };
         let idx = match chart.iter().position(|b| b.scenario == name) {
             Some(i) => i,
             None => {
@@ -432,7 +467,10 @@ fn config_section(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> ConfigSectio
         agent.push(("Permission".into(), masked_json(p)));
     }
     if !rt.agents.is_empty() {
-        agent.push(("Sub-agents".into(), rt.agents.keys().cloned().collect::<Vec<_>>().join(", ")));
+        agent.push((
+            "Sub-agents".into(),
+            rt.agents.keys().cloned().collect::<Vec<_>>().join(", "),
+        ));
     }
     let agent = agent.into_iter().map(|(k, v)| (k, red(r, &v))).collect();
     let mcps = job
@@ -441,7 +479,9 @@ fn config_section(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> ConfigSectio
         .map(|m| {
             let (transport, target, env) = match &m.transport {
                 McpTransport::Stdio { command, env, .. } => ("stdio".to_string(), command.join(" "), pairs(env)),
-                McpTransport::Remote { url, headers, kind } => (format!("{kind:?}").to_lowercase(), url.clone(), pairs(headers)),
+                McpTransport::Remote { url, headers, kind } => {
+                    (format!("{kind:?}").to_lowercase(), url.clone(), pairs(headers))
+                }
             };
             McpRow {
                 name: red(r, &m.name),
@@ -480,7 +520,10 @@ fn config_section(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> ConfigSectio
         }
     }
     let sandbox = vec![
-        ("Configured backend".to_string(), format!("{:?}", sb.backend).to_lowercase()),
+        (
+            "Configured backend".to_string(),
+            format!("{:?}", sb.backend).to_lowercase(),
+        ),
         ("Backends used".into(), list(&seen)),
         ("Image".into(), opt(&sb.image)),
         ("Workdir".into(), sb.workdir.clone()),
@@ -490,10 +533,16 @@ fn config_section(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> ConfigSectio
         ("Environment allowlist (names)".into(), list(&sb.env_allowlist)),
         ("Credential variables (names)".into(), list(&sb.credentials.env)),
         ("OpenCode auth mounted".into(), sb.credentials.opencode_auth.to_string()),
-        ("CPU".into(), sb.cpu.map(|c| c.to_string()).unwrap_or_else(|| "—".into())),
+        (
+            "CPU".into(),
+            sb.cpu.map(|c| c.to_string()).unwrap_or_else(|| "—".into()),
+        ),
         ("Memory".into(), opt(&sb.memory)),
         ("Timeout".into(), opt(&sb.timeout)),
-        ("Processes".into(), sb.processes.map(|c| c.to_string()).unwrap_or_else(|| "—".into())),
+        (
+            "Processes".into(),
+            sb.processes.map(|c| c.to_string()).unwrap_or_else(|| "—".into()),
+        ),
         ("File size".into(), opt(&sb.file_size)),
         ("Keep after run".into(), sb.keep.to_string()),
     ]
@@ -513,7 +562,11 @@ fn config_section(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> ConfigSectio
 fn pairs(map: &indexmap::IndexMap<String, String>) -> String {
     map.iter()
         .map(|(k, v)| {
-            let shown = if has_reference(v) || !is_secret_name(k) { v.as_str() } else { MASK };
+            let shown = if has_reference(v) || !is_secret_name(k) {
+                v.as_str()
+            } else {
+                MASK
+            };
             format!("{k}={shown}")
         })
         .collect::<Vec<_>>()
@@ -543,7 +596,10 @@ fn mask_secret_keys(v: &mut Value) {
 }
 
 fn generated(path: &Path, r: &Redactor) -> Generated {
-    let file = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let file = path
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     match read_value(path) {
         Some(mut v) => {
             mask_secret_keys(&mut v);
@@ -553,7 +609,10 @@ fn generated(path: &Path, r: &Redactor) -> Generated {
             Generated {
                 file,
                 present: true,
-                outline: lines.into_iter().map(|(d, t)| (d, truncate(&t, MAX_TOOL_TEXT))).collect(),
+                outline: lines
+                    .into_iter()
+                    .map(|(d, t)| (d, truncate(&t, MAX_TOOL_TEXT)))
+                    .collect(),
             }
         }
         None => Generated {
@@ -566,7 +625,10 @@ fn generated(path: &Path, r: &Redactor) -> Generated {
 
 /// Personas or scenarios from the generated file; else from the run's case.json files.
 fn items(path: &Path, key: &str, trials: &[TrialReport], r: &Redactor) -> ItemsSection {
-    let file = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let file = path
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     if let Some(mut v) = read_value(path) {
         mask_secret_keys(&mut v);
         r.redact_value(&mut v);
@@ -619,7 +681,17 @@ fn item_of(v: &Value) -> Item {
             })
             .unwrap_or_default()
     };
-    let used = ["id", "name", "title", "summary", "goal", "description", "why", "rationale", "reason"];
+    let used = [
+        "id",
+        "name",
+        "title",
+        "summary",
+        "goal",
+        "description",
+        "why",
+        "rationale",
+        "reason",
+    ];
     let details = v
         .as_object()
         .map(|m| {
@@ -627,7 +699,9 @@ fn item_of(v: &Value) -> Item {
                 .filter(|(k, _)| !used.contains(&k.as_str()))
                 .map(|(k, x)| {
                     let text = match x {
-                        Value::Object(_) | Value::Array(_) if !x.as_array().is_some_and(|a| a.iter().all(|i| !i.is_object())) => {
+                        Value::Object(_) | Value::Array(_)
+                            if !x.as_array().is_some_and(|a| a.iter().all(|i| !i.is_object())) =>
+                        {
                             serde_json::to_string(x).unwrap_or_default()
                         }
                         other => scalar(other),

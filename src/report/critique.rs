@@ -12,7 +12,12 @@ use crate::redact::Redactor;
 pub const SLOW_CALL_MS: u64 = 5_000;
 
 /// Builds the critique from the trials and the optional discovery files.
-pub fn build_critique(trials: &[TrialReport], contract: Option<Value>, inventory: Option<Value>, r: &Redactor) -> Critique {
+pub fn build_critique(
+    trials: &[TrialReport],
+    contract: Option<Value>,
+    inventory: Option<Value>,
+    r: &Redactor,
+) -> Critique {
     let mut stats: BTreeMap<String, (ToolStats, u64)> = BTreeMap::new();
     let mut findings = Vec::new();
     for t in trials {
@@ -62,7 +67,11 @@ pub fn build_critique(trials: &[TrialReport], contract: Option<Value>, inventory
         .collect();
     let (contract_findings, mut risk_labels, contract_note) = match &contract {
         Some(c) => (contract_of(c, r), labels_of(c, r), "from contract.json".to_string()),
-        None => (Vec::new(), Vec::new(), "contract.json not generated (run `ghostlab lint`)".to_string()),
+        None => (
+            Vec::new(),
+            Vec::new(),
+            "contract.json not generated (run `ghostlab lint`)".to_string(),
+        ),
     };
     if risk_labels.is_empty()
         && let Some(inv) = &inventory
@@ -94,7 +103,13 @@ pub fn trial_findings(t: &TrialReport) -> Vec<Finding> {
                 result,
                 latency_ms,
             } => {
-                let first = result.lines().next().unwrap_or("").chars().take(160).collect::<String>();
+                let first = result
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .chars()
+                    .take(160)
+                    .collect::<String>();
                 if status == "Error" {
                     out.push(finding("error", tool, format!("returned an error: {first}"), at(*seq)));
                 }
@@ -118,7 +133,11 @@ pub fn trial_findings(t: &TrialReport) -> Vec<Finding> {
                     out.push(finding(
                         "note",
                         tool,
-                        format!("took {:.1} s (slower than {} s)", *latency_ms as f64 / 1000.0, SLOW_CALL_MS / 1000),
+                        format!(
+                            "took {:.1} s (slower than {} s)",
+                            *latency_ms as f64 / 1000.0,
+                            SLOW_CALL_MS / 1000
+                        ),
                         at(*seq),
                     ));
                 }
@@ -154,12 +173,16 @@ fn contract_of(c: &Value, r: &Redactor) -> Vec<Finding> {
                 .map(|f| {
                     let server = text(f, "server");
                     let item = text(f, "item");
-                    let tool = if item.is_empty() { server.clone() } else { format!("{server}_{item}") };
+                    let tool = if item.is_empty() {
+                        server.clone()
+                    } else {
+                        format!("{server}_{item}")
+                    };
                     let code = text(f, "code");
                     Finding {
                         severity: r.redact(&text(f, "severity")).into_owned(),
                         tool: r.redact(&tool).into_owned(),
-                        message: r.redact(&format!("{code} {}", text(f, "message")).trim().to_string()).into_owned(),
+                        message: r.redact(format!("{code} {}", text(f, "message")).trim()).into_owned(),
                         location: r.redact(&text(f, "pointer")).into_owned(),
                     }
                 })
@@ -178,12 +201,20 @@ fn labels_of(c: &Value, r: &Redactor) -> Vec<(String, String)> {
                 .and_then(Value::as_array)
                 .into_iter()
                 .flatten()
-                .map(|l| l.get("label").map(super::model::scalar).unwrap_or_else(|| super::model::scalar(l)))
+                .map(|l| {
+                    l.get("label")
+                        .map(super::model::scalar)
+                        .unwrap_or_else(|| super::model::scalar(l))
+                })
                 .collect();
             let effect = text(t, "effect");
             let mut shown = labels.join(", ");
             if !effect.is_empty() {
-                shown = if shown.is_empty() { effect } else { format!("{effect}: {shown}") };
+                shown = if shown.is_empty() {
+                    effect
+                } else {
+                    format!("{effect}: {shown}")
+                };
             }
             let name = format!("{}_{}", text(s, "name"), text(t, "name"));
             out.push((r.redact(&name).into_owned(), r.redact(&shown).into_owned()));

@@ -93,11 +93,11 @@ pub fn render_html(r: &Report) -> String {
         esc(&r.job_file),
         esc(&r.generated)
     );
-    o.push_str("<nav><h2>Contents</h2><ol start=\"0\">");
+    o.push_str("<nav><h2>Contents</h2><ul>");
     for (i, t) in SECTION_TITLES.iter().enumerate() {
         let _ = write!(o, "<li><a href=\"#s{i}\">{}</a></li>", esc(t));
     }
-    o.push_str("</ol></nav>\n");
+    o.push_str("</ul></nav>\n");
     summary(&mut o, r);
     config(&mut o, r);
     profile(&mut o, r);
@@ -114,7 +114,11 @@ fn summary(o: &mut String, r: &Report) {
     let s = &r.summary;
     h2(o, 0);
     let class = if s.readiness.ready { "yes" } else { "no" };
-    let _ = writeln!(o, "<p class=\"ready {class}\">Readiness: {}</p><ul>", esc(&s.readiness.label));
+    let _ = writeln!(
+        o,
+        "<p class=\"ready {class}\">Readiness: {}</p><ul>",
+        esc(&s.readiness.label)
+    );
     for reason in &s.readiness.reasons {
         let _ = write!(o, "<li>{}</li>", esc(reason));
     }
@@ -215,9 +219,21 @@ fn config(o: &mut String, r: &Report) {
     let rows: Vec<Vec<String>> = c
         .mcps
         .iter()
-        .map(|m| vec![m.name.clone(), m.transport.clone(), m.target.clone(), m.env.clone(), m.enabled.to_string()])
+        .map(|m| {
+            vec![
+                m.name.clone(),
+                m.transport.clone(),
+                m.target.clone(),
+                m.env.clone(),
+                m.enabled.to_string(),
+            ]
+        })
         .collect();
-    table(o, &["Server", "Transport", "Command / URL", "Env / headers", "Enabled"], &rows);
+    table(
+        o,
+        &["Server", "Transport", "Command / URL", "Env / headers", "Enabled"],
+        &rows,
+    );
     let _ = writeln!(
         o,
         "<p>Resolved agent block (secrets masked, <code>${{VAR}}</code> references kept):</p><pre>{}</pre>",
@@ -232,7 +248,14 @@ fn config(o: &mut String, r: &Report) {
         let rows: Vec<Vec<String>> = c
             .denied
             .iter()
-            .map(|d| vec![d.case.clone(), d.trial.to_string(), format!("{}:{}", d.host, d.port), d.at.clone()])
+            .map(|d| {
+                vec![
+                    d.case.clone(),
+                    d.trial.to_string(),
+                    format!("{}:{}", d.host, d.port),
+                    d.at.clone(),
+                ]
+            })
             .collect();
         table(o, &["Case", "Trial", "Destination", "At"], &rows);
     }
@@ -241,17 +264,16 @@ fn config(o: &mut String, r: &Report) {
 fn profile(o: &mut String, r: &Report) {
     h2(o, 2);
     if !r.profile.present {
-        let _ = writeln!(o, "<p>{} not generated (run <code>ghostlab profile</code>).</p>", esc(&r.profile.file));
+        let _ = writeln!(
+            o,
+            "<p>{} not generated (run <code>ghostlab profile</code>).</p>",
+            esc(&r.profile.file)
+        );
         return;
     }
     let _ = writeln!(o, "<p class=\"meta\">From {}</p><div>", esc(&r.profile.file));
     for (depth, line) in &r.profile.outline {
-        let _ = writeln!(
-            o,
-            "<div style=\"margin-left:{}em\">{}</div>",
-            depth * 2,
-            esc(line)
-        );
+        let _ = writeln!(o, "<div style=\"margin-left:{}em\">{}</div>", depth * 2, esc(line));
     }
     o.push_str("</div>");
 }
@@ -417,7 +439,11 @@ fn critique(o: &mut String, r: &Report) {
             ]
         })
         .collect();
-    table(o, &["Tool", "Calls", "Errors", "Denied", "Retries", "Mean ms", "Max ms"], &rows);
+    table(
+        o,
+        &["Tool", "Calls", "Errors", "Denied", "Retries", "Mean ms", "Max ms"],
+        &rows,
+    );
     o.push_str("<h3>Findings from the transcripts</h3>");
     if c.findings.is_empty() {
         o.push_str("<p>No tool errors, denied calls, retries or slow calls.</p>");
@@ -441,7 +467,14 @@ fn critique(o: &mut String, r: &Report) {
 fn findings(o: &mut String, f: &[Finding]) {
     let rows: Vec<Vec<String>> = f
         .iter()
-        .map(|f| vec![f.severity.clone(), f.tool.clone(), f.message.clone(), f.location.clone()])
+        .map(|f| {
+            vec![
+                f.severity.clone(),
+                f.tool.clone(),
+                f.message.clone(),
+                f.location.clone(),
+            ]
+        })
         .collect();
     table(o, &["Severity", "Tool", "Finding", "Where"], &rows);
 }

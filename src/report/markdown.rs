@@ -159,9 +159,21 @@ fn config(o: &mut String, r: &Report) {
     let rows: Vec<Vec<String>> = c
         .mcps
         .iter()
-        .map(|m| vec![m.name.clone(), m.transport.clone(), m.target.clone(), m.env.clone(), m.enabled.to_string()])
+        .map(|m| {
+            vec![
+                m.name.clone(),
+                m.transport.clone(),
+                m.target.clone(),
+                m.env.clone(),
+                m.enabled.to_string(),
+            ]
+        })
         .collect();
-    table(o, &["Server", "Transport", "Command / URL", "Env / headers", "Enabled"], &rows);
+    table(
+        o,
+        &["Server", "Transport", "Command / URL", "Env / headers", "Enabled"],
+        &rows,
+    );
     o.push_str("Resolved agent block (secrets masked, `${VAR}` references kept):\n\n");
     fence(o, "yaml", c.agent_yaml.trim_end());
     o.push_str("### Sandbox provenance\n\n");
@@ -172,7 +184,14 @@ fn config(o: &mut String, r: &Report) {
         let rows: Vec<Vec<String>> = c
             .denied
             .iter()
-            .map(|d| vec![d.case.clone(), d.trial.to_string(), format!("{}:{}", d.host, d.port), d.at.clone()])
+            .map(|d| {
+                vec![
+                    d.case.clone(),
+                    d.trial.to_string(),
+                    format!("{}:{}", d.host, d.port),
+                    d.at.clone(),
+                ]
+            })
             .collect();
         table(o, &["Case", "Trial", "Destination", "At"], &rows);
     }
@@ -229,7 +248,11 @@ fn transcripts(o: &mut String, r: &Report) {
                     text,
                     latency_ms,
                 } => {
-                    let _ = writeln!(o, "**[e{seq}] turn {turn} · user** ({latency_ms} ms)\n\n{}\n", quote(text));
+                    let _ = writeln!(
+                        o,
+                        "**[e{seq}] turn {turn} · user** ({latency_ms} ms)\n\n{}\n",
+                        quote(text)
+                    );
                 }
                 Entry::Agent {
                     seq,
@@ -253,7 +276,10 @@ fn transcripts(o: &mut String, r: &Report) {
                     result,
                     latency_ms,
                 } => {
-                    let _ = writeln!(o, "**[e{seq}] turn {turn} · tool `{tool}`** — {status}, {latency_ms} ms\n");
+                    let _ = writeln!(
+                        o,
+                        "**[e{seq}] turn {turn} · tool `{tool}`** — {status}, {latency_ms} ms\n"
+                    );
                     o.push_str("Arguments:\n\n");
                     fence(o, "json", arguments);
                     o.push_str("Result:\n\n");
@@ -306,7 +332,11 @@ fn verdicts(o: &mut String, r: &Report) {
                 ]
             })
             .collect();
-        table(o, &["Id", "Kind", "Criterion", "Answer", "Rationale", "Evidence"], &rows);
+        table(
+            o,
+            &["Id", "Kind", "Criterion", "Answer", "Rationale", "Evidence"],
+            &rows,
+        );
         let rows: Vec<Vec<String>> = t
             .checks
             .iter()
@@ -319,7 +349,14 @@ fn verdicts(o: &mut String, r: &Report) {
 fn findings_table(o: &mut String, f: &[Finding]) {
     let rows: Vec<Vec<String>> = f
         .iter()
-        .map(|f| vec![f.severity.clone(), f.tool.clone(), f.message.clone(), f.location.clone()])
+        .map(|f| {
+            vec![
+                f.severity.clone(),
+                f.tool.clone(),
+                f.message.clone(),
+                f.location.clone(),
+            ]
+        })
         .collect();
     table(o, &["Severity", "Tool", "Finding", "Where"], &rows);
 }
@@ -343,14 +380,22 @@ fn critique_body(o: &mut String, findings: &[Finding], r: &Report, nested: bool)
             ]
         })
         .collect();
-    table(o, &["Tool", "Calls", "Errors", "Denied", "Retries", "Mean ms", "Max ms"], &rows);
+    table(
+        o,
+        &["Tool", "Calls", "Errors", "Denied", "Retries", "Mean ms", "Max ms"],
+        &rows,
+    );
     let _ = writeln!(o, "{h} Findings from the transcripts\n");
     if findings.is_empty() {
         o.push_str("No tool errors, denied calls, retries or slow calls.\n\n");
     } else {
         findings_table(o, findings);
     }
-    let _ = writeln!(o, "{h} Contract findings and risk labels\n\nSource: {}\n", c.contract_note);
+    let _ = writeln!(
+        o,
+        "{h} Contract findings and risk labels\n\nSource: {}\n",
+        c.contract_note
+    );
     if !c.contract.is_empty() {
         findings_table(o, &c.contract);
     }

@@ -3,9 +3,7 @@
 //! and filled rectangles. Pages are plain `Vec<Op>`; headers and footers are added at the end,
 //! once the page count is known.
 
-use printpdf::{
-    Color, FontId, Line, LinePoint, Op, ParsedFont, PdfFontHandle, Point, Pt, Rect, Rgb, TextItem,
-};
+use printpdf::{Color, FontId, Line, LinePoint, Op, ParsedFont, PdfFontHandle, Point, Pt, Rect, Rgb, TextItem};
 use std::collections::HashMap;
 
 use crate::redact::Redactor;
@@ -294,7 +292,14 @@ impl<'a> Writer<'a> {
             let mut y = self.y - pad;
             for l in chunk {
                 y -= lh;
-                self.text_at(MARGIN_X + indent + pad, y + size * 0.25, Face::Mono, size, rgb(30, 35, 43), l);
+                self.text_at(
+                    MARGIN_X + indent + pad,
+                    y + size * 0.25,
+                    Face::Mono,
+                    size,
+                    rgb(30, 35, 43),
+                    l,
+                );
             }
             self.y -= h + 3.0;
             i += chunk.len();

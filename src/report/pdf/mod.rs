@@ -54,8 +54,22 @@ pub fn render_pdf(report: &Report, redactor: &Redactor) -> Result<Vec<u8>, Repor
             frame.pages = vec![Vec::new()];
             let top = PAGE_H - 36.0;
             frame.text_at(MARGIN_X, top, Face::Sans, 8.0, rgb(90, 101, 114), &header);
-            frame.line(MARGIN_X, top - 5.0, MARGIN_X + CONTENT_W, top - 5.0, rgb(200, 205, 212), 0.6);
-            frame.line(MARGIN_X, BOTTOM - 14.0, MARGIN_X + CONTENT_W, BOTTOM - 14.0, rgb(200, 205, 212), 0.6);
+            frame.line(
+                MARGIN_X,
+                top - 5.0,
+                MARGIN_X + CONTENT_W,
+                top - 5.0,
+                rgb(200, 205, 212),
+                0.6,
+            );
+            frame.line(
+                MARGIN_X,
+                BOTTOM - 14.0,
+                MARGIN_X + CONTENT_W,
+                BOTTOM - 14.0,
+                rgb(200, 205, 212),
+                0.6,
+            );
             frame.text_at(
                 MARGIN_X,
                 BOTTOM - 26.0,
@@ -66,13 +80,22 @@ pub fn render_pdf(report: &Report, redactor: &Redactor) -> Result<Vec<u8>, Repor
             );
             let label = format!("Page {} of {total}", i + 1);
             let w = frame.font(Face::Sans).width(&label, 8.0);
-            frame.text_at(MARGIN_X + CONTENT_W - w, BOTTOM - 26.0, Face::Sans, 8.0, rgb(90, 101, 114), &label);
+            frame.text_at(
+                MARGIN_X + CONTENT_W - w,
+                BOTTOM - 26.0,
+                Face::Sans,
+                8.0,
+                rgb(90, 101, 114),
+                &label,
+            );
             ops.append(&mut frame.pages[0]);
             PdfPage::new(Pt(PAGE_W).into(), Pt(PAGE_H).into(), ops)
         })
         .collect();
     let mut warnings = Vec::new();
-    Ok(doc.with_pages(pdf_pages).save(&PdfSaveOptions::default(), &mut warnings))
+    Ok(doc
+        .with_pages(pdf_pages)
+        .save(&PdfSaveOptions::default(), &mut warnings))
 }
 
 /// Title block and table of contents; `offset` is added to body page numbers.
@@ -122,7 +145,11 @@ fn cover(
         let num = (m.page + offset).to_string();
         let num_w = w.font(face).width(&num, size);
         let avail = CONTENT_W - indent - num_w - 30.0;
-        let mut title = w.wrap(&m.text, face, size, avail).into_iter().next().unwrap_or_default();
+        let mut title = w
+            .wrap(&m.text, face, size, avail)
+            .into_iter()
+            .next()
+            .unwrap_or_default();
         if title.chars().count() < m.text.chars().count() {
             title.push('…');
         }

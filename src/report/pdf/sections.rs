@@ -50,7 +50,11 @@ fn summary(w: &mut Writer<'_>, r: &Report) {
         &format!("Readiness verdict: {}", s.readiness.label),
         Face::Bold,
         12.0,
-        if s.readiness.ready { c((27, 94, 32)) } else { c((142, 27, 27)) },
+        if s.readiness.ready {
+            c((27, 94, 32))
+        } else {
+            c((142, 27, 27))
+        },
         0.0,
     );
     for reason in &s.readiness.reasons {
@@ -68,7 +72,11 @@ fn summary(w: &mut Writer<'_>, r: &Report) {
                 vec!["INFRA_ERROR".into(), f.infra_error.to_string()],
                 vec![
                     "Flaky cases".into(),
-                    if f.flaky_cases.is_empty() { "—".into() } else { f.flaky_cases.join(", ") },
+                    if f.flaky_cases.is_empty() {
+                        "—".into()
+                    } else {
+                        f.flaky_cases.join(", ")
+                    },
                 ],
                 vec!["Tokens (agent / emulator / judge)".into(), tokens(&s.tokens)],
                 vec!["Cost".into(), format!("${:.4}", s.tokens.cost_usd)],
@@ -101,7 +109,14 @@ fn chart(w: &mut Writer<'_>, bars: &[ScenarioBar]) {
             label.push('…');
         }
         let lw = w.font(Face::Sans).width(&label, 8.0);
-        w.text_at(MARGIN_X + label_w - 6.0 - lw, w.y + 3.0, Face::Sans, 8.0, c(TEXT), &label);
+        w.text_at(
+            MARGIN_X + label_w - 6.0 - lw,
+            w.y + 3.0,
+            Face::Sans,
+            8.0,
+            c(TEXT),
+            &label,
+        );
         let mut x = MARGIN_X + label_w;
         for (v, n) in b.counts() {
             if n == 0 {
@@ -133,7 +148,15 @@ fn config(w: &mut Writer<'_>, r: &Report) {
     let rows: Vec<Vec<String>> = cfg
         .mcps
         .iter()
-        .map(|m| vec![m.name.clone(), m.transport.clone(), m.target.clone(), m.env.clone(), m.enabled.to_string()])
+        .map(|m| {
+            vec![
+                m.name.clone(),
+                m.transport.clone(),
+                m.target.clone(),
+                m.env.clone(),
+                m.enabled.to_string(),
+            ]
+        })
         .collect();
     w.table(
         &["Server", "Transport", "Command / URL", "Env / headers", "On"],
@@ -151,7 +174,14 @@ fn config(w: &mut Writer<'_>, r: &Report) {
         let rows: Vec<Vec<String>> = cfg
             .denied
             .iter()
-            .map(|d| vec![d.case.clone(), d.trial.to_string(), format!("{}:{}", d.host, d.port), d.at.clone()])
+            .map(|d| {
+                vec![
+                    d.case.clone(),
+                    d.trial.to_string(),
+                    format!("{}:{}", d.host, d.port),
+                    d.at.clone(),
+                ]
+            })
             .collect();
         w.table(&["Case", "Trial", "Destination", "At"], &rows, &[0.35, 0.1, 0.4, 0.15]);
     }
@@ -160,12 +190,19 @@ fn config(w: &mut Writer<'_>, r: &Report) {
 fn profile(w: &mut Writer<'_>, r: &Report) {
     section(w, 2);
     if !r.profile.present {
-        note(w, &format!("{} not generated (run `ghostlab profile`).", r.profile.file));
+        note(
+            w,
+            &format!("{} not generated (run `ghostlab profile`).", r.profile.file),
+        );
         return;
     }
     note(w, &format!("From {}", r.profile.file));
     for (depth, line) in &r.profile.outline {
-        let face = if *depth == 0 && line.ends_with(':') { Face::Bold } else { Face::Sans };
+        let face = if *depth == 0 && line.ends_with(':') {
+            Face::Bold
+        } else {
+            Face::Sans
+        };
         w.paragraph(line, face, 8.5, c(TEXT), *depth as f32 * 12.0);
     }
 }
@@ -188,7 +225,11 @@ fn people(w: &mut Writer<'_>, r: &Report) {
                 ]
             })
             .collect();
-        w.table(&["Name / id", "Description", "Why generated", "Details"], &rows, &[0.18, 0.27, 0.27, 0.28]);
+        w.table(
+            &["Name / id", "Description", "Why generated", "Details"],
+            &rows,
+            &[0.18, 0.27, 0.27, 0.28],
+        );
     }
 }
 
@@ -200,7 +241,10 @@ fn transcripts(w: &mut Writer<'_>, r: &Report) {
     section(w, 4);
     for t in &r.trials {
         trial_heading(w, t);
-        note(w, &format!("Persona {} · scenario {} · goal: {}", t.persona, t.scenario, t.goal));
+        note(
+            w,
+            &format!("Persona {} · scenario {} · goal: {}", t.persona, t.scenario, t.goal),
+        );
         for p in &t.problems {
             note(w, &format!("problem: {p}"));
         }
@@ -212,7 +256,11 @@ fn transcripts(w: &mut Writer<'_>, r: &Report) {
                     text,
                     latency_ms,
                 } => {
-                    who(w, &format!("e{seq} · turn {turn} · user · {latency_ms} ms"), (43, 90, 138));
+                    who(
+                        w,
+                        &format!("e{seq} · turn {turn} · user · {latency_ms} ms"),
+                        (43, 90, 138),
+                    );
                     w.paragraph(text, Face::Sans, 9.0, c(TEXT), 10.0);
                 }
                 Entry::Agent {
@@ -269,7 +317,11 @@ fn verdicts(w: &mut Writer<'_>, r: &Report) {
         trial_heading(w, t);
         note(
             w,
-            &format!("Judge: {} · {:.1} s. Evidence cites transcript events (eN) in section 4.", t.judge, t.duration_ms as f64 / 1000.0),
+            &format!(
+                "Judge: {} · {:.1} s. Evidence cites transcript events (eN) in section 4.",
+                t.judge,
+                t.duration_ms as f64 / 1000.0
+            ),
         );
         for reason in &t.reasons {
             w.paragraph(&format!("• {reason}"), Face::Sans, 9.0, c(TEXT), 8.0);
@@ -314,9 +366,20 @@ fn verdicts(w: &mut Writer<'_>, r: &Report) {
 fn findings(w: &mut Writer<'_>, f: &[Finding]) {
     let rows: Vec<Vec<String>> = f
         .iter()
-        .map(|f| vec![f.severity.clone(), f.tool.clone(), f.message.clone(), f.location.clone()])
+        .map(|f| {
+            vec![
+                f.severity.clone(),
+                f.tool.clone(),
+                f.message.clone(),
+                f.location.clone(),
+            ]
+        })
         .collect();
-    w.table(&["Severity", "Tool", "Finding", "Where"], &rows, &[0.1, 0.2, 0.45, 0.25]);
+    w.table(
+        &["Severity", "Tool", "Finding", "Where"],
+        &rows,
+        &[0.1, 0.2, 0.45, 0.25],
+    );
 }
 
 fn critique(w: &mut Writer<'_>, r: &Report) {
@@ -378,7 +441,11 @@ fn gates(w: &mut Writer<'_>, r: &Report) {
                 ]
             })
             .collect();
-        w.table(&["Gate", "Required", "Actual", "Result"], &rows, &[0.3, 0.2, 0.35, 0.15]);
+        w.table(
+            &["Gate", "Required", "Actual", "Result"],
+            &rows,
+            &[0.3, 0.2, 0.35, 0.15],
+        );
     }
     let s = &r.summary.readiness;
     w.paragraph(
