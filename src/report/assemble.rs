@@ -722,3 +722,56 @@ fn item_of(v: &Value) -> Item {
         details,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::judge::{GateResult, Summary};
+
+    fn suite(pass: usize, trials: usize, gates: Vec<GateResult>) -> SuiteSummary {
+        SuiteSummary {
+            version: 1,
+            run_id: "r".into(),
+            summary: Summary {
+                cases: 1,
+                trials,
+                pass,
+                inconclusive: trials - pass,
+                ..Summary::default()
+            },
+            gates_met: gates.iter().all(|g| g.met),
+            gates,
+            cases: vec![],
+        }
+    }
+
+    fn gate(met: bool) -> GateResult {
+        GateResult {
+            gate: "min_pass_rate".into(),
+            required: ">= 80%".into(),
+            actual: "50%".into(),
+            met,
+        }
+    }
+
+    #[test]
+    fn readiness_needs_a_finished_non_empty_run_and_every_gate() {
+        assert!(!readiness(None).ready);
+        assert!(!readiness(Some(&suite(0, 0, vec![]))).ready);
+        assert!(!readiness(Some(&suite(1, 2, vec![gate(false)]))).ready);
+        assert!(readiness(Some(&suite(1, 2, vec![gate(true)]))).ready);
+        // Without gates an INCONCLUSIVE trial is not a pass.
+        assert!(!readiness(Some(&suite(1, 2, vec![]))).ready);
+        assert!(readiness(Some(&suite(2, 2, vec![]))).ready);
+    }
+
+    #[test]
+    fn secret_named_literals_are_masked_and_references_kept() {
+        let mut v =
+            serde_json::json!({"env": {"API_TOKEN": "literal-value", "GH_TOKEN": "${GH_TOKEN}", "MODE": "fast"}});
+        mask_secret_keys(&mut v);
+        assert_eq!(v["env"]["API_TOKEN"], MASK);
+        assert_eq!(v["env"]["GH_TOKEN"], "${GH_TOKEN}");
+        assert_eq!(v["env"]["MODE"], "fast");
+    }
+}

@@ -383,3 +383,35 @@ pub fn scalar(v: &Value) -> String {
         other => other.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncation_keeps_short_text_and_marks_long_text() {
+        assert_eq!(truncate("short", 10), "short");
+        let cut = truncate(&"é".repeat(20), 10);
+        assert!(cut.starts_with(&"é".repeat(10)) && cut.ends_with(TRUNCATION_MARK));
+    }
+
+    #[test]
+    fn outline_indents_nested_values() {
+        let mut out = Vec::new();
+        outline(
+            &serde_json::json!({"purpose": "p", "risks": [{"id": "r1", "why": "w"}], "tags": ["a", "b"]}),
+            0,
+            &mut out,
+        );
+        assert_eq!(
+            out,
+            vec![
+                (0, "purpose: p".to_string()),
+                (0, "risks:".into()),
+                (1, "- id: r1".into()),
+                (2, "why: w".into()),
+                (0, "tags: a, b".into()),
+            ]
+        );
+    }
+}

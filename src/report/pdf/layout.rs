@@ -96,6 +96,10 @@ pub struct Writer<'a> {
     pub pages: Vec<Vec<Op>>,
     pub y: f32,
     pub marks: Vec<Mark>,
+    /// Pages placed before this writer's first page (the contents), for printed page numbers.
+    pub offset: usize,
+    /// Named positions (transcript events): 1-based page of this writer and y.
+    pub anchors: HashMap<String, (usize, f32)>,
 }
 
 impl<'a> Writer<'a> {
@@ -106,7 +110,44 @@ impl<'a> Writer<'a> {
             pages: vec![Vec::new()],
             y: TOP,
             marks: Vec::new(),
+            offset: 0,
+            anchors: HashMap::new(),
         }
+    }
+
+    /// Remembers the current position under `name`.
+    pub fn anchor(&mut self, name: String) {
+        let at = (self.page_no(), self.y);
+        self.anchors.insert(name, at);
+    }
+
+    /// The printed page number of an anchor, when it exists.
+    pub fn anchor_page(&self, name: &str) -> Option<usize> {
+        self.anchors.get(name).map(|(p, _)| p + self.offset)
+    }
+
+    /// A clickable area jumping to the top of document page `page` (1-based, printed number).
+    pub fn link(&mut self, x: f32, y: f32, w: f32, h: f32, page: usize) {
+        let link = printpdf::LinkAnnotation::new(
+            Rect {
+                x: Pt(x),
+                y: Pt(y),
+                width: Pt(w),
+                height: Pt(h),
+                mode: None,
+                winding_order: None,
+            },
+            printpdf::Actions::Goto(printpdf::Destination::Xyz {
+                page,
+                left: None,
+                top: None,
+                zoom: None,
+            }),
+            Some(printpdf::BorderArray::Solid([0.0, 0.0, 0.0])),
+            Some(printpdf::ColorArray::Transparent),
+            Some(printpdf::HighlightingMode::None),
+        );
+        self.ops().push(Op::LinkAnnotation { link });
     }
 
     pub fn font(&self, f: Face) -> &FontMetrics {

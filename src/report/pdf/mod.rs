@@ -30,13 +30,22 @@ pub fn render_pdf(report: &Report, redactor: &Redactor) -> Result<Vec<u8>, Repor
         fonts.insert(face, FontMetrics::new(id, parsed));
     }
 
-    let mut body = Writer::new(&fonts, redactor);
-    sections::body(&mut body, report);
-    let marks: Vec<Mark> = body.marks.iter().filter(|m| m.level <= 2).cloned().collect();
-
-    // The contents pages come first, so body page numbers shift by their count; the count
-    // depends only on the number of entries, so one dry run finds it.
-    let cover_pages = cover(&fonts, redactor, report, &marks, 0).len();
+    // The contents pages come first, so body page numbers shift by their count. That count
+    // depends only on the number of entries: a second layout is needed only when the first
+    // guess (one page) was wrong.
+    let mut offset = 1;
+    let (body, marks) = loop {
+        let mut body = Writer::new(&fonts, redactor);
+        body.offset = offset;
+        sections::body(&mut body, report);
+        let marks: Vec<Mark> = body.marks.iter().filter(|m| m.level <= 2).cloned().collect();
+        let needed = cover(&fonts, redactor, report, &marks, offset).len();
+        if needed == offset {
+            break (body, marks);
+        }
+        offset = needed;
+    };
+    let cover_pages = offset;
     let cover = cover(&fonts, redactor, report, &marks, cover_pages);
     let mut pages: Vec<Vec<Op>> = cover;
     pages.extend(body.pages);
@@ -164,6 +173,40 @@ fn cover(
             w.text_at(from, w.y, Face::Sans, size, rgb(150, 158, 168), &". ".repeat(n));
         }
         w.text_at(MARGIN_X + CONTENT_W - num_w, w.y, face, size, rgb(29, 35, 43), &num);
+        w.link(
+            MARGIN_X + indent,
+            w.y - size * 0.3,
+            CONTENT_W - indent,
+            lh,
+            m.page + offset,
+        );
     }
     w.pages
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrapping_fits_the_width_and_breaks_long_words() {
+        let mut doc = PdfDocument::new("t");
+        let mut fonts = HashMap::new();
+        for (face, bytes) in [(Face::Sans, SANS), (Face::Bold, BOLD), (Face::Mono, MONO)] {
+            let parsed = ParsedFont::from_bytes(bytes, 0, &mut Vec::new()).unwrap();
+            let id = doc.add_font(&parsed);
+            fonts.insert(face, FontMetrics::new(id, parsed));
+        }
+        let r = Redactor::new();
+        let w = Writer::new(&fonts, &r);
+        let text = format!("Ωmega café {} end", "x".repeat(400));
+        let lines = w.wrap(&text, Face::Sans, 9.0, 200.0);
+        assert!(lines.len() > 3);
+        for l in &lines {
+            assert!(w.font(Face::Sans).width(l, 9.0) <= 200.5, "{l:?} too wide");
+        }
+        assert_eq!(lines.concat().replace(' ', ""), text.replace(' ', ""));
+        // A character no embedded font has prints as `?`, not as an empty box.
+        assert_eq!(w.font(Face::Mono).printable("a\u{1F600}b"), "a?b");
+    }
 }

@@ -256,6 +256,7 @@ fn transcripts(w: &mut Writer<'_>, r: &Report) {
                     text,
                     latency_ms,
                 } => {
+                    anchor(w, t, *seq);
                     who(
                         w,
                         &format!("e{seq} · turn {turn} · user · {latency_ms} ms"),
@@ -270,6 +271,7 @@ fn transcripts(w: &mut Writer<'_>, r: &Report) {
                     latency_ms,
                     tokens,
                 } => {
+                    anchor(w, t, *seq);
                     who(
                         w,
                         &format!("e{seq} · turn {turn} · agent · {latency_ms} ms · {tokens} tokens"),
@@ -286,6 +288,7 @@ fn transcripts(w: &mut Writer<'_>, r: &Report) {
                     result,
                     latency_ms,
                 } => {
+                    anchor(w, t, *seq);
                     who(
                         w,
                         &format!("e{seq} · turn {turn} · tool {tool} · {status} · {latency_ms} ms"),
@@ -297,6 +300,7 @@ fn transcripts(w: &mut Writer<'_>, r: &Report) {
                     w.code(result, 10.0);
                 }
                 Entry::Note { seq, text, .. } => {
+                    anchor(w, t, *seq);
                     w.paragraph(&format!("e{seq} · {text}"), Face::Sans, 8.0, c(MUTED), 10.0);
                 }
             }
@@ -304,6 +308,12 @@ fn transcripts(w: &mut Writer<'_>, r: &Report) {
         }
         w.space(8.0);
     }
+}
+
+/// Keeps the event with its heading line, then records where it starts.
+fn anchor(w: &mut Writer<'_>, t: &TrialReport, seq: u64) {
+    w.ensure(30.0);
+    w.anchor(format!("{}-e{seq}", t.anchor));
 }
 
 fn who(w: &mut Writer<'_>, text: &str, color: (u8, u8, u8)) {
@@ -334,10 +344,14 @@ fn verdicts(w: &mut Writer<'_>, r: &Report) {
                 let ev: Vec<String> = cr
                     .evidence
                     .iter()
-                    .map(|e| match t.turn_of(e) {
-                        Some(turn) => format!("{e} (turn {turn})"),
-                        None if t.has_event(e) => e.clone(),
-                        None => format!("{e} (no such event)"),
+                    .map(|e| {
+                        let page = w.anchor_page(&format!("{}-{e}", t.anchor));
+                        match (t.turn_of(e), page) {
+                            (Some(turn), Some(p)) => format!("{e} (turn {turn}, p. {p})"),
+                            (None, Some(p)) => format!("{e} (p. {p})"),
+                            _ if t.has_event(e) => e.clone(),
+                            _ => format!("{e} (no such event)"),
+                        }
                     })
                     .collect();
                 vec![
