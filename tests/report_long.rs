@@ -43,6 +43,7 @@ fn thousand_turn_transcript_renders_with_truncation_markers() {
         .find_map(|l| l.strip_prefix("Pages:"))
         .and_then(|n| n.trim().parse().ok())
         .expect("pdfinfo reports pages");
+    println!("1,000-turn PDF: {pages} pages");
     assert!(pages > 100, "a 1,000-turn transcript spans many pages, got {pages}");
     let text = std::process::Command::new("pdftotext")
         .arg(&pdf)

@@ -263,3 +263,33 @@ async fn html_is_self_contained_and_loads_in_headless_chromium() {
     // A blank 1280x900 page compresses to a few KB; a rendered report does not.
     assert!(png.len() > 20_000, "screenshot looks empty ({} bytes)", png.len());
 }
+
+#[test]
+fn report_without_any_run_is_a_clear_usage_error() {
+    report_support::set_canary_env();
+    let tmp = tempfile::tempdir().unwrap();
+    let dst = tmp.path().join("release-bot");
+    ghostlab::run::environment::copy_tree(
+        &std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/release-bot"),
+        &dst,
+    )
+    .unwrap();
+    let out = Command::cargo_bin("ghostlab")
+        .unwrap()
+        .args(["report", "--job"])
+        .arg(dst.join("job.yaml"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no runs under") && err.contains(".ghostlab/runs"), "{err}");
+    let out = Command::cargo_bin("ghostlab")
+        .unwrap()
+        .args(["report", "--job"])
+        .arg(dst.join("job.yaml"))
+        .args(["--run", "/nonexistent/run"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/run does not exist"));
+}
