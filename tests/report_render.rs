@@ -122,6 +122,10 @@ async fn report_of_a_suite_run_renders_in_every_format_without_the_canary() {
         assert!(body.contains("NOT READY"), "{name} lacks the readiness verdict");
     }
     assert_in_order(&md, "\n## ", "markdown");
+    assert!(
+        !md.contains("<img"),
+        "agent HTML must not become live HTML in the Markdown"
+    );
     let html_body = &html[html.find("</nav>").unwrap()..];
     assert_in_order(html_body, "\">", "html");
     // In the PDF the contents list every heading first; the body starts after its last entry.
@@ -200,8 +204,11 @@ async fn absent_generated_files_are_reported_as_not_generated() {
 }
 
 fn external_refs(html: &str) -> Vec<String> {
-    let re = regex::Regex::new(r#"(?i)(src|href|action|poster|data)\s*=\s*["']?\s*(https?:)?//|@import|url\(\s*["']?\s*(https?:)?//|https?://"#)
-        .unwrap();
+    // Resource references only: a URL in transcript text is escaped text, not a request.
+    let re = regex::Regex::new(
+        r#"(?i)(src|srcset|href|action|poster|data|xlink:href)\s*=\s*["']?\s*(https?:|file:)?//|@import|url\(\s*["']?\s*(https?:)?//|<link\b|<script\b|<iframe\b"#,
+    )
+    .unwrap();
     re.find_iter(html).map(|m| m.as_str().to_string()).collect()
 }
 
@@ -234,30 +241,23 @@ async fn html_is_self_contained_and_loads_in_headless_chromium() {
         );
         return;
     };
-    let profile = tempfile::tempdir().unwrap();
     let shot = fx.run_dir.join("first-screen.png");
-    let out = std::process::Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            "--hide-scrollbars",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg(format!("--screenshot={}", shot.display()))
-        .arg("--window-size=1280,900")
-        .arg(format!("file://{}", page.display()))
-        .output()
-        .unwrap();
+    // Every request the browser makes goes to a local recording proxy that answers nothing.
+    // A control page with a remote image proves the recorder sees page requests.
+    let control = fx.run_dir.join("control.html");
+    std::fs::write(
+        &control,
+        "<html><body>x<img src=\"http://example.invalid/pixel.png\"></body></html>",
+    )
+    .unwrap();
+    let seen = load_through_recorder(chromium, &control, &fx.run_dir.join("control.png"));
     assert!(
-        shot.is_file(),
-        "no screenshot: {}",
-        String::from_utf8_lossy(&out.stderr)
+        seen.iter().any(|r| r.contains("example.invalid")),
+        "the recorder missed the control page's request: {seen:?}"
     );
+    let seen = load_through_recorder(chromium, &page, &shot);
+    let from_page: Vec<&String> = seen.iter().filter(|r| !is_browser_housekeeping(r)).collect();
+    assert!(from_page.is_empty(), "the report made network requests: {from_page:?}");
     let png = std::fs::read(&shot).unwrap();
     assert_eq!(&png[1..4], b"PNG");
     // A blank 1280x900 page compresses to a few KB; a rendered report does not.
@@ -292,4 +292,79 @@ fn report_without_any_run_is_a_clear_usage_error() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/run does not exist"));
+}
+
+/// Chromium's own update and time checks, which happen whatever the page is.
+fn is_browser_housekeeping(request_line: &str) -> bool {
+    [
+        "clients2.google.com",
+        "update.googleapis.com",
+        "accounts.google.com",
+        ".gvt1.com",
+    ]
+    .iter()
+    .any(|h| request_line.contains(h))
+}
+
+/// Loads `page` headless with every request sent to a local proxy that records the first
+/// line and closes; returns the recorded request lines.
+fn load_through_recorder(chromium: &str, page: &Path, shot: &Path) -> Vec<String> {
+    use std::io::Read;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let recorder = {
+        let (seen, stop) = (seen.clone(), stop.clone());
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                match listener.accept() {
+                    Ok((mut conn, _)) => {
+                        conn.set_nonblocking(false).unwrap();
+                        conn.set_read_timeout(Some(std::time::Duration::from_secs(2))).unwrap();
+                        let mut buf = [0u8; 512];
+                        let n = conn.read(&mut buf).unwrap_or(0);
+                        let line = String::from_utf8_lossy(&buf[..n])
+                            .lines()
+                            .next()
+                            .unwrap_or("")
+                            .to_string();
+                        seen.lock().unwrap().push(line);
+                    }
+                    Err(_) => std::thread::sleep(std::time::Duration::from_millis(20)),
+                }
+            }
+        })
+    };
+    let profile = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--hide-scrollbars",
+        ])
+        .arg(format!("--proxy-server=http://127.0.0.1:{port}"))
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg("--window-size=1280,900")
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap();
+    stop.store(true, Ordering::Relaxed);
+    recorder.join().unwrap();
+    assert!(
+        shot.is_file(),
+        "chromium wrote no screenshot: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen = seen.lock().unwrap().clone();
+    seen
 }

@@ -305,13 +305,11 @@ fn transcripts(o: &mut String, r: &Report) {
     for t in &r.trials {
         let _ = writeln!(
             o,
-            "<h3 id=\"{}\">{} {}</h3><p class=\"meta\">Persona {} · scenario {} · goal: {}</p>",
+            "<h3 id=\"{}\">{} {}</h3><p class=\"meta\">{}</p>",
             t.anchor,
             esc(&t.title()),
             badge(t.verdict),
-            esc(&t.persona),
-            esc(&t.scenario),
-            esc(&t.goal)
+            esc(&t.meta_line())
         );
         for p in &t.problems {
             let _ = writeln!(o, "<p class=\"note\">problem: {}</p>", esc(p));

@@ -55,8 +55,14 @@ pub fn render_critique_markdown(r: &Report, trial: Option<usize>) -> String {
     o
 }
 
+/// Text outside code fences: angle brackets are escaped so agent output cannot become HTML
+/// (an image tag would make a Markdown viewer fetch a URL).
+fn md_text(s: &str) -> String {
+    s.replace('<', "&lt;").replace('>', "&gt;")
+}
+
 fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+    md_text(s).replace('|', "\\|").replace('\n', " ")
 }
 
 fn table(o: &mut String, headers: &[&str], rows: &[Vec<String>]) {
@@ -230,12 +236,10 @@ fn transcripts(o: &mut String, r: &Report) {
     for t in &r.trials {
         let _ = writeln!(
             o,
-            "### {} — {}\n\nPersona {} · scenario {} · goal: {}\n",
+            "### {} — {}\n\n{}\n",
             t.title(),
             verdict_label(t),
-            t.persona,
-            t.scenario,
-            t.goal
+            md_text(&t.meta_line())
         );
         for p in &t.problems {
             let _ = writeln!(o, "> problem: {p}\n");
@@ -294,7 +298,11 @@ fn transcripts(o: &mut String, r: &Report) {
 }
 
 fn quote(text: &str) -> String {
-    text.lines().map(|l| format!("> {l}")).collect::<Vec<_>>().join("\n")
+    md_text(text)
+        .lines()
+        .map(|l| format!("> {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// `PASS`, `FAIL`, … or `NO VERDICT` for an unfinished trial.

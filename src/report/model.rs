@@ -216,6 +216,14 @@ impl TrialReport {
     pub fn title(&self) -> String {
         format!("{} · trial {}", self.case_id, self.trial)
     }
+
+    /// Persona, scenario, goal and spend in one line.
+    pub fn meta_line(&self) -> String {
+        format!(
+            "Persona {} · scenario {} · goal: {} · {} tokens · ${:.4}",
+            self.persona, self.scenario, self.goal, self.tokens, self.cost_usd
+        )
+    }
 }
 
 /// One line of the transcript.

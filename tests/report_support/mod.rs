@@ -366,7 +366,7 @@ pub fn write_tool_trial(run_dir: &Path, repeat: u32) {
         );
         ev(&mut log, RunEvent::AgentMessage {
             turn: 1,
-            text: "CI is green (12 jobs). I could not publish a dry run: the tool wants a `channel`. Notes: Added Queue.drain() (#41).".into(),
+            text: "CI is green (12 jobs). I could not publish a dry run: the tool wants a `channel`. Notes: Added Queue.drain() (#41). Badge: <img src=\"https://evil.example/pixel.png\">".into(),
             latency_ms: 4_100,
             tokens: 1_830,
             cost_usd: 0.0123,

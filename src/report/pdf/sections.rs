@@ -241,10 +241,7 @@ fn transcripts(w: &mut Writer<'_>, r: &Report) {
     section(w, 4);
     for t in &r.trials {
         trial_heading(w, t);
-        note(
-            w,
-            &format!("Persona {} · scenario {} · goal: {}", t.persona, t.scenario, t.goal),
-        );
+        note(w, &t.meta_line());
         for p in &t.problems {
             note(w, &format!("problem: {p}"));
         }
