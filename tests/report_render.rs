@@ -365,6 +365,5 @@ fn load_through_recorder(chromium: &str, page: &Path, shot: &Path) -> Vec<String
         "chromium wrote no screenshot: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let seen = seen.lock().unwrap().clone();
-    seen
+    seen.lock().unwrap().clone()
 }
