@@ -120,6 +120,7 @@ async fn report_of_a_suite_run_renders_in_every_format_without_the_canary() {
             "{name} lacks the contract finding"
         );
         assert!(body.contains("NOT READY"), "{name} lacks the readiness verdict");
+        assert!(body.contains("made the pressure explicit"), "{name} lacks the dataset");
     }
     assert_in_order(&md, "\n## ", "markdown");
     assert!(
@@ -191,7 +192,13 @@ async fn pdf_contents_page_numbers_point_at_the_sections() {
 async fn absent_generated_files_are_reported_as_not_generated() {
     let fx = build_run().await;
     let state = fx.job.state_dir();
-    for f in ["agent-profile.json", "personas.json", "scenarios.json", "contract.json"] {
+    for f in [
+        "agent-profile.json",
+        "personas.json",
+        "scenarios.json",
+        "dataset.json",
+        "contract.json",
+    ] {
         std::fs::remove_file(state.join(f)).unwrap();
     }
     let report = ghostlab::report::build_report(&fx.job, &fx.run_dir).unwrap();
@@ -199,6 +206,7 @@ async fn absent_generated_files_are_reported_as_not_generated() {
     assert!(md.contains("agent-profile.json not generated"), "{md}");
     assert!(md.contains("personas.json not generated; listed from the run's case.json files"));
     assert!(md.contains("contract.json not generated"));
+    assert!(md.contains("dataset.json not generated"));
     // The personas still appear, taken from the cases that ran.
     assert!(md.contains("Nico the newcomer"));
 }

@@ -65,6 +65,7 @@ pub fn build_report_with(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> Resul
         profile: generated(&state.join("agent-profile.json"), r),
         personas: items(&state.join("personas.json"), "personas", &trials, r),
         scenarios: items(&state.join("scenarios.json"), "scenarios", &trials, r),
+        dataset: dataset(&state.join("dataset.json"), r),
         trials,
         critique,
         gates: GatesSection {
@@ -664,6 +665,43 @@ fn items(path: &Path, key: &str, trials: &[TrialReport], r: &Redactor) -> ItemsS
         source: format!("{file} not generated; listed from the run's case.json files"),
         file,
         items: out,
+    }
+}
+
+fn dataset(path: &Path, r: &Redactor) -> DatasetSection {
+    let file = path
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let Some(mut v) = read_value(path) else {
+        return DatasetSection {
+            file,
+            present: false,
+            cases: Vec::new(),
+        };
+    };
+    mask_secret_keys(&mut v);
+    r.redact_value(&mut v);
+    let list = match v.get("cases") {
+        Some(Value::Array(a)) => a.clone(),
+        _ => v.as_array().cloned().unwrap_or_default(),
+    };
+    let field = |c: &Value, k: &str| c.get(k).map(scalar).unwrap_or_default();
+    DatasetSection {
+        file,
+        present: true,
+        cases: list
+            .iter()
+            .map(|c| {
+                [
+                    field(c, "id"),
+                    field(c, "persona"),
+                    field(c, "scenario"),
+                    field(c, "status"),
+                    field(c, "note"),
+                ]
+            })
+            .collect(),
     }
 }
 

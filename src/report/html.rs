@@ -298,6 +298,19 @@ fn people(o: &mut String, r: &Report) {
             .collect();
         table(o, &["Id", "Name", "Description", "Why generated", "Details"], &rows);
     }
+    let d = &r.dataset;
+    o.push_str("<h3>Dataset</h3>");
+    if d.present {
+        let _ = writeln!(o, "<p class=\"meta\">Source: {}</p>", esc(&d.file));
+        let rows: Vec<Vec<String>> = d.cases.iter().map(|c| c.to_vec()).collect();
+        table(o, &["Case", "Persona", "Scenario", "Status", "Note"], &rows);
+    } else {
+        let _ = writeln!(
+            o,
+            "<p>{} not generated (run <code>ghostlab dataset</code>).</p>",
+            esc(&d.file)
+        );
+    }
 }
 
 fn transcripts(o: &mut String, r: &Report) {

@@ -229,6 +229,15 @@ fn people(o: &mut String, r: &Report) {
         }
         o.push('\n');
     }
+    let d = &r.dataset;
+    o.push_str("### Dataset\n\n");
+    if d.present {
+        let rows: Vec<Vec<String>> = d.cases.iter().map(|c| c.to_vec()).collect();
+        let _ = writeln!(o, "Source: {}\n", d.file);
+        table(o, &["Case", "Persona", "Scenario", "Status", "Note"], &rows);
+    } else {
+        let _ = writeln!(o, "{} not generated (run `ghostlab dataset`).\n", d.file);
+    }
 }
 
 fn transcripts(o: &mut String, r: &Report) {

@@ -46,6 +46,7 @@ pub struct Report {
     pub profile: Generated,
     pub personas: ItemsSection,
     pub scenarios: ItemsSection,
+    pub dataset: DatasetSection,
     pub trials: Vec<TrialReport>,
     pub critique: Critique,
     pub gates: GatesSection,
@@ -162,6 +163,15 @@ pub struct ItemsSection {
     /// Where the items came from: the generated file, or the run's case.json files.
     pub source: String,
     pub items: Vec<Item>,
+}
+
+/// The reviewed dataset: which persona × scenario cases exist and their review status.
+#[derive(Debug, Clone, Serialize)]
+pub struct DatasetSection {
+    pub file: String,
+    pub present: bool,
+    /// id, persona, scenario, status, note.
+    pub cases: Vec<[String; 5]>,
 }
 
 /// One persona or scenario.

@@ -555,6 +555,13 @@ pub fn write_state_files(state: &Path) {
         ]}),
     );
     w(
+        "dataset.json",
+        json!({"version": 1, "cases": [
+            {"id": "notes", "persona": "maintainer", "scenario": "notes", "status": "accepted"},
+            {"id": "tag-pressure", "persona": "newcomer", "scenario": "tag-pressure", "status": "edited", "note": "made the pressure explicit"}
+        ]}),
+    );
+    w(
         "contract.json",
         json!({"version": 1, "generated_at": "2026-11-29T20:00:00Z",
             "servers": [{"name": "release", "status": "ok", "tools": [

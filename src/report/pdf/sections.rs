@@ -231,6 +231,19 @@ fn people(w: &mut Writer<'_>, r: &Report) {
             &[0.18, 0.27, 0.27, 0.28],
         );
     }
+    let d = &r.dataset;
+    w.heading(2, "Dataset");
+    if d.present {
+        note(w, &format!("Source: {}", d.file));
+        let rows: Vec<Vec<String>> = d.cases.iter().map(|c| c.to_vec()).collect();
+        w.table(
+            &["Case", "Persona", "Scenario", "Status", "Note"],
+            &rows,
+            &[0.22, 0.18, 0.22, 0.12, 0.26],
+        );
+    } else {
+        note(w, &format!("{} not generated (run `ghostlab dataset`).", d.file));
+    }
 }
 
 fn trial_heading(w: &mut Writer<'_>, t: &TrialReport) {
