@@ -6,11 +6,14 @@
 //! renderer can leak a secret; the HTML never references anything outside its own file.
 
 mod assemble;
+mod config;
 mod critique;
+mod generated;
 mod html;
 mod markdown;
 mod model;
 mod pdf;
+mod summary;
 
 pub use assemble::{build_report, build_report_with};
 pub use critique::{SLOW_CALL_MS, build_critique, trial_findings};
