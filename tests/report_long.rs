@@ -56,3 +56,36 @@ fn thousand_turn_transcript_renders_with_truncation_markers() {
     assert!(text.matches("[truncated, full text in events.jsonl]").count() >= 1000);
     assert!(text.contains(&format!("Page {pages} of {pages}")));
 }
+
+#[test]
+fn interrupted_run_renders_and_is_not_ready() {
+    let fx = build_long_run(3);
+    let trial = fx.run_dir.join("cases/long-conversation/trial-1");
+    std::fs::remove_file(fx.run_dir.join("summary.json")).unwrap();
+    std::fs::remove_file(trial.join("verdict.json")).unwrap();
+    // A crash mid-write: the log was never renamed and its last line is torn.
+    let events = std::fs::read_to_string(trial.join("events.jsonl")).unwrap();
+    std::fs::remove_file(trial.join("events.jsonl")).unwrap();
+    std::fs::write(
+        trial.join("events.jsonl.partial"),
+        format!("{events}{{\"v\":1,\"seq\":99"),
+    )
+    .unwrap();
+
+    let outputs = ReportOutputs {
+        markdown: Some(fx.run_dir.join("r.md")),
+        html: None,
+        pdf: Some(fx.run_dir.join("r.pdf")),
+    };
+    write_all(&fx.job, &fx.run_dir, &outputs).unwrap();
+    let md = std::fs::read_to_string(fx.run_dir.join("r.md")).unwrap();
+    assert!(md.contains("**Readiness: NOT READY**"));
+    assert!(md.contains("did not finish"));
+    assert!(md.contains("NO VERDICT"));
+    assert!(md.contains("verdict.json missing or unreadable"));
+    assert!(
+        md.contains("Turn 3: the pipeline is green"),
+        "events from the .partial log are shown"
+    );
+    assert!(fx.run_dir.join("r.pdf").is_file());
+}

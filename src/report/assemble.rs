@@ -103,6 +103,16 @@ pub(super) fn red(r: &Redactor, s: &str) -> String {
     r.redact(s).into_owned()
 }
 
+/// A trial's events: `events.jsonl`, or the `.partial` log of a trial that never finished.
+pub(super) fn trial_events(dir: &Path) -> std::io::Result<Vec<Envelope>> {
+    let done = dir.join("events.jsonl");
+    if done.is_file() {
+        read_events(&done)
+    } else {
+        read_events(&dir.join("events.jsonl.partial"))
+    }
+}
+
 /// Every `cases/<id>/trial-<k>` folder, sorted by case then trial number.
 pub(super) fn trial_dirs(run_dir: &Path) -> Vec<(String, u32, PathBuf)> {
     let mut out = Vec::new();
@@ -142,9 +152,7 @@ fn read_trial(index: usize, case_id: &str, trial: u32, dir: &Path, r: &Redactor)
     if verdict.is_none() {
         problems.push("verdict.json missing or unreadable (trial did not finish)".to_string());
     }
-    let events_path = dir.join("events.jsonl");
-    let partial = dir.join("events.jsonl.partial");
-    let events = match read_events(&events_path).or_else(|_| read_events(&partial)) {
+    let events = match trial_events(dir) {
         Ok(ev) => ev,
         Err(e) => {
             problems.push(format!("events: {e}"));

@@ -6,10 +6,9 @@
 use serde_json::Value;
 use std::path::Path;
 
-use super::assemble::{red, trial_dirs};
+use super::assemble::{red, trial_dirs, trial_events};
 use super::model::*;
 use crate::redact::{MASK, Redactor};
-use crate::run::event_log::read_events;
 use crate::run::events::RunEvent;
 use crate::spec::{LoadedJob, McpTransport};
 use crate::util::secret_ref::{has_reference, is_secret_name};
@@ -72,7 +71,7 @@ pub(super) fn config_section(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> C
     let mut seen: Vec<String> = Vec::new();
     let mut denied = Vec::new();
     for (_, trial, dir) in trial_dirs(run_dir) {
-        for e in read_events(&dir.join("events.jsonl")).unwrap_or_default() {
+        for e in trial_events(&dir).unwrap_or_default() {
             match &e.event {
                 RunEvent::SandboxReady { role, backend, .. } => {
                     let s = format!("{backend} ({role:?})");

@@ -18,7 +18,7 @@ pub fn render_markdown(r: &Report) -> String {
     );
     o.push_str("## Contents\n\n");
     for t in SECTION_TITLES {
-        let _ = writeln!(o, "- {t}");
+        let _ = writeln!(o, "- [{t}](#{})", slug(t));
     }
     o.push('\n');
     summary(&mut o, r);
@@ -53,6 +53,19 @@ pub fn render_critique_markdown(r: &Report, trial: Option<usize>) -> String {
         }
     }
     o
+}
+
+/// The anchor GitHub-style viewers give a heading.
+fn slug(heading: &str) -> String {
+    heading
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Text outside code fences: angle brackets are escaped so agent output cannot become HTML

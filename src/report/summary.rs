@@ -5,11 +5,10 @@
 
 use std::path::Path;
 
-use super::assemble::{red, trial_dirs};
+use super::assemble::{red, trial_dirs, trial_events};
 use super::model::*;
 use crate::judge::Verdict;
 use crate::redact::Redactor;
-use crate::run::event_log::read_events;
 use crate::run::events::{Role, RunEvent};
 use crate::run::manifest::Manifest;
 use crate::run::suite::SuiteSummary;
@@ -118,7 +117,7 @@ fn readiness(s: Option<&SuiteSummary>) -> Readiness {
 pub(super) fn role_tokens(run_dir: &Path) -> TokenTotals {
     let mut t = TokenTotals::default();
     for (_, _, dir) in trial_dirs(run_dir) {
-        let Ok(events) = read_events(&dir.join("events.jsonl")) else {
+        let Ok(events) = trial_events(&dir) else {
             continue;
         };
         for e in events {
