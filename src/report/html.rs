@@ -5,6 +5,7 @@
 
 use std::fmt::Write;
 
+use super::chart::chart_svg;
 use super::markdown::{pct, tokens};
 use super::model::*;
 use crate::judge::Verdict;
@@ -23,10 +24,11 @@ pre{background:#f2f4f7;border:1px solid #d8dde4;padding:6px 8px;white-space:pre-
 .turn{border-left:4px solid #c9ced6;padding:2px 10px;margin:8px 0}.user{border-color:#2b5a8a}.agent{border-color:#2e7d32}
 .tool{border-color:#b7791f;background:#fffaf0}.note{border-color:#999;color:#555;font-style:italic}
 .who{font-weight:600;font-size:.9em}.msg{white-space:pre-wrap;margin:2px 0}:target{background:#fff3b0}
-nav ol{line-height:1.6}
+nav ul{line-height:1.6}.lbl{font-size:.78em;color:#5a6572;margin-top:3px}
 ";
 
-fn esc(s: &str) -> String {
+/// HTML-escapes text for element content and attribute values.
+pub(super) fn esc(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -145,69 +147,6 @@ fn summary(o: &mut String, r: &Report) {
     o.push_str("<h3>Verdicts per scenario</h3>");
     o.push_str(&chart_svg(&s.chart));
     kv(o, &s.manifest);
-}
-
-/// Verdict colours shared by the SVG and PDF charts.
-pub fn verdict_rgb(v: Verdict) -> (u8, u8, u8) {
-    match v {
-        Verdict::Pass => (46, 125, 50),
-        Verdict::Fail => (198, 40, 40),
-        Verdict::Inconclusive => (183, 121, 31),
-        Verdict::InfraError => (106, 76, 147),
-    }
-}
-
-fn chart_svg(bars: &[ScenarioBar]) -> String {
-    let row = 22.0;
-    let label_w = 220.0;
-    let bar_w = 600.0;
-    let height = row * bars.len() as f64 + 34.0;
-    let max = bars.iter().map(ScenarioBar::total).max().unwrap_or(0).max(1) as f64;
-    let mut o = format!(
-        "<svg role=\"img\" aria-label=\"verdicts per scenario\" width=\"{}\" height=\"{height}\" font-size=\"12\">",
-        label_w + bar_w + 60.0
-    );
-    for (i, b) in bars.iter().enumerate() {
-        let y = i as f64 * row + 4.0;
-        let _ = write!(
-            o,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
-            label_w - 6.0,
-            y + 14.0,
-            esc(&b.scenario)
-        );
-        let mut x = label_w;
-        for (v, n) in b.counts() {
-            if n == 0 {
-                continue;
-            }
-            let w = bar_w * n as f64 / max;
-            let (cr, cg, cb) = verdict_rgb(v);
-            let _ = write!(
-                o,
-                "<rect x=\"{x:.1}\" y=\"{y}\" width=\"{w:.1}\" height=\"{}\" fill=\"rgb({cr},{cg},{cb})\"><title>{} {n}</title></rect>",
-                row - 6.0,
-                v.as_str()
-            );
-            x += w;
-        }
-        let _ = write!(o, "<text x=\"{:.1}\" y=\"{}\">{}</text>", x + 4.0, y + 14.0, b.total());
-    }
-    let ly = row * bars.len() as f64 + 22.0;
-    let mut lx = label_w;
-    for v in [Verdict::Pass, Verdict::Fail, Verdict::Inconclusive, Verdict::InfraError] {
-        let (cr, cg, cb) = verdict_rgb(v);
-        let _ = write!(
-            o,
-            "<rect x=\"{lx}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"rgb({cr},{cg},{cb})\"/><text x=\"{}\" y=\"{ly}\">{}</text>",
-            ly - 9.0,
-            lx + 14.0,
-            v.as_str()
-        );
-        lx += 120.0;
-    }
-    o.push_str("</svg>\n");
-    o
 }
 
 fn config(o: &mut String, r: &Report) {
@@ -366,7 +305,7 @@ fn transcripts(o: &mut String, r: &Report) {
                 } => {
                     let _ = writeln!(
                         o,
-                        "<div class=\"turn tool\" id=\"{id}\"><div class=\"who\">e{seq} · turn {turn} · tool <code>{}</code> · {} · {latency_ms} ms</div>arguments<pre>{}</pre>result<pre>{}</pre></div>",
+                        "<div class=\"turn tool\" id=\"{id}\"><div class=\"who\">e{seq} · turn {turn} · tool <code>{}</code> · {} · {latency_ms} ms</div><div class=\"lbl\">arguments</div><pre>{}</pre><div class=\"lbl\">result</div><pre>{}</pre></div>",
                         esc(tool),
                         esc(status),
                         esc(arguments),

@@ -6,6 +6,7 @@
 //! renderer can leak a secret; the HTML never references anything outside its own file.
 
 mod assemble;
+mod chart;
 mod config;
 mod critique;
 mod generated;

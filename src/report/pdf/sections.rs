@@ -3,7 +3,7 @@
 
 use super::layout::{CONTENT_W, Face, MARGIN_X, Writer, rgb};
 use crate::judge::Verdict;
-use crate::report::html::verdict_rgb;
+use crate::report::chart::verdict_rgb;
 use crate::report::markdown::{pct, tokens, verdict_label};
 use crate::report::model::*;
 
