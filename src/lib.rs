@@ -11,6 +11,7 @@ pub mod judge;
 pub mod llm;
 pub mod mcp;
 pub mod redact;
+pub mod report;
 pub mod run;
 pub mod sandbox;
 pub mod spec;

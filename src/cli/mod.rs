@@ -20,6 +20,7 @@ mod model_server;
 mod models;
 mod profile;
 mod sandbox;
+mod report;
 mod schema;
 mod validate;
 
@@ -80,6 +81,8 @@ pub enum Command {
     Discover(discover::Args),
     /// Check an inventory.json offline: risk labels and schema findings (text, JSON or SARIF).
     Lint(lint::Args),
+    /// Render the rollout report (Markdown, HTML, PDF) of a run.
+    Report(report::Args),
 }
 
 /// Parses the process arguments (exits 2 on usage errors, as clap does).
@@ -120,6 +123,7 @@ pub fn dispatch(cli: Cli) -> ExitCode {
         Command::Inspect(a) => inspect::run(a),
         Command::Discover(a) => discover::run(a),
         Command::Lint(a) => lint::run(a),
+        Command::Report(a) => report::run(a),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,49 @@
+//! `ghostlab report --job J [--run RUN] [--md F] [--html F] [--pdf F]`: renders the rollout
+//! report of a finished run. Without any format flag it writes all three into the run folder.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use super::CliError;
+use crate::report::{ReportOutputs, latest_run, write_all};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The job.yaml of the agent.
+    #[arg(long)]
+    pub job: PathBuf,
+    /// The run folder; defaults to the newest under `<state_dir>/runs/`.
+    #[arg(long)]
+    pub run: Option<PathBuf>,
+    /// Write Markdown here.
+    #[arg(long)]
+    pub md: Option<PathBuf>,
+    /// Write self-contained HTML here.
+    #[arg(long)]
+    pub html: Option<PathBuf>,
+    /// Write PDF here.
+    #[arg(long)]
+    pub pdf: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    let job = crate::spec::load_job(&args.job)?;
+    let run_dir = match args.run {
+        Some(r) => r,
+        None => latest_run(&job).map_err(|e| CliError::usage(e.to_string()))?,
+    };
+    let outputs = if args.md.is_none() && args.html.is_none() && args.pdf.is_none() {
+        ReportOutputs::defaults(&run_dir)
+    } else {
+        ReportOutputs {
+            markdown: args.md,
+            html: args.html,
+            pdf: args.pdf,
+        }
+    };
+    let written = write_all(&job, &run_dir, &outputs).map_err(|e| CliError::usage(e.to_string()))?;
+    for p in written {
+        println!("wrote {}", p.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}

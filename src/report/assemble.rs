@@ -1,0 +1,324 @@
+//! Builds the [`Report`] from a run folder, the job and the job's state folder.
+//!
+//! Every text passes through the job's `Redactor` here, once more than the run already did:
+//! a secret that slipped into an artifact must still not reach the report. Generated files
+//! owned by other commands are read as loose JSON; a missing one is reported as such.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+use super::config::config_section;
+use super::generated::{dataset, generated, items};
+use super::summary::{role_tokens, summary_page};
+
+use super::ReportError;
+use super::critique::build_critique;
+use super::model::*;
+use crate::judge::case_verdict::VerdictFile;
+use crate::judge::{Answer, CheckOutcome};
+use crate::redact::Redactor;
+use crate::run::case::CaseSpec;
+use crate::run::event_log::read_events;
+use crate::run::events::{Envelope, RunEvent};
+use crate::run::manifest::Manifest;
+use crate::run::suite::SuiteSummary;
+use crate::spec::LoadedJob;
+
+/// Assembles the report of `run_dir` for `job`.
+pub fn build_report(job: &LoadedJob, run_dir: &Path) -> Result<Report, ReportError> {
+    let redactor = Redactor::for_job(job);
+    build_report_with(job, run_dir, &redactor)
+}
+
+/// Same as [`build_report`] with a caller's redactor (which may know extra secrets).
+pub fn build_report_with(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> Result<Report, ReportError> {
+    if !run_dir.is_dir() {
+        return Err(ReportError::NoRun(run_dir.to_path_buf()));
+    }
+    let state = job.state_dir();
+    let manifest: Option<Manifest> = read_json(&run_dir.join("manifest.json"));
+    let suite: Option<SuiteSummary> = read_json(&run_dir.join("summary.json"));
+    let trials = read_trials(run_dir, r);
+    let run_id = run_dir
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let agent = &job.job.agent;
+    let title = format!(
+        "Rollout report: {}",
+        agent.name.clone().unwrap_or_else(|| agent.id.clone())
+    );
+    let critique = build_critique(
+        &trials,
+        read_value(&state.join("contract.json")),
+        read_value(&state.join("inventory.json")),
+        r,
+    );
+    let mut summary = summary_page(manifest.as_ref(), suite.as_ref(), &trials, r);
+    summary.tokens = role_tokens(run_dir);
+    Ok(Report {
+        version: REPORT_VERSION,
+        title: r.redact(&title).into_owned(),
+        agent_id: r.redact(&agent.id).into_owned(),
+        run_id: r.redact(&run_id).into_owned(),
+        job_file: r.redact(&job.file.to_string_lossy()).into_owned(),
+        generated: chrono::Utc::now().format("%Y-%m-%d %H:%M UTC").to_string(),
+        summary,
+        config: config_section(job, run_dir, r),
+        profile: generated(&state.join("agent-profile.json"), r),
+        personas: items(&state.join("personas.json"), "personas", &trials, r),
+        scenarios: items(&state.join("scenarios.json"), "scenarios", &trials, r),
+        dataset: dataset(&state.join("dataset.json"), r),
+        trials,
+        critique,
+        gates: GatesSection {
+            gates: suite
+                .as_ref()
+                .map(|s| {
+                    s.gates
+                        .iter()
+                        .map(|g| crate::judge::GateResult {
+                            gate: r.redact(&g.gate).into_owned(),
+                            required: r.redact(&g.required).into_owned(),
+                            actual: r.redact(&g.actual).into_owned(),
+                            met: g.met,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+            gates_met: suite.as_ref().map(|s| s.gates_met),
+        },
+    })
+}
+
+pub(super) fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
+    serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
+}
+
+pub(super) fn read_value(path: &Path) -> Option<Value> {
+    read_json(path)
+}
+
+pub(super) fn red(r: &Redactor, s: &str) -> String {
+    r.redact(s).into_owned()
+}
+
+/// A trial's events: `events.jsonl`, or the `.partial` log of a trial that never finished.
+pub(super) fn trial_events(dir: &Path) -> std::io::Result<Vec<Envelope>> {
+    let done = dir.join("events.jsonl");
+    if done.is_file() {
+        read_events(&done)
+    } else {
+        read_events(&dir.join("events.jsonl.partial"))
+    }
+}
+
+/// Every `cases/<id>/trial-<k>` folder, sorted by case then trial number.
+pub(super) fn trial_dirs(run_dir: &Path) -> Vec<(String, u32, PathBuf)> {
+    let mut out = Vec::new();
+    let Ok(cases) = std::fs::read_dir(run_dir.join("cases")) else {
+        return out;
+    };
+    for case in cases.filter_map(Result::ok) {
+        let Ok(trials) = std::fs::read_dir(case.path()) else {
+            continue;
+        };
+        for t in trials.filter_map(Result::ok) {
+            let name = t.file_name().to_string_lossy().into_owned();
+            if let Some(k) = name.strip_prefix("trial-").and_then(|k| k.parse().ok()) {
+                out.push((case.file_name().to_string_lossy().into_owned(), k, t.path()));
+            }
+        }
+    }
+    out.sort_by(|a, b| (a.0.as_str(), a.1).cmp(&(b.0.as_str(), b.1)));
+    out
+}
+
+fn read_trials(run_dir: &Path, r: &Redactor) -> Vec<TrialReport> {
+    trial_dirs(run_dir)
+        .into_iter()
+        .enumerate()
+        .map(|(i, (case_id, trial, dir))| read_trial(i, &case_id, trial, &dir, r))
+        .collect()
+}
+
+fn read_trial(index: usize, case_id: &str, trial: u32, dir: &Path, r: &Redactor) -> TrialReport {
+    let mut problems = Vec::new();
+    let spec: Option<CaseSpec> = read_json(&dir.join("case.json"));
+    if spec.is_none() {
+        problems.push("case.json missing or unreadable".to_string());
+    }
+    let verdict: Option<VerdictFile> = read_json(&dir.join("verdict.json"));
+    if verdict.is_none() {
+        problems.push("verdict.json missing or unreadable (trial did not finish)".to_string());
+    }
+    let events = match trial_events(dir) {
+        Ok(ev) => ev,
+        Err(e) => {
+            problems.push(format!("events: {e}"));
+            Vec::new()
+        }
+    };
+    let (tokens, cost_usd) = events.iter().fold((0, 0.0), |(t, c), e| match &e.event {
+        RunEvent::AgentMessage { tokens, cost_usd, .. } => (t + tokens, c + cost_usd),
+        RunEvent::ModelCall {
+            prompt_tokens,
+            completion_tokens,
+            cost_usd,
+            ..
+        } => (t + prompt_tokens + completion_tokens, c + cost_usd),
+        _ => (t, c),
+    });
+    let (persona, scenario_id, scenario, goal) = match &spec {
+        Some(s) => (
+            if s.persona.name.is_empty() {
+                s.persona.id.clone()
+            } else {
+                s.persona.name.clone()
+            },
+            s.scenario.id.clone(),
+            if s.scenario.title.is_empty() {
+                s.scenario.id.clone()
+            } else {
+                s.scenario.title.clone()
+            },
+            s.scenario.goal.clone(),
+        ),
+        None => Default::default(),
+    };
+    TrialReport {
+        case_id: red(r, case_id),
+        trial,
+        anchor: format!("t{}", index + 1),
+        persona: red(r, &persona),
+        scenario_id: red(r, &scenario_id),
+        scenario: red(r, &scenario),
+        goal: red(r, &goal),
+        verdict: verdict.as_ref().map(|v| v.verdict),
+        reasons: verdict
+            .as_ref()
+            .map(|v| v.reasons.iter().map(|x| red(r, x)).collect())
+            .unwrap_or_default(),
+        judge: verdict.as_ref().map(|v| red(r, &v.judge)).unwrap_or_default(),
+        duration_ms: verdict.as_ref().map(|v| v.duration_ms).unwrap_or(0),
+        entries: events.iter().filter_map(|e| entry(e, r)).collect(),
+        criteria: verdict.as_ref().map(|v| criteria(v, r)).unwrap_or_default(),
+        checks: verdict.as_ref().map(|v| checks(v, r)).unwrap_or_default(),
+        tokens,
+        cost_usd,
+        problems,
+    }
+}
+
+fn entry(e: &Envelope, r: &Redactor) -> Option<Entry> {
+    let seq = e.seq;
+    let note = |turn: Option<u32>, text: String| {
+        Some(Entry::Note {
+            seq,
+            turn,
+            text: red(r, &text),
+        })
+    };
+    match &e.event {
+        RunEvent::UserMessage { turn, text, latency_ms } => Some(Entry::User {
+            seq,
+            turn: *turn,
+            text: truncate(&red(r, text), MAX_MESSAGE_TEXT),
+            latency_ms: *latency_ms,
+        }),
+        RunEvent::AgentMessage {
+            turn,
+            text,
+            latency_ms,
+            tokens,
+            ..
+        } => Some(Entry::Agent {
+            seq,
+            turn: *turn,
+            text: truncate(&red(r, text), MAX_MESSAGE_TEXT),
+            latency_ms: *latency_ms,
+            tokens: *tokens,
+        }),
+        RunEvent::ToolCall {
+            turn,
+            tool,
+            arguments,
+            result,
+            status,
+            latency_ms,
+            ..
+        } => {
+            let mut args = arguments.clone();
+            r.redact_value(&mut args);
+            let args = serde_json::to_string_pretty(&args).unwrap_or_default();
+            Some(Entry::Tool {
+                seq,
+                turn: *turn,
+                tool: red(r, tool),
+                status: format!("{status:?}"),
+                arguments: truncate(&red(r, &args), MAX_TOOL_TEXT),
+                result: truncate(&red(r, result), MAX_TOOL_TEXT),
+                latency_ms: *latency_ms,
+            })
+        }
+        RunEvent::CaseStarted { .. } | RunEvent::ModelCall { .. } | RunEvent::CaseFinished { .. } => None,
+        RunEvent::SandboxReady { role, backend, .. } => note(None, format!("sandbox ready for {role:?} ({backend})")),
+        RunEvent::SetupStep {
+            name,
+            exit_code,
+            duration_ms,
+        } => note(
+            None,
+            format!("setup `{name}` exited {exit_code} after {duration_ms} ms"),
+        ),
+        RunEvent::UserRefusal { turn, about } => note(Some(*turn), format!("the user refused: {about}")),
+        RunEvent::EgressDenied { host, port, .. } => note(None, format!("egress denied: {host}:{port}")),
+        RunEvent::EmulatorBreak { turn, kind, evidence } => note(
+            Some(*turn),
+            format!("user emulator broke character ({kind}): {evidence}"),
+        ),
+        RunEvent::InfraError { component, reason } => {
+            note(None, format!("infrastructure error in {component}: {reason}"))
+        }
+        RunEvent::Stopped { reason, detail } => note(None, format!("stopped: {reason:?} {detail}")),
+    }
+}
+
+fn criteria(v: &VerdictFile, r: &Redactor) -> Vec<CriterionRow> {
+    v.criteria
+        .iter()
+        .map(|c| {
+            let (answer, rationale, evidence) = match &c.answer {
+                Answer::Upheld { evidence, rationale } => ("upheld", rationale.clone(), evidence.clone()),
+                Answer::Violated { evidence, rationale } => ("violated", rationale.clone(), evidence.clone()),
+                Answer::Unanswered { reason } => ("unanswered", reason.clone(), Vec::new()),
+            };
+            CriterionRow {
+                id: red(r, &c.id),
+                kind: format!("{:?}", c.kind),
+                text: red(r, &c.text),
+                answer: answer.into(),
+                rationale: red(r, &rationale),
+                evidence: evidence.iter().map(|x| red(r, x)).collect(),
+            }
+        })
+        .collect()
+}
+
+fn checks(v: &VerdictFile, r: &Redactor) -> Vec<CheckRow> {
+    v.checks
+        .iter()
+        .map(|c| {
+            let (outcome, detail) = match &c.outcome {
+                CheckOutcome::Passed { detail } => ("passed", detail),
+                CheckOutcome::Failed { detail } => ("failed", detail),
+                CheckOutcome::Errored { detail } => ("errored", detail),
+            };
+            CheckRow {
+                name: red(r, &c.name),
+                outcome: outcome.into(),
+                detail: red(r, detail),
+            }
+        })
+        .collect()
+}

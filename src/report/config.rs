@@ -1,0 +1,182 @@
+//! Section 1: the resolved agent configuration and the sandbox provenance.
+//!
+//! Literal values under secret-looking keys are masked and `${VAR}` references are kept as
+//! references; a value is never resolved here.
+
+use serde_json::Value;
+use std::path::Path;
+
+use super::assemble::{red, trial_dirs, trial_events};
+use super::model::*;
+use crate::redact::{MASK, Redactor};
+use crate::run::events::RunEvent;
+use crate::spec::{LoadedJob, McpTransport};
+use crate::util::secret_ref::{has_reference, is_secret_name};
+
+pub(super) fn config_section(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> ConfigSection {
+    let a = &job.job.agent;
+    let rt = &a.runtime;
+    let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "—".into());
+    let list = |v: &[String]| if v.is_empty() { "—".to_string() } else { v.join(", ") };
+    let mut agent = vec![
+        ("Agent id".to_string(), a.id.clone()),
+        ("Name".into(), opt(&a.name)),
+        ("Description".into(), opt(&a.description)),
+        ("Runtime backend".into(), format!("{:?}", rt.backend).to_lowercase()),
+        ("Model".into(), opt(&rt.model)),
+        ("Small model".into(), opt(&rt.small_model)),
+        ("Default agent".into(), opt(&rt.default_agent)),
+        ("Instructions".into(), list(&rt.instructions)),
+        ("Skills".into(), list(&rt.skills.paths)),
+        ("Workspace".into(), opt(&a.workspace)),
+    ];
+    if !rt.tools.is_empty() {
+        let tools: Vec<String> = rt.tools.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        agent.push(("Tools".into(), tools.join(", ")));
+    }
+    if let Some(p) = &rt.permission {
+        agent.push(("Permission".into(), masked_json(p)));
+    }
+    if !rt.agents.is_empty() {
+        agent.push((
+            "Sub-agents".into(),
+            rt.agents.keys().cloned().collect::<Vec<_>>().join(", "),
+        ));
+    }
+    let agent = agent.into_iter().map(|(k, v)| (k, red(r, &v))).collect();
+    let mcps = job
+        .mcps
+        .iter()
+        .map(|m| {
+            let (transport, target, env) = match &m.transport {
+                McpTransport::Stdio { command, env, .. } => ("stdio".to_string(), command.join(" "), pairs(env)),
+                McpTransport::Remote { url, headers, kind } => {
+                    (format!("{kind:?}").to_lowercase(), url.clone(), pairs(headers))
+                }
+            };
+            McpRow {
+                name: red(r, &m.name),
+                transport,
+                target: red(r, &target),
+                env: red(r, &env),
+                enabled: m.enabled,
+            }
+        })
+        .collect();
+    let mut agent_value = serde_json::to_value(a).unwrap_or(Value::Null);
+    mask_secret_keys(&mut agent_value);
+    r.redact_value(&mut agent_value);
+    let agent_yaml = yaml_serde::to_string(&agent_value).unwrap_or_default();
+    let sb = &job.job.sandbox;
+    let mut seen: Vec<String> = Vec::new();
+    let mut denied = Vec::new();
+    for (_, trial, dir) in trial_dirs(run_dir) {
+        for e in trial_events(&dir).unwrap_or_default() {
+            match &e.event {
+                RunEvent::SandboxReady { role, backend, .. } => {
+                    let s = format!("{backend} ({role:?})");
+                    if !seen.contains(&s) {
+                        seen.push(s);
+                    }
+                }
+                RunEvent::EgressDenied { host, port, at } => denied.push(DeniedEgress {
+                    case: red(r, &e.case),
+                    trial,
+                    host: red(r, host),
+                    port: *port,
+                    at: at.format("%H:%M:%S").to_string(),
+                }),
+                _ => {}
+            }
+        }
+    }
+    let sandbox = vec![
+        (
+            "Configured backend".to_string(),
+            format!("{:?}", sb.backend).to_lowercase(),
+        ),
+        ("Backends used".into(), list(&seen)),
+        ("Image".into(), opt(&sb.image)),
+        ("Workdir".into(), sb.workdir.clone()),
+        ("Network".into(), format!("{:?}", sb.network).to_lowercase()),
+        ("Allowlist".into(), list(&sb.allow)),
+        ("Policy".into(), opt(&sb.policy)),
+        ("Environment allowlist (names)".into(), list(&sb.env_allowlist)),
+        ("Credential variables (names)".into(), list(&sb.credentials.env)),
+        ("OpenCode auth mounted".into(), sb.credentials.opencode_auth.to_string()),
+        (
+            "CPU".into(),
+            sb.cpu.map(|c| c.to_string()).unwrap_or_else(|| "—".into()),
+        ),
+        ("Memory".into(), opt(&sb.memory)),
+        ("Timeout".into(), opt(&sb.timeout)),
+        (
+            "Processes".into(),
+            sb.processes.map(|c| c.to_string()).unwrap_or_else(|| "—".into()),
+        ),
+        ("File size".into(), opt(&sb.file_size)),
+        ("Keep after run".into(), sb.keep.to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k, red(r, &v)))
+    .collect();
+    ConfigSection {
+        agent,
+        mcps,
+        agent_yaml: red(r, &agent_yaml),
+        sandbox,
+        denied,
+    }
+}
+
+/// `KEY=value` pairs where a secret-named key shows only its reference, never a literal.
+fn pairs(map: &indexmap::IndexMap<String, String>) -> String {
+    map.iter()
+        .map(|(k, v)| {
+            let shown = if has_reference(v) || !is_secret_name(k) {
+                v.as_str()
+            } else {
+                MASK
+            };
+            format!("{k}={shown}")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn masked_json<T: serde::Serialize>(v: &T) -> String {
+    let mut value = serde_json::to_value(v).unwrap_or(Value::Null);
+    mask_secret_keys(&mut value);
+    serde_json::to_string(&value).unwrap_or_default()
+}
+
+/// Replaces literal values of secret-named keys; `${VAR}` references stay as they are.
+pub(super) fn mask_secret_keys(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            for (k, val) in map.iter_mut() {
+                match val {
+                    Value::String(s) if is_secret_name(k) && !has_reference(s) => *s = MASK.into(),
+                    other => mask_secret_keys(other),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(mask_secret_keys),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secret_named_literals_are_masked_and_references_kept() {
+        let mut v =
+            serde_json::json!({"env": {"API_TOKEN": "literal-value", "GH_TOKEN": "${GH_TOKEN}", "MODE": "fast"}});
+        mask_secret_keys(&mut v);
+        assert_eq!(v["env"]["API_TOKEN"], MASK);
+        assert_eq!(v["env"]["GH_TOKEN"], "${GH_TOKEN}");
+        assert_eq!(v["env"]["MODE"], "fast");
+    }
+}

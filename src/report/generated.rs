@@ -1,0 +1,176 @@
+//! Sections 2 and 3 from files other commands generate (agent-profile.json, personas.json,
+//! scenarios.json, dataset.json), read as loose JSON so a format change there cannot break the
+//! report; a missing file is shown as "not generated".
+
+use serde_json::Value;
+use std::path::Path;
+
+use super::assemble::read_value;
+use super::config::mask_secret_keys;
+use super::model::*;
+use crate::redact::Redactor;
+
+pub(super) fn generated(path: &Path, r: &Redactor) -> Generated {
+    let file = path
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match read_value(path) {
+        Some(mut v) => {
+            mask_secret_keys(&mut v);
+            r.redact_value(&mut v);
+            let mut lines = Vec::new();
+            outline(&v, 0, &mut lines);
+            Generated {
+                file,
+                present: true,
+                outline: lines
+                    .into_iter()
+                    .map(|(d, t)| (d, truncate(&t, MAX_TOOL_TEXT)))
+                    .collect(),
+            }
+        }
+        None => Generated {
+            file,
+            present: false,
+            outline: Vec::new(),
+        },
+    }
+}
+
+/// Personas or scenarios from the generated file; else from the run's case.json files.
+pub(super) fn items(path: &Path, key: &str, trials: &[TrialReport], r: &Redactor) -> ItemsSection {
+    let file = path
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if let Some(mut v) = read_value(path) {
+        mask_secret_keys(&mut v);
+        r.redact_value(&mut v);
+        let list = match v.get(key) {
+            Some(Value::Array(a)) => a.clone(),
+            _ => v.as_array().cloned().unwrap_or_default(),
+        };
+        return ItemsSection {
+            source: file.clone(),
+            file,
+            items: list.iter().map(item_of).collect(),
+        };
+    }
+    let mut out: Vec<Item> = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for t in trials {
+        let (id, title, desc) = if key == "personas" {
+            (t.persona.clone(), t.persona.clone(), String::new())
+        } else {
+            (t.scenario_id.clone(), t.scenario.clone(), t.goal.clone())
+        };
+        if !id.is_empty() && seen.insert(id.clone()) {
+            out.push(Item {
+                id,
+                title,
+                description: desc,
+                why: format!("not generated: {file} is absent; taken from the run's case.json"),
+                details: Vec::new(),
+            });
+        }
+    }
+    ItemsSection {
+        source: format!("{file} not generated; listed from the run's case.json files"),
+        file,
+        items: out,
+    }
+}
+
+pub(super) fn dataset(path: &Path, r: &Redactor) -> DatasetSection {
+    let file = path
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let Some(mut v) = read_value(path) else {
+        return DatasetSection {
+            file,
+            present: false,
+            cases: Vec::new(),
+        };
+    };
+    mask_secret_keys(&mut v);
+    r.redact_value(&mut v);
+    let list = match v.get("cases") {
+        Some(Value::Array(a)) => a.clone(),
+        _ => v.as_array().cloned().unwrap_or_default(),
+    };
+    let field = |c: &Value, k: &str| c.get(k).map(scalar).unwrap_or_default();
+    DatasetSection {
+        file,
+        present: true,
+        cases: list
+            .iter()
+            .map(|c| {
+                [
+                    field(c, "id"),
+                    field(c, "persona"),
+                    field(c, "scenario"),
+                    field(c, "status"),
+                    field(c, "note"),
+                ]
+            })
+            .collect(),
+    }
+}
+
+fn item_of(v: &Value) -> Item {
+    let get = |keys: &[&str]| {
+        keys.iter()
+            .find_map(|k| v.get(*k).filter(|x| !x.is_null()))
+            .map(|x| match x {
+                Value::Object(_) => {
+                    let mut lines = Vec::new();
+                    outline(x, 0, &mut lines);
+                    lines.into_iter().map(|(_, t)| t).collect::<Vec<_>>().join("; ")
+                }
+                other => scalar(other),
+            })
+            .unwrap_or_default()
+    };
+    let used = [
+        "id",
+        "name",
+        "title",
+        "summary",
+        "goal",
+        "description",
+        "why",
+        "rationale",
+        "reason",
+    ];
+    let details = v
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .filter(|(k, _)| !used.contains(&k.as_str()))
+                .map(|(k, x)| {
+                    let text = match x {
+                        Value::Object(_) | Value::Array(_)
+                            if !x.as_array().is_some_and(|a| a.iter().all(|i| !i.is_object())) =>
+                        {
+                            serde_json::to_string(x).unwrap_or_default()
+                        }
+                        other => scalar(other),
+                    };
+                    (k.clone(), truncate(&text, MAX_TOOL_TEXT))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Item {
+        id: get(&["id"]),
+        title: get(&["name", "title"]),
+        description: get(&["summary", "goal", "description"]),
+        why: {
+            let w = get(&["why", "rationale", "reason"]);
+            if w.is_empty() { "no reason recorded".into() } else { w }
+        },
+        details,
+    }
+}

@@ -1,0 +1,462 @@
+//! Self-contained HTML rendering: one file, inline CSS and an inline SVG chart, no scripts,
+//! no fonts, images or styles from anywhere else (a reviewer may open it offline).
+//!
+//! Every text is HTML-escaped; the only links are fragment links inside the document.
+
+use std::fmt::Write;
+
+use super::chart::chart_svg;
+use super::markdown::{pct, tokens};
+use super::model::*;
+use crate::judge::Verdict;
+
+const CSS: &str = "
+body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:0;color:#1d232b;background:#f4f5f7}
+main{max-width:1100px;margin:0 auto;padding:24px 32px;background:#fff}
+h1{font-size:1.7em;margin:.2em 0}h2{border-bottom:2px solid #2b5a8a;padding-bottom:4px;margin-top:2em;color:#1f4468}
+h3{margin-top:1.5em;color:#2b3a4a}table{border-collapse:collapse;width:100%;margin:.6em 0 1.2em;font-size:.92em}
+th,td{border:1px solid #c9ced6;padding:4px 7px;text-align:left;vertical-align:top}th{background:#e8edf3}
+pre{background:#f2f4f7;border:1px solid #d8dde4;padding:6px 8px;white-space:pre-wrap;word-break:break-word;font-size:.85em;margin:.3em 0}
+.meta{color:#5a6572}.badge{display:inline-block;padding:2px 8px;border-radius:4px;color:#fff;font-weight:600;font-size:.85em}
+.PASS{background:#2e7d32}.FAIL{background:#c62828}.INCONCLUSIVE{background:#b7791f}.INFRA_ERROR{background:#6a4c93}.NONE{background:#777}
+.ready{font-size:1.3em;font-weight:700;padding:8px 12px;border-radius:6px;display:inline-block}
+.yes{background:#e3f3e5;color:#1b5e20}.no{background:#fbe4e4;color:#8e1b1b}
+.turn{border-left:4px solid #c9ced6;padding:2px 10px;margin:8px 0}.user{border-color:#2b5a8a}.agent{border-color:#2e7d32}
+.tool{border-color:#b7791f;background:#fffaf0}.note{border-color:#999;color:#555;font-style:italic}
+.who{font-weight:600;font-size:.9em}.msg{white-space:pre-wrap;margin:2px 0}:target{background:#fff3b0}
+nav ul{line-height:1.6}.lbl{font-size:.78em;color:#5a6572;margin-top:3px}
+";
+
+/// HTML-escapes text for element content and attribute values.
+pub(super) fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&#39;"),
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+fn badge(v: Option<Verdict>) -> String {
+    let label = v.map(|v| v.as_str()).unwrap_or("NO VERDICT");
+    let class = v.map(|v| v.as_str()).unwrap_or("NONE");
+    format!("<span class=\"badge {class}\">{label}</span>")
+}
+
+fn table(o: &mut String, headers: &[&str], rows: &[Vec<String>]) {
+    o.push_str("<table><tr>");
+    for h in headers {
+        let _ = write!(o, "<th>{}</th>", esc(h));
+    }
+    o.push_str("</tr>");
+    for row in rows {
+        o.push_str("<tr>");
+        for c in row {
+            let _ = write!(o, "<td>{}</td>", esc(c));
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</table>\n");
+}
+
+fn kv(o: &mut String, rows: &[(String, String)]) {
+    let rows: Vec<Vec<String>> = rows.iter().map(|(k, v)| vec![k.clone(), v.clone()]).collect();
+    table(o, &["Setting", "Value"], &rows);
+}
+
+fn h2(o: &mut String, i: usize) {
+    let _ = writeln!(o, "<h2 id=\"s{i}\">{}</h2>", esc(SECTION_TITLES[i]));
+}
+
+/// The whole report as one HTML file.
+pub fn render_html(r: &Report) -> String {
+    let mut o = String::with_capacity(64 * 1024);
+    let _ = write!(
+        o,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+<meta name=\"generator\" content=\"ghostlab report version {}\">\
+<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">\
+<title>{}</title><style>{CSS}</style></head><body><main>\n",
+        r.version,
+        esc(&r.title)
+    );
+    let _ = writeln!(
+        o,
+        "<h1>{}</h1><p class=\"meta\">Agent <code>{}</code> · run <code>{}</code> · job <code>{}</code> · generated {}</p>",
+        esc(&r.title),
+        esc(&r.agent_id),
+        esc(&r.run_id),
+        esc(&r.job_file),
+        esc(&r.generated)
+    );
+    o.push_str("<nav><h2>Contents</h2><ul>");
+    for (i, t) in SECTION_TITLES.iter().enumerate() {
+        let _ = write!(o, "<li><a href=\"#s{i}\">{}</a></li>", esc(t));
+    }
+    o.push_str("</ul></nav>\n");
+    summary(&mut o, r);
+    config(&mut o, r);
+    profile(&mut o, r);
+    people(&mut o, r);
+    transcripts(&mut o, r);
+    verdicts(&mut o, r);
+    critique(&mut o, r);
+    gates(&mut o, r);
+    o.push_str("</main></body></html>\n");
+    o
+}
+
+fn summary(o: &mut String, r: &Report) {
+    let s = &r.summary;
+    h2(o, 0);
+    let class = if s.readiness.ready { "yes" } else { "no" };
+    let _ = writeln!(
+        o,
+        "<p class=\"ready {class}\">Readiness: {}</p><ul>",
+        esc(&s.readiness.label)
+    );
+    for reason in &s.readiness.reasons {
+        let _ = write!(o, "<li>{}</li>", esc(reason));
+    }
+    o.push_str("</ul>");
+    match &s.figures {
+        Some(f) => table(
+            o,
+            &["Metric", "Value"],
+            &[
+                vec!["pass@1".into(), pct(f.pass_at_1)],
+                vec!["pass^k".into(), pct(f.pass_hat_k)],
+                vec!["Cases / trials".into(), format!("{} / {}", f.cases, f.trials)],
+                vec!["PASS".into(), f.pass.to_string()],
+                vec!["FAIL".into(), f.fail.to_string()],
+                vec!["INCONCLUSIVE".into(), f.inconclusive.to_string()],
+                vec!["INFRA_ERROR".into(), f.infra_error.to_string()],
+                vec!["Flaky cases".into(), f.flaky_cases.join(", ")],
+                vec!["Tokens (agent / emulator / judge)".into(), tokens(&s.tokens)],
+                vec!["Cost".into(), format!("${:.4}", s.tokens.cost_usd)],
+            ],
+        ),
+        None => o.push_str("<p>The run has no summary.json: it did not finish.</p>"),
+    }
+    o.push_str("<h3>Verdicts per scenario</h3>");
+    o.push_str(&chart_svg(&s.chart));
+    kv(o, &s.manifest);
+}
+
+fn config(o: &mut String, r: &Report) {
+    let c = &r.config;
+    h2(o, 1);
+    o.push_str("<h3>Agent</h3>");
+    kv(o, &c.agent);
+    o.push_str("<h3>MCP servers</h3>");
+    let rows: Vec<Vec<String>> = c
+        .mcps
+        .iter()
+        .map(|m| {
+            vec![
+                m.name.clone(),
+                m.transport.clone(),
+                m.target.clone(),
+                m.env.clone(),
+                m.enabled.to_string(),
+            ]
+        })
+        .collect();
+    table(
+        o,
+        &["Server", "Transport", "Command / URL", "Env / headers", "Enabled"],
+        &rows,
+    );
+    let _ = writeln!(
+        o,
+        "<p>Resolved agent block (secrets masked, <code>${{VAR}}</code> references kept):</p><pre>{}</pre>",
+        esc(&c.agent_yaml)
+    );
+    o.push_str("<h3>Sandbox provenance</h3>");
+    kv(o, &c.sandbox);
+    if c.denied.is_empty() {
+        o.push_str("<p>Denied egress attempts: none.</p>");
+    } else {
+        o.push_str("<p>Denied egress attempts:</p>");
+        let rows: Vec<Vec<String>> = c
+            .denied
+            .iter()
+            .map(|d| {
+                vec![
+                    d.case.clone(),
+                    d.trial.to_string(),
+                    format!("{}:{}", d.host, d.port),
+                    d.at.clone(),
+                ]
+            })
+            .collect();
+        table(o, &["Case", "Trial", "Destination", "At"], &rows);
+    }
+}
+
+fn profile(o: &mut String, r: &Report) {
+    h2(o, 2);
+    if !r.profile.present {
+        let _ = writeln!(
+            o,
+            "<p>{} not generated (run <code>ghostlab profile</code>).</p>",
+            esc(&r.profile.file)
+        );
+        return;
+    }
+    let _ = writeln!(o, "<p class=\"meta\">From {}</p><div>", esc(&r.profile.file));
+    for (depth, line) in &r.profile.outline {
+        let _ = writeln!(o, "<div style=\"margin-left:{}em\">{}</div>", depth * 2, esc(line));
+    }
+    o.push_str("</div>");
+}
+
+fn people(o: &mut String, r: &Report) {
+    h2(o, 3);
+    for (name, sec) in [("Personas", &r.personas), ("Scenarios", &r.scenarios)] {
+        let _ = writeln!(o, "<h3>{name}</h3><p class=\"meta\">Source: {}</p>", esc(&sec.source));
+        let rows: Vec<Vec<String>> = sec
+            .items
+            .iter()
+            .map(|it| {
+                let details: Vec<String> = it.details.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+                vec![
+                    it.id.clone(),
+                    it.title.clone(),
+                    it.description.clone(),
+                    it.why.clone(),
+                    details.join("\n"),
+                ]
+            })
+            .collect();
+        table(o, &["Id", "Name", "Description", "Why generated", "Details"], &rows);
+    }
+    let d = &r.dataset;
+    o.push_str("<h3>Dataset</h3>");
+    if d.present {
+        let _ = writeln!(o, "<p class=\"meta\">Source: {}</p>", esc(&d.file));
+        let rows: Vec<Vec<String>> = d.cases.iter().map(|c| c.to_vec()).collect();
+        table(o, &["Case", "Persona", "Scenario", "Status", "Note"], &rows);
+    } else {
+        let _ = writeln!(
+            o,
+            "<p>{} not generated (run <code>ghostlab dataset</code>).</p>",
+            esc(&d.file)
+        );
+    }
+}
+
+fn transcripts(o: &mut String, r: &Report) {
+    h2(o, 4);
+    for t in &r.trials {
+        let _ = writeln!(
+            o,
+            "<h3 id=\"{}\">{} {}</h3><p class=\"meta\">{}</p>",
+            t.anchor,
+            esc(&t.title()),
+            badge(t.verdict),
+            esc(&t.meta_line())
+        );
+        for p in &t.problems {
+            let _ = writeln!(o, "<p class=\"note\">problem: {}</p>", esc(p));
+        }
+        for e in &t.entries {
+            let id = format!("{}-e{}", t.anchor, e.seq());
+            match e {
+                Entry::User {
+                    seq,
+                    turn,
+                    text,
+                    latency_ms,
+                } => {
+                    let _ = writeln!(
+                        o,
+                        "<div class=\"turn user\" id=\"{id}\"><div class=\"who\">e{seq} · turn {turn} · user · {latency_ms} ms</div><div class=\"msg\">{}</div></div>",
+                        esc(text)
+                    );
+                }
+                Entry::Agent {
+                    seq,
+                    turn,
+                    text,
+                    latency_ms,
+                    tokens,
+                } => {
+                    let _ = writeln!(
+                        o,
+                        "<div class=\"turn agent\" id=\"{id}\"><div class=\"who\">e{seq} · turn {turn} · agent · {latency_ms} ms · {tokens} tokens</div><div class=\"msg\">{}</div></div>",
+                        esc(text)
+                    );
+                }
+                Entry::Tool {
+                    seq,
+                    turn,
+                    tool,
+                    status,
+                    arguments,
+                    result,
+                    latency_ms,
+                } => {
+                    let _ = writeln!(
+                        o,
+                        "<div class=\"turn tool\" id=\"{id}\"><div class=\"who\">e{seq} · turn {turn} · tool <code>{}</code> · {} · {latency_ms} ms</div><div class=\"lbl\">arguments</div><pre>{}</pre><div class=\"lbl\">result</div><pre>{}</pre></div>",
+                        esc(tool),
+                        esc(status),
+                        esc(arguments),
+                        esc(result)
+                    );
+                }
+                Entry::Note { seq, text, .. } => {
+                    let _ = writeln!(o, "<div class=\"turn note\" id=\"{id}\">e{seq} · {}</div>", esc(text));
+                }
+            }
+        }
+    }
+}
+
+fn verdicts(o: &mut String, r: &Report) {
+    h2(o, 5);
+    for t in &r.trials {
+        let _ = writeln!(
+            o,
+            "<h3>{} {}</h3><p class=\"meta\">Judge: {} · {:.1} s</p><ul>",
+            esc(&t.title()),
+            badge(t.verdict),
+            esc(&t.judge),
+            t.duration_ms as f64 / 1000.0
+        );
+        for reason in &t.reasons {
+            let _ = write!(o, "<li>{}</li>", esc(reason));
+        }
+        o.push_str("</ul><table><tr><th>Id</th><th>Kind</th><th>Criterion</th><th>Answer</th><th>Rationale</th><th>Evidence</th></tr>");
+        for c in &t.criteria {
+            let links: Vec<String> = c
+                .evidence
+                .iter()
+                .map(|e| {
+                    if t.has_event(e) {
+                        let turn = t.turn_of(e).map(|n| format!(" (turn {n})")).unwrap_or_default();
+                        format!("<a href=\"#{}-{}\">{}{}</a>", t.anchor, esc(e), esc(e), turn)
+                    } else {
+                        format!("{} (no such event)", esc(e))
+                    }
+                })
+                .collect();
+            let _ = write!(
+                o,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&c.id),
+                esc(&c.kind),
+                esc(&c.text),
+                esc(&c.answer),
+                esc(&c.rationale),
+                links.join(", ")
+            );
+        }
+        o.push_str("</table>");
+        let rows: Vec<Vec<String>> = t
+            .checks
+            .iter()
+            .map(|c| vec![c.name.clone(), c.outcome.clone(), c.detail.clone()])
+            .collect();
+        table(o, &["Check", "Outcome", "Detail"], &rows);
+        let _ = writeln!(o, "<p><a href=\"#{}\">transcript</a></p>", t.anchor);
+    }
+}
+
+fn critique(o: &mut String, r: &Report) {
+    let c = &r.critique;
+    h2(o, 6);
+    o.push_str("<h3>Tool usage</h3>");
+    let rows: Vec<Vec<String>> = c
+        .tools
+        .iter()
+        .map(|s| {
+            vec![
+                s.tool.clone(),
+                s.calls.to_string(),
+                s.errors.to_string(),
+                s.denied.to_string(),
+                s.retries.to_string(),
+                s.mean_ms.to_string(),
+                s.max_ms.to_string(),
+            ]
+        })
+        .collect();
+    table(
+        o,
+        &["Tool", "Calls", "Errors", "Denied", "Retries", "Mean ms", "Max ms"],
+        &rows,
+    );
+    o.push_str("<h3>Findings from the transcripts</h3>");
+    if c.findings.is_empty() {
+        o.push_str("<p>No tool errors, denied calls, retries or slow calls.</p>");
+    } else {
+        findings(o, &c.findings);
+    }
+    let _ = writeln!(
+        o,
+        "<h3>Contract findings and risk labels</h3><p class=\"meta\">Source: {}</p>",
+        esc(&c.contract_note)
+    );
+    if !c.contract.is_empty() {
+        findings(o, &c.contract);
+    }
+    if !c.risk_labels.is_empty() {
+        let rows: Vec<Vec<String>> = c.risk_labels.iter().map(|(t, l)| vec![t.clone(), l.clone()]).collect();
+        table(o, &["Tool", "Risk labels"], &rows);
+    }
+}
+
+fn findings(o: &mut String, f: &[Finding]) {
+    let rows: Vec<Vec<String>> = f
+        .iter()
+        .map(|f| {
+            vec![
+                f.severity.clone(),
+                f.tool.clone(),
+                f.message.clone(),
+                f.location.clone(),
+            ]
+        })
+        .collect();
+    table(o, &["Severity", "Tool", "Finding", "Where"], &rows);
+}
+
+fn gates(o: &mut String, r: &Report) {
+    h2(o, 7);
+    if r.gates.gates.is_empty() {
+        o.push_str("<p>No gates configured in review.gates.</p>");
+    } else {
+        let rows: Vec<Vec<String>> = r
+            .gates
+            .gates
+            .iter()
+            .map(|g| {
+                vec![
+                    g.gate.clone(),
+                    g.required.clone(),
+                    g.actual.clone(),
+                    if g.met { "met" } else { "NOT met" }.into(),
+                ]
+            })
+            .collect();
+        table(o, &["Gate", "Required", "Actual", "Result"], &rows);
+    }
+    let class = if r.summary.readiness.ready { "yes" } else { "no" };
+    let _ = writeln!(
+        o,
+        "<p class=\"ready {class}\">Readiness verdict: {}</p><ul>",
+        esc(&r.summary.readiness.label)
+    );
+    for reason in &r.summary.readiness.reasons {
+        let _ = write!(o, "<li>{}</li>", esc(reason));
+    }
+    o.push_str("</ul>");
+}

@@ -1,0 +1,129 @@
+//! The rollout report: one document (Markdown, self-contained HTML, PDF) assembling a run's
+//! configuration, generated personas and scenarios, transcripts, verdicts, critique and gates.
+//!
+//! The model is built once from artifacts ([`build_report`]) and every renderer formats only
+//! that model. Redaction happens while building it and again on each rendered text, so no
+//! renderer can leak a secret; the HTML never references anything outside its own file.
+
+mod assemble;
+mod chart;
+mod config;
+mod critique;
+mod generated;
+mod html;
+mod markdown;
+mod model;
+mod pdf;
+mod summary;
+
+pub use assemble::{build_report, build_report_with};
+pub use critique::{SLOW_CALL_MS, build_critique, trial_findings};
+pub use html::render_html;
+pub use markdown::{render_critique_markdown, render_markdown};
+pub use model::*;
+pub use pdf::render_pdf;
+
+use std::path::{Path, PathBuf};
+
+use crate::redact::Redactor;
+use crate::spec::LoadedJob;
+
+/// Errors of the report command.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("run folder {0} does not exist")]
+    NoRun(PathBuf),
+    #[error("no runs under {0}: run `ghostlab test` first or pass --run")]
+    NoRuns(PathBuf),
+    #[error("cannot write {path}: {source}")]
+    Write { path: PathBuf, source: std::io::Error },
+    #[error("pdf: {0}")]
+    Pdf(String),
+}
+
+/// Where to write each format; `None` skips it.
+#[derive(Debug, Clone, Default)]
+pub struct ReportOutputs {
+    pub markdown: Option<PathBuf>,
+    pub html: Option<PathBuf>,
+    pub pdf: Option<PathBuf>,
+}
+
+impl ReportOutputs {
+    /// `report.md`, `report.html` and `report.pdf` inside the run folder.
+    pub fn defaults(run_dir: &Path) -> Self {
+        ReportOutputs {
+            markdown: Some(run_dir.join("report.md")),
+            html: Some(run_dir.join("report.html")),
+            pdf: Some(run_dir.join("report.pdf")),
+        }
+    }
+}
+
+/// The newest run folder under `<state_dir>/runs/` (run ids sort by time).
+pub fn latest_run(job: &LoadedJob) -> Result<PathBuf, ReportError> {
+    let runs = job.state_dir().join("runs");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&runs)
+        .map_err(|_| ReportError::NoRuns(runs.clone()))?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs.pop().ok_or(ReportError::NoRuns(runs))
+}
+
+/// Builds the report of `run_dir` and writes every requested format, plus `critique.md` in
+/// the run folder and in each trial folder. Returns the files written.
+pub fn write_all(job: &LoadedJob, run_dir: &Path, outputs: &ReportOutputs) -> Result<Vec<PathBuf>, ReportError> {
+    let redactor = Redactor::for_job(job);
+    let report = build_report_with(job, run_dir, &redactor)?;
+    write_report(&report, run_dir, outputs, &redactor)
+}
+
+/// Writes an already built report (the same redactor must mask the rendered texts again).
+pub fn write_report(
+    report: &Report,
+    run_dir: &Path,
+    outputs: &ReportOutputs,
+    redactor: &Redactor,
+) -> Result<Vec<PathBuf>, ReportError> {
+    let mut written = Vec::new();
+    let mut put = |path: &Path, bytes: &[u8]| -> Result<(), ReportError> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|source| ReportError::Write {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        }
+        crate::util::write_atomic(path, bytes).map_err(|source| ReportError::Write {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        written.push(path.to_path_buf());
+        Ok(())
+    };
+    put(
+        &run_dir.join("critique.md"),
+        redactor.redact(&render_critique_markdown(report, None)).as_bytes(),
+    )?;
+    for (i, t) in report.trials.iter().enumerate() {
+        let dir = crate::run::suite::trial_dir(run_dir, &t.case_id, t.trial);
+        if dir.is_dir() {
+            put(
+                &dir.join("critique.md"),
+                redactor.redact(&render_critique_markdown(report, Some(i))).as_bytes(),
+            )?;
+        }
+    }
+    if let Some(p) = &outputs.markdown {
+        put(p, redactor.redact(&render_markdown(report)).as_bytes())?;
+    }
+    if let Some(p) = &outputs.html {
+        put(p, redactor.redact(&render_html(report)).as_bytes())?;
+    }
+    if let Some(p) = &outputs.pdf {
+        put(p, &render_pdf(report, redactor)?)?;
+    }
+    Ok(written)
+}

@@ -1,0 +1,435 @@
+//! The report model: everything the three renderers print, read once from a run folder and
+//! the job's state folder, already redacted and truncated.
+//!
+//! Renderers never read files or secrets themselves; they only format this struct.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::judge::{GateResult, Summary, Verdict};
+
+/// Format version of the report model (and of every report file rendered from it).
+pub const REPORT_VERSION: u32 = 1;
+
+/// Text longer than this in a tool result or argument block is cut with [`TRUNCATION_MARK`].
+pub const MAX_TOOL_TEXT: usize = 1_500;
+
+/// Messages are cut later than tool output: they are the conversation itself.
+pub const MAX_MESSAGE_TEXT: usize = 6_000;
+
+/// Appended where a text was cut; the full text stays in events.jsonl.
+pub const TRUNCATION_MARK: &str = "… [truncated, full text in events.jsonl]";
+
+/// Section titles, in the order every renderer prints them.
+pub const SECTION_TITLES: [&str; 8] = [
+    "Summary",
+    "1. Agent configuration and sandbox provenance",
+    "2. Inferred purpose profile",
+    "3. Personas and scenarios",
+    "4. Transcripts",
+    "5. Judge verdicts and checks",
+    "6. Tool-usability critique",
+    "7. Gates and readiness",
+];
+
+/// The whole rollout report.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub version: u32,
+    pub title: String,
+    pub agent_id: String,
+    pub run_id: String,
+    pub job_file: String,
+    pub generated: String,
+    pub summary: SummaryPage,
+    pub config: ConfigSection,
+    pub profile: Generated,
+    pub personas: ItemsSection,
+    pub scenarios: ItemsSection,
+    pub dataset: DatasetSection,
+    pub trials: Vec<TrialReport>,
+    pub critique: Critique,
+    pub gates: GatesSection,
+}
+
+/// The first page: rates, counts, spend and the readiness verdict.
+#[derive(Debug, Clone, Serialize)]
+pub struct SummaryPage {
+    /// `None` when the run has no summary.json (interrupted before the end).
+    pub figures: Option<Summary>,
+    pub tokens: TokenTotals,
+    pub readiness: Readiness,
+    pub chart: Vec<ScenarioBar>,
+    /// Harness, emulator, judge, runner and start time from manifest.json.
+    pub manifest: Vec<(String, String)>,
+}
+
+/// Tokens and cost summed from the events of every trial.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct TokenTotals {
+    pub agent_tokens: u64,
+    pub emulator_tokens: u64,
+    pub judge_tokens: u64,
+    pub cost_usd: f64,
+    pub model_calls: u64,
+}
+
+impl TokenTotals {
+    /// All tokens of every role.
+    pub fn total(&self) -> u64 {
+        self.agent_tokens + self.emulator_tokens + self.judge_tokens
+    }
+}
+
+/// Whether the agent may ship, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct Readiness {
+    pub ready: bool,
+    pub label: String,
+    pub reasons: Vec<String>,
+}
+
+/// Verdict counts of one scenario, over all personas and trials.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ScenarioBar {
+    pub scenario: String,
+    pub pass: usize,
+    pub fail: usize,
+    pub inconclusive: usize,
+    pub infra_error: usize,
+}
+
+impl ScenarioBar {
+    /// Counts in verdict order, for the charts.
+    pub fn counts(&self) -> [(Verdict, usize); 4] {
+        [
+            (Verdict::Pass, self.pass),
+            (Verdict::Fail, self.fail),
+            (Verdict::Inconclusive, self.inconclusive),
+            (Verdict::InfraError, self.infra_error),
+        ]
+    }
+
+    pub fn total(&self) -> usize {
+        self.pass + self.fail + self.inconclusive + self.infra_error
+    }
+}
+
+/// Section 1.
+#[derive(Debug, Clone, Serialize)]
+pub struct ConfigSection {
+    pub agent: Vec<(String, String)>,
+    pub mcps: Vec<McpRow>,
+    /// The agent block of job.yaml as YAML, secrets masked, references kept.
+    pub agent_yaml: String,
+    pub sandbox: Vec<(String, String)>,
+    pub denied: Vec<DeniedEgress>,
+}
+
+/// One MCP server as configured.
+#[derive(Debug, Clone, Serialize)]
+pub struct McpRow {
+    pub name: String,
+    pub transport: String,
+    pub target: String,
+    /// `KEY=${REF}` or `KEY=[REDACTED]`; literal values are never shown for secret-named keys.
+    pub env: String,
+    pub enabled: bool,
+}
+
+/// One refused egress attempt.
+#[derive(Debug, Clone, Serialize)]
+pub struct DeniedEgress {
+    pub case: String,
+    pub trial: u32,
+    pub host: String,
+    pub port: u16,
+    pub at: String,
+}
+
+/// A generated artifact shown as an outline, or the note that it was not generated.
+#[derive(Debug, Clone, Serialize)]
+pub struct Generated {
+    pub file: String,
+    pub present: bool,
+    /// (depth, text) lines; depth 0 is a heading-like key.
+    pub outline: Vec<(usize, String)>,
+}
+
+/// Personas or scenarios.
+#[derive(Debug, Clone, Serialize)]
+pub struct ItemsSection {
+    pub file: String,
+    /// Where the items came from: the generated file, or the run's case.json files.
+    pub source: String,
+    pub items: Vec<Item>,
+}
+
+/// The reviewed dataset: which persona × scenario cases exist and their review status.
+#[derive(Debug, Clone, Serialize)]
+pub struct DatasetSection {
+    pub file: String,
+    pub present: bool,
+    /// id, persona, scenario, status, note.
+    pub cases: Vec<[String; 5]>,
+}
+
+/// One persona or scenario.
+#[derive(Debug, Clone, Serialize)]
+pub struct Item {
+    pub id: String,
+    pub title: String,
+    pub description: String,
+    pub why: String,
+    pub details: Vec<(String, String)>,
+}
+
+/// One trial of one case.
+#[derive(Debug, Clone, Serialize)]
+pub struct TrialReport {
+    pub case_id: String,
+    pub trial: u32,
+    /// Unique per report; anchors are `<anchor>-e<seq>`.
+    pub anchor: String,
+    pub persona: String,
+    pub scenario_id: String,
+    pub scenario: String,
+    pub goal: String,
+    pub verdict: Option<Verdict>,
+    pub reasons: Vec<String>,
+    pub judge: String,
+    pub duration_ms: u64,
+    pub entries: Vec<Entry>,
+    pub criteria: Vec<CriterionRow>,
+    pub checks: Vec<CheckRow>,
+    pub tokens: u64,
+    pub cost_usd: f64,
+    /// Why some artifacts of this trial could not be read.
+    pub problems: Vec<String>,
+}
+
+impl TrialReport {
+    /// The turn an event id like `e7` belongs to, when that event exists.
+    pub fn turn_of(&self, event_id: &str) -> Option<u32> {
+        let seq: u64 = event_id.strip_prefix('e')?.parse().ok()?;
+        self.entries.iter().find(|e| e.seq() == seq).and_then(Entry::turn)
+    }
+
+    /// Whether an entry with this event id exists (so a link has a target).
+    pub fn has_event(&self, event_id: &str) -> bool {
+        let Some(seq) = event_id.strip_prefix('e').and_then(|s| s.parse::<u64>().ok()) else {
+            return false;
+        };
+        self.entries.iter().any(|e| e.seq() == seq)
+    }
+
+    pub fn title(&self) -> String {
+        format!("{} · trial {}", self.case_id, self.trial)
+    }
+
+    /// Persona, scenario, goal and spend in one line.
+    pub fn meta_line(&self) -> String {
+        format!(
+            "Persona {} · scenario {} · goal: {} · {} tokens · ${:.4}",
+            self.persona, self.scenario, self.goal, self.tokens, self.cost_usd
+        )
+    }
+}
+
+/// One line of the transcript.
+#[derive(Debug, Clone, Serialize)]
+pub enum Entry {
+    User {
+        seq: u64,
+        turn: u32,
+        text: String,
+        latency_ms: u64,
+    },
+    Agent {
+        seq: u64,
+        turn: u32,
+        text: String,
+        latency_ms: u64,
+        tokens: u64,
+    },
+    Tool {
+        seq: u64,
+        turn: u32,
+        tool: String,
+        status: String,
+        arguments: String,
+        result: String,
+        latency_ms: u64,
+    },
+    /// Sandbox, setup, refusals, denials, breaks, infrastructure errors, stop reason.
+    Note { seq: u64, turn: Option<u32>, text: String },
+}
+
+impl Entry {
+    pub fn seq(&self) -> u64 {
+        match self {
+            Entry::User { seq, .. } | Entry::Agent { seq, .. } | Entry::Tool { seq, .. } | Entry::Note { seq, .. } => {
+                *seq
+            }
+        }
+    }
+
+    pub fn turn(&self) -> Option<u32> {
+        match self {
+            Entry::User { turn, .. } | Entry::Agent { turn, .. } | Entry::Tool { turn, .. } => Some(*turn),
+            Entry::Note { turn, .. } => *turn,
+        }
+    }
+}
+
+/// One judge criterion with its answer and cited events.
+#[derive(Debug, Clone, Serialize)]
+pub struct CriterionRow {
+    pub id: String,
+    pub kind: String,
+    pub text: String,
+    pub answer: String,
+    pub rationale: String,
+    pub evidence: Vec<String>,
+}
+
+/// One deterministic check.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckRow {
+    pub name: String,
+    pub outcome: String,
+    pub detail: String,
+}
+
+/// Section 6.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Critique {
+    pub tools: Vec<ToolStats>,
+    pub findings: Vec<Finding>,
+    /// Per-tool risk labels from contract.json or inventory.json, when discovery ran.
+    pub risk_labels: Vec<(String, String)>,
+    /// contract.json findings, when present.
+    pub contract: Vec<Finding>,
+    pub contract_note: String,
+}
+
+/// Usage of one tool over the whole run.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ToolStats {
+    pub tool: String,
+    pub calls: usize,
+    pub errors: usize,
+    pub denied: usize,
+    pub retries: usize,
+    pub mean_ms: u64,
+    pub max_ms: u64,
+}
+
+/// One critique point.
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    pub severity: String,
+    pub tool: String,
+    pub message: String,
+    /// Where: `case · trial k · e7`.
+    pub location: String,
+}
+
+/// Section 7.
+#[derive(Debug, Clone, Serialize)]
+pub struct GatesSection {
+    pub gates: Vec<GateResult>,
+    pub gates_met: Option<bool>,
+}
+
+/// Cuts `text` to `max` characters with the visible marker.
+pub fn truncate(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(max).collect();
+    format!("{cut}\n{TRUNCATION_MARK}")
+}
+
+/// A readable outline of any JSON value: keys become lines, nested values indent.
+pub fn outline(value: &Value, depth: usize, out: &mut Vec<(usize, String)>) {
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                match v {
+                    Value::Object(_) | Value::Array(_) if !is_flat(v) => {
+                        out.push((depth, format!("{k}:")));
+                        outline(v, depth + 1, out);
+                    }
+                    _ => out.push((depth, format!("{k}: {}", scalar(v)))),
+                }
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                if is_flat(item) {
+                    out.push((depth, format!("- {}", scalar(item))));
+                } else {
+                    let mut inner = Vec::new();
+                    outline(item, depth + 1, &mut inner);
+                    if let Some(first) = inner.first_mut() {
+                        first.0 = depth;
+                        first.1 = format!("- {}", first.1);
+                    }
+                    out.extend(inner);
+                }
+            }
+        }
+        other => out.push((depth, scalar(other))),
+    }
+}
+
+fn is_flat(v: &Value) -> bool {
+    match v {
+        Value::Array(a) => a.iter().all(|x| !x.is_object() && !x.is_array()) && scalar(v).chars().count() < 160,
+        Value::Object(m) => m.is_empty(),
+        _ => true,
+    }
+}
+
+/// A scalar (or a short array of scalars) as one line.
+pub fn scalar(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "—".into(),
+        Value::Array(a) => a.iter().map(scalar).collect::<Vec<_>>().join(", "),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncation_keeps_short_text_and_marks_long_text() {
+        assert_eq!(truncate("short", 10), "short");
+        let cut = truncate(&"é".repeat(20), 10);
+        assert!(cut.starts_with(&"é".repeat(10)) && cut.ends_with(TRUNCATION_MARK));
+    }
+
+    #[test]
+    fn outline_indents_nested_values() {
+        let mut out = Vec::new();
+        outline(
+            &serde_json::json!({"purpose": "p", "risks": [{"id": "r1", "why": "w"}], "tags": ["a", "b"]}),
+            0,
+            &mut out,
+        );
+        assert_eq!(
+            out,
+            vec![
+                (0, "purpose: p".to_string()),
+                (0, "risks:".into()),
+                (1, "- id: r1".into()),
+                (2, "why: w".into()),
+                (0, "tags: a, b".into()),
+            ]
+        );
+    }
+}
