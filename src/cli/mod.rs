@@ -22,6 +22,7 @@ mod profile;
 mod sandbox;
 mod report;
 mod schema;
+mod test;
 mod validate;
 
 pub use error::CliError;
@@ -47,6 +48,8 @@ pub enum Command {
     Init(init::Args),
     /// Print or refresh the JSON Schema of job.yaml or of a generated artifact.
     Schema(schema::Args),
+    /// Run the approved cases against the agent in its sandbox, judge them and apply the gates.
+    Test(test::Args),
     /// Compare two runs: per-case changes and whether the pass-rate change is beyond noise.
     Compare(compare::Args),
     /// Combine the shards of a partitioned run into one run, report and gate verdict.
@@ -107,6 +110,7 @@ pub fn dispatch(cli: Cli) -> ExitCode {
         Command::Emit(a) => emit::run(a),
         Command::Init(a) => init::run(a),
         Command::Schema(a) => schema::run(a),
+        Command::Test(a) => test::run(a),
         Command::Compare(a) => compare::run(a),
         Command::Merge(a) => merge::run(a),
         Command::Completions(a) => completions::completions(a),

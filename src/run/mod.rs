@@ -20,6 +20,7 @@ pub mod rescore;
 pub mod runner;
 pub mod runners;
 pub mod sandbox_env;
+pub mod setup;
 pub mod spawn;
 pub mod suite;
 
