@@ -7,6 +7,7 @@ pub mod cli;
 pub mod emit;
 pub mod import;
 pub mod judge;
+pub mod lab;
 pub mod llm;
 pub mod redact;
 pub mod run;

@@ -1,0 +1,439 @@
+//! Proposals for each step: what the wizard suggests before the person decides.
+//!
+//! This reads files (imports, previews) and calls the executor traits; it never draws and never
+//! writes. Flags given on the command line (`Seeds`) shape the proposals of both drivers alike.
+
+use indexmap::IndexMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+use super::apply::{SandboxAnswer, SkillsAnswer, to_answer_yaml};
+use super::state::{Artifacts, Proposal};
+use super::step::StepId;
+use super::traits::{GenerateKind, GenerateRequest, Generator, ModelCatalog};
+use crate::import::{from_mcp_file, from_skill, import_source, relative_to, slug};
+use crate::redact::Redactor;
+use crate::spec::review::{Gates, PassK};
+use crate::spec::{Action, JOB_VERSION, Job, NetworkMode, PermissionRule, SandboxBackend, job_to_yaml};
+use crate::util::secret_ref::referenced_vars;
+
+/// Command-line answers that replace a step's own suggestion.
+#[derive(Debug, Clone, Default)]
+pub struct Seeds {
+    pub from: Option<PathBuf>,
+    pub description: Option<String>,
+    pub model: Option<String>,
+    pub mcp_config: Option<PathBuf>,
+    pub skills: Vec<PathBuf>,
+    pub sandbox: Option<SandboxBackend>,
+    /// `key=value` gate settings.
+    pub gates: Vec<(String, String)>,
+}
+
+/// Produces proposals; one per driver, shared by every step.
+#[derive(Clone)]
+pub struct Proposer {
+    /// Where job.yaml is (or will be) written.
+    pub job_file: PathBuf,
+    pub seeds: Seeds,
+    pub models: Arc<dyn ModelCatalog>,
+    pub generator: Arc<dyn Generator>,
+}
+
+/// The default permissions proposed when the agent has none, with their blast radius.
+pub const SAFE_PERMISSIONS: [(&str, Action); 4] = [
+    ("bash", Action::Ask),
+    ("edit", Action::Allow),
+    ("external_directory", Action::Deny),
+    ("webfetch", Action::Deny),
+];
+
+/// What a permission lets the agent do if allowed: the blast radius, spelled out.
+pub fn blast_radius(tool: &str) -> &'static str {
+    match tool {
+        "bash" => {
+            "runs any shell command in the sandbox: can delete files, start processes, use the network if the sandbox has one"
+        }
+        "edit" => "writes and deletes files in the workspace copy (never your checkout)",
+        "read" => "reads any file visible in the sandbox",
+        "external_directory" => "touches paths outside the workspace copy",
+        "webfetch" => "downloads URLs: data leaves through the request, untrusted text comes back in",
+        "websearch" => "sends queries to a search service",
+        "task" => "starts subagents that inherit these permissions",
+        "todowrite" | "todoread" => "keeps a task list; no effect outside the session",
+        "skill" => "loads skill files into the conversation",
+        _ => "a tool or MCP server permission; check what the tool can change",
+    }
+}
+
+impl Proposer {
+    fn job_dir(&self) -> PathBuf {
+        crate::spec::load::job_dir(&self.job_file)
+    }
+
+    /// Proposes an answer for `step` given the job so far.
+    pub async fn propose(
+        &self,
+        step: StepId,
+        hint: Option<String>,
+        job: Job,
+        artifacts: Artifacts,
+        cancel: CancellationToken,
+    ) -> Result<Proposal, String> {
+        match step {
+            StepId::Source => self.source(),
+            StepId::Purpose => Ok(self.purpose(&job)),
+            StepId::Model => self.model(job).await,
+            StepId::Mcps => self.mcps(&job),
+            StepId::Skills => Ok(self.skills(&job)),
+            StepId::Permissions => Ok(permissions(&job)),
+            StepId::Sandbox => Ok(self.sandbox(&job)),
+            StepId::Profile | StepId::Personas | StepId::Scenarios => {
+                self.generated(step, hint, job, artifacts, cancel).await
+            }
+            StepId::Gates => self.gates(&job),
+            StepId::Preview => Ok(self.preview(&job)),
+        }
+    }
+
+    fn source(&self) -> Result<Proposal, String> {
+        let dir = self.job_dir();
+        let (mut job, note) = if let Some(from) = &self.seeds.from {
+            let job = if from.join("SKILL.md").is_file() || from.file_name().is_some_and(|n| n == "SKILL.md") {
+                from_skill(from, &dir)
+            } else {
+                import_source(from, &dir).map_err(|e| e.to_string())?
+            };
+            (job, format!("imported from {}", from.display()))
+        } else if self.job_file.is_file() {
+            let text =
+                std::fs::read_to_string(&self.job_file).map_err(|e| format!("{}: {e}", self.job_file.display()))?;
+            let job = crate::spec::parse_job_text(&self.job_file, &text).map_err(|e| e.to_string())?;
+            (job, format!("the existing {}", self.job_file.display()))
+        } else {
+            let name = dir
+                .canonicalize()
+                .ok()
+                .and_then(|d| d.file_name().map(|n| n.to_string_lossy().to_string()));
+            let mut job = Job {
+                version: JOB_VERSION,
+                ..Job::default()
+            };
+            job.agent.id = slug(name.as_deref().unwrap_or("agent"));
+            (job, "a new agent from scratch".to_string())
+        };
+        job.lab = Default::default();
+        let body = job_to_yaml(&job);
+        let text = body
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .collect::<Vec<_>>()
+            .join("\n")
+            + "\n";
+        Ok(Proposal::new(
+            text,
+            vec![format!("Source: {note}."), "Later steps refine this job.".into()],
+        ))
+    }
+
+    fn purpose(&self, job: &Job) -> Proposal {
+        if let Some(d) = &self.seeds.description {
+            return Proposal::new(
+                d.clone(),
+                vec!["Your words from --description, kept as written.".into()],
+            );
+        }
+        if let Some(d) = &job.agent.description {
+            return Proposal::new(
+                d.trim().to_string(),
+                vec!["Your words from the job, kept as written.".into()],
+            );
+        }
+        for file in &job.agent.runtime.instructions {
+            let path = crate::spec::resolved::resolve_against(&self.job_dir(), file);
+            if let Ok(text) = std::fs::read_to_string(&path) {
+                let para = first_paragraph(&text);
+                if !para.is_empty() {
+                    return Proposal::new(para, vec![format!("A draft from {file}; edit it into your own words.")]);
+                }
+            }
+        }
+        Proposal::new(
+            String::new(),
+            vec!["Nothing to draft from: describe what the agent is for (e to edit).".into()],
+        )
+    }
+
+    async fn model(&self, job: Job) -> Result<Proposal, String> {
+        let listed = self.models.models(job.clone()).await.unwrap_or_default();
+        let chosen = self
+            .seeds
+            .model
+            .clone()
+            .or_else(|| job.agent.runtime.model.clone())
+            .or_else(|| listed.first().cloned())
+            .unwrap_or_default();
+        let mut notes = vec!["The model the agent under test runs with (provider/model).".to_string()];
+        if listed.is_empty() {
+            notes.push("No configured models found; type one (e to edit).".into());
+        } else {
+            notes.push(format!("Configured: {}", listed.join(", ")));
+        }
+        Ok(Proposal::new(chosen, notes))
+    }
+
+    fn mcps(&self, job: &Job) -> Result<Proposal, String> {
+        let mut mcps = job.agent.inputs.mcps.clone();
+        let mut notes = Vec::new();
+        if let Some(file) = &self.seeds.mcp_config {
+            let imported = from_mcp_file(file, &self.job_dir(), None).map_err(|e| e.to_string())?;
+            for m in imported.agent.inputs.mcps {
+                if !mcps.iter().any(|x| x.server == m.server) {
+                    mcps.push(m);
+                }
+            }
+            notes.push(format!("Servers from {} added.", file.display()));
+        }
+        for m in &mut mcps {
+            m.enabled.get_or_insert(true);
+        }
+        if mcps.is_empty() {
+            notes.push("No MCP servers. Add entries (server + command or url, or config_ref) with e.".into());
+        } else {
+            notes.push("Set `enabled: false` to leave a server out; discovery runs for each enabled one.".into());
+        }
+        Ok(Proposal::new(to_answer_yaml(&mcps), notes))
+    }
+
+    fn skills(&self, job: &Job) -> Proposal {
+        let dir = self.job_dir();
+        let mut answer = SkillsAnswer {
+            instructions: job.agent.runtime.instructions.clone(),
+            skills: job.agent.runtime.skills.paths.clone(),
+            assets: job.agent.inputs.assets.clone(),
+        };
+        for s in &self.seeds.skills {
+            let rel = relative_to(s, &dir);
+            let rel = if rel.starts_with('.') || rel.starts_with('/') {
+                rel
+            } else {
+                format!("./{rel}")
+            };
+            if !answer.skills.contains(&rel) {
+                answer.skills.push(rel);
+            }
+        }
+        let mut notes = Vec::new();
+        let files = answer.instructions.iter().map(|p| (p, PathBuf::from(p)));
+        let skills = answer.skills.iter().map(|p| (p, PathBuf::from(p).join("SKILL.md")));
+        for (label, rel) in files
+            .chain(skills)
+            .chain(answer.assets.iter().map(|p| (p, PathBuf::from(p))))
+        {
+            let path = dir.join(rel);
+            notes.push(match std::fs::read_to_string(&path) {
+                Ok(text) => format!("{label}: {}", preview(&text)),
+                Err(e) => format!("{label}: cannot read {} ({e})", path.display()),
+            });
+        }
+        if notes.is_empty() {
+            notes.push("No instructions, skills or assets attached.".into());
+        }
+        Proposal::new(to_answer_yaml(&answer), notes)
+    }
+
+    fn sandbox(&self, job: &Job) -> Proposal {
+        let s = &job.sandbox;
+        let answer = SandboxAnswer {
+            backend: self.seeds.sandbox.unwrap_or(s.backend),
+            image: s.image.clone(),
+            network: s.network,
+            allow: s.allow.clone(),
+            credentials: s.credentials.clone(),
+        };
+        let mut notes = vec![
+            "backend: bubblewrap (namespaces + seccomp), openshell (NVIDIA OpenShell gateway), local (no isolation; only if you say so).".to_string(),
+            "network: disabled, or allowlist with `allow: [host:port]`.".into(),
+            "credentials: opencode_auth uploads OpenCode's login; env lists variables passed to the agent. Both off unless you opt in.".into(),
+        ];
+        if answer.backend == SandboxBackend::Local {
+            notes.push("WARNING: local runs the agent without isolation.".into());
+        }
+        if answer.network == NetworkMode::Allowlist {
+            notes.push(format!("The agent can reach: {}", answer.allow.join(", ")));
+        }
+        Proposal::new(to_answer_yaml(&answer), notes)
+    }
+
+    async fn generated(
+        &self,
+        step: StepId,
+        hint: Option<String>,
+        job: Job,
+        artifacts: Artifacts,
+        cancel: CancellationToken,
+    ) -> Result<Proposal, String> {
+        let kind = match step {
+            StepId::Profile => GenerateKind::Profile,
+            StepId::Personas => GenerateKind::Personas,
+            _ => GenerateKind::Scenarios,
+        };
+        let request = GenerateRequest {
+            kind,
+            job,
+            job_dir: self.job_dir(),
+            profile: artifacts.get(&StepId::Profile).cloned(),
+            personas: artifacts.get(&StepId::Personas).cloned(),
+            hint: hint.clone(),
+        };
+        let value = self.generator.generate(request, cancel).await?;
+        let mut notes = vec![
+            match step {
+                StepId::Profile => "Inferred purpose, workflows and risk surface, with evidence. Edit anything wrong.",
+                StepId::Personas => "Who will talk to the agent. Edit to add, change or drop personas.",
+                _ => "Per persona: each scenario with success criteria and failure signals.",
+            }
+            .to_string(),
+        ];
+        if let Some(h) = hint {
+            notes.push(format!("Regenerated with hint: {h}"));
+        }
+        Ok(Proposal::new(to_answer_yaml(&value), notes))
+    }
+
+    fn gates(&self, job: &Job) -> Result<Proposal, String> {
+        let mut g = job.review.gates.clone();
+        if g == Gates::default() {
+            g = Gates {
+                min_pass_rate: Some(0.8),
+                max_inconclusive_rate: Some(0.2),
+                max_infra_error_rate: Some(0.1),
+                no_high_security_findings: Some(true),
+                no_denied_egress: Some(true),
+                ..Gates::default()
+            };
+        }
+        for (k, v) in &self.seeds.gates {
+            set_gate(&mut g, k, v)?;
+        }
+        let notes = vec![
+            "min_pass_rate: PASS over all cases; INCONCLUSIVE and INFRA_ERROR never count as PASS.".into(),
+            "pass_k: {k, min_rate}: every one of k trials must pass, for min_rate of cases.".into(),
+            "max_inconclusive_rate / max_infra_error_rate: budgets for cases that could not be judged.".into(),
+            "no_high_security_findings, no_tool_schema_errors, no_denied_egress: security gates.".into(),
+        ];
+        Ok(Proposal::new(to_answer_yaml(&g), notes))
+    }
+
+    fn preview(&self, job: &Job) -> Proposal {
+        let yaml = job_to_yaml(job);
+        let mut redactor = Redactor::new();
+        let mut names = referenced_vars(&yaml);
+        names.extend(job.sandbox.credentials.env.iter().cloned());
+        redactor.add_env_vars(names.iter().map(String::as_str));
+        let text = redactor.redact(&yaml).into_owned();
+        Proposal {
+            text,
+            notes: vec![
+                format!(
+                    "Saved at {}. Secrets stay ${{VAR}} references; values are masked.",
+                    self.job_file.display()
+                ),
+                "Enter starts the run; its transcript streams below.".into(),
+            ],
+            editable: false,
+        }
+    }
+}
+
+/// Proposes the job's own permissions, or the safe defaults, each with its blast radius.
+pub fn permissions(job: &Job) -> Proposal {
+    let mut map: IndexMap<String, PermissionRule> = match &job.agent.runtime.permission {
+        Some(crate::spec::Permission::PerTool(m)) => m.clone(),
+        Some(crate::spec::Permission::All(a)) => [("*".to_string(), PermissionRule::Action(*a))].into_iter().collect(),
+        None => IndexMap::new(),
+    };
+    let mut notes = Vec::new();
+    if map.is_empty() {
+        notes.push("Safe defaults: shell asks, edits stay in the workspace copy, nothing outside it, no web.".into());
+        for (tool, action) in SAFE_PERMISSIONS {
+            map.insert(tool.to_string(), PermissionRule::Action(action));
+        }
+    }
+    for tool in map.keys() {
+        notes.push(format!("{tool}: {}", blast_radius(tool)));
+    }
+    notes.push("allow = runs without asking; ask = the simulated user decides; deny = refused.".into());
+    Proposal::new(to_answer_yaml(&map), notes)
+}
+
+/// Sets one `--gate key=value`.
+pub fn set_gate(g: &mut Gates, key: &str, value: &str) -> Result<(), String> {
+    let rate = || {
+        value
+            .parse::<f64>()
+            .map_err(|_| format!("--gate {key}={value}: not a number"))
+    };
+    let flag = || {
+        value
+            .parse::<bool>()
+            .map_err(|_| format!("--gate {key}={value}: not true/false"))
+    };
+    match key {
+        "min_pass_rate" => g.min_pass_rate = Some(rate()?),
+        "max_inconclusive_rate" => g.max_inconclusive_rate = Some(rate()?),
+        "max_infra_error_rate" => g.max_infra_error_rate = Some(rate()?),
+        "no_high_security_findings" => g.no_high_security_findings = Some(flag()?),
+        "no_tool_schema_errors" => g.no_tool_schema_errors = Some(flag()?),
+        "no_denied_egress" => g.no_denied_egress = Some(flag()?),
+        "pass_k" => {
+            // `pass_k=K:RATE`, e.g. 3:0.9
+            let (k, r) = value
+                .split_once(':')
+                .ok_or_else(|| format!("--gate pass_k={value}: expected K:RATE"))?;
+            let k = k
+                .parse()
+                .map_err(|_| format!("--gate pass_k={value}: K is not a number"))?;
+            let min_rate = r
+                .parse()
+                .map_err(|_| format!("--gate pass_k={value}: RATE is not a number"))?;
+            g.pass_k = Some(PassK { k, min_rate });
+        }
+        other => return Err(format!("--gate {other}: unknown gate")),
+    }
+    Ok(())
+}
+
+fn first_paragraph(text: &str) -> String {
+    text.split("\n\n")
+        .map(|p| {
+            p.lines()
+                .filter(|l| !l.trim_start().starts_with('#'))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .map(|p| p.trim().to_string())
+        .find(|p| !p.is_empty())
+        .unwrap_or_default()
+}
+
+fn preview(text: &str) -> String {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && *l != "---")
+        .take(2)
+        .collect();
+    let joined = lines.join(" / ");
+    if joined.chars().count() > 90 {
+        format!("{}…", joined.chars().take(90).collect::<String>())
+    } else {
+        joined
+    }
+}
+
+/// Resolves a path relative to the job folder (used by drivers for state files).
+pub fn under(dir: &Path, rel: &str) -> PathBuf {
+    crate::spec::resolved::resolve_against(dir, rel)
+}

@@ -1,0 +1,562 @@
+//! The wizard as a state machine: `Lab::handle(Event) -> Vec<Effect>`.
+//!
+//! It never performs IO and never reads the clock: drivers execute the effects and answer with
+//! events. Spinners animate from `tick`, which only `Event::Tick` advances.
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+use super::apply::apply_answer;
+use super::step::StepId;
+use crate::run::Envelope;
+use crate::spec::Job;
+use crate::spec::job::Capabilities;
+
+/// What a step proposes: editable text plus read-only notes (evidence, previews, warnings).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Proposal {
+    /// The answer the person accepts or edits (plain text or YAML, per step).
+    pub text: String,
+    /// Explanations shown beside the answer: blast radius, file previews, warnings.
+    #[serde(default)]
+    pub notes: Vec<String>,
+    /// False when the answer is a read-only view (the preview of step 12).
+    #[serde(default = "yes")]
+    pub editable: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Proposal {
+    /// An editable proposal.
+    pub fn new(text: impl Into<String>, notes: Vec<String>) -> Self {
+        Proposal {
+            text: text.into(),
+            notes,
+            editable: true,
+        }
+    }
+}
+
+/// Discovery state of one MCP server during the MCPs step.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Discovery {
+    Pending,
+    Found(Capabilities),
+    Failed(String),
+    Skipped,
+}
+
+/// How the suite run ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunOutcome {
+    /// Where the report was written.
+    Report(String),
+    Failed(String),
+}
+
+/// Where the current step is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Phase {
+    /// Long work in flight; `tick` drives the spinner.
+    Proposing { tick: u64 },
+    /// A proposal is shown: accept, edit or regenerate. `confirm` holds a warning that needs a
+    /// second accept (e.g. `backend: local`).
+    Deciding {
+        proposal: Proposal,
+        notice: Option<String>,
+        confirm: Option<String>,
+    },
+    /// The person edits the answer's text.
+    Editing {
+        proposal: Proposal,
+        draft: String,
+        notice: Option<String>,
+    },
+    /// Proposing failed; retry or regenerate.
+    Failed { error: String },
+    /// Step 12: the suite runs; `lines` is the live transcript.
+    Running {
+        lines: Vec<String>,
+        tick: u64,
+        outcome: Option<RunOutcome>,
+    },
+}
+
+/// Input to the state machine, from a person, the clock of the driver, or finished work.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// Open the current step (asks for its proposal unless one is cached).
+    Start,
+    /// Advances spinners.
+    Tick,
+    Proposed {
+        step: StepId,
+        proposal: Proposal,
+    },
+    ProposalFailed {
+        step: StepId,
+        error: String,
+    },
+    Discovered {
+        server: String,
+        result: Result<Capabilities, String>,
+    },
+    Accept,
+    Edit,
+    EditSubmitted(String),
+    EditCancelled,
+    /// Throw the proposal away and ask again, optionally steering with a hint.
+    Regenerate {
+        hint: Option<String>,
+    },
+    Retry,
+    /// Esc: stop the work in flight.
+    Cancel,
+    /// Revisit an earlier step (one that is already completed).
+    Goto(StepId),
+    /// Ctrl-C: ask before quitting.
+    Interrupt,
+    QuitConfirmed,
+    QuitCancelled,
+    RunEvent(Box<Envelope>),
+    RunFinished(Result<String, String>),
+}
+
+/// Generated context the proposers of later steps read: accepted artifacts by step.
+pub type Artifacts = BTreeMap<StepId, Value>;
+
+/// Work the driver performs; results come back as events.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Produce a proposal → `Event::Proposed` or `Event::ProposalFailed`.
+    Propose {
+        step: StepId,
+        hint: Option<String>,
+        job: Box<Job>,
+        artifacts: Artifacts,
+    },
+    /// Keep a generated, not yet accepted proposal so a resume does not pay for it again.
+    CacheProposal { step: StepId, proposal: Proposal },
+    /// Forget a cached proposal (regenerate).
+    DropCachedProposal { step: StepId },
+    /// Discover one MCP server → `Event::Discovered`.
+    Discover { server: String, job: Box<Job> },
+    /// Write job.yaml atomically.
+    SaveJob(Box<Job>),
+    /// Write an accepted generated artifact into the state folder (`lab/<file>`).
+    SaveArtifact { step: StepId, value: Value },
+    /// Run the suite → `Event::RunEvent`… then `Event::RunFinished`.
+    RunSuite(Box<Job>),
+    /// Abort the proposal or discovery in flight.
+    CancelWork,
+    /// Abort the suite run.
+    CancelRun,
+    /// Leave the wizard (everything accepted is already on disk).
+    Quit,
+}
+
+/// What a resumed wizard gets back from disk besides job.yaml.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Saved {
+    /// Proposals generated but not accepted before the wizard stopped.
+    pub proposals: BTreeMap<StepId, Proposal>,
+    /// Accepted generated artifacts (profile, personas, scenarios).
+    pub artifacts: Artifacts,
+}
+
+/// The whole wizard state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lab {
+    /// The job as accepted so far.
+    pub job: Job,
+    pub step: StepId,
+    pub phase: Phase,
+    /// Generated, not yet accepted proposals.
+    pub cache: BTreeMap<StepId, Proposal>,
+    pub artifacts: Artifacts,
+    /// Per-server discovery of the MCPs step.
+    pub discovery: IndexMap<String, Discovery>,
+    /// Ctrl-C was pressed; the next answer decides.
+    pub confirm_quit: bool,
+    /// The driver should stop.
+    pub quit: bool,
+}
+
+impl Lab {
+    /// A new wizard at step 1 with an empty job.
+    pub fn new() -> Self {
+        Lab::resume(Job::default(), Saved::default())
+    }
+
+    /// Reopens at the first step not in `job.lab.completed`, keeping everything before it.
+    pub fn resume(job: Job, saved: Saved) -> Self {
+        let step = StepId::ALL
+            .into_iter()
+            .find(|s| !job.lab.completed.iter().any(|c| c == s.id()))
+            .unwrap_or(StepId::Preview);
+        Lab {
+            job,
+            step,
+            phase: Phase::Proposing { tick: 0 },
+            cache: saved.proposals,
+            artifacts: saved.artifacts,
+            discovery: IndexMap::new(),
+            confirm_quit: false,
+            quit: false,
+        }
+    }
+
+    /// Whether a step's answer has been accepted.
+    pub fn is_completed(&self, step: StepId) -> bool {
+        self.job.lab.completed.iter().any(|c| c == step.id())
+    }
+
+    /// Feeds one event; returns the work the driver must do.
+    pub fn handle(&mut self, event: Event) -> Vec<Effect> {
+        if self.quit {
+            return Vec::new();
+        }
+        if self.confirm_quit {
+            return self.handle_confirm(event);
+        }
+        match event {
+            Event::Start => self.enter_step(self.step),
+            Event::Tick => {
+                match &mut self.phase {
+                    Phase::Proposing { tick } | Phase::Running { tick, .. } => *tick += 1,
+                    _ => {}
+                }
+                Vec::new()
+            }
+            Event::Proposed { step, proposal } => self.on_proposed(step, proposal),
+            Event::ProposalFailed { step, error } => {
+                if step == self.step && matches!(self.phase, Phase::Proposing { .. }) {
+                    self.phase = Phase::Failed { error };
+                }
+                Vec::new()
+            }
+            Event::Discovered { server, result } => {
+                if let Some(d) = self.discovery.get_mut(&server)
+                    && *d == Discovery::Pending
+                {
+                    *d = match result {
+                        Ok(c) => Discovery::Found(c),
+                        Err(e) => Discovery::Failed(e),
+                    };
+                }
+                Vec::new()
+            }
+            Event::Accept => self.on_accept(),
+            Event::Edit => {
+                if let Phase::Deciding { proposal, .. } = &self.phase
+                    && proposal.editable
+                {
+                    let proposal = proposal.clone();
+                    self.phase = Phase::Editing {
+                        draft: proposal.text.clone(),
+                        proposal,
+                        notice: None,
+                    };
+                }
+                Vec::new()
+            }
+            Event::EditSubmitted(text) => self.on_edit_submitted(text),
+            Event::EditCancelled => {
+                if let Phase::Editing { proposal, .. } = &self.phase {
+                    self.phase = deciding(proposal.clone(), None);
+                }
+                Vec::new()
+            }
+            Event::Regenerate { hint } => match self.phase {
+                Phase::Deciding { .. } | Phase::Failed { .. } => {
+                    self.cache.remove(&self.step);
+                    let mut fx = vec![Effect::DropCachedProposal { step: self.step }];
+                    fx.extend(self.propose(hint));
+                    fx
+                }
+                _ => Vec::new(),
+            },
+            Event::Retry => match self.phase {
+                Phase::Failed { .. } => self.propose(None),
+                _ => Vec::new(),
+            },
+            Event::Cancel => self.on_cancel(),
+            Event::Goto(step) => {
+                let allowed = self.is_completed(step) && !matches!(self.phase, Phase::Running { .. });
+                if allowed && step != self.step {
+                    self.step = step;
+                    return self.enter_step(step);
+                }
+                Vec::new()
+            }
+            Event::Interrupt => {
+                self.confirm_quit = true;
+                Vec::new()
+            }
+            Event::QuitConfirmed | Event::QuitCancelled => Vec::new(),
+            Event::RunEvent(envelope) => {
+                if let Phase::Running { lines, .. } = &mut self.phase {
+                    lines.push(format!("{} {}", envelope.case, envelope.event.one_line().trim_start()));
+                }
+                Vec::new()
+            }
+            Event::RunFinished(result) => {
+                if let Phase::Running { outcome, .. } = &mut self.phase {
+                    *outcome = Some(match result {
+                        Ok(report) => RunOutcome::Report(report),
+                        Err(e) => RunOutcome::Failed(e),
+                    });
+                }
+                Vec::new()
+            }
+        }
+    }
+
+    fn handle_confirm(&mut self, event: Event) -> Vec<Effect> {
+        match event {
+            Event::QuitConfirmed => {
+                self.confirm_quit = false;
+                self.quit = true;
+                let mut fx = Vec::new();
+                // Accepted answers are already on disk; saving again only makes sure of it.
+                if !self.job.lab.completed.is_empty() {
+                    fx.push(Effect::SaveJob(Box::new(self.job.clone())));
+                }
+                if matches!(self.phase, Phase::Proposing { .. }) {
+                    fx.push(Effect::CancelWork);
+                }
+                if matches!(self.phase, Phase::Running { outcome: None, .. }) {
+                    fx.push(Effect::CancelRun);
+                }
+                fx.push(Effect::Quit);
+                fx
+            }
+            Event::QuitCancelled | Event::Cancel => {
+                self.confirm_quit = false;
+                Vec::new()
+            }
+            // Work keeps reporting while the question is open; nothing a person does counts
+            // as an answer except yes or no.
+            e @ (Event::Tick
+            | Event::Proposed { .. }
+            | Event::ProposalFailed { .. }
+            | Event::Discovered { .. }
+            | Event::RunEvent(_)
+            | Event::RunFinished(_)) => {
+                self.confirm_quit = false;
+                let fx = self.handle(e);
+                self.confirm_quit = true;
+                fx
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn enter_step(&mut self, step: StepId) -> Vec<Effect> {
+        self.discovery.clear();
+        if let Some(p) = self.cache.get(&step).cloned() {
+            self.phase = deciding(p.clone(), None);
+            return self.after_proposal(step, &p);
+        }
+        self.propose(None)
+    }
+
+    fn propose(&mut self, hint: Option<String>) -> Vec<Effect> {
+        self.phase = Phase::Proposing { tick: 0 };
+        self.discovery.clear();
+        vec![Effect::Propose {
+            step: self.step,
+            hint,
+            job: Box::new(self.job.clone()),
+            artifacts: self.artifacts.clone(),
+        }]
+    }
+
+    fn on_proposed(&mut self, step: StepId, proposal: Proposal) -> Vec<Effect> {
+        if step != self.step || !matches!(self.phase, Phase::Proposing { .. }) {
+            return Vec::new(); // a late answer for a step the person already left
+        }
+        self.cache.insert(step, proposal.clone());
+        self.phase = deciding(proposal.clone(), None);
+        let mut fx = vec![Effect::CacheProposal {
+            step,
+            proposal: proposal.clone(),
+        }];
+        fx.extend(self.after_proposal(step, &proposal));
+        fx
+    }
+
+    /// The MCPs step discovers every enabled server of its proposal.
+    fn after_proposal(&mut self, step: StepId, proposal: &Proposal) -> Vec<Effect> {
+        if step != StepId::Mcps {
+            return Vec::new();
+        }
+        let mut candidate = self.job.clone();
+        if apply_answer(step, &proposal.text, &mut candidate, &self.artifacts).is_err() {
+            return Vec::new();
+        }
+        let mut fx = Vec::new();
+        for m in &candidate.agent.inputs.mcps {
+            let Some(name) = m.server.clone() else { continue };
+            if m.enabled == Some(false) {
+                continue;
+            }
+            self.discovery.insert(name.clone(), Discovery::Pending);
+            fx.push(Effect::Discover {
+                server: name,
+                job: Box::new(candidate.clone()),
+            });
+        }
+        fx
+    }
+
+    fn on_accept(&mut self) -> Vec<Effect> {
+        let Phase::Deciding { proposal, confirm, .. } = &self.phase else {
+            return Vec::new();
+        };
+        let (proposal, confirmed) = (proposal.clone(), confirm.is_some());
+        self.commit(proposal, confirmed)
+    }
+
+    fn on_edit_submitted(&mut self, text: String) -> Vec<Effect> {
+        let Phase::Editing { proposal, .. } = &self.phase else {
+            return Vec::new();
+        };
+        let mut edited = proposal.clone();
+        edited.text = text.clone();
+        let mut candidate = self.job.clone();
+        if let Err(e) = apply_answer(self.step, &text, &mut candidate, &self.artifacts) {
+            self.phase = Phase::Editing {
+                proposal: proposal.clone(),
+                draft: text,
+                notice: Some(e),
+            };
+            return Vec::new();
+        }
+        self.cache.insert(self.step, edited.clone());
+        self.phase = deciding(edited.clone(), None);
+        let mut fx = vec![Effect::CacheProposal {
+            step: self.step,
+            proposal: edited.clone(),
+        }];
+        fx.extend(self.commit(edited, false));
+        fx
+    }
+
+    /// Applies an answer; on success saves the job and moves on.
+    fn commit(&mut self, proposal: Proposal, confirmed: bool) -> Vec<Effect> {
+        let step = self.step;
+        if step == StepId::Mcps {
+            let pending = self.discovery.values().filter(|d| **d == Discovery::Pending).count();
+            if pending > 0 {
+                self.phase = deciding(
+                    proposal,
+                    Some(format!(
+                        "discovery still running for {pending} server(s); Esc skips them"
+                    )),
+                );
+                return Vec::new();
+            }
+        }
+        let mut candidate = self.job.clone();
+        let applied = match apply_answer(step, &proposal.text, &mut candidate, &self.artifacts) {
+            Ok(a) => a,
+            Err(e) => {
+                self.phase = deciding(proposal, Some(e));
+                return Vec::new();
+            }
+        };
+        if let Some(warning) = applied.warning
+            && !confirmed
+        {
+            self.phase = Phase::Deciding {
+                proposal,
+                notice: None,
+                confirm: Some(warning),
+            };
+            return Vec::new();
+        }
+        if step == StepId::Mcps {
+            for (server, d) in &self.discovery {
+                if let Discovery::Found(c) = d {
+                    candidate.capabilities.insert(server.clone(), c.clone());
+                }
+            }
+        }
+        if !candidate.lab.completed.iter().any(|c| c == step.id()) {
+            candidate.lab.completed.push(step.id().to_string());
+        }
+        self.job = candidate;
+        let mut fx = Vec::new();
+        if let Some(value) = applied.artifact {
+            self.artifacts.insert(step, value.clone());
+            fx.push(Effect::SaveArtifact { step, value });
+        }
+        fx.push(Effect::SaveJob(Box::new(self.job.clone())));
+        self.cache.remove(&step);
+        fx.push(Effect::DropCachedProposal { step });
+        match step.next() {
+            Some(next) => {
+                self.step = next;
+                fx.extend(self.enter_step(next));
+            }
+            None => {
+                self.phase = Phase::Running {
+                    lines: Vec::new(),
+                    tick: 0,
+                    outcome: None,
+                };
+                fx.push(Effect::RunSuite(Box::new(self.job.clone())));
+            }
+        }
+        fx
+    }
+
+    fn on_cancel(&mut self) -> Vec<Effect> {
+        match &mut self.phase {
+            Phase::Proposing { .. } => {
+                self.phase = Phase::Failed {
+                    error: "cancelled; r retries".to_string(),
+                };
+                vec![Effect::CancelWork]
+            }
+            Phase::Deciding { .. } if self.discovery.values().any(|d| *d == Discovery::Pending) => {
+                for d in self.discovery.values_mut() {
+                    if *d == Discovery::Pending {
+                        *d = Discovery::Skipped;
+                    }
+                }
+                vec![Effect::CancelWork]
+            }
+            Phase::Deciding { confirm, .. } if confirm.is_some() => {
+                *confirm = None;
+                Vec::new()
+            }
+            Phase::Editing { proposal, .. } => {
+                self.phase = deciding(proposal.clone(), None);
+                Vec::new()
+            }
+            Phase::Running { outcome: None, .. } => vec![Effect::CancelRun],
+            _ => Vec::new(),
+        }
+    }
+}
+
+impl Default for Lab {
+    fn default() -> Self {
+        Lab::new()
+    }
+}
+
+fn deciding(proposal: Proposal, notice: Option<String>) -> Phase {
+    Phase::Deciding {
+        proposal,
+        notice,
+        confirm: None,
+    }
+}
