@@ -12,4 +12,5 @@ pub mod llm;
 pub mod redact;
 pub mod run;
 pub mod spec;
+pub mod tui;
 pub mod util;

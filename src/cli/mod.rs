@@ -7,6 +7,7 @@ mod compare;
 mod emit;
 mod error;
 mod init;
+mod lab;
 mod schema;
 mod validate;
 
@@ -35,6 +36,8 @@ pub enum Command {
     Schema(schema::Args),
     /// Compare two runs: per-case changes and whether the pass-rate change is beyond noise.
     Compare(compare::Args),
+    /// The twelve-step wizard from "here is my agent" to a run; resumable, headless with --yes.
+    Lab(lab::Args),
 }
 
 /// Parses the process arguments (exits 2 on usage errors, as clap does).
@@ -60,6 +63,7 @@ pub fn dispatch(cli: Cli) -> ExitCode {
         Command::Init(a) => init::run(a),
         Command::Schema(a) => schema::run(a),
         Command::Compare(a) => compare::run(a),
+        Command::Lab(a) => lab::run(a),
     };
     match result {
         Ok(code) => code,

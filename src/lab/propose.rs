@@ -102,6 +102,8 @@ impl Proposer {
         let (mut job, note) = if let Some(from) = &self.seeds.from {
             let job = if from.join("SKILL.md").is_file() || from.file_name().is_some_and(|n| n == "SKILL.md") {
                 from_skill(from, &dir)
+            } else if let Some(job) = existing_job(from, &dir)? {
+                job
             } else {
                 import_source(from, &dir).map_err(|e| e.to_string())?
             };
@@ -403,6 +405,23 @@ pub fn set_gate(g: &mut Gates, key: &str, value: &str) -> Result<(), String> {
         other => return Err(format!("--gate {other}: unknown gate")),
     }
     Ok(())
+}
+
+/// A Ghostlab job.yaml given as the source: read it, with agent paths rebased to `dir`.
+fn existing_job(from: &Path, dir: &Path) -> Result<Option<Job>, String> {
+    if from.is_dir() {
+        return Ok(None);
+    }
+    let Ok(doc) = crate::spec::load::read_yaml_document(from) else {
+        return Ok(None);
+    };
+    if doc.get("version").is_none() || doc.get("agent").is_none() {
+        return Ok(None);
+    }
+    let text = std::fs::read_to_string(from).map_err(|e| format!("{}: {e}", from.display()))?;
+    let mut job = crate::spec::parse_job_text(from, &text).map_err(|e| e.to_string())?;
+    crate::import::rebase_agent(&mut job.agent, &crate::spec::load::job_dir(from), dir);
+    Ok(Some(job))
 }
 
 fn first_paragraph(text: &str) -> String {
