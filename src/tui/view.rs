@@ -68,7 +68,7 @@ pub fn draw(frame: &mut Frame, lab: &Lab, ui: &Ui, theme: &Theme) {
         return;
     }
     let [body, hints] = Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(area);
-    let list_width = if body.width >= 80 { 27 } else { 22 };
+    let list_width = if body.width >= 90 { 29 } else { 22 };
     let [list, main] = Layout::horizontal([Constraint::Length(list_width), Constraint::Min(0)]).areas(body);
     draw_steps(frame, lab, theme, list);
     draw_main(frame, lab, ui, theme, main);
@@ -150,7 +150,7 @@ fn draw_main(frame: &mut Frame, lab: &Lab, ui: &Ui, theme: &Theme, area: Rect) {
             confirm,
         } => {
             let status = status_lines(lab, notice.as_deref(), confirm.as_deref(), theme);
-            let notes_h = (proposal.notes.len() as u16 + 2).min(inner.height / 3).max(3);
+            let notes_h = notes_height(&proposal.notes, inner, 2);
             let [answer, notes, status_area] = Layout::vertical([
                 Constraint::Min(3),
                 Constraint::Length(notes_h),
@@ -174,7 +174,7 @@ fn draw_main(frame: &mut Frame, lab: &Lab, ui: &Ui, theme: &Theme, area: Rect) {
         }
         Phase::Editing { proposal, notice, .. } => {
             let status = status_lines(lab, notice.as_deref(), None, theme);
-            let notes_h = (proposal.notes.len() as u16 + 2).min(inner.height / 4).max(3);
+            let notes_h = notes_height(&proposal.notes, inner, 3);
             let [editor, notes, status_area] = Layout::vertical([
                 Constraint::Min(3),
                 Constraint::Length(notes_h),
@@ -227,6 +227,13 @@ fn draw_main(frame: &mut Frame, lab: &Lab, ui: &Ui, theme: &Theme, area: Rect) {
             frame.render_widget(Paragraph::new(line), status);
         }
     }
+}
+
+/// Rows the notes need when wrapped, at most `1/share` of the panel (the answer keeps the rest).
+fn notes_height(notes: &[String], inner: Rect, share: u16) -> u16 {
+    let width = inner.width.saturating_sub(2).max(1) as usize;
+    let rows: usize = notes.iter().map(|n| n.chars().count().max(1).div_ceil(width)).sum();
+    (rows as u16 + 2).min(inner.height / share).max(3)
 }
 
 fn draw_notes(frame: &mut Frame, notes: &[String], theme: &Theme, area: Rect) {
@@ -289,14 +296,14 @@ pub fn key_hints(lab: &Lab, ui: &Ui) -> String {
             let mut keys = vec!["Enter accept"];
             if proposal.editable {
                 keys.push("e edit");
-                keys.push("r regenerate");
-                keys.push("h hint");
+                keys.push("r regen");
+                keys.push("h regen+hint");
             }
             if lab.discovery.values().any(|d| *d == Discovery::Pending) {
                 keys.push("Esc skip discovery");
             }
             keys.push("↑↓ scroll");
-            format!("{}{back} · Ctrl-C quit", keys.join(" · "))
+            format!("{}{back} · ^C quit", keys.join(" · "))
         }
         Phase::Editing { .. } => "Ctrl-S save & accept · Esc cancel edit · Ctrl-C quit".into(),
         Phase::Failed { .. } => format!("r retry · h regenerate with hint{back} · Ctrl-C quit"),
