@@ -27,7 +27,9 @@ fn running_lab(events: usize) -> Lab {
         let env = serde_json::json!({"v": 1, "seq": i, "ts": "2026-11-29T12:00:00Z", "case": "persona/scenario",
             "type": "agent_message", "turn": i / 2 + 1, "text": format!("reply number {i} with some words in it"),
             "latency_ms": 800, "tokens": 120, "cost_usd": 0.0});
-        lab.handle(Event::RunEvent(Box::new(serde_json::from_value(env).expect("envelope"))));
+        lab.handle(Event::RunEvent(Box::new(
+            serde_json::from_value(env).expect("envelope"),
+        )));
     }
     lab
 }
@@ -62,11 +64,21 @@ fn main() {
         drop(lab);
     }
     let base = results[0].1;
-    println!("frame 120x40, {frames} frames each; profile: {}", if cfg!(debug_assertions) { "dev" } else { "release" });
+    println!(
+        "frame 120x40, {frames} frames each; profile: {}",
+        if cfg!(debug_assertions) { "dev" } else { "release" }
+    );
     println!("| events | µs/frame | ratio vs 100 | peak RSS (VmHWM) MiB |");
     println!("|---:|---:|---:|---:|");
     for (events, us, hwm) in &results {
-        println!("| {events} | {us:.0} | {:.2} | {:.1} |", us / base, *hwm as f64 / 1024.0);
+        println!(
+            "| {events} | {us:.0} | {:.2} | {:.1} |",
+            us / base,
+            *hwm as f64 / 1024.0
+        );
     }
-    println!("process peak before building transcripts: {:.1} MiB", base_hwm as f64 / 1024.0);
+    println!(
+        "process peak before building transcripts: {:.1} MiB",
+        base_hwm as f64 / 1024.0
+    );
 }

@@ -94,7 +94,11 @@ pub async fn run_headless(
                         progress(format!("        {server}: {}", describe(d)));
                     }
                 }
-                let first = proposal.text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+                let first = if step == StepId::Source {
+                    proposal.notes.first().map(String::as_str).unwrap_or("")
+                } else {
+                    proposal.text.lines().find(|l| !l.trim().is_empty()).unwrap_or("")
+                };
                 progress(format!("        accepted: {}", clip(first)));
                 queue.push_back(Event::Accept);
             }
