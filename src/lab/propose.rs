@@ -199,6 +199,7 @@ impl Proposer {
         }
         for m in &mut mcps {
             m.enabled.get_or_insert(true);
+            notes.push(self.describe_mcp(m));
         }
         if mcps.is_empty() {
             notes.push("No MCP servers. Add entries (server + command or url, or config_ref) with e.".into());
@@ -206,6 +207,39 @@ impl Proposer {
             notes.push("Set `enabled: false` to leave a server out; discovery runs for each enabled one.".into());
         }
         Ok(Proposal::new(to_answer_yaml(&mcps), notes))
+    }
+
+    /// One line per server: how it starts or where it is, read from its servers file if it has one.
+    fn describe_mcp(&self, m: &crate::spec::McpInput) -> String {
+        let name = m.server.as_deref().unwrap_or("?");
+        if let Some(url) = &m.url {
+            return format!("{name}: remote {url}");
+        }
+        if !m.command.is_empty() {
+            return format!("{name}: stdio `{}`", m.command.join(" "));
+        }
+        let Some(file) = &m.config_ref else {
+            return format!("{name}: no command, url or config_ref");
+        };
+        let path = crate::spec::resolved::resolve_against(&self.job_dir(), file);
+        match crate::spec::mcp_file::read_mcp_file(&path) {
+            Ok(servers) => match servers.get(name).map(|r| &r.transport) {
+                Some(crate::spec::McpTransport::Stdio { command, .. }) => {
+                    let shown: Vec<String> = command
+                        .iter()
+                        .map(|a| {
+                            Path::new(a)
+                                .file_name()
+                                .map_or(a.clone(), |f| f.to_string_lossy().into_owned())
+                        })
+                        .collect();
+                    format!("{name}: stdio `{}` (from {file})", shown.join(" "))
+                }
+                Some(crate::spec::McpTransport::Remote { url, .. }) => format!("{name}: remote {url} (from {file})"),
+                None => format!("{name}: not found in {file}"),
+            },
+            Err(e) => format!("{name}: {file} does not load: {}", e.to_string().trim()),
+        }
     }
 
     fn skills(&self, job: &Job) -> Proposal {
