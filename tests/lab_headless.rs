@@ -382,12 +382,16 @@ fn cli_yes_saves_every_step_it_can_and_names_the_missing_executor() {
     );
 
     let out = ghostlab_cmd(dir.path())
-        .args(["lab", "--yes", "--resume"])
+        .args(["lab", "--yes", "--resume", "--model", "openai/other"])
         .output()
         .expect("resume");
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2));
-    assert!(err.starts_with("[ 8/12] Profile"), "resume opens at step 8: {err}");
+    assert!(
+        err.starts_with("note: --model ignored: step 3 (Model) was already accepted"),
+        "{err}"
+    );
+    assert!(err.contains("\n[ 8/12] Profile"), "resume opens at step 8: {err}");
     assert_eq!(
         ghostlab::spec::load_job(&job).expect("loads").job,
         loaded.job,

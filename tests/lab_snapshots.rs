@@ -70,7 +70,7 @@ fn proposal(step: StepId) -> Proposal {
             ],
         ),
         StepId::Permissions => {
-            let p = ghostlab::lab::propose::permissions(&Job::default());
+            let p = ghostlab::lab::policy::permissions(&Job::default());
             return p;
         }
         StepId::Sandbox => (

@@ -296,6 +296,39 @@ fn goto_only_reaches_completed_steps() {
 }
 
 #[test]
+fn going_back_to_the_source_and_accepting_restarts_the_walk() {
+    let (mut lab, _) = walk_all();
+    let mut lab2 = Lab::resume(lab.job.clone(), Saved::default());
+    lab2.handle(Event::Start);
+    lab2.handle(Event::Proposed {
+        step: StepId::Preview,
+        proposal: answer(StepId::Preview),
+    });
+    lab = lab2;
+    let fx = lab.handle(Event::Goto(StepId::Source));
+    assert!(proposes(&fx, StepId::Source));
+    lab.handle(Event::Proposed {
+        step: StepId::Source,
+        proposal: answer(StepId::Source),
+    });
+    let job = saved_job(&lab.handle(Event::Accept)).expect("saved");
+    assert_eq!(
+        job.lab.completed,
+        vec!["source".to_string()],
+        "later answers no longer count"
+    );
+    assert_eq!(lab.step, StepId::Purpose);
+}
+
+#[test]
+fn leaving_a_step_while_it_proposes_cancels_the_work() {
+    let mut lab = at(StepId::Profile);
+    let fx = lab.handle(Event::Goto(StepId::Purpose));
+    assert_eq!(fx.first(), Some(&Effect::CancelWork));
+    assert!(proposes(&fx, StepId::Purpose));
+}
+
+#[test]
 fn local_sandbox_needs_a_second_accept_and_esc_backs_out() {
     let mut lab = at(StepId::Sandbox);
     lab.handle(Event::Proposed {

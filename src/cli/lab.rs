@@ -68,6 +68,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
     let seeds = seeds(&args)?;
     let lab = open_lab(&args)?;
+    for note in ignored_flags(&args, &lab) {
+        eprintln!("note: {note}");
+    }
     let proposer = Proposer {
         job_file: args.job.clone(),
         seeds,
@@ -130,7 +133,7 @@ fn seeds(args: &Args) -> Result<Seeds, CliError> {
             .split_once('=')
             .ok_or_else(|| CliError::usage(format!("--gate {g}: expected KEY=VALUE")))?;
         let mut probe = crate::spec::Gates::default();
-        crate::lab::propose::set_gate(&mut probe, k.trim(), v.trim()).map_err(CliError::usage)?;
+        crate::lab::policy::set_gate(&mut probe, k.trim(), v.trim()).map_err(CliError::usage)?;
         gates.push((k.trim().to_string(), v.trim().to_string()));
     }
     Ok(Seeds {
@@ -146,6 +149,31 @@ fn seeds(args: &Args) -> Result<Seeds, CliError> {
         }),
         gates,
     })
+}
+
+/// Flags whose step was already accepted in a resumed job: they change nothing, so say so.
+fn ignored_flags(args: &Args, lab: &Lab) -> Vec<String> {
+    use crate::lab::StepId;
+    let given = [
+        ("--from", args.from.is_some(), StepId::Source),
+        ("--description", args.description.is_some(), StepId::Purpose),
+        ("--model", args.model.is_some(), StepId::Model),
+        ("--mcp-config", args.mcp_config.is_some(), StepId::Mcps),
+        ("--skill", !args.skill.is_empty(), StepId::Skills),
+        ("--sandbox", args.sandbox.is_some(), StepId::Sandbox),
+        ("--gate", !args.gates.is_empty(), StepId::Gates),
+    ];
+    given
+        .into_iter()
+        .filter(|(_, set, step)| *set && lab.is_completed(*step))
+        .map(|(flag, _, step)| {
+            format!(
+                "{flag} ignored: step {} ({}) was already accepted; go back to it in the terminal wizard to change it",
+                step.number(),
+                step.title()
+            )
+        })
+        .collect()
 }
 
 fn open_lab(args: &Args) -> Result<Lab, CliError> {

@@ -52,10 +52,10 @@ pub fn apply_answer(step: StepId, text: &str, job: &mut Job, artifacts: &Artifac
     let mut out = Applied::default();
     match step {
         StepId::Source => {
-            let parsed = parse_job_text(Path::new("job.yaml"), text).map_err(|e| e.to_string())?;
-            let progress = std::mem::take(&mut job.lab);
+            let mut parsed = parse_job_text(Path::new("job.yaml"), text).map_err(|e| e.to_string())?;
+            // A new source replaces every later answer, so none of them counts as accepted.
+            parsed.lab = Default::default();
             *job = parsed;
-            job.lab = progress;
         }
         StepId::Purpose => {
             let words = text.trim();

@@ -8,11 +8,13 @@
 pub mod apply;
 pub mod driver;
 pub mod headless;
+pub mod policy;
 pub mod propose;
 pub mod state;
 pub mod step;
 pub mod store;
 pub mod traits;
+pub mod types;
 
 pub use driver::{Executor, LabError};
 pub use propose::{Proposer, Seeds};
