@@ -22,7 +22,7 @@ impl Tmux {
 
     fn start(&self, dir: &Path, args: &str) {
         let bin = env!("CARGO_BIN_EXE_ghostlab");
-        let line = format!("exec env NO_COLOR=1 GHOSTLAB_LOG=off {bin} lab {args}");
+        let line = format!("exec env NO_COLOR=1 GHOSTLAB_LOG=debug {bin} lab {args}");
         let ok = self
             .cmd()
             .args(["new-session", "-d", "-s", "lab", "-x", "110", "-y", "34", "-c"])
@@ -196,4 +196,6 @@ fn tmux_accept_kill_resume_and_quit() {
     tmux.keys(&["y"]);
     tmux.wait_gone();
     assert_eq!(completed(&job), 7);
+    // With GHOSTLAB_LOG=debug, log output went to the file, not over the screen.
+    assert!(dir.path().join(".ghostlab/lab/tui.log").is_file());
 }

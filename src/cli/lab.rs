@@ -100,6 +100,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         };
     }
     let theme = Theme::load(&args.theme).map_err(|e| CliError::usage(e.to_string()))?;
+    // Logs and child stderr go to a file while the wizard owns the screen.
+    let stderr_log = store::lab_dir(&args.job, &lab.job).join("tui.log");
     let outcome = runtime
         .block_on(run_tui(
             lab,
@@ -107,6 +109,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             Arc::new(DiscoveryUnavailable),
             Arc::new(RunnerUnavailable),
             theme,
+            Some(stderr_log),
         ))
         .map_err(|e| CliError::usage(e.to_string()))?;
     match outcome {

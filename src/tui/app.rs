@@ -2,6 +2,7 @@
 //! spinner tick; only this loop draws.
 
 use futures::StreamExt;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc::unbounded_channel;
@@ -9,6 +10,7 @@ use tokio::sync::mpsc::unbounded_channel;
 use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind};
 
 use super::keymap::{Intent, on_key};
+use super::stderr::StderrToFile;
 use super::terminal::TerminalGuard;
 use super::theme::Theme;
 use super::view::{Ui, draw};
@@ -39,7 +41,13 @@ pub async fn run_tui(
     discovery: Arc<dyn McpDiscovery>,
     runner: Arc<dyn SuiteRunner>,
     theme: Theme,
+    stderr_log: Option<PathBuf>,
 ) -> Result<TuiOutcome, TuiError> {
+    // Declared before the guard so it is dropped after the terminal is restored.
+    let _stderr = match &stderr_log {
+        Some(path) => Some(StderrToFile::redirect(path)?),
+        None => None,
+    };
     let mut guard = TerminalGuard::enter()?;
     let (tx, mut rx) = unbounded_channel();
     let mut exec = Executor::new(proposer, discovery, runner, tx);

@@ -6,6 +6,7 @@
 
 pub mod app;
 pub mod keymap;
+pub mod stderr;
 pub mod terminal;
 pub mod theme;
 pub mod transcript;

@@ -42,6 +42,7 @@ impl Drop for TerminalGuard {
 
 /// Best-effort restore; safe to call more than once.
 pub fn restore() {
+    super::stderr::restore_stderr();
     let _ = disable_raw_mode();
     let _ = stdout().execute(LeaveAlternateScreen);
     let _ = stdout().execute(crossterm::cursor::Show);
