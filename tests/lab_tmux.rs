@@ -21,8 +21,12 @@ impl Tmux {
     }
 
     fn start(&self, dir: &Path, args: &str) {
+        self.start_with(dir, "NO_COLOR=1", args);
+    }
+
+    fn start_with(&self, dir: &Path, env: &str, args: &str) {
         let bin = env!("CARGO_BIN_EXE_ghostlab");
-        let line = format!("exec env NO_COLOR=1 GHOSTLAB_LOG=debug {bin} lab {args}");
+        let line = format!("exec env {env} GHOSTLAB_LOG=debug {bin} lab {args}");
         let ok = self
             .cmd()
             .args(["new-session", "-d", "-s", "lab", "-x", "110", "-y", "34", "-c"])
@@ -31,6 +35,15 @@ impl Tmux {
             .status()
             .expect("tmux new-session");
         assert!(ok.success());
+    }
+
+    fn screen_with_styles(&self) -> String {
+        let out = self
+            .cmd()
+            .args(["capture-pane", "-e", "-p", "-t", "lab"])
+            .output()
+            .expect("capture-pane");
+        String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
     fn screen(&self) -> String {
@@ -122,6 +135,34 @@ fn copy_example() -> (tempfile::TempDir, PathBuf) {
     std::fs::rename(dir.path().join("job.yaml"), dir.path().join("source-job.yaml")).expect("rename");
     let job = dir.path().join("job.yaml");
     (dir, job)
+}
+
+/// True when the captured screen holds a foreground or background color.
+fn has_color(styled: &str) -> bool {
+    let re = regex::Regex::new(r"\x1b\[[0-9;]*?\b(3[0-7]|4[0-7]|9[0-7]|10[0-7]|38;|48;)").expect("regex");
+    re.is_match(styled)
+}
+
+#[test]
+fn no_color_is_honoured_in_a_real_terminal() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        println!("skipped: tmux is not installed");
+        return;
+    }
+    let (dir, _) = copy_example();
+    for (env, colored) in [("NO_COLOR=1", false), ("TERM=xterm-256color", true)] {
+        let tmux = Tmux {
+            socket: format!("ghostlab-lab-color-{}-{colored}", std::process::id()),
+        };
+        tmux.start_with(dir.path(), env, "--from source-job.yaml");
+        tmux.wait_for("1/12 Source — deciding");
+        let styled = tmux.screen_with_styles();
+        assert_eq!(has_color(&styled), colored, "{env}: {styled:?}");
+        tmux.keys(&["C-c"]);
+        tmux.wait_for("Quit the lab?");
+        tmux.keys(&["y"]);
+        tmux.wait_gone();
+    }
 }
 
 fn completed(job: &Path) -> usize {

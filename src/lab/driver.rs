@@ -107,6 +107,11 @@ impl Executor {
                     .find(|m| m.server.as_deref() == Some(&server))
                     .cloned()
                 else {
+                    let error = format!("server `{server}` is not in the proposal");
+                    let _ = self.tx.send(Event::Discovered {
+                        server,
+                        result: Err(error),
+                    });
                     return Ok(false);
                 };
                 let (disc, tx, cancel) = (self.discovery.clone(), self.tx.clone(), self.work.clone());

@@ -54,7 +54,9 @@ impl Proposer {
         artifacts: Artifacts,
         cancel: CancellationToken,
     ) -> Result<Proposal, String> {
-        match step {
+        let generated = matches!(step, StepId::Profile | StepId::Personas | StepId::Scenarios);
+        let unused_hint = hint.is_some() && !generated;
+        let mut proposal = match step {
             StepId::Source => self.source(),
             StepId::Purpose => Ok(self.purpose(&job)),
             StepId::Model => self.model(job).await,
@@ -67,7 +69,14 @@ impl Proposer {
             }
             StepId::Gates => policy::gates(&job, &self.seeds.gates),
             StepId::Preview => Ok(self.preview(&job)),
+        }?;
+        if unused_hint {
+            // Say so rather than pretend the hint steered a proposal computed from files.
+            proposal
+                .notes
+                .push("The hint was not used: this step is computed from your files and flags, not by a model.".into());
         }
+        Ok(proposal)
     }
 
     fn source(&self) -> Result<Proposal, String> {

@@ -128,3 +128,103 @@ fn open_hint(ui: &mut Ui) -> Intent {
     ui.hint = Some(t);
     Intent::Ui
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lab::{Proposal, Saved, StepId};
+    use crossterm::event::KeyEvent;
+
+    fn key(code: KeyCode) -> KeyEvent {
+        KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    fn ctrl(c: char) -> KeyEvent {
+        KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
+    }
+
+    fn deciding(editable: bool) -> Lab {
+        let mut job = crate::spec::Job::default();
+        job.lab.completed = vec!["source".into()];
+        let mut lab = Lab::resume(job, Saved::default());
+        lab.handle(Event::Start);
+        let mut p = Proposal::new("My words.", vec![]);
+        p.editable = editable;
+        lab.handle(Event::Proposed {
+            step: StepId::Purpose,
+            proposal: p,
+        });
+        lab
+    }
+
+    #[test]
+    fn ctrl_c_asks_and_enter_does_not_answer() {
+        let mut lab = deciding(true);
+        let mut ui = Ui::default();
+        assert_eq!(on_key(ctrl('c'), &lab, &mut ui), Intent::Lab(Event::Interrupt));
+        lab.handle(Event::Interrupt);
+        assert_eq!(on_key(key(KeyCode::Enter), &lab, &mut ui), Intent::None);
+        assert_eq!(
+            on_key(key(KeyCode::Char('n')), &lab, &mut ui),
+            Intent::Lab(Event::QuitCancelled)
+        );
+        assert_eq!(on_key(ctrl('c'), &lab, &mut ui), Intent::Lab(Event::QuitConfirmed));
+        assert_eq!(
+            on_key(key(KeyCode::Char('y')), &lab, &mut ui),
+            Intent::Lab(Event::QuitConfirmed)
+        );
+    }
+
+    #[test]
+    fn deciding_keys() {
+        let lab = deciding(true);
+        let mut ui = Ui::default();
+        assert_eq!(on_key(key(KeyCode::Enter), &lab, &mut ui), Intent::Lab(Event::Accept));
+        assert_eq!(on_key(key(KeyCode::Char('e')), &lab, &mut ui), Intent::Lab(Event::Edit));
+        assert_eq!(
+            on_key(key(KeyCode::Char('r')), &lab, &mut ui),
+            Intent::Lab(Event::Regenerate { hint: None })
+        );
+        assert_eq!(
+            on_key(key(KeyCode::Char('b')), &lab, &mut ui),
+            Intent::Lab(Event::Goto(StepId::Source))
+        );
+        let read_only = deciding(false);
+        assert_eq!(on_key(key(KeyCode::Char('e')), &read_only, &mut ui), Intent::None);
+    }
+
+    #[test]
+    fn hint_prompt_types_then_regenerates() {
+        let lab = deciding(true);
+        let mut ui = Ui::default();
+        assert_eq!(on_key(key(KeyCode::Char('h')), &lab, &mut ui), Intent::Ui);
+        for c in "be terse".chars() {
+            on_key(key(KeyCode::Char(c)), &lab, &mut ui);
+        }
+        assert_eq!(
+            on_key(key(KeyCode::Enter), &lab, &mut ui),
+            Intent::Lab(Event::Regenerate {
+                hint: Some("be terse".into())
+            })
+        );
+        assert!(ui.hint.is_none());
+    }
+
+    #[test]
+    fn editing_types_saves_and_cancels() {
+        let mut lab = deciding(true);
+        let mut ui = Ui::default();
+        lab.handle(Event::Edit);
+        ui.sync(&lab);
+        on_key(key(KeyCode::End), &lab, &mut ui);
+        on_key(key(KeyCode::Char('!')), &lab, &mut ui);
+        assert_eq!(
+            on_key(ctrl('s'), &lab, &mut ui),
+            Intent::Lab(Event::EditSubmitted("My words.!".into()))
+        );
+        assert_eq!(
+            on_key(key(KeyCode::Esc), &lab, &mut ui),
+            Intent::Lab(Event::EditCancelled)
+        );
+    }
+}
