@@ -2,7 +2,7 @@
 //! same name in `$XDG_CONFIG_HOME/ghostlab/themes/`. `NO_COLOR` turns every color off.
 
 use ratatui::style::{Color, Modifier, Style};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 const BUILTIN: [(&str, &str); 3] = [
@@ -66,13 +66,27 @@ impl Theme {
 
     /// The theme to use: a user file if present, else the built-in; NO_COLOR wins over both.
     pub fn load(name: &str) -> Result<Theme, ThemeError> {
-        if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        Theme::load_from(name, user_config_dir().as_deref(), no_color)
+    }
+
+    /// `load` with its inputs explicit: the user's config folder and whether NO_COLOR is set.
+    pub fn load_from(name: &str, config_dir: Option<&Path>, no_color: bool) -> Result<Theme, ThemeError> {
+        if no_color {
             return Ok(Theme::monochrome());
         }
-        if let Some(path) = user_theme_path(name)
-            && let Ok(text) = std::fs::read_to_string(&path)
-        {
-            return Theme::parse(&path.display().to_string(), &text);
+        if let Some(dir) = config_dir {
+            let path = dir.join("ghostlab").join("themes").join(format!("{name}.toml"));
+            match std::fs::read_to_string(&path) {
+                Ok(text) => return Theme::parse(&path.display().to_string(), &text),
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(ThemeError::Invalid {
+                        file: path.display().to_string(),
+                        message: e.to_string(),
+                    });
+                }
+                Err(_) => {}
+            }
         }
         Theme::builtin(name)
     }
@@ -181,11 +195,10 @@ impl Theme {
     }
 }
 
-fn user_theme_path(name: &str) -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CONFIG_HOME")
+fn user_config_dir() -> Option<PathBuf> {
+    std::env::var_os("XDG_CONFIG_HOME")
         .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
-    Some(base.join("ghostlab").join("themes").join(format!("{name}.toml")))
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
 }
 
 #[cfg(test)]
@@ -198,6 +211,28 @@ mod tests {
             let t = Theme::builtin(name).expect(name);
             assert_eq!(t.name, name);
         }
+    }
+
+    #[test]
+    fn user_file_overrides_and_no_color_wins() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let themes = dir.path().join("ghostlab/themes");
+        std::fs::create_dir_all(&themes).expect("mkdir");
+        let text = include_str!("../../themes/light.toml").replace("name = \"light\"", "name = \"mine\"");
+        std::fs::write(themes.join("default.toml"), text).expect("write");
+        assert_eq!(
+            Theme::load_from("default", Some(dir.path()), false).expect("user").name,
+            "mine"
+        );
+        assert_eq!(
+            Theme::load_from("light", Some(dir.path()), false)
+                .expect("builtin")
+                .name,
+            "light"
+        );
+        let mono = Theme::load_from("default", Some(dir.path()), true).expect("no color");
+        assert!(mono.monochrome && mono.accent == Color::Reset);
+        assert!(Theme::load_from("neon", None, false).is_err());
     }
 
     #[test]
