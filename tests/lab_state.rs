@@ -45,7 +45,12 @@ fn accept_step(lab: &mut Lab, step: StepId) -> Vec<Effect> {
         step,
         proposal: answer(step),
     });
-    assert!(fx.iter().any(|e| matches!(e, Effect::CacheProposal { .. })));
+    let cached = fx.iter().any(|e| matches!(e, Effect::CacheProposal { .. }));
+    assert_eq!(
+        cached,
+        step.artifact_file().is_some(),
+        "only paid-for proposals are cached: {step:?}"
+    );
     if step == StepId::Mcps {
         assert!(
             fx.iter()

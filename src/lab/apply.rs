@@ -66,6 +66,9 @@ pub fn apply_answer(step: StepId, text: &str, job: &mut Job, artifacts: &Artifac
         }
         StepId::Model => {
             let model = text.trim();
+            if model.is_empty() {
+                return Err("no model chosen: type `provider/model` (for example openai/gpt-4.1)".into());
+            }
             let ok = model
                 .split_once('/')
                 .is_some_and(|(p, m)| !p.is_empty() && !m.is_empty());

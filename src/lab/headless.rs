@@ -75,7 +75,11 @@ pub async fn run_headless(
                 if let Some(n) = notice
                     && accepting
                 {
-                    return Err(HeadlessError::Step { step, error: n.clone() });
+                    let error = match flag_for(step) {
+                        Some(flag) => format!("{n} (pass {flag})"),
+                        None => n.clone(),
+                    };
+                    return Err(HeadlessError::Step { step, error });
                 }
                 if step == StepId::Mcps && lab.discovery.values().any(|d| *d == Discovery::Pending) {
                     continue; // wait for every server, so the result does not depend on timing
@@ -125,6 +129,20 @@ pub async fn run_headless(
             }
             Phase::Proposing { .. } => {}
         }
+    }
+}
+
+/// The flag that answers a step without a terminal.
+fn flag_for(step: StepId) -> Option<&'static str> {
+    match step {
+        StepId::Source => Some("--from"),
+        StepId::Purpose => Some("--description"),
+        StepId::Model => Some("--model"),
+        StepId::Mcps => Some("--mcp-config"),
+        StepId::Skills => Some("--skill"),
+        StepId::Sandbox => Some("--sandbox"),
+        StepId::Gates => Some("--gate"),
+        _ => None,
     }
 }
 

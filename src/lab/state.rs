@@ -233,10 +233,15 @@ impl Lab {
         }
         self.cache.insert(step, proposal.clone());
         self.phase = deciding(proposal.clone(), None);
-        let mut fx = vec![Effect::CacheProposal {
-            step,
-            proposal: proposal.clone(),
-        }];
+        let mut fx = Vec::new();
+        // Only model-generated proposals cost money; the others are recomputed on resume so
+        // they pick up new flags and edited files.
+        if step.artifact_file().is_some() {
+            fx.push(Effect::CacheProposal {
+                step,
+                proposal: proposal.clone(),
+            });
+        }
         fx.extend(self.after_proposal(step, &proposal));
         fx
     }
@@ -290,12 +295,7 @@ impl Lab {
         }
         self.cache.insert(self.step, edited.clone());
         self.phase = deciding(edited.clone(), None);
-        let mut fx = vec![Effect::CacheProposal {
-            step: self.step,
-            proposal: edited.clone(),
-        }];
-        fx.extend(self.commit(edited, false));
-        fx
+        self.commit(edited, false)
     }
 
     /// Applies an answer; on success saves the job and moves on.
