@@ -405,3 +405,38 @@ fn cli_yes_saves_every_step_it_can_and_names_the_missing_executor() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown gate"));
 }
+
+struct PanickingGenerator;
+
+impl Generator for PanickingGenerator {
+    fn generate(&self, _: GenerateRequest, _: CancellationToken) -> BoxFuture<'static, Result<Value, String>> {
+        Box::pin(async { panic!("fake generator bug") })
+    }
+}
+
+#[tokio::test]
+async fn a_panicking_executor_fails_its_step_instead_of_hanging() {
+    let (_dir, job) = release_bot();
+    let mut p = proposer(&job, Arc::new(FakeGenerator::default()));
+    p.generator = Arc::new(PanickingGenerator);
+    let mut quiet = |_: String| {};
+    let run = run_headless(
+        Lab::new(),
+        p,
+        Arc::new(FakeDiscovery),
+        Arc::new(FakeSuiteRunner),
+        &mut quiet,
+    );
+    let err = tokio::time::timeout(std::time::Duration::from_secs(20), run)
+        .await
+        .expect("no hang")
+        .expect_err("step 8 fails");
+    assert!(
+        err.to_string().contains("the proposer crashed: fake generator bug"),
+        "{err}"
+    );
+    assert_eq!(
+        ghostlab::spec::load_job(&job).expect("loads").job.lab.completed.len(),
+        7
+    );
+}

@@ -81,7 +81,7 @@ impl Executor {
                 let (proposer, tx, cancel) = (self.proposer.clone(), self.tx.clone(), self.work.clone());
                 tokio::spawn(async move {
                     let result = tokio::select! {
-                        r = proposer.propose(step, hint, *job, artifacts, cancel.clone()) => r,
+                        r = guarded("the proposer", proposer.propose(step, hint, *job, artifacts, cancel.clone())) => r,
                         _ = cancel.cancelled() => return,
                     };
                     let _ = tx.send(match result {
@@ -118,7 +118,7 @@ impl Executor {
                 let dir = crate::spec::load::job_dir(&self.job_file());
                 tokio::spawn(async move {
                     let result = tokio::select! {
-                        r = disc.discover(dir, mcp, cancel.clone()) => r,
+                        r = guarded("discovery", disc.discover(dir, mcp, cancel.clone())) => r,
                         _ = cancel.cancelled() => return,
                     };
                     let _ = tx.send(Event::Discovered { server, result });
@@ -147,7 +147,7 @@ impl Executor {
                             let _ = forward_tx.send(Event::RunEvent(Box::new(envelope)));
                         }
                     });
-                    let result = runner.run(file, etx, cancel).await;
+                    let result = guarded("the suite runner", runner.run(file, etx, cancel)).await;
                     let _ = forward.await;
                     let _ = tx.send(Event::RunFinished(result));
                 });
@@ -160,5 +160,22 @@ impl Executor {
             Effect::Quit => return Ok(true),
         }
         Ok(false)
+    }
+}
+
+/// Runs a fallible future, turning a panic inside it into an error, so a broken executor ends
+/// its step with a reason instead of leaving the wizard waiting forever.
+async fn guarded<T>(what: &str, fut: impl std::future::Future<Output = Result<T, String>>) -> Result<T, String> {
+    use futures::FutureExt;
+    match std::panic::AssertUnwindSafe(fut).catch_unwind().await {
+        Ok(r) => r,
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(format!("{what} crashed: {msg}"))
+        }
     }
 }

@@ -114,9 +114,6 @@ pub async fn run_headless(
                 });
             }
             Phase::Running { lines, outcome, .. } => {
-                if announced != Some(StepId::Preview) || printed_lines == 0 && lines.is_empty() {
-                    announced = Some(StepId::Preview);
-                }
                 for line in &lines[printed_lines..] {
                     progress(format!("        {line}"));
                 }

@@ -53,7 +53,11 @@ fn install_panic_hook() {
     ONCE.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            restore();
+            // The UI loop runs on the main thread; a panic in a worker task is caught and
+            // reported as a failed step, and must not tear the screen down under a live UI.
+            if std::thread::current().name() == Some("main") {
+                restore();
+            }
             previous(info);
         }));
     });
