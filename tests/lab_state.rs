@@ -326,6 +326,29 @@ fn going_back_to_the_source_and_accepting_restarts_the_walk() {
 }
 
 #[test]
+fn going_back_to_an_accepted_generated_step_does_not_generate_again() {
+    let (_, jobs) = walk_all();
+    let mut saved = Saved::default();
+    saved
+        .artifacts
+        .insert(StepId::Profile, serde_json::json!({"purpose": "releases"}));
+    saved
+        .artifacts
+        .insert(StepId::Personas, serde_json::json!([{"id": "maintainer"}]));
+    let mut lab = Lab::resume(jobs[8].clone(), saved);
+    assert_eq!(lab.step, StepId::Scenarios);
+    lab.handle(Event::Start);
+    let fx = lab.handle(Event::Goto(StepId::Personas));
+    assert!(!proposes(&fx, StepId::Personas), "{fx:?}");
+    assert!(matches!(&lab.phase, Phase::Deciding { proposal, .. } if proposal.text.contains("id: maintainer")));
+    // Accepting it again moves on; regenerating is the person's explicit choice.
+    assert!(proposes(
+        &lab.handle(Event::Regenerate { hint: None }),
+        StepId::Personas
+    ));
+}
+
+#[test]
 fn leaving_a_step_while_it_proposes_cancels_the_work() {
     let mut lab = at(StepId::Profile);
     let fx = lab.handle(Event::Goto(StepId::Purpose));

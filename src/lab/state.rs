@@ -213,6 +213,18 @@ impl Lab {
             self.phase = deciding(p.clone(), None);
             return self.after_proposal(step, &p);
         }
+        // Revisiting an accepted generated step shows what was accepted instead of paying again.
+        if self.is_completed(step)
+            && let Some(value) = self.artifacts.get(&step)
+        {
+            let p = Proposal::new(
+                super::apply::to_answer_yaml(value),
+                vec!["Accepted earlier; r generates a new proposal.".into()],
+            );
+            self.cache.insert(step, p.clone());
+            self.phase = deciding(p, None);
+            return Vec::new();
+        }
         self.propose(None)
     }
 
