@@ -8,6 +8,7 @@
 pub mod apply;
 pub mod driver;
 pub mod headless;
+mod interrupt;
 pub mod policy;
 pub mod propose;
 pub mod state;

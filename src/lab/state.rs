@@ -167,46 +167,6 @@ impl Lab {
         }
     }
 
-    fn handle_confirm(&mut self, event: Event) -> Vec<Effect> {
-        match event {
-            Event::QuitConfirmed => {
-                self.confirm_quit = false;
-                self.quit = true;
-                let mut fx = Vec::new();
-                // Accepted answers are already on disk; saving again only makes sure of it.
-                if !self.job.lab.completed.is_empty() {
-                    fx.push(Effect::SaveJob(Box::new(self.job.clone())));
-                }
-                if matches!(self.phase, Phase::Proposing { .. }) {
-                    fx.push(Effect::CancelWork);
-                }
-                if matches!(self.phase, Phase::Running { outcome: None, .. }) {
-                    fx.push(Effect::CancelRun);
-                }
-                fx.push(Effect::Quit);
-                fx
-            }
-            Event::QuitCancelled | Event::Cancel => {
-                self.confirm_quit = false;
-                Vec::new()
-            }
-            // Work keeps reporting while the question is open; nothing a person does counts
-            // as an answer except yes or no.
-            e @ (Event::Tick
-            | Event::Proposed { .. }
-            | Event::ProposalFailed { .. }
-            | Event::Discovered { .. }
-            | Event::RunEvent(_)
-            | Event::RunFinished(_)) => {
-                self.confirm_quit = false;
-                let fx = self.handle(e);
-                self.confirm_quit = true;
-                fx
-            }
-            _ => Vec::new(),
-        }
-    }
-
     fn enter_step(&mut self, step: StepId) -> Vec<Effect> {
         self.discovery.clear();
         if let Some(p) = self.cache.get(&step).cloned() {
@@ -378,35 +338,6 @@ impl Lab {
         }
         fx
     }
-
-    fn on_cancel(&mut self) -> Vec<Effect> {
-        match &mut self.phase {
-            Phase::Proposing { .. } => {
-                self.phase = Phase::Failed {
-                    error: "cancelled; r retries".to_string(),
-                };
-                vec![Effect::CancelWork]
-            }
-            Phase::Deciding { .. } if self.discovery.values().any(|d| *d == Discovery::Pending) => {
-                for d in self.discovery.values_mut() {
-                    if *d == Discovery::Pending {
-                        *d = Discovery::Skipped;
-                    }
-                }
-                vec![Effect::CancelWork]
-            }
-            Phase::Deciding { confirm, .. } if confirm.is_some() => {
-                *confirm = None;
-                Vec::new()
-            }
-            Phase::Editing { proposal, .. } => {
-                self.phase = deciding(proposal.clone(), None);
-                Vec::new()
-            }
-            Phase::Running { outcome: None, .. } => vec![Effect::CancelRun],
-            _ => Vec::new(),
-        }
-    }
 }
 
 impl Default for Lab {
@@ -415,7 +346,7 @@ impl Default for Lab {
     }
 }
 
-fn deciding(proposal: Proposal, notice: Option<String>) -> Phase {
+pub(super) fn deciding(proposal: Proposal, notice: Option<String>) -> Phase {
     Phase::Deciding {
         proposal,
         notice,
