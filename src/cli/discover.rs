@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::CliError;
-use crate::mcp::HostLauncher;
 use crate::mcp::contract::build_contract;
 use crate::mcp::discover::{DiscoverOptions, Progress, capabilities_of, discover_all, write_inventory};
 use crate::mcp::inventory::ServerStatus;
@@ -15,8 +14,8 @@ use crate::mcp::inventory::ServerStatus;
 /// Exit 0 when every enabled server was discovered, 2 when one failed (files are written anyway).
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Local stdio servers start on the host for now (the launcher is pluggable; the sandboxed \
-launcher replaces it when the sandbox lands). Each server has its own timeout; a broken one becomes an error \
+    after_help = "Local stdio servers start inside a session of the job's sandbox (on the host only with an \
+explicit `sandbox.backend: local`). Each server has its own timeout; a broken one becomes an error \
 entry and the others are still discovered. Exit 0 when every enabled server was discovered, 2 otherwise \
 (inventory.json and contract.json are written either way)."
 )]
@@ -60,13 +59,19 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     };
     let loaded = crate::spec::load_job(&args.job)?;
     let state_dir = loaded.state_dir();
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let (launcher, session) = rt
+        .block_on(crate::mcp::sandboxed::launcher_for_job(&loaded, state_dir.join("logs")))
+        .map_err(|e| CliError::usage(format!("{}: sandbox: {e}", args.job.display())))?;
+    eprintln!("starting stdio servers through: {}", launcher.label());
     let opts = DiscoverOptions {
-        launcher: Arc::new(HostLauncher),
+        launcher,
         timeout,
         log_dir: Some(state_dir.join("logs")),
     };
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let inventory = rt.block_on(discover_all(&loaded.mcps, &opts, &line));
+    drop(opts);
+    rt.block_on(crate::mcp::sandboxed::close_session(session));
     rt.shutdown_timeout(Duration::from_secs(1));
 
     let inv_path = write_inventory(&state_dir, &inventory)?;

@@ -14,13 +14,14 @@ mod error;
 mod generate;
 mod init;
 mod inspect;
+mod lab;
 mod lint;
 mod merge;
 mod model_server;
 mod models;
 mod profile;
-mod sandbox;
 mod report;
+mod sandbox;
 mod schema;
 mod test;
 mod validate;
@@ -86,6 +87,8 @@ pub enum Command {
     Lint(lint::Args),
     /// Render the rollout report (Markdown, HTML, PDF) of a run.
     Report(report::Args),
+    /// The twelve-step wizard from "here is my agent" to a run; resumable, headless with --yes.
+    Lab(lab::Args),
 }
 
 /// Parses the process arguments (exits 2 on usage errors, as clap does).
@@ -128,6 +131,7 @@ pub fn dispatch(cli: Cli) -> ExitCode {
         Command::Discover(a) => discover::run(a),
         Command::Lint(a) => lint::run(a),
         Command::Report(a) => report::run(a),
+        Command::Lab(a) => lab::run(a),
     };
     match result {
         Ok(code) => code,

@@ -11,6 +11,7 @@ pub mod discover;
 pub mod headers;
 pub mod inventory;
 pub mod launcher;
+pub mod sandboxed;
 pub mod sse;
 pub mod stdio;
 

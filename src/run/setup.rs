@@ -30,21 +30,31 @@ pub struct AgentModel {
 /// Starts `ghostlab model-server` in-process for the agent, serving `cassette`.
 pub async fn start_agent_model(cassette: &Path) -> Result<AgentModel, String> {
     let c = Cassette::load(cassette).map_err(|e| e.to_string())?;
-    let server = start(c, ServerOptions::default()).await.map_err(|e| format!("cannot start the model server: {e}"))?;
+    let server = start(c, ServerOptions::default())
+        .await
+        .map_err(|e| format!("cannot start the model server: {e}"))?;
     let config = json!({
         "npm": "@ai-sdk/openai-compatible",
         "name": "Ghostlab scripted model",
         "options": { "baseURL": server.base_url(), "apiKey": "ghostlab-local" },
         "models": { "scripted": { "name": "scripted", "tool_call": true, "limit": { "context": 128000, "output": 4096 } } }
     });
-    Ok(AgentModel { server, provider: (LOCAL_PROVIDER.into(), config, "scripted".into()) })
+    Ok(AgentModel {
+        server,
+        provider: (LOCAL_PROVIDER.into(), config, "scripted".into()),
+    })
 }
 
 /// The `host:port` endpoints the agent's model needs: the override's, or the base URLs of the
 /// job's own providers.
 pub fn model_endpoints(job: &LoadedJob, provider: Option<&(String, Value, String)>) -> Vec<String> {
     let urls: Vec<String> = match provider {
-        Some((_, cfg, _)) => cfg.pointer("/options/baseURL").and_then(Value::as_str).map(str::to_string).into_iter().collect(),
+        Some((_, cfg, _)) => cfg
+            .pointer("/options/baseURL")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .into_iter()
+            .collect(),
         None => job
             .job
             .agent
@@ -59,9 +69,16 @@ pub fn model_endpoints(job: &LoadedJob, provider: Option<&(String, Value, String
 
 /// Environments for the job's backend. The agent's model endpoints are always reachable
 /// (through the enforcing proxy); nothing else is added.
-pub async fn environments(job: &LoadedJob, run_dir: &Path, endpoints: &[String], opencode_bin: Option<&Path>) -> Result<Arc<dyn EnvironmentFactory>, String> {
+pub async fn environments(
+    job: &LoadedJob,
+    run_dir: &Path,
+    endpoints: &[String],
+    opencode_bin: Option<&Path>,
+) -> Result<Arc<dyn EnvironmentFactory>, String> {
     if job.job.sandbox.backend == SandboxBackend::Local {
-        return Ok(Arc::new(LocalEnvironmentFactory { workspace: job.workspace() }));
+        return Ok(Arc::new(LocalEnvironmentFactory {
+            workspace: job.workspace(),
+        }));
     }
     let mut policy = SandboxPolicy::from_job(job).map_err(|e| e.to_string())?;
     let extra: Vec<HostPort> = endpoints.iter().filter_map(|e| HostPort::parse(e)).collect();
@@ -80,14 +97,22 @@ pub async fn environments(job: &LoadedJob, run_dir: &Path, endpoints: &[String],
         };
     }
     // The agent host's own package (binary and its files) must be visible inside.
-    let extra_ro: Vec<PathBuf> = opencode_bin.and_then(|b| b.parent()).and_then(|d| d.parent()).map(Path::to_path_buf).into_iter().collect();
-    let factory = SandboxEnvironmentFactory::open(policy, run_dir.join("logs"), run_dir.join("agent-config"), extra_ro).await?;
+    let extra_ro: Vec<PathBuf> = opencode_bin
+        .and_then(|b| b.parent())
+        .and_then(|d| d.parent())
+        .map(Path::to_path_buf)
+        .into_iter()
+        .collect();
+    let factory =
+        SandboxEnvironmentFactory::open(policy, run_dir.join("logs"), run_dir.join("agent-config"), extra_ro).await?;
     Ok(Arc::new(factory))
 }
 
 /// The user emulator for `generation.emulator`.
 pub fn emulator(job: &LoadedJob) -> Result<Arc<dyn UserEmulator>, String> {
-    match crate::llm::model_for_role(&job.job.generation.emulator, &job.dir).map_err(|e| format!("generation.emulator: {e}"))? {
+    match crate::llm::model_for_role(&job.job.generation.emulator, &job.dir)
+        .map_err(|e| format!("generation.emulator: {e}"))?
+    {
         Some(llm) => Ok(Arc::new(LlmEmulator::new(llm))),
         None => Ok(Arc::new(OfflineEmulator)),
     }
@@ -95,7 +120,9 @@ pub fn emulator(job: &LoadedJob) -> Result<Arc<dyn UserEmulator>, String> {
 
 /// The judge for `generation.judge`.
 pub fn judge(job: &LoadedJob) -> Result<Arc<dyn Judge>, String> {
-    match crate::llm::model_for_role(&job.job.generation.judge, &job.dir).map_err(|e| format!("generation.judge: {e}"))? {
+    match crate::llm::model_for_role(&job.job.generation.judge, &job.dir)
+        .map_err(|e| format!("generation.judge: {e}"))?
+    {
         Some(llm) => Ok(Arc::new(LlmJudge::new(llm))),
         None => Ok(Arc::new(OfflineJudge)),
     }
@@ -106,16 +133,29 @@ pub fn find_opencode() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("GHOSTLAB_OPENCODE_BIN") {
         return Some(PathBuf::from(p));
     }
-    std::env::split_paths(&std::env::var_os("PATH")?).map(|d| d.join("opencode")).find(|p| p.is_file())
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join("opencode"))
+        .find(|p| p.is_file())
 }
 
 /// Everything `run_suite` needs.
-pub async fn context(job: LoadedJob, run_dir: &Path, agent_model: Option<&AgentModel>, live: Option<tokio::sync::mpsc::UnboundedSender<super::Envelope>>) -> Result<RunContext, String> {
+pub async fn context(
+    job: LoadedJob,
+    run_dir: &Path,
+    agent_model: Option<&AgentModel>,
+    live: Option<tokio::sync::mpsc::UnboundedSender<super::Envelope>>,
+) -> Result<RunContext, String> {
     let opencode_bin = find_opencode();
     let provider = agent_model.map(|m| m.provider.clone());
     let endpoints = model_endpoints(&job, provider.as_ref());
     let environments = environments(&job, run_dir, &endpoints, opencode_bin.as_deref()).await?;
-    let timeout = job.job.sandbox.timeout.as_deref().and_then(crate::util::units::parse_duration).unwrap_or(Duration::from_secs(300));
+    let timeout = job
+        .job
+        .sandbox
+        .timeout
+        .as_deref()
+        .and_then(crate::util::units::parse_duration)
+        .unwrap_or(Duration::from_secs(300));
     Ok(RunContext {
         redactor: Redactor::for_job(&job),
         emulator: emulator(&job)?,

@@ -316,7 +316,10 @@ pub fn resolve_path_arg(base: &Path, arg: &str, is_program: bool) -> PathBuf {
     let relative_path =
         arg.starts_with("./") || arg.starts_with("../") || (is_program && arg.contains('/') && !p.is_absolute());
     if relative_path {
-        normalize(&base.join(p))
+        let joined = normalize(&base.join(p));
+        // Real paths, so a sandbox that binds inputs at their real location finds them even
+        // when the checkout is reached through a symlink.
+        joined.canonicalize().unwrap_or(joined)
     } else {
         PathBuf::from(arg)
     }

@@ -1,0 +1,192 @@
+//! `ghostlab lab`: the twelve-step wizard, in the terminal or headless with `--yes`.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use super::CliError;
+use crate::lab::headless::{HeadlessError, run_headless};
+use crate::lab::{
+    ConfiguredModels, DiscoveryUnavailable, GeneratorUnavailable, Lab, Proposer, RunOutcome, RunnerUnavailable, Saved,
+    Seeds, store,
+};
+use crate::spec::SandboxBackend;
+use crate::tui::{Theme, TuiOutcome, run_tui};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Run without a terminal: accept every proposal (or the flag given for it).
+    #[arg(long)]
+    pub yes: bool,
+    /// Continue at the first step not yet accepted in --job.
+    #[arg(long)]
+    pub resume: bool,
+    /// The job file the wizard writes after every accepted step.
+    #[arg(long, default_value = "job.yaml")]
+    pub job: PathBuf,
+    /// Step 1: an opencode.json (or project folder), an agent.yaml, an MCP servers file or a skill folder.
+    #[arg(long)]
+    pub from: Option<PathBuf>,
+    /// Step 2: the agent's purpose in your own words.
+    #[arg(long)]
+    pub description: Option<String>,
+    /// Step 3: `provider/model` for the agent.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Step 4: a standard MCP servers file whose servers are added.
+    #[arg(long)]
+    pub mcp_config: Option<PathBuf>,
+    /// Step 5: a skill folder to attach (repeatable).
+    #[arg(long)]
+    pub skill: Vec<PathBuf>,
+    /// Step 7: sandbox backend; `local` (no isolation) only when named here or typed in.
+    #[arg(long, value_enum)]
+    pub sandbox: Option<SandboxArg>,
+    /// Step 11: a gate as key=value (repeatable), e.g. min_pass_rate=0.9, pass_k=3:0.8.
+    #[arg(long = "gate", value_name = "KEY=VALUE")]
+    pub gates: Vec<String>,
+    /// Color theme: default, light, high-contrast (NO_COLOR turns colors off).
+    #[arg(long, default_value = "default")]
+    pub theme: String,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum SandboxArg {
+    Bubblewrap,
+    Openshell,
+    Local,
+}
+
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    if !args.yes && !interactive {
+        return Err(CliError::usage(
+            "ghostlab lab needs a terminal; without one pass --yes (plus --from, --description, --model, … \
+             for the answers) to accept every proposal",
+        ));
+    }
+    let seeds = seeds(&args)?;
+    let lab = open_lab(&args)?;
+    for note in ignored_flags(&args, &lab) {
+        eprintln!("note: {note}");
+    }
+    let proposer = Proposer {
+        job_file: args.job.clone(),
+        seeds,
+        models: Arc::new(ConfiguredModels),
+        generator: Arc::new(GeneratorUnavailable),
+    };
+    let runtime = tokio::runtime::Runtime::new()?;
+    if args.yes {
+        let mut progress = |line: String| eprintln!("{line}");
+        let result = runtime.block_on(run_headless(
+            lab,
+            proposer,
+            Arc::new(DiscoveryUnavailable),
+            Arc::new(RunnerUnavailable),
+            &mut progress,
+        ));
+        return match result {
+            Ok(outcome) => {
+                println!("{}", outcome.report);
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(HeadlessError::Run(e)) => Err(CliError::usage(format!("the run failed: {e}"))),
+            Err(e) => Err(CliError::usage(format!(
+                "{e}\nhint: accepted steps are saved in {}; fix the cause and rerun with --resume",
+                args.job.display()
+            ))),
+        };
+    }
+    let theme = Theme::load(&args.theme).map_err(|e| CliError::usage(e.to_string()))?;
+    // Logs and child stderr go to a file while the wizard owns the screen.
+    let stderr_log = store::lab_dir(&args.job, &lab.job).join("tui.log");
+    let outcome = runtime
+        .block_on(run_tui(
+            lab,
+            proposer,
+            Arc::new(DiscoveryUnavailable),
+            Arc::new(RunnerUnavailable),
+            theme,
+            Some(stderr_log),
+        ))
+        .map_err(|e| CliError::usage(e.to_string()))?;
+    match outcome {
+        TuiOutcome::Quit { completed } => {
+            eprintln!(
+                "{completed} of 12 steps saved in {}; `ghostlab lab --resume --job {}` continues",
+                args.job.display(),
+                args.job.display()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        TuiOutcome::Finished(RunOutcome::Report(r)) => {
+            println!("{r}");
+            Ok(ExitCode::SUCCESS)
+        }
+        TuiOutcome::Finished(RunOutcome::Failed(e)) => Err(CliError::usage(format!("the run failed: {e}"))),
+    }
+}
+
+fn seeds(args: &Args) -> Result<Seeds, CliError> {
+    let mut gates = Vec::new();
+    for g in &args.gates {
+        let (k, v) = g
+            .split_once('=')
+            .ok_or_else(|| CliError::usage(format!("--gate {g}: expected KEY=VALUE")))?;
+        let mut probe = crate::spec::Gates::default();
+        crate::lab::policy::set_gate(&mut probe, k.trim(), v.trim()).map_err(CliError::usage)?;
+        gates.push((k.trim().to_string(), v.trim().to_string()));
+    }
+    Ok(Seeds {
+        from: args.from.clone(),
+        description: args.description.clone(),
+        model: args.model.clone(),
+        mcp_config: args.mcp_config.clone(),
+        skills: args.skill.clone(),
+        sandbox: args.sandbox.map(|s| match s {
+            SandboxArg::Bubblewrap => SandboxBackend::Bubblewrap,
+            SandboxArg::Openshell => SandboxBackend::Openshell,
+            SandboxArg::Local => SandboxBackend::Local,
+        }),
+        gates,
+    })
+}
+
+/// Flags whose step was already accepted in a resumed job: they change nothing, so say so.
+fn ignored_flags(args: &Args, lab: &Lab) -> Vec<String> {
+    use crate::lab::StepId;
+    let given = [
+        ("--from", args.from.is_some(), StepId::Source),
+        ("--description", args.description.is_some(), StepId::Purpose),
+        ("--model", args.model.is_some(), StepId::Model),
+        ("--mcp-config", args.mcp_config.is_some(), StepId::Mcps),
+        ("--skill", !args.skill.is_empty(), StepId::Skills),
+        ("--sandbox", args.sandbox.is_some(), StepId::Sandbox),
+        ("--gate", !args.gates.is_empty(), StepId::Gates),
+    ];
+    given
+        .into_iter()
+        .filter(|(_, set, step)| *set && lab.is_completed(*step))
+        .map(|(flag, _, step)| {
+            format!(
+                "{flag} ignored: step {} ({}) was already accepted; go back to it in the terminal wizard to change it",
+                step.number(),
+                step.title()
+            )
+        })
+        .collect()
+}
+
+fn open_lab(args: &Args) -> Result<Lab, CliError> {
+    if !args.resume {
+        return Ok(Lab::new());
+    }
+    let text = std::fs::read_to_string(&args.job)
+        .map_err(|e| CliError::usage(format!("--resume: cannot read {}: {e}", args.job.display())))?;
+    let job = crate::spec::parse_job_text(&args.job, &text)?;
+    let saved =
+        store::load_saved(&store::lab_dir(&args.job, &job), &job).map_err(|e| CliError::usage(e.to_string()))?;
+    Ok(Lab::resume(job, Saved { ..saved }))
+}

@@ -1,0 +1,172 @@
+//! Turning a step's answer text into changes to the job. Pure: the same text always makes the
+//! same job, which is why the headless and the interactive wizard end with the same job.yaml.
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::path::Path;
+
+use super::state::Artifacts;
+use super::step::StepId;
+use crate::spec::review::Gates;
+use crate::spec::sandbox::Credentials;
+use crate::spec::{Job, McpInput, NetworkMode, Permission, PermissionRule, SandboxBackend, parse_job_text};
+
+/// What accepting an answer produced besides the job change.
+#[derive(Debug, Default)]
+pub struct Applied {
+    /// A warning the person must confirm with a second accept.
+    pub warning: Option<String>,
+    /// The accepted generated artifact (profile, personas, scenarios).
+    pub artifact: Option<Value>,
+}
+
+/// The editable part of the sandbox: what step 7 asks about.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxAnswer {
+    pub backend: SandboxBackend,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+    pub network: NetworkMode,
+    #[serde(default)]
+    pub allow: Vec<String>,
+    #[serde(default)]
+    pub credentials: Credentials,
+}
+
+/// The editable part of step 5.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SkillsAnswer {
+    #[serde(default)]
+    pub instructions: Vec<String>,
+    #[serde(default)]
+    pub skills: Vec<String>,
+    #[serde(default)]
+    pub assets: Vec<String>,
+}
+
+/// Applies `text` as the answer of `step` to `job`, or says what is wrong with it.
+pub fn apply_answer(step: StepId, text: &str, job: &mut Job, artifacts: &Artifacts) -> Result<Applied, String> {
+    let mut out = Applied::default();
+    match step {
+        StepId::Source => {
+            let mut parsed = parse_job_text(Path::new("job.yaml"), text).map_err(|e| e.to_string())?;
+            // A new source replaces every later answer, so none of them counts as accepted.
+            parsed.lab = Default::default();
+            *job = parsed;
+        }
+        StepId::Purpose => {
+            let words = text.trim();
+            if words.is_empty() {
+                return Err("the purpose is empty: say in a sentence or two what the agent is for".into());
+            }
+            job.agent.description = Some(words.to_string());
+        }
+        StepId::Model => {
+            let model = text.trim();
+            if model.is_empty() {
+                return Err("no model chosen: type `provider/model` (for example openai/gpt-4.1)".into());
+            }
+            let ok = model
+                .split_once('/')
+                .is_some_and(|(p, m)| !p.is_empty() && !m.is_empty());
+            if !ok || model.contains(char::is_whitespace) {
+                return Err(format!(
+                    "`{model}` is not `provider/model` (for example openai/gpt-4.1)"
+                ));
+            }
+            job.agent.runtime.model = Some(model.to_string());
+        }
+        StepId::Mcps => {
+            let mcps: Vec<McpInput> = parse_yaml(text, "the MCP server list")?;
+            for (i, m) in mcps.iter().enumerate() {
+                if m.server.is_none() {
+                    return Err(format!("MCP server {} has no `server` name", i + 1));
+                }
+            }
+            job.agent.inputs.mcps = mcps;
+        }
+        StepId::Skills => {
+            let a: SkillsAnswer = parse_yaml(text, "instructions and skills")?;
+            job.agent.runtime.instructions = a.instructions;
+            job.agent.runtime.skills.paths = a.skills;
+            job.agent.inputs.assets = a.assets;
+        }
+        StepId::Permissions => {
+            let rules: IndexMap<String, PermissionRule> = parse_yaml(text, "the permission map")?;
+            job.agent.runtime.permission = Some(Permission::PerTool(rules));
+        }
+        StepId::Sandbox => {
+            let a: SandboxAnswer = parse_yaml(text, "the sandbox")?;
+            if a.network == NetworkMode::Allowlist && a.allow.is_empty() {
+                return Err("`network: allowlist` needs at least one `host:port` under `allow`".into());
+            }
+            if a.network != NetworkMode::Allowlist && !a.allow.is_empty() {
+                return Err("`allow` only applies with `network: allowlist`".into());
+            }
+            if a.backend == SandboxBackend::Local {
+                out.warning = Some(
+                    "backend `local` has no isolation: the agent runs as you, with your files and network. \
+                     Accept again to confirm."
+                        .into(),
+                );
+            }
+            let s = &mut job.sandbox;
+            s.backend = a.backend;
+            s.image = a.image;
+            s.network = a.network;
+            s.allow = a.allow;
+            s.credentials = a.credentials;
+        }
+        StepId::Profile | StepId::Personas | StepId::Scenarios => {
+            let value: Value = parse_yaml(text, step.title())?;
+            if value.is_null() {
+                return Err(format!("the {} is empty", step.title().to_lowercase()));
+            }
+            if step == StepId::Scenarios && !artifacts.contains_key(&StepId::Personas) {
+                return Err("accept personas before scenarios".into());
+            }
+            out.artifact = Some(value);
+        }
+        StepId::Gates => {
+            let gates: Gates = parse_yaml(text, "the gates")?;
+            check_gates(&gates)?;
+            job.review.gates = gates;
+        }
+        StepId::Preview => {}
+    }
+    Ok(out)
+}
+
+fn parse_yaml<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<T, String> {
+    yaml_serde::from_str(text).map_err(|e| format!("{what} is not valid: {e}"))
+}
+
+fn check_gates(g: &Gates) -> Result<(), String> {
+    let rates = [
+        ("min_pass_rate", g.min_pass_rate),
+        ("max_inconclusive_rate", g.max_inconclusive_rate),
+        ("max_infra_error_rate", g.max_infra_error_rate),
+        ("pass_k.min_rate", g.pass_k.as_ref().map(|p| p.min_rate)),
+    ];
+    for (name, v) in rates {
+        if let Some(v) = v
+            && !(0.0..=1.0).contains(&v)
+        {
+            return Err(format!("{name} is {v}; rates are fractions between 0 and 1"));
+        }
+    }
+    if let Some(p) = &g.pass_k
+        && p.k == 0
+    {
+        return Err("pass_k.k must be at least 1".into());
+    }
+    Ok(())
+}
+
+/// Serializes a value as answer text (YAML without a document marker).
+pub fn to_answer_yaml<T: Serialize>(value: &T) -> String {
+    yaml_serde::to_string(value).unwrap_or_default()
+}

@@ -1,0 +1,181 @@
+//! Executing effects for either driver: proposals, discovery and the run go to tokio tasks that
+//! answer on the one event channel; saves happen at once, atomically.
+//!
+//! Nothing here draws; the TUI and the headless driver both own one `Executor`.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+use tokio_util::sync::CancellationToken;
+
+use super::propose::Proposer;
+use super::state::{Effect, Event};
+use super::store::{self, StoreError};
+use super::traits::{McpDiscovery, SuiteRunner};
+
+/// Errors the wizard cannot continue after.
+#[derive(Debug, thiserror::Error)]
+pub enum LabError {
+    #[error("failed to save {path}: {source}")]
+    SaveJob { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("the saved job does not load any more: {0}")]
+    Invalid(String),
+}
+
+/// Performs effects and reports results as events on one channel.
+pub struct Executor {
+    pub proposer: Proposer,
+    pub discovery: Arc<dyn McpDiscovery>,
+    pub runner: Arc<dyn SuiteRunner>,
+    tx: UnboundedSender<Event>,
+    work: CancellationToken,
+    run: CancellationToken,
+    /// `<state_dir>/lab`, following the job's `paths.state_dir` as saved.
+    lab_dir: PathBuf,
+}
+
+impl Executor {
+    /// An executor answering on `tx`.
+    pub fn new(
+        proposer: Proposer,
+        discovery: Arc<dyn McpDiscovery>,
+        runner: Arc<dyn SuiteRunner>,
+        tx: UnboundedSender<Event>,
+    ) -> Self {
+        Executor {
+            proposer,
+            discovery,
+            runner,
+            tx,
+            work: CancellationToken::new(),
+            run: CancellationToken::new(),
+            lab_dir: PathBuf::new(),
+        }
+        .with_lab_dir()
+    }
+
+    fn with_lab_dir(mut self) -> Self {
+        let on_disk = std::fs::read_to_string(self.job_file())
+            .ok()
+            .and_then(|t| crate::spec::parse_job_text(&self.job_file(), &t).ok())
+            .unwrap_or_default();
+        self.lab_dir = store::lab_dir(&self.job_file(), &on_disk);
+        self
+    }
+
+    fn job_file(&self) -> PathBuf {
+        self.proposer.job_file.clone()
+    }
+
+    /// Performs one effect; returns true when the driver should quit.
+    pub fn perform(&mut self, effect: Effect) -> Result<bool, LabError> {
+        match effect {
+            Effect::Propose {
+                step,
+                hint,
+                job,
+                artifacts,
+            } => {
+                let (proposer, tx, cancel) = (self.proposer.clone(), self.tx.clone(), self.work.clone());
+                tokio::spawn(async move {
+                    let result = tokio::select! {
+                        r = guarded("the proposer", proposer.propose(step, hint, *job, artifacts, cancel.clone())) => r,
+                        _ = cancel.cancelled() => return,
+                    };
+                    let _ = tx.send(match result {
+                        Ok(proposal) => Event::Proposed { step, proposal },
+                        Err(error) => Event::ProposalFailed { step, error },
+                    });
+                });
+            }
+            Effect::CacheProposal { step, proposal } => {
+                let dir = self.lab_dir.clone();
+                store::save_proposal(&dir, step, &proposal)?;
+            }
+            Effect::DropCachedProposal { step } => {
+                let dir = self.lab_dir.clone();
+                store::drop_proposal(&dir, step)?;
+            }
+            Effect::Discover { server, job } => {
+                let Some(mcp) = job
+                    .agent
+                    .inputs
+                    .mcps
+                    .iter()
+                    .find(|m| m.server.as_deref() == Some(&server))
+                    .cloned()
+                else {
+                    let error = format!("server `{server}` is not in the proposal");
+                    let _ = self.tx.send(Event::Discovered {
+                        server,
+                        result: Err(error),
+                    });
+                    return Ok(false);
+                };
+                let (disc, tx, cancel) = (self.discovery.clone(), self.tx.clone(), self.work.clone());
+                let dir = crate::spec::load::job_dir(&self.job_file());
+                tokio::spawn(async move {
+                    let result = tokio::select! {
+                        r = guarded("discovery", disc.discover(dir, mcp, cancel.clone())) => r,
+                        _ = cancel.cancelled() => return,
+                    };
+                    let _ = tx.send(Event::Discovered { server, result });
+                });
+            }
+            Effect::SaveJob(job) => {
+                let path = self.job_file();
+                crate::spec::save_job(&path, &job).map_err(|source| LabError::SaveJob {
+                    path: path.clone(),
+                    source,
+                })?;
+                self.lab_dir = store::lab_dir(&path, &job);
+            }
+            Effect::SaveArtifact { step, value } => {
+                let dir = self.lab_dir.clone();
+                store::save_artifact(&dir, step, &value)?;
+            }
+            Effect::RunSuite(_) => {
+                let (runner, tx, cancel) = (self.runner.clone(), self.tx.clone(), self.run.clone());
+                let file = self.job_file();
+                tokio::spawn(async move {
+                    let (etx, mut erx) = unbounded_channel();
+                    let forward_tx = tx.clone();
+                    let forward = tokio::spawn(async move {
+                        while let Some(envelope) = erx.recv().await {
+                            let _ = forward_tx.send(Event::RunEvent(Box::new(envelope)));
+                        }
+                    });
+                    let result = guarded("the suite runner", runner.run(file, etx, cancel)).await;
+                    let _ = forward.await;
+                    let _ = tx.send(Event::RunFinished(result));
+                });
+            }
+            Effect::CancelWork => {
+                self.work.cancel();
+                self.work = CancellationToken::new();
+            }
+            Effect::CancelRun => self.run.cancel(),
+            Effect::Quit => return Ok(true),
+        }
+        Ok(false)
+    }
+}
+
+/// Runs a fallible future, turning a panic inside it into an error, so a broken executor ends
+/// its step with a reason instead of leaving the wizard waiting forever.
+async fn guarded<T>(what: &str, fut: impl std::future::Future<Output = Result<T, String>>) -> Result<T, String> {
+    use futures::FutureExt;
+    match std::panic::AssertUnwindSafe(fut).catch_unwind().await {
+        Ok(r) => r,
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(format!("{what} crashed: {msg}"))
+        }
+    }
+}

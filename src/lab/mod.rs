@@ -1,0 +1,27 @@
+//! `ghostlab lab`: the twelve-step wizard as a UI-free state machine plus the effect executors
+//! both drivers share.
+//!
+//! `Lab::handle(Event) -> Vec<Effect>` never performs IO, never reads the clock and never
+//! imports ratatui or crossterm; `driver::Executor` performs the effects and answers with events.
+//! Every accepted answer is saved to job.yaml at once, with the step recorded in `lab.completed`.
+
+pub mod apply;
+pub mod driver;
+pub mod headless;
+mod interrupt;
+pub mod policy;
+pub mod propose;
+pub mod state;
+pub mod step;
+pub mod store;
+pub mod traits;
+pub mod types;
+
+pub use driver::{Executor, LabError};
+pub use propose::{Proposer, Seeds};
+pub use state::{Discovery, Effect, Event, Lab, Phase, Proposal, RunOutcome, Saved};
+pub use step::StepId;
+pub use traits::{
+    ConfiguredModels, DiscoveryUnavailable, GenerateKind, GenerateRequest, Generator, GeneratorUnavailable,
+    McpDiscovery, ModelCatalog, RunnerUnavailable, SuiteRunner,
+};

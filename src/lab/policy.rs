@@ -1,0 +1,143 @@
+//! The safety-relevant proposals: permissions with their blast radius, the sandbox, and gates.
+//!
+//! Pure functions of the job and the command-line seeds; nothing here reads files.
+
+use indexmap::IndexMap;
+
+use super::apply::{SandboxAnswer, to_answer_yaml};
+use super::types::Proposal;
+use crate::spec::review::{Gates, PassK};
+use crate::spec::{Action, Job, NetworkMode, Permission, PermissionRule, SandboxBackend};
+
+/// The default permissions proposed when the agent has none, with their blast radius.
+pub const SAFE_PERMISSIONS: [(&str, Action); 4] = [
+    ("bash", Action::Ask),
+    ("edit", Action::Allow),
+    ("external_directory", Action::Deny),
+    ("webfetch", Action::Deny),
+];
+
+/// What a permission lets the agent do if allowed: the blast radius, spelled out.
+pub fn blast_radius(tool: &str) -> &'static str {
+    match tool {
+        "bash" => {
+            "runs any shell command in the sandbox: can delete files, start processes, use the network if the sandbox has one"
+        }
+        "edit" => "writes and deletes files in the workspace copy (never your checkout)",
+        "read" => "reads any file visible in the sandbox",
+        "external_directory" => "touches paths outside the workspace copy",
+        "webfetch" => "downloads URLs: data leaves through the request, untrusted text comes back in",
+        "websearch" => "sends queries to a search service",
+        "task" => "starts subagents that inherit these permissions",
+        "todowrite" | "todoread" => "keeps a task list; no effect outside the session",
+        "skill" => "loads skill files into the conversation",
+        _ => "a tool or MCP server permission; check what the tool can change",
+    }
+}
+
+/// Proposes the job's own permissions, or the safe defaults, each with its blast radius.
+pub fn permissions(job: &Job) -> Proposal {
+    let mut map: IndexMap<String, PermissionRule> = match &job.agent.runtime.permission {
+        Some(Permission::PerTool(m)) => m.clone(),
+        Some(Permission::All(a)) => [("*".to_string(), PermissionRule::Action(*a))].into_iter().collect(),
+        None => IndexMap::new(),
+    };
+    let mut notes = Vec::new();
+    if map.is_empty() {
+        notes.push("Safe defaults: shell asks, edits stay in the workspace copy, nothing outside it, no web.".into());
+        for (tool, action) in SAFE_PERMISSIONS {
+            map.insert(tool.to_string(), PermissionRule::Action(action));
+        }
+    }
+    for tool in map.keys() {
+        notes.push(format!("{tool}: {}", blast_radius(tool)));
+    }
+    notes.push("allow = runs without asking; ask = the simulated user decides; deny = refused.".into());
+    Proposal::new(to_answer_yaml(&map), notes)
+}
+
+/// Sets one `--gate key=value`.
+pub fn set_gate(g: &mut Gates, key: &str, value: &str) -> Result<(), String> {
+    let rate = || {
+        value
+            .parse::<f64>()
+            .map_err(|_| format!("--gate {key}={value}: not a number"))
+    };
+    let flag = || {
+        value
+            .parse::<bool>()
+            .map_err(|_| format!("--gate {key}={value}: not true/false"))
+    };
+    match key {
+        "min_pass_rate" => g.min_pass_rate = Some(rate()?),
+        "max_inconclusive_rate" => g.max_inconclusive_rate = Some(rate()?),
+        "max_infra_error_rate" => g.max_infra_error_rate = Some(rate()?),
+        "no_high_security_findings" => g.no_high_security_findings = Some(flag()?),
+        "no_tool_schema_errors" => g.no_tool_schema_errors = Some(flag()?),
+        "no_denied_egress" => g.no_denied_egress = Some(flag()?),
+        "pass_k" => {
+            // `pass_k=K:RATE`, e.g. 3:0.9
+            let (k, r) = value
+                .split_once(':')
+                .ok_or_else(|| format!("--gate pass_k={value}: expected K:RATE"))?;
+            let k = k
+                .parse()
+                .map_err(|_| format!("--gate pass_k={value}: K is not a number"))?;
+            let min_rate = r
+                .parse()
+                .map_err(|_| format!("--gate pass_k={value}: RATE is not a number"))?;
+            g.pass_k = Some(PassK { k, min_rate });
+        }
+        other => return Err(format!("--gate {other}: unknown gate")),
+    }
+    Ok(())
+}
+
+/// Proposes the sandbox: the `--sandbox` choice or the job's own, never `local` unasked.
+pub fn sandbox(job: &Job, seed: Option<SandboxBackend>) -> Proposal {
+    let s = &job.sandbox;
+    let answer = SandboxAnswer {
+        backend: seed.unwrap_or(s.backend),
+        image: s.image.clone(),
+        network: s.network,
+        allow: s.allow.clone(),
+        credentials: s.credentials.clone(),
+    };
+    let mut notes = vec![
+        "backend: bubblewrap (namespaces + seccomp), openshell (NVIDIA OpenShell gateway), local (no isolation; only if you say so).".to_string(),
+        "network: disabled, or allowlist with `allow: [host:port]`.".into(),
+        "credentials: opencode_auth uploads OpenCode's login; env lists variables passed to the agent. Both off unless you opt in.".into(),
+    ];
+    if answer.backend == SandboxBackend::Local {
+        notes.push("WARNING: local runs the agent without isolation.".into());
+    }
+    if answer.network == NetworkMode::Allowlist {
+        notes.push(format!("The agent can reach: {}", answer.allow.join(", ")));
+    }
+    Proposal::new(to_answer_yaml(&answer), notes)
+}
+
+/// Proposes gates: the job's own or the defaults, then each `--gate key=value`.
+pub fn gates(job: &Job, overrides: &[(String, String)]) -> Result<Proposal, String> {
+    let mut g = job.review.gates.clone();
+    if g == Gates::default() {
+        g = Gates {
+            min_pass_rate: Some(0.8),
+            max_inconclusive_rate: Some(0.2),
+            max_infra_error_rate: Some(0.1),
+            no_high_security_findings: Some(true),
+            no_denied_egress: Some(true),
+            ..Gates::default()
+        };
+    }
+    for (k, v) in overrides {
+        set_gate(&mut g, k, v)?;
+    }
+    let notes = vec![
+        "min_pass_rate: PASS over all cases; INCONCLUSIVE and INFRA_ERROR never count as PASS.".into(),
+        "pass_k: {k, min_rate}: every one of k trials must pass, for min_rate of cases.".into(),
+        "max_inconclusive_rate / max_infra_error_rate: budgets for cases that could not be judged.".into(),
+        "no_high_security_findings, no_tool_schema_errors, no_denied_egress: security gates.".into(),
+    ];
+    Ok(Proposal::new(to_answer_yaml(&g), notes))
+}

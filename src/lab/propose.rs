@@ -1,0 +1,364 @@
+//! Proposals for each step: what the wizard suggests before the person decides.
+//!
+//! This reads files (imports, previews) and calls the executor traits; it never draws and never
+//! writes. Flags given on the command line (`Seeds`) shape the proposals of both drivers alike.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+use super::apply::{SkillsAnswer, to_answer_yaml};
+use super::policy;
+use super::state::{Artifacts, Proposal};
+use super::step::StepId;
+use super::traits::{GenerateKind, GenerateRequest, Generator, ModelCatalog};
+use crate::import::{from_mcp_file, from_skill, import_source, relative_to, slug};
+use crate::redact::Redactor;
+use crate::spec::{JOB_VERSION, Job, SandboxBackend, job_to_yaml};
+use crate::util::secret_ref::referenced_vars;
+
+/// Command-line answers that replace a step's own suggestion.
+#[derive(Debug, Clone, Default)]
+pub struct Seeds {
+    pub from: Option<PathBuf>,
+    pub description: Option<String>,
+    pub model: Option<String>,
+    pub mcp_config: Option<PathBuf>,
+    pub skills: Vec<PathBuf>,
+    pub sandbox: Option<SandboxBackend>,
+    /// `key=value` gate settings.
+    pub gates: Vec<(String, String)>,
+}
+
+/// Produces proposals; one per driver, shared by every step.
+#[derive(Clone)]
+pub struct Proposer {
+    /// Where job.yaml is (or will be) written.
+    pub job_file: PathBuf,
+    pub seeds: Seeds,
+    pub models: Arc<dyn ModelCatalog>,
+    pub generator: Arc<dyn Generator>,
+}
+
+impl Proposer {
+    fn job_dir(&self) -> PathBuf {
+        crate::spec::load::job_dir(&self.job_file)
+    }
+
+    /// Proposes an answer for `step` given the job so far.
+    pub async fn propose(
+        &self,
+        step: StepId,
+        hint: Option<String>,
+        job: Job,
+        artifacts: Artifacts,
+        cancel: CancellationToken,
+    ) -> Result<Proposal, String> {
+        let generated = matches!(step, StepId::Profile | StepId::Personas | StepId::Scenarios);
+        let unused_hint = hint.is_some() && !generated;
+        let mut proposal = match step {
+            StepId::Source => self.source(),
+            StepId::Purpose => Ok(self.purpose(&job)),
+            StepId::Model => self.model(job).await,
+            StepId::Mcps => self.mcps(&job),
+            StepId::Skills => Ok(self.skills(&job)),
+            StepId::Permissions => Ok(policy::permissions(&job)),
+            StepId::Sandbox => Ok(policy::sandbox(&job, self.seeds.sandbox)),
+            StepId::Profile | StepId::Personas | StepId::Scenarios => {
+                self.generated(step, hint, job, artifacts, cancel).await
+            }
+            StepId::Gates => policy::gates(&job, &self.seeds.gates),
+            StepId::Preview => Ok(self.preview(&job)),
+        }?;
+        if unused_hint {
+            // Say so rather than pretend the hint steered a proposal computed from files.
+            proposal
+                .notes
+                .push("The hint was not used: this step is computed from your files and flags, not by a model.".into());
+        }
+        Ok(proposal)
+    }
+
+    fn source(&self) -> Result<Proposal, String> {
+        let dir = self.job_dir();
+        let (mut job, note) = if let Some(from) = &self.seeds.from {
+            let job = if from.join("SKILL.md").is_file() || from.file_name().is_some_and(|n| n == "SKILL.md") {
+                from_skill(from, &dir)
+            } else if let Some(job) = existing_job(from, &dir)? {
+                job
+            } else {
+                import_source(from, &dir).map_err(|e| e.to_string())?
+            };
+            (job, format!("imported from {}", from.display()))
+        } else if self.job_file.is_file() {
+            let text =
+                std::fs::read_to_string(&self.job_file).map_err(|e| format!("{}: {e}", self.job_file.display()))?;
+            let job = crate::spec::parse_job_text(&self.job_file, &text).map_err(|e| e.to_string())?;
+            (job, format!("the existing {}", self.job_file.display()))
+        } else {
+            let name = dir
+                .canonicalize()
+                .ok()
+                .and_then(|d| d.file_name().map(|n| n.to_string_lossy().to_string()));
+            let mut job = Job {
+                version: JOB_VERSION,
+                ..Job::default()
+            };
+            job.agent.id = slug(name.as_deref().unwrap_or("agent"));
+            (job, "a new agent from scratch".to_string())
+        };
+        job.lab = Default::default();
+        let body = job_to_yaml(&job);
+        let text = body
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .collect::<Vec<_>>()
+            .join("\n")
+            + "\n";
+        Ok(Proposal::new(
+            text,
+            vec![format!("Source: {note}."), "Later steps refine this job.".into()],
+        ))
+    }
+
+    fn purpose(&self, job: &Job) -> Proposal {
+        if let Some(d) = &self.seeds.description {
+            return Proposal::new(
+                d.clone(),
+                vec!["Your words from --description, kept as written.".into()],
+            );
+        }
+        if let Some(d) = &job.agent.description {
+            return Proposal::new(
+                d.trim().to_string(),
+                vec!["Your words from the job, kept as written.".into()],
+            );
+        }
+        for file in &job.agent.runtime.instructions {
+            let path = crate::spec::resolved::resolve_against(&self.job_dir(), file);
+            if let Ok(text) = std::fs::read_to_string(&path) {
+                let para = first_paragraph(&text);
+                if !para.is_empty() {
+                    return Proposal::new(para, vec![format!("A draft from {file}; edit it into your own words.")]);
+                }
+            }
+        }
+        Proposal::new(
+            String::new(),
+            vec!["Nothing to draft from: describe what the agent is for (e to edit).".into()],
+        )
+    }
+
+    async fn model(&self, job: Job) -> Result<Proposal, String> {
+        let listed = self.models.models(job.clone()).await.unwrap_or_default();
+        let chosen = self
+            .seeds
+            .model
+            .clone()
+            .or_else(|| job.agent.runtime.model.clone())
+            .or_else(|| listed.first().cloned())
+            .unwrap_or_default();
+        let mut notes = vec!["The model the agent under test runs with (provider/model).".to_string()];
+        if listed.is_empty() {
+            notes.push("No configured models found; type one (e to edit).".into());
+        } else {
+            notes.push(format!("Configured: {}", listed.join(", ")));
+        }
+        Ok(Proposal::new(chosen, notes))
+    }
+
+    fn mcps(&self, job: &Job) -> Result<Proposal, String> {
+        let mut mcps = job.agent.inputs.mcps.clone();
+        let mut notes = Vec::new();
+        if let Some(file) = &self.seeds.mcp_config {
+            let imported = from_mcp_file(file, &self.job_dir(), None).map_err(|e| e.to_string())?;
+            for m in imported.agent.inputs.mcps {
+                if !mcps.iter().any(|x| x.server == m.server) {
+                    mcps.push(m);
+                }
+            }
+            notes.push(format!("Servers from {} added.", file.display()));
+        }
+        for m in &mut mcps {
+            m.enabled.get_or_insert(true);
+            notes.push(self.describe_mcp(m));
+        }
+        if mcps.is_empty() {
+            notes.push("No MCP servers. Add entries (server + command or url, or config_ref) with e.".into());
+        } else {
+            notes.push("Set `enabled: false` to leave a server out; discovery runs for each enabled one.".into());
+        }
+        Ok(Proposal::new(to_answer_yaml(&mcps), notes))
+    }
+
+    /// One line per server: how it starts or where it is, read from its servers file if it has one.
+    fn describe_mcp(&self, m: &crate::spec::McpInput) -> String {
+        let name = m.server.as_deref().unwrap_or("?");
+        if let Some(url) = &m.url {
+            return format!("{name}: remote {url}");
+        }
+        if !m.command.is_empty() {
+            return format!("{name}: stdio `{}`", m.command.join(" "));
+        }
+        let Some(file) = &m.config_ref else {
+            return format!("{name}: no command, url or config_ref");
+        };
+        let path = crate::spec::resolved::resolve_against(&self.job_dir(), file);
+        match crate::spec::mcp_file::read_mcp_file(&path) {
+            Ok(servers) => match servers.get(name).map(|r| &r.transport) {
+                Some(crate::spec::McpTransport::Stdio { command, .. }) => {
+                    let shown: Vec<String> = command
+                        .iter()
+                        .map(|a| {
+                            Path::new(a)
+                                .file_name()
+                                .map_or(a.clone(), |f| f.to_string_lossy().into_owned())
+                        })
+                        .collect();
+                    format!("{name}: stdio `{}` (from {file})", shown.join(" "))
+                }
+                Some(crate::spec::McpTransport::Remote { url, .. }) => format!("{name}: remote {url} (from {file})"),
+                None => format!("{name}: not found in {file}"),
+            },
+            Err(e) => format!("{name}: {file} does not load: {}", e.to_string().trim()),
+        }
+    }
+
+    fn skills(&self, job: &Job) -> Proposal {
+        let dir = self.job_dir();
+        let mut answer = SkillsAnswer {
+            instructions: job.agent.runtime.instructions.clone(),
+            skills: job.agent.runtime.skills.paths.clone(),
+            assets: job.agent.inputs.assets.clone(),
+        };
+        for s in &self.seeds.skills {
+            let rel = relative_to(s, &dir);
+            let rel = if rel.starts_with('.') || rel.starts_with('/') {
+                rel
+            } else {
+                format!("./{rel}")
+            };
+            if !answer.skills.contains(&rel) {
+                answer.skills.push(rel);
+            }
+        }
+        let mut notes = Vec::new();
+        let files = answer.instructions.iter().map(|p| (p, PathBuf::from(p)));
+        let skills = answer.skills.iter().map(|p| (p, PathBuf::from(p).join("SKILL.md")));
+        for (label, rel) in files
+            .chain(skills)
+            .chain(answer.assets.iter().map(|p| (p, PathBuf::from(p))))
+        {
+            let path = dir.join(rel);
+            notes.push(match std::fs::read_to_string(&path) {
+                Ok(text) => format!("{label}: {}", preview(&text)),
+                Err(e) => format!("{label}: cannot read {} ({e})", path.display()),
+            });
+        }
+        if notes.is_empty() {
+            notes.push("No instructions, skills or assets attached.".into());
+        }
+        Proposal::new(to_answer_yaml(&answer), notes)
+    }
+
+    async fn generated(
+        &self,
+        step: StepId,
+        hint: Option<String>,
+        job: Job,
+        artifacts: Artifacts,
+        cancel: CancellationToken,
+    ) -> Result<Proposal, String> {
+        let kind = match step {
+            StepId::Profile => GenerateKind::Profile,
+            StepId::Personas => GenerateKind::Personas,
+            _ => GenerateKind::Scenarios,
+        };
+        let request = GenerateRequest {
+            kind,
+            job,
+            job_dir: self.job_dir(),
+            profile: artifacts.get(&StepId::Profile).cloned(),
+            personas: artifacts.get(&StepId::Personas).cloned(),
+            hint: hint.clone(),
+        };
+        let value = self.generator.generate(request, cancel).await?;
+        let mut notes = vec![
+            match step {
+                StepId::Profile => "Inferred purpose, workflows and risk surface, with evidence. Edit anything wrong.",
+                StepId::Personas => "Who will talk to the agent. Edit to add, change or drop personas.",
+                _ => "Per persona: each scenario with success criteria and failure signals.",
+            }
+            .to_string(),
+        ];
+        if let Some(h) = hint {
+            notes.push(format!("Regenerated with hint: {h}"));
+        }
+        Ok(Proposal::new(to_answer_yaml(&value), notes))
+    }
+
+    fn preview(&self, job: &Job) -> Proposal {
+        let yaml = job_to_yaml(job);
+        let mut redactor = Redactor::new();
+        let mut names = referenced_vars(&yaml);
+        names.extend(job.sandbox.credentials.env.iter().cloned());
+        redactor.add_env_vars(names.iter().map(String::as_str));
+        let text = redactor.redact(&yaml).into_owned();
+        Proposal {
+            text,
+            notes: vec![
+                format!(
+                    "Saved at {}. Secrets stay ${{VAR}} references; values are masked.",
+                    self.job_file.display()
+                ),
+                "Enter starts the run; its transcript streams below.".into(),
+            ],
+            editable: false,
+        }
+    }
+}
+
+/// A Ghostlab job.yaml given as the source: read it, with agent paths rebased to `dir`.
+fn existing_job(from: &Path, dir: &Path) -> Result<Option<Job>, String> {
+    if from.is_dir() {
+        return Ok(None);
+    }
+    let Ok(doc) = crate::spec::load::read_yaml_document(from) else {
+        return Ok(None);
+    };
+    if doc.get("version").is_none() || doc.get("agent").is_none() {
+        return Ok(None);
+    }
+    let text = std::fs::read_to_string(from).map_err(|e| format!("{}: {e}", from.display()))?;
+    let mut job = crate::spec::parse_job_text(from, &text).map_err(|e| e.to_string())?;
+    crate::import::rebase_agent(&mut job.agent, &crate::spec::load::job_dir(from), dir);
+    Ok(Some(job))
+}
+
+fn first_paragraph(text: &str) -> String {
+    text.split("\n\n")
+        .map(|p| {
+            p.lines()
+                .filter(|l| !l.trim_start().starts_with('#'))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .map(|p| p.trim().to_string())
+        .find(|p| !p.is_empty())
+        .unwrap_or_default()
+}
+
+fn preview(text: &str) -> String {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && *l != "---")
+        .take(2)
+        .collect();
+    let joined = lines.join(" / ");
+    if joined.chars().count() > 90 {
+        format!("{}…", joined.chars().take(90).collect::<String>())
+    } else {
+        joined
+    }
+}

@@ -1,0 +1,355 @@
+//! The wizard as a state machine: `Lab::handle(Event) -> Vec<Effect>`.
+//!
+//! It never performs IO and never reads the clock: drivers execute the effects and answer with
+//! events. Spinners animate from `tick`, which only `Event::Tick` advances.
+
+use indexmap::IndexMap;
+use std::collections::BTreeMap;
+
+use super::apply::apply_answer;
+use super::step::StepId;
+pub use super::types::{Artifacts, Discovery, Effect, Event, Phase, Proposal, RunOutcome, Saved};
+use crate::spec::Job;
+
+/// The whole wizard state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lab {
+    /// The job as accepted so far.
+    pub job: Job,
+    pub step: StepId,
+    pub phase: Phase,
+    /// Generated, not yet accepted proposals.
+    pub cache: BTreeMap<StepId, Proposal>,
+    pub artifacts: Artifacts,
+    /// Per-server discovery of the MCPs step.
+    pub discovery: IndexMap<String, Discovery>,
+    /// Ctrl-C was pressed; the next answer decides.
+    pub confirm_quit: bool,
+    /// The driver should stop.
+    pub quit: bool,
+}
+
+impl Lab {
+    /// A new wizard at step 1 with an empty job.
+    pub fn new() -> Self {
+        Lab::resume(Job::default(), Saved::default())
+    }
+
+    /// Reopens at the first step not in `job.lab.completed`, keeping everything before it.
+    pub fn resume(job: Job, saved: Saved) -> Self {
+        let step = StepId::ALL
+            .into_iter()
+            .find(|s| !job.lab.completed.iter().any(|c| c == s.id()))
+            .unwrap_or(StepId::Preview);
+        Lab {
+            job,
+            step,
+            phase: Phase::Proposing { tick: 0 },
+            cache: saved.proposals,
+            artifacts: saved.artifacts,
+            discovery: IndexMap::new(),
+            confirm_quit: false,
+            quit: false,
+        }
+    }
+
+    /// Whether a step's answer has been accepted.
+    pub fn is_completed(&self, step: StepId) -> bool {
+        self.job.lab.completed.iter().any(|c| c == step.id())
+    }
+
+    /// Feeds one event; returns the work the driver must do.
+    pub fn handle(&mut self, event: Event) -> Vec<Effect> {
+        if self.quit {
+            return Vec::new();
+        }
+        if self.confirm_quit {
+            return self.handle_confirm(event);
+        }
+        match event {
+            Event::Start => self.enter_step(self.step),
+            Event::Tick => {
+                match &mut self.phase {
+                    Phase::Proposing { tick } | Phase::Running { tick, .. } => *tick += 1,
+                    _ => {}
+                }
+                Vec::new()
+            }
+            Event::Proposed { step, proposal } => self.on_proposed(step, proposal),
+            Event::ProposalFailed { step, error } => {
+                if step == self.step && matches!(self.phase, Phase::Proposing { .. }) {
+                    self.phase = Phase::Failed { error };
+                }
+                Vec::new()
+            }
+            Event::Discovered { server, result } => {
+                if let Some(d) = self.discovery.get_mut(&server)
+                    && *d == Discovery::Pending
+                {
+                    *d = match result {
+                        Ok(c) => Discovery::Found(c),
+                        Err(e) => Discovery::Failed(e),
+                    };
+                }
+                Vec::new()
+            }
+            Event::Accept => self.on_accept(),
+            Event::Edit => {
+                if let Phase::Deciding { proposal, .. } = &self.phase
+                    && proposal.editable
+                {
+                    let proposal = proposal.clone();
+                    self.phase = Phase::Editing {
+                        draft: proposal.text.clone(),
+                        proposal,
+                        notice: None,
+                    };
+                }
+                Vec::new()
+            }
+            Event::EditSubmitted(text) => self.on_edit_submitted(text),
+            Event::EditCancelled => {
+                if let Phase::Editing { proposal, .. } = &self.phase {
+                    self.phase = deciding(proposal.clone(), None);
+                }
+                Vec::new()
+            }
+            Event::Regenerate { hint } => match self.phase {
+                Phase::Deciding { .. } | Phase::Failed { .. } => {
+                    self.cache.remove(&self.step);
+                    let mut fx = vec![Effect::DropCachedProposal { step: self.step }];
+                    fx.extend(self.propose(hint));
+                    fx
+                }
+                _ => Vec::new(),
+            },
+            Event::Retry => match self.phase {
+                Phase::Failed { .. } => self.propose(None),
+                _ => Vec::new(),
+            },
+            Event::Cancel => self.on_cancel(),
+            Event::Goto(step) => {
+                let allowed = self.is_completed(step) && !matches!(self.phase, Phase::Running { .. });
+                if allowed && step != self.step {
+                    let in_flight = matches!(self.phase, Phase::Proposing { .. })
+                        || self.discovery.values().any(|d| *d == Discovery::Pending);
+                    self.step = step;
+                    let mut fx = if in_flight {
+                        vec![Effect::CancelWork]
+                    } else {
+                        Vec::new()
+                    };
+                    fx.extend(self.enter_step(step));
+                    return fx;
+                }
+                Vec::new()
+            }
+            Event::Interrupt => {
+                self.confirm_quit = true;
+                Vec::new()
+            }
+            Event::QuitConfirmed | Event::QuitCancelled => Vec::new(),
+            Event::RunEvent(envelope) => {
+                if let Phase::Running { lines, .. } = &mut self.phase {
+                    lines.push(format!("{} {}", envelope.case, envelope.event.one_line().trim_start()));
+                }
+                Vec::new()
+            }
+            Event::RunFinished(result) => {
+                if let Phase::Running { outcome, .. } = &mut self.phase {
+                    *outcome = Some(match result {
+                        Ok(report) => RunOutcome::Report(report),
+                        Err(e) => RunOutcome::Failed(e),
+                    });
+                }
+                Vec::new()
+            }
+        }
+    }
+
+    fn enter_step(&mut self, step: StepId) -> Vec<Effect> {
+        self.discovery.clear();
+        if let Some(p) = self.cache.get(&step).cloned() {
+            self.phase = deciding(p.clone(), None);
+            return self.after_proposal(step, &p);
+        }
+        // Revisiting an accepted generated step shows what was accepted instead of paying again.
+        if self.is_completed(step)
+            && let Some(value) = self.artifacts.get(&step)
+        {
+            let p = Proposal::new(
+                super::apply::to_answer_yaml(value),
+                vec!["Accepted earlier; r generates a new proposal.".into()],
+            );
+            self.cache.insert(step, p.clone());
+            self.phase = deciding(p, None);
+            return Vec::new();
+        }
+        self.propose(None)
+    }
+
+    fn propose(&mut self, hint: Option<String>) -> Vec<Effect> {
+        self.phase = Phase::Proposing { tick: 0 };
+        self.discovery.clear();
+        vec![Effect::Propose {
+            step: self.step,
+            hint,
+            job: Box::new(self.job.clone()),
+            artifacts: self.artifacts.clone(),
+        }]
+    }
+
+    fn on_proposed(&mut self, step: StepId, proposal: Proposal) -> Vec<Effect> {
+        if step != self.step || !matches!(self.phase, Phase::Proposing { .. }) {
+            return Vec::new(); // a late answer for a step the person already left
+        }
+        self.cache.insert(step, proposal.clone());
+        self.phase = deciding(proposal.clone(), None);
+        let mut fx = Vec::new();
+        // Only model-generated proposals cost money; the others are recomputed on resume so
+        // they pick up new flags and edited files.
+        if step.artifact_file().is_some() {
+            fx.push(Effect::CacheProposal {
+                step,
+                proposal: proposal.clone(),
+            });
+        }
+        fx.extend(self.after_proposal(step, &proposal));
+        fx
+    }
+
+    /// The MCPs step discovers every enabled server of its proposal.
+    fn after_proposal(&mut self, step: StepId, proposal: &Proposal) -> Vec<Effect> {
+        if step != StepId::Mcps {
+            return Vec::new();
+        }
+        let mut candidate = self.job.clone();
+        if apply_answer(step, &proposal.text, &mut candidate, &self.artifacts).is_err() {
+            return Vec::new();
+        }
+        let mut fx = Vec::new();
+        for m in &candidate.agent.inputs.mcps {
+            let Some(name) = m.server.clone() else { continue };
+            if m.enabled == Some(false) {
+                continue;
+            }
+            self.discovery.insert(name.clone(), Discovery::Pending);
+            fx.push(Effect::Discover {
+                server: name,
+                job: Box::new(candidate.clone()),
+            });
+        }
+        fx
+    }
+
+    fn on_accept(&mut self) -> Vec<Effect> {
+        let Phase::Deciding { proposal, confirm, .. } = &self.phase else {
+            return Vec::new();
+        };
+        let (proposal, confirmed) = (proposal.clone(), confirm.is_some());
+        self.commit(proposal, confirmed)
+    }
+
+    fn on_edit_submitted(&mut self, text: String) -> Vec<Effect> {
+        let Phase::Editing { proposal, .. } = &self.phase else {
+            return Vec::new();
+        };
+        let mut edited = proposal.clone();
+        edited.text = text.clone();
+        let mut candidate = self.job.clone();
+        if let Err(e) = apply_answer(self.step, &text, &mut candidate, &self.artifacts) {
+            self.phase = Phase::Editing {
+                proposal: proposal.clone(),
+                draft: text,
+                notice: Some(e),
+            };
+            return Vec::new();
+        }
+        self.cache.insert(self.step, edited.clone());
+        self.phase = deciding(edited.clone(), None);
+        self.commit(edited, false)
+    }
+
+    /// Applies an answer; on success saves the job and moves on.
+    fn commit(&mut self, proposal: Proposal, confirmed: bool) -> Vec<Effect> {
+        let step = self.step;
+        if step == StepId::Mcps {
+            let pending = self.discovery.values().filter(|d| **d == Discovery::Pending).count();
+            if pending > 0 {
+                self.phase = deciding(
+                    proposal,
+                    Some(format!(
+                        "discovery still running for {pending} server(s); Esc skips them"
+                    )),
+                );
+                return Vec::new();
+            }
+        }
+        let mut candidate = self.job.clone();
+        let applied = match apply_answer(step, &proposal.text, &mut candidate, &self.artifacts) {
+            Ok(a) => a,
+            Err(e) => {
+                self.phase = deciding(proposal, Some(e));
+                return Vec::new();
+            }
+        };
+        if let Some(warning) = applied.warning
+            && !confirmed
+        {
+            self.phase = Phase::Deciding {
+                proposal,
+                notice: None,
+                confirm: Some(warning),
+            };
+            return Vec::new();
+        }
+        if step == StepId::Mcps {
+            for (server, d) in &self.discovery {
+                if let Discovery::Found(c) = d {
+                    candidate.capabilities.insert(server.clone(), c.clone());
+                }
+            }
+        }
+        if !candidate.lab.completed.iter().any(|c| c == step.id()) {
+            candidate.lab.completed.push(step.id().to_string());
+        }
+        self.job = candidate;
+        let mut fx = Vec::new();
+        if let Some(value) = applied.artifact {
+            self.artifacts.insert(step, value.clone());
+            fx.push(Effect::SaveArtifact { step, value });
+        }
+        fx.push(Effect::SaveJob(Box::new(self.job.clone())));
+        self.cache.remove(&step);
+        fx.push(Effect::DropCachedProposal { step });
+        match step.next() {
+            Some(next) => {
+                self.step = next;
+                fx.extend(self.enter_step(next));
+            }
+            None => {
+                self.phase = Phase::Running {
+                    lines: Vec::new(),
+                    tick: 0,
+                    outcome: None,
+                };
+                fx.push(Effect::RunSuite(Box::new(self.job.clone())));
+            }
+        }
+        fx
+    }
+}
+
+impl Default for Lab {
+    fn default() -> Self {
+        Lab::new()
+    }
+}
+
+pub(super) fn deciding(proposal: Proposal, notice: Option<String>) -> Phase {
+    Phase::Deciding {
+        proposal,
+        notice,
+        confirm: None,
+    }
+}

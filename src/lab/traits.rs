@@ -1,0 +1,138 @@
+//! The executors of effects that other modules will provide: model listing, MCP discovery,
+//! profile/persona/scenario generation and the suite run.
+//!
+//! Each has an `…Unavailable` implementation that fails with a clear reason, so a build without
+//! the real one stops at that step instead of inventing an answer.
+
+use futures::future::BoxFuture;
+use serde_json::Value;
+use std::path::PathBuf;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+use crate::run::Envelope;
+use crate::spec::job::Capabilities;
+use crate::spec::{Job, McpInput};
+
+/// Lists models the person can pick (`ghostlab models` will implement it).
+pub trait ModelCatalog: Send + Sync {
+    /// `provider/model` names, best first.
+    fn models(&self, job: Job) -> BoxFuture<'static, Result<Vec<String>, String>>;
+}
+
+/// Models named in the job itself (runtime, agents, provider maps): what is configured.
+#[derive(Debug, Default, Clone)]
+pub struct ConfiguredModels;
+
+impl ModelCatalog for ConfiguredModels {
+    fn models(&self, job: Job) -> BoxFuture<'static, Result<Vec<String>, String>> {
+        Box::pin(async move {
+            let rt = &job.agent.runtime;
+            let mut out: Vec<String> = Vec::new();
+            out.extend(rt.model.clone());
+            out.extend(rt.small_model.clone());
+            out.extend(rt.agents.values().filter_map(|a| a.model.clone()));
+            for (provider, p) in &rt.provider {
+                out.extend(p.models.keys().map(|m| format!("{provider}/{m}")));
+            }
+            let mut seen = std::collections::HashSet::new();
+            out.retain(|m| seen.insert(m.clone()));
+            Ok(out)
+        })
+    }
+}
+
+/// Connects to one MCP server and lists what it exposes (`crate::mcp` discovery will implement it).
+pub trait McpDiscovery: Send + Sync {
+    /// `job_dir` is where relative paths of `mcp` resolve.
+    fn discover(
+        &self,
+        job_dir: PathBuf,
+        mcp: McpInput,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'static, Result<Capabilities, String>>;
+}
+
+/// Discovery for a build where `crate::mcp` is not wired in yet: every server reports why.
+#[derive(Debug, Default, Clone)]
+pub struct DiscoveryUnavailable;
+
+impl McpDiscovery for DiscoveryUnavailable {
+    fn discover(
+        &self,
+        _: PathBuf,
+        _: McpInput,
+        _: CancellationToken,
+    ) -> BoxFuture<'static, Result<Capabilities, String>> {
+        Box::pin(async { Err("discovery is not available in this build yet".to_string()) })
+    }
+}
+
+/// Which artifact to generate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GenerateKind {
+    Profile,
+    Personas,
+    Scenarios,
+}
+
+/// Input of one generation: the job plus what was accepted before it.
+#[derive(Debug, Clone)]
+pub struct GenerateRequest {
+    pub kind: GenerateKind,
+    pub job: Job,
+    pub job_dir: PathBuf,
+    pub profile: Option<Value>,
+    pub personas: Option<Value>,
+    pub hint: Option<String>,
+}
+
+/// Generates the profile, personas and scenarios (`crate::generate` will implement it).
+pub trait Generator: Send + Sync {
+    /// The generated artifact as JSON.
+    fn generate(
+        &self,
+        request: GenerateRequest,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'static, Result<Value, String>>;
+}
+
+/// Generation for a build where `crate::generate` is not wired in yet.
+#[derive(Debug, Default, Clone)]
+pub struct GeneratorUnavailable;
+
+impl Generator for GeneratorUnavailable {
+    fn generate(&self, r: GenerateRequest, _: CancellationToken) -> BoxFuture<'static, Result<Value, String>> {
+        Box::pin(async move {
+            Err(format!(
+                "{:?} generation is not available in this build yet (src/generate is not wired in)",
+                r.kind
+            ))
+        })
+    }
+}
+
+/// Runs the suite of accepted scenarios, streaming events; returns the report's location.
+pub trait SuiteRunner: Send + Sync {
+    fn run(
+        &self,
+        job_file: PathBuf,
+        events: UnboundedSender<Envelope>,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'static, Result<String, String>>;
+}
+
+/// The suite runner for a build where the dataset → run wiring is not in yet.
+#[derive(Debug, Default, Clone)]
+pub struct RunnerUnavailable;
+
+impl SuiteRunner for RunnerUnavailable {
+    fn run(
+        &self,
+        _: PathBuf,
+        _: UnboundedSender<Envelope>,
+        _: CancellationToken,
+    ) -> BoxFuture<'static, Result<String, String>> {
+        Box::pin(async { Err("running the suite from the lab is not available in this build yet".to_string()) })
+    }
+}

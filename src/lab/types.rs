@@ -1,0 +1,166 @@
+//! The vocabulary of the wizard: proposals, phases, the events drivers feed in and the effects
+//! they perform. Plain data; no behaviour beyond constructors.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+use super::step::StepId;
+use crate::run::Envelope;
+use crate::spec::Job;
+use crate::spec::job::Capabilities;
+
+/// What a step proposes: editable text plus read-only notes (evidence, previews, warnings).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Proposal {
+    /// The answer the person accepts or edits (plain text or YAML, per step).
+    pub text: String,
+    /// Explanations shown beside the answer: blast radius, file previews, warnings.
+    #[serde(default)]
+    pub notes: Vec<String>,
+    /// False when the answer is a read-only view (the preview of step 12).
+    #[serde(default = "yes")]
+    pub editable: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Proposal {
+    /// An editable proposal.
+    pub fn new(text: impl Into<String>, notes: Vec<String>) -> Self {
+        Proposal {
+            text: text.into(),
+            notes,
+            editable: true,
+        }
+    }
+}
+
+/// Discovery state of one MCP server during the MCPs step.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Discovery {
+    Pending,
+    Found(Capabilities),
+    Failed(String),
+    Skipped,
+}
+
+/// How the suite run ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunOutcome {
+    /// Where the report was written.
+    Report(String),
+    Failed(String),
+}
+
+/// Where the current step is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Phase {
+    /// Long work in flight; `tick` drives the spinner.
+    Proposing { tick: u64 },
+    /// A proposal is shown: accept, edit or regenerate. `confirm` holds a warning that needs a
+    /// second accept (e.g. `backend: local`).
+    Deciding {
+        proposal: Proposal,
+        notice: Option<String>,
+        confirm: Option<String>,
+    },
+    /// The person edits the answer's text.
+    Editing {
+        proposal: Proposal,
+        draft: String,
+        notice: Option<String>,
+    },
+    /// Proposing failed; retry or regenerate.
+    Failed { error: String },
+    /// Step 12: the suite runs; `lines` is the live transcript.
+    Running {
+        lines: Vec<String>,
+        tick: u64,
+        outcome: Option<RunOutcome>,
+    },
+}
+
+/// Input to the state machine, from a person, the clock of the driver, or finished work.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// Open the current step (asks for its proposal unless one is cached).
+    Start,
+    /// Advances spinners.
+    Tick,
+    Proposed {
+        step: StepId,
+        proposal: Proposal,
+    },
+    ProposalFailed {
+        step: StepId,
+        error: String,
+    },
+    Discovered {
+        server: String,
+        result: Result<Capabilities, String>,
+    },
+    Accept,
+    Edit,
+    EditSubmitted(String),
+    EditCancelled,
+    /// Throw the proposal away and ask again, optionally steering with a hint.
+    Regenerate {
+        hint: Option<String>,
+    },
+    Retry,
+    /// Esc: stop the work in flight.
+    Cancel,
+    /// Revisit an earlier step (one that is already completed).
+    Goto(StepId),
+    /// Ctrl-C: ask before quitting.
+    Interrupt,
+    QuitConfirmed,
+    QuitCancelled,
+    RunEvent(Box<Envelope>),
+    RunFinished(Result<String, String>),
+}
+
+/// Generated context the proposers of later steps read: accepted artifacts by step.
+pub type Artifacts = BTreeMap<StepId, Value>;
+
+/// Work the driver performs; results come back as events.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Produce a proposal → `Event::Proposed` or `Event::ProposalFailed`.
+    Propose {
+        step: StepId,
+        hint: Option<String>,
+        job: Box<Job>,
+        artifacts: Artifacts,
+    },
+    /// Keep a generated, not yet accepted proposal so a resume does not pay for it again.
+    CacheProposal { step: StepId, proposal: Proposal },
+    /// Forget a cached proposal (regenerate).
+    DropCachedProposal { step: StepId },
+    /// Discover one MCP server → `Event::Discovered`.
+    Discover { server: String, job: Box<Job> },
+    /// Write job.yaml atomically.
+    SaveJob(Box<Job>),
+    /// Write an accepted generated artifact into the state folder (`lab/<file>`).
+    SaveArtifact { step: StepId, value: Value },
+    /// Run the suite → `Event::RunEvent`… then `Event::RunFinished`.
+    RunSuite(Box<Job>),
+    /// Abort the proposal or discovery in flight.
+    CancelWork,
+    /// Abort the suite run.
+    CancelRun,
+    /// Leave the wizard (everything accepted is already on disk).
+    Quit,
+}
+
+/// What a resumed wizard gets back from disk besides job.yaml.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Saved {
+    /// Proposals generated but not accepted before the wizard stopped.
+    pub proposals: BTreeMap<StepId, Proposal>,
+    /// Accepted generated artifacts (profile, personas, scenarios).
+    pub artifacts: Artifacts,
+}

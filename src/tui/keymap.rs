@@ -1,0 +1,230 @@
+//! Keys to intents: each key press becomes a lab `Event`, a UI-only action, or nothing.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui_textarea::TextArea;
+
+use super::view::Ui;
+use crate::lab::{Event, Lab, Phase};
+
+/// What a key press asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Intent {
+    Lab(Event),
+    /// Handled inside the UI state (typing, scrolling, opening the hint prompt).
+    Ui,
+    /// Leave after the run finished (nothing is left to save).
+    Exit,
+    None,
+}
+
+/// Maps a key press to an intent, updating UI-only state on the way.
+pub fn on_key(key: KeyEvent, lab: &Lab, ui: &mut Ui) -> Intent {
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    if ctrl && key.code == KeyCode::Char('c') {
+        return if lab.confirm_quit {
+            Intent::Lab(Event::QuitConfirmed)
+        } else {
+            ui.hint = None;
+            Intent::Lab(Event::Interrupt)
+        };
+    }
+    if lab.confirm_quit {
+        return match key.code {
+            KeyCode::Char('y') | KeyCode::Char('Y') => Intent::Lab(Event::QuitConfirmed),
+            KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => Intent::Lab(Event::QuitCancelled),
+            _ => Intent::None,
+        };
+    }
+    if let Some(hint) = &mut ui.hint {
+        return match key.code {
+            KeyCode::Esc => {
+                ui.hint = None;
+                Intent::Ui
+            }
+            KeyCode::Enter => {
+                let text = hint.lines().join(" ").trim().to_string();
+                ui.hint = None;
+                Intent::Lab(Event::Regenerate {
+                    hint: (!text.is_empty()).then_some(text),
+                })
+            }
+            _ => {
+                hint.input(key);
+                Intent::Ui
+            }
+        };
+    }
+    let back = lab.step.prev().filter(|p| lab.is_completed(*p)).map(Event::Goto);
+    match &lab.phase {
+        Phase::Proposing { .. } => match key.code {
+            KeyCode::Esc => Intent::Lab(Event::Cancel),
+            _ => Intent::None,
+        },
+        Phase::Deciding { proposal, .. } => match key.code {
+            KeyCode::Enter => {
+                ui.proposal_scroll = 0;
+                Intent::Lab(Event::Accept)
+            }
+            KeyCode::Esc => Intent::Lab(Event::Cancel),
+            KeyCode::Char('e') if proposal.editable => Intent::Lab(Event::Edit),
+            KeyCode::Char('r') if proposal.editable => Intent::Lab(Event::Regenerate { hint: None }),
+            KeyCode::Char('h') if proposal.editable => open_hint(ui),
+            KeyCode::Char('b') | KeyCode::Left => back.map(Intent::Lab).unwrap_or(Intent::None),
+            KeyCode::Down | KeyCode::Char('j') => {
+                ui.proposal_scroll = ui.proposal_scroll.saturating_add(1);
+                Intent::Ui
+            }
+            KeyCode::Up | KeyCode::Char('k') => {
+                ui.proposal_scroll = ui.proposal_scroll.saturating_sub(1);
+                Intent::Ui
+            }
+            KeyCode::Char('q') => Intent::Lab(Event::Interrupt),
+            _ => Intent::None,
+        },
+        Phase::Editing { .. } => match key.code {
+            KeyCode::Esc => Intent::Lab(Event::EditCancelled),
+            KeyCode::Char('s') if ctrl => match &ui.editor {
+                Some(ed) => Intent::Lab(Event::EditSubmitted(ed.lines().join("\n"))),
+                None => Intent::None,
+            },
+            _ => {
+                if let Some(ed) = &mut ui.editor {
+                    ed.input(key);
+                }
+                Intent::Ui
+            }
+        },
+        Phase::Failed { .. } => match key.code {
+            KeyCode::Char('r') | KeyCode::Enter => Intent::Lab(Event::Retry),
+            KeyCode::Char('h') => open_hint(ui),
+            KeyCode::Char('b') | KeyCode::Left => back.map(Intent::Lab).unwrap_or(Intent::None),
+            KeyCode::Char('q') => Intent::Lab(Event::Interrupt),
+            _ => Intent::None,
+        },
+        Phase::Running { outcome, .. } => match key.code {
+            KeyCode::PageUp | KeyCode::Up => {
+                ui.scroll = ui.scroll.saturating_add(if key.code == KeyCode::Up { 1 } else { 10 });
+                Intent::Ui
+            }
+            KeyCode::PageDown | KeyCode::Down => {
+                ui.scroll = ui.scroll.saturating_sub(if key.code == KeyCode::Down { 1 } else { 10 });
+                Intent::Ui
+            }
+            KeyCode::End => {
+                ui.scroll = 0;
+                Intent::Ui
+            }
+            KeyCode::Esc if outcome.is_none() => Intent::Lab(Event::Cancel),
+            KeyCode::Char('q') if outcome.is_some() => Intent::Exit,
+            KeyCode::Char('q') => Intent::Lab(Event::Interrupt),
+            _ => Intent::None,
+        },
+    }
+}
+
+fn open_hint(ui: &mut Ui) -> Intent {
+    let mut t = TextArea::default();
+    t.set_placeholder_text("e.g. more adversarial users, focus on rollbacks");
+    ui.hint = Some(t);
+    Intent::Ui
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lab::{Proposal, Saved, StepId};
+    use crossterm::event::KeyEvent;
+
+    fn key(code: KeyCode) -> KeyEvent {
+        KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    fn ctrl(c: char) -> KeyEvent {
+        KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
+    }
+
+    fn deciding(editable: bool) -> Lab {
+        let mut job = crate::spec::Job::default();
+        job.lab.completed = vec!["source".into()];
+        let mut lab = Lab::resume(job, Saved::default());
+        lab.handle(Event::Start);
+        let mut p = Proposal::new("My words.", vec![]);
+        p.editable = editable;
+        lab.handle(Event::Proposed {
+            step: StepId::Purpose,
+            proposal: p,
+        });
+        lab
+    }
+
+    #[test]
+    fn ctrl_c_asks_and_enter_does_not_answer() {
+        let mut lab = deciding(true);
+        let mut ui = Ui::default();
+        assert_eq!(on_key(ctrl('c'), &lab, &mut ui), Intent::Lab(Event::Interrupt));
+        lab.handle(Event::Interrupt);
+        assert_eq!(on_key(key(KeyCode::Enter), &lab, &mut ui), Intent::None);
+        assert_eq!(
+            on_key(key(KeyCode::Char('n')), &lab, &mut ui),
+            Intent::Lab(Event::QuitCancelled)
+        );
+        assert_eq!(on_key(ctrl('c'), &lab, &mut ui), Intent::Lab(Event::QuitConfirmed));
+        assert_eq!(
+            on_key(key(KeyCode::Char('y')), &lab, &mut ui),
+            Intent::Lab(Event::QuitConfirmed)
+        );
+    }
+
+    #[test]
+    fn deciding_keys() {
+        let lab = deciding(true);
+        let mut ui = Ui::default();
+        assert_eq!(on_key(key(KeyCode::Enter), &lab, &mut ui), Intent::Lab(Event::Accept));
+        assert_eq!(on_key(key(KeyCode::Char('e')), &lab, &mut ui), Intent::Lab(Event::Edit));
+        assert_eq!(
+            on_key(key(KeyCode::Char('r')), &lab, &mut ui),
+            Intent::Lab(Event::Regenerate { hint: None })
+        );
+        assert_eq!(
+            on_key(key(KeyCode::Char('b')), &lab, &mut ui),
+            Intent::Lab(Event::Goto(StepId::Source))
+        );
+        let read_only = deciding(false);
+        assert_eq!(on_key(key(KeyCode::Char('e')), &read_only, &mut ui), Intent::None);
+    }
+
+    #[test]
+    fn hint_prompt_types_then_regenerates() {
+        let lab = deciding(true);
+        let mut ui = Ui::default();
+        assert_eq!(on_key(key(KeyCode::Char('h')), &lab, &mut ui), Intent::Ui);
+        for c in "be terse".chars() {
+            on_key(key(KeyCode::Char(c)), &lab, &mut ui);
+        }
+        assert_eq!(
+            on_key(key(KeyCode::Enter), &lab, &mut ui),
+            Intent::Lab(Event::Regenerate {
+                hint: Some("be terse".into())
+            })
+        );
+        assert!(ui.hint.is_none());
+    }
+
+    #[test]
+    fn editing_types_saves_and_cancels() {
+        let mut lab = deciding(true);
+        let mut ui = Ui::default();
+        lab.handle(Event::Edit);
+        ui.sync(&lab);
+        on_key(key(KeyCode::End), &lab, &mut ui);
+        on_key(key(KeyCode::Char('!')), &lab, &mut ui);
+        assert_eq!(
+            on_key(ctrl('s'), &lab, &mut ui),
+            Intent::Lab(Event::EditSubmitted("My words.!".into()))
+        );
+        assert_eq!(
+            on_key(key(KeyCode::Esc), &lab, &mut ui),
+            Intent::Lab(Event::EditCancelled)
+        );
+    }
+}

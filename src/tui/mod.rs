@@ -1,0 +1,17 @@
+//! The terminal driver of `ghostlab lab`: ratatui + crossterm drawing of the `crate::lab` state
+//! machine, themes, key map and the transcript pane.
+//!
+//! Views are pure functions of state; this module holds no wizard logic and never writes files
+//! itself (the shared `lab::Executor` does).
+
+pub mod app;
+pub mod keymap;
+pub mod stderr;
+pub mod terminal;
+pub mod theme;
+pub mod transcript;
+pub mod view;
+
+pub use app::{TuiError, TuiOutcome, run_tui};
+pub use theme::{Theme, ThemeError};
+pub use view::{Ui, draw};

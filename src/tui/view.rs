@@ -1,0 +1,346 @@
+//! Drawing the wizard: a pure function of the lab state, the UI-only state and the theme.
+//!
+//! Layout: step list on the left, the current step's panel on the right, key hints on the last
+//! row. Below 50×12 cells it shows only how much room it needs, so a resize never panics.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span, Text};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui_textarea::TextArea;
+
+use super::theme::Theme;
+use super::transcript::TranscriptPane;
+use crate::lab::{Discovery, Lab, Phase, RunOutcome, StepId};
+
+/// Smallest usable terminal.
+pub const MIN_WIDTH: u16 = 50;
+pub const MIN_HEIGHT: u16 = 12;
+
+const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/// The spinner frame for a tick count.
+pub fn spinner(tick: u64) -> &'static str {
+    SPINNER[(tick % SPINNER.len() as u64) as usize]
+}
+
+/// State that only the screen needs: widgets being typed into and scroll positions.
+#[derive(Default)]
+pub struct Ui {
+    /// The answer editor while the lab is in `Editing`.
+    pub editor: Option<TextArea<'static>>,
+    /// The regenerate-hint prompt, when open.
+    pub hint: Option<TextArea<'static>>,
+    /// Transcript lines scrolled up from the newest (0 follows the tail).
+    pub scroll: usize,
+    /// Rows scrolled in the proposal.
+    pub proposal_scroll: u16,
+}
+
+impl Ui {
+    /// Keeps the editor in step with the lab: opened on entering `Editing`, dropped after.
+    pub fn sync(&mut self, lab: &Lab) {
+        match &lab.phase {
+            Phase::Editing { draft, .. } => {
+                if self.editor.is_none() {
+                    let lines = draft.lines().map(str::to_string).collect();
+                    self.editor = Some(TextArea::new(lines));
+                }
+            }
+            _ => self.editor = None,
+        }
+        if !matches!(lab.phase, Phase::Deciding { .. } | Phase::Failed { .. }) {
+            self.hint = None;
+        }
+    }
+}
+
+/// Draws one frame.
+pub fn draw(frame: &mut Frame, lab: &Lab, ui: &Ui, theme: &Theme) {
+    let area = frame.area();
+    frame.render_widget(Block::default().style(theme.base()), area);
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        let msg = format!(
+            "Terminal too small: {}×{}, need {MIN_WIDTH}×{MIN_HEIGHT}. Resize, or Ctrl-C to quit.",
+            area.width, area.height
+        );
+        frame.render_widget(Paragraph::new(msg).style(theme.warn()).wrap(Wrap { trim: true }), area);
+        return;
+    }
+    let [body, hints] = Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(area);
+    let list_width = if body.width >= 90 { 29 } else { 22 };
+    let [list, main] = Layout::horizontal([Constraint::Length(list_width), Constraint::Min(0)]).areas(body);
+    draw_steps(frame, lab, theme, list);
+    draw_main(frame, lab, ui, theme, main);
+    frame.render_widget(Paragraph::new(key_hints(lab, ui)).style(theme.muted()), hints);
+    if ui.hint.is_some() {
+        draw_hint_prompt(frame, ui, theme, body);
+    }
+    if lab.confirm_quit {
+        draw_confirm_quit(frame, theme, body);
+    }
+}
+
+fn block<'a>(title: String, theme: &Theme) -> Block<'a> {
+    Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border())
+        .title(Span::styled(title, theme.accent()))
+}
+
+fn phase_name(phase: &Phase) -> &'static str {
+    match phase {
+        Phase::Proposing { .. } => "proposing",
+        Phase::Deciding { .. } => "deciding",
+        Phase::Editing { .. } => "editing",
+        Phase::Failed { .. } => "failed",
+        Phase::Running { outcome: None, .. } => "running",
+        Phase::Running { .. } => "finished",
+    }
+}
+
+fn draw_steps(frame: &mut Frame, lab: &Lab, theme: &Theme, area: Rect) {
+    let lines: Vec<Line> = StepId::ALL
+        .iter()
+        .map(|&step| {
+            let current = step == lab.step;
+            let (mark, style) = if current {
+                let mark = match &lab.phase {
+                    Phase::Proposing { tick }
+                    | Phase::Running {
+                        tick, outcome: None, ..
+                    } => spinner(*tick),
+                    Phase::Failed { .. } => "✗",
+                    Phase::Editing { .. } => "✎",
+                    _ => "▶",
+                };
+                (mark, theme.selected())
+            } else if lab.is_completed(step) {
+                ("✓", theme.ok())
+            } else {
+                ("·", theme.muted())
+            };
+            Line::styled(format!("{mark} {:>2} {}", step.number(), step.title()), style)
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines).block(block(" Steps ".into(), theme)), area);
+}
+
+fn draw_main(frame: &mut Frame, lab: &Lab, ui: &Ui, theme: &Theme, area: Rect) {
+    let step = lab.step;
+    let title = format!(" {}/12 {} — {} ", step.number(), step.title(), phase_name(&lab.phase));
+    let outer = block(title, theme);
+    let inner = outer.inner(area);
+    frame.render_widget(outer, area);
+    match &lab.phase {
+        Phase::Proposing { tick } => {
+            let text = vec![
+                Line::styled(
+                    format!("{} Preparing the proposal for {}…", spinner(*tick), step.title()),
+                    theme.accent(),
+                ),
+                Line::raw(""),
+                Line::styled("Esc cancels; nothing is lost: accepted steps are saved.", theme.muted()),
+            ];
+            frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: false }), inner);
+        }
+        Phase::Deciding {
+            proposal,
+            notice,
+            confirm,
+        } => {
+            let status = status_lines(lab, notice.as_deref(), confirm.as_deref(), theme);
+            let notes_h = notes_height(&proposal.notes, inner, 2);
+            let [answer, notes, status_area] = Layout::vertical([
+                Constraint::Min(3),
+                Constraint::Length(notes_h),
+                Constraint::Length(status.len() as u16),
+            ])
+            .areas(inner);
+            let label = if proposal.editable {
+                " Proposal "
+            } else {
+                " Resolved config (read-only) "
+            };
+            frame.render_widget(
+                Paragraph::new(proposal.text.as_str())
+                    .style(theme.base())
+                    .scroll((ui.proposal_scroll, 0))
+                    .block(block(label.into(), theme)),
+                answer,
+            );
+            draw_notes(frame, &proposal.notes, theme, notes);
+            frame.render_widget(Paragraph::new(status).wrap(Wrap { trim: false }), status_area);
+        }
+        Phase::Editing { proposal, notice, .. } => {
+            let status = status_lines(lab, notice.as_deref(), None, theme);
+            let notes_h = notes_height(&proposal.notes, inner, 3);
+            let [editor, notes, status_area] = Layout::vertical([
+                Constraint::Min(3),
+                Constraint::Length(notes_h),
+                Constraint::Length(status.len() as u16),
+            ])
+            .areas(inner);
+            if let Some(ed) = &ui.editor {
+                let b = block(" Editing ".into(), theme);
+                let ed_inner = b.inner(editor);
+                frame.render_widget(b, editor);
+                frame.render_widget(ed, ed_inner);
+            }
+            draw_notes(frame, &proposal.notes, theme, notes);
+            frame.render_widget(Paragraph::new(status).wrap(Wrap { trim: false }), status_area);
+        }
+        Phase::Failed { error } => {
+            let text = vec![
+                Line::styled("The proposal could not be made:", theme.error()),
+                Line::raw(""),
+                Line::styled(error.as_str(), theme.base()),
+                Line::raw(""),
+                Line::styled(
+                    "r retries; h regenerates with a hint. Earlier steps are saved.",
+                    theme.muted(),
+                ),
+            ];
+            frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: false }), inner);
+        }
+        Phase::Running { lines, tick, outcome } => {
+            let [pane, status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(inner);
+            let title = if ui.scroll == 0 {
+                format!(" Transcript ({} events, following) ", lines.len())
+            } else {
+                format!(" Transcript ({} events, {} up) ", lines.len(), ui.scroll)
+            };
+            frame.render_widget(
+                TranscriptPane {
+                    lines,
+                    scroll: ui.scroll,
+                    block: block(title, theme),
+                    theme,
+                },
+                pane,
+            );
+            let line = match outcome {
+                None => Line::styled(format!("{} Running the suite…", spinner(*tick)), theme.accent()),
+                Some(RunOutcome::Report(r)) => Line::styled(format!("✓ Finished. Report: {r}"), theme.ok()),
+                Some(RunOutcome::Failed(e)) => Line::styled(format!("✗ The run failed: {e}"), theme.error()),
+            };
+            frame.render_widget(Paragraph::new(line), status);
+        }
+    }
+}
+
+/// Rows the notes need when wrapped, at most `1/share` of the panel (the answer keeps the rest).
+fn notes_height(notes: &[String], inner: Rect, share: u16) -> u16 {
+    let width = inner.width.saturating_sub(2).max(1) as usize;
+    let rows: usize = notes.iter().map(|n| n.chars().count().max(1).div_ceil(width)).sum();
+    (rows as u16 + 2).min(inner.height / share).max(3)
+}
+
+fn draw_notes(frame: &mut Frame, notes: &[String], theme: &Theme, area: Rect) {
+    let lines: Vec<Line> = notes.iter().map(|n| Line::styled(n.as_str(), theme.muted())).collect();
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(block(" Notes ".into(), theme)),
+        area,
+    );
+}
+
+fn status_lines<'a>(lab: &Lab, notice: Option<&'a str>, confirm: Option<&'a str>, theme: &Theme) -> Vec<Line<'a>> {
+    let mut out = Vec::new();
+    if lab.step == StepId::Mcps {
+        for (server, d) in &lab.discovery {
+            let (text, style) = match d {
+                Discovery::Pending => (format!("… {server}: discovering"), theme.accent()),
+                Discovery::Found(c) => (
+                    format!(
+                        "✓ {server}: {} tools, {} resources, {} prompts",
+                        c.tools.len(),
+                        c.resources.len(),
+                        c.prompts.len()
+                    ),
+                    theme.ok(),
+                ),
+                Discovery::Failed(e) => (format!("✗ {server}: {e}"), theme.warn()),
+                Discovery::Skipped => (format!("- {server}: skipped"), theme.muted()),
+            };
+            out.push(Line::styled(text, style));
+        }
+    }
+    if let Some(n) = notice {
+        out.push(Line::styled(format!("! {n}"), theme.error()));
+    }
+    if let Some(c) = confirm {
+        out.push(Line::styled(format!("⚠ {c}"), theme.warn()));
+    }
+    out
+}
+
+/// The key hints for the current screen.
+pub fn key_hints(lab: &Lab, ui: &Ui) -> String {
+    if lab.confirm_quit {
+        return "y quit (accepted steps are saved) · n stay".into();
+    }
+    if ui.hint.is_some() {
+        return "Enter regenerate with this hint · Esc cancel".into();
+    }
+    let back = if lab.step.prev().is_some_and(|p| lab.is_completed(p)) {
+        " · b back"
+    } else {
+        ""
+    };
+    match &lab.phase {
+        Phase::Proposing { .. } => "Esc cancel · Ctrl-C quit".into(),
+        Phase::Deciding { confirm: Some(_), .. } => "Enter confirm · Esc back out · Ctrl-C quit".into(),
+        Phase::Deciding { proposal, .. } => {
+            let mut keys = vec!["Enter accept"];
+            if proposal.editable {
+                keys.push("e edit");
+                keys.push("r regen");
+                keys.push("h regen+hint");
+            }
+            if lab.discovery.values().any(|d| *d == Discovery::Pending) {
+                keys.push("Esc skip discovery");
+            }
+            keys.push("↑↓ scroll");
+            format!("{}{back} · ^C quit", keys.join(" · "))
+        }
+        Phase::Editing { .. } => "Ctrl-S save & accept · Esc cancel edit · Ctrl-C quit".into(),
+        Phase::Failed { .. } => format!("r retry · h regenerate with hint{back} · Ctrl-C quit"),
+        Phase::Running { outcome: None, .. } => "PgUp/PgDn scroll · End follow · Esc cancel run · Ctrl-C quit".into(),
+        Phase::Running { .. } => "PgUp/PgDn scroll · End follow · q quit".into(),
+    }
+}
+
+fn popup(area: Rect, width: u16, height: u16) -> Rect {
+    let w = width.min(area.width);
+    let h = height.min(area.height);
+    Rect::new(area.x + (area.width - w) / 2, area.y + (area.height - h) / 2, w, h)
+}
+
+fn draw_hint_prompt(frame: &mut Frame, ui: &Ui, theme: &Theme, area: Rect) {
+    let Some(hint) = &ui.hint else { return };
+    let r = popup(area, 60, 5);
+    frame.render_widget(Clear, r);
+    let b = block(" Regenerate with a hint ".into(), theme);
+    let inner = b.inner(r);
+    frame.render_widget(b, r);
+    frame.render_widget(hint, inner);
+}
+
+fn draw_confirm_quit(frame: &mut Frame, theme: &Theme, area: Rect) {
+    let r = popup(area, 52, 6);
+    frame.render_widget(Clear, r);
+    let text = Text::from(vec![
+        Line::styled("Quit the lab?", theme.warn()),
+        Line::raw("Accepted steps are saved in job.yaml;"),
+        Line::raw("`ghostlab lab --resume` continues here."),
+        Line::styled("y quit · n stay", theme.muted()),
+    ]);
+    frame.render_widget(
+        Paragraph::new(text)
+            .style(theme.base())
+            .block(block(" Quit? ".into(), theme)),
+        r,
+    );
+}

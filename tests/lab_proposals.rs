@@ -1,0 +1,193 @@
+//! The proposer's real work on a copy of examples/release-bot: imports, drafts, previews,
+//! safe defaults, flag overrides, the redacted preview and honest hints.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+use ghostlab::lab::{ConfiguredModels, GeneratorUnavailable, Proposal, Proposer, Seeds, StepId};
+use ghostlab::spec::Job;
+
+fn example_copy() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/release-bot");
+    for entry in walkdir::WalkDir::new(&src) {
+        let entry = entry.expect("walk");
+        let to = dir.path().join(entry.path().strip_prefix(&src).expect("prefix"));
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&to).expect("mkdir");
+        } else {
+            std::fs::copy(entry.path(), &to).expect("copy");
+        }
+    }
+    let job = dir.path().join("job.yaml");
+    (dir, job)
+}
+
+fn proposer(job: &Path, seeds: Seeds) -> Proposer {
+    Proposer {
+        job_file: job.to_path_buf(),
+        seeds,
+        models: Arc::new(ConfiguredModels),
+        generator: Arc::new(GeneratorUnavailable),
+    }
+}
+
+async fn propose(p: &Proposer, step: StepId, hint: Option<&str>, job: &Job) -> Result<Proposal, String> {
+    p.propose(
+        step,
+        hint.map(String::from),
+        job.clone(),
+        Default::default(),
+        CancellationToken::new(),
+    )
+    .await
+}
+
+fn loaded(job: &Path) -> Job {
+    ghostlab::spec::load_job(job).expect("example loads").job
+}
+
+#[tokio::test]
+async fn source_imports_an_opencode_project_or_keeps_the_job() {
+    let (dir, job) = example_copy();
+    let p = proposer(&job, Seeds::default());
+    let existing = propose(&p, StepId::Source, None, &Job::default())
+        .await
+        .expect("existing job");
+    assert!(existing.text.contains("id: release-bot"), "{}", existing.text);
+    assert!(existing.notes[0].contains("the existing"), "{:?}", existing.notes);
+
+    let p = proposer(
+        &job,
+        Seeds {
+            from: Some(dir.path().join("opencode.json")),
+            ..Seeds::default()
+        },
+    );
+    let imported = propose(&p, StepId::Source, None, &Job::default())
+        .await
+        .expect("import");
+    assert!(imported.notes[0].contains("opencode.json"), "{:?}", imported.notes);
+    let mut applied = Job::default();
+    ghostlab::lab::apply::apply_answer(StepId::Source, &imported.text, &mut applied, &Default::default())
+        .expect("the proposal is a valid answer");
+    assert!(!applied.agent.runtime.instructions.is_empty());
+}
+
+#[tokio::test]
+async fn purpose_keeps_the_users_words_and_drafts_only_without_them() {
+    let (_dir, job_file) = example_copy();
+    let mut job = loaded(&job_file);
+    let p = proposer(&job_file, Seeds::default());
+    let own = propose(&p, StepId::Purpose, None, &job).await.expect("purpose");
+    assert_eq!(own.text, job.agent.description.clone().expect("description").trim());
+    job.agent.description = None;
+    let draft = propose(&p, StepId::Purpose, None, &job).await.expect("draft");
+    assert!(draft.notes[0].contains("draft from ./AGENTS.md"), "{:?}", draft.notes);
+    assert!(!draft.text.is_empty());
+    let p = proposer(
+        &job_file,
+        Seeds {
+            description: Some("Only my words.".into()),
+            ..Seeds::default()
+        },
+    );
+    assert_eq!(
+        propose(&p, StepId::Purpose, None, &job).await.expect("seed").text,
+        "Only my words."
+    );
+}
+
+#[tokio::test]
+async fn skills_are_previewed_and_missing_files_say_so() {
+    let (dir, job_file) = example_copy();
+    let mut job = loaded(&job_file);
+    job.agent.runtime.instructions.push("./missing.md".into());
+    let p = proposer(
+        &job_file,
+        Seeds {
+            skills: vec![dir.path().join("skills/release-notes")],
+            ..Seeds::default()
+        },
+    );
+    let prop = propose(&p, StepId::Skills, None, &job).await.expect("skills");
+    let notes = prop.notes.join("\n");
+    assert!(notes.contains("./AGENTS.md: "), "{notes}");
+    assert!(notes.contains("./missing.md: cannot read"), "{notes}");
+    assert_eq!(
+        prop.text.matches("./skills/release-notes").count(),
+        1,
+        "no duplicate skill: {}",
+        prop.text
+    );
+}
+
+#[tokio::test]
+async fn safe_defaults_with_blast_radius_and_local_only_when_asked() {
+    let (_dir, job_file) = example_copy();
+    let mut job = loaded(&job_file);
+    job.agent.runtime.permission = None;
+    let p = proposer(&job_file, Seeds::default());
+    let perms = propose(&p, StepId::Permissions, None, &job).await.expect("permissions");
+    assert_eq!(
+        perms.text,
+        "bash: ask\nedit: allow\nexternal_directory: deny\nwebfetch: deny\n"
+    );
+    for tool in ["bash", "edit", "external_directory", "webfetch"] {
+        assert!(
+            perms.notes.iter().any(|n| n.starts_with(&format!("{tool}: "))),
+            "{tool}"
+        );
+    }
+    let sandbox = propose(&p, StepId::Sandbox, None, &job).await.expect("sandbox");
+    assert!(sandbox.text.starts_with("backend: bubblewrap"), "{}", sandbox.text);
+    let p = proposer(
+        &job_file,
+        Seeds {
+            sandbox: Some(ghostlab::spec::SandboxBackend::Local),
+            gates: vec![("pass_k".into(), "3:0.9".into())],
+            ..Seeds::default()
+        },
+    );
+    let local = propose(&p, StepId::Sandbox, None, &job).await.expect("local");
+    assert!(local.text.starts_with("backend: local"));
+    assert!(local.notes.iter().any(|n| n.contains("WARNING")));
+    let gates = propose(&p, StepId::Gates, None, &job).await.expect("gates");
+    assert!(
+        gates.text.contains("pass_k:\n  k: 3\n  min_rate: 0.9"),
+        "{}",
+        gates.text
+    );
+    assert!(
+        gates.text.contains("min_pass_rate: 0.8"),
+        "the job's own gates are kept: {}",
+        gates.text
+    );
+}
+
+#[tokio::test]
+async fn preview_is_redacted_and_read_only_and_hints_are_honest() {
+    let (_dir, job_file) = example_copy();
+    let mut job = loaded(&job_file);
+    job.agent.description = Some("uses token ghp_abcdefghijklmnopqrstuvwxyz0123456789 by mistake".into());
+    let p = proposer(&job_file, Seeds::default());
+    let preview = propose(&p, StepId::Preview, None, &job).await.expect("preview");
+    assert!(!preview.editable);
+    assert!(
+        !preview.text.contains("ghp_abcdefghijklmnopqrstuvwxyz"),
+        "{}",
+        preview.text
+    );
+    assert!(preview.text.contains("[REDACTED]"));
+    let gates = propose(&p, StepId::Gates, Some("stricter"), &job).await.expect("gates");
+    assert!(
+        gates.notes.last().is_some_and(|n| n.contains("hint was not used")),
+        "{:?}",
+        gates.notes
+    );
+    let err = propose(&p, StepId::Profile, Some("x"), &job)
+        .await
+        .expect_err("no generator in this build");
+    assert!(err.contains("not available in this build"), "{err}");
+}

@@ -1,0 +1,242 @@
+//! A real-terminal test: the built binary in tmux (send-keys, capture-pane) on a copy of
+//! examples/release-bot. It accepts steps with Enter, is killed with SIGKILL midway, resumes
+//! with --resume, and goes on until step 8; job.yaml must load at every point.
+//!
+//! Steps 8–12 need `src/generate` and the suite runner, which are not wired into the binary yet:
+//! the test checks that step 8 fails with that reason and that Ctrl-C → y quits with state saved.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn cmd(&self) -> Command {
+        let mut c = Command::new("tmux");
+        c.args(["-L", &self.socket, "-f", "/dev/null"]);
+        c
+    }
+
+    fn start(&self, dir: &Path, args: &str) {
+        self.start_with(dir, "NO_COLOR=1", args);
+    }
+
+    fn start_with(&self, dir: &Path, env: &str, args: &str) {
+        let bin = env!("CARGO_BIN_EXE_ghostlab");
+        let line = format!("exec env {env} GHOSTLAB_LOG=debug {bin} lab {args}");
+        let ok = self
+            .cmd()
+            .args(["new-session", "-d", "-s", "lab", "-x", "110", "-y", "34", "-c"])
+            .arg(dir)
+            .arg(line)
+            .status()
+            .expect("tmux new-session");
+        assert!(ok.success());
+    }
+
+    fn screen_with_styles(&self) -> String {
+        let out = self
+            .cmd()
+            .args(["capture-pane", "-e", "-p", "-t", "lab"])
+            .output()
+            .expect("capture-pane");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn screen(&self) -> String {
+        let out = self
+            .cmd()
+            .args(["capture-pane", "-p", "-t", "lab"])
+            .output()
+            .expect("capture-pane");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn wait_for(&self, needle: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let s = self.screen();
+            if s.contains(needle) {
+                return s;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for `{needle}`; screen:\n{s}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let ok = self
+            .cmd()
+            .args(["send-keys", "-t", "lab"])
+            .args(keys)
+            .status()
+            .expect("send-keys");
+        assert!(ok.success());
+    }
+
+    fn pane_pid(&self) -> i32 {
+        let out = self
+            .cmd()
+            .args(["display-message", "-p", "-t", "lab", "#{pane_pid}"])
+            .output()
+            .expect("display");
+        String::from_utf8_lossy(&out.stdout).trim().parse().expect("pid")
+    }
+
+    fn session_alive(&self) -> bool {
+        self.cmd()
+            .args(["has-session", "-t", "lab"])
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+
+    fn wait_gone(&self) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while self.session_alive() {
+            assert!(
+                Instant::now() < deadline,
+                "the lab did not exit; screen:\n{}",
+                self.screen()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self
+            .cmd()
+            .arg("kill-server")
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
+}
+
+fn copy_example() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/release-bot");
+    for entry in walkdir::WalkDir::new(&src) {
+        let entry = entry.expect("walk");
+        let to = dir.path().join(entry.path().strip_prefix(&src).expect("prefix"));
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&to).expect("mkdir");
+        } else {
+            std::fs::copy(entry.path(), &to).expect("copy");
+        }
+    }
+    std::fs::rename(dir.path().join("job.yaml"), dir.path().join("source-job.yaml")).expect("rename");
+    let job = dir.path().join("job.yaml");
+    (dir, job)
+}
+
+/// True when the captured screen holds a foreground or background color.
+fn has_color(styled: &str) -> bool {
+    let re = regex::Regex::new(r"\x1b\[[0-9;]*?\b(3[0-7]|4[0-7]|9[0-7]|10[0-7]|38;|48;)").expect("regex");
+    re.is_match(styled)
+}
+
+#[test]
+fn no_color_is_honoured_in_a_real_terminal() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        println!("skipped: tmux is not installed");
+        return;
+    }
+    let (dir, _) = copy_example();
+    for (env, colored) in [("NO_COLOR=1", false), ("TERM=xterm-256color", true)] {
+        let tmux = Tmux {
+            socket: format!("ghostlab-lab-color-{}-{colored}", std::process::id()),
+        };
+        tmux.start_with(dir.path(), env, "--from source-job.yaml");
+        tmux.wait_for("1/12 Source — deciding");
+        let styled = tmux.screen_with_styles();
+        assert_eq!(has_color(&styled), colored, "{env}: {styled:?}");
+        tmux.keys(&["C-c"]);
+        tmux.wait_for("Quit the lab?");
+        tmux.keys(&["y"]);
+        tmux.wait_gone();
+    }
+}
+
+fn completed(job: &Path) -> usize {
+    let loaded = ghostlab::spec::load_job(job).unwrap_or_else(|e| panic!("job.yaml must load: {e}"));
+    loaded.job.lab.completed.len()
+}
+
+fn title(step: usize) -> String {
+    let s = ghostlab::lab::StepId::ALL[step - 1];
+    format!("{step}/12 {} — ", s.title())
+}
+
+#[test]
+fn tmux_accept_kill_resume_and_quit() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        println!("skipped: tmux is not installed");
+        return;
+    }
+    let (dir, job) = copy_example();
+    let tmux = Tmux {
+        socket: format!("ghostlab-lab-test-{}", std::process::id()),
+    };
+    tmux.start(dir.path(), "--from source-job.yaml");
+    for step in 1..=4 {
+        tmux.wait_for(&format!("{}deciding", title(step)));
+        if step == 2 {
+            // Edit the purpose in the textarea: end of the first line, type, save with Ctrl-S.
+            tmux.keys(&["e"]);
+            tmux.wait_for(&format!("{}editing", title(2)));
+            tmux.keys(&["C-e"]);
+            tmux.keys(&["-l", " Edited in tmux."]);
+            tmux.wait_for("Edited in tmux.");
+            tmux.keys(&["C-s"]);
+            tmux.wait_for(&title(3));
+            let loaded = ghostlab::spec::load_job(&job).expect("loads");
+            let description = loaded.job.agent.description.unwrap_or_default();
+            assert!(description.contains("checks CI, Edited in tmux."), "{description}");
+            assert_eq!(completed(&job), 2);
+            continue;
+        }
+        tmux.keys(&["Enter"]);
+        tmux.wait_for(&title(step + 1));
+        assert_eq!(completed(&job), step, "saved right after step {step}");
+    }
+    // Die without any chance to clean up.
+    let pid = tmux.pane_pid();
+    let killed = Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    tmux.wait_gone();
+    assert_eq!(completed(&job), 4, "job.yaml intact after SIGKILL");
+
+    tmux.start(dir.path(), "--resume");
+    let screen = tmux.wait_for(&format!("{}deciding", title(5)));
+    assert!(screen.contains("✓  4 MCPs"), "{screen}");
+    for step in 5..=7 {
+        tmux.wait_for(&format!("{}deciding", title(step)));
+        tmux.keys(&["Enter"]);
+        tmux.wait_for(&title(step + 1));
+        assert_eq!(completed(&job), step);
+    }
+    let screen = tmux.wait_for(&format!("{}failed", title(8)));
+    println!("{screen}");
+    assert!(screen.contains("not available in this build"), "{screen}");
+    println!("skipped: steps 8-12 in tmux need src/generate and the suite runner wired into the binary");
+    tmux.keys(&["C-c"]);
+    tmux.wait_for("Quit the lab?");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Quit the lab?");
+    tmux.keys(&["y"]);
+    tmux.wait_gone();
+    assert_eq!(completed(&job), 7);
+    // With GHOSTLAB_LOG=debug, log output went to the file, not over the screen.
+    assert!(dir.path().join(".ghostlab/lab/tui.log").is_file());
+}
