@@ -6,11 +6,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use super::CliError;
+use crate::lab::executors::{LabSuiteRunner, PipelineGenerator, SandboxedDiscovery};
 use crate::lab::headless::{HeadlessError, run_headless};
-use crate::lab::{
-    ConfiguredModels, DiscoveryUnavailable, GeneratorUnavailable, Lab, Proposer, RunOutcome, RunnerUnavailable, Saved,
-    Seeds, store,
-};
+use crate::lab::{ConfiguredModels, Lab, Proposer, RunOutcome, Saved, Seeds, store};
 use crate::spec::SandboxBackend;
 use crate::tui::{Theme, TuiOutcome, run_tui};
 
@@ -46,6 +44,12 @@ pub struct Args {
     /// Step 11: a gate as key=value (repeatable), e.g. min_pass_rate=0.9, pass_k=3:0.8.
     #[arg(long = "gate", value_name = "KEY=VALUE")]
     pub gates: Vec<String>,
+    /// Step 12: serve the agent's model from this cassette through a local model server.
+    #[arg(long)]
+    pub agent_cassette: Option<PathBuf>,
+    /// Step 12: cases running at once.
+    #[arg(long, default_value_t = 4)]
+    pub parallel: usize,
     /// Color theme: default, light, high-contrast (NO_COLOR turns colors off).
     #[arg(long, default_value = "default")]
     pub theme: String,
@@ -75,7 +79,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         job_file: args.job.clone(),
         seeds,
         models: Arc::new(ConfiguredModels),
-        generator: Arc::new(GeneratorUnavailable),
+        generator: Arc::new(PipelineGenerator),
     };
     let runtime = tokio::runtime::Runtime::new()?;
     if args.yes {
@@ -83,8 +87,13 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         let result = runtime.block_on(run_headless(
             lab,
             proposer,
-            Arc::new(DiscoveryUnavailable),
-            Arc::new(RunnerUnavailable),
+            Arc::new(SandboxedDiscovery {
+                job_file: args.job.clone(),
+            }),
+            Arc::new(LabSuiteRunner {
+                agent_cassette: args.agent_cassette.clone(),
+                parallel: args.parallel,
+            }),
             &mut progress,
         ));
         return match result {
@@ -106,8 +115,13 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         .block_on(run_tui(
             lab,
             proposer,
-            Arc::new(DiscoveryUnavailable),
-            Arc::new(RunnerUnavailable),
+            Arc::new(SandboxedDiscovery {
+                job_file: args.job.clone(),
+            }),
+            Arc::new(LabSuiteRunner {
+                agent_cassette: args.agent_cassette.clone(),
+                parallel: args.parallel,
+            }),
             theme,
             Some(stderr_log),
         ))

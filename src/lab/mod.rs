@@ -7,6 +7,7 @@
 
 pub mod apply;
 pub mod driver;
+pub mod executors;
 pub mod headless;
 mod interrupt;
 pub mod policy;

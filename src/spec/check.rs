@@ -282,7 +282,7 @@ fn check_skill(file: &Path, dir: &Path, at: &str, rel: &str, ds: &mut Vec<Diagno
 }
 
 /// Resolves every `agent.inputs.mcps` entry; names must be unique.
-fn resolve_mcps(path: &Path, dir: &Path, inputs: &[McpInput], ds: &mut Vec<Diagnostic>) -> Vec<ResolvedMcp> {
+pub fn resolve_mcps(path: &Path, dir: &Path, inputs: &[McpInput], ds: &mut Vec<Diagnostic>) -> Vec<ResolvedMcp> {
     let mut out: Vec<ResolvedMcp> = Vec::new();
     for (i, input) in inputs.iter().enumerate() {
         let at = index("agent.inputs.mcps", i);

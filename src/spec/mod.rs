@@ -16,6 +16,7 @@ pub mod save;
 pub mod schema;
 
 pub use agent::{Action, Agent, AgentDef, Backend, Inputs, McpInput, Permission, PermissionRule, Runtime};
+pub use check::{check_job as resolve_job, resolve_mcps};
 pub use diagnostics::{Diagnostic, SpecError};
 pub use job::{JOB_VERSION, Job};
 pub use load::{load_job, parse_job_text};

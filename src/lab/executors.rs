@@ -1,0 +1,226 @@
+//! The real executors behind the wizard's effects: MCP discovery in the job's sandbox,
+//! generation through `crate::generate`, and the suite run through `crate::run`.
+//! The lab's state machine never calls these directly; drivers hand them to it.
+
+use futures::future::BoxFuture;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+use super::traits::{GenerateKind, GenerateRequest, Generator, McpDiscovery, SuiteRunner};
+use crate::generate::pipeline::{DEFAULT_PERSONAS, DEFAULT_SCENARIOS_PER_PERSONA, infer_profile};
+use crate::generate::store::write_artifact;
+use crate::generate::{
+    AgentProfile, ArtifactKind, CaseStatus, Dataset, LlmProposer, OfflineProposer, PersonaSet, Proposer, ScenarioSet,
+};
+use crate::run::Envelope;
+use crate::spec::job::Capabilities;
+use crate::spec::{Job, LoadedJob, McpInput};
+
+/// A job held in memory, resolved as if it were saved as `<job_dir>/job.yaml`.
+fn resolve(job: Job, job_dir: &Path) -> Result<LoadedJob, String> {
+    crate::spec::resolve_job(&job_dir.join("job.yaml"), job).map_err(|e| e.to_string())
+}
+
+/// Discovers one server inside a fresh session of the job's sandbox.
+pub struct SandboxedDiscovery {
+    pub job_file: PathBuf,
+}
+
+impl McpDiscovery for SandboxedDiscovery {
+    fn discover(
+        &self,
+        job_dir: PathBuf,
+        mcp: McpInput,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'static, Result<Capabilities, String>> {
+        let job_file = self.job_file.clone();
+        Box::pin(async move {
+            let loaded = crate::spec::load_job(&job_file).map_err(|e| format!("the job does not validate yet: {e}"))?;
+            let mut ds = Vec::new();
+            let resolved = crate::spec::resolve_mcps(&job_file, &job_dir, std::slice::from_ref(&mcp), &mut ds);
+            let Some(server) = resolved.into_iter().next() else {
+                return Err(ds.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("; "));
+            };
+            let logs = loaded.state_dir().join("logs");
+            let (launcher, session) = crate::mcp::sandboxed::launcher_for_job(&loaded, logs.clone()).await?;
+            let opts = crate::mcp::DiscoverOptions {
+                launcher,
+                timeout: None,
+                log_dir: Some(logs),
+            };
+            let entry = tokio::select! {
+                e = crate::mcp::discover_one(&server, &opts, &|_, _| {}) => e,
+                _ = cancel.cancelled() => return Err("cancelled".into()),
+            };
+            drop(opts);
+            crate::mcp::sandboxed::close_session(session).await;
+            match entry.error {
+                Some(e) => Err(e),
+                None => Ok(crate::mcp::discover::capabilities_of(&entry)),
+            }
+        })
+    }
+}
+
+/// Generates with the job's proposer: offline, or the model of `generation.proposer`.
+pub struct PipelineGenerator;
+
+fn proposer(loaded: &LoadedJob) -> Result<Box<dyn Proposer>, String> {
+    let role = &loaded.job.generation.proposer;
+    match crate::llm::model_for_role(role, &loaded.dir).map_err(|e| format!("generation.proposer: {e}"))? {
+        Some(llm) => Ok(Box::new(LlmProposer::new(llm).with_temperature(role.temperature))),
+        None => Ok(Box::new(OfflineProposer)),
+    }
+}
+
+fn parse<T: serde::de::DeserializeOwned>(what: &str, v: Option<Value>) -> Result<T, String> {
+    let v = v.ok_or_else(|| format!("the {what} has not been accepted yet"))?;
+    serde_json::from_value(v).map_err(|e| format!("the accepted {what} is not valid: {e}"))
+}
+
+impl Generator for PipelineGenerator {
+    fn generate(&self, r: GenerateRequest, cancel: CancellationToken) -> BoxFuture<'static, Result<Value, String>> {
+        Box::pin(async move {
+            let loaded = resolve(r.job.clone(), &r.job_dir)?;
+            let p = proposer(&loaded)?;
+            let g = &loaded.job.generation;
+            let work = async {
+                match r.kind {
+                    GenerateKind::Profile => {
+                        serde_json::to_value(infer_profile(&loaded, p.as_ref()).await.map_err(|e| e.to_string())?)
+                            .map_err(|e| e.to_string())
+                    }
+                    GenerateKind::Personas => {
+                        let profile: AgentProfile = parse("profile", r.profile.clone())?;
+                        let n = g.personas.map(|n| n as usize).unwrap_or(DEFAULT_PERSONAS);
+                        serde_json::to_value(p.propose_personas(&profile, n).await.map_err(|e| e.to_string())?)
+                            .map_err(|e| e.to_string())
+                    }
+                    GenerateKind::Scenarios => {
+                        let profile: AgentProfile = parse("profile", r.profile.clone())?;
+                        let personas: PersonaSet = parse("personas", r.personas.clone())?;
+                        let per = g
+                            .scenarios_per_persona
+                            .map(|n| n as usize)
+                            .unwrap_or(DEFAULT_SCENARIOS_PER_PERSONA);
+                        serde_json::to_value(
+                            p.propose_scenarios(&profile, &personas, per)
+                                .await
+                                .map_err(|e| e.to_string())?,
+                        )
+                        .map_err(|e| e.to_string())
+                    }
+                }
+            };
+            tokio::select! {
+                v = work => v,
+                _ = cancel.cancelled() => Err("cancelled".into()),
+            }
+        })
+    }
+}
+
+/// Runs every scenario the person accepted in the wizard, then writes the report.
+pub struct LabSuiteRunner {
+    /// Serves the agent's model from a cassette (offline demo and tests).
+    pub agent_cassette: Option<PathBuf>,
+    pub parallel: usize,
+}
+
+/// Writes the accepted profile, personas and scenarios as the standard artifacts, with every
+/// case approved (accepting step 10 is the approval).
+pub fn publish_accepted(job_file: &Path, loaded: &LoadedJob) -> Result<(), String> {
+    let lab = super::store::lab_dir(job_file, &loaded.job);
+    let read = |name: &str| -> Result<Value, String> {
+        let path = lab.join(name);
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let file: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        file.get("accepted")
+            .cloned()
+            .ok_or_else(|| format!("{}: no accepted artifact", path.display()))
+    };
+    let state = loaded.state_dir();
+    let profile: AgentProfile = parse("profile", Some(read("profile.json")?))?;
+    let personas: PersonaSet = parse("personas", Some(read("personas.json")?))?;
+    let scenarios: ScenarioSet = parse("scenarios", Some(read("scenarios.json")?))?;
+    let mut dataset = Dataset::from_scenarios(&scenarios);
+    for c in &mut dataset.cases {
+        c.status = CaseStatus::Approved;
+        c.note = Some("accepted in ghostlab lab".into());
+    }
+    let e = |e: crate::generate::GenerateError| e.to_string();
+    write_artifact(&state, ArtifactKind::AgentProfile, &profile).map_err(e)?;
+    write_artifact(&state, ArtifactKind::Persona, &personas).map_err(e)?;
+    write_artifact(&state, ArtifactKind::Scenario, &scenarios).map_err(e)?;
+    write_artifact(&state, ArtifactKind::Dataset, &dataset).map_err(e)?;
+    Ok(())
+}
+
+impl SuiteRunner for LabSuiteRunner {
+    fn run(
+        &self,
+        job_file: PathBuf,
+        events: UnboundedSender<Envelope>,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'static, Result<String, String>> {
+        let cassette = self.agent_cassette.clone();
+        let parallel = self.parallel;
+        Box::pin(async move {
+            let loaded = crate::spec::load_job(&job_file).map_err(|e| e.to_string())?;
+            publish_accepted(&job_file, &loaded)?;
+            let cases = crate::run::dataset_cases::load_cases(&loaded.state_dir(), &Default::default())?;
+            let run_dir = loaded.state_dir().join("runs").join(crate::run::manifest::new_run_id());
+            let agent_model = match &cassette {
+                Some(c) => Some(crate::run::setup::start_agent_model(c).await?),
+                None => None,
+            };
+            let ctx = crate::run::setup::context(loaded.clone(), &run_dir, agent_model.as_ref(), Some(events)).await?;
+            let ids = cases.iter().map(|c| c.id.clone()).collect();
+            let manifest = crate::run::manifest::Manifest::new(
+                &loaded,
+                &run_dir.file_name().unwrap_or_default().to_string_lossy(),
+                ids,
+                1,
+                None,
+                ctx.emulator.label(),
+                ctx.judge.label(),
+            );
+            crate::util::write_json_atomic(&run_dir.join("manifest.json"), &manifest).map_err(|e| e.to_string())?;
+            let facts = crate::judge::facts::contract_facts(&loaded.state_dir())?;
+            let opts = crate::run::suite::SuiteOptions {
+                repeat: 1,
+                parallel,
+                resume: false,
+            };
+            let suite = crate::run::suite::run_suite(Arc::new(ctx), cases, &opts, &run_dir, facts);
+            let summary = tokio::select! {
+                s = suite => s.map_err(|e| e.to_string())?,
+                _ = cancel.cancelled() => return Err("cancelled; finished trials are kept in the run folder".into()),
+            };
+            if let Some(m) = agent_model {
+                m.server.shutdown().await;
+            }
+            let outputs = crate::report::ReportOutputs::defaults(&run_dir);
+            let paths = crate::report::write_all(&loaded, &run_dir, &outputs).map_err(|e| e.to_string())?;
+            let pdf = paths
+                .iter()
+                .find(|p| p.extension().is_some_and(|x| x == "pdf"))
+                .cloned()
+                .unwrap_or(run_dir.clone());
+            let s = &summary.summary;
+            Ok(format!(
+                "{} case(s): {} PASS, {} FAIL, {} INCONCLUSIVE, {} INFRA_ERROR; gates {}; report {}",
+                s.cases,
+                s.pass,
+                s.fail,
+                s.inconclusive,
+                s.infra_error,
+                if summary.gates_met { "met" } else { "NOT met" },
+                pdf.display()
+            ))
+        })
+    }
+}
