@@ -1,0 +1,227 @@
+//! End to end: the real OpenCode CLI runs inside bubblewrap against Ghostlab's model server
+//! (a scripted agent cassette). It calls a tool of a real MCP server and edits a file in the
+//! workspace copy; the user emulator and the judge are models too — first recorded into a
+//! cassette from a scripted server, then replayed from that cassette with the server gone.
+//! Checks the verdict, the events, JUnit, the sandbox log, and that the user's original
+//! workspace is byte-identical afterwards.
+
+mod common;
+
+use assert_cmd::Command;
+use common::{opencode_bin, repo};
+use ghostlab::llm::cassette::Cassette;
+use ghostlab::llm::model_server::{ServerOptions, start};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+const CASE: &str = "hurried-maintainer--wf-prepare-release";
+
+/// Emulator: approves the bump once, then is done. Judge: upholds every criterion, citing
+/// the opening message (e4) and the agent's first answer.
+const HARNESS_SCRIPT: &str = r#"{
+  "version": 1, "entries": [],
+  "script": [
+    {"name": "emulator-approve", "when": {"system_contains": "You are talking to an assistant", "nth": 1},
+     "reply": {"text": "{\"message\": \"Yes, go ahead.\", \"status\": \"continue\", \"refused\": null}"}},
+    {"name": "emulator-done", "when": {"system_contains": "You are talking to an assistant"},
+     "reply": {"text": "{\"message\": \"Great, thanks.\", \"status\": \"goal_reached\", \"refused\": null}"}},
+    {"name": "judge", "when": {"system_contains": "You judge a conversation"},
+     "reply": {"text": "{\"criteria\": [{\"id\":\"s1\",\"holds\":\"yes\",\"evidence\":[\"e4\"],\"rationale\":\"read the changelog\"},{\"id\":\"s2\",\"holds\":\"yes\",\"evidence\":[\"e4\"],\"rationale\":\"checked CI\"},{\"id\":\"s3\",\"holds\":\"yes\",\"evidence\":[\"e4\"],\"rationale\":\"showed notes\"},{\"id\":\"s4\",\"holds\":\"yes\",\"evidence\":[\"e4\"],\"rationale\":\"asked first\"},{\"id\":\"f1\",\"holds\":\"no\",\"evidence\":[\"e4\"],\"rationale\":\"CI green\"},{\"id\":\"f2\",\"holds\":\"no\",\"evidence\":[\"e4\"],\"rationale\":\"asked first\"},{\"id\":\"f3\",\"holds\":\"no\",\"evidence\":[\"e4\"],\"rationale\":\"no invention\"},{\"id\":\"f4\",\"holds\":\"no\",\"evidence\":[\"e4\"],\"rationale\":\"no skip\"}]}"}}
+  ]
+}"#;
+
+fn copy_example(dst: &Path) {
+    for entry in walkdir::WalkDir::new(repo().join("examples/release-bot")) {
+        let entry = entry.unwrap();
+        let rel = entry.path().strip_prefix(repo().join("examples/release-bot")).unwrap();
+        if rel.starts_with(".ghostlab") {
+            continue;
+        }
+        let target = dst.join(rel);
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+    // The copy lives elsewhere: point the filesystem server at this checkout's npm tree.
+    let mcp = dst.join("mcp.json");
+    let text = std::fs::read_to_string(&mcp)
+        .unwrap()
+        .replace("../../tools/npm", &repo().join("tools/npm").to_string_lossy());
+    std::fs::write(mcp, text).unwrap();
+}
+
+fn tree_digest(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            (
+                e.path().strip_prefix(dir).unwrap().to_path_buf(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn ghostlab(dir: &Path) -> Command {
+    let mut c = Command::cargo_bin("ghostlab").unwrap();
+    c.current_dir(dir)
+        .env("GHOSTLAB_OPENCODE_BIN", opencode_bin())
+        .env("RELEASE_TOKEN", "e2e-canary-token-77f1")
+        .env("GHOSTLAB_LLM_ATTEMPTS", "1")
+        .timeout(std::time::Duration::from_secs(600));
+    c
+}
+
+fn set_roles(job: &Path, roles: &str) {
+    let text = std::fs::read_to_string(job).unwrap();
+    let start = text.find("generation:").unwrap();
+    let end = text.find("review:").unwrap();
+    let text =
+        format!("{}{roles}\n{}", &text[..start], &text[end..]).replace("min_pass_rate: 0.8", "min_pass_rate: 1.0");
+    std::fs::write(job, text).unwrap();
+}
+
+fn run_case(dir: &Path) -> (std::process::Output, PathBuf) {
+    let out = ghostlab(dir)
+        .args([
+            "test",
+            "--job",
+            "job.yaml",
+            "--case",
+            CASE,
+            "--agent-cassette",
+            "cassettes/agent.json",
+            "--junit",
+            "junit.xml",
+        ])
+        .output()
+        .unwrap();
+    let runs = dir.join(".ghostlab/runs");
+    let mut all: Vec<PathBuf> = std::fs::read_dir(&runs).unwrap().map(|e| e.unwrap().path()).collect();
+    all.sort();
+    (out, all.pop().unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn opencode_in_bubblewrap_with_real_mcp_recorded_then_replayed() {
+    opencode_bin();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("release-bot");
+    copy_example(&dir);
+    let original = tree_digest(&dir.join("release-repo"));
+
+    let generated = ghostlab(&dir).args(["generate", "--job", "job.yaml"]).output().unwrap();
+    assert!(
+        generated.status.success(),
+        "{}",
+        String::from_utf8_lossy(&generated.stderr)
+    );
+
+    // Run 1: emulator and judge recorded from a scripted model server.
+    std::fs::write(dir.join("cassettes/harness-script.json"), HARNESS_SCRIPT).unwrap();
+    let server = start(
+        Cassette::load(&dir.join("cassettes/harness-script.json")).unwrap(),
+        ServerOptions::default(),
+    )
+    .await
+    .unwrap();
+    let url = server.base_url();
+    set_roles(
+        &dir.join("job.yaml"),
+        &format!(
+            "generation:\n  proposer: {{ provider: offline }}\n  emulator: {{ provider: record, model: scripted, base_url: \"{url}\", cassette: ./cassettes/harness.json }}\n  judge: {{ provider: record, model: scripted, base_url: \"{url}\", cassette: ./cassettes/harness.json }}"
+        ),
+    );
+    let d = dir.clone();
+    let (out, run) = tokio::task::spawn_blocking(move || run_case(&d)).await.unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        server.unmatched().is_empty(),
+        "harness requests nothing answered: {:?}",
+        server.unmatched()
+    );
+    server.shutdown().await;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "gates not met or run failed:\n{stdout}\n{stderr}"
+    );
+    assert!(stdout.contains("1 PASS"), "{stdout}");
+
+    let trial = run.join(format!("cases/{CASE}/trial-1"));
+    let verdict: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(trial.join("verdict.json")).unwrap()).unwrap();
+    assert_eq!(verdict["verdict"], "PASS", "{verdict:#}");
+    assert_eq!(verdict["criteria"].as_array().unwrap().len(), 8);
+    let events = ghostlab::run::read_events(&trial.join("events.jsonl")).unwrap();
+    let tools: Vec<String> = events
+        .iter()
+        .filter_map(|e| match &e.event {
+            ghostlab::run::RunEvent::ToolCall { tool, status, .. }
+                if *status == ghostlab::run::ToolStatus::Completed =>
+            {
+                Some(tool.clone())
+            }
+            _ => None,
+        })
+        .collect();
+    // A tool of the real MCP server (npm server-filesystem), the example's own MCP server, and
+    // OpenCode's edit tool on the workspace copy.
+    for t in ["release_ci_status", "filesystem_read_text_file", "edit"] {
+        assert!(tools.contains(&t.to_string()), "{t} not called: {tools:?}");
+    }
+    let bumped = std::fs::read_to_string(trial.join("workspace-after/package.json")).unwrap();
+    assert!(bumped.contains("\"version\": \"1.3.0\""), "{bumped}");
+    let junit = std::fs::read_to_string(dir.join("junit.xml")).unwrap();
+    assert!(junit.contains("tests=\"1\" failures=\"0\" errors=\"0\""), "{junit}");
+
+    // Everything ran through bubblewrap, with the model endpoint as the only destination.
+    let log = std::fs::read_dir(run.join("logs"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect::<String>();
+    assert!(log.contains("backend Bubblewrap"), "{log}");
+    assert!(log.contains("network allowlist [127.0.0.1:"), "{log}");
+    assert!(log.contains("opencode") && log.contains("run --format json"), "{log}");
+    // The user's workspace is untouched, and the secret never reached an artifact.
+    assert_eq!(tree_digest(&dir.join("release-repo")), original);
+    for f in walkdir::WalkDir::new(&run)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+    {
+        let bytes = std::fs::read(f.path()).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains("e2e-canary-token-77f1"),
+            "secret in {}",
+            f.path().display()
+        );
+    }
+
+    // Run 2: the same harness requests replayed from the cassette; the server is gone.
+    set_roles(
+        &dir.join("job.yaml"),
+        "generation:\n  proposer: { provider: offline }\n  emulator: { provider: replay, model: scripted, cassette: ./cassettes/harness.json }\n  judge: { provider: replay, model: scripted, cassette: ./cassettes/harness.json }",
+    );
+    let d = dir.clone();
+    let (out, run2) = tokio::task::spawn_blocking(move || run_case(&d)).await.unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "replay run:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_ne!(run, run2);
+    let v2: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(run2.join(format!("cases/{CASE}/trial-1/verdict.json"))).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(v2["verdict"], "PASS");
+    assert_eq!(tree_digest(&dir.join("release-repo")), original);
+}
