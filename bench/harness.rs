@@ -1,0 +1,141 @@
+//! Run-engine benchmarks (`cargo bench --bench harness`):
+//! (a) harness overhead per turn: 1,000 cases × 5 turns with the mock agent, an instant fake
+//!     emulator and an instant fake judge, explicit local environments (workspace copied per
+//!     case) — turns per second;
+//! (c) `--parallel` scaling: the emulator is a real OpenAI-compatible model server on
+//!     127.0.0.1 that adds a fixed 100 ms to every answer; throughput at 1, 4, 16 and 64 as a
+//!     fraction of ideal (P × the single-case rate).
+//! Fakes are named as such; no network beyond loopback.
+
+use futures::future::BoxFuture;
+use ghostlab::judge::GateFacts;
+use ghostlab::judge::llm_judge::{Judge, LlmJudge};
+use ghostlab::llm::cassette::Cassette;
+use ghostlab::llm::model_server::{ServerOptions, start};
+use ghostlab::llm::{ChatRequest, ChatResponse, Llm, LlmError, Usage};
+use ghostlab::redact::Redactor;
+use ghostlab::run::case::{CaseSpec, ScenarioView};
+use ghostlab::run::case_run::RunContext;
+use ghostlab::run::emulator::{LlmEmulator, UserEmulator};
+use ghostlab::run::environment::LocalEnvironmentFactory;
+use ghostlab::run::suite::{SuiteOptions, run_suite};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Answers every emulator call with "continue" and every judge call with a full PASS.
+struct FakeInstantLlm;
+
+impl Llm for FakeInstantLlm {
+    fn label(&self) -> String {
+        "fake-instant".into()
+    }
+    fn chat<'a>(&'a self, r: &'a ChatRequest) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
+        Box::pin(async move {
+            let judge = r.messages[0].content.starts_with("You judge");
+            let content = if judge {
+                r#"{"criteria":[{"id":"s1","holds":"yes","evidence":["e3"],"rationale":"ok"}]}"#.to_string()
+            } else {
+                r#"{"message":"And the next step?","status":"continue","refused":null}"#.to_string()
+            };
+            Ok(ChatResponse {
+                content,
+                model: "fake".into(),
+                usage: Usage::default(),
+                latency_ms: 0,
+            })
+        })
+    }
+}
+
+fn job(dir: &std::path::Path) -> ghostlab::spec::LoadedJob {
+    std::fs::create_dir_all(dir.join("ws")).unwrap();
+    std::fs::write(dir.join("ws/README.md"), "bench").unwrap();
+    std::fs::write(
+        dir.join("job.yaml"),
+        "version: 1\nagent:\n  id: bench\n  runtime: { backend: mock }\n  workspace: ./ws\nsandbox: { backend: local }\nhosts:\n  mock: { replies: [\"done\"] }\n",
+    )
+    .unwrap();
+    ghostlab::spec::load_job(&dir.join("job.yaml")).unwrap()
+}
+
+fn cases(n: usize, turns: u32) -> Vec<CaseSpec> {
+    (0..n)
+        .map(|i| CaseSpec {
+            id: format!("c{i:04}"),
+            trial: 1,
+            persona: Default::default(),
+            scenario: ScenarioView {
+                id: format!("s{i}"),
+                goal: "g".into(),
+                opening_message: "hi".into(),
+                success_criteria: vec!["ok".into()],
+                max_turns: turns,
+                ..Default::default()
+            },
+        })
+        .collect()
+}
+
+fn ctx(job: ghostlab::spec::LoadedJob, emulator: Arc<dyn UserEmulator>, judge: Arc<dyn Judge>) -> Arc<RunContext> {
+    let ws = job.workspace();
+    Arc::new(RunContext {
+        job,
+        environments: Arc::new(LocalEnvironmentFactory { workspace: ws }),
+        emulator,
+        judge,
+        redactor: Redactor::new(),
+        opencode_bin: None,
+        provider_override: None,
+        turn_timeout: Duration::from_secs(30),
+        live: None,
+    })
+}
+
+async fn timed(c: Arc<RunContext>, n: usize, turns: u32, parallel: usize, dir: &std::path::Path) -> (f64, usize) {
+    let run = dir.join(format!("runs/p{parallel}-{}", rand::random::<u32>()));
+    let opts = SuiteOptions {
+        repeat: 1,
+        parallel,
+        resume: false,
+    };
+    let t = Instant::now();
+    let s = run_suite(c, cases(n, turns), &opts, &run, GateFacts::default())
+        .await
+        .unwrap();
+    assert_eq!(s.summary.pass, n, "bench cases must pass: {:?}", s.summary);
+    (t.elapsed().as_secs_f64(), n * turns as usize)
+}
+
+fn main() {
+    // `cargo bench` passes --bench; under `cargo test --all-targets` this runs as a small smoke.
+    let full = std::env::args().any(|a| a == "--bench");
+    let (n_a, levels): (usize, &[usize]) = if full { (1000, &[1, 4, 16, 64]) } else { (20, &[1, 4]) };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let job = job(dir.path());
+        let fake: Arc<dyn Llm> = Arc::new(FakeInstantLlm);
+        let (secs, turns) = timed(ctx(job.clone(), Arc::new(LlmEmulator::new(fake.clone())), Arc::new(LlmJudge::new(fake.clone()))), n_a, 5, 8, dir.path()).await;
+        println!("(a) harness overhead: {n_a} cases x 5 turns, parallel 8: {secs:.2} s, {:.0} turns/s, {:.3} ms per turn", turns as f64 / secs, secs * 1000.0 / turns as f64);
+
+        let script = r#"{"version":1,"entries":[],"script":[{"when":{"system_contains":"You are talking"},"reply":{"text":"{\"message\":\"next\",\"status\":\"continue\",\"refused\":null}"}}]}"#;
+        let path = dir.path().join("emulator.json");
+        std::fs::write(&path, script).unwrap();
+        let server = start(Cassette::load(&path).unwrap(), ServerOptions { port: 0, latency: Duration::from_millis(100) }).await.unwrap();
+        let role = ghostlab::spec::ModelRole { provider: ghostlab::spec::ModelProvider::Openai, model: Some("scripted".into()), base_url: Some(server.base_url()), ..Default::default() };
+        let slow = ghostlab::llm::from_role(&role, dir.path()).unwrap();
+        let mut base = None;
+        println!("(c) parallel scaling, emulator behind a model server adding 100 ms per answer, 3 turns per case:");
+        for &p in levels {
+            let n = (p * 2).max(8);
+            let (secs, _) = timed(ctx(job.clone(), Arc::new(LlmEmulator::new(slow.clone())), Arc::new(LlmJudge::new(fake.clone()))), n, 3, p, dir.path()).await;
+            let rate = n as f64 / secs;
+            let single = *base.get_or_insert(rate);
+            println!("    parallel {p:>2}: {n:>3} cases in {secs:6.2} s = {rate:6.2} cases/s, {:.2} of ideal ({p} x single)", rate / (single * p as f64));
+        }
+        server.shutdown().await;
+    });
+}
