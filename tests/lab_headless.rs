@@ -346,9 +346,18 @@ fn without_a_terminal_and_without_yes_it_exits_2_with_a_hint() {
 }
 
 #[test]
-fn cli_yes_saves_every_step_it_can_and_names_the_missing_executor() {
+fn cli_yes_saves_every_step_it_can_then_resume_finishes_the_run() {
     let (dir, job) = release_bot();
+    // A proposer whose endpoint is down: step 8 must fail with the reason, keeping steps 1-7.
+    let source = dir.path().join("source-job.yaml");
+    let text = std::fs::read_to_string(&source).expect("source job").replace(
+        "  proposer: { provider: offline }",
+        "  proposer: { provider: openai, model: m, base_url: \"http://127.0.0.1:9/v1\" }",
+    );
+    std::fs::write(&source, text).expect("write");
     let out = ghostlab_cmd(dir.path())
+        .env("GHOSTLAB_OPENAI_API_KEY", "test-key-not-secret")
+        .env("GHOSTLAB_LLM_ATTEMPTS", "1")
         .args([
             "lab",
             "--yes",
@@ -363,7 +372,6 @@ fn cli_yes_saves_every_step_it_can_and_names_the_missing_executor() {
         .output()
         .expect("run");
     let err = String::from_utf8_lossy(&out.stderr);
-    // src/generate is not wired into this build: the CLI must stop at step 8, not invent a profile.
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
         err.contains("step 8 (Profile) failed") && err.contains("--resume"),
@@ -381,22 +389,37 @@ fn cli_yes_saves_every_step_it_can_and_names_the_missing_executor() {
         vec!["./skills/release-notes".to_string()]
     );
 
+    // The person fixes the cause (offline proposer; a mock agent keeps this test fast) and resumes.
+    let text = std::fs::read_to_string(&job)
+        .expect("job")
+        .replace("provider: openai", "provider: offline")
+        .replace("backend: opencode", "backend: mock");
+    let text = format!("{text}hosts:\n  mock:\n    replies: [\"I can help with releases.\"]\n");
+    std::fs::write(&job, text).expect("write");
     let out = ghostlab_cmd(dir.path())
+        .env("RELEASE_TOKEN", "x-token")
         .args(["lab", "--yes", "--resume", "--model", "openai/other"])
+        .timeout(std::time::Duration::from_secs(300))
         .output()
         .expect("resume");
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2));
     assert!(
         err.starts_with("note: --model ignored: step 3 (Model) was already accepted"),
         "{err}"
     );
     assert!(err.contains("\n[ 8/12] Profile"), "resume opens at step 8: {err}");
-    assert_eq!(
-        ghostlab::spec::load_job(&job).expect("loads").job,
-        loaded.job,
-        "resume changed nothing before step 8"
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let done = ghostlab::spec::load_job(&job).expect("loads");
+    assert_eq!(done.job.lab.completed.len(), 12, "{:?}", done.job.lab.completed);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("report "),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
     );
+    let runs: Vec<_> = std::fs::read_dir(done.state_dir().join("runs"))
+        .expect("runs")
+        .collect();
+    assert_eq!(runs.len(), 1);
 
     let out = ghostlab_cmd(dir.path())
         .args(["lab", "--yes", "--gate", "min_pass=1"])
