@@ -28,7 +28,8 @@ pub struct Args {
     /// `--url` is a legacy HTTP+SSE endpoint (MCP 2024-11-05), not streamable HTTP.
     #[arg(long, requires = "url")]
     pub sse: bool,
-    /// An HTTP header `K=V`; write secrets as `${VAR}`, resolved from the environment.
+    /// An HTTP header `K=V`; write secrets as `${VAR}` in single quotes so the shell leaves them
+    /// for Ghostlab to resolve at connect time: `--header 'Authorization=Bearer ${TOKEN}'`.
     #[arg(long = "header", value_name = "K=V")]
     pub headers: Vec<String>,
     /// Working directory of a stdio server.
