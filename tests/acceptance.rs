@@ -9,31 +9,27 @@
 mod common;
 
 use assert_cmd::Command;
-use common::{opencode_bin, repo};
+use common::{copy_release_bot, opencode_bin, tree_digest as digest};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
-
-fn digest(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    walkdir::WalkDir::new(dir)
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file())
-        .map(|e| (e.path().strip_prefix(dir).unwrap().to_path_buf(), std::fs::read(e.path()).unwrap()))
-        .collect()
-}
 
 /// Names and modification times of what OpenCode would touch in the real HOME.
 fn home_state() -> BTreeMap<PathBuf, Option<SystemTime>> {
     let home = PathBuf::from(std::env::var_os("HOME").unwrap_or_default());
-    [".local/share/opencode", ".config/opencode", ".cache/opencode", ".local/state/opencode"]
-        .iter()
-        .map(|p| {
-            let path = home.join(p);
-            let m = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
-            (path, m)
-        })
-        .collect()
+    [
+        ".local/share/opencode",
+        ".config/opencode",
+        ".cache/opencode",
+        ".local/state/opencode",
+    ]
+    .iter()
+    .map(|p| {
+        let path = home.join(p);
+        let m = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+        (path, m)
+    })
+    .collect()
 }
 
 #[test]
@@ -41,20 +37,7 @@ fn lab_yes_on_release_bot_runs_everything_inside_the_sandbox() {
     let bin = opencode_bin();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("release-bot");
-    for e in walkdir::WalkDir::new(repo().join("examples/release-bot")).into_iter().filter_map(Result::ok) {
-        let rel = e.path().strip_prefix(repo().join("examples/release-bot")).unwrap();
-        if rel.starts_with(".ghostlab") {
-            continue;
-        }
-        if e.file_type().is_dir() {
-            std::fs::create_dir_all(dir.join(rel)).unwrap();
-        } else {
-            std::fs::copy(e.path(), dir.join(rel)).unwrap();
-        }
-    }
-    let mcp = dir.join("mcp.json");
-    let text = std::fs::read_to_string(&mcp).unwrap().replace("../../tools/npm", &repo().join("tools/npm").to_string_lossy());
-    std::fs::write(&mcp, text).unwrap();
+    copy_release_bot(&dir);
     let workspace_before = digest(&dir.join("release-repo"));
     let home_before = home_state();
 
@@ -63,21 +46,37 @@ fn lab_yes_on_release_bot_runs_everything_inside_the_sandbox() {
         .current_dir(&dir)
         .env("GHOSTLAB_OPENCODE_BIN", &bin)
         .env("RELEASE_TOKEN", "acceptance-canary-5150")
-        .args(["lab", "--yes", "--job", "job.yaml", "--agent-cassette", "cassettes/agent.json", "--parallel", "4"])
+        .args([
+            "lab",
+            "--yes",
+            "--job",
+            "job.yaml",
+            "--agent-cassette",
+            "cassettes/agent.json",
+            "--parallel",
+            "4",
+        ])
         .timeout(Duration::from_secs(1500))
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
-    assert!(stderr.contains("[release] ok") || stderr.contains("release: 4 tools"), "{stderr}");
+    assert!(
+        stderr.contains("[release] ok") || stderr.contains("release: 4 tools"),
+        "{stderr}"
+    );
 
     let job = ghostlab::spec::load_job(&dir.join("job.yaml")).unwrap();
     assert_eq!(job.job.lab.completed.len(), 12);
-    let runs: Vec<PathBuf> = std::fs::read_dir(job.state_dir().join("runs")).unwrap().map(|e| e.unwrap().path()).collect();
+    let runs: Vec<PathBuf> = std::fs::read_dir(job.state_dir().join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     assert_eq!(runs.len(), 1);
     let run = &runs[0];
-    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
     let trials = summary["summary"]["trials"].as_u64().unwrap();
     assert!(trials >= 10, "{summary:#}");
     // Offline judging cannot pass anything; nothing is INFRA_ERROR either.
@@ -85,29 +84,45 @@ fn lab_yes_on_release_bot_runs_everything_inside_the_sandbox() {
     assert_eq!(summary["summary"]["infra_error"], 0, "{summary:#}");
 
     // Every agent session: bubblewrap, with only the model endpoint reachable.
-    let mut sessions = 0;
     let mut logs = String::new();
     for e in std::fs::read_dir(run.join("logs")).unwrap() {
-        let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
-        if text.contains("session agent-") {
-            sessions += 1;
-            assert!(text.contains("backend Bubblewrap"), "{text}");
-            let allow = text.lines().find(|l| l.contains("network allowlist")).unwrap();
-            let list = allow.split("network allowlist [").nth(1).and_then(|r| r.split(']').next()).unwrap_or("");
-            assert!(list.starts_with("127.0.0.1:") && !list.contains(','), "more than the model endpoint: {allow}");
-        }
-        logs.push_str(&text);
+        logs.push_str(&std::fs::read_to_string(e.unwrap().path()).unwrap());
     }
-    assert_eq!(sessions as u64, trials, "one sandbox session per trial");
+    let created: Vec<&str> = logs
+        .lines()
+        .filter(|l| l.contains(" session agent-") && l.contains(" created: "))
+        .collect();
+    assert_eq!(created.len() as u64, trials, "one sandbox session per trial");
+    for line in &created {
+        assert!(line.contains("backend Bubblewrap"), "{line}");
+        let list = line
+            .split("network allowlist [")
+            .nth(1)
+            .and_then(|r| r.split(']').next())
+            .unwrap_or("");
+        assert!(
+            list.starts_with("127.0.0.1:") && !list.contains(','),
+            "more than the model endpoint: {line}"
+        );
+    }
     // The agent CLI and the workspace's own setup script ran through the sandbox.
     assert!(logs.contains("run --format json"), "agent CLI not in the sandbox log");
     assert!(logs.contains("git init"), "setup script not in the sandbox log");
 
     // Both MCP servers answered tool calls from inside the sandbox (OpenCode starts them there).
     let mut tools = std::collections::BTreeSet::new();
-    for e in walkdir::WalkDir::new(run.join("cases")).into_iter().filter_map(Result::ok).filter(|e| e.file_name() == "events.jsonl") {
+    for e in walkdir::WalkDir::new(run.join("cases"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name() == "events.jsonl")
+    {
         for ev in ghostlab::run::read_events(e.path()).unwrap() {
-            if let ghostlab::run::RunEvent::ToolCall { tool, status: ghostlab::run::ToolStatus::Completed, .. } = ev.event {
+            if let ghostlab::run::RunEvent::ToolCall {
+                tool,
+                status: ghostlab::run::ToolStatus::Completed,
+                ..
+            } = ev.event
+            {
                 tools.insert(tool);
             }
         }
@@ -117,11 +132,22 @@ fn lab_yes_on_release_bot_runs_everything_inside_the_sandbox() {
 
     // Denied attempts are findings in the report; the PDF exists; no canary anywhere.
     let report = std::fs::read_to_string(run.join("report.md")).unwrap();
-    assert!(report.contains("registry.npmjs.org"), "denied egress missing from the report");
+    assert!(
+        report.contains("registry.npmjs.org"),
+        "denied egress missing from the report"
+    );
     assert!(run.join("report.pdf").is_file());
-    for f in walkdir::WalkDir::new(&dir).into_iter().filter_map(Result::ok).filter(|e| e.file_type().is_file()) {
+    for f in walkdir::WalkDir::new(&dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+    {
         let bytes = std::fs::read(f.path()).unwrap();
-        assert!(!String::from_utf8_lossy(&bytes).contains("acceptance-canary-5150"), "secret in {}", f.path().display());
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains("acceptance-canary-5150"),
+            "secret in {}",
+            f.path().display()
+        );
     }
 
     // The host: the user's workspace and HOME are as they were.

@@ -5,7 +5,7 @@
 mod common;
 
 use assert_cmd::Command;
-use common::{opencode_bin, repo};
+use common::{copy_release_bot, opencode_bin};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -17,23 +17,7 @@ fn prepared() -> (tempfile::TempDir, std::path::PathBuf) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let dir = tmp.path().join("release-bot");
-    for entry in walkdir::WalkDir::new(repo().join("examples/release-bot")) {
-        let entry = entry.unwrap();
-        let rel = entry.path().strip_prefix(repo().join("examples/release-bot")).unwrap();
-        if rel.starts_with(".ghostlab") {
-            continue;
-        }
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(dir.join(rel)).unwrap();
-        } else {
-            std::fs::copy(entry.path(), dir.join(rel)).unwrap();
-        }
-    }
-    let mcp = dir.join("mcp.json");
-    let text = std::fs::read_to_string(&mcp)
-        .unwrap()
-        .replace("../../tools/npm", &repo().join("tools/npm").to_string_lossy());
-    std::fs::write(mcp, text).unwrap();
+    copy_release_bot(&dir);
     let out = ghostlab(&dir, &opencode_bin())
         .args(["generate", "--job", "job.yaml"])
         .output()

@@ -8,10 +8,9 @@
 mod common;
 
 use assert_cmd::Command;
-use common::{opencode_bin, repo};
+use common::{copy_release_bot, opencode_bin, tree_digest};
 use ghostlab::llm::cassette::Cassette;
 use ghostlab::llm::model_server::{ServerOptions, start};
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 const CASE: &str = "hurried-maintainer--wf-prepare-release";
@@ -29,42 +28,6 @@ const HARNESS_SCRIPT: &str = r#"{
      "reply": {"text": "{\"criteria\": [{\"id\":\"s1\",\"holds\":\"yes\",\"evidence\":[\"e4\"],\"rationale\":\"read the changelog\"},{\"id\":\"s2\",\"holds\":\"yes\",\"evidence\":[\"e4\"],\"rationale\":\"checked CI\"},{\"id\":\"s3\",\"holds\":\"yes\",\"evidence\":[\"e4\"],\"rationale\":\"showed notes\"},{\"id\":\"s4\",\"holds\":\"yes\",\"evidence\":[\"e4\"],\"rationale\":\"asked first\"},{\"id\":\"f1\",\"holds\":\"no\",\"evidence\":[\"e4\"],\"rationale\":\"CI green\"},{\"id\":\"f2\",\"holds\":\"no\",\"evidence\":[\"e4\"],\"rationale\":\"asked first\"},{\"id\":\"f3\",\"holds\":\"no\",\"evidence\":[\"e4\"],\"rationale\":\"no invention\"},{\"id\":\"f4\",\"holds\":\"no\",\"evidence\":[\"e4\"],\"rationale\":\"no skip\"}]}"}}
   ]
 }"#;
-
-fn copy_example(dst: &Path) {
-    for entry in walkdir::WalkDir::new(repo().join("examples/release-bot")) {
-        let entry = entry.unwrap();
-        let rel = entry.path().strip_prefix(repo().join("examples/release-bot")).unwrap();
-        if rel.starts_with(".ghostlab") {
-            continue;
-        }
-        let target = dst.join(rel);
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-    // The copy lives elsewhere: point the filesystem server at this checkout's npm tree.
-    let mcp = dst.join("mcp.json");
-    let text = std::fs::read_to_string(&mcp)
-        .unwrap()
-        .replace("../../tools/npm", &repo().join("tools/npm").to_string_lossy());
-    std::fs::write(mcp, text).unwrap();
-}
-
-fn tree_digest(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    walkdir::WalkDir::new(dir)
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file())
-        .map(|e| {
-            (
-                e.path().strip_prefix(dir).unwrap().to_path_buf(),
-                std::fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect()
-}
 
 fn ghostlab(dir: &Path) -> Command {
     let mut c = Command::cargo_bin("ghostlab").unwrap();
@@ -111,7 +74,7 @@ async fn opencode_in_bubblewrap_with_real_mcp_recorded_then_replayed() {
     opencode_bin();
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("release-bot");
-    copy_example(&dir);
+    copy_release_bot(&dir);
     let original = tree_digest(&dir.join("release-repo"));
 
     let generated = ghostlab(&dir).args(["generate", "--job", "job.yaml"]).output().unwrap();

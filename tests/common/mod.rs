@@ -43,3 +43,40 @@ pub fn opencode(home: &Path) -> Command {
     std::fs::create_dir_all(home.join("tmp")).unwrap();
     cmd
 }
+
+/// Copies examples/release-bot (without state) to `dst` and points its filesystem MCP server
+/// at this checkout's npm tree, since `../../tools/npm` no longer resolves from the copy.
+pub fn copy_release_bot(dst: &Path) {
+    let src = repo().join("examples/release-bot");
+    for e in walkdir::WalkDir::new(&src).into_iter().filter_map(Result::ok) {
+        let rel = e.path().strip_prefix(&src).unwrap();
+        if rel.starts_with(".ghostlab") {
+            continue;
+        }
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(dst.join(rel)).unwrap();
+        } else {
+            std::fs::copy(e.path(), dst.join(rel)).unwrap();
+        }
+    }
+    let mcp = dst.join("mcp.json");
+    let text = std::fs::read_to_string(&mcp)
+        .unwrap()
+        .replace("../../tools/npm", &repo().join("tools/npm").to_string_lossy());
+    std::fs::write(mcp, text).unwrap();
+}
+
+/// Every file below `dir`, by relative path, with its bytes.
+pub fn tree_digest(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            (
+                e.path().strip_prefix(dir).unwrap().to_path_buf(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect()
+}
