@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use super::CliError;
-use crate::lab::executors::{LabSuiteRunner, PipelineGenerator, SandboxedDiscovery};
+use crate::lab::executors::{EndpointModels, LabSuiteRunner, PipelineGenerator, SandboxedDiscovery};
 use crate::lab::headless::{HeadlessError, run_headless};
 use crate::lab::{ConfiguredModels, Lab, Proposer, RunOutcome, Saved, Seeds, store};
 use crate::spec::SandboxBackend;
@@ -78,7 +78,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let proposer = Proposer {
         job_file: args.job.clone(),
         seeds,
-        models: Arc::new(ConfiguredModels),
+        models: Arc::new(EndpointModels),
         generator: Arc::new(PipelineGenerator),
     };
     let runtime = tokio::runtime::Runtime::new()?;

@@ -224,3 +224,43 @@ impl SuiteRunner for LabSuiteRunner {
         })
     }
 }
+
+/// Models the person can pick: those the job names, then those each configured
+/// OpenAI-compatible endpoint actually serves (`GET /models`), listed only when a credential
+/// for it is set (or the endpoint is on loopback and needs none).
+pub struct EndpointModels;
+
+impl super::traits::ModelCatalog for EndpointModels {
+    fn models(&self, job: Job) -> BoxFuture<'static, Result<Vec<String>, String>> {
+        Box::pin(async move {
+            let mut out = super::traits::ConfiguredModels.models(job.clone()).await?;
+            let mut endpoints: Vec<(String, String)> = Vec::new();
+            for (id, p) in &job.agent.runtime.provider {
+                if let Some(url) = p.options.get("baseURL").and_then(Value::as_str) {
+                    endpoints.push((id.clone(), url.to_string()));
+                }
+            }
+            let g = &job.generation;
+            for role in [&g.proposer, &g.emulator, &g.judge] {
+                if let Some(url) = &role.base_url {
+                    endpoints.push(("openai".into(), url.clone()));
+                }
+            }
+            endpoints.dedup();
+            for (provider, url) in endpoints {
+                let loopback = url.contains("://127.0.0.1") || url.contains("://localhost") || url.contains("://[::1]");
+                let key = crate::llm::credentials::lookup_async(&provider).await.ok().flatten();
+                if key.is_none() && !loopback {
+                    continue;
+                }
+                let served = crate::llm::models::list_models(&url, key.as_ref().map(|k| k.secret.expose()), std::time::Duration::from_secs(5)).await;
+                if let Ok(models) = served {
+                    out.extend(models.into_iter().map(|m| format!("{provider}/{m}")));
+                }
+            }
+            let mut seen = std::collections::HashSet::new();
+            out.retain(|m| seen.insert(m.clone()));
+            Ok(out)
+        })
+    }
+}
