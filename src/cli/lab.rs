@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::CliError;
 use crate::lab::executors::{EndpointModels, LabSuiteRunner, PipelineGenerator, SandboxedDiscovery};
 use crate::lab::headless::{HeadlessError, run_headless};
-use crate::lab::{ConfiguredModels, Lab, Proposer, RunOutcome, Saved, Seeds, store};
+use crate::lab::{Lab, Proposer, RunOutcome, Saved, Seeds, store};
 use crate::spec::SandboxBackend;
 use crate::tui::{Theme, TuiOutcome, run_tui};
 
