@@ -46,7 +46,7 @@ fn exec_prints_output_and_exits_with_the_command_code() {
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("to-stderr"));
     // The user's workspace is untouched and the role log exists.
-    assert!(d.path().join(".ghostlab/sandbox/sandbox-agent.log").is_file());
+    assert!(session_log(&d.path().join(".ghostlab/sandbox"), "agent").is_file());
 }
 
 #[test]
@@ -148,4 +148,15 @@ fn a_prepared_command_can_be_spawned_twice() {
         }
         s.delete().await.unwrap();
     });
+}
+
+/// The one `sandbox-<role>-<session>.log` in `dir`.
+fn session_log(dir: &std::path::Path, role: &str) -> std::path::PathBuf {
+    let logs: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(&format!("sandbox-{role}-")))
+        .collect();
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    logs[0].clone()
 }

@@ -88,7 +88,7 @@ fn openshell_backend_with_fake_cli() {
         let env = std::fs::read_to_string(root.join("sandbox/.ghostlab/env")).unwrap();
         assert!(env.contains("API_TOKEN='tok-secret-it'\\''s-42'"), "{env}");
         assert!(env.contains("HOME='/sandbox/home'"));
-        let log = std::fs::read_to_string(logs.join("sandbox-agent.log")).unwrap();
+        let log = std::fs::read_to_string(session_log(&logs, "agent")).unwrap();
         assert!(!log.contains("tok-secret"), "a value reached the session log");
 
         // No gateway: a clear error, never a fallback.
@@ -101,4 +101,15 @@ fn openshell_backend_with_fake_cli() {
         assert!(matches!(err, SandboxError::Unavailable(_)), "{msg}");
         assert!(msg.contains("gateway unreachable"), "{msg}");
     });
+}
+
+/// The one `sandbox-<role>-<session>.log` in `dir`.
+fn session_log(dir: &std::path::Path, role: &str) -> std::path::PathBuf {
+    let logs: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(&format!("sandbox-{role}-")))
+        .collect();
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    logs[0].clone()
 }

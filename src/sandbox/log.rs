@@ -1,4 +1,4 @@
-//! The per-role session log (`sandbox-<role>.log`): what was run, what was denied, which
+//! The per-role session log (`sandbox-<role>-<session>.log`): what was run, what was denied, which
 //! limits were hit. Rewritten atomically on every entry.
 //!
 //! It never contains an environment value: every line passes through the redactor.

@@ -32,7 +32,7 @@ pub enum Role {
 }
 
 impl Role {
-    /// The lowercase name used in file names (`sandbox-<role>.log`).
+    /// The lowercase name used in file names (`sandbox-<role>-<session>.log`).
     pub fn as_str(self) -> &'static str {
         match self {
             Role::Agent => "agent",

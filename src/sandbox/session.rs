@@ -45,7 +45,7 @@ pub struct ExecOptions {
 /// Settings a session is created with besides the policy.
 #[derive(Debug, Clone)]
 pub struct SessionConfig {
-    /// Folder for `sandbox-<role>.log`.
+    /// Folder for `sandbox-<role>-<session>.log`.
     pub log_dir: PathBuf,
     /// The executable that implements `__egress-bridge` (the ghostlab binary).
     pub bridge_exe: Option<PathBuf>,
@@ -84,7 +84,8 @@ impl Session {
         let layout = Layout::new(&dir);
         let mut secrets: Vec<String> = policy.env_values.values().cloned().collect();
         secrets.extend(policy.env_allowlist.iter().filter_map(|k| std::env::var(k).ok()));
-        let log_path = cfg.log_dir.join(format!("sandbox-{}.log", role.as_str()));
+        // One file per session (`sandbox-agent-1a2b3c4d.log`): a run has many sessions per role.
+        let log_path = cfg.log_dir.join(format!("sandbox-{id}.log"));
         let header = format!(
             "session {id} created: backend {:?}, workdir {}, network {}, limits {:?}",
             policy.backend,
@@ -145,7 +146,7 @@ impl Session {
         &self.layout.dir
     }
 
-    /// The path of `sandbox-<role>.log`.
+    /// The path of `sandbox-<role>-<session>.log`.
     pub fn log_path(&self) -> &Path {
         self.log.path()
     }
@@ -380,7 +381,7 @@ impl Session {
         result
     }
 
-    /// Waits until `sandbox-<role>.log` on disk holds every line so far.
+    /// Waits until `sandbox-<role>-<session>.log` on disk holds every line so far.
     pub fn flush_log(&self) -> Result<(), SandboxError> {
         self.log
             .flush()
