@@ -251,7 +251,7 @@ fn entry(e: &Envelope, r: &Redactor) -> Option<Entry> {
             let mut args = arguments.clone();
             r.redact_value(&mut args);
             let args = serde_json::to_string_pretty(&args).unwrap_or_default();
-            Some(Entry::Tool {
+            Some(Entry::Tool(ToolCall {
                 seq,
                 turn: *turn,
                 tool: red(r, tool),
@@ -259,7 +259,7 @@ fn entry(e: &Envelope, r: &Redactor) -> Option<Entry> {
                 arguments: truncate(&red(r, &args), MAX_TOOL_TEXT),
                 result: truncate(&red(r, result), MAX_TOOL_TEXT),
                 latency_ms: *latency_ms,
-            })
+            }))
         }
         RunEvent::CaseStarted { .. } | RunEvent::ModelCall { .. } | RunEvent::CaseFinished { .. } => None,
         RunEvent::SandboxReady { role, backend, .. } => note(None, format!("sandbox ready for {role:?} ({backend})")),

@@ -5,7 +5,7 @@
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-use super::model::{Critique, Entry, Finding, ToolStats, TrialReport};
+use super::model::{Critique, Entry, Finding, ToolCall, ToolStats, TrialReport};
 use crate::redact::Redactor;
 
 /// A tool call slower than this is reported as slow.
@@ -22,40 +22,32 @@ pub fn build_critique(
     let mut findings = Vec::new();
     for t in trials {
         findings.extend(trial_findings(t));
-        let mut prev: Option<(&str, &str, u32)> = None;
+        let mut prev: Option<&ToolCall> = None;
         for e in &t.entries {
-            let Entry::Tool {
-                tool,
-                status,
-                arguments,
-                latency_ms,
-                turn,
-                ..
-            } = e
-            else {
+            let Entry::Tool(call) = e else {
                 continue;
             };
-            let (s, total) = stats.entry(tool.clone()).or_insert_with(|| {
+            let (s, total) = stats.entry(call.tool.clone()).or_insert_with(|| {
                 (
                     ToolStats {
-                        tool: tool.clone(),
+                        tool: call.tool.clone(),
                         ..Default::default()
                     },
                     0,
                 )
             });
             s.calls += 1;
-            *total += latency_ms;
-            s.max_ms = s.max_ms.max(*latency_ms);
-            match status.as_str() {
+            *total += call.latency_ms;
+            s.max_ms = s.max_ms.max(call.latency_ms);
+            match call.status.as_str() {
                 "Error" => s.errors += 1,
                 "DeniedByHost" => s.denied += 1,
                 _ => {}
             }
-            if prev.is_some_and(|(pt, pa, pturn)| pt == tool && pa == arguments && pturn == *turn) {
+            if prev.is_some_and(|p| call.repeats(p)) {
                 s.retries += 1;
             }
-            prev = Some((tool, arguments, *turn));
+            prev = Some(call);
         }
     }
     let tools = stats
@@ -90,58 +82,56 @@ pub fn build_critique(
 /// Findings of one trial, in transcript order.
 pub fn trial_findings(t: &TrialReport) -> Vec<Finding> {
     let mut out = Vec::new();
-    let mut prev: Option<(&str, &str, u32)> = None;
+    let mut prev: Option<&ToolCall> = None;
     let at = |seq: u64| format!("{} · trial {} · e{seq}", t.case_id, t.trial);
     for e in &t.entries {
         match e {
-            Entry::Tool {
-                seq,
-                turn,
-                tool,
-                status,
-                arguments,
-                result,
-                latency_ms,
-            } => {
-                let first = result
+            Entry::Tool(call) => {
+                let first = call
+                    .result
                     .lines()
                     .next()
                     .unwrap_or("")
                     .chars()
                     .take(160)
                     .collect::<String>();
-                if status == "Error" {
-                    out.push(finding("error", tool, format!("returned an error: {first}"), at(*seq)));
+                if call.status == "Error" {
+                    out.push(finding(
+                        "error",
+                        &call.tool,
+                        format!("returned an error: {first}"),
+                        at(call.seq),
+                    ));
                 }
-                if status == "DeniedByHost" {
+                if call.status == "DeniedByHost" {
                     out.push(finding(
                         "warning",
-                        tool,
+                        &call.tool,
                         "was denied by the host's permissions; the agent tried a tool it may not use".into(),
-                        at(*seq),
+                        at(call.seq),
                     ));
                 }
-                if prev.is_some_and(|(pt, pa, pturn)| pt == tool && pa == arguments && pturn == *turn) {
+                if prev.is_some_and(|p| call.repeats(p)) {
                     out.push(finding(
                         "warning",
-                        tool,
+                        &call.tool,
                         "was called again with the same arguments in the same turn (a retry: unclear result or error text?)".into(),
-                        at(*seq),
+                        at(call.seq),
                     ));
                 }
-                if *latency_ms > SLOW_CALL_MS {
+                if call.latency_ms > SLOW_CALL_MS {
                     out.push(finding(
                         "note",
-                        tool,
+                        &call.tool,
                         format!(
                             "took {:.1} s (slower than {} s)",
-                            *latency_ms as f64 / 1000.0,
+                            call.latency_ms as f64 / 1000.0,
                             SLOW_CALL_MS / 1000
                         ),
-                        at(*seq),
+                        at(call.seq),
                     ));
                 }
-                prev = Some((tool, arguments, *turn));
+                prev = Some(call);
             }
             Entry::Note { seq, text, .. } if text.starts_with("the user refused") => {
                 out.push(finding("note", "—", text.clone(), at(*seq)));
@@ -162,7 +152,7 @@ fn finding(severity: &str, tool: &str, message: String, location: String) -> Fin
 }
 
 fn text(v: &Value, key: &str) -> String {
-    v.get(key).map(super::model::scalar).unwrap_or_default()
+    v.get(key).map(super::generated::scalar).unwrap_or_default()
 }
 
 fn contract_of(c: &Value, r: &Redactor) -> Vec<Finding> {
@@ -203,8 +193,8 @@ fn labels_of(c: &Value, r: &Redactor) -> Vec<(String, String)> {
                 .flatten()
                 .map(|l| {
                     l.get("label")
-                        .map(super::model::scalar)
-                        .unwrap_or_else(|| super::model::scalar(l))
+                        .map(super::generated::scalar)
+                        .unwrap_or_else(|| super::generated::scalar(l))
                 })
                 .collect();
             let effect = text(t, "effect");

@@ -174,3 +174,79 @@ fn item_of(v: &Value) -> Item {
         details,
     }
 }
+
+/// A readable outline of any JSON value: keys become lines, nested values indent.
+pub(super) fn outline(value: &Value, depth: usize, out: &mut Vec<(usize, String)>) {
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                match v {
+                    Value::Object(_) | Value::Array(_) if !is_flat(v) => {
+                        out.push((depth, format!("{k}:")));
+                        outline(v, depth + 1, out);
+                    }
+                    _ => out.push((depth, format!("{k}: {}", scalar(v)))),
+                }
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                if is_flat(item) {
+                    out.push((depth, format!("- {}", scalar(item))));
+                } else {
+                    let mut inner = Vec::new();
+                    outline(item, depth + 1, &mut inner);
+                    if let Some(first) = inner.first_mut() {
+                        first.0 = depth;
+                        first.1 = format!("- {}", first.1);
+                    }
+                    out.extend(inner);
+                }
+            }
+        }
+        other => out.push((depth, scalar(other))),
+    }
+}
+
+fn is_flat(v: &Value) -> bool {
+    match v {
+        Value::Array(a) => a.iter().all(|x| !x.is_object() && !x.is_array()) && scalar(v).chars().count() < 160,
+        Value::Object(m) => m.is_empty(),
+        _ => true,
+    }
+}
+
+/// A scalar (or a short array of scalars) as one line.
+pub(super) fn scalar(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "—".into(),
+        Value::Array(a) => a.iter().map(scalar).collect::<Vec<_>>().join(", "),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outline_indents_nested_values() {
+        let mut out = Vec::new();
+        outline(
+            &serde_json::json!({"purpose": "p", "risks": [{"id": "r1", "why": "w"}], "tags": ["a", "b"]}),
+            0,
+            &mut out,
+        );
+        assert_eq!(
+            out,
+            vec![
+                (0, "purpose: p".to_string()),
+                (0, "risks:".into()),
+                (1, "- id: r1".into()),
+                (2, "why: w".into()),
+                (0, "tags: a, b".into()),
+            ]
+        );
+    }
+}

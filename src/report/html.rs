@@ -6,8 +6,8 @@
 use std::fmt::Write;
 
 use super::chart::chart_svg;
-use super::markdown::{pct, tokens};
 use super::model::*;
+use super::tables::{self, Table};
 use crate::judge::Verdict;
 
 const CSS: &str = "
@@ -49,25 +49,31 @@ fn badge(v: Option<Verdict>) -> String {
     format!("<span class=\"badge {class}\">{label}</span>")
 }
 
-fn table(o: &mut String, headers: &[&str], rows: &[Vec<String>]) {
+fn table(o: &mut String, t: &Table) {
+    cells(o, t, None);
+    o.push('\n');
+}
+
+/// The `<table>` element; every cell is escaped except column `html`, already markup.
+fn cells(o: &mut String, t: &Table, html: Option<usize>) {
     o.push_str("<table><tr>");
-    for h in headers {
+    for h in &t.headers {
         let _ = write!(o, "<th>{}</th>", esc(h));
     }
     o.push_str("</tr>");
-    for row in rows {
+    for row in &t.rows {
         o.push_str("<tr>");
-        for c in row {
-            let _ = write!(o, "<td>{}</td>", esc(c));
+        for (i, c) in row.iter().enumerate() {
+            let c = if Some(i) == html { c.clone() } else { esc(c) };
+            let _ = write!(o, "<td>{c}</td>");
         }
         o.push_str("</tr>");
     }
-    o.push_str("</table>\n");
+    o.push_str("</table>");
 }
 
 fn kv(o: &mut String, rows: &[(String, String)]) {
-    let rows: Vec<Vec<String>> = rows.iter().map(|(k, v)| vec![k.clone(), v.clone()]).collect();
-    table(o, &["Setting", "Value"], &rows);
+    table(o, &tables::settings(rows));
 }
 
 fn h2(o: &mut String, i: usize) {
@@ -125,23 +131,8 @@ fn summary(o: &mut String, r: &Report) {
         let _ = write!(o, "<li>{}</li>", esc(reason));
     }
     o.push_str("</ul>");
-    match &s.figures {
-        Some(f) => table(
-            o,
-            &["Metric", "Value"],
-            &[
-                vec!["pass@1".into(), pct(f.pass_at_1)],
-                vec!["pass^k".into(), pct(f.pass_hat_k)],
-                vec!["Cases / trials".into(), format!("{} / {}", f.cases, f.trials)],
-                vec!["PASS".into(), f.pass.to_string()],
-                vec!["FAIL".into(), f.fail.to_string()],
-                vec!["INCONCLUSIVE".into(), f.inconclusive.to_string()],
-                vec!["INFRA_ERROR".into(), f.infra_error.to_string()],
-                vec!["Flaky cases".into(), f.flaky_cases.join(", ")],
-                vec!["Tokens (agent / emulator / judge)".into(), tokens(&s.tokens)],
-                vec!["Cost".into(), format!("${:.4}", s.tokens.cost_usd)],
-            ],
-        ),
+    match tables::figures(s, "") {
+        Some(t) => table(o, &t),
         None => o.push_str("<p>The run has no summary.json: it did not finish.</p>"),
     }
     o.push_str("<h3>Verdicts per scenario</h3>");
@@ -155,24 +146,7 @@ fn config(o: &mut String, r: &Report) {
     o.push_str("<h3>Agent</h3>");
     kv(o, &c.agent);
     o.push_str("<h3>MCP servers</h3>");
-    let rows: Vec<Vec<String>> = c
-        .mcps
-        .iter()
-        .map(|m| {
-            vec![
-                m.name.clone(),
-                m.transport.clone(),
-                m.target.clone(),
-                m.env.clone(),
-                m.enabled.to_string(),
-            ]
-        })
-        .collect();
-    table(
-        o,
-        &["Server", "Transport", "Command / URL", "Env / headers", "Enabled"],
-        &rows,
-    );
+    table(o, &tables::mcp_servers(&c.mcps));
     let _ = writeln!(
         o,
         "<p>Resolved agent block (secrets masked, <code>${{VAR}}</code> references kept):</p><pre>{}</pre>",
@@ -184,19 +158,7 @@ fn config(o: &mut String, r: &Report) {
         o.push_str("<p>Denied egress attempts: none.</p>");
     } else {
         o.push_str("<p>Denied egress attempts:</p>");
-        let rows: Vec<Vec<String>> = c
-            .denied
-            .iter()
-            .map(|d| {
-                vec![
-                    d.case.clone(),
-                    d.trial.to_string(),
-                    format!("{}:{}", d.host, d.port),
-                    d.at.clone(),
-                ]
-            })
-            .collect();
-        table(o, &["Case", "Trial", "Destination", "At"], &rows);
+        table(o, &tables::denied_egress(&c.denied));
     }
 }
 
@@ -221,28 +183,13 @@ fn people(o: &mut String, r: &Report) {
     h2(o, 3);
     for (name, sec) in [("Personas", &r.personas), ("Scenarios", &r.scenarios)] {
         let _ = writeln!(o, "<h3>{name}</h3><p class=\"meta\">Source: {}</p>", esc(&sec.source));
-        let rows: Vec<Vec<String>> = sec
-            .items
-            .iter()
-            .map(|it| {
-                let details: Vec<String> = it.details.iter().map(|(k, v)| format!("{k}: {v}")).collect();
-                vec![
-                    it.id.clone(),
-                    it.title.clone(),
-                    it.description.clone(),
-                    it.why.clone(),
-                    details.join("\n"),
-                ]
-            })
-            .collect();
-        table(o, &["Id", "Name", "Description", "Why generated", "Details"], &rows);
+        table(o, &tables::items(&sec.items));
     }
     let d = &r.dataset;
     o.push_str("<h3>Dataset</h3>");
     if d.present {
         let _ = writeln!(o, "<p class=\"meta\">Source: {}</p>", esc(&d.file));
-        let rows: Vec<Vec<String>> = d.cases.iter().map(|c| c.to_vec()).collect();
-        table(o, &["Case", "Persona", "Scenario", "Status", "Note"], &rows);
+        table(o, &tables::dataset(d));
     } else {
         let _ = writeln!(
             o,
@@ -294,22 +241,17 @@ fn transcripts(o: &mut String, r: &Report) {
                         esc(text)
                     );
                 }
-                Entry::Tool {
-                    seq,
-                    turn,
-                    tool,
-                    status,
-                    arguments,
-                    result,
-                    latency_ms,
-                } => {
+                Entry::Tool(c) => {
                     let _ = writeln!(
                         o,
-                        "<div class=\"turn tool\" id=\"{id}\"><div class=\"who\">e{seq} · turn {turn} · tool <code>{}</code> · {} · {latency_ms} ms</div><div class=\"lbl\">arguments</div><pre>{}</pre><div class=\"lbl\">result</div><pre>{}</pre></div>",
-                        esc(tool),
-                        esc(status),
-                        esc(arguments),
-                        esc(result)
+                        "<div class=\"turn tool\" id=\"{id}\"><div class=\"who\">e{} · turn {} · tool <code>{}</code> · {} · {} ms</div><div class=\"lbl\">arguments</div><pre>{}</pre><div class=\"lbl\">result</div><pre>{}</pre></div>",
+                        c.seq,
+                        c.turn,
+                        esc(&c.tool),
+                        esc(&c.status),
+                        c.latency_ms,
+                        esc(&c.arguments),
+                        esc(&c.result)
                     );
                 }
                 Entry::Note { seq, text, .. } => {
@@ -334,38 +276,17 @@ fn verdicts(o: &mut String, r: &Report) {
         for reason in &t.reasons {
             let _ = write!(o, "<li>{}</li>", esc(reason));
         }
-        o.push_str("</ul><table><tr><th>Id</th><th>Kind</th><th>Criterion</th><th>Answer</th><th>Rationale</th><th>Evidence</th></tr>");
-        for c in &t.criteria {
-            let links: Vec<String> = c
-                .evidence
-                .iter()
-                .map(|e| {
-                    if t.has_event(e) {
-                        let turn = t.turn_of(e).map(|n| format!(" (turn {n})")).unwrap_or_default();
-                        format!("<a href=\"#{}-{}\">{}{}</a>", t.anchor, esc(e), esc(e), turn)
-                    } else {
-                        format!("{} (no such event)", esc(e))
-                    }
-                })
-                .collect();
-            let _ = write!(
-                o,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                esc(&c.id),
-                esc(&c.kind),
-                esc(&c.text),
-                esc(&c.answer),
-                esc(&c.rationale),
-                links.join(", ")
-            );
-        }
-        o.push_str("</table>");
-        let rows: Vec<Vec<String>> = t
-            .checks
-            .iter()
-            .map(|c| vec![c.name.clone(), c.outcome.clone(), c.detail.clone()])
-            .collect();
-        table(o, &["Check", "Outcome", "Detail"], &rows);
+        o.push_str("</ul>");
+        let link = |e: &str| {
+            if t.has_event(e) {
+                let turn = t.turn_of(e).map(|n| format!(" (turn {n})")).unwrap_or_default();
+                format!("<a href=\"#{}-{}\">{}{}</a>", t.anchor, esc(e), esc(e), turn)
+            } else {
+                format!("{} (no such event)", esc(e))
+            }
+        };
+        cells(o, &tables::criteria(t, link, ""), Some(5));
+        table(o, &tables::checks(&t.checks));
         let _ = writeln!(o, "<p><a href=\"#{}\">transcript</a></p>", t.anchor);
     }
 }
@@ -374,31 +295,12 @@ fn critique(o: &mut String, r: &Report) {
     let c = &r.critique;
     h2(o, 6);
     o.push_str("<h3>Tool usage</h3>");
-    let rows: Vec<Vec<String>> = c
-        .tools
-        .iter()
-        .map(|s| {
-            vec![
-                s.tool.clone(),
-                s.calls.to_string(),
-                s.errors.to_string(),
-                s.denied.to_string(),
-                s.retries.to_string(),
-                s.mean_ms.to_string(),
-                s.max_ms.to_string(),
-            ]
-        })
-        .collect();
-    table(
-        o,
-        &["Tool", "Calls", "Errors", "Denied", "Retries", "Mean ms", "Max ms"],
-        &rows,
-    );
+    table(o, &tables::tool_usage(&c.tools));
     o.push_str("<h3>Findings from the transcripts</h3>");
     if c.findings.is_empty() {
         o.push_str("<p>No tool errors, denied calls, retries or slow calls.</p>");
     } else {
-        findings(o, &c.findings);
+        table(o, &tables::findings(&c.findings));
     }
     let _ = writeln!(
         o,
@@ -406,27 +308,11 @@ fn critique(o: &mut String, r: &Report) {
         esc(&c.contract_note)
     );
     if !c.contract.is_empty() {
-        findings(o, &c.contract);
+        table(o, &tables::findings(&c.contract));
     }
     if !c.risk_labels.is_empty() {
-        let rows: Vec<Vec<String>> = c.risk_labels.iter().map(|(t, l)| vec![t.clone(), l.clone()]).collect();
-        table(o, &["Tool", "Risk labels"], &rows);
+        table(o, &tables::risk_labels(&c.risk_labels));
     }
-}
-
-fn findings(o: &mut String, f: &[Finding]) {
-    let rows: Vec<Vec<String>> = f
-        .iter()
-        .map(|f| {
-            vec![
-                f.severity.clone(),
-                f.tool.clone(),
-                f.message.clone(),
-                f.location.clone(),
-            ]
-        })
-        .collect();
-    table(o, &["Severity", "Tool", "Finding", "Where"], &rows);
 }
 
 fn gates(o: &mut String, r: &Report) {
@@ -434,20 +320,7 @@ fn gates(o: &mut String, r: &Report) {
     if r.gates.gates.is_empty() {
         o.push_str("<p>No gates configured in review.gates.</p>");
     } else {
-        let rows: Vec<Vec<String>> = r
-            .gates
-            .gates
-            .iter()
-            .map(|g| {
-                vec![
-                    g.gate.clone(),
-                    g.required.clone(),
-                    g.actual.clone(),
-                    if g.met { "met" } else { "NOT met" }.into(),
-                ]
-            })
-            .collect();
-        table(o, &["Gate", "Required", "Actual", "Result"], &rows);
+        table(o, &tables::gates(&r.gates.gates));
     }
     let class = if r.summary.readiness.ready { "yes" } else { "no" };
     let _ = writeln!(

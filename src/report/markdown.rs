@@ -5,6 +5,7 @@
 use std::fmt::Write;
 
 use super::model::*;
+use super::tables::{self, Table};
 
 /// The whole report as Markdown.
 pub fn render_markdown(r: &Report) -> String {
@@ -44,7 +45,7 @@ pub fn render_critique_markdown(r: &Report, trial: Option<usize>) -> String {
             if findings.is_empty() {
                 o.push_str("No tool errors, denied calls, retries or slow calls in this trial.\n");
             } else {
-                findings_table(&mut o, &findings);
+                table(&mut o, &tables::findings(&findings));
             }
         }
         None => {
@@ -78,10 +79,10 @@ fn cell(s: &str) -> String {
     md_text(s).replace('|', "\\|").replace('\n', " ")
 }
 
-fn table(o: &mut String, headers: &[&str], rows: &[Vec<String>]) {
-    let _ = writeln!(o, "| {} |", headers.join(" | "));
-    let _ = writeln!(o, "|{}", "---|".repeat(headers.len()));
-    for row in rows {
+fn table(o: &mut String, t: &Table) {
+    let _ = writeln!(o, "| {} |", t.headers.join(" | "));
+    let _ = writeln!(o, "|{}", "---|".repeat(t.headers.len()));
+    for row in &t.rows {
         let cells: Vec<String> = row.iter().map(|c| cell(c)).collect();
         let _ = writeln!(o, "| {} |", cells.join(" | "));
     }
@@ -89,8 +90,7 @@ fn table(o: &mut String, headers: &[&str], rows: &[Vec<String>]) {
 }
 
 fn kv(o: &mut String, rows: &[(String, String)]) {
-    let rows: Vec<Vec<String>> = rows.iter().map(|(k, v)| vec![k.clone(), v.clone()]).collect();
-    table(o, &["Setting", "Value"], &rows);
+    table(o, &tables::settings(rows));
 }
 
 fn fence(o: &mut String, lang: &str, text: &str) {
@@ -111,62 +111,13 @@ fn summary(o: &mut String, r: &Report) {
         let _ = writeln!(o, "- {reason}");
     }
     o.push('\n');
-    match &s.figures {
-        Some(f) => table(
-            o,
-            &["Metric", "Value"],
-            &[
-                vec!["pass@1".into(), pct(f.pass_at_1)],
-                vec!["pass^k".into(), pct(f.pass_hat_k)],
-                vec!["Cases / trials".into(), format!("{} / {}", f.cases, f.trials)],
-                vec!["PASS".into(), f.pass.to_string()],
-                vec!["FAIL".into(), f.fail.to_string()],
-                vec!["INCONCLUSIVE".into(), f.inconclusive.to_string()],
-                vec!["INFRA_ERROR".into(), f.infra_error.to_string()],
-                vec!["Flaky cases".into(), list_or_dash(&f.flaky_cases)],
-                vec!["Tokens (agent / emulator / judge)".into(), tokens(&s.tokens)],
-                vec!["Cost".into(), format!("${:.4}", s.tokens.cost_usd)],
-            ],
-        ),
+    match tables::figures(s, "—") {
+        Some(t) => table(o, &t),
         None => o.push_str("The run has no summary.json: it did not finish.\n\n"),
     }
     o.push_str("Verdicts per scenario:\n\n");
-    let rows: Vec<Vec<String>> = s
-        .chart
-        .iter()
-        .map(|b| {
-            vec![
-                b.scenario.clone(),
-                b.pass.to_string(),
-                b.fail.to_string(),
-                b.inconclusive.to_string(),
-                b.infra_error.to_string(),
-            ]
-        })
-        .collect();
-    table(o, &["Scenario", "PASS", "FAIL", "INCONCLUSIVE", "INFRA_ERROR"], &rows);
+    table(o, &tables::scenario_verdicts(&s.chart));
     kv(o, &s.manifest);
-}
-
-/// A percentage with one decimal.
-pub fn pct(x: f64) -> String {
-    format!("{:.1}%", x * 100.0)
-}
-
-/// `agent / emulator / judge (total)` token figures.
-pub fn tokens(t: &TokenTotals) -> String {
-    format!(
-        "{} / {} / {} ({} total, {} model calls)",
-        t.agent_tokens,
-        t.emulator_tokens,
-        t.judge_tokens,
-        t.total(),
-        t.model_calls
-    )
-}
-
-fn list_or_dash(v: &[String]) -> String {
-    if v.is_empty() { "—".into() } else { v.join(", ") }
 }
 
 fn config(o: &mut String, r: &Report) {
@@ -175,24 +126,7 @@ fn config(o: &mut String, r: &Report) {
     o.push_str("### Agent\n\n");
     kv(o, &c.agent);
     o.push_str("### MCP servers\n\n");
-    let rows: Vec<Vec<String>> = c
-        .mcps
-        .iter()
-        .map(|m| {
-            vec![
-                m.name.clone(),
-                m.transport.clone(),
-                m.target.clone(),
-                m.env.clone(),
-                m.enabled.to_string(),
-            ]
-        })
-        .collect();
-    table(
-        o,
-        &["Server", "Transport", "Command / URL", "Env / headers", "Enabled"],
-        &rows,
-    );
+    table(o, &tables::mcp_servers(&c.mcps));
     o.push_str("Resolved agent block (secrets masked, `${VAR}` references kept):\n\n");
     fence(o, "yaml", c.agent_yaml.trim_end());
     o.push_str("### Sandbox provenance\n\n");
@@ -200,19 +134,7 @@ fn config(o: &mut String, r: &Report) {
     if c.denied.is_empty() {
         o.push_str("Denied egress attempts: none.\n\n");
     } else {
-        let rows: Vec<Vec<String>> = c
-            .denied
-            .iter()
-            .map(|d| {
-                vec![
-                    d.case.clone(),
-                    d.trial.to_string(),
-                    format!("{}:{}", d.host, d.port),
-                    d.at.clone(),
-                ]
-            })
-            .collect();
-        table(o, &["Case", "Trial", "Destination", "At"], &rows);
+        table(o, &tables::denied_egress(&c.denied));
     }
 }
 
@@ -245,9 +167,8 @@ fn people(o: &mut String, r: &Report) {
     let d = &r.dataset;
     o.push_str("### Dataset\n\n");
     if d.present {
-        let rows: Vec<Vec<String>> = d.cases.iter().map(|c| c.to_vec()).collect();
         let _ = writeln!(o, "Source: {}\n", d.file);
-        table(o, &["Case", "Persona", "Scenario", "Status", "Note"], &rows);
+        table(o, &tables::dataset(d));
     } else {
         let _ = writeln!(o, "{} not generated (run `ghostlab dataset`).\n", d.file);
     }
@@ -293,23 +214,16 @@ fn transcripts(o: &mut String, r: &Report) {
                         quote(text)
                     );
                 }
-                Entry::Tool {
-                    seq,
-                    turn,
-                    tool,
-                    status,
-                    arguments,
-                    result,
-                    latency_ms,
-                } => {
+                Entry::Tool(c) => {
                     let _ = writeln!(
                         o,
-                        "**[e{seq}] turn {turn} · tool `{tool}`** — {status}, {latency_ms} ms\n"
+                        "**[e{}] turn {} · tool `{}`** — {}, {} ms\n",
+                        c.seq, c.turn, c.tool, c.status, c.latency_ms
                     );
                     o.push_str("Arguments:\n\n");
-                    fence(o, "json", arguments);
+                    fence(o, "json", &c.arguments);
                     o.push_str("Result:\n\n");
-                    fence(o, "text", result);
+                    fence(o, "text", &c.result);
                 }
                 Entry::Note { seq, text, .. } => {
                     let _ = writeln!(o, "*[e{seq}] {text}*\n");
@@ -340,86 +254,25 @@ fn verdicts(o: &mut String, r: &Report) {
             let _ = writeln!(o, "- {reason}");
         }
         o.push('\n');
-        let rows: Vec<Vec<String>> = t
-            .criteria
-            .iter()
-            .map(|c| {
-                let ev: Vec<String> = c
-                    .evidence
-                    .iter()
-                    .map(|e| match t.turn_of(e) {
-                        Some(turn) => format!("{e} (turn {turn})"),
-                        None => e.clone(),
-                    })
-                    .collect();
-                vec![
-                    c.id.clone(),
-                    c.kind.clone(),
-                    c.text.clone(),
-                    c.answer.clone(),
-                    c.rationale.clone(),
-                    list_or_dash(&ev),
-                ]
-            })
-            .collect();
-        table(
-            o,
-            &["Id", "Kind", "Criterion", "Answer", "Rationale", "Evidence"],
-            &rows,
-        );
-        let rows: Vec<Vec<String>> = t
-            .checks
-            .iter()
-            .map(|c| vec![c.name.clone(), c.outcome.clone(), c.detail.clone()])
-            .collect();
-        table(o, &["Check", "Outcome", "Detail"], &rows);
+        let evidence = |e: &str| match t.turn_of(e) {
+            Some(turn) => format!("{e} (turn {turn})"),
+            None => e.to_string(),
+        };
+        table(o, &tables::criteria(t, evidence, "—"));
+        table(o, &tables::checks(&t.checks));
     }
-}
-
-fn findings_table(o: &mut String, f: &[Finding]) {
-    let rows: Vec<Vec<String>> = f
-        .iter()
-        .map(|f| {
-            vec![
-                f.severity.clone(),
-                f.tool.clone(),
-                f.message.clone(),
-                f.location.clone(),
-            ]
-        })
-        .collect();
-    table(o, &["Severity", "Tool", "Finding", "Where"], &rows);
 }
 
 fn critique_body(o: &mut String, findings: &[Finding], r: &Report, nested: bool) {
     let h = if nested { "###" } else { "##" };
     let c = &r.critique;
     let _ = writeln!(o, "{h} Tool usage\n");
-    let rows: Vec<Vec<String>> = c
-        .tools
-        .iter()
-        .map(|s| {
-            vec![
-                s.tool.clone(),
-                s.calls.to_string(),
-                s.errors.to_string(),
-                s.denied.to_string(),
-                s.retries.to_string(),
-                s.mean_ms.to_string(),
-                s.max_ms.to_string(),
-            ]
-        })
-        .collect();
-    table(
-        o,
-        &["Tool", "Calls", "Errors", "Denied", "Retries", "Mean ms", "Max ms"],
-        &rows,
-    );
+    table(o, &tables::tool_usage(&c.tools));
     let _ = writeln!(o, "{h} Findings from the transcripts\n");
     if findings.is_empty() {
         o.push_str("No tool errors, denied calls, retries or slow calls.\n\n");
     } else {
-        findings_table(o, findings);
+        table(o, &tables::findings(findings));
     }
     let _ = writeln!(
         o,
@@ -427,11 +280,10 @@ fn critique_body(o: &mut String, findings: &[Finding], r: &Report, nested: bool)
         c.contract_note
     );
     if !c.contract.is_empty() {
-        findings_table(o, &c.contract);
+        table(o, &tables::findings(&c.contract));
     }
     if !c.risk_labels.is_empty() {
-        let rows: Vec<Vec<String>> = c.risk_labels.iter().map(|(t, l)| vec![t.clone(), l.clone()]).collect();
-        table(o, &["Tool", "Risk labels"], &rows);
+        table(o, &tables::risk_labels(&c.risk_labels));
     }
 }
 
@@ -440,20 +292,7 @@ fn gates(o: &mut String, r: &Report) {
     if r.gates.gates.is_empty() {
         o.push_str("No gates configured in review.gates.\n\n");
     } else {
-        let rows: Vec<Vec<String>> = r
-            .gates
-            .gates
-            .iter()
-            .map(|g| {
-                vec![
-                    g.gate.clone(),
-                    g.required.clone(),
-                    g.actual.clone(),
-                    if g.met { "met" } else { "NOT met" }.into(),
-                ]
-            })
-            .collect();
-        table(o, &["Gate", "Required", "Actual", "Result"], &rows);
+        table(o, &tables::gates(&r.gates.gates));
     }
     let _ = writeln!(o, "**Readiness verdict: {}**\n", r.summary.readiness.label);
     for reason in &r.summary.readiness.reasons {

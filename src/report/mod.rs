@@ -15,6 +15,7 @@ mod markdown;
 mod model;
 mod pdf;
 mod summary;
+mod tables;
 
 pub use assemble::{build_report, build_report_with};
 pub use critique::{SLOW_CALL_MS, build_critique, trial_findings};

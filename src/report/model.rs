@@ -4,7 +4,6 @@
 //! Renderers never read files or secrets themselves; they only format this struct.
 
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::judge::{GateResult, Summary, Verdict};
 
@@ -252,31 +251,46 @@ pub enum Entry {
         latency_ms: u64,
         tokens: u64,
     },
-    Tool {
-        seq: u64,
-        turn: u32,
-        tool: String,
-        status: String,
-        arguments: String,
-        result: String,
-        latency_ms: u64,
-    },
+    Tool(ToolCall),
     /// Sandbox, setup, refusals, denials, breaks, infrastructure errors, stop reason.
-    Note { seq: u64, turn: Option<u32>, text: String },
+    Note {
+        seq: u64,
+        turn: Option<u32>,
+        text: String,
+    },
+}
+
+/// One tool call of the transcript (texts already redacted and truncated).
+#[derive(Debug, Clone, Serialize)]
+pub struct ToolCall {
+    pub seq: u64,
+    pub turn: u32,
+    pub tool: String,
+    pub status: String,
+    pub arguments: String,
+    pub result: String,
+    pub latency_ms: u64,
+}
+
+impl ToolCall {
+    /// The same tool with the same arguments in the same turn as `prev`: a retry.
+    pub fn repeats(&self, prev: &ToolCall) -> bool {
+        self.tool == prev.tool && self.arguments == prev.arguments && self.turn == prev.turn
+    }
 }
 
 impl Entry {
     pub fn seq(&self) -> u64 {
         match self {
-            Entry::User { seq, .. } | Entry::Agent { seq, .. } | Entry::Tool { seq, .. } | Entry::Note { seq, .. } => {
-                *seq
-            }
+            Entry::User { seq, .. } | Entry::Agent { seq, .. } | Entry::Note { seq, .. } => *seq,
+            Entry::Tool(call) => call.seq,
         }
     }
 
     pub fn turn(&self) -> Option<u32> {
         match self {
-            Entry::User { turn, .. } | Entry::Agent { turn, .. } | Entry::Tool { turn, .. } => Some(*turn),
+            Entry::User { turn, .. } | Entry::Agent { turn, .. } => Some(*turn),
+            Entry::Tool(call) => Some(call.turn),
             Entry::Note { turn, .. } => *turn,
         }
     }
@@ -351,57 +365,6 @@ pub fn truncate(text: &str, max: usize) -> String {
     format!("{cut}\n{TRUNCATION_MARK}")
 }
 
-/// A readable outline of any JSON value: keys become lines, nested values indent.
-pub fn outline(value: &Value, depth: usize, out: &mut Vec<(usize, String)>) {
-    match value {
-        Value::Object(map) => {
-            for (k, v) in map {
-                match v {
-                    Value::Object(_) | Value::Array(_) if !is_flat(v) => {
-                        out.push((depth, format!("{k}:")));
-                        outline(v, depth + 1, out);
-                    }
-                    _ => out.push((depth, format!("{k}: {}", scalar(v)))),
-                }
-            }
-        }
-        Value::Array(items) => {
-            for item in items {
-                if is_flat(item) {
-                    out.push((depth, format!("- {}", scalar(item))));
-                } else {
-                    let mut inner = Vec::new();
-                    outline(item, depth + 1, &mut inner);
-                    if let Some(first) = inner.first_mut() {
-                        first.0 = depth;
-                        first.1 = format!("- {}", first.1);
-                    }
-                    out.extend(inner);
-                }
-            }
-        }
-        other => out.push((depth, scalar(other))),
-    }
-}
-
-fn is_flat(v: &Value) -> bool {
-    match v {
-        Value::Array(a) => a.iter().all(|x| !x.is_object() && !x.is_array()) && scalar(v).chars().count() < 160,
-        Value::Object(m) => m.is_empty(),
-        _ => true,
-    }
-}
-
-/// A scalar (or a short array of scalars) as one line.
-pub fn scalar(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Null => "—".into(),
-        Value::Array(a) => a.iter().map(scalar).collect::<Vec<_>>().join(", "),
-        other => other.to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -411,25 +374,5 @@ mod tests {
         assert_eq!(truncate("short", 10), "short");
         let cut = truncate(&"é".repeat(20), 10);
         assert!(cut.starts_with(&"é".repeat(10)) && cut.ends_with(TRUNCATION_MARK));
-    }
-
-    #[test]
-    fn outline_indents_nested_values() {
-        let mut out = Vec::new();
-        outline(
-            &serde_json::json!({"purpose": "p", "risks": [{"id": "r1", "why": "w"}], "tags": ["a", "b"]}),
-            0,
-            &mut out,
-        );
-        assert_eq!(
-            out,
-            vec![
-                (0, "purpose: p".to_string()),
-                (0, "risks:".into()),
-                (1, "- id: r1".into()),
-                (2, "why: w".into()),
-                (0, "tags: a, b".into()),
-            ]
-        );
     }
 }

@@ -4,8 +4,9 @@
 use super::layout::{CONTENT_W, Face, MARGIN_X, Writer, rgb};
 use crate::judge::Verdict;
 use crate::report::chart::verdict_rgb;
-use crate::report::markdown::{pct, tokens, verdict_label};
+use crate::report::markdown::verdict_label;
 use crate::report::model::*;
+use crate::report::tables::{self, Table};
 
 const TEXT: (u8, u8, u8) = (29, 35, 43);
 const MUTED: (u8, u8, u8) = (90, 101, 114);
@@ -38,9 +39,14 @@ fn note(w: &mut Writer<'_>, text: &str) {
     w.space(4.0);
 }
 
+/// A table with one width fraction per column.
+fn table(w: &mut Writer<'_>, t: &Table, widths: &[f32]) {
+    let headers: Vec<&str> = t.headers.iter().map(String::as_str).collect();
+    w.table(&headers, &t.rows, widths);
+}
+
 fn kv(w: &mut Writer<'_>, rows: &[(String, String)]) {
-    let rows: Vec<Vec<String>> = rows.iter().map(|(k, v)| vec![k.clone(), v.clone()]).collect();
-    w.table(&["Setting", "Value"], &rows, &[0.3, 0.7]);
+    table(w, &tables::settings(rows), &[0.3, 0.7]);
 }
 
 fn summary(w: &mut Writer<'_>, r: &Report) {
@@ -61,27 +67,12 @@ fn summary(w: &mut Writer<'_>, r: &Report) {
         w.paragraph(&format!("• {reason}"), Face::Sans, 9.0, c(TEXT), 8.0);
     }
     w.space(6.0);
-    match &s.figures {
-        Some(f) => {
-            let rows = vec![
-                vec!["pass@1".into(), pct(f.pass_at_1)],
-                vec!["pass^k".into(), pct(f.pass_hat_k)],
-                vec!["Cases / trials".into(), format!("{} / {}", f.cases, f.trials)],
-                vec!["PASS / FAIL".into(), format!("{} / {}", f.pass, f.fail)],
-                vec!["INCONCLUSIVE".into(), f.inconclusive.to_string()],
-                vec!["INFRA_ERROR".into(), f.infra_error.to_string()],
-                vec![
-                    "Flaky cases".into(),
-                    if f.flaky_cases.is_empty() {
-                        "—".into()
-                    } else {
-                        f.flaky_cases.join(", ")
-                    },
-                ],
-                vec!["Tokens (agent / emulator / judge)".into(), tokens(&s.tokens)],
-                vec!["Cost".into(), format!("${:.4}", s.tokens.cost_usd)],
-            ];
-            w.table(&["Metric", "Value"], &rows, &[0.35, 0.65]);
+    match tables::figures(s, "—") {
+        Some(mut t) => {
+            // The PDF shows PASS and FAIL on one row.
+            let pass_fail = format!("{} / {}", t.rows[3][1], t.rows[4][1]);
+            t.rows.splice(3..5, [vec!["PASS / FAIL".into(), pass_fail]]);
+            table(w, &t, &[0.35, 0.65]);
         }
         None => note(w, "The run has no summary.json: it did not finish."),
     }
@@ -145,24 +136,8 @@ fn config(w: &mut Writer<'_>, r: &Report) {
     w.heading(2, "Agent");
     kv(w, &cfg.agent);
     w.heading(3, "MCP servers");
-    let rows: Vec<Vec<String>> = cfg
-        .mcps
-        .iter()
-        .map(|m| {
-            vec![
-                m.name.clone(),
-                m.transport.clone(),
-                m.target.clone(),
-                m.env.clone(),
-                m.enabled.to_string(),
-            ]
-        })
-        .collect();
-    w.table(
-        &["Server", "Transport", "Command / URL", "Env / headers", "On"],
-        &rows,
-        &[0.14, 0.12, 0.4, 0.26, 0.08],
-    );
+    let mcps = tables::mcp_servers(&cfg.mcps).header(4, "On");
+    table(w, &mcps, &[0.14, 0.12, 0.4, 0.26, 0.08]);
     w.heading(3, "Resolved agent block (secrets masked, ${VAR} references kept)");
     w.code(cfg.agent_yaml.trim_end(), 0.0);
     w.heading(2, "Sandbox provenance");
@@ -171,19 +146,7 @@ fn config(w: &mut Writer<'_>, r: &Report) {
     if cfg.denied.is_empty() {
         note(w, "None.");
     } else {
-        let rows: Vec<Vec<String>> = cfg
-            .denied
-            .iter()
-            .map(|d| {
-                vec![
-                    d.case.clone(),
-                    d.trial.to_string(),
-                    format!("{}:{}", d.host, d.port),
-                    d.at.clone(),
-                ]
-            })
-            .collect();
-        w.table(&["Case", "Trial", "Destination", "At"], &rows, &[0.35, 0.1, 0.4, 0.15]);
+        table(w, &tables::denied_egress(&cfg.denied), &[0.35, 0.1, 0.4, 0.15]);
     }
 }
 
@@ -212,35 +175,16 @@ fn people(w: &mut Writer<'_>, r: &Report) {
     for (name, sec) in [("Personas", &r.personas), ("Scenarios", &r.scenarios)] {
         w.heading(2, name);
         note(w, &format!("Source: {}", sec.source));
-        let rows: Vec<Vec<String>> = sec
-            .items
-            .iter()
-            .map(|it| {
-                let details: Vec<String> = it.details.iter().map(|(k, v)| format!("{k}: {v}")).collect();
-                vec![
-                    format!("{}\n{}", it.title, it.id),
-                    it.description.clone(),
-                    it.why.clone(),
-                    details.join("\n"),
-                ]
-            })
-            .collect();
-        w.table(
-            &["Name / id", "Description", "Why generated", "Details"],
-            &rows,
-            &[0.18, 0.27, 0.27, 0.28],
-        );
+        let items = tables::items(&sec.items)
+            .merge(0, 1, |id, title| format!("{title}\n{id}"))
+            .header(0, "Name / id");
+        table(w, &items, &[0.18, 0.27, 0.27, 0.28]);
     }
     let d = &r.dataset;
     w.heading(2, "Dataset");
     if d.present {
         note(w, &format!("Source: {}", d.file));
-        let rows: Vec<Vec<String>> = d.cases.iter().map(|c| c.to_vec()).collect();
-        w.table(
-            &["Case", "Persona", "Scenario", "Status", "Note"],
-            &rows,
-            &[0.22, 0.18, 0.22, 0.12, 0.26],
-        );
+        table(w, &tables::dataset(d), &[0.22, 0.18, 0.22, 0.12, 0.26]);
     } else {
         note(w, &format!("{} not generated (run `ghostlab dataset`).", d.file));
     }
@@ -289,25 +233,17 @@ fn transcripts(w: &mut Writer<'_>, r: &Report) {
                     );
                     w.paragraph(text, Face::Sans, 9.0, c(TEXT), 10.0);
                 }
-                Entry::Tool {
-                    seq,
-                    turn,
-                    tool,
-                    status,
-                    arguments,
-                    result,
-                    latency_ms,
-                } => {
-                    anchor(w, t, *seq);
-                    who(
-                        w,
-                        &format!("e{seq} · turn {turn} · tool {tool} · {status} · {latency_ms} ms"),
-                        (183, 121, 31),
+                Entry::Tool(call) => {
+                    anchor(w, t, call.seq);
+                    let line = format!(
+                        "e{} · turn {} · tool {} · {} · {} ms",
+                        call.seq, call.turn, call.tool, call.status, call.latency_ms
                     );
+                    who(w, &line, (183, 121, 31));
                     w.paragraph("arguments", Face::Sans, 7.5, c(MUTED), 10.0);
-                    w.code(arguments, 10.0);
+                    w.code(&call.arguments, 10.0);
                     w.paragraph("result", Face::Sans, 7.5, c(MUTED), 10.0);
-                    w.code(result, 10.0);
+                    w.code(&call.result, 10.0);
                 }
                 Entry::Note { seq, text, .. } => {
                     anchor(w, t, *seq);
@@ -347,87 +283,36 @@ fn verdicts(w: &mut Writer<'_>, r: &Report) {
             w.paragraph(&format!("• {reason}"), Face::Sans, 9.0, c(TEXT), 8.0);
         }
         w.space(4.0);
-        let rows: Vec<Vec<String>> = t
-            .criteria
-            .iter()
-            .map(|cr| {
-                let ev: Vec<String> = cr
-                    .evidence
-                    .iter()
-                    .map(|e| {
-                        let page = w.anchor_page(&format!("{}-{e}", t.anchor));
-                        match (t.turn_of(e), page) {
-                            (Some(turn), Some(p)) => format!("{e} (turn {turn}, p. {p})"),
-                            (None, Some(p)) => format!("{e} (p. {p})"),
-                            _ if t.has_event(e) => e.clone(),
-                            _ => format!("{e} (no such event)"),
-                        }
-                    })
-                    .collect();
-                vec![
-                    format!("{} ({})", cr.id, cr.kind),
-                    cr.text.clone(),
-                    cr.answer.clone(),
-                    cr.rationale.clone(),
-                    if ev.is_empty() { "—".into() } else { ev.join(", ") },
-                ]
-            })
-            .collect();
-        w.table(
-            &["Criterion", "Text", "Answer", "Rationale", "Evidence"],
-            &rows,
-            &[0.14, 0.28, 0.1, 0.3, 0.18],
-        );
-        let rows: Vec<Vec<String>> = t
-            .checks
-            .iter()
-            .map(|ch| vec![ch.name.clone(), ch.outcome.clone(), ch.detail.clone()])
-            .collect();
-        w.table(&["Deterministic check", "Outcome", "Detail"], &rows, &[0.3, 0.12, 0.58]);
+        let evidence = |e: &str| {
+            let page = w.anchor_page(&format!("{}-{e}", t.anchor));
+            match (t.turn_of(e), page) {
+                (Some(turn), Some(p)) => format!("{e} (turn {turn}, p. {p})"),
+                (None, Some(p)) => format!("{e} (p. {p})"),
+                _ if t.has_event(e) => e.to_string(),
+                _ => format!("{e} (no such event)"),
+            }
+        };
+        let criteria = tables::criteria(t, evidence, "—")
+            .merge(0, 1, |id, kind| format!("{id} ({kind})"))
+            .header(0, "Criterion")
+            .header(1, "Text");
+        table(w, &criteria, &[0.14, 0.28, 0.1, 0.3, 0.18]);
+        let checks = tables::checks(&t.checks).header(0, "Deterministic check");
+        table(w, &checks, &[0.3, 0.12, 0.58]);
     }
 }
 
 fn findings(w: &mut Writer<'_>, f: &[Finding]) {
-    let rows: Vec<Vec<String>> = f
-        .iter()
-        .map(|f| {
-            vec![
-                f.severity.clone(),
-                f.tool.clone(),
-                f.message.clone(),
-                f.location.clone(),
-            ]
-        })
-        .collect();
-    w.table(
-        &["Severity", "Tool", "Finding", "Where"],
-        &rows,
-        &[0.1, 0.2, 0.45, 0.25],
-    );
+    table(w, &tables::findings(f), &[0.1, 0.2, 0.45, 0.25]);
 }
 
 fn critique(w: &mut Writer<'_>, r: &Report) {
     let cr = &r.critique;
     section(w, 6);
     w.heading(2, "Tool usage");
-    let rows: Vec<Vec<String>> = cr
-        .tools
-        .iter()
-        .map(|s| {
-            vec![
-                s.tool.clone(),
-                s.calls.to_string(),
-                s.errors.to_string(),
-                s.denied.to_string(),
-                s.retries.to_string(),
-                s.mean_ms.to_string(),
-                s.max_ms.to_string(),
-            ]
-        })
-        .collect();
-    w.table(
-        &["Tool", "Calls", "Errors", "Denied", "Retries", "Mean ms", "Max ms"],
-        &rows,
+    table(
+        w,
+        &tables::tool_usage(&cr.tools),
         &[0.34, 0.11, 0.11, 0.11, 0.11, 0.11, 0.11],
     );
     w.heading(2, "Findings from the transcripts");
@@ -442,8 +327,7 @@ fn critique(w: &mut Writer<'_>, r: &Report) {
         findings(w, &cr.contract);
     }
     if !cr.risk_labels.is_empty() {
-        let rows: Vec<Vec<String>> = cr.risk_labels.iter().map(|(t, l)| vec![t.clone(), l.clone()]).collect();
-        w.table(&["Tool", "Risk labels"], &rows, &[0.4, 0.6]);
+        table(w, &tables::risk_labels(&cr.risk_labels), &[0.4, 0.6]);
     }
 }
 
@@ -452,24 +336,7 @@ fn gates(w: &mut Writer<'_>, r: &Report) {
     if r.gates.gates.is_empty() {
         note(w, "No gates configured in review.gates.");
     } else {
-        let rows: Vec<Vec<String>> = r
-            .gates
-            .gates
-            .iter()
-            .map(|g| {
-                vec![
-                    g.gate.clone(),
-                    g.required.clone(),
-                    g.actual.clone(),
-                    if g.met { "met" } else { "NOT met" }.into(),
-                ]
-            })
-            .collect();
-        w.table(
-            &["Gate", "Required", "Actual", "Result"],
-            &rows,
-            &[0.3, 0.2, 0.35, 0.15],
-        );
+        table(w, &tables::gates(&r.gates.gates), &[0.3, 0.2, 0.35, 0.15]);
     }
     let s = &r.summary.readiness;
     w.paragraph(
