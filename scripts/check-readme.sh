@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Checks that the README's two quick-start commands work exactly as written, from a clean
+# clone in a temporary directory: ./scripts/quickstart.sh, then ./scripts/test.sh.
+# Usage: scripts/check-readme.sh [REPO]   (default: this checkout's committed HEAD)
+set -euo pipefail
+src="${1:-$(cd "$(dirname "$0")/.." && pwd)}"
+work="$(mktemp -d -t ghostlab-readme-XXXXXX)"
+trap 'echo "clone kept in $work"' EXIT
+git clone --quiet "$src" "$work/ghostlab"
+cd "$work/ghostlab"
+# The two commands, verbatim from the README's quick start.
+grep -q '^./scripts/quickstart.sh' README.md
+grep -q '^./scripts/test.sh' README.md
+./scripts/quickstart.sh
+test -f .quickstart/release-bot/job.yaml
+ls .quickstart/release-bot/.ghostlab/runs/*/report.pdf >/dev/null
+./scripts/test.sh
+echo "README quick start: OK"
