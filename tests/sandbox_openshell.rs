@@ -108,7 +108,12 @@ fn session_log(dir: &std::path::Path, role: &str) -> std::path::PathBuf {
     let logs: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(&format!("sandbox-{role}-")))
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with(&format!("sandbox-{role}-"))
+        })
         .collect();
     assert_eq!(logs.len(), 1, "{logs:?}");
     logs[0].clone()

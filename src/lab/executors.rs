@@ -253,7 +253,12 @@ impl super::traits::ModelCatalog for EndpointModels {
                 if key.is_none() && !loopback {
                     continue;
                 }
-                let served = crate::llm::models::list_models(&url, key.as_ref().map(|k| k.secret.expose()), std::time::Duration::from_secs(5)).await;
+                let served = crate::llm::models::list_models(
+                    &url,
+                    key.as_ref().map(|k| k.secret.expose()),
+                    std::time::Duration::from_secs(5),
+                )
+                .await;
                 if let Ok(models) = served {
                     out.extend(models.into_iter().map(|m| format!("{provider}/{m}")));
                 }
