@@ -14,5 +14,12 @@ grep -q '^./scripts/test.sh' README.md
 ./scripts/quickstart.sh
 test -f .quickstart/release-bot/job.yaml
 ls .quickstart/release-bot/.ghostlab/runs/*/report.pdf >/dev/null
+# Offline verdicts are INCONCLUSIVE by design; an INFRA_ERROR means the machinery broke.
+python3 - <<'PY'
+import glob, json, sys
+s = json.load(open(sorted(glob.glob(".quickstart/release-bot/.ghostlab/runs/*/summary.json"))[-1]))["summary"]
+print(f"quickstart run: {s['trials']} trials, {s['pass']} PASS, {s['inconclusive']} INCONCLUSIVE, {s['infra_error']} INFRA_ERROR")
+sys.exit(1 if s["infra_error"] or not s["trials"] else 0)
+PY
 ./scripts/test.sh
 echo "README quick start: OK"
