@@ -54,27 +54,6 @@ pub fn chown_tree(root: &Path, uid: u32, gid: u32) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Whether `uid` can read `path` itself (a directory: list and enter it), ignoring its
-/// ancestors — for inputs bound under a masked folder, whose parents bubblewrap creates afresh.
-pub fn item_readable_by(path: &Path, uid: u32, gid: u32) -> bool {
-    let Ok(m) = std::fs::metadata(path) else { return false };
-    let allowed = |bit: u32| {
-        let mode = m.mode();
-        if m.uid() == uid {
-            mode & (bit << 6) != 0
-        } else if m.gid() == gid {
-            mode & (bit << 3) != 0
-        } else {
-            mode & bit != 0
-        }
-    };
-    if m.is_dir() {
-        allowed(0o4) && allowed(0o1)
-    } else {
-        allowed(0o4)
-    }
-}
-
 /// Whether `uid` (with no supplementary groups besides `gid`) can read `path`: every
 /// ancestor searchable and the path itself readable. Checked before bwrap runs as that uid, so
 /// an unreadable input is a clear error rather than a silently missing file.

@@ -6,7 +6,7 @@
 
 use super::super::bridge;
 use super::super::cgroup::CgroupSet;
-use super::super::files::{chown_tree, copy_tree, item_readable_by, readable_by};
+use super::super::files::{chown_tree, copy_tree, readable_by};
 use super::super::policy::NetworkPolicy;
 use super::super::proxy::EgressProxy;
 use super::{SandboxError, Session, map_inside};
@@ -20,27 +20,12 @@ impl Session {
         let uploads = self.policy.uploads.clone();
         let writable = l.writable(&self.policy.workdir);
         let inputs = self.policy.read_only.clone();
-        // Inputs under a masked folder are bound after its tmpfs, so bubblewrap creates their
-        // parents afresh inside: only the input itself must be readable. Anything else is seen
-        // through the host's own folders, whose every ancestor must be searchable.
-        let hidden: Vec<std::path::PathBuf> = super::super::bwrap::MASKED_DIRS
-            .iter()
-            .map(std::path::PathBuf::from)
-            .chain(self.policy.masked.iter().cloned())
-            .collect();
-        let bubblewrap = self.policy.backend == SandboxBackend::Bubblewrap;
         tokio::task::spawn_blocking(move || -> Result<(), SandboxError> {
             if let Some((u, g)) = owner {
                 // Fail closed: an input the sandbox user cannot read would silently go missing.
                 for p in inputs.iter().filter(|p| p.exists()) {
                     let real = p.canonicalize().unwrap_or_else(|_| p.clone());
-                    let rebound = bubblewrap && hidden.iter().any(|h| real.starts_with(h));
-                    let ok = if rebound {
-                        item_readable_by(&real, u, g)
-                    } else {
-                        readable_by(&real, u, g)
-                    };
-                    if !ok {
+                    if !readable_by(&real, u, g) {
                         return Err(SandboxError::Policy(format!(
                             "input {} is not readable by the sandbox user (uid {u}); sandboxed processes run \
                              unprivileged when ghostlab runs as root, so keep the job outside /root or make \
