@@ -81,7 +81,24 @@ fn lab_yes_on_release_bot_runs_everything_inside_the_sandbox() {
     assert!(trials >= 10, "{summary:#}");
     // Offline judging cannot pass anything; nothing is INFRA_ERROR either.
     assert_eq!(summary["summary"]["pass"], 0);
-    assert_eq!(summary["summary"]["infra_error"], 0, "{summary:#}");
+    if summary["summary"]["infra_error"] != 0 {
+        let mut reasons = Vec::new();
+        for e in walkdir::WalkDir::new(run.join("cases"))
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name() == "verdict.json")
+        {
+            let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(e.path()).unwrap()).unwrap();
+            if v["verdict"] == "INFRA_ERROR" {
+                reasons.push(format!("{}: {}", v["case"], v["reasons"]));
+            }
+        }
+        panic!(
+            "INFRA_ERROR in {} case(s):\n{}\n{stderr}",
+            reasons.len(),
+            reasons.join("\n")
+        );
+    }
 
     // Every agent session: bubblewrap, with only the model endpoint reachable.
     let mut logs = String::new();
