@@ -1,6 +1,9 @@
 //! `ghostlab sandbox exec`, `sandbox shell` argument handling and `ghostlab doctor` through the
 //! real binary and real bubblewrap. Skipped (printed, not passed) when bwrap cannot start here.
 
+mod common;
+use common::session_log;
+
 use assert_cmd::Command;
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -148,20 +151,4 @@ fn a_prepared_command_can_be_spawned_twice() {
         }
         s.delete().await.unwrap();
     });
-}
-
-/// The one `sandbox-<role>-<session>.log` in `dir`.
-fn session_log(dir: &std::path::Path, role: &str) -> std::path::PathBuf {
-    let logs: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with(&format!("sandbox-{role}-"))
-        })
-        .collect();
-    assert_eq!(logs.len(), 1, "{logs:?}");
-    logs[0].clone()
 }

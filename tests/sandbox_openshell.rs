@@ -2,6 +2,9 @@
 //! and hand-written FAKE fixtures: command building, env-file handling, output parsing and the
 //! fail-closed probe. The live OpenShell path is NOT verified here (no gateway on this machine).
 
+mod common;
+use common::session_log;
+
 use std::path::PathBuf;
 
 use ghostlab::sandbox::{ExecOptions, HostPort, NetworkPolicy, Role, Sandbox, SandboxError, SandboxPolicy};
@@ -101,20 +104,4 @@ fn openshell_backend_with_fake_cli() {
         assert!(matches!(err, SandboxError::Unavailable(_)), "{msg}");
         assert!(msg.contains("gateway unreachable"), "{msg}");
     });
-}
-
-/// The one `sandbox-<role>-<session>.log` in `dir`.
-fn session_log(dir: &std::path::Path, role: &str) -> std::path::PathBuf {
-    let logs: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with(&format!("sandbox-{role}-"))
-        })
-        .collect();
-    assert_eq!(logs.len(), 1, "{logs:?}");
-    logs[0].clone()
 }

@@ -80,3 +80,19 @@ pub fn tree_digest(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
         })
         .collect()
 }
+
+/// The one `sandbox-<role>-<session>.log` in `dir`.
+pub fn session_log(dir: &Path, role: &str) -> PathBuf {
+    let logs: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with(&format!("sandbox-{role}-"))
+        })
+        .collect();
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    logs[0].clone()
+}
