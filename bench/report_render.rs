@@ -3,7 +3,7 @@
 //!
 //! `cargo bench --bench report_render` (add `--profile dev` for a quick, slower figure).
 
-#[path = "../tests/report_support/mod.rs"]
+#[path = "../tests/report/report_support/mod.rs"]
 mod report_support;
 
 use ghostlab::redact::Redactor;

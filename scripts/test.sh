@@ -5,6 +5,9 @@ cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 ./scripts/ensure-sandbox-access.sh
 export GHOSTLAB_OPENCODE_BIN="$PWD/tools/npm/node_modules/opencode-linux-x64/bin/opencode"
+# Incremental caches cost over a gigabyte of disk and gain nothing on a fresh CI checkout;
+# set CARGO_INCREMENTAL=1 to keep them between local runs.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 cargo fmt --check
 cargo clippy --all-targets --locked -- -D warnings
 export GHOSTLAB_REQUIRE_ALL=1

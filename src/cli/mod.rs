@@ -17,6 +17,7 @@ mod inspect;
 mod lab;
 mod lint;
 mod merge;
+mod rescore;
 mod model_server;
 mod models;
 mod profile;
@@ -55,6 +56,8 @@ pub enum Command {
     Compare(compare::Args),
     /// Combine the shards of a partitioned run into one run, report and gate verdict.
     Merge(merge::Args),
+    /// Re-judge a stored run without re-running the agent (same transcripts, current judge and gates).
+    Rescore(rescore::Args),
     /// Print shell completions.
     Completions(completions::CompletionArgs),
     /// Print the man page, or write one per command.
@@ -116,6 +119,7 @@ pub fn dispatch(cli: Cli) -> ExitCode {
         Command::Test(a) => test::run(a),
         Command::Compare(a) => compare::run(a),
         Command::Merge(a) => merge::run(a),
+        Command::Rescore(a) => rescore::run(a),
         Command::Completions(a) => completions::completions(a),
         Command::Man(a) => completions::man(a),
         Command::Profile(a) => profile::run(a),

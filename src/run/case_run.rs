@@ -152,7 +152,8 @@ async fn prepare_and_converse(
         Ok(r) => r,
         Err(reason) => return Ok(Err(("agent host".into(), reason))),
     };
-    let end = converse(case, runner.as_mut(), ctx.emulator.as_ref(), log).await?;
+    let mcp_servers: Vec<String> = ctx.job.mcps.iter().map(|m| m.name.clone()).collect();
+    let end = converse(case, runner.as_mut(), ctx.emulator.as_ref(), &mcp_servers, log).await?;
     runner.close().await;
     Ok(Ok(end))
 }

@@ -7,6 +7,7 @@ use super::emulator::UserEmulator;
 use super::event_log::EventLog;
 use super::events::{RunEvent, StopReason};
 use super::integrity;
+use super::peer_faults::broken_mcp_server;
 use super::runner::AgentRunner;
 
 /// How a conversation ended, as far as the verdict is concerned.
@@ -20,11 +21,13 @@ pub enum ConversationEnd {
     EmulatorBroke { kind: String, evidence: String },
 }
 
-/// Runs one conversation, writing every step to `log`.
+/// Runs one conversation, writing every step to `log`. `mcp_servers` names the agent's MCP
+/// servers, so a tool call that failed because its server broke ends the case as a peer fault.
 pub async fn converse(
     case: &CaseSpec,
     runner: &mut dyn AgentRunner,
     emulator: &dyn UserEmulator,
+    mcp_servers: &[String],
     log: &mut EventLog,
 ) -> std::io::Result<ConversationEnd> {
     let s = &case.scenario;
@@ -106,6 +109,9 @@ pub async fn converse(
             tokens: out.tokens,
             cost_usd: out.cost_usd,
         })?;
+        if let Some((component, reason)) = broken_mcp_server(&out.tool_calls, mcp_servers) {
+            return infra(log, &component, reason);
+        }
         history.push(Exchange {
             turn,
             user: message.clone(),

@@ -16,6 +16,7 @@ pub mod manifest;
 pub mod merge;
 pub mod opencode;
 pub mod opencode_events;
+pub mod peer_faults;
 pub mod rescore;
 pub mod runner;
 pub mod runners;

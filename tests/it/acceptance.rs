@@ -6,7 +6,7 @@
 //! went through the sandbox, the original workspace and HOME are unchanged, the only network
 //! the agent had was the model endpoint, and the denied attempts are in the report.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::{copy_release_bot, opencode_bin, tree_digest as digest};

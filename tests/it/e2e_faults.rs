@@ -1,8 +1,8 @@
 //! Faults on the real path (bubblewrap, real or fake agent CLI) end as INFRA_ERROR with the
-//! reason, promptly, and never as a PASS: a crashing agent CLI, and a model endpoint that
-//! answers 4xx.
+//! reason, promptly, and never as a PASS: a crashing agent CLI, a model endpoint that answers
+//! 4xx, an MCP server that dies mid-run, and a sandbox that cannot be created.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::{copy_release_bot, opencode_bin};
@@ -105,4 +105,73 @@ fn a_model_endpoint_answering_4xx_is_an_infra_error() {
     let v = verdict_of(&dir);
     assert_eq!(v["verdict"], "INFRA_ERROR", "{v:#}");
     assert!(v["reasons"].to_string().contains("HTTP 400"), "{v:#}");
+}
+
+/// Runs the one case with the scripted agent and the real OpenCode CLI.
+fn run_case(dir: &Path) -> std::process::Output {
+    ghostlab(dir, &opencode_bin())
+        .args([
+            "test",
+            "--job",
+            "job.yaml",
+            "--case",
+            CASE,
+            "--agent-cassette",
+            "cassettes/agent.json",
+        ])
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn an_mcp_server_dying_mid_run_is_an_infra_error() {
+    let (_tmp, dir) = prepared();
+    // The release server lists its tools, then dies on the first call (OpenCode reports the
+    // closed connection as the tool's result; the agent would carry on without it).
+    let server = dir.join("mcp/release-tools.mjs");
+    let code = std::fs::read_to_string(&server).unwrap();
+    let hook = r#"} else if (method === "tools/call") {"#;
+    assert!(code.contains(hook), "the example server changed; update this test");
+    let dying = code.replacen(
+        hook,
+        &format!("{hook}\n    process.stderr.write(\"fatal: lost the repository lock\\n\"); process.exit(70);"),
+        1,
+    );
+    std::fs::write(&server, dying).unwrap();
+    let out = run_case(&dir);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = verdict_of(&dir);
+    assert_eq!(v["verdict"], "INFRA_ERROR", "{v:#}");
+    let reasons = v["reasons"].to_string();
+    assert!(
+        reasons.contains("mcp server `release`") && reasons.contains("closed its connection"),
+        "{reasons}"
+    );
+}
+
+#[test]
+fn a_sandbox_that_cannot_be_created_is_an_infra_error() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        // Only root hands the session to an unprivileged sandbox user, whose rights this uses.
+        ghostlab::util::skip::skipped("skipped: needs root (the sandbox user check applies only then)");
+        return;
+    }
+    let (_tmp, dir) = prepared();
+    // An input the sandbox user cannot read: every session must refuse to start (fail closed),
+    // and the case must say so instead of running without it.
+    let asset = dir.join("fixtures/changelog.md");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&asset, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let started = Instant::now();
+    let out = run_case(&dir);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(started.elapsed() < Duration::from_secs(60));
+    let v = verdict_of(&dir);
+    assert_eq!(v["verdict"], "INFRA_ERROR", "{v:#}");
+    let reasons = v["reasons"].to_string();
+    assert!(
+        reasons.contains("sandbox") && reasons.contains("not readable by the sandbox user"),
+        "{reasons}"
+    );
 }

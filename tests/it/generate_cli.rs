@@ -1,7 +1,7 @@
 //! `ghostlab profile`, `generate` and `dataset` through the real binary, on a private copy of
 //! examples/release-bot.
 
-mod generate_support;
+use crate::generate_support;
 
 use assert_cmd::Command;
 use generate_support::{edit_job, release_bot_copy};

@@ -1,7 +1,7 @@
 //! The rollout report of a real suite run (mock agent, local environment, offline emulator,
 //! fake scripted judge) rendered by `ghostlab report`, checked with poppler and Chromium.
 
-mod report_support;
+use crate::report_support;
 
 use assert_cmd::Command;
 use report_support::{CANARY, KNOWN_ARG, KNOWN_TOOL, build_run};

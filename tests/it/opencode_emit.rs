@@ -1,7 +1,7 @@
 //! The opencode.json Ghostlab emits: valid against the vendored OpenCode schema subset,
 //! accepted by the real pinned OpenCode CLI, and free of expanded secrets.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::{example_job, opencode, repo};

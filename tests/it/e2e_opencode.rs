@@ -5,7 +5,7 @@
 //! Checks the verdict, the events, JUnit, the sandbox log, and that the user's original
 //! workspace is byte-identical afterwards.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::{copy_release_bot, opencode_bin, tree_digest};

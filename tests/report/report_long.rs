@@ -1,7 +1,7 @@
 //! A 1,000-turn transcript renders in every format, with tool results cut by a visible
 //! marker while events.jsonl keeps the full text.
 
-mod report_support;
+use crate::report_support;
 
 use ghostlab::report::{ReportOutputs, TRUNCATION_MARK, write_all};
 use report_support::{KNOWN_TOOL, build_long_run};

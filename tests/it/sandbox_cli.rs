@@ -1,7 +1,7 @@
 //! `ghostlab sandbox exec`, `sandbox shell` argument handling and `ghostlab doctor` through the
 //! real binary and real bubblewrap. Skipped (printed, not passed) when bwrap cannot start here.
 
-mod common;
+use crate::common;
 use common::session_log;
 
 use assert_cmd::Command;

@@ -3,7 +3,7 @@
 //! security scenario; output is byte-for-byte deterministic; no description means an inferred
 //! purpose.
 
-mod generate_support;
+use crate::generate_support;
 
 use generate_support::{INVENTORY, edit_job, release_bot_copy};
 use ghostlab::generate::dataset::{Basis, CaseStatus, Dataset, ScenarioKind, ScenarioSet};

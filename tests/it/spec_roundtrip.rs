@@ -1,7 +1,7 @@
 //! load → save → load round-trips; the checked-in job schema is current; imports normalize
 //! every source into a job that validates.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::{example_job, repo};

@@ -1,0 +1,67 @@
+//! `ghostlab rescore --job J RUN [--out DIR]`: re-judge a stored run without re-running the agent.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use super::CliError;
+use super::generate::block_on;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The job whose judge (generation.judge) and gates apply.
+    #[arg(long, default_value = "job.yaml")]
+    pub job: PathBuf,
+    /// Folder of the re-judged run (default: a new run under the job's state folder).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// The stored run folder to re-judge.
+    pub run: PathBuf,
+}
+
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    let job = crate::spec::load_job(&args.job)?;
+    if !args.run.join("cases").is_dir() {
+        return Err(CliError::usage(format!(
+            "{}: not a run folder (it has no cases/)",
+            args.run.display()
+        )));
+    }
+    let out = args
+        .out
+        .unwrap_or_else(|| job.state_dir().join("runs").join(crate::run::manifest::new_run_id()));
+    if out.exists() && std::fs::read_dir(&out).is_ok_and(|mut d| d.next().is_some()) {
+        return Err(CliError::usage(format!(
+            "{}: already exists and is not empty; rescore writes a new run",
+            out.display()
+        )));
+    }
+    let judge = crate::run::setup::judge(&job).map_err(CliError::usage)?;
+    eprintln!(
+        "note: rescore re-judges the stored transcripts with {}; it reproduces the inputs and the \
+         harness, not the agent's or the models' answers",
+        judge.label()
+    );
+    let outcome = block_on(crate::run::rescore::rescore(&job, judge.as_ref(), &args.run, &out))?
+        .map_err(|e| CliError::usage(e.to_string()))?;
+    let s = &outcome.summary;
+    println!("run {}", out.display());
+    println!(
+        "rescored {} trial(s) of {}: {} PASS, {} FAIL, {} INCONCLUSIVE, {} INFRA_ERROR; gates {}",
+        s.trials,
+        args.run.display(),
+        s.pass,
+        s.fail,
+        s.inconclusive,
+        s.infra_error,
+        if outcome.gates_met { "met" } else { "NOT met" }
+    );
+    match crate::report::write_all(&job, &out, &crate::report::ReportOutputs::defaults(&out)) {
+        Ok(paths) => paths.iter().for_each(|p| println!("report {}", p.display())),
+        Err(e) => eprintln!("warning: the report could not be written: {e}"),
+    }
+    Ok(if outcome.gates_met {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

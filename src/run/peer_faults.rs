@@ -1,0 +1,96 @@
+//! Telling a faulty MCP server apart from a tool that answered with an error.
+//!
+//! A tool that rejects its arguments or reports a failure is the agent's business and is
+//! judged. A server that died, closed its connection or stopped answering is a broken peer:
+//! the transcript says nothing about the agent, so the case ends as INFRA_ERROR.
+
+use super::events::ToolStatus;
+use super::runner::ToolCallRecord;
+
+/// Transport failures as MCP clients report them in a tool result. -32000 (connection closed)
+/// and -32001 (request timed out) are the TypeScript SDK's own codes, used by OpenCode; servers
+/// answer protocol errors with the JSON-RPC codes (-326xx), which stay the agent's business.
+const TRANSPORT_FAILURES: &[(&str, &str)] = &[
+    ("MCP error -32000", "the MCP server closed its connection (it exited or crashed)"),
+    ("MCP error -32001", "the MCP server did not answer in time"),
+    ("Not connected", "the MCP server was not connected"),
+];
+
+/// The first tool call that failed because its MCP server broke, as (component, reason).
+pub fn broken_mcp_server(calls: &[ToolCallRecord], mcp_servers: &[String]) -> Option<(String, String)> {
+    calls.iter().filter(|c| c.status == ToolStatus::Error).find_map(|c| {
+        let (_, meaning) = TRANSPORT_FAILURES.iter().find(|(m, _)| c.result.contains(m))?;
+        let server = server_of(&c.tool, mcp_servers)?;
+        Some((
+            format!("mcp server `{server}`"),
+            format!("{meaning}: tool `{}` got \"{}\"", c.tool, first_line(&c.result)),
+        ))
+    })
+}
+
+/// The MCP server a tool belongs to (`<server>_<tool>`, longest server name first, so `git`
+/// and `git_hub` are told apart). Built-in tools belong to none.
+fn server_of<'a>(tool: &str, mcp_servers: &'a [String]) -> Option<&'a str> {
+    mcp_servers
+        .iter()
+        .filter(|s| tool.strip_prefix(s.as_str()).is_some_and(|rest| rest.starts_with('_')))
+        .max_by_key(|s| s.len())
+        .map(String::as_str)
+}
+
+fn first_line(s: &str) -> &str {
+    let line = s.lines().next().unwrap_or("");
+    match line.char_indices().nth(300) {
+        Some((i, _)) => &line[..i],
+        None => line,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(tool: &str, result: &str, status: ToolStatus) -> ToolCallRecord {
+        ToolCallRecord {
+            call_id: "c1".into(),
+            tool: tool.into(),
+            arguments: serde_json::json!({}),
+            result: result.into(),
+            status,
+            latency_ms: 5,
+        }
+    }
+
+    fn servers() -> Vec<String> {
+        vec!["release".into(), "git".into(), "git_hub".into()]
+    }
+
+    #[test]
+    fn a_closed_connection_names_the_server_and_the_tool() {
+        let calls = [
+            call("filesystem_read", "ok", ToolStatus::Completed),
+            call("release_ci_status", "MCP error -32000: Connection closed", ToolStatus::Error),
+        ];
+        let (component, reason) = broken_mcp_server(&calls, &servers()).unwrap();
+        assert_eq!(component, "mcp server `release`");
+        assert!(reason.contains("closed its connection") && reason.contains("release_ci_status"), "{reason}");
+    }
+
+    #[test]
+    fn a_timeout_is_a_broken_peer_and_the_longest_server_prefix_wins() {
+        let calls = [call("git_hub_list", "MCP error -32001: Request timed out", ToolStatus::Error)];
+        let (component, _) = broken_mcp_server(&calls, &servers()).unwrap();
+        assert_eq!(component, "mcp server `git_hub`");
+    }
+
+    #[test]
+    fn tool_level_errors_and_builtin_tools_are_the_agents_business() {
+        let calls = [
+            call("release_create_tag", "MCP error -32602: invalid version", ToolStatus::Error),
+            call("release_ci_status", "branch not found", ToolStatus::Error),
+            call("bash", "MCP error -32000: Connection closed", ToolStatus::Error),
+            call("release_list_tags", "MCP error -32000: Connection closed", ToolStatus::Completed),
+        ];
+        assert_eq!(broken_mcp_server(&calls, &servers()), None);
+    }
+}

@@ -1,0 +1,38 @@
+//! The integration tests, linked into one binary: every test binary links the whole crate and its
+//! dependencies (~100 MB each in a debug build), so one binary instead of thirty keeps a CI
+//! checkout's `target/` within a small disk. Tests that change the process environment live in
+//! their own binaries (`tests/report`, `tests/sandbox_*.rs`) so they cannot affect these.
+
+#[path = "../common/mod.rs"]
+mod common;
+mod generate_support;
+
+mod acceptance;
+mod case_flow;
+mod credentials;
+mod e2e_faults;
+mod e2e_opencode;
+mod generate_cli;
+mod generate_offline;
+mod generate_schemas;
+mod lab_headless;
+mod lab_models;
+mod lab_proposals;
+mod lab_snapshots;
+mod lab_state;
+mod lab_tmux;
+mod llm_openai;
+mod mcp_faulty;
+mod mcp_http;
+mod mcp_inspect;
+mod mcp_lint;
+mod mcp_real_servers;
+mod mcp_secrets;
+mod model_server;
+mod opencode_emit;
+mod sandbox_cli;
+mod sandbox_session;
+mod spec_roundtrip;
+mod spec_validation;
+mod suite_flow;
+mod verdict_properties;
