@@ -11,7 +11,10 @@ use super::runner::ToolCallRecord;
 /// and -32001 (request timed out) are the TypeScript SDK's own codes, used by OpenCode; servers
 /// answer protocol errors with the JSON-RPC codes (-326xx), which stay the agent's business.
 const TRANSPORT_FAILURES: &[(&str, &str)] = &[
-    ("MCP error -32000", "the MCP server closed its connection (it exited or crashed)"),
+    (
+        "MCP error -32000",
+        "the MCP server closed its connection (it exited or crashed)",
+    ),
     ("MCP error -32001", "the MCP server did not answer in time"),
     ("Not connected", "the MCP server was not connected"),
 ];
@@ -69,16 +72,27 @@ mod tests {
     fn a_closed_connection_names_the_server_and_the_tool() {
         let calls = [
             call("filesystem_read", "ok", ToolStatus::Completed),
-            call("release_ci_status", "MCP error -32000: Connection closed", ToolStatus::Error),
+            call(
+                "release_ci_status",
+                "MCP error -32000: Connection closed",
+                ToolStatus::Error,
+            ),
         ];
         let (component, reason) = broken_mcp_server(&calls, &servers()).unwrap();
         assert_eq!(component, "mcp server `release`");
-        assert!(reason.contains("closed its connection") && reason.contains("release_ci_status"), "{reason}");
+        assert!(
+            reason.contains("closed its connection") && reason.contains("release_ci_status"),
+            "{reason}"
+        );
     }
 
     #[test]
     fn a_timeout_is_a_broken_peer_and_the_longest_server_prefix_wins() {
-        let calls = [call("git_hub_list", "MCP error -32001: Request timed out", ToolStatus::Error)];
+        let calls = [call(
+            "git_hub_list",
+            "MCP error -32001: Request timed out",
+            ToolStatus::Error,
+        )];
         let (component, _) = broken_mcp_server(&calls, &servers()).unwrap();
         assert_eq!(component, "mcp server `git_hub`");
     }
@@ -86,10 +100,18 @@ mod tests {
     #[test]
     fn tool_level_errors_and_builtin_tools_are_the_agents_business() {
         let calls = [
-            call("release_create_tag", "MCP error -32602: invalid version", ToolStatus::Error),
+            call(
+                "release_create_tag",
+                "MCP error -32602: invalid version",
+                ToolStatus::Error,
+            ),
             call("release_ci_status", "branch not found", ToolStatus::Error),
             call("bash", "MCP error -32000: Connection closed", ToolStatus::Error),
-            call("release_list_tags", "MCP error -32000: Connection closed", ToolStatus::Completed),
+            call(
+                "release_list_tags",
+                "MCP error -32000: Connection closed",
+                ToolStatus::Completed,
+            ),
         ];
         assert_eq!(broken_mcp_server(&calls, &servers()), None);
     }

@@ -65,7 +65,9 @@ async fn run(
     let dir = tempfile::tempdir().unwrap();
     let mut log = EventLog::create(dir.path(), &c.id, Redactor::new(), None).unwrap();
     let mut runner = MockRunner::new(replies.into_iter().map(String::from).collect());
-    let end = converse(&c, &mut runner, &OfflineEmulator, &[], &mut log).await.unwrap();
+    let end = converse(&c, &mut runner, &OfflineEmulator, &[], &mut log)
+        .await
+        .unwrap();
     let events = log.events().to_vec();
     let input = CheckInput {
         case: &c,
@@ -174,7 +176,9 @@ async fn unknown_expected_tool_fails_closed() {
     let dir = tempfile::tempdir().unwrap();
     let mut log = EventLog::create(dir.path(), &c.id, Redactor::new(), None).unwrap();
     let mut runner = MockRunner::new(vec!["drain".into()]);
-    let end = converse(&c, &mut runner, &OfflineEmulator, &[], &mut log).await.unwrap();
+    let end = converse(&c, &mut runner, &OfflineEmulator, &[], &mut log)
+        .await
+        .unwrap();
     let events = log.events().to_vec();
     let known = vec!["bash".to_string(), "release_ci_status".to_string()];
     let input = CheckInput {
