@@ -49,11 +49,17 @@ pub struct ShellArgs {
 #[derive(Debug, clap::Args)]
 pub struct BridgeArgs {
     /// The egress proxy's unix socket (inside path).
-    #[arg(long)]
-    pub socket: PathBuf,
-    /// The loopback address to listen on.
-    #[arg(long)]
-    pub listen: String,
+    #[arg(long, requires = "listen")]
+    pub socket: Option<PathBuf>,
+    /// The loopback address to listen on for the egress proxy.
+    #[arg(long, requires = "socket")]
+    pub listen: Option<String>,
+    /// `ADDR=SOCKET`: listen on loopback ADDR and pass each connection to the unix SOCKET.
+    #[arg(long, value_parser = parse_forward)]
+    pub forward: Vec<(String, PathBuf)>,
+    /// `SOCKET=ADDR`: listen on the unix SOCKET and pass each connection to loopback ADDR.
+    #[arg(long, value_parser = parse_expose)]
+    pub expose: Vec<(PathBuf, String)>,
     /// The command to run under the bridge.
     #[arg(last = true, required = true)]
     pub command: Vec<String>,
@@ -78,8 +84,22 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
 }
 
+fn parse_forward(s: &str) -> Result<(String, PathBuf), String> {
+    let (addr, socket) = s.split_once('=').ok_or("expected ADDR=SOCKET")?;
+    Ok((addr.to_string(), PathBuf::from(socket)))
+}
+
+fn parse_expose(s: &str) -> Result<(PathBuf, String), String> {
+    let (socket, addr) = s.split_once('=').ok_or("expected SOCKET=ADDR")?;
+    Ok((PathBuf::from(socket), addr.to_string()))
+}
+
 pub fn run_bridge(args: BridgeArgs) -> Result<ExitCode, CliError> {
-    let code = crate::sandbox::bridge::run(&args.socket, &args.listen, &args.command)
+    let mut forwards = args.forward;
+    if let (Some(socket), Some(listen)) = (args.socket, args.listen) {
+        forwards.push((listen, socket));
+    }
+    let code = crate::sandbox::bridge::run_links(&forwards, &args.expose, &args.command)
         .map_err(|e| CliError::usage(format!("egress bridge: {e}")))?;
     Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
 }

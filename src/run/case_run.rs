@@ -11,20 +11,24 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::case::CaseSpec;
+use super::codex::{CodexRunner, CodexSetup};
 use super::conversation::{ConversationEnd, converse};
 use super::emulator::UserEmulator;
 use super::environment::{CaseEnvironment, EnvironmentFactory};
 use super::event_log::EventLog;
 use super::events::{Envelope, Role, RunEvent};
 use super::opencode::{OpencodeRunner, OpencodeSetup};
+use super::opencode_warm::{OpencodeWarmRunner, WarmLink};
 use super::runner::AgentRunner;
 use super::runners::{MockRunner, ProcessRunner};
 use super::spawn::{CommandSpec, run_bounded};
+use crate::emit::codex::emit_codex_config;
 use crate::emit::{EmitOptions, write_opencode_project};
 use crate::judge::case_verdict::{VerdictFile, judge_case, write_verdict};
 use crate::judge::checks::CheckInput;
 use crate::judge::llm_judge::Judge;
 use crate::redact::Redactor;
+use crate::spec::job::OpencodeMode;
 use crate::spec::{Backend, LoadedJob};
 
 /// OpenCode's built-in tools, always known to the agent besides its MCP tools.
@@ -207,7 +211,7 @@ fn build_runner(ctx: &RunContext, env: &dyn CaseEnvironment, case: &CaseSpec) ->
                 .as_ref()
                 .map(|(id, _, m)| format!("{id}/{m}"))
                 .or(job.agent.runtime.model.clone());
-            Ok(Box::new(OpencodeRunner::new(
+            let cold = OpencodeRunner::new(
                 env.factory(),
                 OpencodeSetup {
                     binary,
@@ -219,9 +223,45 @@ fn build_runner(ctx: &RunContext, env: &dyn CaseEnvironment, case: &CaseSpec) ->
                     env: credentials,
                     turn_timeout: ctx.turn_timeout,
                 },
+            );
+            let mode = job.hosts.opencode.as_ref().map(|h| h.mode).unwrap_or_default();
+            if mode == OpencodeMode::Cold {
+                return Ok(Box::new(cold));
+            }
+            let link = WarmLink {
+                link: env.serve_link(),
+                home_inside: env.home(),
+                home_host: env.home_host(),
+                start_timeout: ctx.turn_timeout,
+            };
+            Ok(Box::new(OpencodeWarmRunner::new(cold, link)?))
+        }
+        Backend::Codex => {
+            let host = job.hosts.codex.clone().unwrap_or_default();
+            let binary = host
+                .binary
+                .or_else(|| find_on_path("codex").map(|p| env.map_path(&p)))
+                .ok_or("no Codex binary: set hosts.codex.binary or put `codex` on PATH")?;
+            let map = |p: &std::path::Path| env.map_path(p);
+            let opts = EmitOptions {
+                map_path: &map,
+                provider_override: ctx.provider_override.clone(),
+            };
+            let config = emit_codex_config(&ctx.job, &opts)?;
+            Ok(Box::new(CodexRunner::new(
+                env.factory(),
+                CodexSetup {
+                    binary,
+                    args: host.args,
+                    home: env.home(),
+                    home_host: env.home_host(),
+                    workdir: env.workdir(),
+                    config_toml: config.to_string(),
+                    env: credentials,
+                    turn_timeout: ctx.turn_timeout,
+                },
             )))
         }
-        Backend::Codex => Err("the codex runner is not available in this build".into()),
     }
 }
 
@@ -317,4 +357,11 @@ async fn finish(
     })?;
     log.finish()?;
     Ok(verdict)
+}
+
+/// The first `name` on PATH.
+fn find_on_path(name: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
 }

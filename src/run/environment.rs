@@ -28,6 +28,10 @@ pub trait CaseEnvironment: Send + Sync {
     fn workdir(&self) -> String;
     /// A private writable HOME, as the agent sees it.
     fn home(&self) -> String;
+    /// The same HOME on the host (for rendezvous sockets between the agent's processes).
+    fn home_host(&self) -> PathBuf;
+    /// How a later command reaches a server an earlier command of this case started.
+    fn serve_link(&self) -> ServeLink;
     /// A host folder whose files the agent sees at `config_dir()` (read-only is fine).
     fn config_dir_host(&self) -> PathBuf;
     fn config_dir(&self) -> String;
@@ -39,6 +43,19 @@ pub trait CaseEnvironment: Send + Sync {
     fn denials(&self) -> Vec<EgressDenial>;
     /// Stops everything still running and removes the environment (unless kept).
     fn close(self: Box<Self>) -> BoxFuture<'static, ()>;
+}
+
+/// How a long-running agent server (OpenCode's warm mode) is reached by the case's later
+/// commands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServeLink {
+    /// Every command shares the host's loopback (`backend: local`).
+    SharedLoopback,
+    /// Every command has its own network namespace; the bridge program (`exe`, the ghostlab
+    /// executable as the agent sees it) joins them through a unix socket in the case's HOME.
+    Bridged { exe: String },
+    /// Not possible here, and why.
+    Unavailable(String),
 }
 
 /// Creates environments, one per case and role.
@@ -80,6 +97,12 @@ impl CaseEnvironment for LocalEnvironment {
     }
     fn home(&self) -> String {
         self.root.path().join("home").to_string_lossy().into_owned()
+    }
+    fn home_host(&self) -> PathBuf {
+        self.root.path().join("home")
+    }
+    fn serve_link(&self) -> ServeLink {
+        ServeLink::SharedLoopback
     }
     fn config_dir_host(&self) -> PathBuf {
         self.root.path().join("config")

@@ -5,6 +5,8 @@
 
 pub mod case;
 pub mod case_run;
+pub mod codex;
+pub mod codex_events;
 pub mod conversation;
 pub mod dataset_cases;
 pub mod emulator;
@@ -16,6 +18,7 @@ pub mod manifest;
 pub mod merge;
 pub mod opencode;
 pub mod opencode_events;
+pub mod opencode_warm;
 pub mod peer_faults;
 pub mod rescore;
 pub mod runner;

@@ -49,8 +49,20 @@ impl OpencodeRunner {
 
     /// The argv of one turn; the message is the last argument.
     pub fn argv(&self, message: &str) -> Vec<String> {
+        let mut argv = vec![self.setup.binary.clone(), "run".into()];
+        argv.extend(self.run_flags(message));
+        argv
+    }
+
+    /// The setup this runner was made with.
+    pub fn setup(&self) -> &OpencodeSetup {
+        &self.setup
+    }
+
+    /// What follows `opencode run` on every turn, in cold and warm mode alike.
+    pub fn run_flags(&self, message: &str) -> Vec<String> {
         let s = &self.setup;
-        let mut argv = vec![s.binary.clone(), "run".into(), "--format".into(), "json".into()];
+        let mut argv: Vec<String> = vec!["--format".into(), "json".into()];
         match &self.session {
             Some(id) => argv.extend(["--session".into(), id.clone()]),
             // A fixed title spares the extra title-generation model call on the first turn.
@@ -84,6 +96,39 @@ impl OpencodeRunner {
         env.extend(self.setup.env.iter().cloned());
         env
     }
+
+    /// Runs one turn's command (through this runner's factory) and reads its events.
+    pub async fn run_turn(&mut self, spec: CommandSpec) -> Result<TurnOutput, RunnerError> {
+        let cmd = self.factory.command(&spec).map_err(RunnerError::Start)?;
+        let done = run_bounded(cmd, None, self.setup.turn_timeout)
+            .await
+            .map_err(|e| RunnerError::Start(e.to_string()))?;
+        if done.timed_out {
+            return Err(RunnerError::Timeout {
+                seconds: self.setup.turn_timeout.as_secs(),
+            });
+        }
+        let parsed = parse_opencode_events(&done.stdout);
+        if self.session.is_none() {
+            self.session = parsed.session_id.clone();
+        }
+        let code = done.code.unwrap_or(-1);
+        if parsed.error.is_none() && parsed.session_id.is_none() && code != 0 {
+            return Err(RunnerError::Crashed {
+                code,
+                detail: tail(&done.stderr).join(" | "),
+            });
+        }
+        let mut out = parsed.into_result()?;
+        out.latency_ms = done.elapsed.as_millis() as u64;
+        out.diagnostics = tail(&done.stderr);
+        Ok(out)
+    }
+
+    /// The factory every command of this runner goes through.
+    pub fn factory(&self) -> &Arc<dyn CommandFactory> {
+        &self.factory
+    }
 }
 
 impl AgentRunner for OpencodeRunner {
@@ -99,30 +144,7 @@ impl AgentRunner for OpencodeRunner {
                 env: self.env(),
                 workdir: Some(self.setup.workdir.clone()),
             };
-            let cmd = self.factory.command(&spec).map_err(RunnerError::Start)?;
-            let done = run_bounded(cmd, None, self.setup.turn_timeout)
-                .await
-                .map_err(|e| RunnerError::Start(e.to_string()))?;
-            if done.timed_out {
-                return Err(RunnerError::Timeout {
-                    seconds: self.setup.turn_timeout.as_secs(),
-                });
-            }
-            let parsed = parse_opencode_events(&done.stdout);
-            if self.session.is_none() {
-                self.session = parsed.session_id.clone();
-            }
-            let code = done.code.unwrap_or(-1);
-            if parsed.error.is_none() && parsed.session_id.is_none() && code != 0 {
-                return Err(RunnerError::Crashed {
-                    code,
-                    detail: tail(&done.stderr).join(" | "),
-                });
-            }
-            let mut out = parsed.into_result()?;
-            out.latency_ms = done.elapsed.as_millis() as u64;
-            out.diagnostics = tail(&done.stderr);
-            Ok(out)
+            self.run_turn(spec).await
         })
     }
 

@@ -10,7 +10,7 @@ use futures::future::BoxFuture;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::environment::{CaseEnvironment, EgressDenial, EnvironmentFactory};
+use super::environment::{CaseEnvironment, EgressDenial, EnvironmentFactory, ServeLink};
 use super::spawn::{CommandFactory, CommandSpec};
 use crate::sandbox::{ExecOptions, Role, Sandbox, SandboxPolicy, Session, bwrap};
 use crate::spec::SandboxBackend;
@@ -97,6 +97,20 @@ impl CaseEnvironment for SandboxCaseEnvironment {
     }
     fn home(&self) -> String {
         bwrap::HOME_INSIDE.to_string()
+    }
+    fn home_host(&self) -> PathBuf {
+        self.session.home_dir().to_path_buf()
+    }
+    fn serve_link(&self) -> ServeLink {
+        match self.session.helper_exe() {
+            Some(exe) => ServeLink::Bridged {
+                exe: exe.to_string_lossy().into_owned(),
+            },
+            None => ServeLink::Unavailable(
+                "this sandbox session has no bridge program (it has no network allowlist, so no model endpoint either)"
+                    .into(),
+            ),
+        }
     }
     fn config_dir_host(&self) -> PathBuf {
         self.config.clone()

@@ -2,14 +2,18 @@
 //! on 127.0.0.1:3128, forwards every connection to the host proxy's unix socket, runs the
 //! sandboxed command as its child and exits with the child's status.
 //!
-//! It never connects anywhere but the proxy socket; it uses plain threads so it needs no
-//! runtime inside the sandbox.
+//! The same program also joins two commands of one session that live in separate network
+//! namespaces (OpenCode's warm mode): `expose` serves a loopback port on a unix socket in the
+//! session's folder, and a `forward` in another command turns that socket back into a loopback
+//! port. Sockets in the session's own folder are the only rendezvous; no network is opened.
+//!
+//! It uses plain threads so it needs no runtime inside the sandbox.
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
-use std::os::unix::net::UnixStream;
+use std::os::unix::net::{UnixListener, UnixStream};
 use std::os::unix::process::ExitStatusExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Where the proxy socket's folder is bound inside the sandbox.
 pub const SOCKET_DIR_INSIDE: &str = "/run/ghostlab-egress";
@@ -20,18 +24,48 @@ pub const LISTEN: &str = "127.0.0.1:3128";
 
 /// Runs the bridge and `argv` under it; returns the exit code to use.
 pub fn run(socket: &Path, listen: &str, argv: &[String]) -> std::io::Result<i32> {
-    let listener = TcpListener::bind(listen)?;
-    let socket = socket.to_path_buf();
-    std::thread::spawn(move || {
-        for conn in listener.incoming().flatten() {
-            let socket = socket.clone();
-            std::thread::spawn(move || {
-                if let Ok(up) = UnixStream::connect(&socket) {
-                    pipe_both(conn, up);
-                }
-            });
-        }
-    });
+    run_links(&[(listen.to_string(), socket.to_path_buf())], &[], argv)
+}
+
+/// Runs every `forwards` (loopback address → unix socket) and `exposes` (unix socket →
+/// loopback address) link, then `argv` under them; returns the exit code to use.
+pub fn run_links(
+    forwards: &[(String, PathBuf)],
+    exposes: &[(PathBuf, String)],
+    argv: &[String],
+) -> std::io::Result<i32> {
+    for (listen, socket) in forwards {
+        let listener = TcpListener::bind(listen)?;
+        let socket = socket.clone();
+        std::thread::spawn(move || {
+            for conn in listener.incoming().flatten() {
+                let socket = socket.clone();
+                std::thread::spawn(move || {
+                    if let Ok(up) = UnixStream::connect(&socket) {
+                        pipe_both(conn, up);
+                    }
+                });
+            }
+        });
+    }
+    for (socket, target) in exposes {
+        // A stale socket from an earlier command of this session would make bind fail.
+        let _ = std::fs::remove_file(socket);
+        let listener = UnixListener::bind(socket)?;
+        let target = target.clone();
+        std::thread::spawn(move || {
+            for conn in listener.incoming().flatten() {
+                let target = target.clone();
+                std::thread::spawn(move || {
+                    // Nothing listening yet (the served program is still starting): the
+                    // caller sees the connection close and tries again.
+                    if let Ok(down) = TcpStream::connect(&target) {
+                        pipe_both(down, conn);
+                    }
+                });
+            }
+        });
+    }
     let (prog, args) = argv
         .split_first()
         .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "no command given"))?;

@@ -141,6 +141,17 @@ impl Session {
         &self.layout.workspace
     }
 
+    /// The session's private HOME on the host.
+    pub fn home_dir(&self) -> &Path {
+        &self.layout.home
+    }
+
+    /// The ghostlab executable as bound inside this session, when it is (it is the egress
+    /// bridge, so only sessions with an allowlist have it).
+    pub fn helper_exe(&self) -> Option<&Path> {
+        self.proxy.as_ref().and(self.bridge_exe.as_deref())
+    }
+
     /// The host folder of the whole session.
     pub fn dir(&self) -> &Path {
         &self.layout.dir

@@ -3,7 +3,8 @@
 //! workspace copy; the user emulator and the judge are models too — first recorded into a
 //! cassette from a scripted server, then replayed from that cassette with the server gone.
 //! Checks the verdict, the events, JUnit, the sandbox log, and that the user's original
-//! workspace is byte-identical afterwards.
+//! workspace is byte-identical afterwards. A third run repeats the case in OpenCode's warm mode
+//! (`opencode serve` once, `run --attach` per turn, both in the sandbox).
 
 use crate::common;
 
@@ -174,17 +175,74 @@ async fn opencode_in_bubblewrap_with_real_mcp_recorded_then_replayed() {
     let d = dir.clone();
     let (out, run2) = tokio::task::spawn_blocking(move || run_case(&d)).await.unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_ne!(run, run2);
+    let v2 = verdict_of(&run2);
     assert_eq!(
         out.status.code(),
         Some(0),
-        "replay run:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+        "replay run:\n{stdout}\n{}\nreasons: {}",
+        String::from_utf8_lossy(&out.stderr),
+        v2["reasons"]
     );
-    assert_ne!(run, run2);
-    let v2: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(run2.join(format!("cases/{CASE}/trial-1/verdict.json"))).unwrap(),
-    )
-    .unwrap();
     assert_eq!(v2["verdict"], "PASS");
     assert_eq!(tree_digest(&dir.join("release-repo")), original);
+
+    // Run 3: warm mode, one `opencode serve` in the sandbox and a `run --attach` per turn.
+    // Its transcript differs in details a replayed judge would notice (one server makes one
+    // denied npm lookup, not one per turn), so emulator and judge come from the scripted
+    // server again.
+    let server = start(
+        Cassette::load(&dir.join("cassettes/harness-script.json")).unwrap(),
+        ServerOptions::default(),
+    )
+    .await
+    .unwrap();
+    let url = server.base_url();
+    set_roles(
+        &dir.join("job.yaml"),
+        &format!(
+            "generation:\n  proposer: {{ provider: offline }}\n  emulator: {{ provider: record, model: scripted, base_url: \"{url}\", cassette: ./cassettes/harness-warm.json }}\n  judge: {{ provider: record, model: scripted, base_url: \"{url}\", cassette: ./cassettes/harness-warm.json }}"
+        ),
+    );
+    let job = dir.join("job.yaml");
+    let text = std::fs::read_to_string(&job).unwrap();
+    std::fs::write(&job, format!("{text}hosts:\n  opencode:\n    mode: warm\n")).unwrap();
+    let d = dir.clone();
+    let (out, run3) = tokio::task::spawn_blocking(move || run_case(&d)).await.unwrap();
+    server.shutdown().await;
+    let v3 = verdict_of(&run3);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "warm run:\n{}\n{}\nreasons: {}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+        v3["reasons"]
+    );
+    assert_eq!(v3["verdict"], "PASS", "{v3:#}");
+    let trial3 = run3.join(format!("cases/{CASE}/trial-1"));
+    let bumped = std::fs::read_to_string(trial3.join("workspace-after/package.json")).unwrap();
+    assert!(bumped.contains("\"version\": \"1.3.0\""), "{bumped}");
+    let log3 = std::fs::read_dir(run3.join("logs"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect::<String>();
+    // One server for the case, every turn attached to it, all as sandbox commands.
+    assert_eq!(log3.matches(" serve --port ").count(), 1, "{log3}");
+    assert_eq!(log3.matches(" run --attach http://127.0.0.1:").count(), 2, "{log3}");
+    assert!(!log3.contains("run --format json --title"), "no cold turn: {log3}");
+    // The server is gone with its case.
+    let left: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains("/sandbox/home/opencode-serve.sock") && c.contains(" serve "))
+        .collect();
+    assert!(left.is_empty(), "opencode serve outlived its case: {left:?}");
+    assert_eq!(tree_digest(&dir.join("release-repo")), original);
+}
+
+fn verdict_of(run: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(run.join(format!("cases/{CASE}/trial-1/verdict.json"))).unwrap())
+        .unwrap()
 }

@@ -9,6 +9,7 @@ mod generate_support;
 
 mod acceptance;
 mod case_flow;
+mod codex_runner;
 mod credentials;
 mod e2e_faults;
 mod e2e_opencode;

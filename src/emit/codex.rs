@@ -1,0 +1,183 @@
+//! The Codex CLI config (`$CODEX_HOME/config.toml`) for a job's agent: the model (or the local
+//! model server of a run), no approval prompts (a non-interactive run cannot answer them), and
+//! the agent's MCP servers.
+//!
+//! Secrets stay references. Codex cannot expand `${VAR}` inside its config, so a server's
+//! `KEY: ${KEY}` becomes `env_vars = ["KEY"]` (Codex passes its own variable through), and
+//! `Authorization: Bearer ${VAR}` becomes `bearer_token_env_var`; any other use of a reference
+//! is refused with the server's name rather than written out expanded.
+
+use std::path::Path;
+use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, value};
+
+use super::EmitOptions;
+use crate::spec::resolved::{LoadedJob, McpTransport};
+use crate::util::secret_ref::{has_reference, referenced_vars};
+
+/// The provider id a run's local model server gets in the config.
+const LOCAL_PROVIDER: &str = "ghostlab";
+
+/// Builds the Codex config for `loaded`, or says which setting Codex cannot take.
+pub fn emit_codex_config(loaded: &LoadedJob, opts: &EmitOptions<'_>) -> Result<DocumentMut, String> {
+    let mut doc = DocumentMut::new();
+    doc["approval_policy"] = value("never");
+    match &opts.provider_override {
+        Some((_, provider, model)) => {
+            let base_url = provider
+                .pointer("/options/baseURL")
+                .and_then(serde_json::Value::as_str)
+                .ok_or("the model override has no baseURL")?;
+            doc["model"] = value(model.as_str());
+            doc["model_provider"] = value(LOCAL_PROVIDER);
+            let mut p = Table::new();
+            p["name"] = value("Ghostlab model server");
+            p["base_url"] = value(base_url);
+            p["wire_api"] = value("chat");
+            let mut providers = Table::new();
+            providers.set_implicit(true);
+            providers[LOCAL_PROVIDER] = Item::Table(p);
+            doc["model_providers"] = Item::Table(providers);
+        }
+        None => {
+            if let Some(m) = &loaded.job.agent.runtime.model {
+                // OpenCode writes `provider/model`; Codex takes the model name.
+                doc["model"] = value(m.rsplit('/').next().unwrap_or(m));
+            }
+        }
+    }
+    let mut servers = Table::new();
+    servers.set_implicit(true);
+    for mcp in loaded.mcps.iter().filter(|m| m.enabled) {
+        let mut t = Table::new();
+        match &mcp.transport {
+            McpTransport::Stdio { command, cwd, env } => {
+                let argv: Vec<String> = command.iter().map(|a| map_if_path(a, opts)).collect();
+                let (program, args) = argv.split_first().ok_or(format!("mcp `{}`: empty command", mcp.name))?;
+                t["command"] = value(program.as_str());
+                t["args"] = value(argv_array(args));
+                if let Some(c) = cwd {
+                    t["cwd"] = value((opts.map_path)(c));
+                }
+                let mut literal = InlineTable::new();
+                let mut passed = Array::new();
+                for (k, v) in env {
+                    if !has_reference(v) {
+                        literal.insert(k, v.as_str().into());
+                    } else if v == &format!("${{{k}}}") {
+                        passed.push(k.as_str());
+                    } else {
+                        return Err(format!(
+                            "mcp `{}`: env {k} = {v}: Codex can only pass a variable through under its own name (use {k}: ${{{k}}})",
+                            mcp.name
+                        ));
+                    }
+                }
+                if !literal.is_empty() {
+                    t["env"] = value(literal);
+                }
+                if !passed.is_empty() {
+                    t["env_vars"] = value(passed);
+                }
+            }
+            McpTransport::Remote { url, headers, .. } => {
+                if has_reference(url) {
+                    return Err(format!("mcp `{}`: Codex cannot expand a reference in a url", mcp.name));
+                }
+                t["url"] = value(url.as_str());
+                let mut literal = InlineTable::new();
+                let mut from_env = InlineTable::new();
+                for (k, v) in headers {
+                    let vars = referenced_vars(v);
+                    if vars.is_empty() {
+                        literal.insert(k, v.as_str().into());
+                    } else if k.eq_ignore_ascii_case("authorization") && v == &format!("Bearer ${{{}}}", vars[0]) {
+                        t["bearer_token_env_var"] = value(vars[0].as_str());
+                    } else if vars.len() == 1 && v == &format!("${{{}}}", vars[0]) {
+                        from_env.insert(k, vars[0].as_str().into());
+                    } else {
+                        return Err(format!(
+                            "mcp `{}`: header {k}: Codex takes a header either literal, as `Bearer ${{VAR}}` (Authorization) or as one whole `${{VAR}}`",
+                            mcp.name
+                        ));
+                    }
+                }
+                if !literal.is_empty() {
+                    t["http_headers"] = value(literal);
+                }
+                if !from_env.is_empty() {
+                    t["env_http_headers"] = value(from_env);
+                }
+            }
+        }
+        servers[&mcp.name] = Item::Table(t);
+    }
+    if !servers.is_empty() {
+        doc["mcp_servers"] = Item::Table(servers);
+    }
+    Ok(doc)
+}
+
+fn map_if_path(arg: &str, opts: &EmitOptions<'_>) -> String {
+    let p = Path::new(arg);
+    if p.is_absolute() && p.exists() {
+        (opts.map_path)(p)
+    } else {
+        arg.to_string()
+    }
+}
+
+fn argv_array(args: &[String]) -> Array {
+    args.iter().map(String::as_str).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::resolved::McpTransport;
+
+    fn example() -> LoadedJob {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/release-bot/job.yaml");
+        crate::spec::load_job(&path).expect("the example loads")
+    }
+
+    #[test]
+    fn secrets_stay_references_and_the_model_server_is_the_provider() {
+        let job = example();
+        let opts = EmitOptions {
+            provider_override: Some((
+                "ghostlab-local".into(),
+                serde_json::json!({"options": {"baseURL": "http://127.0.0.1:9/v1"}}),
+                "scripted".into(),
+            )),
+            ..EmitOptions::default()
+        };
+        let text = emit_codex_config(&job, &opts).unwrap().to_string();
+        let doc: DocumentMut = text.parse().unwrap();
+        assert_eq!(doc["approval_policy"].as_str(), Some("never"));
+        assert_eq!(doc["model_provider"].as_str(), Some("ghostlab"));
+        assert_eq!(
+            doc["model_providers"]["ghostlab"]["base_url"].as_str(),
+            Some("http://127.0.0.1:9/v1")
+        );
+        let release = &doc["mcp_servers"]["release"];
+        assert_eq!(release["command"].as_str(), Some("node"));
+        let passed: Vec<&str> = release["env_vars"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|v| v.as_str())
+            .collect();
+        assert_eq!(passed, ["RELEASE_TOKEN"]);
+        assert!(!text.contains("${"), "{text}");
+    }
+
+    #[test]
+    fn a_reference_codex_cannot_pass_through_is_refused_not_expanded() {
+        let mut job = example();
+        if let McpTransport::Stdio { env, .. } = &mut job.mcps[0].transport {
+            env.insert("GH_AUTH".into(), "token ${RELEASE_TOKEN}".into());
+        }
+        let err = emit_codex_config(&job, &EmitOptions::default()).unwrap_err();
+        assert!(err.contains("GH_AUTH") && err.contains("own name"), "{err}");
+    }
+}

@@ -1,0 +1,155 @@
+//! The Codex runner: `codex exec --json` for the first turn, then `codex exec --json resume
+//! <thread id>` for every later one, so the conversation continues in the same thread. Each
+//! turn is a fresh process through the case's `CommandFactory` (inside the sandbox).
+//!
+//! `CODEX_HOME` is the case's own (`$HOME/.codex`): the emitted config.toml is written there
+//! before the first turn, and Codex keeps its threads there, which `resume` needs.
+
+use futures::future::BoxFuture;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::codex_events::parse_codex_events;
+use super::runner::{AgentRunner, RunnerError, TurnOutput};
+use super::runners::tail;
+use super::spawn::{CommandFactory, CommandSpec, run_bounded};
+
+/// Where things are, as the agent host sees them (and the host, for the config file).
+#[derive(Debug, Clone)]
+pub struct CodexSetup {
+    pub binary: String,
+    /// Extra arguments after `exec` on every turn (`hosts.codex.args`).
+    pub args: Vec<String>,
+    /// The case's HOME inside, and the same folder on the host.
+    pub home: String,
+    pub home_host: PathBuf,
+    pub workdir: String,
+    /// The emitted config.toml.
+    pub config_toml: String,
+    pub env: Vec<(String, String)>,
+    pub turn_timeout: Duration,
+}
+
+pub struct CodexRunner {
+    factory: Arc<dyn CommandFactory>,
+    setup: CodexSetup,
+    thread: Option<String>,
+    config_written: bool,
+}
+
+impl CodexRunner {
+    pub fn new(factory: Arc<dyn CommandFactory>, setup: CodexSetup) -> Self {
+        CodexRunner {
+            factory,
+            setup,
+            thread: None,
+            config_written: false,
+        }
+    }
+
+    /// The argv of one turn; the message is the last argument.
+    pub fn argv(&self, message: &str) -> Vec<String> {
+        let s = &self.setup;
+        let mut argv = vec![
+            s.binary.clone(),
+            "exec".into(),
+            "--json".into(),
+            "--skip-git-repo-check".into(),
+        ];
+        argv.extend(s.args.iter().cloned());
+        if let Some(id) = &self.thread {
+            argv.extend(["resume".into(), id.clone()]);
+        }
+        argv.push(message.to_string());
+        argv
+    }
+
+    pub fn env(&self) -> Vec<(String, String)> {
+        let h = &self.setup.home;
+        let mut env = vec![
+            ("HOME".to_string(), h.clone()),
+            ("CODEX_HOME".into(), format!("{h}/.codex")),
+            ("TMPDIR".into(), format!("{h}/tmp")),
+        ];
+        env.extend(self.setup.env.iter().cloned());
+        env
+    }
+
+    /// Writes `$CODEX_HOME/config.toml` (and the folders Codex writes into), owned like the
+    /// case's HOME so the sandboxed agent can use them.
+    fn write_config(&self) -> std::io::Result<()> {
+        let home = &self.setup.home_host;
+        let codex_home = home.join(".codex");
+        std::fs::create_dir_all(&codex_home)?;
+        std::fs::create_dir_all(home.join("tmp"))?;
+        crate::util::write_atomic(&codex_home.join("config.toml"), self.setup.config_toml.as_bytes())?;
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(home)?;
+        for p in [codex_home.clone(), codex_home.join("config.toml"), home.join("tmp")] {
+            std::os::unix::fs::lchown(&p, Some(meta.uid()), Some(meta.gid()))?;
+        }
+        Ok(())
+    }
+}
+
+impl AgentRunner for CodexRunner {
+    fn label(&self) -> String {
+        "codex (exec --json, resume by thread id)".into()
+    }
+
+    fn turn<'a>(&'a mut self, _turn: u32, message: &'a str) -> BoxFuture<'a, Result<TurnOutput, RunnerError>> {
+        Box::pin(async move {
+            if !self.config_written {
+                self.write_config()
+                    .map_err(|e| RunnerError::Start(format!("cannot write the Codex config: {e}")))?;
+                self.config_written = true;
+            }
+            let spec = CommandSpec {
+                argv: self.argv(message),
+                env: self.env(),
+                workdir: Some(self.setup.workdir.clone()),
+            };
+            let cmd = self.factory.command(&spec).map_err(RunnerError::Start)?;
+            let done = run_bounded(cmd, None, self.setup.turn_timeout)
+                .await
+                .map_err(|e| RunnerError::Start(e.to_string()))?;
+            if done.timed_out {
+                return Err(RunnerError::Timeout {
+                    seconds: self.setup.turn_timeout.as_secs(),
+                });
+            }
+            let parsed = parse_codex_events(&done.stdout);
+            match (&self.thread, &parsed.thread_id) {
+                (None, Some(id)) => self.thread = Some(id.clone()),
+                // A resumed turn that reports another thread lost the conversation.
+                (Some(ours), Some(theirs)) if ours != theirs => {
+                    return Err(RunnerError::Protocol(format!(
+                        "codex resumed thread {theirs}, not {ours}: the conversation was lost"
+                    )));
+                }
+                _ => {}
+            }
+            let code = done.code.unwrap_or(-1);
+            if parsed.error.is_none() && !parsed.completed && code != 0 {
+                return Err(RunnerError::Crashed {
+                    code,
+                    detail: tail(&done.stderr).join(" | "),
+                });
+            }
+            let mut out = parsed.into_result()?;
+            if self.thread.is_none() {
+                return Err(RunnerError::Protocol(
+                    "codex reported no thread id (`thread.started`)".into(),
+                ));
+            }
+            out.latency_ms = done.elapsed.as_millis() as u64;
+            out.diagnostics = tail(&done.stderr);
+            Ok(out)
+        })
+    }
+
+    fn close(&mut self) -> BoxFuture<'_, ()> {
+        Box::pin(async {})
+    }
+}
