@@ -32,7 +32,8 @@ pub fn emit_codex_config(loaded: &LoadedJob, opts: &EmitOptions<'_>) -> Result<D
             let mut p = Table::new();
             p["name"] = value("Ghostlab model server");
             p["base_url"] = value(base_url);
-            p["wire_api"] = value("chat");
+            // Codex dropped the chat-completions wire API in 0.122; Responses is all it speaks.
+            p["wire_api"] = value("responses");
             let mut providers = Table::new();
             providers.set_implicit(true);
             providers[LOCAL_PROVIDER] = Item::Table(p);

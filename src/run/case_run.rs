@@ -247,6 +247,11 @@ fn build_runner(ctx: &RunContext, env: &dyn CaseEnvironment, case: &CaseSpec) ->
                 map_path: &map,
                 provider_override: ctx.provider_override.clone(),
             };
+            if ctx.provider_override.is_some() {
+                return Err("the Codex CLI (0.122 and later) speaks only OpenAI's Responses API, which `ghostlab model-server` \
+                     does not serve; run Codex against the job's own model endpoint (without --agent-cassette)"
+                    .into());
+            }
             let config = emit_codex_config(&ctx.job, &opts)?;
             Ok(Box::new(CodexRunner::new(
                 env.factory(),

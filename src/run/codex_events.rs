@@ -7,8 +7,9 @@
 //! naming, so unknown-tool checks treat both hosts alike), `command_execution` → `bash`,
 //! `file_change` → `edit`, `web_search` → `websearch`.
 //!
-//! The format is Codex's documented exec-JSON stream; this build is tested against recorded
-//! samples and a fake CLI, not the live `codex` binary (see docs/benchmarks.md).
+//! The format is Codex's documented exec-JSON stream; this build is tested against samples
+//! written from that documentation and a fake CLI, not the live `codex` binary
+//! (docs/concepts.md, "A run").
 
 use serde_json::{Value, json};
 

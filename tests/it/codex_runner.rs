@@ -45,15 +45,7 @@ fn run_case(dir: &Path, extra_env: Option<(&str, &str)>) -> (std::process::Outpu
         cmd.env(k, v);
     }
     let out = cmd
-        .args([
-            "test",
-            "--job",
-            "job.yaml",
-            "--case",
-            CASE,
-            "--agent-cassette",
-            "cassettes/agent.json",
-        ])
+        .args(["test", "--job", "job.yaml", "--case", CASE])
         .output()
         .unwrap();
     let runs = dir.join(".ghostlab/runs");
@@ -122,6 +114,32 @@ fn fake_codex_resumes_its_thread_inside_bubblewrap() {
         let text = String::from_utf8_lossy(&std::fs::read(f.path()).unwrap()).into_owned();
         assert!(!text.contains("codex-canary-5d1e"), "secret in {}", f.path().display());
     }
+}
+
+#[test]
+fn codex_against_the_chat_only_model_server_is_refused_with_the_reason() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = prepared(tmp.path());
+    let out = ghostlab(&dir)
+        .args([
+            "test",
+            "--job",
+            "job.yaml",
+            "--case",
+            CASE,
+            "--agent-cassette",
+            "cassettes/agent.json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let runs = dir.join(".ghostlab/runs");
+    let run = std::fs::read_dir(&runs).unwrap().next().unwrap().unwrap().path();
+    let verdict: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join(format!("cases/{CASE}/trial-1/verdict.json"))).unwrap())
+            .unwrap();
+    assert_eq!(verdict["verdict"], "INFRA_ERROR", "{verdict:#}");
+    assert!(verdict["reasons"].to_string().contains("Responses API"), "{verdict:#}");
 }
 
 #[test]
