@@ -10,10 +10,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::codex_events::parse_codex_events;
+use super::codex_events::{CODEX_END, parse_codex_events};
 use super::runner::{AgentRunner, RunnerError, TurnOutput};
-use super::runners::tail;
-use super::spawn::{CommandFactory, CommandSpec, run_bounded};
+use super::spawn::{CommandFactory, CommandSpec};
+use super::turn_stream::{finish_turn, run_turn_command};
 
 /// Where things are, as the agent host sees them (and the host, for the config file).
 #[derive(Debug, Clone)]
@@ -110,15 +110,7 @@ impl AgentRunner for CodexRunner {
                 env: self.env(),
                 workdir: Some(self.setup.workdir.clone()),
             };
-            let cmd = self.factory.command(&spec).map_err(RunnerError::Start)?;
-            let done = run_bounded(cmd, None, self.setup.turn_timeout)
-                .await
-                .map_err(|e| RunnerError::Start(e.to_string()))?;
-            if done.timed_out {
-                return Err(RunnerError::Timeout {
-                    seconds: self.setup.turn_timeout.as_secs(),
-                });
-            }
+            let done = run_turn_command(self.factory.as_ref(), &spec, self.setup.turn_timeout).await?;
             let parsed = parse_codex_events(&done.stdout);
             match (&self.thread, &parsed.thread_id) {
                 (None, Some(id)) => self.thread = Some(id.clone()),
@@ -130,21 +122,13 @@ impl AgentRunner for CodexRunner {
                 }
                 _ => {}
             }
-            let code = done.code.unwrap_or(-1);
-            if parsed.error.is_none() && !parsed.completed && code != 0 {
-                return Err(RunnerError::Crashed {
-                    code,
-                    detail: tail(&done.stderr).join(" | "),
-                });
-            }
-            let mut out = parsed.into_result()?;
+            let spoke = parsed.stream.error.is_some() || parsed.stream.ended;
+            let out = finish_turn(&done, parsed.stream, spoke, CODEX_END)?;
             if self.thread.is_none() {
                 return Err(RunnerError::Protocol(
                     "codex reported no thread id (`thread.started`)".into(),
                 ));
             }
-            out.latency_ms = done.elapsed.as_millis() as u64;
-            out.diagnostics = tail(&done.stderr);
             Ok(out)
         })
     }

@@ -15,33 +15,21 @@ use serde_json::{Value, json};
 
 use super::events::ToolStatus;
 use super::runner::{RunnerError, ToolCallRecord, TurnOutput};
+use super::turn_stream::TurnStream;
+
+/// The end marker a complete Codex turn has.
+pub const CODEX_END: &str = "`turn.completed`";
 
 /// What a whole turn's event stream said.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ParsedCodexTurn {
     pub thread_id: Option<String>,
-    pub output: TurnOutput,
-    pub completed: bool,
-    pub error: Option<String>,
-    pub stray_lines: Vec<String>,
+    pub stream: TurnStream,
 }
 
 impl ParsedCodexTurn {
     pub fn into_result(self) -> Result<TurnOutput, RunnerError> {
-        if let Some(e) = self.error {
-            return Err(RunnerError::ModelEndpoint(e));
-        }
-        if !self.completed {
-            let seen = if self.stray_lines.is_empty() {
-                String::new()
-            } else {
-                format!(": {}", self.stray_lines.join(" | "))
-            };
-            return Err(RunnerError::Protocol(format!(
-                "the turn ended without `turn.completed`{seen}"
-            )));
-        }
-        Ok(self.output)
+        self.stream.into_result(CODEX_END)
     }
 }
 
@@ -50,10 +38,7 @@ pub fn parse_codex_events(stdout: &str) -> ParsedCodexTurn {
     let mut p = ParsedCodexTurn::default();
     let mut texts: Vec<String> = Vec::new();
     for line in stdout.lines().filter(|l| !l.trim().is_empty()) {
-        let Ok(ev) = serde_json::from_str::<Value>(line) else {
-            if p.stray_lines.len() < 5 {
-                p.stray_lines.push(line.chars().take(200).collect());
-            }
+        let Some(ev) = p.stream.parse_line(line) else {
             continue;
         };
         match ev.get("type").and_then(Value::as_str) {
@@ -61,31 +46,31 @@ pub fn parse_codex_events(stdout: &str) -> ParsedCodexTurn {
                 p.thread_id = ev.get("thread_id").and_then(Value::as_str).map(str::to_string);
             }
             Some("turn.completed") => {
-                p.completed = true;
+                p.stream.ended = true;
                 let usage = ev.get("usage");
                 let count = |k: &str| usage.and_then(|u| u.get(k)).and_then(Value::as_u64).unwrap_or(0);
-                p.output.tokens += count("input_tokens") + count("output_tokens");
+                p.stream.output.tokens += count("input_tokens") + count("output_tokens");
             }
             Some("turn.failed") => {
                 let message = ev
                     .pointer("/error/message")
                     .and_then(Value::as_str)
                     .unwrap_or("turn failed");
-                p.error = Some(message.to_string());
+                p.stream.error = Some(message.to_string());
             }
             Some("error") => {
                 let message = ev.get("message").and_then(Value::as_str).unwrap_or("error");
-                p.error.get_or_insert_with(|| message.to_string());
+                p.stream.error.get_or_insert_with(|| message.to_string());
             }
             Some("item.completed") => {
                 if let Some(item) = ev.get("item") {
-                    read_item(item, &mut p.output, &mut texts);
+                    read_item(item, &mut p.stream.output, &mut texts);
                 }
             }
             _ => {}
         }
     }
-    p.output.text = texts.last().cloned().unwrap_or_default();
+    p.stream.output.text = texts.last().cloned().unwrap_or_default();
     p
 }
 

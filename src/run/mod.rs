@@ -27,6 +27,7 @@ pub mod sandbox_env;
 pub mod setup;
 pub mod spawn;
 pub mod suite;
+pub mod turn_stream;
 
 pub use event_log::{EventLog, read_events};
 pub use events::{Envelope, RunEvent, StopReason, ToolStatus};

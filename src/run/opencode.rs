@@ -9,10 +9,10 @@ use futures::future::BoxFuture;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::opencode_events::parse_opencode_events;
+use super::opencode_events::{OPENCODE_END, parse_opencode_events};
 use super::runner::{AgentRunner, RunnerError, TurnOutput};
-use super::runners::tail;
-use super::spawn::{CommandFactory, CommandSpec, run_bounded};
+use super::spawn::{CommandFactory, CommandSpec};
+use super::turn_stream::{finish_turn, run_turn_command};
 
 /// Where things are, as the agent host sees them.
 #[derive(Debug, Clone)]
@@ -99,30 +99,13 @@ impl OpencodeRunner {
 
     /// Runs one turn's command (through this runner's factory) and reads its events.
     pub async fn run_turn(&mut self, spec: CommandSpec) -> Result<TurnOutput, RunnerError> {
-        let cmd = self.factory.command(&spec).map_err(RunnerError::Start)?;
-        let done = run_bounded(cmd, None, self.setup.turn_timeout)
-            .await
-            .map_err(|e| RunnerError::Start(e.to_string()))?;
-        if done.timed_out {
-            return Err(RunnerError::Timeout {
-                seconds: self.setup.turn_timeout.as_secs(),
-            });
-        }
+        let done = run_turn_command(self.factory.as_ref(), &spec, self.setup.turn_timeout).await?;
         let parsed = parse_opencode_events(&done.stdout);
         if self.session.is_none() {
             self.session = parsed.session_id.clone();
         }
-        let code = done.code.unwrap_or(-1);
-        if parsed.error.is_none() && parsed.session_id.is_none() && code != 0 {
-            return Err(RunnerError::Crashed {
-                code,
-                detail: tail(&done.stderr).join(" | "),
-            });
-        }
-        let mut out = parsed.into_result()?;
-        out.latency_ms = done.elapsed.as_millis() as u64;
-        out.diagnostics = tail(&done.stderr);
-        Ok(out)
+        let spoke = parsed.stream.error.is_some() || parsed.session_id.is_some();
+        finish_turn(&done, parsed.stream, spoke, OPENCODE_END)
     }
 
     /// The factory every command of this runner goes through.

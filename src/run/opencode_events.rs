@@ -9,38 +9,25 @@ use serde_json::Value;
 
 use super::events::ToolStatus;
 use super::runner::{RunnerError, ToolCallRecord, TurnOutput};
+use super::turn_stream::TurnStream;
 
 /// The text OpenCode puts in a tool error when an `ask` permission was auto-rejected.
 const REJECTED_MARKER: &str = "rejected permission";
+
+/// The end marker a complete OpenCode turn has.
+pub const OPENCODE_END: &str = "a final `stop` step";
 
 /// What a whole turn's event stream said.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ParsedTurn {
     pub session_id: Option<String>,
-    pub output: TurnOutput,
-    pub finished_with_stop: bool,
-    pub error: Option<String>,
-    /// Lines that were not JSON events (kept for diagnostics, bounded).
-    pub stray_lines: Vec<String>,
+    pub stream: TurnStream,
 }
 
 impl ParsedTurn {
     /// Converts the stream into the turn's result.
     pub fn into_result(self) -> Result<TurnOutput, RunnerError> {
-        if let Some(e) = self.error {
-            return Err(RunnerError::ModelEndpoint(e));
-        }
-        if !self.finished_with_stop {
-            let seen = if self.stray_lines.is_empty() {
-                String::new()
-            } else {
-                format!(": {}", self.stray_lines.join(" | "))
-            };
-            return Err(RunnerError::Protocol(format!(
-                "the turn ended without a final `stop` step{seen}"
-            )));
-        }
-        Ok(self.output)
+        self.stream.into_result(OPENCODE_END)
     }
 }
 
@@ -49,10 +36,7 @@ pub fn parse_opencode_events(stdout: &str) -> ParsedTurn {
     let mut p = ParsedTurn::default();
     let mut texts: Vec<String> = Vec::new();
     for line in stdout.lines().filter(|l| !l.trim().is_empty()) {
-        let Ok(ev) = serde_json::from_str::<Value>(line) else {
-            if p.stray_lines.len() < 5 {
-                p.stray_lines.push(line.chars().take(200).collect());
-            }
+        let Some(ev) = p.stream.parse_line(line) else {
             continue;
         };
         if p.session_id.is_none() {
@@ -65,13 +49,13 @@ pub fn parse_opencode_events(stdout: &str) -> ParsedTurn {
                     texts.push(t.to_string());
                 }
             }
-            Some("tool_use") => p.output.tool_calls.push(tool_call(&part)),
+            Some("tool_use") => p.stream.output.tool_calls.push(tool_call(&part)),
             Some("step_finish") => {
-                p.finished_with_stop = part.get("reason").and_then(Value::as_str) == Some("stop");
-                p.output.tokens += part.pointer("/tokens/total").and_then(Value::as_u64).unwrap_or(0);
-                p.output.cost_usd += part.get("cost").and_then(Value::as_f64).unwrap_or(0.0);
+                p.stream.ended = part.get("reason").and_then(Value::as_str) == Some("stop");
+                p.stream.output.tokens += part.pointer("/tokens/total").and_then(Value::as_u64).unwrap_or(0);
+                p.stream.output.cost_usd += part.get("cost").and_then(Value::as_f64).unwrap_or(0.0);
             }
-            Some("step_start") => p.finished_with_stop = false,
+            Some("step_start") => p.stream.ended = false,
             Some("error") => {
                 let err = ev.get("error").cloned().unwrap_or(Value::Null);
                 let name = err.get("name").and_then(Value::as_str).unwrap_or("error");
@@ -84,13 +68,13 @@ pub fn parse_opencode_events(stdout: &str) -> ParsedTurn {
                     .and_then(Value::as_u64)
                     .map(|s| format!(" (HTTP {s})"))
                     .unwrap_or_default();
-                p.error = Some(format!("{name}{status}: {message}"));
+                p.stream.error = Some(format!("{name}{status}: {message}"));
             }
             _ => {}
         }
     }
     // The answer of the turn is the text of the last step that produced any.
-    p.output.text = texts.last().cloned().unwrap_or_default();
+    p.stream.output.text = texts.last().cloned().unwrap_or_default();
     p
 }
 
@@ -156,7 +140,7 @@ mod tests {
     #[test]
     fn auto_rejected_permission_is_a_host_denial_and_no_stop_is_an_error() {
         let p = parse_opencode_events(&fixture("perm_ask_autorejected"));
-        assert_eq!(p.output.tool_calls[0].status, ToolStatus::DeniedByHost);
+        assert_eq!(p.stream.output.tool_calls[0].status, ToolStatus::DeniedByHost);
         assert!(matches!(p.into_result(), Err(RunnerError::Protocol(_))));
     }
 

@@ -96,3 +96,31 @@ pub fn session_log(dir: &Path, role: &str) -> PathBuf {
     assert_eq!(logs.len(), 1, "{logs:?}");
     logs[0].clone()
 }
+
+/// The release-bot case most end-to-end tests run.
+pub const PREPARE_RELEASE: &str = "hurried-maintainer--wf-prepare-release";
+
+/// Arguments of `ghostlab test` for one case of job.yaml, with the example's scripted agent
+/// model when `agent_cassette`.
+pub fn test_one_case_args(case: &str, agent_cassette: bool) -> Vec<String> {
+    let mut args: Vec<String> = ["test", "--job", "job.yaml", "--case", case].map(String::from).to_vec();
+    if agent_cassette {
+        args.extend(["--agent-cassette".into(), "cassettes/agent.json".into()]);
+    }
+    args
+}
+
+/// The newest run folder of the job in `dir` (run ids sort by time).
+pub fn newest_run(dir: &Path) -> PathBuf {
+    std::fs::read_dir(dir.join(".ghostlab/runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .max()
+        .expect("a run folder")
+}
+
+/// The verdict.json of trial 1 of `case` in `run`.
+pub fn trial_verdict(run: &Path, case: &str) -> serde_json::Value {
+    let path = run.join(format!("cases/{case}/trial-1/verdict.json"));
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}

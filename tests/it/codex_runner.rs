@@ -6,10 +6,8 @@
 use crate::common;
 
 use assert_cmd::Command;
-use common::{copy_release_bot, repo};
+use common::{PREPARE_RELEASE as CASE, copy_release_bot, newest_run, repo, test_one_case_args, trial_verdict};
 use std::path::Path;
-
-const CASE: &str = "hurried-maintainer--wf-prepare-release";
 
 fn prepared(tmp: &Path) -> std::path::PathBuf {
     use std::os::unix::fs::PermissionsExt;
@@ -44,14 +42,8 @@ fn run_case(dir: &Path, extra_env: Option<(&str, &str)>) -> (std::process::Outpu
     if let Some((k, v)) = extra_env {
         cmd.env(k, v);
     }
-    let out = cmd
-        .args(["test", "--job", "job.yaml", "--case", CASE])
-        .output()
-        .unwrap();
-    let runs = dir.join(".ghostlab/runs");
-    let mut all: Vec<_> = std::fs::read_dir(&runs).unwrap().map(|e| e.unwrap().path()).collect();
-    all.sort();
-    (out, all.pop().unwrap().join(format!("cases/{CASE}/trial-1")))
+    let out = cmd.args(test_one_case_args(CASE, false)).output().unwrap();
+    (out, newest_run(dir).join(format!("cases/{CASE}/trial-1")))
 }
 
 #[test]
@@ -120,24 +112,9 @@ fn fake_codex_resumes_its_thread_inside_bubblewrap() {
 fn codex_against_the_chat_only_model_server_is_refused_with_the_reason() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = prepared(tmp.path());
-    let out = ghostlab(&dir)
-        .args([
-            "test",
-            "--job",
-            "job.yaml",
-            "--case",
-            CASE,
-            "--agent-cassette",
-            "cassettes/agent.json",
-        ])
-        .output()
-        .unwrap();
+    let out = ghostlab(&dir).args(test_one_case_args(CASE, true)).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
-    let runs = dir.join(".ghostlab/runs");
-    let run = std::fs::read_dir(&runs).unwrap().next().unwrap().unwrap().path();
-    let verdict: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(run.join(format!("cases/{CASE}/trial-1/verdict.json"))).unwrap())
-            .unwrap();
+    let verdict = trial_verdict(&newest_run(&dir), CASE);
     assert_eq!(verdict["verdict"], "INFRA_ERROR", "{verdict:#}");
     assert!(verdict["reasons"].to_string().contains("Responses API"), "{verdict:#}");
 }

@@ -5,11 +5,9 @@
 use crate::common;
 
 use assert_cmd::Command;
-use common::{copy_release_bot, opencode_bin};
+use common::{PREPARE_RELEASE as CASE, copy_release_bot, newest_run, opencode_bin, test_one_case_args, trial_verdict};
 use std::path::Path;
 use std::time::{Duration, Instant};
-
-const CASE: &str = "hurried-maintainer--wf-prepare-release";
 
 fn prepared() -> (tempfile::TempDir, std::path::PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
@@ -36,14 +34,7 @@ fn ghostlab(dir: &Path, bin: &Path) -> Command {
 }
 
 fn verdict_of(dir: &Path) -> serde_json::Value {
-    let runs = dir.join(".ghostlab/runs");
-    let run = std::fs::read_dir(&runs)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .max()
-        .unwrap();
-    serde_json::from_str(&std::fs::read_to_string(run.join(format!("cases/{CASE}/trial-1/verdict.json"))).unwrap())
-        .unwrap()
+    trial_verdict(&newest_run(dir), CASE)
 }
 
 #[test]
@@ -58,15 +49,7 @@ fn a_crashing_agent_cli_is_an_infra_error() {
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     let started = Instant::now();
     let out = ghostlab(&dir, &script)
-        .args([
-            "test",
-            "--job",
-            "job.yaml",
-            "--case",
-            CASE,
-            "--agent-cassette",
-            "cassettes/agent.json",
-        ])
+        .args(test_one_case_args(CASE, true))
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
@@ -89,18 +72,9 @@ fn a_model_endpoint_answering_4xx_is_an_infra_error() {
         r#"{"version": 1, "entries": [], "script": []}"#,
     )
     .unwrap();
-    let out = ghostlab(&dir, &opencode_bin())
-        .args([
-            "test",
-            "--job",
-            "job.yaml",
-            "--case",
-            CASE,
-            "--agent-cassette",
-            "cassettes/empty.json",
-        ])
-        .output()
-        .unwrap();
+    let mut args = test_one_case_args(CASE, false);
+    args.extend(["--agent-cassette".into(), "cassettes/empty.json".into()]);
+    let out = ghostlab(&dir, &opencode_bin()).args(args).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
     let v = verdict_of(&dir);
     assert_eq!(v["verdict"], "INFRA_ERROR", "{v:#}");
@@ -110,15 +84,7 @@ fn a_model_endpoint_answering_4xx_is_an_infra_error() {
 /// Runs the one case with the scripted agent and the real OpenCode CLI.
 fn run_case(dir: &Path) -> std::process::Output {
     ghostlab(dir, &opencode_bin())
-        .args([
-            "test",
-            "--job",
-            "job.yaml",
-            "--case",
-            CASE,
-            "--agent-cassette",
-            "cassettes/agent.json",
-        ])
+        .args(test_one_case_args(CASE, true))
         .output()
         .unwrap()
 }

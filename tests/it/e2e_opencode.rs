@@ -9,12 +9,12 @@
 use crate::common;
 
 use assert_cmd::Command;
-use common::{copy_release_bot, opencode_bin, tree_digest};
+use common::{
+    PREPARE_RELEASE as CASE, copy_release_bot, newest_run, opencode_bin, test_one_case_args, tree_digest, trial_verdict,
+};
 use ghostlab::llm::cassette::Cassette;
 use ghostlab::llm::model_server::{ServerOptions, start};
 use std::path::{Path, PathBuf};
-
-const CASE: &str = "hurried-maintainer--wf-prepare-release";
 
 /// Emulator: approves the bump once, then is done. Judge: upholds every criterion, citing
 /// the opening message (e4) and the agent's first answer.
@@ -50,24 +50,10 @@ fn set_roles(job: &Path, roles: &str) {
 }
 
 fn run_case(dir: &Path) -> (std::process::Output, PathBuf) {
-    let out = ghostlab(dir)
-        .args([
-            "test",
-            "--job",
-            "job.yaml",
-            "--case",
-            CASE,
-            "--agent-cassette",
-            "cassettes/agent.json",
-            "--junit",
-            "junit.xml",
-        ])
-        .output()
-        .unwrap();
-    let runs = dir.join(".ghostlab/runs");
-    let mut all: Vec<PathBuf> = std::fs::read_dir(&runs).unwrap().map(|e| e.unwrap().path()).collect();
-    all.sort();
-    (out, all.pop().unwrap())
+    let mut args = test_one_case_args(CASE, true);
+    args.extend(["--junit".into(), "junit.xml".into()]);
+    let out = ghostlab(dir).args(args).output().unwrap();
+    (out, newest_run(dir))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -243,6 +229,5 @@ async fn opencode_in_bubblewrap_with_real_mcp_recorded_then_replayed() {
 }
 
 fn verdict_of(run: &Path) -> serde_json::Value {
-    serde_json::from_str(&std::fs::read_to_string(run.join(format!("cases/{CASE}/trial-1/verdict.json"))).unwrap())
-        .unwrap()
+    trial_verdict(run, CASE)
 }
