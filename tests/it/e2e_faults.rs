@@ -117,18 +117,23 @@ fn an_mcp_server_dying_mid_run_is_an_infra_error() {
 
 #[test]
 fn a_sandbox_that_cannot_be_created_is_an_infra_error() {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        // Only root hands the session to an unprivileged sandbox user, whose rights this uses.
-        ghostlab::util::skip::skipped("skipped: needs root (the sandbox user check applies only then)");
-        return;
-    }
     let (_tmp, dir) = prepared();
-    // An input the sandbox user cannot read: every session must refuse to start (fail closed),
-    // and the case must say so instead of running without it.
-    let asset = dir.join("fixtures/changelog.md");
     use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&asset, std::fs::Permissions::from_mode(0o600)).unwrap();
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let expected = if root {
+        // As root the agent runs as an unprivileged sandbox user: an input that user cannot
+        // read must stop every session (fail closed) instead of running without it.
+        let asset = dir.join("fixtures/changelog.md");
+        std::fs::set_permissions(&asset, std::fs::Permissions::from_mode(0o600)).unwrap();
+        "not readable by the sandbox user"
+    } else {
+        // Otherwise a workspace file this user cannot read makes the workspace copy fail.
+        let secret = dir.join("release-repo/unreadable.txt");
+        std::fs::write(&secret, "x").unwrap();
+        std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o000)).unwrap();
+        "copying the workspace"
+    };
     let started = Instant::now();
     let out = run_case(&dir);
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
@@ -136,8 +141,5 @@ fn a_sandbox_that_cannot_be_created_is_an_infra_error() {
     let v = verdict_of(&dir);
     assert_eq!(v["verdict"], "INFRA_ERROR", "{v:#}");
     let reasons = v["reasons"].to_string();
-    assert!(
-        reasons.contains("sandbox") && reasons.contains("not readable by the sandbox user"),
-        "{reasons}"
-    );
+    assert!(reasons.contains("sandbox") && reasons.contains(expected), "{reasons}");
 }
