@@ -238,9 +238,8 @@ fn build_runner(ctx: &RunContext, env: &dyn CaseEnvironment, case: &CaseSpec) ->
         }
         Backend::Codex => {
             let host = job.hosts.codex.clone().unwrap_or_default();
-            let binary = host
-                .binary
-                .or_else(|| find_on_path("codex").map(|p| env.map_path(&p)))
+            let binary = super::setup::codex_binary(&ctx.job)
+                .map(|p| env.map_path(&p))
                 .ok_or("no Codex binary: set hosts.codex.binary or put `codex` on PATH")?;
             let map = |p: &std::path::Path| env.map_path(p);
             let opts = EmitOptions {
@@ -362,11 +361,4 @@ async fn finish(
     })?;
     log.finish()?;
     Ok(verdict)
-}
-
-/// The first `name` on PATH.
-fn find_on_path(name: &str) -> Option<PathBuf> {
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
 }

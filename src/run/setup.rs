@@ -16,7 +16,7 @@ use crate::llm::model_server::{RunningServer, ServerOptions, start};
 use crate::redact::Redactor;
 use crate::sandbox::{HostPort, NetworkPolicy, SandboxPolicy};
 use crate::spec::resolved::host_port;
-use crate::spec::{LoadedJob, SandboxBackend};
+use crate::spec::{Backend, LoadedJob, SandboxBackend};
 
 /// The provider id Ghostlab uses for a local scripted model.
 pub const LOCAL_PROVIDER: &str = "ghostlab";
@@ -96,11 +96,19 @@ pub async fn environments(
             other => other,
         };
     }
-    // The agent host's own package (binary and its files) must be visible inside.
-    let extra_ro: Vec<PathBuf> = opencode_bin
-        .and_then(|b| b.parent())
-        .and_then(|d| d.parent())
-        .map(Path::to_path_buf)
+    // The agent host's own package (binary and its files) must be visible inside, even when
+    // it lives under a folder the sandbox masks (a checkout in /tmp, say).
+    let host_bin = match job.job.agent.runtime.backend {
+        Backend::Codex => codex_binary(job),
+        _ => opencode_bin.map(Path::to_path_buf),
+    };
+    let extra_ro: Vec<PathBuf> = host_bin
+        .map(|b| b.canonicalize().unwrap_or(b))
+        .and_then(|bin| {
+            let package = bin.parent()?.parent()?.to_path_buf();
+            // Never unmask the job's own folder for it: then the binary alone is bound.
+            Some(if job.dir.starts_with(&package) { bin } else { package })
+        })
         .into_iter()
         .collect();
     let factory =
@@ -136,6 +144,17 @@ pub fn find_opencode() -> Option<PathBuf> {
     std::env::split_paths(&std::env::var_os("PATH")?)
         .map(|d| d.join("opencode"))
         .find(|p| p.is_file())
+}
+
+/// The `codex` binary on the host: `hosts.codex.binary` (relative to job.yaml), else the first
+/// `codex` on PATH.
+pub fn codex_binary(job: &LoadedJob) -> Option<PathBuf> {
+    match job.job.hosts.codex.as_ref().and_then(|h| h.binary.as_deref()) {
+        Some(b) => Some(job.resolve(b)),
+        None => std::env::split_paths(&std::env::var_os("PATH")?)
+            .map(|d| d.join("codex"))
+            .find(|p| p.is_file()),
+    }
 }
 
 /// Everything `run_suite` needs.

@@ -15,7 +15,11 @@ fn prepared(tmp: &Path) -> std::path::PathBuf {
     let dir = tmp.join("release-bot");
     copy_release_bot(&dir);
     let job = dir.join("job.yaml");
-    let fake = repo().join("tests/fixtures/codex/fake-codex");
+    // Installed like a package under the (masked) temp folder, as a checkout in /tmp would
+    // have it: the runner must make the agent host's package visible inside the sandbox.
+    let fake = tmp.join("tools/fake-codex/bin/codex");
+    std::fs::create_dir_all(fake.parent().unwrap()).unwrap();
+    std::fs::copy(repo().join("tests/fixtures/codex/fake-codex"), &fake).unwrap();
     let text = std::fs::read_to_string(&job)
         .unwrap()
         .replace("backend: opencode", "backend: codex");
@@ -94,7 +98,7 @@ fn fake_codex_resumes_its_thread_inside_bubblewrap() {
         .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
         .collect::<String>();
     assert!(log.contains("backend Bubblewrap"), "{log}");
-    let calls: Vec<&str> = log.lines().filter(|l| l.contains("fake-codex exec --json")).collect();
+    let calls: Vec<&str> = log.lines().filter(|l| l.contains("/bin/codex exec --json")).collect();
     assert_eq!(calls.len(), 2, "{log}");
     assert!(!calls[0].contains(" resume "), "{}", calls[0]);
     assert!(calls[1].contains(" resume fake-thread-"), "{}", calls[1]);
