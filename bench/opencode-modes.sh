@@ -28,8 +28,11 @@ done
 
 for round in $(seq 1 "$ROUNDS"); do
   for mode in cold warm; do
+    # Exit 1 is expected (the offline judge leaves the gates unmet); 2 means it could not run.
+    rc=0
     (cd "$WORK/$mode" && "$BIN" test --job job.yaml --case "$CASE" --quiet \
-      --agent-cassette cassettes/agent.json >/dev/null 2>&1) || true   # offline judge: gates not met
+      --agent-cassette cassettes/agent.json >"$WORK/$mode.log" 2>&1) || rc=$?
+    if [ "$rc" -gt 1 ]; then echo "$mode round $round could not run (exit $rc):" >&2; tail -5 "$WORK/$mode.log" >&2; exit 1; fi
     echo "round $round: $mode done" >&2
   done
 done

@@ -82,20 +82,17 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         generator: Arc::new(PipelineGenerator),
     };
     let runtime = tokio::runtime::Runtime::new()?;
+    // The same executors drive both front ends.
+    let discovery = Arc::new(SandboxedDiscovery {
+        job_file: args.job.clone(),
+    });
+    let runner = Arc::new(LabSuiteRunner {
+        agent_cassette: args.agent_cassette.clone(),
+        parallel: args.parallel,
+    });
     if args.yes {
         let mut progress = |line: String| eprintln!("{line}");
-        let result = runtime.block_on(run_headless(
-            lab,
-            proposer,
-            Arc::new(SandboxedDiscovery {
-                job_file: args.job.clone(),
-            }),
-            Arc::new(LabSuiteRunner {
-                agent_cassette: args.agent_cassette.clone(),
-                parallel: args.parallel,
-            }),
-            &mut progress,
-        ));
+        let result = runtime.block_on(run_headless(lab, proposer, discovery, runner, &mut progress));
         return match result {
             Ok(outcome) => {
                 println!("{}", outcome.report);
@@ -112,19 +109,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     // Logs and child stderr go to a file while the wizard owns the screen.
     let stderr_log = store::lab_dir(&args.job, &lab.job).join("tui.log");
     let outcome = runtime
-        .block_on(run_tui(
-            lab,
-            proposer,
-            Arc::new(SandboxedDiscovery {
-                job_file: args.job.clone(),
-            }),
-            Arc::new(LabSuiteRunner {
-                agent_cassette: args.agent_cassette.clone(),
-                parallel: args.parallel,
-            }),
-            theme,
-            Some(stderr_log),
-        ))
+        .block_on(run_tui(lab, proposer, discovery, runner, theme, Some(stderr_log)))
         .map_err(|e| CliError::usage(e.to_string()))?;
     match outcome {
         TuiOutcome::Quit { completed } => {

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::spawn::{CommandFactory, HostCommandFactory};
+use crate::sandbox::files::copy_tree;
 
 /// One attempt the sandbox refused.
 #[derive(Debug, Clone, PartialEq)]
@@ -122,25 +123,6 @@ impl CaseEnvironment for LocalEnvironment {
     fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
         Box::pin(async move { drop(self) })
     }
-}
-
-/// Copies a folder recursively, keeping symlinks as symlinks (never following them out).
-pub fn copy_tree(src: &Path, dst: &Path) -> std::io::Result<()> {
-    for entry in walkdir::WalkDir::new(src).follow_links(false) {
-        let entry = entry.map_err(std::io::Error::other)?;
-        let rel = entry.path().strip_prefix(src).map_err(std::io::Error::other)?;
-        let target = dst.join(rel);
-        let ft = entry.file_type();
-        if ft.is_dir() {
-            std::fs::create_dir_all(&target)?;
-        } else if ft.is_symlink() {
-            let link = std::fs::read_link(entry.path())?;
-            std::os::unix::fs::symlink(link, &target)?;
-        } else {
-            std::fs::copy(entry.path(), &target)?;
-        }
-    }
-    Ok(())
 }
 
 /// Creates a `LocalEnvironment` per case (explicit `backend: local`).

@@ -5,7 +5,6 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::environment::copy_tree;
 use super::suite::{SuiteSummary, read_verdict, write_outcome};
 use crate::judge::GateFacts;
 use crate::spec::Gates;
@@ -42,7 +41,7 @@ pub fn merge_runs(shards: &[PathBuf], dst: &Path, gates: &Gates) -> std::io::Res
                     shard.display()
                 )));
             }
-            copy_tree(trial, &dst.join(&rel))?;
+            copy_artifacts(trial, &dst.join(&rel))?;
             verdicts.push(v);
         }
         if let Ok(text) = std::fs::read_to_string(shard.join("manifest.json")) {
@@ -57,4 +56,19 @@ pub fn merge_runs(shards: &[PathBuf], dst: &Path, gates: &Gates) -> std::io::Res
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     write_outcome(gates, &run_id, &verdicts, dst, &GateFacts::default())
+}
+
+/// Copies a trial folder file by file, each atomically, so a merge interrupted at any instant
+/// leaves only whole artifacts behind.
+fn copy_artifacts(src: &Path, dst: &Path) -> std::io::Result<()> {
+    for entry in walkdir::WalkDir::new(src).follow_links(false) {
+        let entry = entry.map_err(std::io::Error::other)?;
+        let target = dst.join(entry.path().strip_prefix(src).map_err(std::io::Error::other)?);
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target)?;
+        } else if entry.file_type().is_file() {
+            crate::util::copy_atomic(entry.path(), &target)?;
+        }
+    }
+    Ok(())
 }

@@ -84,7 +84,7 @@ pub async fn rescore(job: &LoadedJob, judge: &dyn Judge, src: &Path, dst: &Path)
         let out = dst.join(dir.strip_prefix(src).map_err(std::io::Error::other)?);
         std::fs::create_dir_all(&out)?;
         for name in ["case.json", "events.jsonl"] {
-            std::fs::copy(dir.join(name), out.join(name))?;
+            crate::util::copy_atomic(&dir.join(name), &out.join(name))?;
         }
         write_verdict(&out.join("verdict.json"), &verdict, &redactor)?;
         verdicts.push(verdict);

@@ -23,6 +23,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Copies the file `src` to `dst` atomically (an artifact copied into another run).
+pub fn copy_atomic(src: &Path, dst: &Path) -> std::io::Result<()> {
+    write_atomic(dst, &std::fs::read(src)?)
+}
+
 /// Serializes `value` as pretty JSON (with a trailing newline) and writes it atomically.
 pub fn write_json_atomic<T: serde::Serialize>(path: &Path, value: &T) -> std::io::Result<()> {
     let mut text = serde_json::to_vec_pretty(value).map_err(std::io::Error::other)?;

@@ -7,4 +7,4 @@ pub mod secret_ref;
 pub mod skip;
 pub mod units;
 
-pub use atomic::{write_atomic, write_json_atomic};
+pub use atomic::{copy_atomic, write_atomic, write_json_atomic};

@@ -277,7 +277,7 @@ fn report_without_any_run_is_a_clear_usage_error() {
     report_support::set_canary_env();
     let tmp = tempfile::tempdir().unwrap();
     let dst = tmp.path().join("release-bot");
-    ghostlab::run::environment::copy_tree(
+    ghostlab::sandbox::files::copy_tree(
         &std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/release-bot"),
         &dst,
     )
