@@ -8,6 +8,7 @@ mod common;
 mod generate_support;
 
 mod acceptance;
+mod architecture;
 mod case_flow;
 mod codex_runner;
 mod credentials;
