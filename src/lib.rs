@@ -3,6 +3,7 @@
 //! The library holds all logic; `main.rs` and `cli/` only parse arguments and print.
 //! No module outside `cli` and `tui` touches the terminal.
 
+pub mod app;
 pub mod cli;
 pub mod emit;
 pub mod generate;
@@ -16,5 +17,6 @@ pub mod report;
 pub mod run;
 pub mod sandbox;
 pub mod spec;
+pub mod trial;
 pub mod tui;
 pub mod util;

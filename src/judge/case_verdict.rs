@@ -9,8 +9,8 @@ use super::checks::{CheckInput, run_checks};
 use super::llm_judge::Judge;
 use super::verdict::{CheckResult, CriterionResult, Evidence, Verdict, decide};
 use crate::redact::Redactor;
-use crate::run::case::CaseSpec;
-use crate::run::conversation::ConversationEnd;
+use crate::trial::CaseSpec;
+use crate::trial::ConversationEnd;
 
 /// Format version of verdict.json.
 pub const VERDICT_VERSION: u32 = 1;

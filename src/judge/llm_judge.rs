@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use super::verdict::{Answer, CriterionKind, CriterionResult};
 use crate::llm::{ChatMessage, ChatRequest, JsonSchemaSpec, Llm, LlmError, Role};
-use crate::run::case::CaseSpec;
-use crate::run::events::{Envelope, RunEvent};
+use crate::trial::CaseSpec;
+use crate::trial::{Envelope, RunEvent};
 
 /// Judges criteria from a transcript. An `Err` is a judge outage (INFRA_ERROR).
 pub trait Judge: Send + Sync {
@@ -221,7 +221,7 @@ pub fn transcript(events: &[Envelope]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::case::ScenarioView;
+    use crate::trial::ScenarioView;
 
     fn case() -> CaseSpec {
         let scenario = ScenarioView {

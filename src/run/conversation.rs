@@ -10,16 +10,7 @@ use super::integrity;
 use super::peer_faults::broken_mcp_server;
 use super::runner::AgentRunner;
 
-/// How a conversation ended, as far as the verdict is concerned.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ConversationEnd {
-    /// Ended normally (user done or max turns); the transcript can be judged.
-    Completed(StopReason),
-    /// A peer failed (agent host, model endpoint, user emulator): INFRA_ERROR.
-    Infra { component: String, reason: String },
-    /// The simulated user broke character: INCONCLUSIVE.
-    EmulatorBroke { kind: String, evidence: String },
-}
+pub use crate::trial::ConversationEnd;
 
 /// Runs one conversation, writing every step to `log`. `mcp_servers` names the agent's MCP
 /// servers, so a tool call that failed because its server broke ends the case as a peer fault.

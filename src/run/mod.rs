@@ -3,7 +3,6 @@
 //!
 //! Runners report what happened; they never decide a verdict.
 
-pub mod case;
 pub mod case_run;
 pub mod codex;
 pub mod codex_events;
@@ -12,7 +11,6 @@ pub mod dataset_cases;
 pub mod emulator;
 pub mod environment;
 pub mod event_log;
-pub mod events;
 pub mod integrity;
 pub mod manifest;
 pub mod merge;
@@ -21,13 +19,18 @@ pub mod opencode_events;
 pub mod opencode_warm;
 pub mod peer_faults;
 pub mod rescore;
+pub mod run_dir;
 pub mod runner;
 pub mod runners;
 pub mod sandbox_env;
 pub mod setup;
 pub mod spawn;
 pub mod suite;
+mod summary_line;
 pub mod turn_stream;
+
+// The trial vocabulary moved to `crate::trial`; these paths stay for code not yet updated.
+pub use crate::trial::{case, events};
 
 pub use event_log::{EventLog, read_events};
 pub use events::{Envelope, RunEvent, StopReason, ToolStatus};

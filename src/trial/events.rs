@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::judge::Verdict;
+use super::verdict::Verdict;
 
 /// Format version of each events.jsonl line.
 pub const EVENTS_VERSION: u32 = 1;
@@ -45,6 +45,17 @@ pub enum StopReason {
     UserDone,
     Infra,
     Cancelled,
+}
+
+/// How a conversation ended, as far as the verdict is concerned.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConversationEnd {
+    /// Ended normally (user done or max turns); the transcript can be judged.
+    Completed(StopReason),
+    /// A peer failed (agent host, model endpoint, user emulator): INFRA_ERROR.
+    Infra { component: String, reason: String },
+    /// The simulated user broke character: INCONCLUSIVE.
+    EmulatorBroke { kind: String, evidence: String },
 }
 
 /// One thing that happened.
@@ -172,6 +183,40 @@ impl RunEvent {
                 format!("  = {} in {:.1} s", verdict.as_str(), *duration_ms as f64 / 1000.0)
             }
         }
+    }
+}
+
+/// How a transcript line should read at a glance; front ends pick the colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    Plain,
+    /// A PASS.
+    Good,
+    /// INCONCLUSIVE or INFRA_ERROR.
+    Warning,
+    /// A FAIL, a denied connection, a broken peer or emulator.
+    Bad,
+}
+
+impl RunEvent {
+    /// The tone of this event in a live transcript.
+    pub fn tone(&self) -> Tone {
+        match self {
+            RunEvent::EgressDenied { .. } | RunEvent::EmulatorBreak { .. } | RunEvent::InfraError { .. } => Tone::Bad,
+            RunEvent::CaseFinished { verdict, .. } => match verdict {
+                Verdict::Pass => Tone::Good,
+                Verdict::Fail => Tone::Bad,
+                Verdict::Inconclusive | Verdict::InfraError => Tone::Warning,
+            },
+            _ => Tone::Plain,
+        }
+    }
+}
+
+impl Envelope {
+    /// `<case> <event>`: one line of the lab's transcript.
+    pub fn transcript_line(&self) -> String {
+        format!("{} {}", self.case, self.event.one_line().trim_start())
     }
 }
 

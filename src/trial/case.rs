@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::verdict::CriterionKind;
+
 /// The simulated user.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct PersonaView {
@@ -79,20 +81,19 @@ pub struct CaseSpec {
 
 impl CaseSpec {
     /// Criterion ids in judge order: `s1..` for success criteria, `f1..` for failure signals.
-    pub fn criterion_ids(&self) -> Vec<(String, crate::judge::CriterionKind, String)> {
+    pub fn criterion_ids(&self) -> Vec<(String, CriterionKind, String)> {
         let s = self
             .scenario
             .success_criteria
             .iter()
             .enumerate()
-            .map(|(i, t)| (format!("s{}", i + 1), crate::judge::CriterionKind::Success, t.clone()));
-        let f = self.scenario.failure_signals.iter().enumerate().map(|(i, t)| {
-            (
-                format!("f{}", i + 1),
-                crate::judge::CriterionKind::FailureSignal,
-                t.clone(),
-            )
-        });
+            .map(|(i, t)| (format!("s{}", i + 1), CriterionKind::Success, t.clone()));
+        let f = self
+            .scenario
+            .failure_signals
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (format!("f{}", i + 1), CriterionKind::FailureSignal, t.clone()));
         s.chain(f).collect()
     }
 }

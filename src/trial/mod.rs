@@ -1,0 +1,17 @@
+//! The shared vocabulary of a trial: what a case is (`CaseSpec`), what happened in it
+//! (`RunEvent` in an `Envelope`, with `Role`, `ToolStatus`, `StopReason`), how its conversation
+//! ended (`ConversationEnd`) and what it was judged (`Verdict`), plus the `EventSink`s the
+//! events of a suite fan out to.
+//!
+//! `run`, `judge`, `report` and `lab` all speak it; it imports nothing of theirs, so none of
+//! them needs another's internals to name a trial's parts.
+
+pub mod case;
+pub mod events;
+pub mod sink;
+pub mod verdict;
+
+pub use case::{CaseSpec, Exchange, Expected, ExpectedFile, ExpectedToolCall, PersonaView, ScenarioView};
+pub use events::{ConversationEnd, EVENTS_VERSION, Envelope, Role, RunEvent, StopReason, Tone, ToolStatus};
+pub use sink::{ChannelSink, EventSink, Sinks, SuiteEvent};
+pub use verdict::{CriterionKind, Verdict};
