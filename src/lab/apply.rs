@@ -6,11 +6,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::Path;
 
-use super::state::Artifacts;
 use super::step::StepId;
+use super::types::Artifacts;
 use crate::spec::review::Gates;
 use crate::spec::sandbox::Credentials;
-use crate::spec::{Job, McpInput, NetworkMode, Permission, PermissionRule, SandboxBackend, parse_job_text};
+use crate::spec::{
+    Job, McpInput, NetworkMode, Permission, PermissionRule, SandboxBackend, gate_rules, network_rules, parse_job_text,
+};
 
 /// What accepting an answer produced besides the job change.
 #[derive(Debug, Default)]
@@ -100,11 +102,8 @@ pub fn apply_answer(step: StepId, text: &str, job: &mut Job, artifacts: &Artifac
         }
         StepId::Sandbox => {
             let a: SandboxAnswer = parse_yaml(text, "the sandbox")?;
-            if a.network == NetworkMode::Allowlist && a.allow.is_empty() {
-                return Err("`network: allowlist` needs at least one `host:port` under `allow`".into());
-            }
-            if a.network != NetworkMode::Allowlist && !a.allow.is_empty() {
-                return Err("`allow` only applies with `network: allowlist`".into());
+            if let Some(b) = network_rules(a.network, &a.allow, job.sandbox.policy.is_some()).first() {
+                return Err(b.to_string());
             }
             if a.backend == SandboxBackend::Local {
                 out.warning = Some(
@@ -132,7 +131,9 @@ pub fn apply_answer(step: StepId, text: &str, job: &mut Job, artifacts: &Artifac
         }
         StepId::Gates => {
             let gates: Gates = parse_yaml(text, "the gates")?;
-            check_gates(&gates)?;
+            if let Some(b) = gate_rules(&gates).first() {
+                return Err(b.to_string());
+            }
             job.review.gates = gates;
         }
         StepId::Preview => {}
@@ -142,28 +143,6 @@ pub fn apply_answer(step: StepId, text: &str, job: &mut Job, artifacts: &Artifac
 
 fn parse_yaml<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<T, String> {
     yaml_serde::from_str(text).map_err(|e| format!("{what} is not valid: {e}"))
-}
-
-fn check_gates(g: &Gates) -> Result<(), String> {
-    let rates = [
-        ("min_pass_rate", g.min_pass_rate),
-        ("max_inconclusive_rate", g.max_inconclusive_rate),
-        ("max_infra_error_rate", g.max_infra_error_rate),
-        ("pass_k.min_rate", g.pass_k.as_ref().map(|p| p.min_rate)),
-    ];
-    for (name, v) in rates {
-        if let Some(v) = v
-            && !(0.0..=1.0).contains(&v)
-        {
-            return Err(format!("{name} is {v}; rates are fractions between 0 and 1"));
-        }
-    }
-    if let Some(p) = &g.pass_k
-        && p.k == 0
-    {
-        return Err("pass_k.k must be at least 1".into());
-    }
-    Ok(())
 }
 
 /// Serializes a value as answer text (YAML without a document marker).

@@ -4,8 +4,7 @@
 //! a secret that slipped into an artifact must still not reach the report. Generated files
 //! owned by other commands are read as loose JSON; a missing one is reported as such.
 
-use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::config::config_section;
 use super::generated::{dataset, generated, items};
@@ -14,15 +13,15 @@ use super::summary::{role_tokens, summary_page};
 use super::ReportError;
 use super::critique::build_critique;
 use super::model::*;
+use super::read::{read_json, read_value, red};
 use crate::judge::case_verdict::VerdictFile;
 use crate::judge::{Answer, CheckOutcome};
 use crate::redact::Redactor;
-use crate::run::case::CaseSpec;
-use crate::run::event_log::read_events;
-use crate::run::events::{Envelope, RunEvent};
 use crate::run::manifest::Manifest;
+use crate::run::run_dir::{RunDir, TrialDir};
 use crate::run::suite::SuiteSummary;
 use crate::spec::LoadedJob;
+use crate::trial::{CaseSpec, Envelope, RunEvent};
 
 /// Assembles the report of `run_dir` for `job`.
 pub fn build_report(job: &LoadedJob, run_dir: &Path) -> Result<Report, ReportError> {
@@ -36,13 +35,11 @@ pub fn build_report_with(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> Resul
         return Err(ReportError::NoRun(run_dir.to_path_buf()));
     }
     let state = job.state_dir();
-    let manifest: Option<Manifest> = read_json(&run_dir.join("manifest.json"));
-    let suite: Option<SuiteSummary> = read_json(&run_dir.join("summary.json"));
-    let trials = read_trials(run_dir, r);
-    let run_id = run_dir
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let run = RunDir::new(run_dir);
+    let manifest: Option<Manifest> = read_json(&run.manifest());
+    let suite: Option<SuiteSummary> = read_json(&run.summary());
+    let trials = read_trials(&run, r);
+    let run_id = run.id();
     let agent = &job.job.agent;
     let title = format!(
         "Rollout report: {}",
@@ -91,68 +88,26 @@ pub fn build_report_with(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> Resul
     })
 }
 
-pub(super) fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
-    serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
-}
-
-pub(super) fn read_value(path: &Path) -> Option<Value> {
-    read_json(path)
-}
-
-pub(super) fn red(r: &Redactor, s: &str) -> String {
-    r.redact(s).into_owned()
-}
-
-/// A trial's events: `events.jsonl`, or the `.partial` log of a trial that never finished.
-pub(super) fn trial_events(dir: &Path) -> std::io::Result<Vec<Envelope>> {
-    let done = dir.join("events.jsonl");
-    if done.is_file() {
-        read_events(&done)
-    } else {
-        read_events(&dir.join("events.jsonl.partial"))
-    }
-}
-
-/// Every `cases/<id>/trial-<k>` folder, sorted by case then trial number.
-pub(super) fn trial_dirs(run_dir: &Path) -> Vec<(String, u32, PathBuf)> {
-    let mut out = Vec::new();
-    let Ok(cases) = std::fs::read_dir(run_dir.join("cases")) else {
-        return out;
-    };
-    for case in cases.filter_map(Result::ok) {
-        let Ok(trials) = std::fs::read_dir(case.path()) else {
-            continue;
-        };
-        for t in trials.filter_map(Result::ok) {
-            let name = t.file_name().to_string_lossy().into_owned();
-            if let Some(k) = name.strip_prefix("trial-").and_then(|k| k.parse().ok()) {
-                out.push((case.file_name().to_string_lossy().into_owned(), k, t.path()));
-            }
-        }
-    }
-    out.sort_by(|a, b| (a.0.as_str(), a.1).cmp(&(b.0.as_str(), b.1)));
-    out
-}
-
-fn read_trials(run_dir: &Path, r: &Redactor) -> Vec<TrialReport> {
-    trial_dirs(run_dir)
-        .into_iter()
+fn read_trials(run: &RunDir, r: &Redactor) -> Vec<TrialReport> {
+    run.trials()
+        .iter()
         .enumerate()
-        .map(|(i, (case_id, trial, dir))| read_trial(i, &case_id, trial, &dir, r))
+        .map(|(i, t)| read_trial(i, t, r))
         .collect()
 }
 
-fn read_trial(index: usize, case_id: &str, trial: u32, dir: &Path, r: &Redactor) -> TrialReport {
+fn read_trial(index: usize, dir: &TrialDir, r: &Redactor) -> TrialReport {
+    let (case_id, trial) = (dir.case_id.as_str(), dir.trial);
     let mut problems = Vec::new();
-    let spec: Option<CaseSpec> = read_json(&dir.join("case.json"));
+    let spec: Option<CaseSpec> = read_json(&dir.case_file());
     if spec.is_none() {
         problems.push("case.json missing or unreadable".to_string());
     }
-    let verdict: Option<VerdictFile> = read_json(&dir.join("verdict.json"));
+    let verdict: Option<VerdictFile> = read_json(&dir.verdict());
     if verdict.is_none() {
         problems.push("verdict.json missing or unreadable (trial did not finish)".to_string());
     }
-    let events = match trial_events(dir) {
+    let events = match dir.read_events() {
         Ok(ev) => ev,
         Err(e) => {
             problems.push(format!("events: {e}"));

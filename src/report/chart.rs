@@ -3,7 +3,6 @@
 
 use std::fmt::Write;
 
-use super::html::esc;
 use super::model::ScenarioBar;
 use crate::judge::Verdict;
 
@@ -68,5 +67,22 @@ pub(super) fn chart_svg(bars: &[ScenarioBar]) -> String {
         lx += 120.0;
     }
     o.push_str("</svg>\n");
+    o
+}
+
+/// HTML-escapes text for element content and attribute values (here, not in html.rs, because
+/// the chart is the lower of the two renderers).
+pub(super) fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&#39;"),
+            c => o.push(c),
+        }
+    }
     o
 }

@@ -6,11 +6,12 @@
 use serde_json::Value;
 use std::path::Path;
 
-use super::assemble::{red, trial_dirs, trial_events};
 use super::model::*;
+use super::read::red;
 use crate::redact::{MASK, Redactor};
-use crate::run::events::RunEvent;
+use crate::run::run_dir::RunDir;
 use crate::spec::{LoadedJob, McpTransport};
+use crate::trial::RunEvent;
 use crate::util::secret_ref::{has_reference, is_secret_name};
 
 pub(super) fn config_section(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> ConfigSection {
@@ -70,8 +71,9 @@ pub(super) fn config_section(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> C
     let sb = &job.job.sandbox;
     let mut seen: Vec<String> = Vec::new();
     let mut denied = Vec::new();
-    for (_, trial, dir) in trial_dirs(run_dir) {
-        for e in trial_events(&dir).unwrap_or_default() {
+    for dir in RunDir::new(run_dir).trials() {
+        let trial = dir.trial;
+        for e in dir.read_events().unwrap_or_default() {
             match &e.event {
                 RunEvent::SandboxReady { role, backend, .. } => {
                     let s = format!("{backend} ({role:?})");

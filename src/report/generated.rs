@@ -5,9 +5,9 @@
 use serde_json::Value;
 use std::path::Path;
 
-use super::assemble::read_value;
 use super::config::mask_secret_keys;
 use super::model::*;
+use super::read::read_value;
 use crate::redact::Redactor;
 
 pub(super) fn generated(path: &Path, r: &Redactor) -> Generated {

@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use super::chart::chart_svg;
+use super::chart::{chart_svg, esc};
 use super::model::*;
 use super::tables::{self, Table};
 use crate::judge::Verdict;
@@ -26,22 +26,6 @@ pre{background:#f2f4f7;border:1px solid #d8dde4;padding:6px 8px;white-space:pre-
 .who{font-weight:600;font-size:.9em}.msg{white-space:pre-wrap;margin:2px 0}:target{background:#fff3b0}
 nav ul{line-height:1.6}.lbl{font-size:.78em;color:#5a6572;margin-top:3px}
 ";
-
-/// HTML-escapes text for element content and attribute values.
-pub(super) fn esc(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => o.push_str("&amp;"),
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '"' => o.push_str("&quot;"),
-            '\'' => o.push_str("&#39;"),
-            c => o.push(c),
-        }
-    }
-    o
-}
 
 fn badge(v: Option<Verdict>) -> String {
     let label = v.map(|v| v.as_str()).unwrap_or("NO VERDICT");

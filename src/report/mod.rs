@@ -14,6 +14,7 @@ mod html;
 mod markdown;
 mod model;
 mod pdf;
+mod read;
 mod summary;
 mod tables;
 
@@ -27,6 +28,7 @@ pub use pdf::render_pdf;
 use std::path::{Path, PathBuf};
 
 use crate::redact::Redactor;
+use crate::run::run_dir::RunDir;
 use crate::spec::LoadedJob;
 
 /// Errors of the report command.
@@ -63,15 +65,10 @@ impl ReportOutputs {
 
 /// The newest run folder under `<state_dir>/runs/` (run ids sort by time).
 pub fn latest_run(job: &LoadedJob) -> Result<PathBuf, ReportError> {
-    let runs = job.state_dir().join("runs");
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&runs)
-        .map_err(|_| ReportError::NoRuns(runs.clone()))?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.sort();
-    dirs.pop().ok_or(ReportError::NoRuns(runs))
+    let state = job.state_dir();
+    RunDir::newest(&state)
+        .map(|r| r.path().to_path_buf())
+        .ok_or_else(|| ReportError::NoRuns(RunDir::runs_root(&state)))
 }
 
 /// Builds the report of `run_dir` and writes every requested format, plus `critique.md` in
@@ -109,7 +106,7 @@ pub fn write_report(
         redactor.redact(&render_critique_markdown(report, None)).as_bytes(),
     )?;
     for (i, t) in report.trials.iter().enumerate() {
-        let dir = crate::run::suite::trial_dir(run_dir, &t.case_id, t.trial);
+        let dir = RunDir::new(run_dir).trial(&t.case_id, t.trial).path;
         if dir.is_dir() {
             put(
                 &dir.join("critique.md"),

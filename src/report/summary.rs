@@ -5,13 +5,14 @@
 
 use std::path::Path;
 
-use super::assemble::{red, trial_dirs, trial_events};
 use super::model::*;
+use super::read::red;
 use crate::judge::Verdict;
 use crate::redact::Redactor;
-use crate::run::events::{Role, RunEvent};
 use crate::run::manifest::Manifest;
+use crate::run::run_dir::RunDir;
 use crate::run::suite::SuiteSummary;
+use crate::trial::{Role, RunEvent};
 
 pub(super) fn summary_page(
     m: Option<&Manifest>,
@@ -116,8 +117,8 @@ fn readiness(s: Option<&SuiteSummary>) -> Readiness {
 /// Token and cost totals per role, summed over every trial's events.
 pub(super) fn role_tokens(run_dir: &Path) -> TokenTotals {
     let mut t = TokenTotals::default();
-    for (_, _, dir) in trial_dirs(run_dir) {
-        let Ok(events) = trial_events(&dir) else {
+    for dir in RunDir::new(run_dir).trials() {
+        let Ok(events) = dir.read_events() else {
             continue;
         };
         for e in events {

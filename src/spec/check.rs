@@ -5,12 +5,12 @@ use std::path::Path;
 
 use super::agent::{McpInput, RemoteTransport};
 use super::diagnostics::{Diagnostic, SpecError, diag, index, join};
+use super::document::job_dir;
 use super::job::Job;
-use super::load::job_dir;
 use super::mcp_file::{check_literal_secrets, read_mcp_file, resolve_path_arg};
 use super::resolved::{LoadedJob, McpTransport, ResolvedMcp, prompt_file, resolve_against};
 use super::review::ModelProvider;
-use super::sandbox::NetworkMode;
+use super::rules::{gate_rules, network_rules};
 use crate::util::secret_ref::has_reference;
 
 /// OpenCode's built-in agents, valid as `default_agent` without a definition.
@@ -115,41 +115,8 @@ pub fn check_job(path: &Path, job: Job) -> Result<LoadedJob, SpecError> {
     let mcps = resolve_mcps(path, &dir, &job.agent.inputs.mcps, &mut ds);
 
     let sb = &job.sandbox;
-    match sb.network {
-        NetworkMode::Allowlist if sb.allow.is_empty() => {
-            ds.push(diag(
-                path,
-                "sandbox.allow",
-                "`network: allowlist` needs at least one `host:port` entry",
-            ));
-        }
-        NetworkMode::Policy if sb.policy.is_none() => {
-            ds.push(diag(
-                path,
-                "sandbox.policy",
-                "`network: policy` needs an OpenShell policy file",
-            ));
-        }
-        NetworkMode::Disabled if !sb.allow.is_empty() => {
-            ds.push(diag(
-                path,
-                "sandbox.allow",
-                "entries are ignored while `network: disabled`; set `network: allowlist`",
-            ));
-        }
-        _ => {}
-    }
-    for (i, entry) in sb.allow.iter().enumerate() {
-        let valid = entry
-            .rsplit_once(':')
-            .is_some_and(|(h, p)| !h.is_empty() && p.parse::<u16>().is_ok_and(|p| p > 0));
-        if !valid {
-            ds.push(diag(
-                path,
-                index("sandbox.allow", i),
-                format!("`{entry}` is not `host:port`"),
-            ));
-        }
+    for b in network_rules(sb.network, &sb.allow, sb.policy.is_some()) {
+        ds.push(diag(path, join("sandbox", &b.key), b.message));
     }
     if let Some(policy) = &sb.policy {
         exists(&mut ds, "sandbox.policy".into(), policy, Kind::File);
@@ -226,31 +193,8 @@ pub fn check_job(path: &Path, job: Job) -> Result<LoadedJob, SpecError> {
         }
     }
 
-    let g = &job.review.gates;
-    for (key, v) in [
-        ("min_pass_rate", g.min_pass_rate),
-        ("max_inconclusive_rate", g.max_inconclusive_rate),
-        ("max_infra_error_rate", g.max_infra_error_rate),
-    ] {
-        if let Some(v) = v.filter(|v| !(0.0..=1.0).contains(v)) {
-            ds.push(diag(
-                path,
-                join("review.gates", key),
-                format!("{v} is not a fraction in 0..=1"),
-            ));
-        }
-    }
-    if let Some(pk) = &g.pass_k {
-        if pk.k == 0 {
-            ds.push(diag(path, "review.gates.pass_k.k", "must be at least 1"));
-        }
-        if !(0.0..=1.0).contains(&pk.min_rate) {
-            ds.push(diag(
-                path,
-                "review.gates.pass_k.min_rate",
-                format!("{} is not a fraction in 0..=1", pk.min_rate),
-            ));
-        }
+    for b in gate_rules(&job.review.gates) {
+        ds.push(diag(path, join("review.gates", &b.key), b.message));
     }
     if let Some(t) = &job.target
         && let Some(p) = &t.connection.path

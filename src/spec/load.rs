@@ -4,11 +4,13 @@
 use jsonschema::error::ValidationErrorKind;
 use jsonschema::paths::LocationSegment;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::LazyLock;
 
 use super::check::check_job;
 use super::diagnostics::{Diagnostic, SpecError, diag, join, nearest};
+use super::document::parse_yaml;
+pub use super::document::{job_dir, json_type, read_yaml_document};
 use super::job::{JOB_VERSION, Job};
 use super::resolved::LoadedJob;
 use super::schema::{job_schema, node_at, resolve_ref};
@@ -24,51 +26,6 @@ pub fn load_job(path: &Path) -> Result<LoadedJob, SpecError> {
 pub fn parse_job_text(path: &Path, text: &str) -> Result<Job, SpecError> {
     let value = parse_yaml(path, text)?;
     typed_job(path, value)
-}
-
-/// Reads a YAML (or JSON) file into a JSON value, with file-level errors as diagnostics.
-pub fn read_yaml_document(path: &Path) -> Result<Value, SpecError> {
-    let bytes = std::fs::read(path).map_err(|e| SpecError::one(path, "", format!("cannot read the file: {e}")))?;
-    let text = std::str::from_utf8(&bytes).map_err(|e| {
-        SpecError::one(
-            path,
-            "",
-            format!(
-                "the file is not valid UTF-8 (first bad byte at offset {})",
-                e.valid_up_to()
-            ),
-        )
-    })?;
-    parse_yaml(path, text)
-}
-
-fn parse_yaml(path: &Path, text: &str) -> Result<Value, SpecError> {
-    if text.trim().is_empty() {
-        return Err(SpecError::one(
-            path,
-            "",
-            "the file is empty; expected a mapping that starts with `version: 1`",
-        ));
-    }
-    // Through yaml_serde's own Value first: it refuses duplicate keys, which a direct
-    // conversion into JSON would silently overwrite.
-    let yaml: yaml_serde::Value = yaml_serde::from_str(text).map_err(|e| {
-        let at = e
-            .location()
-            .map(|l| format!(" at line {} column {}", l.line(), l.column()))
-            .unwrap_or_default();
-        SpecError::one(path, "", format!("malformed YAML{at}: {e}"))
-    })?;
-    let value: Value = serde_json::to_value(&yaml)
-        .map_err(|e| SpecError::one(path, "", format!("malformed YAML: {e} (keys must be strings)")))?;
-    if !value.is_object() {
-        return Err(SpecError::one(
-            path,
-            "",
-            format!("expected a mapping at the top level, found {}", json_type(&value)),
-        ));
-    }
-    Ok(value)
 }
 
 fn typed_job(path: &Path, value: Value) -> Result<Job, SpecError> {
@@ -246,19 +203,6 @@ fn type_names(kind: &jsonschema::error::TypeKind) -> String {
     }
 }
 
-/// A short human name for a JSON value's type.
-pub fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "nothing (null)",
-        Value::Bool(_) => "a boolean",
-        Value::Number(n) if n.is_u64() || n.is_i64() => "an integer",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "a mapping",
-    }
-}
-
 fn short(value: &Value) -> String {
     let text = value.to_string();
     if text.chars().count() > 60 {
@@ -266,13 +210,4 @@ fn short(value: &Value) -> String {
     } else {
         text
     }
-}
-
-/// The directory a job's relative paths resolve against.
-pub fn job_dir(path: &Path) -> PathBuf {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf())
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::agent::RemoteTransport;
 use super::diagnostics::{Diagnostic, SpecError, diag, join, nearest};
-use super::load::{job_dir, json_type, read_yaml_document};
+use super::document::{job_dir, json_type, read_yaml_document};
 use super::resolved::{McpTransport, ResolvedMcp};
 use crate::util::secret_ref::{has_reference, is_secret_name};
 

@@ -6,11 +6,14 @@
 pub mod agent;
 mod check;
 pub mod diagnostics;
+mod document;
 pub mod job;
 pub mod load;
 pub mod mcp_file;
 pub mod resolved;
 pub mod review;
+mod rules;
+pub use rules::{Broken, gate_rules, network_rules};
 pub mod sandbox;
 pub mod save;
 pub mod schema;

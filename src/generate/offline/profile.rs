@@ -8,14 +8,12 @@
 use indexmap::IndexMap;
 use std::collections::BTreeSet;
 
-use super::purpose::{audience, purpose};
+use super::purpose::{QUOTE, audience, doc_lines, heading, purpose, tool_evidence};
 use super::text::{base_form, lower_first, slug, unique, upper_first};
 use crate::generate::context::ProfileContext;
 use crate::generate::inventory::name_words;
-use crate::generate::markdown::{Doc, code_spans, plain};
+use crate::generate::markdown::{code_spans, plain};
 use crate::generate::profile::*;
-
-pub(super) const QUOTE: usize = 200;
 
 pub fn infer_profile(ctx: &ProfileContext) -> AgentProfile {
     let mut b = Builder {
@@ -80,10 +78,6 @@ impl Line {
             quote: plain(&self.text, QUOTE),
         }
     }
-}
-
-pub(super) fn heading(s: &str) -> Option<String> {
-    (!s.is_empty()).then(|| s.to_string())
 }
 
 impl Builder<'_> {
@@ -327,28 +321,4 @@ fn workflow_name(heading: &str) -> Option<String> {
         .trim_start_matches([':', '-', '–', ' '])
         .trim();
     (!name.is_empty()).then(|| name.to_string())
-}
-
-pub(super) fn doc_lines(doc: &Doc) -> Vec<String> {
-    doc.sections
-        .iter()
-        .flat_map(|s| {
-            s.items
-                .iter()
-                .map(|i| i.text.clone())
-                .chain(s.paragraphs.iter().cloned())
-        })
-        .collect()
-}
-
-pub(super) fn tool_evidence(t: &crate::generate::inventory::ToolInfo) -> EvidenceRef {
-    EvidenceRef {
-        kind: EvidenceKind::McpTool,
-        source: format!("{}.{}", t.server, t.name),
-        section: None,
-        quote: match &t.description {
-            Some(d) => format!("{} [{}]", plain(d, 150), t.labels.join(", ")),
-            None => format!("[{}]", t.labels.join(", ")),
-        },
-    }
 }

@@ -1,10 +1,40 @@
 //! Offline purpose and audience: the description verbatim when given, else the first
 //! instruction paragraph, an agent's description or the skills' descriptions, each with evidence.
 
-use super::profile::{QUOTE, doc_lines, heading, tool_evidence};
 use crate::generate::context::ProfileContext;
-use crate::generate::markdown::plain;
+use crate::generate::markdown::{Doc, plain};
 use crate::generate::profile::{EvidenceKind, EvidenceRef};
+
+/// Longest quote kept as evidence.
+pub(super) const QUOTE: usize = 200;
+
+pub(super) fn heading(s: &str) -> Option<String> {
+    (!s.is_empty()).then(|| s.to_string())
+}
+
+pub(super) fn doc_lines(doc: &Doc) -> Vec<String> {
+    doc.sections
+        .iter()
+        .flat_map(|s| {
+            s.items
+                .iter()
+                .map(|i| i.text.clone())
+                .chain(s.paragraphs.iter().cloned())
+        })
+        .collect()
+}
+
+pub(super) fn tool_evidence(t: &crate::generate::inventory::ToolInfo) -> EvidenceRef {
+    EvidenceRef {
+        kind: EvidenceKind::McpTool,
+        source: format!("{}.{}", t.server, t.name),
+        section: None,
+        quote: match &t.description {
+            Some(d) => format!("{} [{}]", plain(d, 150), t.labels.join(", ")),
+            None => format!("[{}]", t.labels.join(", ")),
+        },
+    }
+}
 
 pub(super) fn purpose(ctx: &ProfileContext) -> (String, Vec<EvidenceRef>, bool) {
     if let Some(desc) = &ctx.description {

@@ -3,7 +3,8 @@
 //!
 //! Similar rules from several files merge into one risk that lists every source.
 
-use super::profile::{Builder, Line, QUOTE, RiskDraft, heading, tool_evidence};
+use super::profile::{Builder, Line, RiskDraft};
+use super::purpose::{QUOTE, heading, tool_evidence};
 use super::text::{
     content_words, is_prohibition_heading, is_scope_rule, lower_first, mentions_irreversible, mentions_secret, overlap,
     rule_clause, slug, unique, violation,

@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 
 use super::personas::{ADVERSARY, FOCUSED, HURRIED, NEWCOMER, OFF_TOPIC, role_and_project};
-use super::writing::{risk_kind, risk_scenario, scope_scenario, workflow_scenario};
+use super::writing::{Voice, risk_kind, risk_scenario, scope_scenario, workflow_scenario};
 use crate::generate::dataset::*;
 use crate::generate::profile::{AgentProfile, Risk, ScopeLimit, Workflow};
 
@@ -152,27 +152,5 @@ fn affinity(persona: &str, seed: &Seed) -> u8 {
         }
     } else {
         1
-    }
-}
-
-#[derive(Clone, Copy, PartialEq)]
-pub(super) enum Voice {
-    Hurried,
-    Adversary,
-    Newcomer,
-    Plain,
-}
-
-impl Voice {
-    fn of(persona: &str) -> Voice {
-        if persona.starts_with(HURRIED) {
-            Voice::Hurried
-        } else if persona.starts_with(ADVERSARY) {
-            Voice::Adversary
-        } else if persona.starts_with(NEWCOMER) {
-            Voice::Newcomer
-        } else {
-            Voice::Plain
-        }
     }
 }

@@ -1,7 +1,7 @@
 //! Offline scenario wording: turns one workflow, risk or scope limit of the profile into a
 //! scenario in a persona's voice. Every sentence is built from the profile's own text.
 
-use super::scenarios::Voice;
+use super::personas::{ADVERSARY, HURRIED, NEWCOMER};
 use super::text::{
     action, assistant_does, assistant_does_not, imperative, mentions_irreversible, mentions_secret, upper_first,
 };
@@ -69,6 +69,29 @@ fn blank(kind: ScenarioKind, why: Why) -> Scenario {
         kind,
         why,
         expected_outcome: ExpectedOutcome::default(),
+    }
+}
+
+/// How a persona phrases its requests.
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum Voice {
+    Hurried,
+    Adversary,
+    Newcomer,
+    Plain,
+}
+
+impl Voice {
+    pub(super) fn of(persona: &str) -> Voice {
+        if persona.starts_with(HURRIED) {
+            Voice::Hurried
+        } else if persona.starts_with(ADVERSARY) {
+            Voice::Adversary
+        } else if persona.starts_with(NEWCOMER) {
+            Voice::Newcomer
+        } else {
+            Voice::Plain
+        }
     }
 }
 
