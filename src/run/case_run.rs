@@ -8,7 +8,6 @@ use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::sync::mpsc::UnboundedSender;
 
 use super::case::CaseSpec;
 use super::codex::{CodexRunner, CodexSetup};
@@ -16,9 +15,10 @@ use super::conversation::{ConversationEnd, converse};
 use super::emulator::UserEmulator;
 use super::environment::{CaseEnvironment, EnvironmentFactory};
 use super::event_log::EventLog;
-use super::events::{Envelope, Role, RunEvent};
+use super::events::{Role, RunEvent};
 use super::opencode::{OpencodeRunner, OpencodeSetup};
 use super::opencode_warm::{OpencodeWarmRunner, WarmLink};
+use super::run_dir::TrialDir;
 use super::runner::AgentRunner;
 use super::runners::{MockRunner, ProcessRunner};
 use super::spawn::{CommandSpec, run_bounded};
@@ -30,6 +30,7 @@ use crate::judge::llm_judge::Judge;
 use crate::redact::Redactor;
 use crate::spec::job::OpencodeMode;
 use crate::spec::{Backend, LoadedJob};
+use crate::trial::Sinks;
 
 /// OpenCode's built-in tools, always known to the agent besides its MCP tools.
 pub const OPENCODE_BUILTIN_TOOLS: &[&str] = &[
@@ -63,15 +64,16 @@ pub struct RunContext {
     /// Points the agent at another model provider: (provider id, OpenCode provider config, model).
     pub provider_override: Option<(String, Value, String)>,
     pub turn_timeout: Duration,
-    pub live: Option<UnboundedSender<Envelope>>,
+    /// Readers of every case's events besides its events.jsonl.
+    pub sinks: Sinks,
 }
 
 /// Runs a case and writes its artifacts under `dir`; returns its verdict file.
 pub async fn run_case(ctx: &RunContext, case: &CaseSpec, dir: PathBuf) -> std::io::Result<VerdictFile> {
     let started = Instant::now();
-    let mut log = EventLog::create(&dir, &case.id, ctx.redactor.clone(), ctx.live.clone())?;
+    let mut log = EventLog::create(&dir, &case.id, ctx.redactor.clone(), ctx.sinks.clone())?;
     // The case as it ran, so `rescore` can re-judge without the dataset.
-    crate::util::write_json_atomic(&dir.join("case.json"), case)?;
+    crate::util::write_json_atomic(&TrialDir::at(&dir).case_file(), case)?;
     let env = match ctx.environments.create(&case.id).await {
         Ok(env) => env,
         Err(reason) => {
@@ -342,7 +344,7 @@ async fn finish(
     // `rescore` and reviewers can see what the agent changed.
     let kept = workspace
         .as_deref()
-        .and_then(|ws| keep_workspace(ws, &dir.join("workspace-after")));
+        .and_then(|ws| keep_workspace(ws, &TrialDir::at(dir).workspace_after()));
     let workspace = kept.or(workspace);
     let known = known_tools(&ctx.job);
     let input = CheckInput {
@@ -354,7 +356,7 @@ async fn finish(
     };
     let mut verdict = judge_case(case, &end, ctx.judge.as_ref(), &input).await;
     verdict.duration_ms = started.elapsed().as_millis() as u64;
-    write_verdict(&dir.join("verdict.json"), &verdict, &ctx.redactor)?;
+    write_verdict(&TrialDir::at(dir).verdict(), &verdict, &ctx.redactor)?;
     log.emit(RunEvent::CaseFinished {
         verdict: verdict.verdict,
         duration_ms: started.elapsed().as_millis() as u64,

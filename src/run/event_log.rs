@@ -1,37 +1,30 @@
-//! Writes a case's events to `events.jsonl` and forwards them to live subscribers.
+//! Writes a case's events to `events.jsonl`, then hands each to the run's other sinks.
 //!
 //! Lines go to `events.jsonl.partial` as they happen (flushed per event, so a crash loses at
 //! most the line being written); `finish` renames it to `events.jsonl`. Readers skip a torn
 //! last line.
 
+use super::run_dir::TrialDir;
+use crate::redact::Redactor;
+use crate::trial::{EVENTS_VERSION, Envelope, RunEvent, Sinks, SuiteEvent};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use tokio::sync::mpsc::UnboundedSender;
-
-use super::events::{EVENTS_VERSION, Envelope, RunEvent};
-use crate::redact::Redactor;
-
-/// The sink for one case.
+/// The jsonl writer of one case, and its door to the other sinks.
 pub struct EventLog {
     case: String,
     seq: u64,
     partial: PathBuf,
     file: std::fs::File,
     redactor: Redactor,
-    live: Option<UnboundedSender<Envelope>>,
+    sinks: Sinks,
     events: Vec<Envelope>,
 }
 
 impl EventLog {
     /// Opens `<dir>/events.jsonl.partial` for a case.
-    pub fn create(
-        dir: &Path,
-        case: &str,
-        redactor: Redactor,
-        live: Option<UnboundedSender<Envelope>>,
-    ) -> std::io::Result<Self> {
+    pub fn create(dir: &Path, case: &str, redactor: Redactor, sinks: Sinks) -> std::io::Result<Self> {
         std::fs::create_dir_all(dir)?;
-        let partial = dir.join("events.jsonl.partial");
+        let partial = TrialDir::at(dir).events_partial();
         let file = std::fs::File::create(&partial)?;
         Ok(EventLog {
             case: case.to_string(),
@@ -39,7 +32,7 @@ impl EventLog {
             partial,
             file,
             redactor,
-            live,
+            sinks,
             events: Vec::new(),
         })
     }
@@ -61,9 +54,8 @@ impl EventLog {
         line.push(b'\n');
         self.file.write_all(&line)?;
         self.file.flush()?;
-        if let Some(tx) = &self.live {
-            // A closed pane is not an error for the run.
-            let _ = tx.send(env.clone());
+        if !self.sinks.is_empty() {
+            self.sinks.send(&SuiteEvent::Case(env.clone()));
         }
         self.events.push(env);
         Ok(self.events.last().expect("just pushed"))
@@ -77,7 +69,7 @@ impl EventLog {
     /// Syncs and renames the log to `events.jsonl`.
     pub fn finish(self) -> std::io::Result<PathBuf> {
         self.file.sync_all()?;
-        let done = self.partial.with_file_name("events.jsonl");
+        let done = TrialDir::at(self.partial.parent().unwrap_or(Path::new("."))).events();
         std::fs::rename(&self.partial, &done)?;
         Ok(done)
     }
@@ -108,7 +100,8 @@ pub fn read_events(path: &Path) -> std::io::Result<Vec<Envelope>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::events::RunEvent;
+    use crate::trial::ChannelSink;
+    use std::sync::Arc;
 
     #[test]
     fn events_are_redacted_numbered_and_survive_a_torn_line() {
@@ -116,7 +109,8 @@ mod tests {
         let mut r = Redactor::new();
         r.add_secret("canary-token-123");
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        let mut log = EventLog::create(dir.path(), "case-1", r, Some(tx)).unwrap();
+        let sinks = Sinks::none().with(Arc::new(ChannelSink(tx)));
+        let mut log = EventLog::create(dir.path(), "case-1", r, sinks).unwrap();
         log.emit(RunEvent::UserMessage {
             turn: 1,
             text: "hi".into(),

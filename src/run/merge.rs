@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use super::run_dir::RunDir;
 use super::suite::{SuiteSummary, read_verdict, write_outcome};
 use crate::judge::GateFacts;
 use crate::spec::Gates;
@@ -14,25 +15,20 @@ pub fn merge_runs(shards: &[PathBuf], dst: &Path, gates: &Gates) -> std::io::Res
     let mut seen: BTreeMap<PathBuf, PathBuf> = BTreeMap::new();
     let mut verdicts = Vec::new();
     let mut manifests = Vec::new();
+    let out = RunDir::new(dst);
     for shard in shards {
-        let cases = shard.join("cases");
-        if !cases.is_dir() {
+        let run = RunDir::new(shard);
+        if !run.has_cases() {
             return Err(std::io::Error::other(format!(
                 "{}: not a run folder (no cases/)",
                 shard.display()
             )));
         }
-        for entry in walkdir::WalkDir::new(&cases)
-            .min_depth(2)
-            .max_depth(2)
-            .into_iter()
-            .filter_map(Result::ok)
-        {
-            let trial = entry.path();
-            let Some(v) = read_verdict(&trial.join("verdict.json")) else {
+        for trial in run.trials() {
+            let Some(v) = read_verdict(&trial.verdict()) else {
                 continue;
             };
-            let rel = trial.strip_prefix(shard).map_err(std::io::Error::other)?.to_path_buf();
+            let rel = trial.relative();
             if let Some(first) = seen.insert(rel.clone(), shard.clone()) {
                 return Err(std::io::Error::other(format!(
                     "{} is in both {} and {}",
@@ -41,21 +37,17 @@ pub fn merge_runs(shards: &[PathBuf], dst: &Path, gates: &Gates) -> std::io::Res
                     shard.display()
                 )));
             }
-            copy_artifacts(trial, &dst.join(&rel))?;
+            copy_artifacts(&trial.path, &dst.join(&rel))?;
             verdicts.push(v);
         }
-        if let Ok(text) = std::fs::read_to_string(shard.join("manifest.json")) {
+        if let Ok(text) = std::fs::read_to_string(run.manifest()) {
             manifests.push(serde_json::from_str::<serde_json::Value>(&text).map_err(std::io::Error::other)?);
         }
     }
     verdicts.sort_by(|a, b| (a.case.as_str(), a.trial).cmp(&(b.case.as_str(), b.trial)));
     let merged = serde_json::json!({ "version": 1, "merged_from": shards, "shards": manifests });
-    crate::util::write_json_atomic(&dst.join("manifest.json"), &merged)?;
-    let run_id = dst
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    write_outcome(gates, &run_id, &verdicts, dst, &GateFacts::default())
+    crate::util::write_json_atomic(&out.manifest(), &merged)?;
+    write_outcome(gates, &out.id(), &verdicts, dst, &GateFacts::default())
 }
 
 /// Copies a trial folder file by file, each atomically, so a merge interrupted at any instant

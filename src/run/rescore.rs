@@ -7,8 +7,8 @@ use std::path::Path;
 use super::case::CaseSpec;
 use super::case_run::known_tools;
 use super::conversation::ConversationEnd;
-use super::event_log::read_events;
 use super::events::{RunEvent, StopReason};
+use super::run_dir::RunDir;
 use super::suite::{SuiteSummary, write_outcome};
 use crate::judge::GateFacts;
 use crate::judge::case_verdict::{judge_case, write_verdict};
@@ -52,15 +52,8 @@ pub async fn rescore(job: &LoadedJob, judge: &dyn Judge, src: &Path, dst: &Path)
     let redactor = Redactor::for_job(job);
     let known = known_tools(job);
     let mut verdicts = Vec::new();
-    let mut trial_dirs: Vec<_> = walkdir::WalkDir::new(src.join("cases"))
-        .min_depth(2)
-        .max_depth(2)
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_dir() && e.path().join("case.json").is_file())
-        .map(|e| e.into_path())
-        .collect();
-    trial_dirs.sort();
+    let (from, to) = (RunDir::new(src), RunDir::new(dst));
+    let trial_dirs: Vec<_> = from.trials().into_iter().filter(|t| t.case_file().is_file()).collect();
     if trial_dirs.is_empty() {
         return Err(std::io::Error::other(format!(
             "{}: no stored cases (cases/<id>/trial-<k>/case.json)",
@@ -69,10 +62,10 @@ pub async fn rescore(job: &LoadedJob, judge: &dyn Judge, src: &Path, dst: &Path)
     }
     for dir in trial_dirs {
         let case: CaseSpec =
-            serde_json::from_str(&std::fs::read_to_string(dir.join("case.json"))?).map_err(std::io::Error::other)?;
-        let events = read_events(&dir.join("events.jsonl"))?;
+            serde_json::from_str(&std::fs::read_to_string(dir.case_file())?).map_err(std::io::Error::other)?;
+        let events = super::event_log::read_events(&dir.events())?;
         let end = end_from_events(&events);
-        let ws = dir.join("workspace-after");
+        let ws = dir.workspace_after();
         let input = CheckInput {
             case: &case,
             events: &events,
@@ -81,24 +74,19 @@ pub async fn rescore(job: &LoadedJob, judge: &dyn Judge, src: &Path, dst: &Path)
             egress_must_be_clean: job.job.review.gates.no_denied_egress == Some(true),
         };
         let verdict = judge_case(&case, &end, judge, &input).await;
-        let out = dst.join(dir.strip_prefix(src).map_err(std::io::Error::other)?);
-        std::fs::create_dir_all(&out)?;
-        for name in ["case.json", "events.jsonl"] {
-            crate::util::copy_atomic(&dir.join(name), &out.join(name))?;
-        }
-        write_verdict(&out.join("verdict.json"), &verdict, &redactor)?;
+        let out = to.trial(&dir.case_id, dir.trial);
+        std::fs::create_dir_all(&out.path)?;
+        crate::util::copy_atomic(&dir.case_file(), &out.case_file())?;
+        crate::util::copy_atomic(&dir.events(), &out.events())?;
+        write_verdict(&out.verdict(), &verdict, &redactor)?;
         verdicts.push(verdict);
     }
-    if let Ok(text) = std::fs::read_to_string(src.join("manifest.json"))
+    if let Ok(text) = std::fs::read_to_string(from.manifest())
         && let Ok(mut manifest) = serde_json::from_str::<serde_json::Value>(&text)
     {
         manifest["rescored_from"] = serde_json::Value::String(src.to_string_lossy().into_owned());
         manifest["judge"] = serde_json::Value::String(judge.label());
-        crate::util::write_json_atomic(&dst.join("manifest.json"), &manifest)?;
+        crate::util::write_json_atomic(&to.manifest(), &manifest)?;
     }
-    let run_id = dst
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    write_outcome(&job.job.review.gates, &run_id, &verdicts, dst, &GateFacts::default())
+    write_outcome(&job.job.review.gates, &to.id(), &verdicts, dst, &GateFacts::default())
 }

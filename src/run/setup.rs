@@ -18,6 +18,27 @@ use crate::sandbox::{HostPort, NetworkPolicy, SandboxPolicy};
 use crate::spec::resolved::host_port;
 use crate::spec::{Backend, LoadedJob, SandboxBackend};
 
+/// Why a run's context could not be assembled. Each keeps what it is about.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// The cassette for the agent's scripted model.
+    #[error("{0}")]
+    Cassette(#[from] crate::llm::cassette::CassetteError),
+    #[error("cannot start the model server: {0}")]
+    ModelServer(std::io::Error),
+    #[error("{0}")]
+    SandboxPolicy(#[from] crate::sandbox::SandboxError),
+    /// The sandbox environments could not be opened.
+    #[error("{0}")]
+    Environments(String),
+    /// A model role of `generation` (`generation.emulator`, `generation.judge`).
+    #[error("{key}: {source}")]
+    Role {
+        key: &'static str,
+        source: crate::llm::LlmError,
+    },
+}
+
 /// The provider id Ghostlab uses for a local scripted model.
 pub const LOCAL_PROVIDER: &str = "ghostlab";
 
@@ -28,11 +49,11 @@ pub struct AgentModel {
 }
 
 /// Starts `ghostlab model-server` in-process for the agent, serving `cassette`.
-pub async fn start_agent_model(cassette: &Path) -> Result<AgentModel, String> {
-    let c = Cassette::load(cassette).map_err(|e| e.to_string())?;
+pub async fn start_agent_model(cassette: &Path) -> Result<AgentModel, SetupError> {
+    let c = Cassette::load(cassette)?;
     let server = start(c, ServerOptions::default())
         .await
-        .map_err(|e| format!("cannot start the model server: {e}"))?;
+        .map_err(SetupError::ModelServer)?;
     let config = json!({
         "npm": "@ai-sdk/openai-compatible",
         "name": "Ghostlab scripted model",
@@ -74,13 +95,14 @@ pub async fn environments(
     run_dir: &Path,
     endpoints: &[String],
     opencode_bin: Option<&Path>,
-) -> Result<Arc<dyn EnvironmentFactory>, String> {
+) -> Result<Arc<dyn EnvironmentFactory>, SetupError> {
     if job.job.sandbox.backend == SandboxBackend::Local {
         return Ok(Arc::new(LocalEnvironmentFactory {
             workspace: job.workspace(),
         }));
     }
-    let mut policy = SandboxPolicy::from_job(job).map_err(|e| e.to_string())?;
+    let run = super::run_dir::RunDir::new(run_dir);
+    let mut policy = SandboxPolicy::from_job(job)?;
     let extra: Vec<HostPort> = endpoints.iter().filter_map(|e| HostPort::parse(e)).collect();
     if !extra.is_empty() {
         policy.network = match policy.network {
@@ -111,26 +133,29 @@ pub async fn environments(
         })
         .into_iter()
         .collect();
-    let factory =
-        SandboxEnvironmentFactory::open(policy, run_dir.join("logs"), run_dir.join("agent-config"), extra_ro).await?;
+    let factory = SandboxEnvironmentFactory::open(policy, run.logs(), run.agent_config(), extra_ro)
+        .await
+        .map_err(SetupError::Environments)?;
     Ok(Arc::new(factory))
 }
 
 /// The user emulator for `generation.emulator`.
-pub fn emulator(job: &LoadedJob) -> Result<Arc<dyn UserEmulator>, String> {
-    match crate::llm::model_for_role(&job.job.generation.emulator, &job.dir)
-        .map_err(|e| format!("generation.emulator: {e}"))?
-    {
+pub fn emulator(job: &LoadedJob) -> Result<Arc<dyn UserEmulator>, SetupError> {
+    match crate::llm::model_for_role(&job.job.generation.emulator, &job.dir).map_err(|source| SetupError::Role {
+        key: "generation.emulator",
+        source,
+    })? {
         Some(llm) => Ok(Arc::new(LlmEmulator::new(llm))),
         None => Ok(Arc::new(OfflineEmulator)),
     }
 }
 
 /// The judge for `generation.judge`.
-pub fn judge(job: &LoadedJob) -> Result<Arc<dyn Judge>, String> {
-    match crate::llm::model_for_role(&job.job.generation.judge, &job.dir)
-        .map_err(|e| format!("generation.judge: {e}"))?
-    {
+pub fn judge(job: &LoadedJob) -> Result<Arc<dyn Judge>, SetupError> {
+    match crate::llm::model_for_role(&job.job.generation.judge, &job.dir).map_err(|source| SetupError::Role {
+        key: "generation.judge",
+        source,
+    })? {
         Some(llm) => Ok(Arc::new(LlmJudge::new(llm))),
         None => Ok(Arc::new(OfflineJudge)),
     }
@@ -162,8 +187,8 @@ pub async fn context(
     job: LoadedJob,
     run_dir: &Path,
     agent_model: Option<&AgentModel>,
-    live: Option<tokio::sync::mpsc::UnboundedSender<super::Envelope>>,
-) -> Result<RunContext, String> {
+    sinks: crate::trial::Sinks,
+) -> Result<RunContext, SetupError> {
     let opencode_bin = find_opencode();
     let provider = agent_model.map(|m| m.provider.clone());
     let endpoints = model_endpoints(&job, provider.as_ref());
@@ -183,7 +208,7 @@ pub async fn context(
         opencode_bin,
         provider_override: provider,
         turn_timeout: timeout,
-        live,
+        sinks,
         job,
     })
 }

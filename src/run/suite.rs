@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use super::case::CaseSpec;
 use super::case_run::{RunContext, run_case};
+use super::run_dir::RunDir;
 use crate::judge::case_verdict::VerdictFile;
 use crate::judge::junit::{JunitCase, render_junit};
 use crate::judge::{CaseTrials, GateFacts, GateResult, Summary, apply_gates, summarize};
@@ -35,7 +36,7 @@ pub struct SuiteSummary {
 
 /// The folder of one trial.
 pub fn trial_dir(run_dir: &Path, case_id: &str, trial: u32) -> PathBuf {
-    run_dir.join("cases").join(case_id).join(format!("trial-{trial}"))
+    RunDir::new(run_dir).trial(case_id, trial).path
 }
 
 /// Runs every case `repeat` times with at most `parallel` at once; writes summary.json and
@@ -74,10 +75,7 @@ pub async fn run_suite(
         verdicts.push(r?);
     }
     verdicts.sort_by(|a, b| (a.case.as_str(), a.trial).cmp(&(b.case.as_str(), b.trial)));
-    let run_id = run_dir
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let run_id = RunDir::new(run_dir).id();
     let summary = write_outcome(&ctx.job.job.review.gates, &run_id, &verdicts, run_dir, &facts)?;
     Ok(summary)
 }
@@ -111,7 +109,8 @@ pub fn write_outcome(
         gates_met: met,
         cases,
     };
-    crate::util::write_json_atomic(&run_dir.join("summary.json"), &out)?;
+    let run = RunDir::new(run_dir);
+    crate::util::write_json_atomic(&run.summary(), &out)?;
     let junit: Vec<JunitCase<'_>> = verdicts
         .iter()
         .map(|v| JunitCase {
@@ -122,7 +121,7 @@ pub fn write_outcome(
             duration_s: v.duration_ms as f64 / 1000.0,
         })
         .collect();
-    crate::util::write_atomic(&run_dir.join("junit.xml"), render_junit("ghostlab", &junit).as_bytes())?;
+    crate::util::write_atomic(&run.junit(), render_junit("ghostlab", &junit).as_bytes())?;
     Ok(out)
 }
 
