@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::CliError;
 use crate::lab::executors::{EndpointModels, LabSuiteRunner, PipelineGenerator, SandboxedDiscovery};
 use crate::lab::headless::{HeadlessError, run_headless};
-use crate::lab::{Lab, Proposer, RunOutcome, Saved, Seeds, store};
+use crate::lab::{Lab, RunOutcome, Saved, Seeds, StepProposer, store};
 use crate::spec::SandboxBackend;
 use crate::tui::{Theme, TuiOutcome, run_tui};
 
@@ -75,7 +75,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     for note in ignored_flags(&args, &lab) {
         eprintln!("note: {note}");
     }
-    let proposer = Proposer {
+    let proposer = StepProposer {
         job_file: args.job.clone(),
         seeds,
         models: Arc::new(EndpointModels),
@@ -99,8 +99,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 Ok(ExitCode::SUCCESS)
             }
             Err(HeadlessError::Run(e)) => Err(CliError::usage(format!("the run failed: {e}"))),
-            Err(e) => Err(CliError::usage(format!(
-                "{e}\nhint: accepted steps are saved in {}; fix the cause and rerun with --resume",
+            Err(e) => Err(CliError::usage(e.to_string()).with_hint(format!(
+                "accepted steps are saved in {}; fix the cause and rerun with --resume",
                 args.job.display()
             ))),
         };

@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::CliError;
+use super::{CliError, gates_exit};
+use crate::run::run_dir::RunDir;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -22,23 +23,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let job = crate::spec::load_job(&args.job)?;
     let out = args
         .out
-        .unwrap_or_else(|| job.state_dir().join("runs").join(crate::run::manifest::new_run_id()));
+        .unwrap_or_else(|| RunDir::fresh(&job.state_dir()).path().to_path_buf());
     let s = crate::run::merge::merge_runs(&args.shards, &out, &job.job.review.gates)
         .map_err(|e| CliError::usage(e.to_string()))?;
-    println!(
-        "merged {} shard(s) into {}: {} trials, {} PASS, {} FAIL, {} INCONCLUSIVE, {} INFRA_ERROR; gates {}",
-        args.shards.len(),
-        out.display(),
-        s.summary.trials,
-        s.summary.pass,
-        s.summary.fail,
-        s.summary.inconclusive,
-        s.summary.infra_error,
-        if s.gates_met { "met" } else { "NOT met" }
-    );
-    Ok(if s.gates_met {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    println!("merged {} shard(s) into {}: {s}", args.shards.len(), out.display());
+    Ok(gates_exit(s.gates_met))
 }

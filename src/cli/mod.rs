@@ -27,7 +27,7 @@ mod schema;
 mod test;
 mod validate;
 
-pub use error::CliError;
+pub use error::{CliError, ErrorKind, gates_exit};
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -144,7 +144,7 @@ pub fn dispatch(cli: Cli) -> ExitCode {
             if !e.to_string().ends_with('\n') {
                 eprintln!();
             }
-            ExitCode::from(e.code)
+            e.exit_code()
         }
     }
 }

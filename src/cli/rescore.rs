@@ -3,8 +3,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::CliError;
 use super::generate::block_on;
+use super::{CliError, gates_exit};
+use crate::run::run_dir::RunDir;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -20,7 +21,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let job = crate::spec::load_job(&args.job)?;
-    if !args.run.join("cases").is_dir() {
+    if !RunDir::new(&args.run).has_cases() {
         return Err(CliError::usage(format!(
             "{}: not a run folder (it has no cases/)",
             args.run.display()
@@ -28,14 +29,14 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
     let out = args
         .out
-        .unwrap_or_else(|| job.state_dir().join("runs").join(crate::run::manifest::new_run_id()));
+        .unwrap_or_else(|| RunDir::fresh(&job.state_dir()).path().to_path_buf());
     if out.exists() && std::fs::read_dir(&out).is_ok_and(|mut d| d.next().is_some()) {
         return Err(CliError::usage(format!(
             "{}: already exists and is not empty; rescore writes a new run",
             out.display()
         )));
     }
-    let judge = crate::run::setup::judge(&job).map_err(CliError::usage)?;
+    let judge = crate::run::setup::judge(&job).map_err(|e| CliError::usage(e.to_string()))?;
     eprintln!(
         "note: rescore re-judges the stored transcripts with {}; it reproduces the inputs and the \
          harness, not the agent's or the models' answers",
@@ -43,25 +44,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     );
     let outcome = block_on(crate::run::rescore::rescore(&job, judge.as_ref(), &args.run, &out))?
         .map_err(|e| CliError::usage(e.to_string()))?;
-    let s = &outcome.summary;
     println!("run {}", out.display());
-    println!(
-        "rescored {} trial(s) of {}: {} PASS, {} FAIL, {} INCONCLUSIVE, {} INFRA_ERROR; gates {}",
-        s.trials,
-        args.run.display(),
-        s.pass,
-        s.fail,
-        s.inconclusive,
-        s.infra_error,
-        if outcome.gates_met { "met" } else { "NOT met" }
-    );
+    println!("rescored {}: {outcome}", args.run.display());
     match crate::report::write_all(&job, &out, &crate::report::ReportOutputs::defaults(&out)) {
         Ok(paths) => paths.iter().for_each(|p| println!("report {}", p.display())),
         Err(e) => eprintln!("warning: the report could not be written: {e}"),
     }
-    Ok(if outcome.gates_met {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(gates_exit(outcome.gates_met))
 }

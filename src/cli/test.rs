@@ -7,14 +7,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use super::CliError;
 use super::generate::block_on;
-use crate::judge::facts::contract_facts;
-use crate::run::dataset_cases::{Selection, load_cases};
-use crate::run::manifest::{Manifest, new_run_id};
-use crate::run::setup::{context, start_agent_model};
-use crate::run::suite::{SuiteOptions, run_suite};
+use super::{CliError, gates_exit};
+use crate::app::{TestRunError, TestSettings, run_tests};
+use crate::run::dataset_cases::Selection;
 use crate::spec::SandboxBackend;
+use crate::trial::{EventSink, Sinks, SuiteEvent};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -67,99 +65,69 @@ fn parse_partition(text: &str) -> Result<(u32, u32), String> {
     Ok((i, n))
 }
 
+impl Args {
+    /// The settings these arguments mean for `job`.
+    fn settings(&self, job: crate::spec::LoadedJob) -> TestSettings {
+        TestSettings {
+            job,
+            selection: Selection {
+                ids: self.cases.clone(),
+                include_pending: self.include_pending,
+                partition: self.partition,
+            },
+            repeat: self.repeat,
+            parallel: self.parallel,
+            run_dir: self.run.clone(),
+            resume: self.resume,
+            agent_cassette: self.agent_cassette.clone(),
+            pdf: self.pdf.clone(),
+        }
+    }
+}
+
+/// The live transcript on stderr: one line per case event.
+struct TerminalPrinter;
+
+impl EventSink for TerminalPrinter {
+    fn handle(&self, event: &SuiteEvent) {
+        if let SuiteEvent::Case(env) = event {
+            eprintln!("[{}] {}", env.case, env.event.one_line());
+        }
+    }
+}
+
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let job = crate::spec::load_job(&args.job)?;
-    let state = job.state_dir();
-    let selection = Selection {
-        ids: args.cases.clone(),
-        include_pending: args.include_pending,
-        partition: args.partition,
-    };
-    let cases = load_cases(&state, &selection).map_err(|e| CliError::usage(format!("{}: {e}", args.job.display())))?;
-    if cases.is_empty() {
-        return Err(CliError::usage(
-            "no cases selected: approve cases with `ghostlab dataset approve --all --job …`, or pass --include-pending",
-        ));
-    }
-    let runs = state.join("runs");
-    let run_dir = match (&args.run, args.resume) {
-        (Some(d), _) => d.clone(),
-        (None, true) => {
-            newest_run(&runs).ok_or_else(|| CliError::usage(format!("--resume: no run under {}", runs.display())))?
-        }
-        (None, false) => runs.join(new_run_id()),
-    };
     if job.job.sandbox.backend == SandboxBackend::Local {
         eprintln!(
             "warning: sandbox.backend is `local`: the agent and its tools run on this machine WITHOUT isolation (only the workspace is a copy)"
         );
     }
-    let facts = contract_facts(&state).map_err(CliError::usage)?;
-    let opts = SuiteOptions {
-        repeat: args.repeat,
-        parallel: args.parallel,
-        resume: args.resume,
+    let settings = args.settings(job);
+    let sinks = if args.quiet {
+        Sinks::none()
+    } else {
+        Sinks::none().with(Arc::new(TerminalPrinter))
     };
-    let quiet = args.quiet;
-    let outcome = block_on(async {
-        let agent_model = match &args.agent_cassette {
-            Some(c) => Some(start_agent_model(c).await?),
-            None => None,
-        };
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<crate::run::Envelope>();
-        let printer = tokio::spawn(async move {
-            while let Some(env) = rx.recv().await {
-                if !quiet {
-                    eprintln!("[{}] {}", env.case, env.event.one_line());
-                }
-            }
-        });
-        let ctx = context(job.clone(), &run_dir, agent_model.as_ref(), Some(tx)).await?;
-        let manifest = Manifest::new(
-            &job,
-            &run_dir.file_name().unwrap_or_default().to_string_lossy(),
-            cases.iter().map(|c| c.id.clone()).collect(),
-            opts.repeat,
-            args.partition,
-            ctx.emulator.label(),
-            ctx.judge.label(),
+    let outcome = block_on(run_tests(&settings, sinks))?.map_err(|e| match e {
+        TestRunError::NoCases => CliError::usage("no cases selected")
+            .with_hint("approve cases with `ghostlab dataset approve --all --job …`, or pass --include-pending"),
+        other => CliError::usage(other.to_string()),
+    })?;
+    let unmatched = &outcome.unmatched_model_requests;
+    if !unmatched.is_empty() {
+        eprintln!(
+            "note: the agent's model server had no answer for {} request(s): {}",
+            unmatched.len(),
+            unmatched.join(" | ")
         );
-        crate::util::write_json_atomic(&run_dir.join("manifest.json"), &manifest).map_err(|e| e.to_string())?;
-        let summary = run_suite(Arc::new(ctx), cases, &opts, &run_dir, facts)
-            .await
-            .map_err(|e| e.to_string());
-        let _ = printer.await;
-        if let Some(m) = agent_model {
-            let unmatched = m.server.unmatched();
-            if !unmatched.is_empty() {
-                eprintln!(
-                    "note: the agent's model server had no answer for {} request(s): {}",
-                    unmatched.len(),
-                    unmatched.join(" | ")
-                );
-            }
-            m.server.shutdown().await;
-        }
-        summary
-    })?
-    .map_err(CliError::usage)?;
-    let s = &outcome.summary;
-    println!("run {}", run_dir.display());
-    println!(
-        "{} case(s), {} trial(s): {} PASS, {} FAIL, {} INCONCLUSIVE, {} INFRA_ERROR · pass@1 {:.1}% · pass^k {:.1}%",
-        s.cases,
-        s.trials,
-        s.pass,
-        s.fail,
-        s.inconclusive,
-        s.infra_error,
-        s.pass_at_1 * 100.0,
-        s.pass_hat_k * 100.0
-    );
-    if !s.flaky_cases.is_empty() {
-        println!("flaky: {}", s.flaky_cases.join(", "));
     }
-    for g in &outcome.gates {
+    println!("run {}", outcome.run.path().display());
+    println!("{}", outcome.summary);
+    if !outcome.summary.summary.flaky_cases.is_empty() {
+        println!("flaky: {}", outcome.summary.summary.flaky_cases.join(", "));
+    }
+    for g in &outcome.summary.gates {
         println!(
             "gate {:<28} required {:<10} actual {:<12} {}",
             g.gate,
@@ -169,40 +137,19 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         );
     }
     if let Some(path) = &args.junit {
-        std::fs::copy(run_dir.join("junit.xml"), path)
-            .map_err(|e| CliError::usage(format!("{}: {e}", path.display())))?;
+        std::fs::copy(outcome.run.junit(), path).map_err(|e| CliError::usage(format!("{}: {e}", path.display())))?;
     }
-    let mut outputs = crate::report::ReportOutputs::defaults(&run_dir);
-    if let Some(pdf) = &args.pdf {
-        outputs.pdf = Some(pdf.clone());
-    }
-    match crate::report::write_all(&job, &run_dir, &outputs) {
+    match &outcome.report {
         Ok(paths) => paths.iter().for_each(|p| println!("report {}", p.display())),
         Err(e) => eprintln!("warning: the report could not be written: {e}"),
     }
     println!(
         "readiness: {}",
-        if outcome.gates_met {
+        if outcome.summary.gates_met {
             "gates met"
         } else {
             "gates NOT met"
         }
     );
-    Ok(if outcome.gates_met {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
-}
-
-/// The most recent run folder (run ids sort by time).
-fn newest_run(runs: &std::path::Path) -> Option<PathBuf> {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(runs)
-        .ok()?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.sort();
-    dirs.pop()
+    Ok(gates_exit(outcome.summary.gates_met))
 }

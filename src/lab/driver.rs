@@ -8,7 +8,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio_util::sync::CancellationToken;
 
-use super::propose::Proposer;
+use super::propose::StepProposer;
 use super::state::{Effect, Event};
 use super::store::{self, StoreError};
 use super::traits::{McpDiscovery, SuiteRunner};
@@ -26,7 +26,7 @@ pub enum LabError {
 
 /// Performs effects and reports results as events on one channel.
 pub struct Executor {
-    pub proposer: Proposer,
+    pub proposer: StepProposer,
     pub discovery: Arc<dyn McpDiscovery>,
     pub runner: Arc<dyn SuiteRunner>,
     tx: UnboundedSender<Event>,
@@ -39,7 +39,7 @@ pub struct Executor {
 impl Executor {
     /// An executor answering on `tx`.
     pub fn new(
-        proposer: Proposer,
+        proposer: StepProposer,
         discovery: Arc<dyn McpDiscovery>,
         runner: Arc<dyn SuiteRunner>,
         tx: UnboundedSender<Event>,
@@ -136,7 +136,7 @@ impl Executor {
                 let dir = self.lab_dir.clone();
                 store::save_artifact(&dir, step, &value)?;
             }
-            Effect::RunSuite(_) => {
+            Effect::RunSuite => {
                 let (runner, tx, cancel) = (self.runner.clone(), self.tx.clone(), self.run.clone());
                 let file = self.job_file();
                 tokio::spawn(async move {

@@ -10,14 +10,15 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 use super::traits::{GenerateKind, GenerateRequest, Generator, McpDiscovery, SuiteRunner};
+use crate::app::{TestSettings, run_tests};
 use crate::generate::pipeline::{DEFAULT_PERSONAS, DEFAULT_SCENARIOS_PER_PERSONA, infer_profile};
 use crate::generate::store::write_artifact;
 use crate::generate::{
     AgentProfile, ArtifactKind, CaseStatus, Dataset, LlmProposer, OfflineProposer, PersonaSet, Proposer, ScenarioSet,
 };
-use crate::run::Envelope;
 use crate::spec::job::Capabilities;
 use crate::spec::{Job, LoadedJob, McpInput};
+use crate::trial::{ChannelSink, Envelope, Sinks};
 
 /// A job held in memory, resolved as if it were saved as `<job_dir>/job.yaml`.
 fn resolve(job: Job, job_dir: &Path) -> Result<LoadedJob, String> {
@@ -171,56 +172,21 @@ impl SuiteRunner for LabSuiteRunner {
         Box::pin(async move {
             let loaded = crate::spec::load_job(&job_file).map_err(|e| e.to_string())?;
             publish_accepted(&job_file, &loaded)?;
-            let cases = crate::run::dataset_cases::load_cases(&loaded.state_dir(), &Default::default())?;
-            let run_dir = loaded.state_dir().join("runs").join(crate::run::manifest::new_run_id());
-            let agent_model = match &cassette {
-                Some(c) => Some(crate::run::setup::start_agent_model(c).await?),
-                None => None,
-            };
-            let ctx = crate::run::setup::context(loaded.clone(), &run_dir, agent_model.as_ref(), Some(events)).await?;
-            let ids = cases.iter().map(|c| c.id.clone()).collect();
-            let manifest = crate::run::manifest::Manifest::new(
-                &loaded,
-                &run_dir.file_name().unwrap_or_default().to_string_lossy(),
-                ids,
-                1,
-                None,
-                ctx.emulator.label(),
-                ctx.judge.label(),
-            );
-            crate::util::write_json_atomic(&run_dir.join("manifest.json"), &manifest).map_err(|e| e.to_string())?;
-            let facts = crate::judge::facts::contract_facts(&loaded.state_dir())?;
-            let opts = crate::run::suite::SuiteOptions {
-                repeat: 1,
-                parallel,
-                resume: false,
-            };
-            let suite = crate::run::suite::run_suite(Arc::new(ctx), cases, &opts, &run_dir, facts);
-            let summary = tokio::select! {
-                s = suite => s.map_err(|e| e.to_string())?,
+            let mut settings = TestSettings::new(loaded);
+            settings.parallel = parallel;
+            settings.agent_cassette = cassette;
+            let sinks = Sinks::none().with(Arc::new(ChannelSink(events)));
+            let outcome = tokio::select! {
+                o = run_tests(&settings, sinks) => o.map_err(|e| e.to_string())?,
                 _ = cancel.cancelled() => return Err("cancelled; finished trials are kept in the run folder".into()),
             };
-            if let Some(m) = agent_model {
-                m.server.shutdown().await;
-            }
-            let outputs = crate::report::ReportOutputs::defaults(&run_dir);
-            let paths = crate::report::write_all(&loaded, &run_dir, &outputs).map_err(|e| e.to_string())?;
+            let paths = outcome.report.map_err(|e| e.to_string())?;
             let pdf = paths
                 .iter()
                 .find(|p| p.extension().is_some_and(|x| x == "pdf"))
                 .cloned()
-                .unwrap_or(run_dir.clone());
-            let s = &summary.summary;
-            Ok(format!(
-                "{} case(s): {} PASS, {} FAIL, {} INCONCLUSIVE, {} INFRA_ERROR; gates {}; report {}",
-                s.cases,
-                s.pass,
-                s.fail,
-                s.inconclusive,
-                s.infra_error,
-                if summary.gates_met { "met" } else { "NOT met" },
-                pdf.display()
-            ))
+                .unwrap_or(outcome.run.path().to_path_buf());
+            Ok(format!("{}; report {}", outcome.summary, pdf.display()))
         })
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc::unbounded_channel;
 
 use super::driver::{Executor, LabError};
-use super::propose::Proposer;
+use super::propose::StepProposer;
 use super::state::{Discovery, Event, Lab, Phase, RunOutcome};
 use super::step::StepId;
 use super::traits::{McpDiscovery, SuiteRunner};
@@ -39,7 +39,7 @@ pub struct HeadlessOutcome {
 /// Drives `lab` to the end, accepting each proposal. Progress lines go to `progress`.
 pub async fn run_headless(
     mut lab: Lab,
-    proposer: Proposer,
+    proposer: StepProposer,
     discovery: Arc<dyn McpDiscovery>,
     runner: Arc<dyn SuiteRunner>,
     progress: &mut (dyn FnMut(String) + Send),
@@ -113,11 +113,11 @@ pub async fn run_headless(
                     error: error.clone(),
                 });
             }
-            Phase::Running { lines, outcome, .. } => {
-                for line in &lines[printed_lines..] {
-                    progress(format!("        {line}"));
+            Phase::Running { events, outcome, .. } => {
+                for envelope in &events[printed_lines..] {
+                    progress(format!("        {}", envelope.transcript_line()));
                 }
-                printed_lines = lines.len();
+                printed_lines = events.len();
                 match outcome {
                     Some(RunOutcome::Report(r)) => return Ok(HeadlessOutcome { report: r.clone() }),
                     Some(RunOutcome::Failed(e)) => return Err(HeadlessError::Run(e.clone())),

@@ -19,10 +19,7 @@ pub mod traits;
 pub mod types;
 
 pub use driver::{Executor, LabError};
-pub use propose::{Proposer, Seeds};
+pub use propose::{Seeds, StepProposer};
 pub use state::{Discovery, Effect, Event, Lab, Phase, Proposal, RunOutcome, Saved};
 pub use step::StepId;
-pub use traits::{
-    ConfiguredModels, DiscoveryUnavailable, GenerateKind, GenerateRequest, Generator, GeneratorUnavailable,
-    McpDiscovery, ModelCatalog, RunnerUnavailable, SuiteRunner,
-};
+pub use traits::{ConfiguredModels, GenerateKind, GenerateRequest, Generator, McpDiscovery, ModelCatalog, SuiteRunner};

@@ -30,9 +30,11 @@ pub struct Seeds {
     pub gates: Vec<(String, String)>,
 }
 
-/// Produces proposals; one per driver, shared by every step.
+/// Produces the proposal of each wizard step; one per driver, shared by every step. (Not
+/// `generate::Proposer`: that one drafts profiles, personas and scenarios, reached here
+/// through the `Generator`.)
 #[derive(Clone)]
-pub struct Proposer {
+pub struct StepProposer {
     /// Where job.yaml is (or will be) written.
     pub job_file: PathBuf,
     pub seeds: Seeds,
@@ -40,7 +42,7 @@ pub struct Proposer {
     pub generator: Arc<dyn Generator>,
 }
 
-impl Proposer {
+impl StepProposer {
     fn job_dir(&self) -> PathBuf {
         crate::spec::load::job_dir(&self.job_file)
     }

@@ -150,8 +150,8 @@ impl Lab {
             }
             Event::QuitConfirmed | Event::QuitCancelled => Vec::new(),
             Event::RunEvent(envelope) => {
-                if let Phase::Running { lines, .. } = &mut self.phase {
-                    lines.push(format!("{} {}", envelope.case, envelope.event.one_line().trim_start()));
+                if let Phase::Running { events, .. } = &mut self.phase {
+                    events.push(*envelope);
                 }
                 Vec::new()
             }
@@ -329,11 +329,11 @@ impl Lab {
             }
             None => {
                 self.phase = Phase::Running {
-                    lines: Vec::new(),
+                    events: Vec::new(),
                     tick: 0,
                     outcome: None,
                 };
-                fx.push(Effect::RunSuite(Box::new(self.job.clone())));
+                fx.push(Effect::RunSuite);
             }
         }
         fx

@@ -1,8 +1,6 @@
-//! The executors of effects that other modules will provide: model listing, MCP discovery,
-//! profile/persona/scenario generation and the suite run.
-//!
-//! Each has an `…Unavailable` implementation that fails with a clear reason, so a build without
-//! the real one stops at that step instead of inventing an answer.
+//! The executors of the wizard's effects, as traits: model listing, MCP discovery,
+//! profile/persona/scenario generation and the suite run. The real ones are in `executors`;
+//! tests hand the state machine named fakes.
 
 use futures::future::BoxFuture;
 use serde_json::Value;
@@ -10,11 +8,11 @@ use std::path::PathBuf;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
-use crate::run::Envelope;
 use crate::spec::job::Capabilities;
 use crate::spec::{Job, McpInput};
+use crate::trial::Envelope;
 
-/// Lists models the person can pick (`ghostlab models` will implement it).
+/// Lists models the person can pick (`executors::EndpointModels`).
 pub trait ModelCatalog: Send + Sync {
     /// `provider/model` names, best first.
     fn models(&self, job: Job) -> BoxFuture<'static, Result<Vec<String>, String>>;
@@ -42,7 +40,7 @@ impl ModelCatalog for ConfiguredModels {
     }
 }
 
-/// Connects to one MCP server and lists what it exposes (`crate::mcp` discovery will implement it).
+/// Connects to one MCP server and lists what it exposes (`executors::SandboxedDiscovery`).
 pub trait McpDiscovery: Send + Sync {
     /// `job_dir` is where relative paths of `mcp` resolve.
     fn discover(
@@ -51,21 +49,6 @@ pub trait McpDiscovery: Send + Sync {
         mcp: McpInput,
         cancel: CancellationToken,
     ) -> BoxFuture<'static, Result<Capabilities, String>>;
-}
-
-/// Discovery for a build where `crate::mcp` is not wired in yet: every server reports why.
-#[derive(Debug, Default, Clone)]
-pub struct DiscoveryUnavailable;
-
-impl McpDiscovery for DiscoveryUnavailable {
-    fn discover(
-        &self,
-        _: PathBuf,
-        _: McpInput,
-        _: CancellationToken,
-    ) -> BoxFuture<'static, Result<Capabilities, String>> {
-        Box::pin(async { Err("discovery is not available in this build yet".to_string()) })
-    }
 }
 
 /// Which artifact to generate.
@@ -87,7 +70,7 @@ pub struct GenerateRequest {
     pub hint: Option<String>,
 }
 
-/// Generates the profile, personas and scenarios (`crate::generate` will implement it).
+/// Generates the profile, personas and scenarios (`executors::PipelineGenerator`).
 pub trait Generator: Send + Sync {
     /// The generated artifact as JSON.
     fn generate(
@@ -95,21 +78,6 @@ pub trait Generator: Send + Sync {
         request: GenerateRequest,
         cancel: CancellationToken,
     ) -> BoxFuture<'static, Result<Value, String>>;
-}
-
-/// Generation for a build where `crate::generate` is not wired in yet.
-#[derive(Debug, Default, Clone)]
-pub struct GeneratorUnavailable;
-
-impl Generator for GeneratorUnavailable {
-    fn generate(&self, r: GenerateRequest, _: CancellationToken) -> BoxFuture<'static, Result<Value, String>> {
-        Box::pin(async move {
-            Err(format!(
-                "{:?} generation is not available in this build yet (src/generate is not wired in)",
-                r.kind
-            ))
-        })
-    }
 }
 
 /// Runs the suite of accepted scenarios, streaming events; returns the report's location.
@@ -120,19 +88,4 @@ pub trait SuiteRunner: Send + Sync {
         events: UnboundedSender<Envelope>,
         cancel: CancellationToken,
     ) -> BoxFuture<'static, Result<String, String>>;
-}
-
-/// The suite runner for a build where the dataset → run wiring is not in yet.
-#[derive(Debug, Default, Clone)]
-pub struct RunnerUnavailable;
-
-impl SuiteRunner for RunnerUnavailable {
-    fn run(
-        &self,
-        _: PathBuf,
-        _: UnboundedSender<Envelope>,
-        _: CancellationToken,
-    ) -> BoxFuture<'static, Result<String, String>> {
-        Box::pin(async { Err("running the suite from the lab is not available in this build yet".to_string()) })
-    }
 }

@@ -6,9 +6,9 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 
 use super::step::StepId;
-use crate::run::Envelope;
 use crate::spec::Job;
 use crate::spec::job::Capabilities;
+use crate::trial::Envelope;
 
 /// What a step proposes: editable text plus read-only notes (evidence, previews, warnings).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -75,9 +75,9 @@ pub enum Phase {
     },
     /// Proposing failed; retry or regenerate.
     Failed { error: String },
-    /// Step 12: the suite runs; `lines` is the live transcript.
+    /// Step 12: the suite runs; `events` is the live transcript, typed.
     Running {
-        lines: Vec<String>,
+        events: Vec<Envelope>,
         tick: u64,
         outcome: Option<RunOutcome>,
     },
@@ -146,8 +146,9 @@ pub enum Effect {
     SaveJob(Box<Job>),
     /// Write an accepted generated artifact into the state folder (`lab/<file>`).
     SaveArtifact { step: StepId, value: Value },
-    /// Run the suite → `Event::RunEvent`… then `Event::RunFinished`.
-    RunSuite(Box<Job>),
+    /// Run the suite of the saved job.yaml (the preceding `SaveJob` wrote it) →
+    /// `Event::RunEvent`… then `Event::RunFinished`.
+    RunSuite,
     /// Abort the proposal or discovery in flight.
     CancelWork,
     /// Abort the suite run.

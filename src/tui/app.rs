@@ -14,7 +14,7 @@ use super::stderr::StderrToFile;
 use super::terminal::TerminalGuard;
 use super::theme::Theme;
 use super::view::{Ui, draw};
-use crate::lab::{Event, Executor, Lab, LabError, McpDiscovery, Phase, Proposer, RunOutcome, SuiteRunner};
+use crate::lab::{Event, Executor, Lab, LabError, McpDiscovery, Phase, RunOutcome, StepProposer, SuiteRunner};
 
 /// Why the TUI stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -37,7 +37,7 @@ pub enum TuiOutcome {
 /// Runs the wizard in the terminal until the person quits or the run ends and they leave.
 pub async fn run_tui(
     mut lab: Lab,
-    proposer: Proposer,
+    proposer: StepProposer,
     discovery: Arc<dyn McpDiscovery>,
     runner: Arc<dyn SuiteRunner>,
     theme: Theme,

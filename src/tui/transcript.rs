@@ -7,10 +7,11 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Widget};
 
 use super::theme::Theme;
+use crate::trial::{Envelope, Tone};
 
 /// A window onto the transcript, `scroll` lines up from the newest.
 pub struct TranscriptPane<'a> {
-    pub lines: &'a [String],
+    pub events: &'a [Envelope],
     /// 0 follows the tail.
     pub scroll: usize,
     pub block: Block<'a>,
@@ -27,20 +28,23 @@ impl Widget for TranscriptPane<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let inner = self.block.inner(area);
         self.block.render(area, buf);
-        let (start, end) = visible_range(self.lines.len(), inner.height as usize, self.scroll);
-        for (row, text) in self.lines[start..end].iter().enumerate() {
-            let style = if text.contains("✗") || text.contains("! ") || text.contains("= FAIL") {
-                self.theme.error()
-            } else if text.contains("= PASS") {
-                self.theme.ok()
-            } else if text.contains("= INCONCLUSIVE") || text.contains("= INFRA_ERROR") {
-                self.theme.warn()
-            } else {
-                self.theme.base()
+        let (start, end) = visible_range(self.events.len(), inner.height as usize, self.scroll);
+        for (row, envelope) in self.events[start..end].iter().enumerate() {
+            let style = match envelope.event.tone() {
+                Tone::Bad => self.theme.error(),
+                Tone::Good => self.theme.ok(),
+                Tone::Warning => self.theme.warn(),
+                Tone::Plain => self.theme.base(),
             };
             let y = inner.y + row as u16;
-            // One line per event, clipped (not wrapped) so the window is exact.
-            buf.set_line(inner.x, y, &Line::styled(text.as_str(), style), inner.width);
+            // One line per event, clipped (not wrapped) so the window is exact; only visible
+            // events are formatted.
+            buf.set_line(
+                inner.x,
+                y,
+                &Line::styled(envelope.transcript_line(), style),
+                inner.width,
+            );
         }
     }
 }

@@ -203,16 +203,16 @@ fn draw_main(frame: &mut Frame, lab: &Lab, ui: &Ui, theme: &Theme, area: Rect) {
             ];
             frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: false }), inner);
         }
-        Phase::Running { lines, tick, outcome } => {
+        Phase::Running { events, tick, outcome } => {
             let [pane, status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(inner);
             let title = if ui.scroll == 0 {
-                format!(" Transcript ({} events, following) ", lines.len())
+                format!(" Transcript ({} events, following) ", events.len())
             } else {
-                format!(" Transcript ({} events, {} up) ", lines.len(), ui.scroll)
+                format!(" Transcript ({} events, {} up) ", events.len(), ui.scroll)
             };
             frame.render_widget(
                 TranscriptPane {
-                    lines,
+                    events,
                     scroll: ui.scroll,
                     block: block(title, theme),
                     theme,

@@ -12,8 +12,8 @@ use tokio_util::sync::CancellationToken;
 
 use ghostlab::lab::headless::{HeadlessError, run_headless};
 use ghostlab::lab::{
-    ConfiguredModels, Event, Executor, GenerateKind, GenerateRequest, Generator, Lab, McpDiscovery, Phase, Proposer,
-    Seeds, StepId, SuiteRunner, store,
+    ConfiguredModels, Event, Executor, GenerateKind, GenerateRequest, Generator, Lab, McpDiscovery, Phase, Seeds,
+    StepId, StepProposer, SuiteRunner, store,
 };
 use ghostlab::run::Envelope;
 use ghostlab::spec::job::Capabilities;
@@ -120,8 +120,8 @@ fn release_bot() -> (tempfile::TempDir, PathBuf) {
     (dir, job)
 }
 
-fn proposer(job: &Path, generator: Arc<FakeGenerator>) -> Proposer {
-    Proposer {
+fn proposer(job: &Path, generator: Arc<FakeGenerator>) -> StepProposer {
+    StepProposer {
         job_file: job.to_path_buf(),
         seeds: Seeds {
             from: Some(job.with_file_name("source-job.yaml")),

@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
-use ghostlab::lab::{ConfiguredModels, GeneratorUnavailable, Proposal, Proposer, Seeds, StepId};
+use futures::future::BoxFuture;
+use ghostlab::lab::{ConfiguredModels, GenerateRequest, Generator, Proposal, Seeds, StepId, StepProposer};
 use ghostlab::spec::Job;
 
 fn example_copy() -> (tempfile::TempDir, PathBuf) {
@@ -24,16 +25,29 @@ fn example_copy() -> (tempfile::TempDir, PathBuf) {
     (dir, job)
 }
 
-fn proposer(job: &Path, seeds: Seeds) -> Proposer {
-    Proposer {
-        job_file: job.to_path_buf(),
-        seeds,
-        models: Arc::new(ConfiguredModels),
-        generator: Arc::new(GeneratorUnavailable),
+/// A fake generator for proposals that never generate: it refuses, naming itself.
+struct FakeGeneratorThatRefuses;
+
+impl Generator for FakeGeneratorThatRefuses {
+    fn generate(
+        &self,
+        r: GenerateRequest,
+        _: CancellationToken,
+    ) -> BoxFuture<'static, Result<serde_json::Value, String>> {
+        Box::pin(async move { Err(format!("fake generator: {:?} is not generated in this test", r.kind)) })
     }
 }
 
-async fn propose(p: &Proposer, step: StepId, hint: Option<&str>, job: &Job) -> Result<Proposal, String> {
+fn proposer(job: &Path, seeds: Seeds) -> StepProposer {
+    StepProposer {
+        job_file: job.to_path_buf(),
+        seeds,
+        models: Arc::new(ConfiguredModels),
+        generator: Arc::new(FakeGeneratorThatRefuses),
+    }
+}
+
+async fn propose(p: &StepProposer, step: StepId, hint: Option<&str>, job: &Job) -> Result<Proposal, String> {
     p.propose(
         step,
         hint.map(String::from),
@@ -188,6 +202,6 @@ async fn preview_is_redacted_and_read_only_and_hints_are_honest() {
     );
     let err = propose(&p, StepId::Profile, Some("x"), &job)
         .await
-        .expect_err("no generator in this build");
-    assert!(err.contains("not available in this build"), "{err}");
+        .expect_err("the fake generator refuses");
+    assert!(err.contains("fake generator"), "{err}");
 }

@@ -33,6 +33,7 @@ mod mcp_secrets;
 mod model_server;
 mod opencode_emit;
 mod rescore_cli;
+mod run_paths_agree;
 mod sandbox_cli;
 mod sandbox_session;
 mod spec_roundtrip;

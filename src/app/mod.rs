@@ -1,0 +1,7 @@
+//! What the library does for a person, each as one call that both front ends share: the CLI
+//! turns arguments into settings and prints; the lab turns wizard answers into settings and
+//! shows. Nothing here prints.
+
+pub mod test_run;
+
+pub use test_run::{TestOutcome, TestRunError, TestSettings, run_tests};

@@ -1,0 +1,159 @@
+//! Running a job's suite end to end, once for every front end (`ghostlab test`, the lab):
+//! select the cases, pick the run folder, start the agent's scripted model if asked, write the
+//! manifest, run every trial into the given sinks (with run-level start and finish events),
+//! aggregate summary.json and junit.xml, then write the report.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::judge::facts::contract_facts;
+use crate::report::{ReportError, ReportOutputs};
+use crate::run::dataset_cases::{Selection, load_cases};
+use crate::run::manifest::Manifest;
+use crate::run::run_dir::RunDir;
+use crate::run::setup::{context, start_agent_model};
+use crate::run::suite::{SuiteOptions, SuiteSummary, run_suite};
+use crate::spec::LoadedJob;
+use crate::trial::{Sinks, SuiteEvent};
+
+/// Everything a suite run needs, resolved from arguments or wizard answers.
+#[derive(Debug, Clone)]
+pub struct TestSettings {
+    pub job: LoadedJob,
+    pub selection: Selection,
+    /// Trials per case.
+    pub repeat: u32,
+    /// Cases running at once.
+    pub parallel: usize,
+    /// The run folder; `None` is a fresh one, or the newest one when resuming.
+    pub run_dir: Option<PathBuf>,
+    /// Reuse trials already judged in the run folder.
+    pub resume: bool,
+    /// Serve the agent's model from this cassette through a local model server.
+    pub agent_cassette: Option<PathBuf>,
+    /// A PDF path other than the run folder's `report.pdf`.
+    pub pdf: Option<PathBuf>,
+}
+
+impl TestSettings {
+    /// Every approved case of `job`, once, four at a time, in a fresh run folder.
+    pub fn new(job: LoadedJob) -> Self {
+        TestSettings {
+            job,
+            selection: Selection::default(),
+            repeat: 1,
+            parallel: 4,
+            run_dir: None,
+            resume: false,
+            agent_cassette: None,
+            pdf: None,
+        }
+    }
+}
+
+/// Why a suite could not run. Each keeps the path or the cause it is about.
+#[derive(Debug, thiserror::Error)]
+pub enum TestRunError {
+    #[error("{job}: {reason}")]
+    Cases { job: PathBuf, reason: String },
+    #[error("no cases selected")]
+    NoCases,
+    #[error("--resume: no run under {0}")]
+    NoRunToResume(PathBuf),
+    #[error("{0}")]
+    Facts(#[from] crate::judge::facts::FactsError),
+    #[error("{0}")]
+    Setup(#[from] crate::run::setup::SetupError),
+    #[error("cannot write {path}: {source}")]
+    Write { path: PathBuf, source: std::io::Error },
+    #[error("{0}")]
+    Suite(std::io::Error),
+}
+
+/// What a finished suite run left behind.
+#[derive(Debug)]
+pub struct TestOutcome {
+    pub run: RunDir,
+    pub summary: SuiteSummary,
+    /// Requests the agent's scripted model had no answer for.
+    pub unmatched_model_requests: Vec<String>,
+    /// The report files written, or why the report could not be written (the run stands).
+    pub report: Result<Vec<PathBuf>, ReportError>,
+}
+
+/// The run folder the settings name: the given one, the newest when resuming, else a fresh one.
+pub fn resolve_run_dir(settings: &TestSettings) -> Result<RunDir, TestRunError> {
+    let state = settings.job.state_dir();
+    match (&settings.run_dir, settings.resume) {
+        (Some(d), _) => Ok(RunDir::new(d)),
+        (None, true) => RunDir::newest(&state).ok_or_else(|| TestRunError::NoRunToResume(RunDir::runs_root(&state))),
+        (None, false) => Ok(RunDir::fresh(&state)),
+    }
+}
+
+/// Runs the selected cases of the job into `sinks` and writes every artifact of the run.
+pub async fn run_tests(settings: &TestSettings, sinks: Sinks) -> Result<TestOutcome, TestRunError> {
+    let job = &settings.job;
+    let state = job.state_dir();
+    let cases = load_cases(&state, &settings.selection).map_err(|reason| TestRunError::Cases {
+        job: job.file.clone(),
+        reason,
+    })?;
+    if cases.is_empty() {
+        return Err(TestRunError::NoCases);
+    }
+    let run = resolve_run_dir(settings)?;
+    let facts = contract_facts(&state)?;
+    let agent_model = match &settings.agent_cassette {
+        Some(c) => Some(start_agent_model(c).await?),
+        None => None,
+    };
+    let ctx = context(job.clone(), run.path(), agent_model.as_ref(), sinks.clone()).await?;
+    let ids: Vec<String> = cases.iter().map(|c| c.id.clone()).collect();
+    let manifest = Manifest::new(
+        job,
+        &run.id(),
+        ids.clone(),
+        settings.repeat,
+        settings.selection.partition,
+        ctx.emulator.label(),
+        ctx.judge.label(),
+    );
+    crate::util::write_json_atomic(&run.manifest(), &manifest).map_err(|source| TestRunError::Write {
+        path: run.manifest(),
+        source,
+    })?;
+    sinks.send(&SuiteEvent::RunStarted {
+        run_id: run.id(),
+        cases: ids,
+        repeat: settings.repeat,
+    });
+    let opts = SuiteOptions {
+        repeat: settings.repeat,
+        parallel: settings.parallel,
+        resume: settings.resume,
+    };
+    let summary = run_suite(Arc::new(ctx), cases, &opts, run.path(), facts).await;
+    let mut unmatched_model_requests = Vec::new();
+    if let Some(m) = agent_model {
+        unmatched_model_requests = m.server.unmatched();
+        m.server.shutdown().await;
+    }
+    let summary = summary.map_err(TestRunError::Suite)?;
+    sinks.send(&SuiteEvent::RunFinished {
+        run_id: run.id(),
+        verdicts: summary.cases.iter().flat_map(|c| c.trials.iter().copied()).collect(),
+        gates_met: summary.gates_met,
+    });
+    let mut outputs = ReportOutputs::defaults(run.path());
+    if let Some(pdf) = &settings.pdf {
+        outputs.pdf = Some(pdf.clone());
+    }
+    let report = crate::report::write_all(job, run.path(), &outputs);
+    Ok(TestOutcome {
+        run,
+        summary,
+        unmatched_model_requests,
+        report,
+    })
+}
