@@ -7,12 +7,12 @@
 //!     fraction of ideal (P × the single-case rate).
 //! Fakes are named as such; no network beyond loopback.
 
-use futures::future::BoxFuture;
 use ghostlab::judge::GateFacts;
 use ghostlab::judge::llm_judge::{Judge, LlmJudge};
 use ghostlab::llm::cassette::Cassette;
+use ghostlab::llm::fake::FakeLlm;
 use ghostlab::llm::model_server::{ServerOptions, start};
-use ghostlab::llm::{ChatRequest, ChatResponse, Llm, LlmError, Usage};
+use ghostlab::llm::{ChatRequest, Llm, LlmError};
 use ghostlab::redact::Redactor;
 use ghostlab::run::case::{CaseSpec, ScenarioView};
 use ghostlab::run::case_run::RunContext;
@@ -22,29 +22,14 @@ use ghostlab::run::suite::{SuiteOptions, run_suite};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Answers every emulator call with "continue" and every judge call with a full PASS.
-struct FakeInstantLlm;
-
-impl Llm for FakeInstantLlm {
-    fn label(&self) -> String {
-        "fake-instant".into()
-    }
-    fn chat<'a>(&'a self, r: &'a ChatRequest) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
-        Box::pin(async move {
-            let judge = r.messages[0].content.starts_with("You judge");
-            let content = if judge {
-                r#"{"criteria":[{"id":"s1","holds":"yes","evidence":["e3"],"rationale":"ok"}]}"#.to_string()
-            } else {
-                r#"{"message":"And the next step?","status":"continue","refused":null}"#.to_string()
-            };
-            Ok(ChatResponse {
-                content,
-                model: "fake".into(),
-                usage: Usage::default(),
-                latency_ms: 0,
-            })
-        })
-    }
+/// The fake model: "continue" to every emulator call, a full PASS to every judge call.
+fn instant(r: &ChatRequest) -> Result<String, LlmError> {
+    let judge = r.messages[0].content.starts_with("You judge");
+    Ok(if judge {
+        r#"{"criteria":[{"id":"s1","holds":"yes","evidence":["e3"],"rationale":"ok"}]}"#.to_string()
+    } else {
+        r#"{"message":"And the next step?","status":"continue","refused":null}"#.to_string()
+    })
 }
 
 fn job(dir: &std::path::Path) -> ghostlab::spec::LoadedJob {
@@ -87,7 +72,7 @@ fn ctx(job: ghostlab::spec::LoadedJob, emulator: Arc<dyn UserEmulator>, judge: A
         opencode_bin: None,
         provider_override: None,
         turn_timeout: Duration::from_secs(30),
-        live: None,
+        sinks: ghostlab::trial::Sinks::none(),
     })
 }
 
@@ -117,7 +102,7 @@ fn main() {
     rt.block_on(async {
         let dir = tempfile::tempdir().unwrap();
         let job = job(dir.path());
-        let fake: Arc<dyn Llm> = Arc::new(FakeInstantLlm);
+        let fake: Arc<dyn Llm> = Arc::new(FakeLlm::answering(instant).labelled("fake-instant"));
         let (secs, turns) = timed(ctx(job.clone(), Arc::new(LlmEmulator::new(fake.clone())), Arc::new(LlmJudge::new(fake.clone()))), n_a, 5, 8, dir.path()).await;
         println!("(a) harness overhead: {n_a} cases x 5 turns, parallel 8: {secs:.2} s, {:.0} turns/s, {:.3} ms per turn", turns as f64 / secs, secs * 1000.0 / turns as f64);
 

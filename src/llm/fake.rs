@@ -1,7 +1,9 @@
-//! `FakeLlm`: a test double that answers from a queue and records what it was asked.
+//! `FakeLlm`: the one test double for a model. It answers from a queue, or through a function
+//! of the request, and records what it was asked.
 //!
-//! For unit tests of code that takes an `Arc<dyn Llm>` (emulator, judge, proposers). It never
-//! makes an answer up: when the queue is empty it fails with `NotInCassette`.
+//! For tests of code that takes an `Arc<dyn Llm>` (emulator, judge, proposers, the suite). It
+//! never makes an answer up: when the queue is empty it fails with `NotInCassette`, or with the
+//! error it was told to give.
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -10,11 +12,38 @@ use futures::future::BoxFuture;
 
 use super::{ChatRequest, ChatResponse, Llm, LlmError, Usage};
 
-/// Answers (or errors) handed out in order; requests kept for assertions.
-#[derive(Debug, Default)]
+type Responder = Box<dyn Fn(&ChatRequest) -> Result<String, LlmError> + Send + Sync>;
+
+/// Answers (or errors) handed out in order, or computed per request; requests kept for
+/// assertions.
 pub struct FakeLlm {
+    label: String,
     answers: Mutex<VecDeque<Result<String, LlmError>>>,
+    responder: Option<Responder>,
+    when_exhausted: Option<LlmError>,
+    latency_ms: u64,
     requests: Mutex<Vec<ChatRequest>>,
+}
+
+impl Default for FakeLlm {
+    fn default() -> Self {
+        FakeLlm {
+            label: "fake".into(),
+            answers: Mutex::default(),
+            responder: None,
+            when_exhausted: None,
+            latency_ms: 0,
+            requests: Mutex::default(),
+        }
+    }
+}
+
+impl std::fmt::Debug for FakeLlm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FakeLlm")
+            .field("label", &self.label)
+            .finish_non_exhaustive()
+    }
 }
 
 impl FakeLlm {
@@ -24,10 +53,42 @@ impl FakeLlm {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
+        Self::scripted(answers.into_iter().map(|a| Ok(a.into())))
+    }
+
+    /// A fake that hands out these answers and errors in order.
+    pub fn scripted(outcomes: impl IntoIterator<Item = Result<String, LlmError>>) -> Self {
         FakeLlm {
-            answers: Mutex::new(answers.into_iter().map(|a| Ok(a.into())).collect()),
-            requests: Mutex::new(Vec::new()),
+            answers: Mutex::new(outcomes.into_iter().collect()),
+            ..Default::default()
         }
+    }
+
+    /// A fake whose answer is a function of the request (a judge that upholds whatever it is
+    /// asked, say).
+    pub fn answering(f: impl Fn(&ChatRequest) -> Result<String, LlmError> + Send + Sync + 'static) -> Self {
+        FakeLlm {
+            responder: Some(Box::new(f)),
+            ..Default::default()
+        }
+    }
+
+    /// The label recorded where the model is named (verdict files, reports).
+    pub fn labelled(mut self, label: impl Into<String>) -> Self {
+        self.label = label.into();
+        self
+    }
+
+    /// The latency every answer reports.
+    pub fn with_latency_ms(mut self, ms: u64) -> Self {
+        self.latency_ms = ms;
+        self
+    }
+
+    /// The error once the queue is empty (instead of `NotInCassette`).
+    pub fn when_exhausted(mut self, error: LlmError) -> Self {
+        self.when_exhausted = Some(error);
+        self
     }
 
     /// Queues one more outcome (an answer or an error).
@@ -41,11 +102,26 @@ impl FakeLlm {
     pub fn requests(&self) -> Vec<ChatRequest> {
         self.requests.lock().map(|r| r.clone()).unwrap_or_default()
     }
+
+    fn next(&self, request: &ChatRequest) -> Result<String, LlmError> {
+        if let Some(f) = &self.responder {
+            return f(request);
+        }
+        match self.answers.lock().ok().and_then(|mut q| q.pop_front()) {
+            Some(outcome) => outcome,
+            None => Err(self.when_exhausted.clone().unwrap_or_else(|| LlmError::NotInCassette {
+                summary: format!(
+                    "FakeLlm has no answer left for: {}",
+                    super::cassette::summarize(request, "fake")
+                ),
+            })),
+        }
+    }
 }
 
 impl Llm for FakeLlm {
     fn label(&self) -> String {
-        "fake".into()
+        self.label.clone()
     }
 
     fn chat<'a>(&'a self, request: &'a ChatRequest) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
@@ -53,23 +129,12 @@ impl Llm for FakeLlm {
             if let Ok(mut r) = self.requests.lock() {
                 r.push(request.clone());
             }
-            let next = self.answers.lock().ok().and_then(|mut q| q.pop_front());
-            let content = match next {
-                Some(outcome) => outcome?,
-                None => {
-                    return Err(LlmError::NotInCassette {
-                        summary: format!(
-                            "FakeLlm has no answer left for: {}",
-                            super::cassette::summarize(request, "fake")
-                        ),
-                    });
-                }
-            };
+            let content = self.next(request)?;
             Ok(ChatResponse {
                 content,
                 model: request.model.clone().unwrap_or_else(|| "fake".into()),
                 usage: Usage::default(),
-                latency_ms: 0,
+                latency_ms: self.latency_ms,
             })
         })
     }

@@ -41,7 +41,12 @@ fn sources() -> BTreeMap<String, String> {
         .filter_map(Result::ok)
         .filter(|e| e.path().extension().is_some_and(|x| x == "rs"))
         .map(|e| {
-            let rel = e.path().strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+            let rel = e
+                .path()
+                .strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
             (rel, std::fs::read_to_string(e.path()).unwrap())
         })
         .collect()
@@ -112,7 +117,12 @@ fn expand(tree: &str, prefix: &[String], out: &mut Vec<Vec<String>>) {
     let path: Vec<String> = prefix
         .iter()
         .cloned()
-        .chain(tree.split("::").map(str::trim).filter(|s| !s.is_empty() && *s != "*").map(String::from))
+        .chain(
+            tree.split("::")
+                .map(str::trim)
+                .filter(|s| !s.is_empty() && *s != "*")
+                .map(String::from),
+        )
         .collect();
     if !path.is_empty() {
         out.push(path);
@@ -135,7 +145,11 @@ fn file_graph(files: &BTreeMap<String, String>) -> Graph {
             expand(&m[1], &[], &mut paths);
         }
         for m in inline.captures_iter(&body) {
-            paths.push(std::iter::once("crate".to_string()).chain(m[1].split("::").map(String::from)).collect());
+            paths.push(
+                std::iter::once("crate".to_string())
+                    .chain(m[1].split("::").map(String::from))
+                    .collect(),
+            );
         }
         for p in paths {
             let segs: Vec<String> = match p[0].as_str() {
@@ -269,9 +283,15 @@ fn no_module_imports_a_higher_layer() {
 fn the_import_parser_sees_a_known_edge_and_a_planted_cycle() {
     let files = sources();
     let graph = file_graph(&files);
-    assert!(graph["run/suite.rs"].iter().any(|t| t.starts_with("judge/")), "{graph:#?}");
+    assert!(
+        graph["run/suite.rs"].iter().any(|t| t.starts_with("judge/")),
+        "{graph:#?}"
+    );
     let mut planted = graph.clone();
-    let (from, to) = graph.iter().find_map(|(f, ts)| Some((f.clone(), ts.iter().next()?.clone()))).unwrap();
+    let (from, to) = graph
+        .iter()
+        .find_map(|(f, ts)| Some((f.clone(), ts.iter().next()?.clone())))
+        .unwrap();
     planted.entry(to).or_default().insert(from);
     assert!(!cycles(&planted).is_empty());
 }

@@ -1,38 +1,23 @@
 //! A whole case without a sandbox: mock agent, offline or scripted emulator, scripted fake
 //! judge. Checks that verdicts follow the evidence and that outages never become a PASS.
 
-use futures::future::BoxFuture;
 use ghostlab::judge::Verdict;
 use ghostlab::judge::case_verdict::judge_case;
 use ghostlab::judge::checks::CheckInput;
 use ghostlab::judge::llm_judge::{LlmJudge, OfflineJudge};
-use ghostlab::llm::{ChatRequest, ChatResponse, Llm, LlmError, Usage};
+use ghostlab::llm::LlmError;
+use ghostlab::llm::fake::FakeLlm;
 use ghostlab::redact::Redactor;
 use ghostlab::run::EventLog;
 use ghostlab::run::case::{CaseSpec, Expected, ExpectedToolCall, ScenarioView};
 use ghostlab::run::conversation::converse;
 use ghostlab::run::emulator::OfflineEmulator;
 use ghostlab::run::runners::MockRunner;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-/// A fake model that answers from a script, in order.
-struct FakeScriptedLlm(Mutex<Vec<Result<String, LlmError>>>);
-
-impl Llm for FakeScriptedLlm {
-    fn label(&self) -> String {
-        "fake-scripted".into()
-    }
-    fn chat<'a>(&'a self, _r: &'a ChatRequest) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
-        Box::pin(async move {
-            let next = self.0.lock().unwrap().remove(0);
-            next.map(|content| ChatResponse {
-                content,
-                model: "fake".into(),
-                usage: Usage::default(),
-                latency_ms: 1,
-            })
-        })
-    }
+/// The one fake model, answering from a script in order.
+fn scripted(script: Vec<Result<String, LlmError>>) -> FakeLlm {
+    FakeLlm::scripted(script).labelled("fake-scripted").with_latency_ms(1)
 }
 
 fn case() -> CaseSpec {
@@ -63,7 +48,7 @@ async fn run(
     c: CaseSpec,
 ) -> (Verdict, Vec<String>) {
     let dir = tempfile::tempdir().unwrap();
-    let mut log = EventLog::create(dir.path(), &c.id, Redactor::new(), None).unwrap();
+    let mut log = EventLog::create(dir.path(), &c.id, Redactor::new(), ghostlab::trial::Sinks::none()).unwrap();
     let mut runner = MockRunner::new(replies.into_iter().map(String::from).collect());
     let end = converse(&c, &mut runner, &OfflineEmulator, &[], &mut log)
         .await
@@ -77,15 +62,7 @@ async fn run(
         egress_must_be_clean: false,
     };
     let v = match judge_script {
-        Some(script) => {
-            judge_case(
-                &c,
-                &end,
-                &LlmJudge::new(Arc::new(FakeScriptedLlm(Mutex::new(script)))),
-                &input,
-            )
-            .await
-        }
+        Some(script) => judge_case(&c, &end, &LlmJudge::new(Arc::new(scripted(script))), &input).await,
         None => judge_case(&c, &end, &OfflineJudge, &input).await,
     };
     (v.verdict, v.reasons)
@@ -174,7 +151,7 @@ async fn unknown_expected_tool_fails_closed() {
         arguments: None,
     }];
     let dir = tempfile::tempdir().unwrap();
-    let mut log = EventLog::create(dir.path(), &c.id, Redactor::new(), None).unwrap();
+    let mut log = EventLog::create(dir.path(), &c.id, Redactor::new(), ghostlab::trial::Sinks::none()).unwrap();
     let mut runner = MockRunner::new(vec!["drain".into()]);
     let end = converse(&c, &mut runner, &OfflineEmulator, &[], &mut log)
         .await
@@ -188,7 +165,7 @@ async fn unknown_expected_tool_fails_closed() {
         known_tools: Some(&known),
         egress_must_be_clean: false,
     };
-    let judge = LlmJudge::new(Arc::new(FakeScriptedLlm(Mutex::new(vec![answer("yes", "no", "e3")]))));
+    let judge = LlmJudge::new(Arc::new(scripted(vec![answer("yes", "no", "e3")])));
     let v = judge_case(&c, &end, &judge, &input).await;
     assert_eq!(v.verdict, Verdict::Inconclusive, "{:?}", v.reasons);
 }

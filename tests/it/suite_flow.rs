@@ -1,10 +1,10 @@
 //! The suite over several cases and trials with the mock agent in explicit local
 //! environments: artifacts per trial, summary, gates, JUnit, resume, and rescore.
 
-use futures::future::BoxFuture;
 use ghostlab::judge::llm_judge::{Judge, LlmJudge, OfflineJudge};
 use ghostlab::judge::{GateFacts, Verdict};
-use ghostlab::llm::{ChatRequest, ChatResponse, Llm, LlmError, Usage};
+use ghostlab::llm::fake::FakeLlm;
+use ghostlab::llm::{ChatRequest, LlmError};
 use ghostlab::redact::Redactor;
 use ghostlab::run::case::{CaseSpec, ScenarioView};
 use ghostlab::run::case_run::RunContext;
@@ -14,43 +14,37 @@ use ghostlab::run::suite::{SuiteOptions, run_suite};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// A fake judge model that upholds every criterion, citing the first agent message.
-struct FakeAlwaysYesLlm;
-
-impl Llm for FakeAlwaysYesLlm {
-    fn label(&self) -> String {
-        "fake-always-yes".into()
-    }
-    fn chat<'a>(&'a self, r: &'a ChatRequest) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
-        Box::pin(async move {
-            let text = &r.messages[1].content;
-            let cite = text
-                .lines()
-                .find(|l| l.contains("AGENT:"))
-                .and_then(|l| l.split_whitespace().next())
-                .unwrap_or("e0")
-                .to_string();
-            let ids: Vec<String> = text
-                .lines()
-                .filter_map(|l| l.strip_prefix("- "))
-                .filter_map(|l| l.split_whitespace().next())
-                .map(String::from)
-                .collect();
-            let answers: Vec<String> = ids
-                .iter()
-                .map(|id| {
-                    let holds = if id.starts_with('s') { "yes" } else { "no" };
-                    format!(r#"{{"id":"{id}","holds":"{holds}","evidence":["{cite}"],"rationale":"ok"}}"#)
-                })
-                .collect();
-            Ok(ChatResponse {
-                content: format!(r#"{{"criteria":[{}]}}"#, answers.join(",")),
-                model: "fake".into(),
-                usage: Usage::default(),
-                latency_ms: 1,
-            })
+/// The fake judge model: upholds every criterion, citing the first agent message.
+fn always_yes(r: &ChatRequest) -> Result<String, LlmError> {
+    let text = &r.messages[1].content;
+    let cite = text
+        .lines()
+        .find(|l| l.contains("AGENT:"))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or("e0")
+        .to_string();
+    let ids: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("- "))
+        .filter_map(|l| l.split_whitespace().next())
+        .map(String::from)
+        .collect();
+    let answers: Vec<String> = ids
+        .iter()
+        .map(|id| {
+            let holds = if id.starts_with('s') { "yes" } else { "no" };
+            format!(r#"{{"id":"{id}","holds":"{holds}","evidence":["{cite}"],"rationale":"ok"}}"#)
         })
-    }
+        .collect();
+    Ok(format!(r#"{{"criteria":[{}]}}"#, answers.join(",")))
+}
+
+fn fake_always_yes() -> Arc<FakeLlm> {
+    Arc::new(
+        FakeLlm::answering(always_yes)
+            .labelled("fake-always-yes")
+            .with_latency_ms(1),
+    )
 }
 
 fn job(dir: &std::path::Path) -> ghostlab::spec::LoadedJob {
@@ -95,7 +89,7 @@ fn ctx(job: ghostlab::spec::LoadedJob, judge: Arc<dyn Judge>) -> Arc<RunContext>
         opencode_bin: None,
         provider_override: None,
         turn_timeout: Duration::from_secs(10),
-        live: None,
+        sinks: ghostlab::trial::Sinks::none(),
     })
 }
 
@@ -110,7 +104,7 @@ async fn suite_writes_artifacts_summary_and_junit_then_resumes_and_rescores() {
         resume: false,
     };
     let s = run_suite(
-        ctx(job.clone(), Arc::new(LlmJudge::new(Arc::new(FakeAlwaysYesLlm)))),
+        ctx(job.clone(), Arc::new(LlmJudge::new(fake_always_yes()))),
         cases(3),
         &opts,
         &run,
@@ -215,7 +209,7 @@ async fn partitions_cover_all_cases_and_merge_back_into_one_run() {
         let mine: Vec<CaseSpec> = all.iter().filter(|c| in_partition(&c.id, i, 3)).cloned().collect();
         let run = dir.path().join(format!("runs/shard-{i}"));
         run_suite(
-            ctx(job.clone(), Arc::new(LlmJudge::new(Arc::new(FakeAlwaysYesLlm)))),
+            ctx(job.clone(), Arc::new(LlmJudge::new(fake_always_yes()))),
             mine,
             &opts,
             &run,

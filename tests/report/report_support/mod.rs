@@ -11,7 +11,8 @@ use futures::future::BoxFuture;
 use ghostlab::judge::case_verdict::{VERDICT_VERSION, VerdictFile, write_verdict};
 use ghostlab::judge::llm_judge::LlmJudge;
 use ghostlab::judge::{Answer, CheckOutcome, CheckResult, CriterionKind, CriterionResult, GateFacts, Verdict};
-use ghostlab::llm::{ChatRequest, ChatResponse, Llm, LlmError, Usage};
+use ghostlab::llm::LlmError;
+use ghostlab::llm::fake::FakeLlm;
 use ghostlab::redact::Redactor;
 use ghostlab::run::EventLog;
 use ghostlab::run::case::{CaseSpec, Expected, ExpectedToolCall, PersonaView, ScenarioView};
@@ -25,7 +26,7 @@ use ghostlab::sandbox::files::copy_tree;
 use ghostlab::spec::LoadedJob;
 use serde_json::json;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, Once};
+use std::sync::{Arc, Once};
 use std::time::Duration;
 
 /// The value of `RELEASE_TOKEN`, which the example's MCP config references as `${RELEASE_TOKEN}`.
@@ -44,32 +45,6 @@ pub fn set_canary_env() {
         // reading the environment; the tests only ever set this one variable to one value.
         unsafe { std::env::set_var("RELEASE_TOKEN", CANARY) };
     });
-}
-
-/// A fake model answering from a script; once the script is empty it reports an outage.
-pub struct FakeScriptedLlm(pub Mutex<Vec<String>>);
-
-impl Llm for FakeScriptedLlm {
-    fn label(&self) -> String {
-        "fake-scripted-judge".into()
-    }
-    fn chat<'a>(&'a self, _r: &'a ChatRequest) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
-        Box::pin(async move {
-            let mut script = self.0.lock().unwrap();
-            if script.is_empty() {
-                return Err(LlmError::Unavailable {
-                    attempts: 1,
-                    reason: "fake judge script exhausted".into(),
-                });
-            }
-            Ok(ChatResponse {
-                content: script.remove(0),
-                model: "fake".into(),
-                usage: Usage::default(),
-                latency_ms: 3,
-            })
-        })
-    }
 }
 
 /// Environments for the fake suite: the explicit local backend on a workspace copy.
@@ -196,13 +171,21 @@ pub async fn build_run() -> Fixture {
         job: job.clone(),
         environments: Arc::new(FakeLocalEnvironments(job.workspace())),
         emulator: Arc::new(OfflineEmulator),
-        judge: Arc::new(LlmJudge::new(Arc::new(FakeScriptedLlm(Mutex::new(script))))),
+        judge: Arc::new(LlmJudge::new(Arc::new(
+            FakeLlm::new(script)
+                .labelled("fake-scripted-judge")
+                .with_latency_ms(3)
+                .when_exhausted(LlmError::Unavailable {
+                    attempts: 1,
+                    reason: "fake judge script exhausted".into(),
+                }),
+        ))),
         // Deliberately blind: the canary reaches events.jsonl; the report must mask it.
         redactor: Redactor::new(),
         opencode_bin: None,
         provider_override: None,
         turn_timeout: Duration::from_secs(30),
-        live: None,
+        sinks: ghostlab::trial::Sinks::none(),
     });
     let opts = SuiteOptions {
         repeat: 2,
@@ -276,7 +259,7 @@ pub fn write_tool_trial(run_dir: &Path, repeat: u32) {
         let case = tool_case("ci-check-maintainer", trial);
         let dir = trial_dir(run_dir, &case.id, trial);
         ghostlab::util::write_json_atomic(&dir.join("case.json"), &case).unwrap();
-        let mut log = EventLog::create(&dir, &case.id, Redactor::new(), None).unwrap();
+        let mut log = EventLog::create(&dir, &case.id, Redactor::new(), ghostlab::trial::Sinks::none()).unwrap();
         let ev = |log: &mut EventLog, e: RunEvent| {
             log.emit(e).unwrap();
         };
@@ -461,7 +444,7 @@ pub fn build_long_run(turns: u32) -> Fixture {
     let case = tool_case("long-conversation", 1);
     let dir = trial_dir(&run_dir, &case.id, 1);
     ghostlab::util::write_json_atomic(&dir.join("case.json"), &case).unwrap();
-    let mut log = EventLog::create(&dir, &case.id, Redactor::new(), None).unwrap();
+    let mut log = EventLog::create(&dir, &case.id, Redactor::new(), ghostlab::trial::Sinks::none()).unwrap();
     let long_result = "line of CI log output: step ok, cache hit, 0 warnings\n".repeat(60);
     for turn in 1..=turns {
         let mut emit = |e: RunEvent| {
