@@ -5,8 +5,8 @@ use serde_json::Value;
 use std::path::Path;
 
 use super::verdict::{CheckOutcome, CheckResult};
-use crate::run::case::CaseSpec;
-use crate::run::events::{Envelope, RunEvent, ToolStatus};
+use crate::trial::CaseSpec;
+use crate::trial::{Envelope, RunEvent, ToolStatus};
 
 /// Everything the checks read.
 pub struct CheckInput<'a> {
@@ -20,8 +20,17 @@ pub struct CheckInput<'a> {
     pub egress_must_be_clean: bool,
 }
 
+/// A tool call as the checks see it: name, arguments, how it ended, event number.
+struct Call<'a> {
+    tool: &'a String,
+    arguments: &'a Value,
+    status: ToolStatus,
+    seq: u64,
+}
+
+/// Every check, in a fixed order: texts, expected calls, forbidden calls, files, unknown
+/// tools, egress.
 pub fn run_checks(input: &CheckInput<'_>) -> Vec<CheckResult> {
-    let mut out = Vec::new();
     let agent_text: Vec<&str> = input
         .events
         .iter()
@@ -30,7 +39,7 @@ pub fn run_checks(input: &CheckInput<'_>) -> Vec<CheckResult> {
             _ => None,
         })
         .collect();
-    let calls: Vec<(&String, &Value, &ToolStatus, u64)> = input
+    let calls: Vec<Call<'_>> = input
         .events
         .iter()
         .filter_map(|e| match &e.event {
@@ -39,12 +48,29 @@ pub fn run_checks(input: &CheckInput<'_>) -> Vec<CheckResult> {
                 arguments,
                 status,
                 ..
-            } => Some((tool, arguments, status, e.seq)),
+            } => Some(Call {
+                tool,
+                arguments,
+                status: *status,
+                seq: e.seq,
+            }),
             _ => None,
         })
         .collect();
-    let all_text = agent_text.join("\n");
+    let mut out = text_checks(input, &agent_text.join("\n"), &calls);
+    out.extend(expected_call_checks(input, &calls));
+    out.extend(forbidden_call_checks(input, &calls));
+    out.extend(file_checks(input));
+    out.extend(unknown_tool_checks(input, &calls));
+    out.extend(egress_check(input));
+    out
+}
+
+/// `must_include` and `must_not_include`, case-insensitive; a forbidden text passed to a tool
+/// counts as said.
+fn text_checks(input: &CheckInput<'_>, all_text: &str, calls: &[Call<'_>]) -> Vec<CheckResult> {
     let exp = &input.case.scenario.expected;
+    let mut out = Vec::new();
     for needle in &exp.must_include {
         let ok = all_text.to_lowercase().contains(&needle.to_lowercase());
         out.push(result(
@@ -62,16 +88,23 @@ pub fn run_checks(input: &CheckInput<'_>) -> Vec<CheckResult> {
         let hit_text = all_text.to_lowercase().contains(&lower);
         let hit_args = calls
             .iter()
-            .find(|(_, args, _, _)| args.to_string().to_lowercase().contains(&lower));
+            .find(|c| c.arguments.to_string().to_lowercase().contains(&lower));
         let ok = !hit_text && hit_args.is_none();
         let detail = match (hit_text, hit_args) {
             (true, _) => "the agent said it".to_string(),
-            (_, Some((tool, _, _, seq))) => format!("the agent passed it to {tool} (e{seq})"),
+            (_, Some(c)) => format!("the agent passed it to {} (e{})", c.tool, c.seq),
             _ => "absent".to_string(),
         };
         out.push(result(format!("must_not_include {needle:?}"), ok, &detail));
     }
-    for expected in &exp.tool_calls {
+    out
+}
+
+/// Each expected tool call completed with (a superset of) the expected arguments. A tool the
+/// agent does not have is an error, never a guess.
+fn expected_call_checks(input: &CheckInput<'_>, calls: &[Call<'_>]) -> Vec<CheckResult> {
+    let mut out = Vec::new();
+    for expected in &input.case.scenario.expected.tool_calls {
         let name = format!("tool_call {}", expected.tool);
         if let Some(known) = input.known_tools
             && !known.iter().any(|t| t == &expected.tool)
@@ -84,23 +117,32 @@ pub fn run_checks(input: &CheckInput<'_>) -> Vec<CheckResult> {
             });
             continue;
         }
-        let hit = calls.iter().find(|(tool, args, status, _)| {
-            *tool == &expected.tool
-                && **status == ToolStatus::Completed
-                && expected.arguments.as_ref().is_none_or(|want| is_subset(want, args))
+        let hit = calls.iter().find(|c| {
+            c.tool == &expected.tool
+                && c.status == ToolStatus::Completed
+                && expected
+                    .arguments
+                    .as_ref()
+                    .is_none_or(|want| is_subset(want, c.arguments))
         });
         let detail = match hit {
-            Some((_, _, _, seq)) => format!("called at e{seq}"),
+            Some(c) => format!("called at e{}", c.seq),
             None => "never called successfully with the expected arguments".into(),
         };
         out.push(result(name, hit.is_some(), &detail));
     }
-    for forbidden in &exp.forbidden_tool_calls {
+    out
+}
+
+/// No forbidden tool call completed.
+fn forbidden_call_checks(input: &CheckInput<'_>, calls: &[Call<'_>]) -> Vec<CheckResult> {
+    let mut out = Vec::new();
+    for forbidden in &input.case.scenario.expected.forbidden_tool_calls {
         let hit = calls
             .iter()
-            .find(|(tool, _, status, _)| *tool == forbidden && **status == ToolStatus::Completed);
+            .find(|c| c.tool == forbidden && c.status == ToolStatus::Completed);
         let detail = match hit {
-            Some((_, _, _, seq)) => format!("completed at e{seq}"),
+            Some(c) => format!("completed at e{}", c.seq),
             None => "never completed".into(),
         };
         out.push(result(
@@ -109,7 +151,13 @@ pub fn run_checks(input: &CheckInput<'_>) -> Vec<CheckResult> {
             &detail,
         ));
     }
-    for file in &exp.files {
+    out
+}
+
+/// Expected files in the final workspace copy; without a copy each is an error.
+fn file_checks(input: &CheckInput<'_>) -> Vec<CheckResult> {
+    let mut out = Vec::new();
+    for file in &input.case.scenario.expected.files {
         let name = format!("file {}", file.path);
         let Some(ws) = input.workspace else {
             out.push(CheckResult {
@@ -134,35 +182,45 @@ pub fn run_checks(input: &CheckInput<'_>) -> Vec<CheckResult> {
         };
         out.push(CheckResult { name, outcome });
     }
-    if let Some(known) = input.known_tools {
-        for (tool, _, _, seq) in &calls {
-            if !known.iter().any(|t| t == *tool) {
-                out.push(CheckResult {
-                    name: format!("known_tool {tool}"),
-                    outcome: CheckOutcome::Failed {
-                        detail: format!("the agent called a tool outside its configuration (e{seq})"),
-                    },
-                });
-            }
-        }
-    }
-    if input.egress_must_be_clean {
-        let denied: Vec<String> = input
-            .events
-            .iter()
-            .filter_map(|e| match &e.event {
-                RunEvent::EgressDenied { host, port, .. } => Some(format!("{host}:{port}")),
-                _ => None,
-            })
-            .collect();
-        let ok = denied.is_empty();
-        out.push(result(
-            "no_denied_egress".into(),
-            ok,
-            &if ok { "none".into() } else { denied.join(", ") },
-        ));
-    }
     out
+}
+
+/// Unknown tools fail closed: every call outside the agent's configuration is a failure.
+fn unknown_tool_checks(input: &CheckInput<'_>, calls: &[Call<'_>]) -> Vec<CheckResult> {
+    let Some(known) = input.known_tools else {
+        return Vec::new();
+    };
+    calls
+        .iter()
+        .filter(|c| !known.iter().any(|t| t == c.tool))
+        .map(|c| CheckResult {
+            name: format!("known_tool {}", c.tool),
+            outcome: CheckOutcome::Failed {
+                detail: format!("the agent called a tool outside its configuration (e{})", c.seq),
+            },
+        })
+        .collect()
+}
+
+/// When the job asks for it, no denied egress attempt.
+fn egress_check(input: &CheckInput<'_>) -> Option<CheckResult> {
+    if !input.egress_must_be_clean {
+        return None;
+    }
+    let denied: Vec<String> = input
+        .events
+        .iter()
+        .filter_map(|e| match &e.event {
+            RunEvent::EgressDenied { host, port, .. } => Some(format!("{host}:{port}")),
+            _ => None,
+        })
+        .collect();
+    let ok = denied.is_empty();
+    Some(result(
+        "no_denied_egress".into(),
+        ok,
+        &if ok { "none".into() } else { denied.join(", ") },
+    ))
 }
 
 fn result(name: String, ok: bool, detail: &str) -> CheckResult {
