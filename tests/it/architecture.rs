@@ -95,7 +95,10 @@ fn expand(tree: &str, prefix: &[String], out: &mut Vec<Vec<String>>) {
             .map(String::from)
             .collect();
         let pre: Vec<String> = prefix.iter().cloned().chain(base).collect();
-        let inner = &tree[open + 1..tree.rfind('}').unwrap_or(tree.len())];
+        let Some(close) = tree.rfind('}').filter(|c| *c > open) else {
+            return;
+        };
+        let inner = &tree[open + 1..close];
         let (mut depth, mut start) = (0, 0);
         for (i, ch) in inner.char_indices() {
             match ch {
@@ -131,7 +134,8 @@ fn expand(tree: &str, prefix: &[String], out: &mut Vec<Vec<String>>) {
 
 /// File → files it imports.
 fn file_graph(files: &BTreeMap<String, String>) -> Graph {
-    let use_stmt = Regex::new(r"\buse\s+([^;]+);").unwrap();
+    // A `use` item starts its line (after an optional visibility); text in strings does not.
+    let use_stmt = Regex::new(r"(?m)^\s*(?:pub(?:\([^)]*\))?\s+)?use\s+([^;]+);").unwrap();
     let inline = Regex::new(r"(?:^|[^\w:])crate::([\w:]+)").unwrap();
     let mut graph = Graph::new();
     for (rel, src) in files {
