@@ -34,7 +34,7 @@ pub fn gate_rules(g: &Gates) -> Vec<Broken> {
         ("max_infra_error_rate", g.max_infra_error_rate),
     ] {
         if let Some(v) = v.filter(|v| !(0.0..=1.0).contains(v)) {
-            out.push(broken(key, format!("{v} is not a fraction in 0..=1")));
+            out.push(broken(key, format!("{v} is not a fraction between 0 and 1")));
         }
     }
     if let Some(pk) = &g.pass_k {
@@ -44,7 +44,7 @@ pub fn gate_rules(g: &Gates) -> Vec<Broken> {
         if !(0.0..=1.0).contains(&pk.min_rate) {
             out.push(broken(
                 "pass_k.min_rate",
-                format!("{} is not a fraction in 0..=1", pk.min_rate),
+                format!("{} is not a fraction between 0 and 1", pk.min_rate),
             ));
         }
     }
