@@ -13,6 +13,7 @@ mod codex_runner;
 mod credentials;
 mod e2e_faults;
 mod e2e_opencode;
+mod fuzz_inputs;
 mod generate_cli;
 mod generate_offline;
 mod generate_schemas;
