@@ -1,14 +1,17 @@
 //! Redaction at the artifact and log boundary: every event, transcript, report and log line
 //! passes through a `Redactor` before it is written or printed.
 //!
-//! It masks the values of every variable the job references as `${VAR}` (read from the
-//! environment at start), explicitly registered secrets (keyring values), and well-known token
-//! shapes, so a secret the agent echoes is masked too.
+//! It masks only what is known to be a secret: the values of every variable the job references
+//! as `${VAR}` (read from the environment at start), values registered by the credential store
+//! and header resolution (`register_secret`, process-wide), and token shapes of real key formats.
+//! Each token pattern starts at a word boundary and needs evidence of randomness that an id
+//! Ghostlab generates never has (an uppercase letter, an underscore, whitespace, or a Slack
+//! prefix followed by digits; see `crate::util::ids`), so `risk-…` case ids are never rewritten.
 
 use regex::Regex;
 use serde_json::Value;
 use std::borrow::Cow;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, RwLock};
 
 use crate::spec::LoadedJob;
 use crate::util::secret_ref::referenced_vars;
@@ -19,21 +22,63 @@ pub const MASK: &str = "[REDACTED]";
 /// Values shorter than this are not treated as secrets (they would mask ordinary words).
 const MIN_SECRET_LEN: usize = 6;
 
-static PATTERNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+/// One token shape and whether a match is random enough to be a key.
+struct TokenRule {
+    pattern: Regex,
+    /// Needs an uppercase letter in the match (the body of an `sk-` key is base62/base64url, so a
+    /// real key has one; a lowercase id never does).
+    needs_uppercase: bool,
+}
+
+static RULES: LazyLock<Vec<TokenRule>> = LazyLock::new(|| {
     [
-        r"sk-(?:proj-|ant-)?[A-Za-z0-9_\-]{20,}",
-        r"gh[pousr]_[A-Za-z0-9]{20,}",
-        r"github_pat_[A-Za-z0-9_]{22,}",
-        r"AKIA[0-9A-Z]{16}",
-        r"xox[baprs]-[A-Za-z0-9\-]{10,}",
-        r"(?i)bearer\s+[A-Za-z0-9._~+/\-]{16,}=*",
-        r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
-        r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
+        // OpenAI (sk-, sk-proj-, sk-svcacct-, sk-admin-) and Anthropic (sk-ant-api03-…).
+        (r"\bsk-[A-Za-z0-9_\-]{20,}", true),
+        (r"\bgh[pousr]_[A-Za-z0-9]{20,}", false),
+        (r"\bgithub_pat_[A-Za-z0-9_]{22,}", false),
+        (r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", false),
+        (r"\b(?:xox[abeoprs]|xapp)-[0-9][A-Za-z0-9\-]{8,}", false),
+        (r"(?i)\bbearer\s+[A-Za-z0-9._~+/\-]{16,}=*", false),
+        (
+            r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+            false,
+        ),
+        (
+            r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
+            false,
+        ),
     ]
     .iter()
-    .map(|p| Regex::new(p).expect("valid redaction pattern"))
+    .map(|(p, needs_uppercase)| TokenRule {
+        pattern: Regex::new(p).expect("valid redaction pattern"),
+        needs_uppercase: *needs_uppercase,
+    })
     .collect()
 });
+
+/// Secrets known to the whole process: keyring values and resolved header values.
+static KNOWN: RwLock<Vec<String>> = RwLock::new(Vec::new());
+
+/// Registers a secret value process-wide: every `Redactor` masks it from now on.
+pub fn register_secret(value: &str) {
+    let v = value.trim();
+    if v.len() < MIN_SECRET_LEN {
+        return;
+    }
+    let mut known = KNOWN.write().unwrap_or_else(|e| e.into_inner());
+    if !known.iter().any(|s| s == v) {
+        known.push(v.to_string());
+        known.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    }
+}
+
+fn mask_value<'a>(out: Cow<'a, str>, secret: &str) -> Cow<'a, str> {
+    if out.contains(secret) {
+        Cow::Owned(out.replace(secret, MASK))
+    } else {
+        out
+    }
+}
 
 /// Masks known secret values and token-shaped strings.
 #[derive(Debug, Clone, Default)]
@@ -93,14 +138,31 @@ impl Redactor {
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
         let mut out: Cow<'a, str> = Cow::Borrowed(text);
         for secret in &self.secrets {
-            if out.contains(secret.as_str()) {
-                out = Cow::Owned(out.replace(secret.as_str(), MASK));
+            out = mask_value(out, secret);
+        }
+        {
+            let known = KNOWN.read().unwrap_or_else(|e| e.into_inner());
+            for secret in known.iter() {
+                out = mask_value(out, secret);
             }
         }
-        for re in PATTERNS.iter() {
-            if re.is_match(&out) {
-                out = Cow::Owned(re.replace_all(&out, MASK).into_owned());
+        for rule in RULES.iter() {
+            let hit = rule
+                .pattern
+                .find_iter(&out)
+                .any(|m| !rule.needs_uppercase || m.as_str().chars().any(|c| c.is_ascii_uppercase()));
+            if !hit {
+                continue;
             }
+            let replaced = rule.pattern.replace_all(&out, |c: &regex::Captures| {
+                let m = &c[0];
+                if !rule.needs_uppercase || m.chars().any(|ch| ch.is_ascii_uppercase()) {
+                    MASK.to_string()
+                } else {
+                    m.to_string()
+                }
+            });
+            out = Cow::Owned(replaced.into_owned());
         }
         out
     }
@@ -135,7 +197,7 @@ mod tests {
         let mut r = Redactor::new();
         r.add_secret("hunter2-canary");
         r.add_secret("abc"); // too short to be treated as a secret
-        let text = "token hunter2-canary and sk-abcdefghijklmnopqrstuvwx and Bearer abcdefghijklmnopqrstu abc";
+        let text = "token hunter2-canary and sk-abcdefGhijklmnopqrstuvwx and Bearer abcdefghijklmnopqrstu abc";
         let out = r.redact(text);
         assert!(!out.contains("hunter2-canary"));
         assert!(!out.contains("sk-abcdef"));

@@ -35,7 +35,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         )));
     }
     let out_dir = crate::spec::load::job_dir(&args.out);
-    let job = if let Some(src) = &args.from {
+    let mut job = if let Some(src) = &args.from {
         import_source(src, &out_dir)?
     } else if let Some(t) = &args.target {
         from_target(t, None)
@@ -44,9 +44,25 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     } else {
         unreachable!("clap requires one source")
     };
+    // Imported paths point back into the source project: allow that folder explicitly.
+    if let Some(folder) = source_folder(args.from.as_deref().or(args.skill.as_deref()))
+        && !folder.starts_with(std::fs::canonicalize(&out_dir).unwrap_or(out_dir.clone()))
+    {
+        job.paths.outside_job.push(folder.to_string_lossy().into_owned());
+    }
     save_job(&args.out, &job)?;
     // What we wrote must load; report it the same way `validate` would.
     crate::spec::load_job(&args.out)?;
     println!("wrote {}", args.out.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// The canonical folder an import reads from (the file's folder, or the folder itself).
+fn source_folder(src: Option<&std::path::Path>) -> Option<PathBuf> {
+    let src = std::fs::canonicalize(src?).ok()?;
+    if src.is_dir() {
+        Some(src)
+    } else {
+        src.parent().map(PathBuf::from)
+    }
 }

@@ -104,10 +104,18 @@ pub fn check_dataset(dataset: &Dataset, scenarios: &ScenarioSet) -> Vec<String> 
     problems
 }
 
+/// Duplicate ids, and ids without the generated-id shape (which redaction could mistake for a
+/// token and rewrite, merging distinct cases in a report).
 fn duplicates<'a>(ids: impl Iterator<Item = &'a String>, what: &str) -> Vec<String> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for id in ids {
+        if !crate::util::ids::is_safe_id(id) {
+            out.push(format!(
+                "{what} {id} is not lowercase words joined by `-` (try `{}`)",
+                crate::util::ids::sanitize_id(id)
+            ));
+        }
         if !seen.insert(id.as_str()) {
             out.push(format!("duplicate {what} {id}"));
         }

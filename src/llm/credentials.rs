@@ -18,9 +18,11 @@ pub const SERVICE: &str = "ghostlab";
 pub struct Secret(String);
 
 impl Secret {
-    /// Wraps a value.
+    /// Wraps a value and registers it with the redactor, so it is masked in every artifact.
     pub fn new(value: impl Into<String>) -> Self {
-        Secret(value.into())
+        let value = value.into();
+        crate::redact::register_secret(&value);
+        Secret(value)
     }
     /// The value itself: only for an HTTP header or a child's environment.
     pub fn expose(&self) -> &str {

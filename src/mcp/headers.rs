@@ -29,6 +29,8 @@ pub fn expand(header: &str, text: &str, lookup: &dyn Fn(&str) -> Option<String>)
             header: header.to_string(),
             var: var.clone(),
         })?;
+        // A resolved value is a secret wherever it might be echoed back.
+        crate::redact::register_secret(&value);
         out = out.replace(&format!("${{{var}}}"), &value);
     }
     Ok(out)

@@ -1,83 +1,117 @@
-//! Semantic checks after the schema: referenced files exist, MCP servers resolve, secrets are
-//! references, rates are fractions, combinations make sense. Every problem is collected.
+//! Semantic checks after the schema: referenced files exist and obey the path policy, MCP
+//! servers resolve, secrets are references, rates are fractions, combinations make sense.
+//! Every problem is collected; `check_job` only calls one focused check per concern.
 
 use std::path::Path;
 
-use super::agent::{McpInput, RemoteTransport};
-use super::diagnostics::{Diagnostic, SpecError, diag, index, join};
-use super::document::job_dir;
+use super::agent::Runtime;
+use super::check_sandbox::{check_network, check_sandbox};
+use super::diagnostics::{Diagnostic, SpecError, diag, in_range, index, join};
 use super::job::Job;
-use super::mcp_file::{check_literal_secrets, read_mcp_file, resolve_path_arg};
-use super::resolved::{LoadedJob, McpTransport, ResolvedMcp, prompt_file, resolve_against};
-use super::review::ModelProvider;
-use super::rules::{gate_rules, network_rules};
+use super::document::job_dir;
+use super::mcp_file::check_literal_secrets;
+use super::path_policy::{PathPolicy, Want};
+use super::resolved::{LoadedJob, prompt_file};
+use super::review::{Gates, Generation, ModelProvider};
+use super::rules::gate_rules;
 use crate::util::secret_ref::has_reference;
+
+pub use super::mcp_inputs::resolve_mcps;
 
 /// OpenCode's built-in agents, valid as `default_agent` without a definition.
 const BUILTIN_AGENTS: &[&str] = &["build", "plan", "general", "explore"];
-
-#[derive(Clone, Copy)]
-enum Kind {
-    File,
-    Dir,
-    Any,
-}
 
 /// Runs every semantic check and resolves MCP servers.
 pub fn check_job(path: &Path, job: Job) -> Result<LoadedJob, SpecError> {
     let dir = job_dir(path);
     let file = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let mut ds: Vec<Diagnostic> = Vec::new();
-    let exists = |ds: &mut Vec<Diagnostic>, at: String, rel: &str, kind: Kind| {
-        let p = resolve_against(&dir, rel);
-        let ok = match kind {
-            Kind::File => p.is_file(),
-            Kind::Dir => p.is_dir(),
-            Kind::Any => p.exists(),
-        };
-        if !ok {
-            let what = match kind {
-                Kind::File => "file",
-                Kind::Dir => "folder",
-                Kind::Any => "path",
-            };
-            ds.push(diag(
-                path,
-                at,
-                format!("referenced {what} `{rel}` does not exist (looked for {})", p.display()),
-            ));
-        }
-    };
+    let policy = PathPolicy::new(path, &dir, &job.paths.outside_job, &mut ds);
 
+    check_agent_inputs(path, &policy, &job, &mut ds);
+    check_agent_defs(path, &policy, &job.agent.runtime, &mut ds);
+    check_provider_secrets(path, &job.agent.runtime, &mut ds);
+    for (i, input) in job.agent.inputs.mcps.iter().enumerate() {
+        if let Some(cfg) = &input.config_ref {
+            policy.contained(&join(&index("agent.inputs.mcps", i), "config_ref"), cfg, &mut ds);
+        }
+    }
+    let mcps = resolve_mcps(path, &dir, &job.agent.inputs.mcps, &mut ds);
+    check_network(path, &job.sandbox, &mut ds);
+    check_sandbox(path, &policy, &job.sandbox, &mut ds);
+    check_setup(path, &job, &mut ds);
+    check_generation(path, &policy, &job.generation, &mut ds);
+    check_gates(path, &job.review.gates, &mut ds);
+    if let Some(t) = &job.target
+        && let Some(p) = &t.connection.path
+    {
+        policy.input("target.connection.path", p, Want::Any, &mut ds);
+    }
+    policy.state_dir(&job.paths.state_dir, &mut ds);
+
+    if ds.is_empty() {
+        Ok(LoadedJob { job, file, dir, mcps })
+    } else {
+        Err(SpecError { diagnostics: ds })
+    }
+}
+
+/// The agent's id, instructions, skills, assets and workspace.
+fn check_agent_inputs(path: &Path, policy: &PathPolicy, job: &Job, ds: &mut Vec<Diagnostic>) {
     let rt = &job.agent.runtime;
     if job.agent.id.trim().is_empty() {
         ds.push(diag(path, "agent.id", "must not be empty"));
     }
     for (i, f) in rt.instructions.iter().enumerate() {
-        exists(&mut ds, index("agent.runtime.instructions", i), f, Kind::File);
+        policy.input(&index("agent.runtime.instructions", i), f, Want::File, ds);
     }
     for (i, s) in rt.skills.paths.iter().enumerate() {
-        check_skill(path, &dir, &index("agent.runtime.skills.paths", i), s, &mut ds);
+        check_skill(path, policy, &index("agent.runtime.skills.paths", i), s, ds);
     }
     for (i, s) in job.agent.inputs.skills.iter().enumerate() {
-        check_skill(path, &dir, &index("agent.inputs.skills", i), s, &mut ds);
+        check_skill(path, policy, &index("agent.inputs.skills", i), s, ds);
     }
     for (i, a) in job.agent.inputs.assets.iter().enumerate() {
-        exists(&mut ds, index("agent.inputs.assets", i), a, Kind::Any);
+        policy.input(&index("agent.inputs.assets", i), a, Want::Any, ds);
     }
     if let Some(ws) = &job.agent.workspace {
-        exists(&mut ds, "agent.workspace".into(), ws, Kind::Dir);
+        policy.workspace(ws, ds);
     }
+}
+
+fn check_skill(file: &Path, policy: &PathPolicy, at: &str, rel: &str, ds: &mut Vec<Diagnostic>) {
+    let before = ds.len();
+    let Some(p) = policy.input(at, rel, Want::Dir, ds) else {
+        if let Some(d) = ds.get_mut(before)
+            && d.message.starts_with("referenced folder")
+        {
+            d.message = d.message.replacen("referenced folder", "referenced skill folder", 1);
+        }
+        return;
+    };
+    if !p.join("SKILL.md").is_file() {
+        ds.push(diag(file, at, format!("skill folder `{rel}` has no SKILL.md")));
+    }
+}
+
+/// Each `agent.runtime.agents.<name>`: prompt file, sampling ranges, steps; and `default_agent`.
+fn check_agent_defs(path: &Path, policy: &PathPolicy, rt: &Runtime, ds: &mut Vec<Diagnostic>) {
     for (name, def) in &rt.agents {
         let at = join("agent.runtime.agents", name);
         if let Some(file) = def.prompt.as_deref().and_then(prompt_file) {
-            exists(&mut ds, join(&at, "prompt"), file, Kind::File);
+            policy.input(&join(&at, "prompt"), file, Want::File, ds);
         }
         for (key, v) in [("temperature", def.temperature), ("top_p", def.top_p)] {
             if let Some(v) = v.filter(|v| !(0.0..=2.0).contains(v)) {
                 ds.push(diag(path, join(&at, key), format!("{v} is out of range 0..=2")));
             }
         }
+        if let Some(steps) = def.steps {
+            in_range(path, &join(&at, "steps"), u64::from(steps), 1, 1000, ds);
+        }
+    }
+    if let Some(depth) = rt.subagent_depth {
+        in_range(path, "agent.runtime.subagent_depth", u64::from(depth), 0, 16, ds);
     }
     if let Some(agent) = &rt.default_agent
         && !rt.agents.contains_key(agent)
@@ -97,6 +131,10 @@ pub fn check_job(path: &Path, job: Job) -> Result<LoadedJob, SpecError> {
         d.hint = Some(format!("defined: {}", names.join(", ")));
         ds.push(d);
     }
+}
+
+/// Provider options whose names say "credential" must be `${VAR}` references.
+fn check_provider_secrets(path: &Path, rt: &Runtime, ds: &mut Vec<Diagnostic>) {
     for (id, provider) in &rt.provider {
         let at = join(&join("agent.runtime.provider", id), "options");
         for (key, value) in &provider.options {
@@ -111,51 +149,47 @@ pub fn check_job(path: &Path, job: Job) -> Result<LoadedJob, SpecError> {
             }
         }
     }
+}
 
-    let mcps = resolve_mcps(path, &dir, &job.agent.inputs.mcps, &mut ds);
-
-    let sb = &job.sandbox;
-    for b in network_rules(sb.network, &sb.allow, sb.policy.is_some()) {
-        ds.push(diag(path, join("sandbox", &b.key), b.message));
-    }
-    if let Some(policy) = &sb.policy {
-        exists(&mut ds, "sandbox.policy".into(), policy, Kind::File);
-    }
-    for (i, up) in sb.uploads.iter().enumerate() {
-        exists(&mut ds, join(&index("sandbox.uploads", i), "src"), &up.src, Kind::Any);
-    }
-    if !sb.workdir.starts_with('/') {
-        ds.push(diag(
-            path,
-            "sandbox.workdir",
-            "must be an absolute path inside the sandbox",
-        ));
-    }
-    for (key, text) in [("memory", &sb.memory), ("file_size", &sb.file_size)] {
-        if let Some(t) = text
-            && crate::util::units::parse_bytes(t).is_none()
-        {
-            ds.push(diag(
-                path,
-                join("sandbox", key),
-                format!("`{t}` is not a size such as `512MiB` or `2GiB`"),
-            ));
+/// Setup steps: a command and a timeout in a sane range.
+fn check_setup(path: &Path, job: &Job, ds: &mut Vec<Diagnostic>) {
+    for (i, step) in job.setup.iter().enumerate() {
+        let at = index("setup", i);
+        if step.run.is_empty() {
+            ds.push(diag(path, join(&at, "run"), "needs a command"));
+        }
+        if let Some(t) = step.timeout {
+            in_range(path, &join(&at, "timeout"), t, 1, 86_400, ds);
         }
     }
-    if let Some(t) = &sb.timeout
-        && crate::util::units::parse_duration(t).is_none()
-    {
-        ds.push(diag(
-            path,
-            "sandbox.timeout",
-            format!("`{t}` is not a duration such as `90s` or `10m`"),
-        ));
+    for (i, input) in job.agent.inputs.mcps.iter().enumerate() {
+        if let Some(t) = input.timeout {
+            in_range(
+                path,
+                &join(&index("agent.inputs.mcps", i), "timeout"),
+                t,
+                1,
+                3_600_000,
+                ds,
+            );
+        }
     }
+    if let Some(t) = job
+        .target
+        .as_ref()
+        .and_then(|t| t.startup.as_ref())
+        .and_then(|s| s.timeout)
+    {
+        in_range(path, "target.startup.timeout", t, 1, 3_600_000, ds);
+    }
+}
 
+/// The proposer, emulator and judge roles: credentials, cassettes, models, counts.
+fn check_generation(path: &Path, policy: &PathPolicy, g: &Generation, ds: &mut Vec<Diagnostic>) {
     for (role, m) in [
-        ("proposer", &job.generation.proposer),
-        ("emulator", &job.generation.emulator),
-        ("judge", &job.generation.judge),
+        ("proposer", &g.proposer),
+        ("emulator", &g.emulator),
+        ("judge", &g.judge),
     ] {
         let at = join("generation", role);
         if let Some(key) = &m.api_key
@@ -165,188 +199,62 @@ pub fn check_job(path: &Path, job: Job) -> Result<LoadedJob, SpecError> {
             d.hint = Some("use a `${VAR}` reference or `ghostlab auth set`".into());
             ds.push(d);
         }
-        check_literal_secrets(path, &join(&at, "headers"), &m.headers, &mut ds);
+        check_literal_secrets(path, &join(&at, "headers"), &m.headers, ds);
         match m.provider {
             ModelProvider::Replay => match &m.cassette {
-                Some(c) => exists(&mut ds, join(&at, "cassette"), c, Kind::File),
+                Some(c) => {
+                    policy.input(&join(&at, "cassette"), c, Want::File, ds);
+                }
                 None => ds.push(diag(
                     path,
                     join(&at, "cassette"),
                     "`provider: replay` needs a cassette file",
                 )),
             },
-            ModelProvider::Record if m.cassette.is_none() => {
-                ds.push(diag(
+            ModelProvider::Record => match &m.cassette {
+                Some(c) => policy.output(&join(&at, "cassette"), c, ds),
+                None => ds.push(diag(
                     path,
                     join(&at, "cassette"),
                     "`provider: record` needs a cassette path to write",
-                ));
-            }
-            ModelProvider::Openai | ModelProvider::Record if m.model.is_none() => {
-                ds.push(diag(
-                    path,
-                    join(&at, "model"),
-                    "an OpenAI-compatible provider needs `model`",
-                ));
-            }
+                )),
+            },
             _ => {}
         }
-    }
-
-    for b in gate_rules(&job.review.gates) {
-        ds.push(diag(path, join("review.gates", &b.key), b.message));
-    }
-    if let Some(t) = &job.target
-        && let Some(p) = &t.connection.path
-    {
-        exists(&mut ds, "target.connection.path".into(), p, Kind::Any);
-    }
-
-    if ds.is_empty() {
-        Ok(LoadedJob { job, file, dir, mcps })
-    } else {
-        Err(SpecError { diagnostics: ds })
-    }
-}
-
-fn check_skill(file: &Path, dir: &Path, at: &str, rel: &str, ds: &mut Vec<Diagnostic>) {
-    let p = resolve_against(dir, rel);
-    if !p.is_dir() {
-        ds.push(diag(
-            file,
-            at,
-            format!(
-                "referenced skill folder `{rel}` does not exist (looked for {})",
-                p.display()
-            ),
-        ));
-    } else if !p.join("SKILL.md").is_file() {
-        ds.push(diag(file, at, format!("skill folder `{rel}` has no SKILL.md")));
-    }
-}
-
-/// Resolves every `agent.inputs.mcps` entry; names must be unique.
-pub fn resolve_mcps(path: &Path, dir: &Path, inputs: &[McpInput], ds: &mut Vec<Diagnostic>) -> Vec<ResolvedMcp> {
-    let mut out: Vec<ResolvedMcp> = Vec::new();
-    for (i, input) in inputs.iter().enumerate() {
-        let at = index("agent.inputs.mcps", i);
-        let resolved = if let Some(cfg) = &input.config_ref {
-            let Some(server) = &input.server else {
-                ds.push(diag(
-                    path,
-                    join(&at, "server"),
-                    "`config_ref` needs `server`: the name of the server inside that file",
-                ));
-                continue;
-            };
-            if !input.command.is_empty() || input.url.is_some() {
-                ds.push(diag(
-                    path,
-                    &at,
-                    "use either `config_ref` + `server` or an inline `command`/`url`, not both",
-                ));
-                continue;
-            }
-            let file = resolve_against(dir, cfg);
-            if !file.is_file() {
-                ds.push(diag(
-                    path,
-                    join(&at, "config_ref"),
-                    format!("referenced file `{cfg}` does not exist (looked for {})", file.display()),
-                ));
-                continue;
-            }
-            match read_mcp_file(&file) {
-                Ok(mut servers) => match servers.shift_remove(server) {
-                    Some(mut s) => {
-                        if let Some(e) = input.enabled {
-                            s.enabled = e;
-                        }
-                        s
-                    }
-                    None => {
-                        let mut d = diag(
-                            path,
-                            join(&at, "server"),
-                            format!("server `{server}` is not in `{cfg}`"),
-                        );
-                        d.hint = Some(format!(
-                            "servers there: {}",
-                            servers.keys().cloned().collect::<Vec<_>>().join(", ")
-                        ));
-                        ds.push(d);
-                        continue;
-                    }
-                },
-                Err(e) => {
-                    let by = format!("referenced by {}: {}", path.display(), join(&at, "config_ref"));
-                    ds.extend(e.diagnostics.into_iter().map(|mut d| {
-                        d.hint = Some(match d.hint.take() {
-                            Some(h) => format!("{h}; {by}"),
-                            None => by.clone(),
-                        });
-                        d
-                    }));
-                    continue;
-                }
-            }
-        } else {
-            let Some(name) = &input.server else {
-                ds.push(diag(
-                    path,
-                    join(&at, "server"),
-                    "an inline MCP server needs `server` (its name)",
-                ));
-                continue;
-            };
-            check_literal_secrets(path, &join(&at, "environment"), &input.environment, ds);
-            check_literal_secrets(path, &join(&at, "headers"), &input.headers, ds);
-            let transport = match (input.command.is_empty(), &input.url) {
-                (false, None) => McpTransport::Stdio {
-                    command: input
-                        .command
-                        .iter()
-                        .enumerate()
-                        .map(|(j, a)| resolve_path_arg(dir, a, j == 0).to_string_lossy().into_owned())
-                        .collect(),
-                    cwd: input.cwd.as_deref().map(|c| resolve_against(dir, c)),
-                    env: input.environment.clone(),
-                },
-                (true, Some(url)) => McpTransport::Remote {
-                    url: url.clone(),
-                    headers: input.headers.clone(),
-                    kind: input.transport.unwrap_or(RemoteTransport::StreamableHttp),
-                },
-                _ => {
-                    ds.push(diag(
-                        path,
-                        &at,
-                        "an inline MCP server needs exactly one of `command` (stdio) or `url` (remote)",
-                    ));
-                    continue;
-                }
-            };
-            ResolvedMcp {
-                name: name.clone(),
-                transport,
-                enabled: input.enabled.unwrap_or(true),
-                timeout_ms: input.timeout,
-                origin: (path.to_path_buf(), at.clone()),
-            }
+        let needs_model = match m.provider {
+            ModelProvider::Openai => true,
+            ModelProvider::Record => m.cassette.is_some(),
+            _ => false,
         };
-        if out.iter().any(|m| m.name == resolved.name) {
+        if needs_model && m.model.is_none() {
             ds.push(diag(
                 path,
-                join(&at, "server"),
-                format!("two MCP servers are named `{}`", resolved.name),
+                join(&at, "model"),
+                "an OpenAI-compatible provider needs `model`",
             ));
-            continue;
         }
-        let mut r = resolved;
-        if let Some(t) = input.timeout {
-            r.timeout_ms = Some(t);
+        if let Some(t) = m.temperature.filter(|t| !(0.0..=2.0).contains(t)) {
+            ds.push(diag(
+                path,
+                join(&at, "temperature"),
+                format!("{t} is out of range 0..=2"),
+            ));
         }
-        out.push(r);
     }
-    out
+    if let Some(n) = g.personas {
+        in_range(path, "generation.personas", u64::from(n), 1, 100, ds);
+    }
+    if let Some(n) = g.scenarios_per_persona {
+        in_range(path, "generation.scenarios_per_persona", u64::from(n), 1, 100, ds);
+    }
+}
+
+/// Gate rates are fractions; pass^k needs a sane k.
+fn check_gates(path: &Path, g: &Gates, ds: &mut Vec<Diagnostic>) {
+    for b in gate_rules(g) {
+        ds.push(diag(path, join("review.gates", &b.key), b.message));
+    }
+    if let Some(pk) = g.pass_k.as_ref().filter(|pk| pk.k > 0) {
+        in_range(path, "review.gates.pass_k.k", u64::from(pk.k), 1, 100, ds);
+    }
 }

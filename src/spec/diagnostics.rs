@@ -78,6 +78,13 @@ pub fn index(parent: &str, i: usize) -> String {
     format!("{parent}[{i}]")
 }
 
+/// A numeric limit inside a sane range; the range is in the message.
+pub fn in_range(path: &Path, at: &str, v: u64, min: u64, max: u64, ds: &mut Vec<Diagnostic>) {
+    if !(min..=max).contains(&v) {
+        ds.push(diag(path, at, format!("{v} is out of range {min}..={max}")));
+    }
+}
+
 /// The candidate closest to `word` when it is plausibly a typo of it.
 pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let lower = word.to_ascii_lowercase();

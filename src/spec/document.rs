@@ -1,15 +1,18 @@
-//! Reading one YAML (or JSON) document into a JSON value: bytes → UTF-8 → YAML with duplicate
-//! keys refused → a top-level mapping. Shared by job.yaml (`load`) and MCP servers files
+//! Reading one YAML (or JSON) document into a JSON value: bytes (a bounded read of a regular
+//! file) → UTF-8 → a linear structure pre-scan (nesting, aliases) → YAML with duplicate keys
+//! refused → a top-level mapping. Shared by job.yaml (`load`) and MCP servers files
 //! (`mcp_file`), and by the semantic checks that resolve paths against the job's folder.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-use super::diagnostics::SpecError;
+use super::bounded::{MAX_INPUT_BYTES, read_regular_file};
+use super::diagnostics::{SpecError, join};
+use super::yaml_guard::{check_structure, key_path_at, mapping_path_at};
 
 /// Reads a YAML (or JSON) file into a JSON value, with file-level errors as diagnostics.
 pub fn read_yaml_document(path: &Path) -> Result<Value, SpecError> {
-    let bytes = std::fs::read(path).map_err(|e| SpecError::one(path, "", format!("cannot read the file: {e}")))?;
+    let bytes = read_regular_file(path, MAX_INPUT_BYTES).map_err(|e| SpecError::one(path, "", e))?;
     let text = std::str::from_utf8(&bytes).map_err(|e| {
         SpecError::one(
             path,
@@ -31,15 +34,17 @@ pub(super) fn parse_yaml(path: &Path, text: &str) -> Result<Value, SpecError> {
             "the file is empty; expected a mapping that starts with `version: 1`",
         ));
     }
+    // A linear pre-scan refuses deep nesting and alias bombs before the parser spends time.
+    check_structure(text).map_err(|g| {
+        SpecError::one(
+            path,
+            g.path,
+            format!("{} at line {} column {}", g.message, g.line, g.column),
+        )
+    })?;
     // Through yaml_serde's own Value first: it refuses duplicate keys, which a direct
     // conversion into JSON would silently overwrite.
-    let yaml: yaml_serde::Value = yaml_serde::from_str(text).map_err(|e| {
-        let at = e
-            .location()
-            .map(|l| format!(" at line {} column {}", l.line(), l.column()))
-            .unwrap_or_default();
-        SpecError::one(path, "", format!("malformed YAML{at}: {e}"))
-    })?;
+    let yaml: yaml_serde::Value = yaml_serde::from_str(text).map_err(|e| yaml_error(path, text, &e))?;
     let value: Value = serde_json::to_value(&yaml)
         .map_err(|e| SpecError::one(path, "", format!("malformed YAML: {e} (keys must be strings)")))?;
     if !value.is_object() {
@@ -50,6 +55,39 @@ pub(super) fn parse_yaml(path: &Path, text: &str) -> Result<Value, SpecError> {
         ));
     }
     Ok(value)
+}
+
+/// A parser error with the key path at its position (duplicate keys, bad indentation) and the
+/// line and column.
+fn yaml_error(path: &Path, text: &str, e: &yaml_serde::Error) -> SpecError {
+    let message = e.to_string();
+    let message = match message.split_once(" at line ") {
+        Some((head, _)) => head.to_string(),
+        None => message,
+    };
+    let duplicate = message
+        .split_once("duplicate entry with key \"")
+        .and_then(|(_, rest)| rest.split_once('"'))
+        .map(|(key, _)| key.to_string());
+    match e.location() {
+        Some(l) => {
+            let at = match &duplicate {
+                Some(key) => join(&mapping_path_at(text, l.line(), l.column()), key),
+                None => key_path_at(text, l.line()),
+            };
+            SpecError::one(
+                path,
+                at,
+                format!("malformed YAML at line {} column {}: {message}", l.line(), l.column()),
+            )
+        }
+        None if message.contains("repetition limit") => SpecError::one(
+            path,
+            "",
+            "aliases expand the document too far (the parser's alias-expansion budget)",
+        ),
+        None => SpecError::one(path, "", format!("malformed YAML: {message}")),
+    }
 }
 
 /// A short human name for a JSON value's type.

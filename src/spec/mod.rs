@@ -4,12 +4,16 @@
 //! This module never talks to a network, a sandbox or the terminal.
 
 pub mod agent;
+pub mod bounded;
 mod check;
+mod check_sandbox;
 pub mod diagnostics;
 mod document;
 pub mod job;
 pub mod load;
 pub mod mcp_file;
+mod mcp_inputs;
+pub mod path_policy;
 pub mod resolved;
 pub mod review;
 mod rules;
@@ -17,6 +21,8 @@ pub use rules::{Broken, gate_rules, network_rules};
 pub mod sandbox;
 pub mod save;
 pub mod schema;
+mod schema_errors;
+pub mod yaml_guard;
 
 pub use agent::{Action, Agent, AgentDef, Backend, Inputs, McpInput, Permission, PermissionRule, Runtime};
 pub use check::{check_job as resolve_job, resolve_mcps};

@@ -101,9 +101,15 @@ pub enum ModelProvider {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Paths {
-    /// Discovery, profile, dataset and runs.
+    /// Discovery, profile, dataset and runs. Inside the job folder (or an `outside_job` folder),
+    /// never a system folder; empty or Ghostlab's own (marked by `.ghostlab-state`).
     #[serde(default = "default_state_dir")]
     pub state_dir: String,
+    /// Absolute folders outside the job's folder that inputs (instructions, skills, assets,
+    /// workspace, MCP servers files, …) may come from. Anything else must be inside the job
+    /// folder. System folders (`/`, `/etc`, `/proc`, …) cannot be listed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outside_job: Vec<String>,
 }
 
 fn default_state_dir() -> String {
@@ -114,6 +120,7 @@ impl Default for Paths {
     fn default() -> Self {
         Paths {
             state_dir: default_state_dir(),
+            outside_job: Vec::new(),
         }
     }
 }

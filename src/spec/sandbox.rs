@@ -37,6 +37,7 @@ pub struct SandboxSpec {
     pub keep: bool,
     /// CPU cores (OpenShell) and the CPU-time budget multiplier (bubblewrap).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = 256))]
     pub cpu: Option<u32>,
     /// Memory limit, e.g. `2GiB` or `512MiB`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -46,6 +47,7 @@ pub struct SandboxSpec {
     pub timeout: Option<String>,
     /// Maximum number of processes in the sandboxed tree.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 8, max = 65536))]
     pub processes: Option<u32>,
     /// Largest file the sandbox may write, e.g. `1GiB`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -13,12 +13,35 @@ pub fn job_schema() -> &'static Value {
             .into_generator()
             .into_root_schema_for::<Job>();
         let mut value = serde_json::to_value(schema).expect("schema serializes");
+        bound_unsigned(&mut value);
         if let Some(obj) = value.as_object_mut() {
             obj.insert("title".into(), Value::String("Ghostlab job.yaml".into()));
         }
         value
     });
     &SCHEMA
+}
+
+/// Adds the type's `maximum` to every unsigned integer, so `processes: 4294967296` is a schema
+/// error at its key path (with the range) instead of a deserializer error about the document.
+fn bound_unsigned(node: &mut Value) {
+    match node {
+        Value::Object(map) => {
+            let max = match map.get("format").and_then(Value::as_str) {
+                Some("uint8") => Some(u64::from(u8::MAX)),
+                Some("uint16") => Some(u64::from(u16::MAX)),
+                Some("uint32" | "uint") => Some(u64::from(u32::MAX)),
+                Some("uint64") => Some(u64::MAX),
+                _ => None,
+            };
+            if let Some(max) = max {
+                map.entry("maximum").or_insert(Value::from(max));
+            }
+            map.values_mut().for_each(bound_unsigned);
+        }
+        Value::Array(items) => items.iter_mut().for_each(bound_unsigned),
+        _ => {}
+    }
 }
 
 /// The schema rendered as the text stored in schemas/job.schema.json.

@@ -4,6 +4,14 @@
 
 use std::io::Write;
 use std::path::Path;
+use std::time::Duration;
+
+/// Prefix of the temp files `write_atomic` creates beside its target.
+pub const TEMP_PREFIX: &str = ".ghostlab-tmp-";
+
+/// How old a temp file must be before a sweep removes it: far longer than any write takes, so a
+/// concurrent writer's file is never swept from under it.
+pub const STALE_TEMP_AGE: Duration = Duration::from_secs(60);
 
 /// Writes `bytes` to `path` through a temp file in the same directory and a rename.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
@@ -12,7 +20,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         _ => Path::new("."),
     };
     std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::Builder::new().prefix(".ghostlab-tmp-").tempfile_in(dir)?;
+    let mut tmp = tempfile::Builder::new().prefix(TEMP_PREFIX).tempfile_in(dir)?;
     tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
@@ -21,6 +29,29 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+/// Removes `write_atomic` temp files older than `min_age` from `dir` (left by a process killed
+/// between creating and renaming one). Returns how many were removed.
+pub fn sweep_stale_temps(dir: &Path, min_age: Duration) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for e in entries.filter_map(Result::ok) {
+        let stale = e.file_name().to_string_lossy().starts_with(TEMP_PREFIX)
+            && e.metadata().is_ok_and(|m| {
+                m.is_file()
+                    && m.modified()
+                        .ok()
+                        .and_then(|t| t.elapsed().ok())
+                        .is_some_and(|age| age >= min_age)
+            });
+        if stale && std::fs::remove_file(e.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
 }
 
 /// Copies the file `src` to `dst` atomically (an artifact copied into another run).
@@ -51,6 +82,22 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names.len(), 1, "temp file left behind: {names:?}");
+    }
+
+    #[test]
+    fn sweeps_only_stale_temp_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = dir.path().join(format!("{TEMP_PREFIX}old"));
+        let fresh = dir.path().join(format!("{TEMP_PREFIX}fresh"));
+        let other = dir.path().join("job.yaml");
+        for p in [&old, &fresh, &other] {
+            std::fs::write(p, "x").unwrap();
+        }
+        let f = std::fs::File::options().write(true).open(&old).unwrap();
+        f.set_modified(std::time::SystemTime::now() - Duration::from_secs(3600))
+            .unwrap();
+        assert_eq!(sweep_stale_temps(dir.path(), STALE_TEMP_AGE), 1);
+        assert!(!old.exists() && fresh.exists() && other.exists());
     }
 
     #[test]

@@ -1,4 +1,7 @@
 //! Human sizes (`512MiB`, `2G`) and durations (`90s`, `10m`, `1h`) used in job.yaml.
+//!
+//! Every conversion is checked: a value too large for its type is `None`, never a panic or a
+//! silent wrap (`99999999999999999999h`, `18446744073709551616s`).
 
 use std::time::Duration;
 
@@ -16,7 +19,9 @@ pub fn parse_bytes(text: &str) -> Option<u64> {
         "t" | "tb" | "tib" => 1 << 40,
         _ => return None,
     };
-    (n >= 0.0).then_some((n * mult as f64) as u64)
+    let bytes = n * mult as f64;
+    // `u64::MAX as f64` rounds up to 2^64, so `<` (not `<=`) keeps the cast exact-or-smaller.
+    (bytes.is_finite() && bytes >= 0.0 && bytes < u64::MAX as f64).then_some(bytes as u64)
 }
 
 /// Parses a duration such as `250ms`, `90s`, `10m`, `1h`; a bare number is seconds.
@@ -32,7 +37,7 @@ pub fn parse_duration(text: &str) -> Option<Duration> {
         "h" => n * 3600.0,
         _ => return None,
     };
-    (secs >= 0.0).then(|| Duration::from_secs_f64(secs))
+    Duration::try_from_secs_f64(secs).ok()
 }
 
 #[cfg(test)]
@@ -48,5 +53,21 @@ mod tests {
         assert_eq!(parse_duration("10m"), Some(Duration::from_secs(600)));
         assert_eq!(parse_duration("250ms"), Some(Duration::from_millis(250)));
         assert_eq!(parse_duration("soon"), None);
+    }
+
+    #[test]
+    fn huge_values_are_none_not_a_panic() {
+        for t in [
+            "99999999999999999999h",
+            "18446744073709551616s",
+            "1e400s",
+            "999999999999999999999999ms",
+        ] {
+            assert_eq!(parse_duration(t), None, "{t}");
+        }
+        for t in ["99999999999999999999T", "18446744073709551616", "16777216TiB"] {
+            assert_eq!(parse_bytes(t), None, "{t}");
+        }
+        assert_eq!(parse_bytes("16777215TiB"), Some(16777215 << 40));
     }
 }

@@ -77,8 +77,8 @@ const INVALID: &[(&str, &str, &str)] = &[
     ),
     (
         "wrong_permission_action",
-        ": agent.runtime.permission:",
-        "invalid value",
+        ": agent.runtime.permission.bash:",
+        "expected one of allow|ask|deny",
     ),
     ("wrong_type_keep", ": sandbox.keep:", "expected boolean, found a list"),
     ("missing_agent_id", ": agent.id: missing required key", ""),
@@ -124,7 +124,7 @@ const INVALID: &[(&str, &str, &str)] = &[
         "literal credential",
     ),
     ("literal_api_key", ": generation.judge.api_key:", "literal credential"),
-    ("malformed_yaml", ": (document): malformed YAML at line", ""),
+    ("malformed_yaml", ": agent.runtime: malformed YAML at line 5", ""),
     ("empty", ": (document): the file is empty", ""),
     ("non_utf8", ": (document): the file is not valid UTF-8", "offset"),
     (
@@ -152,7 +152,11 @@ const INVALID: &[(&str, &str, &str)] = &[
     ),
     ("bad_memory_size", ": sandbox.memory:", "is not a size"),
     ("mcp_command_and_url", ": agent.inputs.mcps[0]:", "exactly one of"),
-    ("duplicate_key", ": (document): malformed YAML", "duplicate"),
+    (
+        "duplicate_key",
+        ": agent: malformed YAML at line 1",
+        "duplicate entry with key \"agent\"",
+    ),
 ];
 
 #[test]

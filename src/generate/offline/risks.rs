@@ -308,7 +308,10 @@ impl Builder<'_> {
                 Severity::Low,
             ),
         };
-        let id = unique(format!("risk-{tool}-{action}"), &mut self.ids);
+        let id = unique(
+            crate::util::ids::sanitize_id(&format!("risk-{tool}-{action}")),
+            &mut self.ids,
+        );
         self.risks.push(RiskDraft {
             risk: Risk {
                 id,

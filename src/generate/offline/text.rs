@@ -14,11 +14,8 @@ pub fn slug(text: &str, max_words: usize) -> String {
         .take(max_words)
         .map(str::to_lowercase)
         .collect();
-    if words.is_empty() {
-        "item".into()
-    } else {
-        words.join("-")
-    }
+    // Ids never look like a token, so redaction can never rewrite them.
+    crate::util::ids::sanitize_id(&words.join("-"))
 }
 
 /// Makes `id` unique among `taken` by appending `-2`, `-3`, …, and records it.

@@ -1,0 +1,283 @@
+//! JSON Schema violations as diagnostics: each at its key path, with the nearest valid key,
+//! the allowed values of an enum, the range of a number, and for an untagged enum (`oneOf` /
+//! `anyOf` of shapes) the deepest member that failed.
+
+use jsonschema::ValidationError;
+use jsonschema::error::ValidationErrorKind;
+use jsonschema::paths::LocationSegment;
+use serde_json::Value;
+use std::path::Path;
+use std::sync::LazyLock;
+
+use super::diagnostics::{Diagnostic, diag, join, nearest};
+use super::load::json_type;
+use super::schema::{job_schema, node_at, resolve_ref};
+
+/// Validates `value` against `schema` and turns every violation into a diagnostic.
+pub fn schema_diagnostics(path: &Path, schema: &Value, value: &Value) -> Vec<Diagnostic> {
+    static JOB_VALIDATOR: LazyLock<jsonschema::Validator> =
+        LazyLock::new(|| jsonschema::validator_for(job_schema()).expect("job schema compiles"));
+    let owned;
+    let validator = if std::ptr::eq(schema, job_schema()) {
+        &*JOB_VALIDATOR
+    } else {
+        owned = match jsonschema::validator_for(schema) {
+            Ok(v) => v,
+            Err(e) => return vec![diag(path, "", format!("internal schema error: {e}"))],
+        };
+        &owned
+    };
+    let mut out = Vec::new();
+    for error in validator.iter_errors(value) {
+        describe(path, schema, &error, &mut out);
+    }
+    out
+}
+
+/// One violation as diagnostics.
+fn describe(path: &Path, schema: &Value, error: &ValidationError<'_>, out: &mut Vec<Diagnostic>) {
+    {
+        let at = dotted(error.instance_path().segments());
+        let schema_tokens: Vec<String> = error.schema_path().segments().map(|s| s.to_string()).collect();
+        match error.kind() {
+            ValidationErrorKind::AdditionalProperties { unexpected } => {
+                let parent_tokens = &schema_tokens[..schema_tokens.len().saturating_sub(1)];
+                let known = known_keys(schema, parent_tokens);
+                for key in unexpected {
+                    let mut d = diag(path, join(&at, key), format!("unknown key `{key}`"));
+                    d.hint = match nearest(key, known.iter().map(String::as_str)) {
+                        Some(k) => Some(format!("did you mean `{k}`?")),
+                        None if !known.is_empty() => Some(format!("valid keys here: {}", known.join(", "))),
+                        None => None,
+                    };
+                    out.push(d);
+                }
+            }
+            ValidationErrorKind::Required { property } => {
+                let key = property.as_str().unwrap_or_default();
+                out.push(diag(path, join(&at, key), "missing required key"));
+            }
+            ValidationErrorKind::Type { kind } => {
+                out.push(diag(
+                    path,
+                    at,
+                    format!(
+                        "wrong type: expected {}, found {}",
+                        type_names(kind),
+                        json_type(error.instance())
+                    ),
+                ));
+            }
+            ValidationErrorKind::Enum { options } => {
+                let allowed: Vec<String> = options
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .map(|v| v.as_str().map(str::to_string).unwrap_or(v.to_string()))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let found = error
+                    .instance()
+                    .as_str()
+                    .map(str::to_string)
+                    .unwrap_or(error.instance().to_string());
+                let mut d = diag(path, at, format!("`{found}` is not one of: {}", allowed.join(", ")));
+                d.hint = nearest(&found, allowed.iter().map(String::as_str)).map(|k| format!("did you mean `{k}`?"));
+                out.push(d);
+            }
+            ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::OneOfNotValid { .. } => {
+                let node = node_at(schema, &schema_tokens[..schema_tokens.len().saturating_sub(1)]);
+                if let Some(allowed) = node.and_then(|n| enum_choices(schema, n)) {
+                    let found = error
+                        .instance()
+                        .as_str()
+                        .map(str::to_string)
+                        .unwrap_or(error.instance().to_string());
+                    let mut d = diag(path, at, format!("`{found}` is not one of: {}", allowed.join(", ")));
+                    d.hint =
+                        nearest(&found, allowed.iter().map(String::as_str)).map(|k| format!("did you mean `{k}`?"));
+                    out.push(d);
+                    return;
+                }
+                if let ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } =
+                    error.kind()
+                    && let Some(d) = deepest_member(path, schema, error.instance_path().segments().count(), context)
+                {
+                    out.push(d);
+                    return;
+                }
+                let what = node
+                    .and_then(|n| n.get("description"))
+                    .and_then(Value::as_str)
+                    .map(|d| d.lines().next().unwrap_or(d).to_string())
+                    .unwrap_or_else(|| "one of the allowed forms".to_string());
+                out.push(diag(
+                    path,
+                    at,
+                    format!("invalid value {}: expected {what}", short(error.instance())),
+                ));
+            }
+            ValidationErrorKind::Minimum { .. } | ValidationErrorKind::Maximum { .. } => {
+                let node = node_at(schema, &schema_tokens[..schema_tokens.len().saturating_sub(1)]);
+                let bound = |k: &str| node.and_then(|n| n.get(k)).map(Value::to_string);
+                let range = format!(
+                    "{}..={}",
+                    bound("minimum").unwrap_or_default(),
+                    bound("maximum").unwrap_or_default()
+                );
+                out.push(diag(
+                    path,
+                    at,
+                    format!("{} is out of range {range}", short(error.instance())),
+                ));
+            }
+            _ => out.push(diag(path, at, error.to_string())),
+        }
+    }
+}
+
+/// For an untagged enum: the member that got deepest into the value, named at its own key
+/// path. At that depth, every allowed value (enums) and shape (types) is listed.
+fn deepest_member(
+    path: &Path,
+    schema: &Value,
+    base: usize,
+    context: &[Vec<ValidationError<'static>>],
+) -> Option<Diagnostic> {
+    let mut leaves: Vec<&ValidationError<'static>> = Vec::new();
+    collect_leaves(context, &mut leaves);
+    let depth = |e: &ValidationError<'_>| e.instance_path().segments().count();
+    let deepest = leaves.iter().map(|e| depth(e)).max()?;
+    let at_depth: Vec<&ValidationError<'static>> = leaves.iter().copied().filter(|e| depth(e) == deepest).collect();
+    if deepest > base && at_depth.len() == 1 {
+        let mut out = Vec::new();
+        describe(path, schema, at_depth[0], &mut out);
+        return out.into_iter().next();
+    }
+    let mut forms: Vec<String> = Vec::new();
+    for e in &at_depth {
+        match e.kind() {
+            ValidationErrorKind::Enum { options } => forms.extend(
+                options
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|v| v.as_str().map(str::to_string).unwrap_or(v.to_string())),
+            ),
+            ValidationErrorKind::Constant { expected_value } => forms.push(
+                expected_value
+                    .as_str()
+                    .map(str::to_string)
+                    .unwrap_or(expected_value.to_string()),
+            ),
+            ValidationErrorKind::Type { kind } => forms.push(format!("<{}>", type_names(kind))),
+            _ => {}
+        }
+    }
+    if forms.is_empty() {
+        return None;
+    }
+    forms.dedup();
+    let (values, shapes): (Vec<String>, Vec<String>) = forms.into_iter().partition(|f| !f.starts_with('<'));
+    let mut expected = Vec::new();
+    if !values.is_empty() {
+        expected.push(format!("one of {}", values.join("|")));
+    }
+    expected.extend(shapes.iter().map(|s| match s.trim_matches(['<', '>']) {
+        "object" => "a mapping".to_string(),
+        "array" => "a list".to_string(),
+        other => format!("a {other}"),
+    }));
+    let e = at_depth[0];
+    let member_at = dotted(e.instance_path().segments());
+    let found = e
+        .instance()
+        .as_str()
+        .map(str::to_string)
+        .unwrap_or_else(|| short(e.instance()));
+    let mut d = diag(
+        path,
+        member_at,
+        format!("`{found}`: expected {}", expected.join(", or ")),
+    );
+    d.hint = nearest(&found, values.iter().map(String::as_str)).map(|k| format!("did you mean `{k}`?"));
+    Some(d)
+}
+
+/// Every non-combinator error under `context`, descending into nested `anyOf`/`oneOf`.
+fn collect_leaves<'e>(context: &'e [Vec<ValidationError<'static>>], out: &mut Vec<&'e ValidationError<'static>>) {
+    for branch in context {
+        for e in branch {
+            match e.kind() {
+                ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
+                    collect_leaves(context, out)
+                }
+                _ => out.push(e),
+            }
+        }
+    }
+}
+
+/// For a `oneOf`/`anyOf` whose alternatives are all constants (how documented enums are
+/// generated), the allowed values.
+fn enum_choices(schema: &Value, node: &Value) -> Option<Vec<String>> {
+    let node = resolve_ref(schema, node)?;
+    let alternatives = node.get("oneOf").or_else(|| node.get("anyOf"))?.as_array()?;
+    let mut out = Vec::new();
+    for alt in alternatives {
+        let alt = resolve_ref(schema, alt)?;
+        if let Some(c) = alt.get("const").and_then(Value::as_str) {
+            out.push(c.to_string());
+        } else if let Some(values) = alt.get("enum").and_then(Value::as_array) {
+            out.extend(values.iter().filter_map(Value::as_str).map(str::to_string));
+        } else {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+/// The property names valid at the schema node reached by `tokens`.
+fn known_keys(schema: &Value, tokens: &[String]) -> Vec<String> {
+    node_at(schema, tokens)
+        .and_then(|n| resolve_ref(schema, n))
+        .and_then(|n| n.get("properties"))
+        .and_then(Value::as_object)
+        .map(|props| props.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+fn dotted<'a>(segments: impl Iterator<Item = LocationSegment<'a>>) -> String {
+    let mut out = String::new();
+    for segment in segments {
+        match segment {
+            LocationSegment::Index(i) => out.push_str(&format!("[{i}]")),
+            LocationSegment::Property(p) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(&p);
+            }
+        }
+    }
+    out
+}
+
+fn type_names(kind: &jsonschema::error::TypeKind) -> String {
+    match kind {
+        jsonschema::error::TypeKind::Single(t) => t.to_string(),
+        jsonschema::error::TypeKind::Multiple(set) => {
+            set.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(" or ")
+        }
+    }
+}
+
+fn short(value: &Value) -> String {
+    let text = value.to_string();
+    if text.chars().count() > 60 {
+        format!("{}…", text.chars().take(60).collect::<String>())
+    } else {
+        text
+    }
+}
