@@ -54,7 +54,7 @@ pub fn check_job(path: &Path, job: Job) -> Result<LoadedJob, SpecError> {
         ds.push(diag(path, "agent.id", "must not be empty"));
     }
     for (i, f) in rt.instructions.iter().enumerate() {
-        exists(&mut ds, index("agent.runtime.instructions", i), f, Kind::File);
+        super::instructions::check_instruction(path, &dir, &index("agent.runtime.instructions", i), f, &mut ds);
     }
     for (i, s) in rt.skills.paths.iter().enumerate() {
         check_skill(path, &dir, &index("agent.runtime.skills.paths", i), s, &mut ds);

@@ -6,8 +6,11 @@
 pub mod agent;
 mod check;
 pub mod diagnostics;
+pub mod instructions;
 pub mod job;
+pub mod jsonc;
 pub mod load;
+pub mod mcp_dialects;
 pub mod mcp_file;
 pub mod resolved;
 pub mod review;

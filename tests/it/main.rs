@@ -16,6 +16,7 @@ mod e2e_opencode;
 mod generate_cli;
 mod generate_offline;
 mod generate_schemas;
+mod import_projects;
 mod lab_headless;
 mod lab_models;
 mod lab_proposals;
