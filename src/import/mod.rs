@@ -38,7 +38,10 @@ pub fn detect_source(path: &Path) -> Result<SourceKind, SpecError> {
         return Ok(SourceKind::OpencodeProject);
     }
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    let in_dot_opencode = path.parent().and_then(Path::file_name).is_some_and(|n| n == ".opencode");
+    let in_dot_opencode = path
+        .parent()
+        .and_then(Path::file_name)
+        .is_some_and(|n| n == ".opencode");
     if name == "opencode.json" || name == "opencode.jsonc" || in_dot_opencode {
         return Ok(SourceKind::OpencodeProject);
     }
@@ -132,8 +135,14 @@ pub fn import_mcp_file(path: &Path, job_dir_: &Path, only: Option<&str>) -> Resu
     // `mcp.json` names nothing: use the project it belongs to (above `.vscode`/`.cursor`).
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("agent");
     let project = crate::spec::mcp_dialects::workspace_folder(&job_dir(path));
-    let project_name = project.file_name().and_then(|s| s.to_str()).unwrap_or(names[0].as_str());
-    let generic = matches!(stem.trim_start_matches('.'), "mcp" | "opencode" | "claude_desktop_config");
+    let project_name = project
+        .file_name()
+        .and_then(|s| s.to_str())
+        .unwrap_or(names[0].as_str());
+    let generic = matches!(
+        stem.trim_start_matches('.'),
+        "mcp" | "opencode" | "claude_desktop_config"
+    );
     let mut agent = Agent {
         id: slug(if generic { project_name } else { stem }),
         ..Agent::default()

@@ -160,7 +160,10 @@ fn resolve_file_refs(file: &Path, base: &Path, at: &str, value: &mut Value, ds: 
 /// Resolves a `{file:}` path: `~/` from HOME, relative from the config file's folder.
 pub fn resolve_file(base: &Path, rel: &str) -> PathBuf {
     if let Some(rest) = rel.strip_prefix("~/") {
-        return std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default().join(rest);
+        return std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_default()
+            .join(rest);
     }
     let p = Path::new(rel);
     if p.is_absolute() {
@@ -180,8 +183,13 @@ fn inline_files(base: &Path, text: &str) -> Result<String, String> {
             return Err("`{file:` without a closing `}`".into());
         };
         let path = resolve_file(base, &after[..end]);
-        let content = std::fs::read_to_string(&path)
-            .map_err(|e| format!("bad file reference `{{file:{}}}`: {} ({e})", &after[..end], path.display()))?;
+        let content = std::fs::read_to_string(&path).map_err(|e| {
+            format!(
+                "bad file reference `{{file:{}}}`: {} ({e})",
+                &after[..end],
+                path.display()
+            )
+        })?;
         out.push_str(content.trim());
         rest = &after[end + 1..];
     }
@@ -263,7 +271,11 @@ mod tests {
         let prompt = layer["agent"]["a"]["prompt"].as_str().unwrap();
         assert_eq!(prompt, format!("{{file:{}}}", dot.join("prompts/t.md").display()));
         assert_eq!(layer["command"]["t"]["template"], "Run tests.");
-        std::fs::write(&cfg, r#"{ "provider": {"p": {"options": {"apiKey": "{file:~/.key}"}}} }"#).unwrap();
+        std::fs::write(
+            &cfg,
+            r#"{ "provider": {"p": {"options": {"apiKey": "{file:~/.key}"}}} }"#,
+        )
+        .unwrap();
         let e = read_layer(&cfg).unwrap_err();
         assert_eq!(e.diagnostics[0].path, "provider.p.options.apiKey");
     }

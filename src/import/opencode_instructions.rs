@@ -19,13 +19,7 @@ const AUTOMATIC: &[&str] = &["AGENTS.md", "CLAUDE.md", "CONTEXT.md"];
 
 /// Job-relative instruction entries for `entries` (OpenCode's list, merged), plus the
 /// automatic file. `file` is the config file the list came from (for warnings).
-pub fn import_instructions(
-    entries: &[String],
-    root: &Path,
-    dst: &Path,
-    file: &Path,
-    notes: &mut Notes,
-) -> Vec<String> {
+pub fn import_instructions(entries: &[String], root: &Path, dst: &Path, file: &Path, notes: &mut Notes) -> Vec<String> {
     let mut search = vec![root.to_path_buf()];
     search.extend(parent_folders(root));
     let mut out: Vec<String> = Vec::new();
@@ -56,7 +50,11 @@ pub fn import_instructions(
                 }
             }
             None => {
-                let what = if is_glob(entry) { "matches no file" } else { "does not exist" };
+                let what = if is_glob(entry) {
+                    "matches no file"
+                } else {
+                    "does not exist"
+                };
                 notes.warn(
                     file,
                     at,

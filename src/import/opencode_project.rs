@@ -145,9 +145,18 @@ pub fn import_opencode_project(source: &Path, dst_dir: &Path) -> Result<Imported
     let mut runtime: crate::spec::Runtime =
         serde_json::from_value(Value::Object(runtime)).map_err(|e| SpecError::one(&fallback, "", e.to_string()))?;
 
-    let instruction_file = origins.keys.get("instructions").cloned().unwrap_or_else(|| fallback.clone());
-    runtime.instructions =
-        import_instructions(&runtime.instructions, &project.root, dst_dir, &instruction_file, &mut notes);
+    let instruction_file = origins
+        .keys
+        .get("instructions")
+        .cloned()
+        .unwrap_or_else(|| fallback.clone());
+    runtime.instructions = import_instructions(
+        &runtime.instructions,
+        &project.root,
+        dst_dir,
+        &instruction_file,
+        &mut notes,
+    );
     for def in runtime.agents.values_mut() {
         if let Some(prompt) = def.prompt.as_mut()
             && let Some(file) = prompt.trim().strip_prefix("{file:").and_then(|r| r.strip_suffix('}'))
@@ -201,17 +210,29 @@ fn merged_config(project: &Project) -> Result<(Map<String, Value>, Origins), Spe
             origins.keys.insert(key.clone(), file.clone());
         }
         for section in ["agent", "mode"] {
-            for name in layer.get(section).and_then(Value::as_object).into_iter().flat_map(|m| m.keys()) {
+            for name in layer
+                .get(section)
+                .and_then(Value::as_object)
+                .into_iter()
+                .flat_map(|m| m.keys())
+            {
                 origins.agents.entry(name.clone()).or_default().push(file.clone());
             }
         }
-        for name in layer.get("command").and_then(Value::as_object).into_iter().flat_map(|m| m.keys()) {
+        for name in layer
+            .get("command")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flat_map(|m| m.keys())
+        {
             origins.commands.entry(name.clone()).or_default().push(file.clone());
         }
         for (name, entry) in layer.get("mcp").and_then(Value::as_object).into_iter().flatten() {
             match entry.as_object() {
                 Some(o) if o.len() == 1 && o.get("enabled").is_some_and(Value::is_boolean) => {
-                    origins.toggles.insert(name.clone(), o["enabled"].as_bool().unwrap_or(true));
+                    origins
+                        .toggles
+                        .insert(name.clone(), o["enabled"].as_bool().unwrap_or(true));
                 }
                 _ => {
                     origins.servers.insert(name.clone(), file.clone());
@@ -225,7 +246,11 @@ fn merged_config(project: &Project) -> Result<(Map<String, Value>, Origins), Spe
         return Err(SpecError { diagnostics: ds });
     }
     for def in markdown_agents(&project.dot)? {
-        origins.agents.entry(def.name.clone()).or_default().push(def.file.clone());
+        origins
+            .agents
+            .entry(def.name.clone())
+            .or_default()
+            .push(def.file.clone());
         let agents = merged.entry("agent").or_insert_with(|| json!({}));
         match agents.get_mut(&def.name) {
             Some(existing) => merge_value(existing, Value::Object(def.value)),
@@ -236,7 +261,11 @@ fn merged_config(project: &Project) -> Result<(Map<String, Value>, Origins), Spe
         origins.keys.entry("agent".into()).or_insert(def.file);
     }
     for def in markdown_commands(&project.dot)? {
-        origins.commands.entry(def.name.clone()).or_default().push(def.file.clone());
+        origins
+            .commands
+            .entry(def.name.clone())
+            .or_default()
+            .push(def.file.clone());
         let commands = merged.entry("command").or_insert_with(|| json!({}));
         match commands.get_mut(&def.name) {
             Some(existing) => merge_value(existing, Value::Object(def.value)),
@@ -261,14 +290,20 @@ fn normalize_agents(runtime: &mut Map<String, Value>, origins: &Origins, fallbac
             def.entry("steps").or_insert(v);
         }
         def.remove("name");
-        let unknown: Vec<String> = def.keys().filter(|k| !AGENT_KEYS.contains(&k.as_str())).cloned().collect();
+        let unknown: Vec<String> = def
+            .keys()
+            .filter(|k| !AGENT_KEYS.contains(&k.as_str()))
+            .cloned()
+            .collect();
         for key in unknown {
             let value = def.remove(&key).unwrap_or(Value::Null);
             let file = origins.file_for(&format!("agent.{name}"), fallback);
             let mut d = diag(
                 &file,
                 join(&join("agent", name), &key),
-                format!("`{key}` is not an agent key; carried into `options` (OpenCode passes it to the model provider)"),
+                format!(
+                    "`{key}` is not an agent key; carried into `options` (OpenCode passes it to the model provider)"
+                ),
             );
             d.hint = nearest(&key, AGENT_KEYS.iter().copied()).map(|k| format!("did you mean `{k}`?"));
             notes.warnings.push(d);
@@ -287,7 +322,11 @@ fn normalize_commands(runtime: &mut Map<String, Value>, origins: &Origins, fallb
     };
     for (name, def) in commands.iter_mut() {
         let Some(def) = def.as_object_mut() else { continue };
-        let unknown: Vec<String> = def.keys().filter(|k| !COMMAND_KEYS.contains(&k.as_str())).cloned().collect();
+        let unknown: Vec<String> = def
+            .keys()
+            .filter(|k| !COMMAND_KEYS.contains(&k.as_str()))
+            .cloned()
+            .collect();
         for key in unknown {
             def.remove(&key);
             let file = origins.file_for(&format!("command.{name}"), fallback);
@@ -306,7 +345,9 @@ fn normalize_commands(runtime: &mut Map<String, Value>, origins: &Origins, fallb
 /// custom tools under `.opencode/` are reported (OpenCode loads them; a job cannot).
 fn carry_dot_folders(project: &Project, dst_dir: &Path, runtime: &mut crate::spec::Runtime, notes: &mut Notes) {
     for folder in ["skill", "skills"] {
-        let Ok(entries) = std::fs::read_dir(project.dot.join(folder)) else { continue };
+        let Ok(entries) = std::fs::read_dir(project.dot.join(folder)) else {
+            continue;
+        };
         let mut dirs: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
         dirs.sort();
         for dir in dirs.into_iter().filter(|d| d.join("SKILL.md").is_file()) {
@@ -345,7 +386,11 @@ fn mcp_inputs(origins: &Origins, dst_dir: &Path, notes: &mut Notes) -> Result<Ve
             ..McpInput::default()
         });
     }
-    for (server, _) in origins.toggles.iter().filter(|(s, _)| !origins.servers.contains_key(*s)) {
+    for (server, _) in origins
+        .toggles
+        .iter()
+        .filter(|(s, _)| !origins.servers.contains_key(*s))
+    {
         let file = origins.keys.get("mcp").cloned().unwrap_or_default();
         notes.warn(
             &file,

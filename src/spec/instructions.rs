@@ -190,14 +190,25 @@ mod tests {
     #[test]
     fn star_stays_in_its_folder_and_results_are_sorted() {
         let d = tempfile::tempdir().unwrap();
-        for f in [".opencode/rules/b.md", ".opencode/rules/a.md", ".opencode/rules/deep/c.md", ".opencode/rules/n.txt"] {
+        for f in [
+            ".opencode/rules/b.md",
+            ".opencode/rules/a.md",
+            ".opencode/rules/deep/c.md",
+            ".opencode/rules/n.txt",
+        ] {
             touch(d.path(), f);
         }
         let got = expand_entry(d.path(), ".opencode/rules/*.md");
-        let names: Vec<_> = got.iter().map(|p| p.strip_prefix(d.path()).unwrap().to_path_buf()).collect();
+        let names: Vec<_> = got
+            .iter()
+            .map(|p| p.strip_prefix(d.path()).unwrap().to_path_buf())
+            .collect();
         assert_eq!(
             names,
-            [PathBuf::from(".opencode/rules/a.md"), PathBuf::from(".opencode/rules/b.md")]
+            [
+                PathBuf::from(".opencode/rules/a.md"),
+                PathBuf::from(".opencode/rules/b.md")
+            ]
         );
         assert_eq!(expand_entry(d.path(), ".opencode/rules/**/*.md").len(), 3);
         assert_eq!(expand_entry(d.path(), ".opencode/rules/*.{md,txt}").len(), 3);

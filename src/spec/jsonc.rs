@@ -66,7 +66,11 @@ pub fn read_jsonc_document(path: &Path) -> Result<Value, SpecError> {
 /// True when a file is JSON by name (`.json`, `.jsonc`) or by content (its first character
 /// after whitespace and comments opens an object or a comment).
 pub fn is_json_file(path: &Path, text: &str) -> bool {
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
     if ext == "json" || ext == "jsonc" {
         return true;
     }

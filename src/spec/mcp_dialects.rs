@@ -217,7 +217,10 @@ pub fn entry_notes(
         let what = match declared.get(id.as_str()) {
             Some(i) => format!(
                 "{}{}",
-                i.description.as_deref().map(|d| format!(" \"{d}\"")).unwrap_or_default(),
+                i.description
+                    .as_deref()
+                    .map(|d| format!(" \"{d}\""))
+                    .unwrap_or_default(),
                 if i.password { " (a password)" } else { "" }
             ),
             None => " (not declared under `inputs`)".into(),

@@ -78,7 +78,8 @@ pub fn read_mcp_file(path: &Path) -> Result<IndexMap<String, ResolvedMcp>, SpecE
 pub fn read_mcp_file_noted(path: &Path) -> Result<McpFile, SpecError> {
     let doc = read_json_or_yaml(path)?;
     let (format, servers) = detect(path, &doc)?;
-    let base = job_dir(path);
+    // Without `..`: `${workspaceFolder}` and relative paths are substituted as text.
+    let base = normalize(&job_dir(path));
     let inputs = prompt_inputs(&doc);
     let mut notes = Vec::new();
     let mut disabled_tools = IndexMap::new();
@@ -339,9 +340,9 @@ pub fn check_literal_secrets(file: &Path, at: &str, map: &IndexMap<String, Strin
         if is_secret_name(key) && !value.is_empty() && !has_reference(value) {
             let mut d = diag(file, join(at, key), "a literal credential is not allowed here");
             d.hint = Some(match bare_variable(value) {
-                Some(var) => format!(
-                    "`${var}` is not expanded by MCP clients or OpenCode; write `${{{var}}}` and export {var}"
-                ),
+                Some(var) => {
+                    format!("`${var}` is not expanded by MCP clients or OpenCode; write `${{{var}}}` and export {var}")
+                }
                 None => format!(
                     "write it as a reference, e.g. `${{{}}}`, and export that variable",
                     env_name(key)

@@ -65,8 +65,14 @@ fn import_and_emit(src: &Path, work: &Path) -> (std::process::Output, Value, Pat
     )
     .unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = validator.iter_errors(&cfg).map(|e| format!("{}: {e}", e.instance_path())).collect();
-    assert!(errors.is_empty(), "emitted config drifts from the vendored schema: {errors:?}");
+    let errors: Vec<String> = validator
+        .iter_errors(&cfg)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "emitted config drifts from the vendored schema: {errors:?}"
+    );
     (init, cfg, emitted)
 }
 
@@ -78,7 +84,12 @@ fn debug_config(dir: &Path) -> Value {
         cmd.env(k, v);
     }
     let out = cmd.current_dir(dir).args(["debug", "config"]).output().unwrap();
-    assert!(out.status.success(), "opencode rejected the config in {}: {}", dir.display(), text(&out.stderr));
+    assert!(
+        out.status.success(),
+        "opencode rejected the config in {}: {}",
+        dir.display(),
+        text(&out.stderr)
+    );
     serde_json::from_str(&text(&out.stdout)).expect("opencode printed JSON")
 }
 
@@ -86,13 +97,41 @@ fn keys(v: &Value) -> Vec<String> {
     v.as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default()
 }
 
-/// The fields of an agent that decide its behaviour, as OpenCode resolved them.
+/// The fields of an agent that decide its behaviour, as OpenCode resolved them. (The order
+/// of an agent's `permission` keys in `debug config` depends on where OpenCode folded
+/// `tools` into it; the effective order is compared with `effective_rules`.)
 fn agent_surface(a: &Value) -> Value {
     json!({
         "description": a["description"], "prompt": a["prompt"], "mode": a["mode"], "model": a["model"],
         "temperature": a["temperature"], "steps": a["steps"], "tools": a["tools"],
-        "permission": a["permission"], "permission_order": keys(&a["permission"]),
+        "permission": a["permission"],
     })
+}
+
+/// `opencode debug agent NAME`: the agent's effective permission rules, per permission in
+/// evaluation order (last match wins within a permission), without rules naming per-run
+/// folders (home, temp, skill copies), plus its effective tool switches.
+fn effective_rules(dir: &Path, name: &str) -> Value {
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = opencode(home.path());
+    for (k, v) in ENV {
+        cmd.env(k, v);
+    }
+    let out = cmd.current_dir(dir).args(["debug", "agent", name]).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let agent: Value = serde_json::from_str(&text(&out.stdout)).unwrap();
+    let mut per_permission = serde_json::Map::new();
+    for rule in agent["permission"].as_array().unwrap() {
+        if rule["pattern"].as_str().unwrap_or("").starts_with('/') {
+            continue;
+        }
+        let key = rule["permission"].as_str().unwrap().to_string();
+        let list = per_permission.entry(key).or_insert_with(|| json!([]));
+        list.as_array_mut()
+            .unwrap()
+            .push(json!([rule["pattern"], rule["action"]]));
+    }
+    json!({ "rules": per_permission, "tools": agent["tools"], "model": agent["model"] })
 }
 
 #[test]
@@ -107,11 +146,23 @@ fn dot_opencode_project_imports_and_opencode_sees_the_same_agent() {
         stdout.contains("agent `reviewer`: .opencode/opencode.jsonc + .opencode/agent/reviewer.md"),
         "{stdout}"
     );
-    assert!(stdout.contains("agent `triage-bot`: .opencode/agents/triage-bot.md"), "{stdout}");
-    assert!(stdout.contains("command `release-notes`: .opencode/command/release-notes.md"), "{stdout}");
-    assert!(stdout.contains("command `check`: .opencode/commands/check.md"), "{stdout}");
+    assert!(
+        stdout.contains("agent `triage-bot`: .opencode/agents/triage-bot.md"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("command `release-notes`: .opencode/command/release-notes.md"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("command `check`: .opencode/commands/check.md"),
+        "{stdout}"
+    );
     // Warnings: the missing instruction, the TUI key and the replaced key, each with its path.
-    assert!(stderr.contains("instructions[1]: not carried: `docs/style-guide.md` does not exist"), "{stderr}");
+    assert!(
+        stderr.contains("instructions[1]: not carried: `docs/style-guide.md` does not exist"),
+        "{stderr}"
+    );
     assert!(stderr.contains("theme: not carried: a terminal UI setting"), "{stderr}");
     assert!(stderr.contains("share: replaced:"), "{stderr}");
     assert!(!stderr.contains("silently ignore"), "{stderr}");
@@ -120,12 +171,25 @@ fn dot_opencode_project_imports_and_opencode_sees_the_same_agent() {
     assert_eq!(cfg["model"], "{env:SHOP_MODEL}");
     assert_eq!(cfg["agent"]["support"]["model"], "{env:SUPPORT_MODEL}");
     let emitted_text = std::fs::read_to_string(emitted.join("opencode.json")).unwrap();
-    assert!(!emitted_text.contains("canary-"), "a secret value reached the emitted config");
-    assert!(!emitted_text.contains("${"), "a Ghostlab reference leaked as a literal: {emitted_text}");
+    assert!(
+        !emitted_text.contains("canary-"),
+        "a secret value reached the emitted config"
+    );
+    assert!(
+        !emitted_text.contains("${"),
+        "a Ghostlab reference leaked as a literal: {emitted_text}"
+    );
 
     let original = debug_config(&project);
     let ours = debug_config(&emitted);
-    for key in ["model", "small_model", "default_agent", "formatter", "compaction", "watcher"] {
+    for key in [
+        "model",
+        "small_model",
+        "default_agent",
+        "formatter",
+        "compaction",
+        "watcher",
+    ] {
         assert_eq!(ours[key], original[key], "`{key}` differs");
     }
     assert_eq!(keys(&ours["agent"]), keys(&original["agent"]));
@@ -136,6 +200,13 @@ fn dot_opencode_project_imports_and_opencode_sees_the_same_agent() {
             "agent `{name}` differs"
         );
     }
+    for name in keys(&original["agent"]) {
+        assert_eq!(
+            effective_rules(&emitted, &name),
+            effective_rules(&project, &name),
+            "effective permissions of `{name}` differ"
+        );
+    }
     // The markdown override won, as in OpenCode.
     assert_eq!(ours["agent"]["reviewer"]["permission"]["edit"], "deny");
     let mut ours_cmds = keys(&ours["command"]);
@@ -144,14 +215,24 @@ fn dot_opencode_project_imports_and_opencode_sees_the_same_agent() {
     orig_cmds.sort();
     assert_eq!(ours_cmds, orig_cmds);
     for name in orig_cmds {
-        assert_eq!(ours["command"][&name], original["command"][&name], "command `{name}` differs");
+        assert_eq!(
+            ours["command"][&name], original["command"][&name],
+            "command `{name}` differs"
+        );
     }
     assert_eq!(ours["permission"], original["permission"]);
-    assert_eq!(keys(&ours["permission"]), keys(&original["permission"]), "permission order changed");
+    assert_eq!(
+        keys(&ours["permission"]),
+        keys(&original["permission"]),
+        "permission order changed"
+    );
     assert_eq!(keys(&ours["mcp"]), keys(&original["mcp"]));
     for name in keys(&original["mcp"]) {
         for field in ["type", "command", "url", "environment", "headers"] {
-            assert_eq!(ours["mcp"][&name][field], original["mcp"][&name][field], "mcp.{name}.{field}");
+            assert_eq!(
+                ours["mcp"][&name][field], original["mcp"][&name][field],
+                "mcp.{name}.{field}"
+            );
         }
     }
     // Instructions: OpenCode expands the glob and skips the missing file at run time, and
@@ -160,10 +241,15 @@ fn dot_opencode_project_imports_and_opencode_sees_the_same_agent() {
         original["instructions"],
         json!([".opencode/rules/*.md", "docs/style-guide.md", "CONTRIBUTING.md"])
     );
-    let expected: Vec<String> = [".opencode/rules/style.md", ".opencode/rules/testing.md", "CONTRIBUTING.md", "AGENTS.md"]
-        .iter()
-        .map(|f| project.join(f).to_string_lossy().into_owned())
-        .collect();
+    let expected: Vec<String> = [
+        ".opencode/rules/style.md",
+        ".opencode/rules/testing.md",
+        "CONTRIBUTING.md",
+        "AGENTS.md",
+    ]
+    .iter()
+    .map(|f| project.join(f).to_string_lossy().into_owned())
+    .collect();
     assert_eq!(ours["instructions"], json!(expected));
 }
 
@@ -178,7 +264,10 @@ fn vscode_mcp_json_with_comments_and_inputs() {
     assert!(stderr.contains("envFile: not carried"), "{stderr}");
     assert!(stderr.contains("${GITHUB_API_URL}, ${FS_LOG_LEVEL}"), "{stderr}");
     assert!(!stderr.contains("literal credential"), "{stderr}");
-    assert_eq!(cfg["mcp"]["github"]["headers"]["Authorization"], "Bearer {env:GITHUB_TOKEN}");
+    assert_eq!(
+        cfg["mcp"]["github"]["headers"]["Authorization"],
+        "Bearer {env:GITHUB_TOKEN}"
+    );
     let args = cfg["mcp"]["workspace-files"]["command"].as_array().unwrap();
     assert_eq!(args.last().unwrap(), &json!(ws.join("docs").to_string_lossy()));
     let ours = debug_config(&emitted);
@@ -194,8 +283,14 @@ fn claude_code_mcp_json() {
     let project = copy_fixture("claude-code-project", work.path());
     let (init, cfg, emitted) = import_and_emit(&project.join(".mcp.json"), work.path());
     let stderr = text(&init.stderr);
-    assert!(stderr.contains("mcpServers.postgres: a `${VAR:-default}` default is not carried"), "{stderr}");
-    assert_eq!(cfg["mcp"]["sentry"]["headers"]["Authorization"], "Bearer {env:SENTRY_AUTH_TOKEN}");
+    assert!(
+        stderr.contains("mcpServers.postgres: a `${VAR:-default}` default is not carried"),
+        "{stderr}"
+    );
+    assert_eq!(
+        cfg["mcp"]["sentry"]["headers"]["Authorization"],
+        "Bearer {env:SENTRY_AUTH_TOKEN}"
+    );
     assert_eq!(
         cfg["mcp"]["postgres"]["command"],
         json!(["npx", "-y", "@bytebase/dbhub", "--dsn", "{env:DATABASE_URL}"])
@@ -213,12 +308,23 @@ fn cursor_disabled_tools_become_denied_permissions() {
     let (init, cfg, emitted) = import_and_emit(&project.join(".cursor/mcp.json"), work.path());
     let stderr = text(&init.stderr);
     assert!(stderr.contains("mcpServers.linear.disabledTools"), "{stderr}");
-    assert!(stderr.contains("mcpServers.browser.autoApprove: not carried"), "{stderr}");
-    assert_eq!(cfg["permission"], json!({"linear_delete_issue": "deny", "linear_archive_project": "deny"}));
+    assert!(
+        stderr.contains("mcpServers.browser.autoApprove: not carried"),
+        "{stderr}"
+    );
+    assert_eq!(
+        cfg["permission"],
+        json!({"linear_delete_issue": "deny", "linear_archive_project": "deny"})
+    );
     let ours = debug_config(&emitted);
     assert_eq!(keys(&ours["mcp"]), ["linear", "browser"]);
     assert_eq!(ours["permission"]["linear_delete_issue"], "deny");
-    assert_eq!(ours["mcp"]["browser"]["headers"]["X-Api-Key"].as_str().map(|s| !s.is_empty()), Some(true));
+    assert_eq!(
+        ours["mcp"]["browser"]["headers"]["X-Api-Key"]
+            .as_str()
+            .map(|s| !s.is_empty()),
+        Some(true)
+    );
 }
 
 #[test]
@@ -226,7 +332,13 @@ fn a_failing_import_writes_nothing_and_names_file_and_key() {
     let work = tempfile::tempdir().unwrap();
     let project = copy_fixture("broken-project", work.path());
     let job = work.path().join("job.yaml");
-    let out = ghostlab(&["init", "--from", project.to_str().unwrap(), "--out", job.to_str().unwrap()]);
+    let out = ghostlab(&[
+        "init",
+        "--from",
+        project.to_str().unwrap(),
+        "--out",
+        job.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     let stderr = text(&out.stderr);
     assert!(stderr.contains("broken-project/opencode.jsonc"), "{stderr}");
