@@ -1,16 +1,20 @@
 //! `ghostlab init (--from SRC | --target T | --skill DIR) [--out job.yaml]`.
+//!
+//! The job is checked exactly as `validate` would check it before anything is written; an
+//! import that fails writes nothing and exits 2. The file is written atomically.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::CliError;
-use crate::import::{from_skill, from_target, import_source};
-use crate::spec::save_job;
+use crate::import::{Imported, from_skill, from_target, import_source_noted};
+use crate::spec::{job_to_yaml, parse_job_text, resolve_job};
 
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("source").required(true).multiple(false)))]
 pub struct Args {
-    /// An opencode.json (or its project folder), an agent.yaml, or an MCP servers file.
+    /// An OpenCode project (its folder, its .opencode folder or a config file), an
+    /// agent.yaml, or an MCP servers file (Claude, Cursor, VS Code, OpenCode).
     #[arg(long, group = "source")]
     pub from: Option<PathBuf>,
     /// MCP-only shorthand: a stdio command (quoted) or an http(s) URL.
@@ -22,7 +26,7 @@ pub struct Args {
     /// Where to write the job.
     #[arg(long, default_value = "job.yaml")]
     pub out: PathBuf,
-    /// Replace an existing file.
+    /// Replace an existing file, and write the job even when it does not validate.
     #[arg(long)]
     pub force: bool,
 }
@@ -35,26 +39,52 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         )));
     }
     let out_dir = crate::spec::load::job_dir(&args.out);
-    let mut job = if let Some(src) = &args.from {
-        import_source(src, &out_dir)?
+    let imported = if let Some(src) = &args.from {
+        import_source_noted(src, &out_dir)?
     } else if let Some(t) = &args.target {
-        from_target(t, None)
+        Imported::new(from_target(t, None))
     } else if let Some(s) = &args.skill {
-        from_skill(s, &out_dir)
+        Imported::new(from_skill(s, &out_dir))
     } else {
         unreachable!("clap requires one source")
     };
+    let mut imported = imported;
     // Imported paths point back into the source project: allow that folder explicitly.
     if let Some(folder) = source_folder(args.from.as_deref().or(args.skill.as_deref()))
         && !folder.starts_with(std::fs::canonicalize(&out_dir).unwrap_or(out_dir.clone()))
     {
-        job.paths.outside_job.push(folder.to_string_lossy().into_owned());
+        imported.job.paths.outside_job.push(folder.to_string_lossy().into_owned());
     }
-    save_job(&args.out, &job)?;
-    // What we wrote must load; report it the same way `validate` would.
-    crate::spec::load_job(&args.out)?;
-    println!("wrote {}", args.out.display());
-    Ok(ExitCode::SUCCESS)
+    for line in &imported.sources {
+        println!("  {line}");
+    }
+    if !imported.warnings.is_empty() {
+        eprintln!(
+            "{} warning{} (not carried as written):",
+            imported.warnings.len(),
+            if imported.warnings.len() == 1 { "" } else { "s" }
+        );
+        for w in &imported.warnings {
+            eprintln!("  warning: {w}");
+        }
+    }
+    // Validate in memory, as `validate` would read the file, before writing anything.
+    let text = job_to_yaml(&imported.job);
+    let checked = parse_job_text(&args.out, &text).and_then(|job| resolve_job(&args.out, job));
+    match checked {
+        Ok(_) => {
+            crate::util::write_atomic(&args.out, text.as_bytes())?;
+            println!("wrote {}", args.out.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) if args.force => {
+            crate::util::write_atomic(&args.out, text.as_bytes())?;
+            eprintln!("{e}");
+            eprintln!("wrote {} anyway (--force); it does not validate", args.out.display());
+            Ok(ExitCode::from(2))
+        }
+        Err(e) => Err(CliError::usage(format!("{e}nothing was written"))),
+    }
 }
 
 /// The canonical folder an import reads from (the file's folder, or the folder itself).

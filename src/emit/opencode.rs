@@ -42,8 +42,9 @@ pub fn emit_opencode_config(loaded: &LoadedJob, opts: &EmitOptions<'_>) -> Value
         Some((id, provider, model)) => (Some(format!("{id}/{model}")), Some((id.clone(), provider.clone()))),
         None => (rt.model.clone(), None),
     };
+    // `${VAR}` in a model id stays a reference: OpenCode substitutes `{env:VAR}` itself.
     if let Some(m) = &model {
-        cfg.insert("model".into(), json!(m));
+        cfg.insert("model".into(), json!(to_opencode_env(m)));
     }
     let small = if opts.provider_override.is_some() {
         model.clone()
@@ -51,7 +52,7 @@ pub fn emit_opencode_config(loaded: &LoadedJob, opts: &EmitOptions<'_>) -> Value
         rt.small_model.clone()
     };
     if let Some(m) = small {
-        cfg.insert("small_model".into(), json!(m));
+        cfg.insert("small_model".into(), json!(to_opencode_env(&m)));
     }
     if let Some(a) = &rt.default_agent {
         cfg.insert("default_agent".into(), json!(a));
@@ -59,11 +60,11 @@ pub fn emit_opencode_config(loaded: &LoadedJob, opts: &EmitOptions<'_>) -> Value
     if let Some(d) = rt.subagent_depth {
         cfg.insert("subagent_depth".into(), json!(d));
     }
-    if !rt.instructions.is_empty() {
-        cfg.insert(
-            "instructions".into(),
-            Value::from(rt.instructions.iter().map(|p| map(p)).collect::<Vec<_>>()),
-        );
+    // Globs are expanded here (sorted), so the agent gets exactly the files the run manifest
+    // lists.
+    let instructions: Vec<String> = loaded.instruction_files().iter().map(|p| (opts.map_path)(p)).collect();
+    if !instructions.is_empty() {
+        cfg.insert("instructions".into(), Value::from(instructions));
     }
     let skill_paths: Vec<String> = rt
         .skills
@@ -102,10 +103,8 @@ pub fn emit_opencode_config(loaded: &LoadedJob, opts: &EmitOptions<'_>) -> Value
         cfg.insert("permission".into(), permission_value(p));
     }
     if !rt.commands.is_empty() {
-        cfg.insert(
-            "command".into(),
-            serde_json::to_value(&rt.commands).expect("commands serialize"),
-        );
+        let commands = serde_json::to_value(&rt.commands).expect("commands serialize");
+        cfg.insert("command".into(), model_refs(commands));
     }
     match provider {
         Some((id, value)) => {
@@ -120,6 +119,11 @@ pub fn emit_opencode_config(loaded: &LoadedJob, opts: &EmitOptions<'_>) -> Value
     if !rt.plugins.is_empty() {
         cfg.insert("plugin".into(), json!(rt.plugins));
     }
+    if let Value::Object(settings) = serde_json::to_value(&rt.settings).expect("settings serialize") {
+        for (key, value) in settings {
+            cfg.insert(key, env_refs(value));
+        }
+    }
     if !loaded.mcps.is_empty() {
         let mut mcp = Map::new();
         for server in &loaded.mcps {
@@ -133,7 +137,8 @@ pub fn emit_opencode_config(loaded: &LoadedJob, opts: &EmitOptions<'_>) -> Value
                             if Path::new(a).is_absolute() && Path::new(a).exists() {
                                 (opts.map_path)(Path::new(a))
                             } else {
-                                a.clone()
+                                // A `${VAR}` argument stays a reference OpenCode resolves.
+                                to_opencode_env(a)
                             }
                         })
                         .collect();
@@ -152,6 +157,9 @@ pub fn emit_opencode_config(loaded: &LoadedJob, opts: &EmitOptions<'_>) -> Value
                 McpTransport::Remote { url, headers, .. } => {
                     entry.insert("type".into(), json!("remote"));
                     entry.insert("url".into(), json!(to_opencode_env(url)));
+                    // No interactive OAuth sign-in inside a sandbox: a server that wants it
+                    // fails at once instead of waiting for a browser.
+                    entry.insert("oauth".into(), json!(false));
                     if !headers.is_empty() {
                         let h: Map<String, Value> = headers
                             .iter()
@@ -182,7 +190,23 @@ fn agent_value(def: &AgentDef, map: &dyn Fn(&str) -> String) -> Value {
             obj.insert("permission".into(), permission_value(p));
         }
     }
+    if let (Some(obj), Some(model)) = (v.as_object_mut(), def.model.as_deref()) {
+        obj.insert("model".into(), json!(to_opencode_env(model)));
+    }
     v
+}
+
+/// Rewrites `${VAR}` in each entry's `model` (command maps) into `{env:VAR}`.
+fn model_refs(mut value: Value) -> Value {
+    if let Some(map) = value.as_object_mut() {
+        for entry in map.values_mut().filter_map(Value::as_object_mut) {
+            if let Some(Value::String(m)) = entry.get("model") {
+                let m = to_opencode_env(m);
+                entry.insert("model".into(), json!(m));
+            }
+        }
+    }
+    value
 }
 
 fn permission_value(p: &Permission) -> Value {

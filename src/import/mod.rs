@@ -3,19 +3,26 @@
 //!
 //! Paths in the source are rebased so they resolve from the folder job.yaml is written to.
 
+mod opencode_files;
+mod opencode_instructions;
+mod opencode_keys;
+mod opencode_markdown;
 mod opencode_project;
 mod paths;
+mod report;
 
-pub use opencode_project::from_opencode_project;
+pub use opencode_project::{import_opencode_project, project_config_file};
 pub use paths::relative_to;
+pub use report::Imported;
 
 use std::path::Path;
 
 use crate::spec::diagnostics::SpecError;
 use crate::spec::job::{JOB_VERSION, Job};
-use crate::spec::load::{job_dir, read_yaml_document, schema_diagnostics};
-use crate::spec::mcp_file::read_mcp_file;
-use crate::spec::{Agent, McpInput};
+use crate::spec::jsonc::read_json_or_yaml;
+use crate::spec::load::{job_dir, schema_diagnostics};
+use crate::spec::mcp_file::read_mcp_file_noted;
+use crate::spec::{Action, Agent, McpInput, Permission, PermissionRule};
 
 /// What `ghostlab init --from` was given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,7 +37,15 @@ pub fn detect_source(path: &Path) -> Result<SourceKind, SpecError> {
     if path.is_dir() {
         return Ok(SourceKind::OpencodeProject);
     }
-    let doc = read_yaml_document(path)?;
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let in_dot_opencode = path
+        .parent()
+        .and_then(Path::file_name)
+        .is_some_and(|n| n == ".opencode");
+    if name == "opencode.json" || name == "opencode.jsonc" || in_dot_opencode {
+        return Ok(SourceKind::OpencodeProject);
+    }
+    let doc = read_json_or_yaml(path)?;
     let has = |k: &str| doc.get(k).is_some();
     if has("mcpServers") || has("servers") || (has("mcp") && !has("agent") && !has("model") && !has("instructions")) {
         Ok(SourceKind::McpServersFile)
@@ -43,11 +58,21 @@ pub fn detect_source(path: &Path) -> Result<SourceKind, SpecError> {
 
 /// Builds a job from any supported source, for a job.yaml that will live in `job_dir`.
 pub fn import_source(source: &Path, job_dir: &Path) -> Result<Job, SpecError> {
+    import_source_noted(source, job_dir).map(|i| i.job)
+}
+
+/// Like `import_source`, with where each part came from and what was not carried.
+pub fn import_source_noted(source: &Path, job_dir: &Path) -> Result<Imported, SpecError> {
     match detect_source(source)? {
-        SourceKind::OpencodeProject => from_opencode_project(source, job_dir),
-        SourceKind::AgentYaml => from_agent_yaml(source, job_dir),
-        SourceKind::McpServersFile => from_mcp_file(source, job_dir, None),
+        SourceKind::OpencodeProject => import_opencode_project(source, job_dir),
+        SourceKind::AgentYaml => from_agent_yaml(source, job_dir).map(Imported::new),
+        SourceKind::McpServersFile => import_mcp_file(source, job_dir, None),
     }
+}
+
+/// Builds a job from an OpenCode project (compatibility wrapper without notes).
+pub fn from_opencode_project(source: &Path, job_dir: &Path) -> Result<Job, SpecError> {
+    import_opencode_project(source, job_dir).map(|i| i.job)
 }
 
 /// A fresh job with defaults around `agent`.
@@ -61,7 +86,7 @@ pub fn job_with_agent(agent: Agent) -> Job {
 
 /// An agent.yaml holds Ghostlab's `agent:` block on its own.
 pub fn from_agent_yaml(path: &Path, job_dir_: &Path) -> Result<Job, SpecError> {
-    let doc = read_yaml_document(path)?;
+    let doc = read_json_or_yaml(path)?;
     let wrapped = serde_json::json!({ "version": JOB_VERSION, "agent": doc });
     let diagnostics: Vec<_> = schema_diagnostics(path, crate::spec::schema::job_schema(), &wrapped)
         .into_iter()
@@ -87,7 +112,14 @@ pub fn from_agent_yaml(path: &Path, job_dir_: &Path) -> Result<Job, SpecError> {
 /// Every server of a standard MCP servers file becomes a `config_ref` input
 /// (or only `only`, when given).
 pub fn from_mcp_file(path: &Path, job_dir_: &Path, only: Option<&str>) -> Result<Job, SpecError> {
-    let servers = read_mcp_file(path)?;
+    import_mcp_file(path, job_dir_, only).map(|i| i.job)
+}
+
+/// `from_mcp_file` with notes. Tools a client hides (`disabledTools`) are carried as
+/// `permission: deny` for OpenCode's name of the tool, `<server>_<tool>`.
+pub fn import_mcp_file(path: &Path, job_dir_: &Path, only: Option<&str>) -> Result<Imported, SpecError> {
+    let file = read_mcp_file_noted(path)?;
+    let servers = &file.servers;
     let rel = relative_to(path, job_dir_);
     let names: Vec<&String> = servers
         .keys()
@@ -100,13 +132,19 @@ pub fn from_mcp_file(path: &Path, job_dir_: &Path, only: Option<&str>) -> Result
             format!("server `{}` is not in this file", only.unwrap_or("")),
         ));
     }
+    // `mcp.json` names nothing: use the project it belongs to (above `.vscode`/`.cursor`).
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("agent");
+    let project = crate::spec::mcp_dialects::workspace_folder(&job_dir(path));
+    let project_name = project
+        .file_name()
+        .and_then(|s| s.to_str())
+        .unwrap_or(names[0].as_str());
+    let generic = matches!(
+        stem.trim_start_matches('.'),
+        "mcp" | "opencode" | "claude_desktop_config"
+    );
     let mut agent = Agent {
-        id: slug(if stem == "mcp" || stem == "opencode" {
-            names[0]
-        } else {
-            stem
-        }),
+        id: slug(if generic { project_name } else { stem }),
         ..Agent::default()
     };
     agent.inputs.mcps = names
@@ -117,7 +155,26 @@ pub fn from_mcp_file(path: &Path, job_dir_: &Path, only: Option<&str>) -> Result
             ..McpInput::default()
         })
         .collect();
-    Ok(job_with_agent(agent))
+    let mut denied = indexmap::IndexMap::new();
+    for (server, tools) in &file.disabled_tools {
+        if only.is_some_and(|o| o != server) {
+            continue;
+        }
+        for tool in tools {
+            denied.insert(format!("{server}_{tool}"), PermissionRule::Action(Action::Deny));
+        }
+    }
+    if !denied.is_empty() {
+        agent.runtime.permission = Some(Permission::PerTool(denied));
+    }
+    let mut imported = Imported::new(job_with_agent(agent));
+    imported.warnings = file.notes;
+    for name in servers.keys().filter(|n| only.is_none_or(|o| o == n.as_str())) {
+        imported
+            .sources
+            .push(format!("MCP server `{name}`: {}", path.display()));
+    }
+    Ok(imported)
 }
 
 /// `--target`: one stdio command (`"node server.js"`) or one URL, as an inline MCP server.

@@ -1,136 +1,177 @@
-//! Importing an existing OpenCode project (`opencode.json` / `opencode.jsonc`, or its folder).
+//! Importing an OpenCode project: its config files (see `opencode_files`), its markdown agents
+//! and commands (see `opencode_markdown`), its instructions and MCP servers, into one job.
+//! What the job cannot carry as written becomes a warning; nothing is dropped silently.
 
+use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 
-use super::{job_with_agent, slug};
-use crate::spec::diagnostics::{SpecError, diag, nearest};
-use crate::spec::job::{JOB_VERSION, Job};
-use crate::spec::load::{job_dir, schema_diagnostics};
-use crate::spec::mcp_file::normalize_env_refs;
+use super::opencode_files::{Project, locate, merge_config, merge_value, parent_configs, read_layer};
+use super::opencode_instructions::import_instructions;
+use super::opencode_keys::{
+    AGENT_KEYS, COMMAND_KEYS, HANDLED, MIRRORED, REPLACED, SETTINGS, TUI_ONLY, all_keys, source_path,
+};
+use super::opencode_markdown::{markdown_agents, markdown_commands};
+use super::report::{Imported, Notes};
+use super::{job_with_agent, relative_to, slug};
+use crate::spec::diagnostics::{SpecError, diag, join, nearest};
+use crate::spec::job::JOB_VERSION;
+use crate::spec::load::schema_diagnostics;
+use crate::spec::mcp_file::{normalize_env_refs, read_mcp_file_noted};
 use crate::spec::{Agent, McpInput};
 
-/// OpenCode keys Ghostlab mirrors, and the job.yaml key each lands in.
-const MIRRORED: &[(&str, &str)] = &[
-    ("model", "model"),
-    ("small_model", "small_model"),
-    ("default_agent", "default_agent"),
-    ("subagent_depth", "subagent_depth"),
-    ("instructions", "instructions"),
-    ("skills", "skills"),
-    ("agent", "agents"),
-    ("tools", "tools"),
-    ("permission", "permission"),
-    ("command", "commands"),
-    ("provider", "provider"),
-    ("plugin", "plugins"),
-];
-
-/// Valid OpenCode keys that do not describe the agent's behaviour under test; they are
-/// reported as dropped, never silently.
-const NOT_MIRRORED: &[&str] = &[
-    "$schema",
-    "shell",
-    "logLevel",
-    "server",
-    "references",
-    "reference",
-    "watcher",
-    "snapshot",
-    "share",
-    "autoshare",
-    "autoupdate",
-    "disabled_providers",
-    "enabled_providers",
-    "username",
-    "mode",
-    "formatter",
-    "lsp",
-    "layout",
-    "attachment",
-    "enterprise",
-    "tool_output",
-    "compaction",
-    "experimental",
-];
+/// The vendored OpenCode config schema (keys Ghostlab emits, types from the pinned SDK).
+const OPENCODE_SUBSET_SCHEMA: &str = include_str!("../../schemas/opencode-config.subset.schema.json");
 
 /// Finds the config file of a project folder, or returns the file itself.
 pub fn project_config_file(source: &Path) -> Result<PathBuf, SpecError> {
-    if source.is_file() {
-        return Ok(source.to_path_buf());
-    }
-    for name in ["opencode.json", "opencode.jsonc"] {
-        let p = source.join(name);
-        if p.is_file() {
-            return Ok(p);
-        }
-    }
-    Err(SpecError::one(
-        source,
-        "",
-        "no opencode.json or opencode.jsonc in this folder",
-    ))
+    let project = locate(source)?;
+    project
+        .configs
+        .last()
+        .cloned()
+        .ok_or_else(|| SpecError::one(source, "", "no opencode.json or opencode.jsonc in this project"))
 }
 
-/// Builds a job from an OpenCode project; the project folder becomes the workspace and its
-/// `mcp` entries become `config_ref` inputs pointing back at the config file.
-pub fn from_opencode_project(source: &Path, dst_dir: &Path) -> Result<Job, SpecError> {
-    let file = project_config_file(source)?;
-    let text =
-        std::fs::read_to_string(&file).map_err(|e| SpecError::one(&file, "", format!("cannot read the file: {e}")))?;
-    let doc: Value = serde_json::from_str(&strip_json_comments(&text)).map_err(|e| {
-        SpecError::one(
+/// Where each agent, command and server of the merged config was defined.
+#[derive(Default)]
+struct Origins {
+    agents: IndexMap<String, Vec<PathBuf>>,
+    commands: IndexMap<String, Vec<PathBuf>>,
+    /// Server name → the file whose entry defines it.
+    servers: IndexMap<String, PathBuf>,
+    /// Server name → `enabled` set by a later file that only toggles it.
+    toggles: IndexMap<String, bool>,
+    /// Top-level key → the last file that set it.
+    keys: IndexMap<String, PathBuf>,
+}
+
+impl Origins {
+    /// The file a diagnostic at an OpenCode key path belongs to.
+    fn file_for(&self, path: &str, fallback: &Path) -> PathBuf {
+        let mut parts = path.splitn(3, '.');
+        let (top, name) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+        let named = match top {
+            "agent" => self.agents.get(name),
+            "command" => self.commands.get(name),
+            _ => None,
+        };
+        named
+            .and_then(|f| f.last())
+            .or_else(|| self.keys.get(top))
+            .cloned()
+            .unwrap_or_else(|| fallback.to_path_buf())
+    }
+}
+
+/// Builds a job from an OpenCode project (a folder, its `.opencode`, or a config file), for a
+/// job.yaml that will live in `dst_dir`.
+pub fn import_opencode_project(source: &Path, dst_dir: &Path) -> Result<Imported, SpecError> {
+    let project = locate(source)?;
+    let mut notes = Notes::new(&project.root);
+    for file in parent_configs(&project.root) {
+        notes.warn(
             &file,
             "",
-            format!("malformed JSON at line {} column {}: {e}", e.line(), e.column()),
-        )
-    })?;
-    let Some(obj) = doc.as_object() else {
-        return Err(SpecError::one(&file, "", "expected a JSON object at the top level"));
-    };
-    let mut ds = Vec::new();
+            format!(
+                "not imported: OpenCode started in {} also merges this file from a parent folder",
+                project.root.display()
+            ),
+        );
+    }
+    let (merged, origins) = merged_config(&project)?;
+    let fallback = project.configs.last().cloned().unwrap_or_else(|| project.dot.clone());
+
     let mut runtime = Map::new();
-    let mut dropped = Vec::new();
-    for (key, value) in obj {
+    let mut settings = Map::new();
+    let mut ds = Vec::new();
+    for (key, value) in &merged {
+        let file = origins.keys.get(key).cloned().unwrap_or_else(|| fallback.clone());
         if let Some((_, ours)) = MIRRORED.iter().find(|(k, _)| k == key) {
             runtime.insert((*ours).to_string(), normalize_refs(value.clone()));
-        } else if NOT_MIRRORED.contains(&key.as_str()) {
-            dropped.push(key.clone());
-        } else if key != "mcp" {
+        } else if SETTINGS.contains(&key.as_str()) {
+            settings.insert(key.clone(), normalize_refs(value.clone()));
+        } else if let Some((_, why)) = REPLACED.iter().find(|(k, _)| k == key) {
+            notes.warn(&file, key.as_str(), format!("replaced: {why}"));
+        } else if TUI_ONLY.contains(&key.as_str()) {
+            notes.warn(
+                &file,
+                key.as_str(),
+                "not carried: a terminal UI setting; OpenCode 1.18.33 does not read it from this file (it keeps it in tui.json) and it does not change the agent",
+            );
+        } else if !HANDLED.contains(&key.as_str()) {
             let mut d = diag(
                 &file,
                 key.as_str(),
-                format!("unknown OpenCode key `{key}` (OpenCode would silently ignore it)"),
+                format!("not carried: `{key}` is not an OpenCode 1.18.33 key, and OpenCode ignores it"),
             );
-            let all = MIRRORED
-                .iter()
-                .map(|(k, _)| *k)
-                .chain(NOT_MIRRORED.iter().copied())
-                .chain(["mcp"]);
-            d.hint = nearest(key, all).map(|k| format!("did you mean `{k}`?"));
+            d.hint = nearest(key, all_keys()).map(|k| format!("did you mean `{k}`?"));
+            notes.warnings.push(d);
+        }
+    }
+    if let Some(Value::Object(modes)) = merged.get("mode") {
+        let agents = runtime.entry("agents").or_insert_with(|| json!({}));
+        for (name, def) in modes {
+            let mut primary = json!({ "mode": "primary" });
+            merge_value(&mut primary, normalize_refs(def.clone()));
+            if let Some(existing) = agents.get(name).cloned() {
+                merge_value(&mut primary, existing);
+            }
+            agents[name] = primary;
+        }
+    }
+    normalize_agents(&mut runtime, &origins, &fallback, &mut notes);
+    normalize_commands(&mut runtime, &origins, &fallback, &mut notes);
+    if !settings.is_empty() {
+        // Settings are passed through; check them against OpenCode's own types now, so a
+        // wrong value fails here with its path rather than when OpenCode starts.
+        let subset: Value = serde_json::from_str(OPENCODE_SUBSET_SCHEMA).expect("vendored schema is JSON");
+        for mut d in schema_diagnostics(&fallback, &subset, &Value::Object(settings.clone())) {
+            d.file = origins.file_for(&d.path, &fallback);
             ds.push(d);
         }
+        runtime.insert("settings".into(), Value::Object(settings));
     }
-    // OpenCode accepts `maxSteps` as the older name of `steps`.
-    if let Some(Value::Object(agents)) = runtime.get_mut("agents") {
-        for def in agents.values_mut().filter_map(Value::as_object_mut) {
-            if let Some(v) = def.remove("maxSteps") {
-                def.entry("steps").or_insert(v);
-            }
-        }
-    }
+
     let wrapped = json!({ "version": JOB_VERSION, "agent": { "id": "x", "runtime": runtime } });
-    for mut d in schema_diagnostics(&file, crate::spec::schema::job_schema(), &wrapped) {
+    for mut d in schema_diagnostics(&fallback, crate::spec::schema::job_schema(), &wrapped) {
         d.path = source_path(&d.path);
+        d.file = origins.file_for(&d.path, &fallback);
         ds.push(d);
     }
     if !ds.is_empty() {
         return Err(SpecError { diagnostics: ds });
     }
-    let runtime =
-        serde_json::from_value(Value::Object(runtime)).map_err(|e| SpecError::one(&file, "", e.to_string()))?;
-    let project_dir = job_dir(&file);
-    let name = project_dir
+    let mut runtime: crate::spec::Runtime =
+        serde_json::from_value(Value::Object(runtime)).map_err(|e| SpecError::one(&fallback, "", e.to_string()))?;
+
+    let instruction_file = origins
+        .keys
+        .get("instructions")
+        .cloned()
+        .unwrap_or_else(|| fallback.clone());
+    runtime.instructions = import_instructions(
+        &runtime.instructions,
+        &project.root,
+        dst_dir,
+        &instruction_file,
+        &mut notes,
+    );
+    for def in runtime.agents.values_mut() {
+        if let Some(prompt) = def.prompt.as_mut()
+            && let Some(file) = prompt.trim().strip_prefix("{file:").and_then(|r| r.strip_suffix('}'))
+        {
+            let abs = crate::spec::resolved::resolve_against(&project.root, file);
+            *prompt = format!("{{file:{}}}", relative_to(&abs, dst_dir));
+        }
+    }
+    for p in runtime.skills.paths.iter_mut() {
+        super::paths::rebase(p, &project.root, dst_dir);
+    }
+    carry_dot_folders(&project, dst_dir, &mut runtime, &mut notes);
+
+    let name = project
+        .root
         .file_name()
         .and_then(|s| s.to_str())
         .unwrap_or("agent")
@@ -139,40 +180,225 @@ pub fn from_opencode_project(source: &Path, dst_dir: &Path) -> Result<Job, SpecE
         id: slug(&name),
         name: Some(name),
         runtime,
-        workspace: Some(".".into()),
+        workspace: Some(relative_to(&project.root, dst_dir)),
         ..Agent::default()
     };
-    if let Some(Value::Object(mcp)) = obj.get("mcp") {
-        let file_name = file
-            .file_name()
-            .and_then(|s| s.to_str())
-            .unwrap_or("opencode.json")
-            .to_string();
-        agent.inputs.mcps = mcp
-            .keys()
-            .map(|server| McpInput {
-                config_ref: Some(format!("./{file_name}")),
-                server: Some(server.clone()),
-                ..McpInput::default()
-            })
-            .collect();
+    agent.inputs.mcps = mcp_inputs(&origins, dst_dir, &mut notes)?;
+    for (name, files) in &origins.agents {
+        notes.source("agent", name, files);
     }
-    super::rebase_agent(&mut agent, &project_dir, dst_dir);
-    if !dropped.is_empty() {
-        tracing::info!(file = %file.display(), keys = ?dropped, "OpenCode keys not mirrored into job.yaml");
+    for (name, files) in &origins.commands {
+        notes.source("command", name, files);
     }
-    Ok(job_with_agent(agent))
+    Ok(notes.finish(job_with_agent(agent)))
 }
 
-/// Maps a job path back to the OpenCode file's own key path.
-fn source_path(path: &str) -> String {
-    let rest = path.strip_prefix("agent.runtime.").unwrap_or(path);
-    for (theirs, ours) in MIRRORED {
-        if let Some(tail) = rest.strip_prefix(ours) {
-            return format!("{theirs}{tail}");
+/// Reads and merges every config file, then the markdown agents and commands over them.
+fn merged_config(project: &Project) -> Result<(Map<String, Value>, Origins), SpecError> {
+    let mut merged = Map::new();
+    let mut origins = Origins::default();
+    let mut ds = Vec::new();
+    for file in &project.configs {
+        let layer = match read_layer(file) {
+            Ok(l) => l,
+            Err(mut e) => {
+                ds.append(&mut e.diagnostics);
+                continue;
+            }
+        };
+        for key in layer.keys() {
+            origins.keys.insert(key.clone(), file.clone());
+        }
+        for section in ["agent", "mode"] {
+            for name in layer
+                .get(section)
+                .and_then(Value::as_object)
+                .into_iter()
+                .flat_map(|m| m.keys())
+            {
+                origins.agents.entry(name.clone()).or_default().push(file.clone());
+            }
+        }
+        for name in layer
+            .get("command")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flat_map(|m| m.keys())
+        {
+            origins.commands.entry(name.clone()).or_default().push(file.clone());
+        }
+        for (name, entry) in layer.get("mcp").and_then(Value::as_object).into_iter().flatten() {
+            match entry.as_object() {
+                Some(o) if o.len() == 1 && o.get("enabled").is_some_and(Value::is_boolean) => {
+                    origins
+                        .toggles
+                        .insert(name.clone(), o["enabled"].as_bool().unwrap_or(true));
+                }
+                _ => {
+                    origins.servers.insert(name.clone(), file.clone());
+                    origins.toggles.shift_remove(name);
+                }
+            }
+        }
+        merge_config(&mut merged, layer);
+    }
+    if !ds.is_empty() {
+        return Err(SpecError { diagnostics: ds });
+    }
+    for def in markdown_agents(&project.dot)? {
+        origins
+            .agents
+            .entry(def.name.clone())
+            .or_default()
+            .push(def.file.clone());
+        let agents = merged.entry("agent").or_insert_with(|| json!({}));
+        match agents.get_mut(&def.name) {
+            Some(existing) => merge_value(existing, Value::Object(def.value)),
+            None => {
+                agents[&def.name] = Value::Object(def.value);
+            }
+        }
+        origins.keys.entry("agent".into()).or_insert(def.file);
+    }
+    for def in markdown_commands(&project.dot)? {
+        origins
+            .commands
+            .entry(def.name.clone())
+            .or_default()
+            .push(def.file.clone());
+        let commands = merged.entry("command").or_insert_with(|| json!({}));
+        match commands.get_mut(&def.name) {
+            Some(existing) => merge_value(existing, Value::Object(def.value)),
+            None => {
+                commands[&def.name] = Value::Object(def.value);
+            }
+        }
+        origins.keys.entry("command".into()).or_insert(def.file);
+    }
+    Ok((merged, origins))
+}
+
+/// OpenCode moves unknown agent keys into `options` (passed to the model provider); so does
+/// the import, with a warning in case the key was a typo. `maxSteps` is the old `steps`.
+fn normalize_agents(runtime: &mut Map<String, Value>, origins: &Origins, fallback: &Path, notes: &mut Notes) {
+    let Some(Value::Object(agents)) = runtime.get_mut("agents") else {
+        return;
+    };
+    for (name, def) in agents.iter_mut() {
+        let Some(def) = def.as_object_mut() else { continue };
+        if let Some(v) = def.remove("maxSteps") {
+            def.entry("steps").or_insert(v);
+        }
+        def.remove("name");
+        let unknown: Vec<String> = def
+            .keys()
+            .filter(|k| !AGENT_KEYS.contains(&k.as_str()))
+            .cloned()
+            .collect();
+        for key in unknown {
+            let value = def.remove(&key).unwrap_or(Value::Null);
+            let file = origins.file_for(&format!("agent.{name}"), fallback);
+            let mut d = diag(
+                &file,
+                join(&join("agent", name), &key),
+                format!(
+                    "`{key}` is not an agent key; carried into `options` (OpenCode passes it to the model provider)"
+                ),
+            );
+            d.hint = nearest(&key, AGENT_KEYS.iter().copied()).map(|k| format!("did you mean `{k}`?"));
+            notes.warnings.push(d);
+            let options = def.entry("options").or_insert_with(|| json!({}));
+            if let Some(o) = options.as_object_mut() {
+                o.entry(key).or_insert(value);
+            }
         }
     }
-    rest.to_string()
+}
+
+/// Unknown command keys are not carried (OpenCode's command has no `options`).
+fn normalize_commands(runtime: &mut Map<String, Value>, origins: &Origins, fallback: &Path, notes: &mut Notes) {
+    let Some(Value::Object(commands)) = runtime.get_mut("commands") else {
+        return;
+    };
+    for (name, def) in commands.iter_mut() {
+        let Some(def) = def.as_object_mut() else { continue };
+        let unknown: Vec<String> = def
+            .keys()
+            .filter(|k| !COMMAND_KEYS.contains(&k.as_str()))
+            .cloned()
+            .collect();
+        for key in unknown {
+            def.remove(&key);
+            let file = origins.file_for(&format!("command.{name}"), fallback);
+            let mut d = diag(
+                &file,
+                join(&join("command", name), &key),
+                format!("not carried: `{key}` is not a command key"),
+            );
+            d.hint = nearest(&key, COMMAND_KEYS.iter().copied()).map(|k| format!("did you mean `{k}`?"));
+            notes.warnings.push(d);
+        }
+    }
+}
+
+/// Skill folders under `.opencode/skill(s)` are carried as skill paths; local plugins and
+/// custom tools under `.opencode/` are reported (OpenCode loads them; a job cannot).
+fn carry_dot_folders(project: &Project, dst_dir: &Path, runtime: &mut crate::spec::Runtime, notes: &mut Notes) {
+    for folder in ["skill", "skills"] {
+        let Ok(entries) = std::fs::read_dir(project.dot.join(folder)) else {
+            continue;
+        };
+        let mut dirs: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+        dirs.sort();
+        for dir in dirs.into_iter().filter(|d| d.join("SKILL.md").is_file()) {
+            let rel = relative_to(&dir, dst_dir);
+            if !runtime.skills.paths.contains(&rel) {
+                runtime.skills.paths.push(rel);
+            }
+        }
+    }
+    for folder in ["plugin", "plugins", "tool", "tools"] {
+        let dir = project.dot.join(folder);
+        if dir.is_dir() {
+            notes.warn(
+                &dir,
+                "",
+                "not carried: OpenCode loads local plugins and custom tools from this folder; a job can list npm plugins under `agent.runtime.plugins` only",
+            );
+        }
+    }
+}
+
+/// Each `mcp` server becomes a `config_ref` input into the file that defines it.
+fn mcp_inputs(origins: &Origins, dst_dir: &Path, notes: &mut Notes) -> Result<Vec<McpInput>, SpecError> {
+    let mut out = Vec::new();
+    let mut read: IndexMap<PathBuf, crate::spec::mcp_file::McpFile> = IndexMap::new();
+    for (server, file) in &origins.servers {
+        if !read.contains_key(file) {
+            let parsed = read_mcp_file_noted(file)?;
+            notes.warnings.extend(parsed.notes.iter().cloned());
+            read.insert(file.clone(), parsed);
+        }
+        out.push(McpInput {
+            config_ref: Some(relative_to(file, dst_dir)),
+            server: Some(server.clone()),
+            enabled: origins.toggles.get(server).copied(),
+            ..McpInput::default()
+        });
+    }
+    for (server, _) in origins
+        .toggles
+        .iter()
+        .filter(|(s, _)| !origins.servers.contains_key(*s))
+    {
+        let file = origins.keys.get("mcp").cloned().unwrap_or_default();
+        notes.warn(
+            &file,
+            join("mcp", server),
+            "not carried: only `enabled` is set here; the server is defined outside this project (global config)",
+        );
+    }
+    Ok(out)
 }
 
 fn normalize_refs(value: Value) -> Value {
@@ -181,82 +407,5 @@ fn normalize_refs(value: Value) -> Value {
         Value::Array(a) => Value::Array(a.into_iter().map(normalize_refs).collect()),
         Value::Object(m) => Value::Object(m.into_iter().map(|(k, v)| (k, normalize_refs(v))).collect()),
         other => other,
-    }
-}
-
-/// Removes `//` and `/* */` comments and trailing commas outside strings (JSONC → JSON).
-pub fn strip_json_comments(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    let mut in_string = false;
-    while let Some(c) = chars.next() {
-        if in_string {
-            out.push(c);
-            if c == '\\' {
-                if let Some(n) = chars.next() {
-                    out.push(n);
-                }
-            } else if c == '"' {
-                in_string = false;
-            }
-            continue;
-        }
-        match (c, chars.peek()) {
-            ('"', _) => {
-                in_string = true;
-                out.push(c);
-            }
-            ('/', Some('/')) => {
-                for n in chars.by_ref() {
-                    if n == '\n' {
-                        out.push('\n');
-                        break;
-                    }
-                }
-            }
-            ('/', Some('*')) => {
-                chars.next();
-                let mut prev = ' ';
-                for n in chars.by_ref() {
-                    if prev == '*' && n == '/' {
-                        break;
-                    }
-                    if n == '\n' {
-                        out.push('\n');
-                    }
-                    prev = n;
-                }
-            }
-            (',', _) => {
-                let rest: String = chars.clone().take_while(|c| c.is_whitespace()).collect();
-                let next = chars.clone().nth(rest.chars().count());
-                if !matches!(next, Some('}') | Some(']')) {
-                    out.push(',');
-                }
-            }
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn jsonc_comments_and_trailing_commas() {
-        let t = "{\n // c\n \"a\": \"x//y\", /* b */ \"b\": [1,2,],\n}";
-        let v: Value = serde_json::from_str(&strip_json_comments(t)).unwrap();
-        assert_eq!(v, json!({"a": "x//y", "b": [1, 2]}));
-    }
-
-    #[test]
-    fn source_paths_use_opencode_names() {
-        assert_eq!(
-            source_path("agent.runtime.agents.release.temprature"),
-            "agent.release.temprature"
-        );
-        assert_eq!(source_path("agent.runtime.commands.x"), "command.x");
     }
 }

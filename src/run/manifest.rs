@@ -20,6 +20,9 @@ pub struct Manifest {
     pub job_file: String,
     /// sha256 of every input: job.yaml, instructions, prompts, skills, MCP files, workspace.
     pub fingerprints: BTreeMap<String, String>,
+    /// The instruction files the agent was given, globs expanded (sorted), in order.
+    #[serde(default)]
+    pub instructions: Vec<String>,
     pub repeat: u32,
     pub partition: Option<(u32, u32)>,
     pub cases: Vec<String>,
@@ -55,6 +58,7 @@ impl Manifest {
             started: chrono::Utc::now(),
             job_file: job.file.to_string_lossy().into_owned(),
             fingerprints,
+            instructions: job.instruction_files().iter().map(|p| p.to_string_lossy().into_owned()).collect(),
             repeat,
             partition,
             cases,

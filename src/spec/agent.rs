@@ -79,9 +79,72 @@ pub struct Runtime {
     /// OpenCode `provider` map.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub provider: IndexMap<String, Provider>,
-    /// OpenCode `plugin` list.
+    /// OpenCode `plugin` list: an npm package or file URL, or `[name, {options}]`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub plugins: Vec<String>,
+    pub plugins: Vec<Plugin>,
+    /// Other OpenCode settings, passed to OpenCode unchanged.
+    #[serde(default, skip_serializing_if = "OpencodeSettings::is_empty")]
+    pub settings: OpencodeSettings,
+}
+
+/// One OpenCode plugin: its name, or its name with options.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Plugin {
+    Name(String),
+    WithOptions(String, IndexMap<String, serde_json::Value>),
+}
+
+/// OpenCode keys that do not describe agents, tools or models but still change how OpenCode
+/// behaves (formatting after edits, LSP diagnostics, compaction, …). Values are passed
+/// through as written; OpenCode validates them when it starts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct OpencodeSettings {
+    /// Shell for the bash tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shell: Option<String>,
+    #[serde(default, rename = "logLevel", skip_serializing_if = "Option::is_none")]
+    pub log_level: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub username: Option<String>,
+    /// Git snapshots of the workspace after each step (used for undo).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watcher: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled_providers: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disabled_providers: Option<Vec<String>>,
+    /// Formatters run after every edit: `false`, or per formatter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub formatter: Option<serde_json::Value>,
+    /// Language servers whose diagnostics the agent sees: `false`, or per server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lsp: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compaction: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_output: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attachment: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub references: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enterprise: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub experimental: Option<serde_json::Value>,
+}
+
+impl OpencodeSettings {
+    pub fn is_empty(&self) -> bool {
+        self == &OpencodeSettings::default()
+    }
 }
 
 /// OpenCode `skills`.
@@ -181,6 +244,8 @@ pub struct Command {
     pub agent: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subtask: Option<bool>,
 }

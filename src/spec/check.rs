@@ -7,6 +7,7 @@ use std::path::Path;
 use super::agent::Runtime;
 use super::check_sandbox::{check_network, check_sandbox};
 use super::diagnostics::{Diagnostic, SpecError, diag, in_range, index, join};
+use super::instructions::{check_instruction, expand_entry, is_glob, is_url};
 use super::job::Job;
 use super::document::job_dir;
 use super::mcp_file::check_literal_secrets;
@@ -63,7 +64,16 @@ fn check_agent_inputs(path: &Path, policy: &PathPolicy, job: &Job, ds: &mut Vec<
         ds.push(diag(path, "agent.id", "must not be empty"));
     }
     for (i, f) in rt.instructions.iter().enumerate() {
-        policy.input(&index("agent.runtime.instructions", i), f, Want::File, ds);
+        let at = index("agent.runtime.instructions", i);
+        if is_glob(f) || is_url(f) {
+            // A glob must match; every file it matches is held to the same path policy.
+            check_instruction(path, &job_dir(path), &at, f, ds);
+            for matched in expand_entry(&job_dir(path), f) {
+                policy.contained(&at, &matched.to_string_lossy(), ds);
+            }
+        } else {
+            policy.input(&at, f, Want::File, ds);
+        }
     }
     for (i, s) in rt.skills.paths.iter().enumerate() {
         check_skill(path, policy, &index("agent.runtime.skills.paths", i), s, ds);

@@ -1,6 +1,8 @@
 //! Standard MCP servers files: Claude Desktop / Cursor (`mcpServers`), VS Code (`servers`)
 //! and OpenCode (`mcp`). Relative commands, arguments and cwd resolve against the file's own
-//! folder; `${env:VAR}` and `{env:VAR}` become Ghostlab's `${VAR}`; literal secrets are refused.
+//! folder; `${env:VAR}`, `{env:VAR}` and `${input:id}` become Ghostlab's `${VAR}`; literal
+//! secrets are refused. Every file is read as JSONC (comments, trailing commas) unless it is
+//! YAML by name. Client-only keys are accepted and reported as notes (see `mcp_dialects`).
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
@@ -8,7 +10,12 @@ use std::path::{Path, PathBuf};
 
 use super::agent::RemoteTransport;
 use super::diagnostics::{Diagnostic, SpecError, diag, join, nearest};
-use super::document::{job_dir, json_type, read_yaml_document};
+use super::document::{job_dir, json_type};
+use super::jsonc::read_json_or_yaml;
+use super::mcp_dialects::{
+    CLIENT_ONLY_KEYS, PromptInput, bare_variable, entry_notes, inputs_by_id, normalize_refs, prompt_inputs,
+    substitute_folders, tool_list, workspace_folder,
+};
 use super::resolved::{McpTransport, ResolvedMcp};
 use crate::util::secret_ref::{has_reference, is_secret_name};
 
@@ -35,9 +42,6 @@ const STANDARD_KEYS: &[&str] = &[
     "disabled",
     "enabled",
     "timeout",
-    "autoApprove",
-    "alwaysAllow",
-    "envFile",
     "description",
 ];
 const OPENCODE_KEYS: &[&str] = &[
@@ -52,11 +56,33 @@ const OPENCODE_KEYS: &[&str] = &[
     "oauth",
 ];
 
+/// An MCP servers file as read: its servers plus what Ghostlab could not apply itself.
+#[derive(Debug, Clone)]
+pub struct McpFile {
+    pub format: McpFileFormat,
+    pub servers: IndexMap<String, ResolvedMcp>,
+    /// Warnings about keys and references that are not carried as written.
+    pub notes: Vec<Diagnostic>,
+    /// `disabledTools` per server (tools the client hides from the model).
+    pub disabled_tools: IndexMap<String, Vec<String>>,
+    /// VS Code `inputs` (prompted values), each standing for a `${VAR}`.
+    pub inputs: Vec<PromptInput>,
+}
+
 /// Reads every server of an MCP servers file, resolving paths against the file's folder.
 pub fn read_mcp_file(path: &Path) -> Result<IndexMap<String, ResolvedMcp>, SpecError> {
-    let doc = read_yaml_document(path)?;
+    read_mcp_file_noted(path).map(|f| f.servers)
+}
+
+/// Reads an MCP servers file with its notes, disabled tools and prompted inputs.
+pub fn read_mcp_file_noted(path: &Path) -> Result<McpFile, SpecError> {
+    let doc = read_json_or_yaml(path)?;
     let (format, servers) = detect(path, &doc)?;
-    let base = job_dir(path);
+    // Without `..`: `${workspaceFolder}` and relative paths are substituted as text.
+    let base = normalize(&job_dir(path));
+    let inputs = prompt_inputs(&doc);
+    let mut notes = Vec::new();
+    let mut disabled_tools = IndexMap::new();
     let mut out = IndexMap::new();
     let mut diagnostics = Vec::new();
     let section = match format {
@@ -64,8 +90,14 @@ pub fn read_mcp_file(path: &Path) -> Result<IndexMap<String, ResolvedMcp>, SpecE
         McpFileFormat::VsCode => "servers",
         McpFileFormat::Opencode => "mcp",
     };
+    let declared = inputs_by_id(&inputs);
+    let mut announced: Vec<String> = Vec::new();
     for (name, entry) in servers {
         let at = join(section, name);
+        notes.extend(entry_notes(path, &base, &at, entry, &declared, &mut announced));
+        if let Some(v) = entry.get("disabledTools") {
+            disabled_tools.insert(name.clone(), tool_list(v));
+        }
         match parse_entry(path, &base, format, name, &at, entry) {
             Ok(server) => {
                 out.insert(name.clone(), server);
@@ -74,7 +106,13 @@ pub fn read_mcp_file(path: &Path) -> Result<IndexMap<String, ResolvedMcp>, SpecE
         }
     }
     if diagnostics.is_empty() {
-        Ok(out)
+        Ok(McpFile {
+            format,
+            servers: out,
+            notes,
+            disabled_tools,
+            inputs,
+        })
     } else {
         Err(SpecError { diagnostics })
     }
@@ -111,6 +149,7 @@ fn parse_entry(
     at: &str,
     entry: &Value,
 ) -> Result<ResolvedMcp, Vec<Diagnostic>> {
+    let entry = &with_folders(entry, &workspace_folder(base));
     let Some(obj) = entry.as_object() else {
         return Err(vec![diag(
             file,
@@ -124,9 +163,12 @@ fn parse_entry(
         STANDARD_KEYS
     };
     let mut ds = Vec::new();
-    for key in obj.keys().filter(|k| !known.contains(&k.as_str())) {
+    for key in obj
+        .keys()
+        .filter(|k| !known.contains(&k.as_str()) && !CLIENT_ONLY_KEYS.contains(&k.as_str()))
+    {
         let mut d = diag(file, join(at, key), format!("unknown key `{key}`"));
-        d.hint = nearest(key, known.iter().copied()).map(|k| format!("did you mean `{k}`?"));
+        d.hint = nearest(key, known.iter().chain(CLIENT_ONLY_KEYS).copied()).map(|k| format!("did you mean `{k}`?"));
         ds.push(d);
     }
     let string = |key: &str, ds: &mut Vec<Diagnostic>| -> Option<String> {
@@ -161,7 +203,7 @@ fn parse_entry(
 
     let command: Vec<String> = match (format, obj.get("command")) {
         (McpFileFormat::Opencode, Some(Value::Array(items))) => {
-            items.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()
+            items.iter().filter_map(|v| v.as_str().map(normalize_refs)).collect()
         }
         (McpFileFormat::Opencode, Some(other)) => {
             ds.push(diag(
@@ -176,7 +218,7 @@ fn parse_entry(
             match obj.get("args") {
                 Some(Value::Array(args)) => argv.extend(
                     args.iter()
-                        .map(|a| a.as_str().map(str::to_string).unwrap_or_else(|| a.to_string())),
+                        .map(|a| a.as_str().map(normalize_refs).unwrap_or_else(|| a.to_string())),
                 ),
                 Some(other) => ds.push(diag(
                     file,
@@ -245,7 +287,17 @@ fn parse_entry(
     })
 }
 
-/// Reads a `{name: string}` map, converting `${env:X}` / `{env:X}` to `${X}`.
+/// Substitutes `${workspaceFolder}` and `${userHome}` in every string of an entry.
+fn with_folders(entry: &Value, workspace: &Path) -> Value {
+    match entry {
+        Value::String(s) => Value::String(substitute_folders(s, workspace)),
+        Value::Array(a) => Value::Array(a.iter().map(|v| with_folders(v, workspace)).collect()),
+        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), with_folders(v, workspace))).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Reads a `{name: string}` map, converting `${env:X}` / `{env:X}` / `${input:id}` to `${X}`.
 pub fn string_map(file: &Path, at: &str, value: Option<&Value>, ds: &mut Vec<Diagnostic>) -> IndexMap<String, String> {
     let mut out = IndexMap::new();
     match value {
@@ -276,11 +328,10 @@ pub fn string_map(file: &Path, at: &str, value: Option<&Value>, ds: &mut Vec<Dia
     out
 }
 
-/// Rewrites VS Code `${env:X}` and OpenCode `{env:X}` references into `${X}`.
+/// Rewrites every client reference syntax (`${env:X}`, `{env:X}`, `${input:id}`,
+/// `${X:-default}`) into `${X}`.
 pub fn normalize_env_refs(text: &str) -> String {
-    let vscode = text.replace("${env:", "${");
-    let re = regex::Regex::new(r"(^|[^$])\{env:([A-Za-z_][A-Za-z0-9_]*)\}").expect("valid regex");
-    re.replace_all(&vscode, "$1$${$2}").into_owned()
+    normalize_refs(text)
 }
 
 /// Refuses literal values for keys that carry credentials: they would reach generated files.
@@ -288,10 +339,15 @@ pub fn check_literal_secrets(file: &Path, at: &str, map: &IndexMap<String, Strin
     for (key, value) in map {
         if is_secret_name(key) && !value.is_empty() && !has_reference(value) {
             let mut d = diag(file, join(at, key), "a literal credential is not allowed here");
-            d.hint = Some(format!(
-                "write it as a reference, e.g. `${{{}}}`, and export that variable",
-                env_name(key)
-            ));
+            d.hint = Some(match bare_variable(value) {
+                Some(var) => {
+                    format!("`${var}` is not expanded by MCP clients or OpenCode; write `${{{var}}}` and export {var}")
+                }
+                None => format!(
+                    "write it as a reference, e.g. `${{{}}}`, and export that variable",
+                    env_name(key)
+                ),
+            });
             ds.push(d);
         }
     }
@@ -341,65 +397,5 @@ fn normalize(path: &Path) -> PathBuf {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-        let p = dir.join(name);
-        std::fs::write(&p, text).unwrap();
-        p
-    }
-
-    #[test]
-    fn claude_format_resolves_relative_args_against_the_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let f = write(
-            dir.path(),
-            "mcp.json",
-            r#"{"mcpServers":{"a":{"command":"node","args":["./srv.js","--flag"],"env":{"GH_TOKEN":"${GH_TOKEN}"}}}}"#,
-        );
-        let servers = read_mcp_file(&f).unwrap();
-        let McpTransport::Stdio { command, env, .. } = &servers["a"].transport else {
-            panic!()
-        };
-        assert_eq!(command[0], "node");
-        assert_eq!(PathBuf::from(&command[1]), job_dir(&f).join("srv.js"));
-        assert_eq!(command[2], "--flag");
-        assert_eq!(env["GH_TOKEN"], "${GH_TOKEN}");
-    }
-
-    #[test]
-    fn vscode_and_opencode_references_are_normalized() {
-        assert_eq!(normalize_env_refs("Bearer ${env:TOKEN}"), "Bearer ${TOKEN}");
-        assert_eq!(normalize_env_refs("{env:TOKEN}"), "${TOKEN}");
-        assert_eq!(normalize_env_refs("${TOKEN}"), "${TOKEN}");
-    }
-
-    #[test]
-    fn literal_secret_is_refused_with_its_path() {
-        let dir = tempfile::tempdir().unwrap();
-        let f = write(
-            dir.path(),
-            "mcp.json",
-            r#"{"servers":{"gh":{"type":"http","url":"https://x/mcp","headers":{"Authorization":"Bearer abc"}}}}"#,
-        );
-        let err = read_mcp_file(&f).unwrap_err();
-        assert_eq!(err.diagnostics[0].path, "servers.gh.headers.Authorization");
-    }
-
-    #[test]
-    fn unknown_key_gets_a_suggestion() {
-        let dir = tempfile::tempdir().unwrap();
-        let f = write(
-            dir.path(),
-            "mcp.json",
-            r#"{"mcp":{"x":{"type":"local","comand":["a"]}}}"#,
-        );
-        let err = read_mcp_file(&f).unwrap_err();
-        assert!(
-            err.diagnostics
-                .iter()
-                .any(|d| d.path == "mcp.x.comand" && d.hint.as_deref() == Some("did you mean `command`?"))
-        );
-    }
-}
+#[path = "mcp_file_tests.rs"]
+mod tests;

@@ -35,12 +35,17 @@ impl LoadedJob {
         self.job.agent.workspace.as_deref().map(|w| self.resolve(w))
     }
 
+    /// The instruction files, globs expanded and sorted (see `spec::instructions`).
+    pub fn instruction_files(&self) -> Vec<PathBuf> {
+        super::instructions::instruction_files(&self.dir, &self.job.agent.runtime.instructions)
+    }
+
     /// Every host path the agent's configuration reads (instructions, prompts, skills,
     /// assets, MCP server files): a sandbox must make these visible read-only.
     pub fn input_paths(&self) -> Vec<PathBuf> {
         let rt = &self.job.agent.runtime;
         let mut out: Vec<PathBuf> = Vec::new();
-        out.extend(rt.instructions.iter().map(|p| self.resolve(p)));
+        out.extend(self.instruction_files());
         out.extend(rt.skills.paths.iter().map(|p| self.resolve(p)));
         out.extend(self.job.agent.inputs.skills.iter().map(|p| self.resolve(p)));
         out.extend(self.job.agent.inputs.assets.iter().map(|p| self.resolve(p)));

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::LazyLock;
 
 use super::diagnostics::{Diagnostic, diag, join, nearest};
-use super::load::json_type;
+use super::document::json_type;
 use super::schema::{job_schema, node_at, resolve_ref};
 
 /// Validates `value` against `schema` and turns every violation into a diagnostic.

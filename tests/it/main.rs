@@ -19,6 +19,7 @@ mod generate_cli;
 mod generate_offline;
 mod generate_schemas;
 mod hostile_inputs;
+mod import_projects;
 mod lab_headless;
 mod lab_models;
 mod lab_proposals;

@@ -1,0 +1,298 @@
+//! Finding and reading an OpenCode project's config files the way OpenCode 1.18.33 does.
+//!
+//! In a project folder OpenCode reads, in this order, each that exists: `opencode.json`,
+//! `opencode.jsonc`, `.opencode/opencode.json`, `.opencode/opencode.jsonc`; later files
+//! override earlier ones key by key, except `instructions` and `plugin`, which are
+//! concatenated. `{file:…}` resolves against the folder of the file that holds it.
+
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+
+use crate::spec::diagnostics::{Diagnostic, SpecError, diag, join};
+use crate::spec::jsonc::read_jsonc_document;
+
+/// Where a project's configuration lives.
+#[derive(Debug, Clone)]
+pub struct Project {
+    /// The project root: the folder given (or the one holding `.opencode/`).
+    pub root: PathBuf,
+    /// `<root>/.opencode`.
+    pub dot: PathBuf,
+    /// Config files in the order OpenCode merges them.
+    pub configs: Vec<PathBuf>,
+}
+
+/// Locates a project from a folder, its `.opencode` folder, or one of its config files.
+pub fn locate(source: &Path) -> Result<Project, SpecError> {
+    let abs = std::path::absolute(source).unwrap_or_else(|_| source.to_path_buf());
+    if abs.is_file() {
+        let parent = abs.parent().unwrap_or(Path::new("/")).to_path_buf();
+        let root = if parent.file_name().is_some_and(|n| n == ".opencode") {
+            parent.parent().unwrap_or(&parent).to_path_buf()
+        } else {
+            parent
+        };
+        return Ok(Project {
+            dot: root.join(".opencode"),
+            root,
+            configs: vec![abs],
+        });
+    }
+    let root = if abs.file_name().is_some_and(|n| n == ".opencode") {
+        abs.parent().unwrap_or(&abs).to_path_buf()
+    } else {
+        abs
+    };
+    let dot = root.join(".opencode");
+    let configs: Vec<PathBuf> = [
+        root.join("opencode.json"),
+        root.join("opencode.jsonc"),
+        dot.join("opencode.json"),
+        dot.join("opencode.jsonc"),
+    ]
+    .into_iter()
+    .filter(|p| p.is_file())
+    .collect();
+    if configs.is_empty() && !dot.is_dir() {
+        return Err(SpecError::one(
+            &root,
+            "",
+            "not an OpenCode project: no opencode.json, opencode.jsonc or .opencode/ folder here",
+        ));
+    }
+    Ok(Project { root, dot, configs })
+}
+
+/// The folders OpenCode searches above `root` (up to the git root), nearest first; empty
+/// outside a git checkout.
+pub fn parent_folders(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut dir = root.to_path_buf();
+    loop {
+        if dir.join(".git").exists() {
+            return out;
+        }
+        match dir.parent() {
+            Some(p) => {
+                dir = p.to_path_buf();
+                out.push(dir.clone());
+            }
+            None => return Vec::new(),
+        }
+    }
+}
+
+/// Config files in parent folders that OpenCode would also merge (not imported).
+pub fn parent_configs(root: &Path) -> Vec<PathBuf> {
+    parent_folders(root)
+        .iter()
+        .flat_map(|d| {
+            [
+                d.join("opencode.json"),
+                d.join("opencode.jsonc"),
+                d.join(".opencode/opencode.json"),
+                d.join(".opencode/opencode.jsonc"),
+            ]
+        })
+        .filter(|p| p.is_file())
+        .collect()
+}
+
+/// Reads one config file: JSONC, with `{file:…}` resolved where Ghostlab can carry it.
+pub fn read_layer(file: &Path) -> Result<Map<String, Value>, SpecError> {
+    let doc = read_jsonc_document(file)?;
+    let Value::Object(mut map) = doc else {
+        unreachable!("read_jsonc_document returns objects")
+    };
+    let base = file.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let mut ds = Vec::new();
+    for (key, value) in map.iter_mut() {
+        resolve_file_refs(file, &base, key, value, &mut ds);
+    }
+    if ds.is_empty() {
+        Ok(map)
+    } else {
+        Err(SpecError { diagnostics: ds })
+    }
+}
+
+/// `{file:X}` in an agent prompt becomes `{file:<absolute X>}` (Ghostlab keeps prompt files as
+/// files); in a command template, or inside a longer prompt, it is replaced by the file's
+/// text as OpenCode does; anywhere else it cannot be carried and is an error.
+fn resolve_file_refs(file: &Path, base: &Path, at: &str, value: &mut Value, ds: &mut Vec<Diagnostic>) {
+    match value {
+        Value::Object(m) => {
+            for (k, v) in m.iter_mut() {
+                resolve_file_refs(file, base, &join(at, k), v, ds);
+            }
+        }
+        Value::Array(a) => {
+            for (i, v) in a.iter_mut().enumerate() {
+                resolve_file_refs(file, base, &format!("{at}[{i}]"), v, ds);
+            }
+        }
+        Value::String(s) if s.contains("{file:") => {
+            let parts: Vec<&str> = at.split('.').collect();
+            let is_prompt = parts.len() == 3 && matches!(parts[0], "agent" | "mode") && parts[2] == "prompt";
+            let is_template = parts.len() == 3 && parts[0] == "command" && parts[2] == "template";
+            let whole = s.trim().strip_prefix("{file:").and_then(|r| r.strip_suffix('}'));
+            match (is_prompt, is_template, whole) {
+                (true, _, Some(rel)) => *s = format!("{{file:{}}}", resolve_file(base, rel).display()),
+                (true, _, None) | (_, true, _) => match inline_files(base, s) {
+                    Ok(text) => *s = text,
+                    Err(msg) => ds.push(diag(file, at, msg)),
+                },
+                _ => {
+                    let mut d = diag(
+                        file,
+                        at,
+                        "`{file:…}` is carried only in agent prompts and command templates",
+                    );
+                    d.hint = Some("for a credential, write a `{env:VAR}` reference instead".into());
+                    ds.push(d);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Resolves a `{file:}` path: `~/` from HOME, relative from the config file's folder.
+pub fn resolve_file(base: &Path, rel: &str) -> PathBuf {
+    if let Some(rest) = rel.strip_prefix("~/") {
+        return std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_default()
+            .join(rest);
+    }
+    let p = Path::new(rel);
+    if p.is_absolute() {
+        return p.to_path_buf();
+    }
+    crate::spec::resolved::resolve_against(base, rel)
+}
+
+/// Replaces every `{file:X}` in `text` by X's contents (trimmed, like OpenCode).
+fn inline_files(base: &Path, text: &str) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("{file:") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 6..];
+        let Some(end) = after.find('}') else {
+            return Err("`{file:` without a closing `}`".into());
+        };
+        let path = resolve_file(base, &after[..end]);
+        let content = std::fs::read_to_string(&path).map_err(|e| {
+            format!(
+                "bad file reference `{{file:{}}}`: {} ({e})",
+                &after[..end],
+                path.display()
+            )
+        })?;
+        out.push_str(content.trim());
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// Merges `source` over `target` as OpenCode does: objects key by key, other values
+/// replaced, `instructions` and `plugin` concatenated without duplicates.
+pub fn merge_config(target: &mut Map<String, Value>, source: Map<String, Value>) {
+    for (key, value) in source {
+        match (key.as_str(), target.get_mut(&key), value) {
+            ("instructions" | "plugin", Some(Value::Array(old)), Value::Array(new)) => {
+                for v in new {
+                    if !old.contains(&v) {
+                        old.push(v);
+                    }
+                }
+            }
+            (_, Some(old), new) => merge_value(old, new),
+            (_, None, new) => {
+                target.insert(key, new);
+            }
+        }
+    }
+}
+
+/// Deep merge of two values: objects key by key, anything else replaced.
+pub fn merge_value(target: &mut Value, source: Value) {
+    match (target, source) {
+        (Value::Object(t), Value::Object(s)) => {
+            for (k, v) in s {
+                match t.get_mut(&k) {
+                    Some(old) => merge_value(old, v),
+                    None => {
+                        t.insert(k, v);
+                    }
+                }
+            }
+        }
+        (t, s) => *t = s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn later_files_override_and_lists_concatenate() {
+        let mut a = json!({"model": "a/1", "instructions": ["x.md"], "agent": {"r": {"temperature": 0.1, "permission": {"bash": "ask", "edit": "allow"}}}});
+        let b = json!({"model": "b/2", "instructions": ["y.md", "x.md"], "agent": {"r": {"permission": {"bash": "deny", "webfetch": "ask"}}}});
+        let (Value::Object(t), Value::Object(s)) = (&mut a, b) else {
+            panic!()
+        };
+        merge_config(t, s);
+        assert_eq!(a["model"], "b/2");
+        assert_eq!(a["instructions"], json!(["x.md", "y.md"]));
+        assert_eq!(a["agent"]["r"]["temperature"], 0.1);
+        let keys: Vec<&String> = a["agent"]["r"]["permission"].as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["bash", "edit", "webfetch"]);
+        assert_eq!(a["agent"]["r"]["permission"]["bash"], "deny");
+    }
+
+    #[test]
+    fn file_references_resolve_against_the_config_folder() {
+        let d = tempfile::tempdir().unwrap();
+        let dot = d.path().join(".opencode");
+        std::fs::create_dir_all(dot.join("prompts")).unwrap();
+        std::fs::write(dot.join("prompts/t.md"), "Run tests.\n").unwrap();
+        let cfg = dot.join("opencode.jsonc");
+        std::fs::write(
+            &cfg,
+            r#"{ "agent": {"a": {"prompt": "{file:./prompts/t.md}"}}, "command": {"t": {"template": "{file:prompts/t.md}"}}, }"#,
+        )
+        .unwrap();
+        let layer = read_layer(&cfg).unwrap();
+        let prompt = layer["agent"]["a"]["prompt"].as_str().unwrap();
+        assert_eq!(prompt, format!("{{file:{}}}", dot.join("prompts/t.md").display()));
+        assert_eq!(layer["command"]["t"]["template"], "Run tests.");
+        std::fs::write(
+            &cfg,
+            r#"{ "provider": {"p": {"options": {"apiKey": "{file:~/.key}"}}} }"#,
+        )
+        .unwrap();
+        let e = read_layer(&cfg).unwrap_err();
+        assert_eq!(e.diagnostics[0].path, "provider.p.options.apiKey");
+    }
+
+    #[test]
+    fn a_dot_opencode_project_is_rooted_above_it() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join(".opencode")).unwrap();
+        std::fs::write(d.path().join(".opencode/opencode.jsonc"), "{}").unwrap();
+        let root = std::path::absolute(d.path()).unwrap();
+        let p = locate(d.path()).unwrap();
+        assert_eq!(p.root, root);
+        assert_eq!(p.configs, [root.join(".opencode/opencode.jsonc")]);
+        let p = locate(&d.path().join(".opencode/opencode.jsonc")).unwrap();
+        assert_eq!(p.root, root);
+        assert!(locate(&d.path().join(".opencode")).unwrap().root == root);
+        let empty = tempfile::tempdir().unwrap();
+        assert!(locate(empty.path()).is_err());
+    }
+}

@@ -1,0 +1,168 @@
+//! OpenCode's markdown agents and commands: `.opencode/agent/*.md` (also `agents/`, nested
+//! folders, and `mode/`/`modes/` for primary agents) and `.opencode/command/*.md` (also
+//! `commands/`). YAML frontmatter holds the keys; the body is the prompt or the template.
+//! OpenCode 1.18.33 reads every one of these spellings (checked with `opencode debug config`).
+
+use serde_json::{Map, Value, json};
+use std::path::{Path, PathBuf};
+
+use crate::spec::diagnostics::SpecError;
+
+/// One markdown definition: its name (path below the folder, without `.md`), its file, and
+/// its keys as OpenCode would merge them.
+#[derive(Debug, Clone)]
+pub struct MarkdownDef {
+    pub name: String,
+    pub file: PathBuf,
+    pub value: Map<String, Value>,
+}
+
+/// Agents from `<dot>/agent`, `<dot>/agents` (any depth) and `<dot>/mode`, `<dot>/modes`
+/// (top level; these are primary agents), in that order; a later file of the same name wins.
+pub fn markdown_agents(dot: &Path) -> Result<Vec<MarkdownDef>, SpecError> {
+    let mut out = Vec::new();
+    for folder in ["agent", "agents"] {
+        for (name, file) in markdown_files(&dot.join(folder), None) {
+            let (mut value, body) = read_markdown(&file)?;
+            value.remove("name");
+            value.insert("prompt".into(), json!(body));
+            out.push(MarkdownDef { name, file, value });
+        }
+    }
+    for folder in ["mode", "modes"] {
+        for (name, file) in markdown_files(&dot.join(folder), Some(1)) {
+            let (mut value, body) = read_markdown(&file)?;
+            value.remove("name");
+            value.insert("prompt".into(), json!(body));
+            value.entry("mode").or_insert(json!("primary"));
+            out.push(MarkdownDef { name, file, value });
+        }
+    }
+    Ok(out)
+}
+
+/// Commands from `<dot>/command` and `<dot>/commands` (any depth).
+pub fn markdown_commands(dot: &Path) -> Result<Vec<MarkdownDef>, SpecError> {
+    let mut out = Vec::new();
+    for folder in ["command", "commands"] {
+        for (name, file) in markdown_files(&dot.join(folder), None) {
+            let (mut value, body) = read_markdown(&file)?;
+            value.remove("name");
+            value.insert("template".into(), json!(body));
+            out.push(MarkdownDef { name, file, value });
+        }
+    }
+    Ok(out)
+}
+
+/// `*.md` files below `folder`, sorted, named by their path without `.md`.
+fn markdown_files(folder: &Path, max_depth: Option<usize>) -> Vec<(String, PathBuf)> {
+    if !folder.is_dir() {
+        return Vec::new();
+    }
+    let mut walker = walkdir::WalkDir::new(folder).min_depth(1).sort_by_file_name();
+    if let Some(d) = max_depth {
+        walker = walker.max_depth(d);
+    }
+    walker
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "md"))
+        .filter_map(|e| {
+            let rel = e.path().strip_prefix(folder).ok()?.with_extension("");
+            let name = rel.to_string_lossy().replace('\\', "/");
+            Some((name, e.into_path()))
+        })
+        .collect()
+}
+
+/// Splits a markdown file into its frontmatter keys and its trimmed body.
+pub fn read_markdown(file: &Path) -> Result<(Map<String, Value>, String), SpecError> {
+    let text =
+        std::fs::read_to_string(file).map_err(|e| SpecError::one(file, "", format!("cannot read the file: {e}")))?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text).replace("\r\n", "\n");
+    let Some(rest) = text.strip_prefix("---\n") else {
+        return Ok((Map::new(), text.trim().to_string()));
+    };
+    let (front, body) = match rest.find("\n---") {
+        Some(end) => {
+            let after = &rest[end + 4..];
+            let body = after.split_once('\n').map(|(_, b)| b).unwrap_or("");
+            (&rest[..end], body)
+        }
+        None if rest.starts_with("---") => ("", rest.trim_start_matches("---")),
+        None => {
+            return Err(SpecError::one(
+                file,
+                "",
+                "the frontmatter that starts on line 1 has no closing `---` line",
+            ));
+        }
+    };
+    let keys = if front.trim().is_empty() {
+        Map::new()
+    } else {
+        let yaml: yaml_serde::Value = yaml_serde::from_str(front).map_err(|e| {
+            let at = e
+                .location()
+                .map(|l| format!(" at line {} column {}", l.line() + 1, l.column()))
+                .unwrap_or_default();
+            SpecError::one(file, "", format!("malformed YAML frontmatter{at}: {e}"))
+        })?;
+        match serde_json::to_value(&yaml) {
+            Ok(Value::Object(m)) => m,
+            Ok(Value::Null) => Map::new(),
+            Ok(_) => return Err(SpecError::one(file, "", "the frontmatter is not a mapping of keys")),
+            Err(e) => {
+                return Err(SpecError::one(
+                    file,
+                    "",
+                    format!("malformed YAML frontmatter: {e} (keys must be strings)"),
+                ));
+            }
+        }
+    };
+    Ok((keys, body.trim().to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, rel: &str, text: &str) {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    #[test]
+    fn frontmatter_and_body() {
+        let d = tempfile::tempdir().unwrap();
+        write(
+            d.path(),
+            "agent/review.md",
+            "---\ndescription: Reviews\ntools:\n  write: false\n---\n\nYou review.\n",
+        );
+        write(d.path(), "agents/sub/deep.md", "Only a body.");
+        write(d.path(), "mode/lead.md", "---\ndescription: lead\n---\nLead.");
+        let agents = markdown_agents(d.path()).unwrap();
+        let names: Vec<&str> = agents.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["review", "sub/deep", "lead"]);
+        assert_eq!(agents[0].value["prompt"], "You review.");
+        assert_eq!(agents[0].value["tools"]["write"], false);
+        assert_eq!(agents[2].value["mode"], "primary");
+    }
+
+    #[test]
+    fn frontmatter_errors_name_the_line_in_the_file() {
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), "command/x.md", "---\ndescription: a\nagent: [b\n---\nbody");
+        let e = markdown_commands(d.path()).unwrap_err();
+        assert!(
+            e.diagnostics[0].message.contains("malformed YAML frontmatter at line"),
+            "{e}"
+        );
+        write(d.path(), "command/x.md", "---\ndescription: a\nbody");
+        assert!(markdown_commands(d.path()).is_err());
+    }
+}

@@ -1,0 +1,114 @@
+//! Tests of `mcp_file`: dialects, relative paths, references, client-only keys.
+
+use super::*;
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn claude_format_resolves_relative_args_against_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "mcp.json",
+        r#"{"mcpServers":{"a":{"command":"node","args":["./srv.js","--flag"],"env":{"GH_TOKEN":"${GH_TOKEN}"}}}}"#,
+    );
+    let servers = read_mcp_file(&f).unwrap();
+    let McpTransport::Stdio { command, env, .. } = &servers["a"].transport else {
+        panic!()
+    };
+    assert_eq!(command[0], "node");
+    assert_eq!(PathBuf::from(&command[1]), job_dir(&f).join("srv.js"));
+    assert_eq!(command[2], "--flag");
+    assert_eq!(env["GH_TOKEN"], "${GH_TOKEN}");
+}
+
+#[test]
+fn vscode_and_opencode_references_are_normalized() {
+    assert_eq!(normalize_env_refs("Bearer ${env:TOKEN}"), "Bearer ${TOKEN}");
+    assert_eq!(normalize_env_refs("{env:TOKEN}"), "${TOKEN}");
+    assert_eq!(normalize_env_refs("${TOKEN}"), "${TOKEN}");
+}
+
+#[test]
+fn literal_secret_is_refused_with_its_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "mcp.json",
+        r#"{"servers":{"gh":{"type":"http","url":"https://x/mcp","headers":{"Authorization":"Bearer abc"}}}}"#,
+    );
+    let err = read_mcp_file(&f).unwrap_err();
+    assert_eq!(err.diagnostics[0].path, "servers.gh.headers.Authorization");
+}
+
+#[test]
+fn unknown_key_gets_a_suggestion() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "mcp.json",
+        r#"{"mcp":{"x":{"type":"local","comand":["a"]}}}"#,
+    );
+    let err = read_mcp_file(&f).unwrap_err();
+    assert!(
+        err.diagnostics
+            .iter()
+            .any(|d| d.path == "mcp.x.comand" && d.hint.as_deref() == Some("did you mean `command`?"))
+    );
+}
+
+#[test]
+fn client_only_keys_are_accepted_and_noted() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "mcp.json",
+        r#"{"mcpServers":{"l":{"command":"npx","args":["x"],"disabledTools":["rm"],"autoApprove":["ls"],"alwaysAllow":[],"envFile":".env"}}}"#,
+    );
+    let file = read_mcp_file_noted(&f).unwrap();
+    assert_eq!(file.disabled_tools["l"], ["rm"]);
+    let paths: Vec<&str> = file.notes.iter().map(|d| d.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "mcpServers.l.disabledTools",
+            "mcpServers.l.autoApprove",
+            "mcpServers.l.alwaysAllow",
+            "mcpServers.l.envFile"
+        ]
+    );
+}
+
+#[test]
+fn vscode_jsonc_with_inputs_reads_as_references() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "mcp.json",
+        "{\n // comment\n \"inputs\": [{\"id\": \"gh-pat\", \"type\": \"promptString\", \"password\": true}],\n \"servers\": {\"gh\": {\"type\": \"http\", \"url\": \"https://x/mcp\", \"headers\": {\"Authorization\": \"Bearer ${input:gh-pat}\"},},},\n}",
+    );
+    let file = read_mcp_file_noted(&f).unwrap();
+    let McpTransport::Remote { headers, .. } = &file.servers["gh"].transport else {
+        panic!()
+    };
+    assert_eq!(headers["Authorization"], "Bearer ${GH_PAT}");
+    assert!(file.notes[0].message.contains("`${GH_PAT}`"), "{:?}", file.notes);
+    assert_eq!(file.inputs[0].variable, "GH_PAT");
+}
+
+#[test]
+fn a_bare_dollar_variable_is_named_in_the_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "mcp.json",
+        r#"{"mcpServers":{"a":{"command":"x","env":{"GITHUB_PERSONAL_ACCESS_TOKEN":"$GH_PAT"}}}}"#,
+    );
+    let err = read_mcp_file(&f).unwrap_err();
+    let hint = err.diagnostics[0].hint.as_deref().unwrap();
+    assert!(hint.contains("`${GH_PAT}`"), "{hint}");
+}
