@@ -15,6 +15,7 @@ pub mod event_log;
 pub mod events;
 pub mod integrity;
 pub mod manifest;
+pub mod mcp_relay;
 pub mod merge;
 pub mod opencode;
 pub mod opencode_events;

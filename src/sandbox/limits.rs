@@ -168,6 +168,7 @@ mod tests {
             processes: Some(10),
             file_size_bytes: Some(4096),
             wall_timeout: std::time::Duration::from_secs(1),
+            ..Limits::default()
         };
         let s = ChildSetup::for_limits(&limits, true);
         let kinds: Vec<_> = s.rlimits.iter().map(|(r, _)| *r).collect();
