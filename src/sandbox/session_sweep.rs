@@ -4,7 +4,8 @@
 //! owner is gone, and `ghostlab doctor` lists any that are left.
 //!
 //! It only touches folders named `ghostlab-sandbox-*` in the temp folder that carry an owner
-//! file, and cgroups named `ghostlab-*`; kept sessions (`keep: true`) are never removed.
+//! file whose process is gone, and the cgroups `ghostlab-<that session>`; kept sessions
+//! (`keep: true`) are never removed.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -86,7 +87,14 @@ fn remove_session(dir: &Path, id: &str) {
     procs::kill_session(dir, id);
     remove_cgroups(id);
     if !dir.join(KEEP_FILE).exists() {
-        let _ = std::fs::remove_dir_all(dir);
+        // A normal `delete` may be removing the same folder on another thread right now (its
+        // command just died); removal races end in ENOENT part-way, so retry until it is gone.
+        for _ in 0..20 {
+            if std::fs::remove_dir_all(dir).is_ok() || !dir.exists() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(25));
+        }
     }
 }
 
@@ -133,36 +141,6 @@ pub fn stale_sessions() -> Vec<(PathBuf, String)> {
     out
 }
 
-/// cgroups named `ghostlab-*` whose session folder no longer exists.
-pub fn orphan_cgroups() -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for base in [
-        PathBuf::from(CGROUP_ROOT),
-        Path::new(CGROUP_ROOT).join("pids"),
-        Path::new(CGROUP_ROOT).join("memory"),
-    ] {
-        let Ok(dir) = std::fs::read_dir(&base) else { continue };
-        for e in dir.filter_map(Result::ok) {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let Some(id) = name.strip_prefix("ghostlab-") else { continue };
-            if id.starts_with("doctor-") || session_dir_exists(id) {
-                continue;
-            }
-            out.push(e.path());
-        }
-    }
-    out
-}
-
-fn session_dir_exists(id: &str) -> bool {
-    std::fs::read_dir(std::env::temp_dir())
-        .map(|d| {
-            d.filter_map(Result::ok)
-                .any(|e| e.file_name().to_string_lossy().starts_with(&format!("{DIR_PREFIX}{id}-")))
-        })
-        .unwrap_or(false)
-}
-
 fn owner_alive(stamp: &str) -> bool {
     let mut parts = stamp.split_whitespace();
     let (Some(pid), Some(start)) = (
@@ -174,8 +152,10 @@ fn owner_alive(stamp: &str) -> bool {
     start_time(pid) == Some(start)
 }
 
-/// Removes stale sessions and orphaned cgroups (or, with `dry_run`, only lists them);
-/// returns one line per item.
+/// Removes stale sessions with their cgroups (or, with `dry_run`, only lists them); returns
+/// one line per session. cgroups are only ever removed by the id of a stale session: a
+/// `ghostlab-*` cgroup without a folder here may belong to a live process with another
+/// temp folder.
 pub fn sweep(dry_run: bool) -> Vec<String> {
     let mut notes = Vec::new();
     for (dir, id) in stale_sessions() {
@@ -183,12 +163,6 @@ pub fn sweep(dry_run: bool) -> Vec<String> {
             remove_session(&dir, &id);
         }
         notes.push(format!("stale session {id} at {} (owner gone)", dir.display()));
-    }
-    for cg in orphan_cgroups() {
-        if !dry_run {
-            let _ = std::fs::remove_dir(&cg);
-        }
-        notes.push(format!("orphaned cgroup {}", cg.display()));
     }
     notes
 }

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use futures::future::BoxFuture;
+use futures::future::LocalBoxFuture;
 use ghostlab::sandbox::{ExecOptions, ExecOutput, Role, Sandbox, SandboxPolicy, Session};
 
 use super::{Row, sh, short, summary};
@@ -22,23 +22,23 @@ pub struct Ctx {
     pub job_file: PathBuf,
 }
 
-type Check = for<'a> fn(&'a Ctx) -> BoxFuture<'a, Row>;
+type Check = for<'a> fn(&'a Ctx, &'static str) -> LocalBoxFuture<'a, Row>;
 
 /// The table: probe name and its check.
 pub const PROBES: &[(&str, Check)] = &[
-    ("canary 0644 in a host folder outside the job is absent", |c| Box::pin(outside_canary(c))),
-    ("job folder: non-input files absent, inputs present", |c| Box::pin(job_folder(c))),
-    ("/home /root /opt /srv /mnt /media /var absent", |c| Box::pin(host_folders(c))),
-    ("only the sandbox's processes in /proc", |c| Box::pin(own_processes(c))),
-    ("workspace symlink to a host file carries no content", |c| Box::pin(symlink_out(c))),
-    ("host unix socket outside the job unreachable", |c| Box::pin(host_socket(c))),
-    ("/dev/shm does not persist across sessions", |c| Box::pin(dev_shm(c))),
-    ("/etc is the generated minimal one", |c| Box::pin(minimal_etc(c))),
-    ("/tmp is a size-limited tmpfs", |c| Box::pin(tmp_bounded(c))),
-    ("MCP server's environ/mem unreadable by the agent", |c| Box::pin(mcp_secrets(c))),
-    ("a busy neighbour does not exhaust this session's processes", |c| Box::pin(neighbour(c))),
-    ("SIGTERM removes the session folder and cgroups", |c| Box::pin(sigterm_cleanup(c))),
-    ("after SIGKILL the next start sweeps the session", |c| Box::pin(sigkill_sweep(c))),
+    ("canary 0644 in a host folder outside the job is absent", |c, n| Box::pin(outside_canary(c, n))),
+    ("job folder: non-input files absent, inputs present", |c, n| Box::pin(job_folder(c, n))),
+    ("/home /root /opt /srv /mnt /media /var absent", |c, n| Box::pin(host_folders(c, n))),
+    ("only the sandbox's processes in /proc", |c, n| Box::pin(own_processes(c, n))),
+    ("workspace symlink to a host file carries no content", |c, n| Box::pin(symlink_out(c, n))),
+    ("host unix socket outside the job unreachable", |c, n| Box::pin(host_socket(c, n))),
+    ("/dev/shm does not persist across sessions", |c, n| Box::pin(dev_shm(c, n))),
+    ("/etc is the generated minimal one", |c, n| Box::pin(minimal_etc(c, n))),
+    ("/tmp is a size-limited tmpfs", |c, n| Box::pin(tmp_bounded(c, n))),
+    ("MCP server's environ/mem unreadable by the agent", |c, n| Box::pin(mcp_secrets(c, n))),
+    ("a busy neighbour does not exhaust this session's processes", |c, n| Box::pin(neighbour(c, n))),
+    ("SIGTERM removes the session folder and cgroups", |c, n| Box::pin(sigterm_cleanup(c, n))),
+    ("after SIGKILL the next start sweeps the session", |c, n| Box::pin(sigkill_sweep(c, n))),
 ];
 
 /// A row whose verdict is PASS exactly when the expected property `holds`.
@@ -54,8 +54,8 @@ fn held(probe: &str, expected: &'static str, observed: String, holds: bool) -> R
 /// Runs every probe of the table.
 pub async fn rows(ctx: &Ctx) -> Vec<Row> {
     let mut out = Vec::new();
-    for (_, check) in PROBES {
-        out.push(check(ctx).await);
+    for (name, check) in PROBES {
+        out.push(check(ctx, name).await);
     }
     out
 }
@@ -71,14 +71,14 @@ async fn one_shot(ctx: &Ctx, script: &str) -> ExecOutput {
     o
 }
 
-async fn outside_canary(ctx: &Ctx) -> Row {
+async fn outside_canary(ctx: &Ctx, name: &'static str) -> Row {
     let p = ctx.outside.join("canary.txt");
     let o = one_shot(ctx, &format!("test -e {0} && echo EXISTS; cat {0}", p.display())).await;
     let t = o.stdout_text();
-    held(PROBES[0].0, "absent", summary(&o), !t.contains("EXISTS") && !t.contains(&ctx.secret))
+    held(name, "absent", summary(&o), !t.contains("EXISTS") && !t.contains(&ctx.secret))
 }
 
-async fn job_folder(ctx: &Ctx) -> Row {
+async fn job_folder(ctx: &Ctx, name: &'static str) -> Row {
     let co = ctx.checkout.display();
     let o = one_shot(
         ctx,
@@ -87,20 +87,20 @@ async fn job_folder(ctx: &Ctx) -> Row {
     .await;
     let t = o.stdout_text();
     let ok = !t.contains("CANARY") && !t.contains("JOBYAML") && t.contains("You are a probe agent.");
-    held(PROBES[1].0, "absent", summary(&o), ok)
+    held(name, "absent", summary(&o), ok)
 }
 
-async fn host_folders(ctx: &Ctx) -> Row {
+async fn host_folders(ctx: &Ctx, name: &'static str) -> Row {
     let o = one_shot(
         ctx,
         "for d in /home /root /opt /srv /mnt /media /var /boot; do test -e $d && echo PRESENT:$d; done; echo checked",
     )
     .await;
     let t = o.stdout_text();
-    held(PROBES[2].0, "absent", summary(&o), !t.contains("PRESENT") && t.contains("checked"))
+    held(name, "absent", summary(&o), !t.contains("PRESENT") && t.contains("checked"))
 }
 
-async fn own_processes(ctx: &Ctx) -> Row {
+async fn own_processes(ctx: &Ctx, name: &'static str) -> Row {
     let o = one_shot(
         ctx,
         "n=0; for p in /proc/[0-9]*; do n=$((n+1)); done; echo procs=$n; test -r /proc/1/environ && tr '\\0' '\\n' < /proc/1/environ | grep -c . ",
@@ -113,16 +113,16 @@ async fn own_processes(ctx: &Ctx) -> Row {
         .and_then(|n| n.trim().parse().ok())
         .unwrap_or(999);
     // bwrap's init, sh, and the loop's subshells: a handful, never the host's hundreds.
-    held(PROBES[3].0, "denied", short(&format!("{n} processes visible; {}", summary(&o))), n <= 6)
+    held(name, "denied", short(&format!("{n} processes visible; {}", summary(&o))), n <= 6)
 }
 
-async fn symlink_out(ctx: &Ctx) -> Row {
+async fn symlink_out(ctx: &Ctx, name: &'static str) -> Row {
     let o = one_shot(ctx, "cat link-outside; cat link-canary").await;
     let t = o.stdout_text();
-    held(PROBES[4].0, "denied", summary(&o), !t.contains(&ctx.secret))
+    held(name, "denied", summary(&o), !t.contains(&ctx.secret))
 }
 
-async fn host_socket(ctx: &Ctx) -> Row {
+async fn host_socket(ctx: &Ctx, name: &'static str) -> Row {
     let sock = ctx.outside.join("host.sock");
     let o = one_shot(
         ctx,
@@ -130,10 +130,10 @@ async fn host_socket(ctx: &Ctx) -> Row {
     )
     .await;
     let t = o.stdout_text();
-    held(PROBES[5].0, "denied", summary(&o), !t.contains("VISIBLE") && !t.contains("HOST-SOCKET") && o.status != 0)
+    held(name, "denied", summary(&o), !t.contains("VISIBLE") && !t.contains("HOST-SOCKET") && o.status != 0)
 }
 
-async fn dev_shm(ctx: &Ctx) -> Row {
+async fn dev_shm(ctx: &Ctx, name: &'static str) -> Row {
     let a = ctx.sandbox.session(Role::Agent).await.unwrap();
     let w = exec(&a, "echo persisted > /dev/shm/ghostlab-shm && cat /dev/shm/ghostlab-shm").await;
     let again = exec(&a, "cat /dev/shm/ghostlab-shm").await;
@@ -142,21 +142,21 @@ async fn dev_shm(ctx: &Ctx) -> Row {
     let wrote = w.stdout_text().contains("persisted");
     let ok = wrote && !o.stdout_text().contains("persisted") && !again.stdout_text().contains("persisted");
     held(
-        PROBES[6].0,
+        name,
         "denied",
         short(&format!("written: {wrote}; next command: {}; next session: {}", summary(&again), summary(&o))),
         ok,
     )
 }
 
-async fn minimal_etc(ctx: &Ctx) -> Row {
+async fn minimal_etc(ctx: &Ctx, name: &'static str) -> Row {
     let o = one_shot(ctx, "ls /etc | tr '\\n' ' '; id -un; test -e /etc/shadow && echo SHADOW").await;
     let t = o.stdout_text();
     let ok = !t.contains("SHADOW") && t.contains("passwd") && !t.contains("ssh") && !t.contains("sudoers");
-    held(PROBES[7].0, "minimal", summary(&o), ok)
+    held(name, "minimal", summary(&o), ok)
 }
 
-async fn tmp_bounded(ctx: &Ctx) -> Row {
+async fn tmp_bounded(ctx: &Ctx, name: &'static str) -> Row {
     let o = one_shot(ctx, "df -k /tmp | tail -1").await;
     let kb: u64 = o
         .stdout_text()
@@ -165,10 +165,10 @@ async fn tmp_bounded(ctx: &Ctx) -> Row {
         .and_then(|n| n.parse().ok())
         .unwrap_or(u64::MAX);
     let limit = ghostlab::sandbox::bwrap::TMPFS_BYTES / 1024;
-    held(PROBES[8].0, "bounded", format!("/tmp size {kb} KiB (limit {limit} KiB)"), kb <= limit)
+    held(name, "bounded", format!("/tmp size {kb} KiB (limit {limit} KiB)"), kb <= limit)
 }
 
-async fn mcp_secrets(ctx: &Ctx) -> Row {
+async fn mcp_secrets(ctx: &Ctx, name: &'static str) -> Row {
     use ghostlab::spec::resolved::{McpTransport, ResolvedMcp};
     let mcp_secret = format!("mcp-secret-{:016x}", rand::random::<u64>());
     let marker = format!("ghostlab-mcp-probe-{:08x}", rand::random::<u32>());
@@ -206,18 +206,18 @@ async fn mcp_secrets(ctx: &Ctx) -> Row {
         s.delete().await.unwrap();
     }
     held(
-        PROBES[9].0,
+        name,
         "denied",
         format!("server ran in its own sandbox: {server_ran}; secret seen by agent: {found} times"),
         server_ran && found == 0,
     )
 }
 
-async fn neighbour(ctx: &Ctx) -> Row {
+async fn neighbour(ctx: &Ctx, name: &'static str) -> Row {
     // SAFETY: trivial getter.
     if unsafe { libc::geteuid() } != 0 {
         return Row {
-            probe: PROBES[10].0.into(),
+            probe: name.into(),
             expected: "isolated",
             observed: "non-root: no per-session cgroup; RLIMIT_NPROC is per uid (documented gap)".into(),
             verdict: "N/A",
@@ -235,7 +235,7 @@ async fn neighbour(ctx: &Ctx) -> Row {
     calm.delete().await.unwrap();
     let h = hog.await.unwrap();
     held(
-        PROBES[10].0,
+        name,
         "isolated",
         short(&format!("neighbour: {}; busy hit {:?}", summary(&o), h.limit_hit)),
         o.stdout_text().contains("calm-ok") && h.limit_hit.is_some(),
@@ -294,11 +294,21 @@ fn session_id(dir: &Path) -> String {
     rest.splitn(3, '-').take(2).collect::<Vec<_>>().join("-")
 }
 
-async fn sigterm_cleanup(ctx: &Ctx) -> Row {
+async fn sigterm_cleanup(ctx: &Ctx, name: &'static str) -> Row {
     let mut child = start_exec(ctx);
     let dirs = wait_for_session(child.id()).await;
     let ids: Vec<String> = dirs.iter().map(|d| session_id(d)).collect();
-    let cg_before: usize = ids.iter().map(|i| cgroups_named(i)).sum();
+    // SAFETY: trivial getter.
+    let root = unsafe { libc::geteuid() } == 0;
+    let mut cg_before = 0;
+    for _ in 0..100 {
+        cg_before = ids.iter().map(|i| cgroups_named(i)).sum();
+        // As root the session gets its cgroups once its folder is filled; wait for them.
+        if !root || cg_before > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     // SAFETY: kill(2) on our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let status = child.wait().unwrap();
@@ -306,18 +316,18 @@ async fn sigterm_cleanup(ctx: &Ctx) -> Row {
     let left = dirs.iter().filter(|d| d.exists()).count();
     let cg_after: usize = ids.iter().map(|i| cgroups_named(i)).sum();
     held(
-        PROBES[11].0,
+        name,
         "removed",
         format!(
             "{} session(s), exit {:?}; folders left {left}; cgroups {cg_before} -> {cg_after}",
             dirs.len(),
             status.code()
         ),
-        !dirs.is_empty() && left == 0 && cg_after == 0,
+        !dirs.is_empty() && left == 0 && cg_after == 0 && (cg_before > 0 || !root),
     )
 }
 
-async fn sigkill_sweep(ctx: &Ctx) -> Row {
+async fn sigkill_sweep(ctx: &Ctx, name: &'static str) -> Row {
     let mut child = start_exec(ctx);
     let dirs = wait_for_session(child.id()).await;
     // SAFETY: kill(2) on our own child.
@@ -338,10 +348,11 @@ async fn sigkill_sweep(ctx: &Ctx) -> Row {
         .unwrap();
     let left = dirs.iter().filter(|d| d.exists()).count();
     held(
-        PROBES[12].0,
+        name,
         "removed",
         format!(
-            "left by SIGKILL {stale}; doctor reported: {reported}; after next start {left} (exit {:?})",
+            "{} session(s); left by SIGKILL {stale}; doctor reported: {reported}; after next start {left} (exit {:?})",
+            dirs.len(),
             next.status.code()
         ),
         stale > 0 && reported && left == 0,
