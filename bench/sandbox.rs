@@ -1,5 +1,6 @@
 //! Sandbox overhead in one run: a plain spawn of `true` versus a bubblewrap session's
-//! create + exec `true` + delete (and exec alone in a live session), as medians and ratios.
+//! create + exec `true` + delete (and exec alone in a live session), for each root filesystem
+//! (`isolated`, the default, and `read_only`), as medians and ratios.
 //!
 //! `cargo bench --bench sandbox` (or `-- 50` for 50 rounds). Prints SKIPPED when bwrap cannot
 //! start here.
@@ -8,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use ghostlab::sandbox::doctor::probe_bubblewrap;
 use ghostlab::sandbox::{ExecOptions, Role, Sandbox, SandboxPolicy};
-use ghostlab::spec::SandboxBackend;
+use ghostlab::spec::{RootFilesystem, SandboxBackend};
 
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
@@ -37,44 +38,47 @@ fn main() {
     let logs = tempfile::tempdir().expect("tempdir");
     let ws = tempfile::tempdir().expect("tempdir");
     std::fs::write(ws.path().join("README.md"), "bench\n").expect("write");
-    let mut policy = SandboxPolicy::minimal(SandboxBackend::Bubblewrap);
-    policy.workspace = Some(ws.path().to_path_buf());
-    let (full, exec_only) = rt.block_on(async {
-        let sb = Sandbox::open(policy, logs.path().to_path_buf()).await.expect("open");
-        let argv = vec!["true".to_string()];
-        let mut full = Vec::new();
-        for _ in 0..rounds {
-            let t = Instant::now();
-            let s = sb.session(Role::Agent).await.expect("session");
-            let o = s.exec(&argv, &ExecOptions::default(), None).await.expect("exec");
-            assert_eq!(o.status, 0, "{}", o.stderr_text());
-            s.delete().await.expect("delete");
-            full.push(t.elapsed());
-        }
-        let s = sb.session(Role::Agent).await.expect("session");
-        let mut exec_only = Vec::new();
-        for _ in 0..rounds {
-            let t = Instant::now();
-            let o = s.exec(&argv, &ExecOptions::default(), None).await.expect("exec");
-            assert_eq!(o.status, 0);
-            exec_only.push(t.elapsed());
-        }
-        s.delete().await.expect("delete");
-        (full, exec_only)
-    });
-    let (p, f, e) = (median(plain), median(full), median(exec_only));
+    let p = median(plain);
     println!("sandbox bench, {rounds} rounds, medians:");
     println!("| measurement | median ms | ratio to plain |");
     println!("|---|---|---|");
     println!("| plain spawn of `true` | {:.2} | 1.0 |", ms(p));
-    println!(
-        "| session create + exec `true` + delete | {:.2} | {:.1} |",
-        ms(f),
-        ms(f) / ms(p)
-    );
-    println!(
-        "| exec `true` in a live session | {:.2} | {:.1} |",
-        ms(e),
-        ms(e) / ms(p)
-    );
+    for mode in [RootFilesystem::Isolated, RootFilesystem::ReadOnly] {
+        let mut policy = SandboxPolicy::minimal(SandboxBackend::Bubblewrap);
+        policy.workspace = Some(ws.path().to_path_buf());
+        policy.root_filesystem = mode;
+        let (full, exec_only) = rt.block_on(measure(policy, logs.path(), rounds));
+        let (f, e) = (median(full), median(exec_only));
+        let m = mode.as_str();
+        println!(
+            "| {m}: session create + exec `true` + delete | {:.2} | {:.1} |",
+            ms(f),
+            ms(f) / ms(p)
+        );
+        println!("| {m}: exec `true` in a live session | {:.2} | {:.1} |", ms(e), ms(e) / ms(p));
+    }
+}
+
+async fn measure(policy: SandboxPolicy, logs: &std::path::Path, rounds: usize) -> (Vec<Duration>, Vec<Duration>) {
+    let sb = Sandbox::open(policy, logs.to_path_buf()).await.expect("open");
+    let argv = vec!["true".to_string()];
+    let mut full = Vec::new();
+    for _ in 0..rounds {
+        let t = Instant::now();
+        let s = sb.session(Role::Agent).await.expect("session");
+        let o = s.exec(&argv, &ExecOptions::default(), None).await.expect("exec");
+        assert_eq!(o.status, 0, "{}", o.stderr_text());
+        s.delete().await.expect("delete");
+        full.push(t.elapsed());
+    }
+    let s = sb.session(Role::Agent).await.expect("session");
+    let mut exec_only = Vec::new();
+    for _ in 0..rounds {
+        let t = Instant::now();
+        let o = s.exec(&argv, &ExecOptions::default(), None).await.expect("exec");
+        assert_eq!(o.status, 0);
+        exec_only.push(t.elapsed());
+    }
+    s.delete().await.expect("delete");
+    (full, exec_only)
 }

@@ -2,7 +2,12 @@
 //! expected to be allowed), printed as a table. When bwrap cannot start here, every probe is
 //! reported SKIPPED with the reason — never passed.
 //!
-//! Run with `cargo test --test sandbox_containment -- --nocapture` to see the table.
+//! Run with `cargo test --test sandbox_containment -- --nocapture` to see the table. As root,
+//! the suite runs twice: as root, and re-executed as the unprivileged uid 65534 (the
+//! `containment_suite_as_non_root` test), so both ways Ghostlab can be run are probed.
+
+#[path = "sandbox_containment/isolation.rs"]
+mod isolation;
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -104,14 +109,21 @@ fn host_has_process_with_arg(arg: &str) -> bool {
 struct Fixture {
     checkout: PathBuf,
     _checkout_guard: tempfile::TempDir,
+    outside: PathBuf,
+    _outside_guard: tempfile::TempDir,
+    _outside_socket: Option<std::os::unix::net::UnixListener>,
     home_dir: Option<tempfile::TempDir>,
+    /// The /home folder holding `canary.txt`, planted here or by the root parent.
+    planted_home: Option<PathBuf>,
     root_canary: Option<PathBuf>,
     secret: String,
 }
 
 impl Drop for Fixture {
     fn drop(&mut self) {
-        if let Some(p) = &self.root_canary {
+        if let Some(p) = &self.root_canary
+            && std::env::var_os("GHOSTLAB_CONTAINMENT_ROOT_CANARY").is_none()
+        {
             let _ = std::fs::remove_file(p);
         }
         self.home_dir.take();
@@ -157,8 +169,16 @@ const PROBE_NAMES: &[&str] = &[
     "denied egress recorded (log + denials())",
 ];
 
+/// Where fixtures live: `GHOSTLAB_CONTAINMENT_BASE` (set for the non-root re-run), else the
+/// target's temp folder.
+fn base_dir() -> PathBuf {
+    std::env::var_os("GHOSTLAB_CONTAINMENT_BASE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_TARGET_TMPDIR")))
+}
+
 fn setup() -> Fixture {
-    let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let base = base_dir();
     std::fs::create_dir_all(&base).unwrap();
     let guard = tempfile::Builder::new()
         .prefix("containment-checkout-")
@@ -168,13 +188,35 @@ fn setup() -> Fixture {
     use std::os::unix::fs::PermissionsExt;
     // The checkout must be traversable by the unprivileged sandbox user, as a normal one is.
     std::fs::set_permissions(&checkout, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let secret = format!("canary-{:016x}", rand::random::<u64>());
+    let secret = std::env::var("GHOSTLAB_CONTAINMENT_SECRET")
+        .unwrap_or_else(|_| format!("canary-{:016x}", rand::random::<u64>()));
+    // A world-readable host folder that is not part of the job: in isolated mode it must not
+    // exist inside at all.
+    let outside_guard = tempfile::Builder::new()
+        .prefix("containment-outside-")
+        .tempdir_in(&base)
+        .unwrap();
+    let outside = outside_guard.path().to_path_buf();
+    std::fs::set_permissions(&outside, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(outside.join("canary.txt"), format!("OUTSIDE-{secret}\n")).unwrap();
+    std::fs::set_permissions(outside.join("canary.txt"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    let outside_socket = std::os::unix::net::UnixListener::bind(outside.join("host.sock")).ok();
+    let _ = std::fs::set_permissions(outside.join("host.sock"), std::fs::Permissions::from_mode(0o777));
+    if let Some(l) = &outside_socket {
+        let l = l.try_clone().unwrap();
+        std::thread::spawn(move || {
+            for mut c in l.incoming().flatten() {
+                let _ = c.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\nHOST-SOCKET");
+            }
+        });
+    }
     std::fs::write(checkout.join("AGENTS.md"), "You are a probe agent.\n").unwrap();
     std::fs::write(checkout.join("secret-canary.txt"), format!("CHECKOUT-{secret}\n")).unwrap();
     std::fs::create_dir_all(checkout.join("ws")).unwrap();
     std::fs::write(checkout.join("ws/file.txt"), "original\n").unwrap();
     std::os::unix::fs::symlink("/etc/shadow", checkout.join("ws/link-shadow")).unwrap();
     std::os::unix::fs::symlink(checkout.join("secret-canary.txt"), checkout.join("ws/link-canary")).unwrap();
+    std::os::unix::fs::symlink(outside.join("canary.txt"), checkout.join("ws/link-outside")).unwrap();
     std::fs::write(
         checkout.join("job.yaml"),
         "version: 1\nagent:\n  id: probe\n  runtime:\n    instructions: [./AGENTS.md]\n  workspace: ./ws\n\
@@ -182,20 +224,32 @@ fn setup() -> Fixture {
          \x20 processes: 40\n  file_size: 1MiB\n  memory: 256MiB\n  timeout: 20s\n  cpu: 1\n",
     )
     .unwrap();
-    let home_dir = tempfile::Builder::new()
-        .prefix("ghostlab-canary-")
-        .tempdir_in("/home")
-        .ok();
-    if let Some(h) = &home_dir {
-        std::fs::write(h.path().join("canary.txt"), format!("HOME-{secret}\n")).unwrap();
-    }
-    let root_canary = PathBuf::from(format!("/root/.ghostlab-canary-{:08x}", rand::random::<u32>()));
-    let root_canary = std::fs::write(&root_canary, format!("ROOT-{secret}\n"))
-        .ok()
-        .map(|_| root_canary);
+    // The non-root re-run gets the canaries its root parent planted (it cannot plant them).
+    let (home_dir, planted_home) = match std::env::var_os("GHOSTLAB_CONTAINMENT_HOME_CANARY") {
+        Some(p) => (None, Some(PathBuf::from(p))),
+        None => {
+            let h = tempfile::Builder::new().prefix("ghostlab-canary-").tempdir_in("/home").ok();
+            if let Some(h) = &h {
+                std::fs::write(h.path().join("canary.txt"), format!("HOME-{secret}\n")).unwrap();
+            }
+            let p = h.as_ref().map(|h| h.path().to_path_buf());
+            (h, p)
+        }
+    };
+    let root_canary = match std::env::var_os("GHOSTLAB_CONTAINMENT_ROOT_CANARY") {
+        Some(p) => Some(PathBuf::from(p)),
+        None => {
+            let p = PathBuf::from(format!("/root/.ghostlab-canary-{:08x}", rand::random::<u32>()));
+            std::fs::write(&p, format!("ROOT-{secret}\n")).ok().map(|_| p)
+        }
+    };
     Fixture {
         checkout,
         _checkout_guard: guard,
+        outside,
+        _outside_guard: outside_guard,
+        _outside_socket: outside_socket,
+        planted_home,
         home_dir,
         root_canary,
         secret,
@@ -236,7 +290,8 @@ fn containment_suite() {
     let rows = rt.block_on(run_all(&secret_env));
     let t = table(&rows);
     println!("{t}");
-    let failed: Vec<&Row> = rows.iter().filter(|r| r.verdict != "PASS").collect();
+    // N/A marks a documented gap of the current privileges (printed, not hidden).
+    let failed: Vec<&Row> = rows.iter().filter(|r| r.verdict != "PASS" && r.verdict != "N/A").collect();
     assert!(rows.len() >= 20, "too few probes ran:\n{t}");
     assert!(failed.is_empty(), "containment probes failed:\n{t}");
 }
@@ -264,9 +319,9 @@ async fn run_all(secret_env: &str) -> Vec<Row> {
     let co = fx.checkout.display().to_string();
 
     // Host homes and root's files.
-    match &fx.home_dir {
+    match &fx.planted_home {
         Some(h) => {
-            let o = run(format!("cat {}/canary.txt", h.path().display())).await;
+            let o = run(format!("cat {}/canary.txt", h.display())).await;
             rows.push(row(
                 PROBE_NAMES[0],
                 "denied",
@@ -626,5 +681,77 @@ async fn run_all(secret_env: &str) -> Vec<Row> {
         !log_text.contains(secret_env),
         "the session log must never contain an env value"
     );
+    rows.push(isolation::default_memory_row(&{
+        let mut j = job.clone();
+        j.job.sandbox.memory = None;
+        SandboxPolicy::from_job(&j).unwrap()
+    }));
+    let ctx = isolation::Ctx {
+        checkout: fx.checkout.clone(),
+        outside: fx.outside.clone(),
+        secret: fx.secret.clone(),
+        sandbox: sandbox.clone(),
+        bridge: bridge_exe(),
+        job_file: fx.checkout.join("job.yaml"),
+    };
+    rows.extend(isolation::rows(&ctx).await);
     rows
+}
+
+fn bridge_exe() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_ghostlab"))
+}
+
+/// As root, re-runs `containment_suite` as uid 65534 (a separate process of this test
+/// binary), with canaries planted by root that the unprivileged run must not reach.
+#[test]
+fn containment_suite_as_non_root() {
+    // SAFETY: trivial getter.
+    if unsafe { libc::geteuid() } != 0 {
+        println!("already non-root: `containment_suite` is the non-root run");
+        return;
+    }
+    if std::env::var_os("GHOSTLAB_CONTAINMENT_NONROOT_CHILD").is_some() {
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let base = tempfile::Builder::new().prefix("ghostlab-containment-nonroot-").tempdir().unwrap();
+    std::os::unix::fs::chown(base.path(), Some(65534), Some(65534)).unwrap();
+    std::fs::set_permissions(base.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let secret = format!("canary-{:016x}", rand::random::<u64>());
+    let home = tempfile::Builder::new().prefix("ghostlab-canary-").tempdir_in("/home").ok();
+    if let Some(h) = &home {
+        std::fs::set_permissions(h.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::write(h.path().join("canary.txt"), format!("HOME-{secret}\n")).unwrap();
+        std::fs::set_permissions(h.path().join("canary.txt"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    let root_canary = PathBuf::from(format!("/root/.ghostlab-canary-{:08x}", rand::random::<u32>()));
+    std::fs::write(&root_canary, format!("ROOT-{secret}\n")).unwrap();
+    let exe = std::env::current_exe().unwrap();
+    let mut cmd = std::process::Command::new("setpriv");
+    cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(&exe)
+        .args(["--exact", "containment_suite", "--nocapture", "--test-threads=1"])
+        .env("GHOSTLAB_CONTAINMENT_NONROOT_CHILD", "1")
+        .env("GHOSTLAB_CONTAINMENT_BASE", base.path())
+        .env("GHOSTLAB_CONTAINMENT_SECRET", &secret)
+        .env("GHOSTLAB_CONTAINMENT_ROOT_CANARY", &root_canary)
+        .env("TMPDIR", base.path())
+        .env("HOME", base.path());
+    if let Some(h) = &home {
+        cmd.env("GHOSTLAB_CONTAINMENT_HOME_CANARY", h.path());
+    }
+    let out = cmd.output();
+    let _ = std::fs::remove_file(&root_canary);
+    let out = match out {
+        Ok(o) => o,
+        Err(e) => {
+            ghostlab::util::skip::skipped(&format!("SKIPPED: cannot run setpriv to drop to uid 65534: {e}"));
+            return;
+        }
+    };
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    println!("== containment suite as uid 65534 ==\n{text}");
+    assert!(out.status.success(), "the non-root containment run failed:\n{text}");
+    assert!(text.contains("| probe"), "the non-root run printed no table:\n{text}");
 }

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use super::CliError;
-use crate::sandbox::doctor::{Probe, probe_bubblewrap, probe_cgroups, probe_openshell};
+use crate::sandbox::doctor::{Probe, leftover_sessions, probe_bubblewrap, probe_cgroups, probe_openshell};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {}
@@ -15,6 +15,7 @@ pub fn run(_args: Args) -> Result<ExitCode, CliError> {
     print_probe(&os);
     println!("local: available only when selected explicitly (no isolation; never a fallback)");
     println!("{}", probe_cgroups());
+    println!("{}", leftover_sessions());
     if bw.works || os.works {
         Ok(ExitCode::SUCCESS)
     } else {

@@ -81,6 +81,9 @@ pub enum Command {
     /// Internal: the loopback bridge to the egress proxy, run inside the sandbox.
     #[command(name = "__egress-bridge", hide = true)]
     EgressBridge(sandbox::BridgeArgs),
+    /// Internal: the agent's end of the MCP relay, run inside the sandbox.
+    #[command(name = "__mcp-connect", hide = true)]
+    McpConnect(sandbox::McpConnectArgs),
     /// Talk to one MCP server directly: list its tools, resources and prompts, or call a tool.
     /// Runs on the HOST, UNSANDBOXED: the server gets your user's rights and environment.
     Inspect(inspect::Args),
@@ -131,6 +134,7 @@ pub fn dispatch(cli: Cli) -> ExitCode {
         Command::Sandbox(a) => sandbox::run(a),
         Command::Doctor(a) => doctor::run(a),
         Command::EgressBridge(a) => sandbox::run_bridge(a),
+        Command::McpConnect(a) => sandbox::run_mcp_connect(a),
         Command::Inspect(a) => inspect::run(a),
         Command::Discover(a) => discover::run(a),
         Command::Lint(a) => lint::run(a),

@@ -94,6 +94,19 @@ fn parse_expose(s: &str) -> Result<(PathBuf, String), String> {
     Ok((PathBuf::from(socket), addr.to_string()))
 }
 
+/// `__mcp-connect`: the agent's end of the MCP relay.
+#[derive(Debug, clap::Args)]
+pub struct McpConnectArgs {
+    /// The relay's unix socket (inside path).
+    #[arg(long)]
+    pub socket: PathBuf,
+}
+
+pub fn run_mcp_connect(args: McpConnectArgs) -> Result<ExitCode, CliError> {
+    let code = crate::sandbox::mcp_link::connect_stdio(&args.socket).map_err(|e| CliError::usage(e.to_string()))?;
+    Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+}
+
 pub fn run_bridge(args: BridgeArgs) -> Result<ExitCode, CliError> {
     let mut forwards = args.forward;
     if let (Some(socket), Some(listen)) = (args.socket, args.listen) {

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 
 use crate::spec::agent::{AgentDef, Permission, PermissionRule};
-use crate::spec::resolved::{LoadedJob, McpTransport, prompt_file};
+use crate::spec::resolved::{LoadedJob, McpTransport, ResolvedMcp, prompt_file};
 use crate::util::secret_ref::to_opencode_env;
 
 /// How host paths and the model provider appear in the emitted config.
@@ -19,6 +19,9 @@ pub struct EmitOptions<'a> {
     /// Replaces `agent.runtime.provider` and `model` (used to point a run at a local
     /// model server); `None` keeps the job's own.
     pub provider_override: Option<(String, Value, String)>,
+    /// The command that replaces a stdio server's own (a sandbox relay that runs the server
+    /// outside the agent's process namespace, with the server's environment); `None` keeps it.
+    pub mcp_command: &'a dyn Fn(&ResolvedMcp) -> Option<Vec<String>>,
 }
 
 impl Default for EmitOptions<'_> {
@@ -26,6 +29,7 @@ impl Default for EmitOptions<'_> {
         EmitOptions {
             map_path: &|p: &Path| p.to_string_lossy().into_owned(),
             provider_override: None,
+            mcp_command: &|_: &ResolvedMcp| None,
         }
     }
 }
@@ -128,7 +132,16 @@ pub fn emit_opencode_config(loaded: &LoadedJob, opts: &EmitOptions<'_>) -> Value
         let mut mcp = Map::new();
         for server in &loaded.mcps {
             let mut entry = Map::new();
+            let relayed = match &server.transport {
+                McpTransport::Stdio { .. } => (opts.mcp_command)(server),
+                McpTransport::Remote { .. } => None,
+            };
             match &server.transport {
+                McpTransport::Stdio { .. } if relayed.is_some() => {
+                    // The server's cwd and environment stay with the relay, outside this file.
+                    entry.insert("type".into(), json!("local"));
+                    entry.insert("command".into(), json!(relayed));
+                }
                 McpTransport::Stdio { command, cwd, env } => {
                     entry.insert("type".into(), json!("local"));
                     let argv: Vec<String> = command

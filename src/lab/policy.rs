@@ -110,7 +110,16 @@ pub fn sandbox(job: &Job, seed: Option<SandboxBackend>) -> Proposal {
     ];
     if answer.backend == SandboxBackend::Local {
         notes.push("WARNING: local runs the agent without isolation.".into());
+    } else {
+        notes.push(match s.root_filesystem {
+            crate::spec::RootFilesystem::Isolated => "root_filesystem: isolated (job.yaml `sandbox.root_filesystem`): only /usr, a generated /etc, the agent's and MCP servers' runtimes, staged inputs and the workspace copy exist inside.".to_string(),
+            crate::spec::RootFilesystem::ReadOnly => "root_filesystem: read_only (job.yaml `sandbox.root_filesystem`): the whole host is visible read-only; the agent can read any world-readable host file.".to_string(),
+        });
     }
+    notes.push(format!(
+        "memory cap: {} (job.yaml `sandbox.memory`; whole tree through a cgroup as root, per process otherwise).",
+        s.memory.clone().unwrap_or_else(|| "2GiB (the default cap)".into())
+    ));
     if answer.network == NetworkMode::Allowlist {
         notes.push(format!("The agent can reach: {}", answer.allow.join(", ")));
     }

@@ -98,6 +98,7 @@ pub(super) fn config_section(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> C
             format!("{:?}", sb.backend).to_lowercase(),
         ),
         ("Backends used".into(), list(&seen)),
+        ("Root filesystem".into(), sb.root_filesystem.as_str().to_string()),
         ("Image".into(), opt(&sb.image)),
         ("Workdir".into(), sb.workdir.clone()),
         ("Network".into(), format!("{:?}", sb.network).to_lowercase()),
@@ -110,7 +111,10 @@ pub(super) fn config_section(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> C
             "CPU".into(),
             sb.cpu.map(|c| c.to_string()).unwrap_or_else(|| "—".into()),
         ),
-        ("Memory".into(), opt(&sb.memory)),
+        (
+            "Memory".into(),
+            sb.memory.clone().unwrap_or_else(|| "2GiB (default)".into()),
+        ),
         ("Timeout".into(), opt(&sb.timeout)),
         (
             "Processes".into(),

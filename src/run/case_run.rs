@@ -190,17 +190,15 @@ fn build_runner(ctx: &RunContext, env: &dyn CaseEnvironment, case: &CaseSpec) ->
             )))
         }
         Backend::Opencode => {
-            let binary = job
-                .hosts
-                .opencode
-                .as_ref()
-                .and_then(|h| h.binary.clone())
-                .or_else(|| ctx.opencode_bin.as_ref().map(|p| env.map_path(p)))
-                .ok_or("no OpenCode binary: set hosts.opencode.binary or GHOSTLAB_OPENCODE_BIN")?;
+            let (found, source) = super::setup::opencode_binary(&ctx.job);
+            let binary = super::setup::checked_agent_binary(ctx.opencode_bin.as_deref().or(found.as_deref()), source)
+                .map(|p| env.map_path(&p))?;
             let map = |p: &std::path::Path| env.map_path(p);
+            let relay = |m: &crate::spec::resolved::ResolvedMcp| env.mcp_command(m);
             let opts = EmitOptions {
                 map_path: &map,
                 provider_override: ctx.provider_override.clone(),
+                mcp_command: &relay,
             };
             let written = write_opencode_project(&ctx.job, &env.config_dir_host(), &opts)
                 .map_err(|e| format!("cannot write opencode.json: {e}"))?;
@@ -247,6 +245,7 @@ fn build_runner(ctx: &RunContext, env: &dyn CaseEnvironment, case: &CaseSpec) ->
             let opts = EmitOptions {
                 map_path: &map,
                 provider_override: ctx.provider_override.clone(),
+                ..EmitOptions::default()
             };
             if ctx.provider_override.is_some() {
                 return Err("the Codex CLI (0.122 and later) speaks only OpenAI's Responses API, which `ghostlab model-server` \

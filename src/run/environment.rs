@@ -38,6 +38,11 @@ pub trait CaseEnvironment: Send + Sync {
     fn config_dir(&self) -> String;
     /// Maps a host input path (instructions, skills, MCP servers) to the agent's view.
     fn map_path(&self, host: &Path) -> String;
+    /// The command the agent host runs instead of a stdio MCP server's own, when the
+    /// environment runs that server outside the agent's processes (a sandbox relay).
+    fn mcp_command(&self, _server: &crate::spec::resolved::ResolvedMcp) -> Option<Vec<String>> {
+        None
+    }
     /// The workspace copy on the host after the conversation (for file checks).
     fn final_workspace(&self) -> Option<PathBuf>;
     /// Egress attempts refused so far.

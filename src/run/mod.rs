@@ -13,6 +13,7 @@ pub mod environment;
 pub mod event_log;
 pub mod integrity;
 pub mod manifest;
+pub mod mcp_relay;
 pub mod merge;
 pub mod opencode;
 pub mod opencode_events;

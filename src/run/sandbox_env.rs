@@ -2,8 +2,9 @@
 //! servers, setup steps and the workspace's own scripts all start through the session, so
 //! every process of the case runs under the job's policy.
 //!
-//! Inputs are bound read-only at their host paths, so paths in the emitted config stay valid.
-//! OpenShell sandboxes see none of the host's paths; staging inputs there is not built yet and
+//! Inputs are staged copies shown read-only at their real host paths, so paths in the emitted
+//! config stay valid; the generated config lives in the session (`/sandbox/config` inside),
+//! readable by the sandbox user wherever the job's folder is. OpenShell sandboxes see none of the host's paths; staging inputs there is not built yet and
 //! is refused clearly rather than run with a broken config.
 
 use futures::future::BoxFuture;
@@ -11,6 +12,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::environment::{CaseEnvironment, EgressDenial, EnvironmentFactory, ServeLink};
+use super::mcp_relay::McpRelay;
+use crate::spec::resolved::ResolvedMcp;
 use super::spawn::{CommandFactory, CommandSpec};
 use crate::sandbox::{ExecOptions, Role, Sandbox, SandboxPolicy, Session, bwrap};
 use crate::spec::SandboxBackend;
@@ -18,54 +21,44 @@ use crate::spec::SandboxBackend;
 /// Opens one sandbox for the job and creates one agent session per case.
 pub struct SandboxEnvironmentFactory {
     sandbox: Sandbox,
-    /// Host folder (visible read-only inside) holding one config folder per case.
-    config_root: PathBuf,
+    /// The job's MCP servers; stdio ones are relayed (see `super::mcp_relay`).
+    mcps: Vec<ResolvedMcp>,
 }
 
 impl SandboxEnvironmentFactory {
-    /// Checks the backend (a failed probe is an error, never a fallback) and prepares the
-    /// config root. `extra_read_only` are host paths the agent host needs (its binary's folder).
+    /// Checks the backend (a failed probe is an error, never a fallback).
+    /// `extra_read_only` are host paths the agent host needs (its package folder); they are
+    /// bound, not copied.
     pub async fn open(
         mut policy: SandboxPolicy,
         log_dir: PathBuf,
-        config_root: PathBuf,
         extra_read_only: Vec<PathBuf>,
+        mcps: Vec<ResolvedMcp>,
     ) -> Result<Self, String> {
         if policy.backend == SandboxBackend::Openshell {
             return Err("the run engine cannot stage the agent's inputs into an OpenShell sandbox yet; use `backend: bubblewrap` for `ghostlab test`".into());
         }
-        std::fs::create_dir_all(&config_root).map_err(|e| format!("{}: {e}", config_root.display()))?;
-        // Readable by the unprivileged sandbox user.
-        set_world_readable(&config_root);
-        policy.read_only.push(config_root.clone());
         policy.read_only.extend(extra_read_only);
         policy.read_only.sort();
         policy.read_only.dedup();
         let sandbox = Sandbox::open(policy, log_dir).await.map_err(|e| e.to_string())?;
-        Ok(SandboxEnvironmentFactory { sandbox, config_root })
+        Ok(SandboxEnvironmentFactory { sandbox, mcps })
     }
 }
 
 impl EnvironmentFactory for SandboxEnvironmentFactory {
-    fn create<'a>(&'a self, case_id: &'a str) -> BoxFuture<'a, Result<Box<dyn CaseEnvironment>, String>> {
+    fn create<'a>(&'a self, _case_id: &'a str) -> BoxFuture<'a, Result<Box<dyn CaseEnvironment>, String>> {
         Box::pin(async move {
-            let config = self
-                .config_root
-                .join(format!("{case_id}-{:08x}", rand::random::<u32>()));
-            std::fs::create_dir_all(&config).map_err(|e| format!("{}: {e}", config.display()))?;
-            set_world_readable(&config);
-            let session = self.sandbox.session(Role::Agent).await.map_err(|e| e.to_string())?;
-            Ok(Box::new(SandboxCaseEnvironment {
-                session: Arc::new(session),
-                config,
-            }) as Box<dyn CaseEnvironment>)
+            let session = Arc::new(self.sandbox.session(Role::Agent).await.map_err(|e| e.to_string())?);
+            let relay = McpRelay::start(&session, &self.mcps)?;
+            Ok(Box::new(SandboxCaseEnvironment { session, relay }) as Box<dyn CaseEnvironment>)
         })
     }
 }
 
 struct SandboxCaseEnvironment {
     session: Arc<Session>,
-    config: PathBuf,
+    relay: Option<McpRelay>,
 }
 
 struct SessionCommands(Arc<Session>);
@@ -113,13 +106,16 @@ impl CaseEnvironment for SandboxCaseEnvironment {
         }
     }
     fn config_dir_host(&self) -> PathBuf {
-        self.config.clone()
+        self.session.config_dir().to_path_buf()
     }
     fn config_dir(&self) -> String {
-        self.config.to_string_lossy().into_owned()
+        bwrap::CONFIG_INSIDE.to_string()
     }
     fn map_path(&self, host: &Path) -> String {
         host.to_string_lossy().into_owned()
+    }
+    fn mcp_command(&self, server: &ResolvedMcp) -> Option<Vec<String>> {
+        self.relay.as_ref().and_then(|r| r.command_for(&server.name))
     }
     fn final_workspace(&self) -> Option<PathBuf> {
         Some(self.session.workspace_dir().to_path_buf())
@@ -139,8 +135,11 @@ impl CaseEnvironment for SandboxCaseEnvironment {
     }
     fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
         Box::pin(async move {
-            let config = self.config.clone();
-            match Arc::try_unwrap(self.session) {
+            let this = *self;
+            if let Some(r) = &this.relay {
+                r.stop();
+            }
+            match Arc::try_unwrap(this.session) {
                 Ok(session) => {
                     if let Err(e) = session.delete().await {
                         tracing::warn!("sandbox session delete failed: {e}");
@@ -148,12 +147,6 @@ impl CaseEnvironment for SandboxCaseEnvironment {
                 }
                 Err(_) => tracing::warn!("sandbox session still in use at close; it ends when its last user drops it"),
             }
-            let _ = std::fs::remove_dir_all(config);
         })
     }
-}
-
-fn set_world_readable(dir: &Path) {
-    use std::os::unix::fs::PermissionsExt;
-    let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755));
 }

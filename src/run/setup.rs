@@ -133,7 +133,7 @@ pub async fn environments(
         })
         .into_iter()
         .collect();
-    let factory = SandboxEnvironmentFactory::open(policy, run.logs(), run.agent_config(), extra_ro)
+    let factory = SandboxEnvironmentFactory::open(policy, run.logs(), extra_ro, job.mcps.clone())
         .await
         .map_err(SetupError::Environments)?;
     Ok(Arc::new(factory))
@@ -158,6 +158,37 @@ pub fn judge(job: &LoadedJob) -> Result<Arc<dyn Judge>, SetupError> {
     })? {
         Some(llm) => Ok(Arc::new(LlmJudge::new(llm))),
         None => Ok(Arc::new(OfflineJudge)),
+    }
+}
+
+/// The OpenCode binary for `job` and where that choice came from: `hosts.opencode.binary`
+/// (relative to job.yaml), else `GHOSTLAB_OPENCODE_BIN`, else the first `opencode` on PATH.
+pub fn opencode_binary(job: &LoadedJob) -> (Option<PathBuf>, &'static str) {
+    if let Some(b) = job.job.hosts.opencode.as_ref().and_then(|h| h.binary.as_deref()) {
+        return (Some(job.resolve(b)), "hosts.opencode.binary");
+    }
+    if std::env::var_os("GHOSTLAB_OPENCODE_BIN").is_some() {
+        return (find_opencode(), "GHOSTLAB_OPENCODE_BIN");
+    }
+    (find_opencode(), "PATH")
+}
+
+/// The agent host binary if it exists and is executable; otherwise the reason, naming the
+/// path and where it came from (checked before any agent process starts).
+pub fn checked_agent_binary(bin: Option<&Path>, source: &str) -> Result<PathBuf, String> {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(bin) = bin else {
+        return Err(
+            "agent host binary not found: opencode (not in hosts.opencode.binary, GHOSTLAB_OPENCODE_BIN or PATH)".into(),
+        );
+    };
+    match std::fs::metadata(bin) {
+        Ok(m) if m.is_file() && m.permissions().mode() & 0o111 != 0 => Ok(bin.to_path_buf()),
+        Ok(_) => Err(format!(
+            "agent host binary not found: {} is not an executable file (from {source})",
+            bin.display()
+        )),
+        Err(_) => Err(format!("agent host binary not found: {} (from {source})", bin.display())),
     }
 }
 
@@ -189,7 +220,7 @@ pub async fn context(
     agent_model: Option<&AgentModel>,
     sinks: crate::trial::Sinks,
 ) -> Result<RunContext, SetupError> {
-    let opencode_bin = find_opencode();
+    let opencode_bin = opencode_binary(&job).0;
     let provider = agent_model.map(|m| m.provider.clone());
     let endpoints = model_endpoints(&job, provider.as_ref());
     let environments = environments(&job, run_dir, &endpoints, opencode_bin.as_deref()).await?;

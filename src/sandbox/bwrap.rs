@@ -1,9 +1,11 @@
 //! The bubblewrap backend: renders a policy and a session layout into a `bwrap` argv.
 //!
-//! The root is rebuilt from the host's top-level entries, each bound read-only, on bwrap's own
-//! tmpfs root, so the sandbox can have a `/sandbox` that the host does not. Homes, /tmp, /run
-//! and /var/tmp are empty tmpfs; the user's checkout is masked; inputs are bound read-only
-//! after the masks; only the session's own folders are writable. Environment values never go
+//! The root is bwrap's own tmpfs. `isolated` (the default) puts only the system runtime
+//! (/usr and the /bin, /lib*, /sbin links), the session's generated /etc, the declared
+//! runtimes and the staged inputs on it. `read_only` binds every top-level host entry
+//! read-only instead, with homes, /tmp, /run and /var/tmp as empty tmpfs and the user's
+//! checkout masked. In both, inputs are staged copies bound read-only at their real paths
+//! after every tmpfs, and only the session's own folders are writable. Environment values never go
 //! into this argv: the launcher's own environment is cleared and set instead (bwrap passes it
 //! on unchanged), which is what `--clearenv` plus `--setenv` would do without exposing values
 //! in `ps`.
@@ -12,7 +14,9 @@ use std::path::{Component, Path, PathBuf};
 
 use super::SandboxError;
 use super::bridge;
+use super::inputs::SYSTEM_RUNTIME;
 use super::policy::SandboxPolicy;
+use crate::spec::RootFilesystem;
 
 /// Host folders replaced by an empty tmpfs in every sandbox.
 pub const MASKED_DIRS: &[&str] = &["/tmp", "/run", "/var/tmp", "/root", "/home"];
@@ -42,6 +46,16 @@ pub struct Layout {
     pub uploads: PathBuf,
     /// Folder of the egress proxy socket.
     pub egress: PathBuf,
+    /// The generated /etc of an isolated sandbox.
+    pub etc: PathBuf,
+    /// Generated agent configuration (`/sandbox/config`, read-only inside).
+    pub config: PathBuf,
+    /// Staged copies of the job's inputs.
+    pub inputs: PathBuf,
+    /// Sockets of the MCP relay (`/run/ghostlab-mcp` inside, read-only).
+    pub mcp: PathBuf,
+    /// (staged copy on the host, real host path it is shown at inside).
+    pub staged: Vec<(PathBuf, PathBuf)>,
 }
 
 /// HOME inside the sandbox.
@@ -50,6 +64,12 @@ pub const HOME_INSIDE: &str = "/sandbox/home";
 pub const TMP_INSIDE: &str = "/sandbox/tmp";
 /// Upload folder inside the sandbox.
 pub const UPLOADS_INSIDE: &str = "/sandbox/uploads";
+/// Generated agent configuration inside the sandbox.
+pub const CONFIG_INSIDE: &str = "/sandbox/config";
+/// The MCP relay's sockets inside the sandbox.
+pub const MCP_SOCKETS_INSIDE: &str = "/run/ghostlab-mcp";
+/// Size of the in-sandbox /tmp (a tmpfs per command).
+pub const TMPFS_BYTES: u64 = 256 << 20;
 
 impl Layout {
     /// The layout below `dir`.
@@ -61,6 +81,11 @@ impl Layout {
             tmp: dir.join("tmp"),
             uploads: dir.join("uploads"),
             egress: dir.join("egress"),
+            etc: dir.join("etc"),
+            config: dir.join("config"),
+            inputs: dir.join("inputs"),
+            mcp: dir.join("mcp"),
+            staged: Vec::new(),
         }
     }
 
@@ -84,6 +109,8 @@ pub struct CommandSpec<'a> {
     pub seccomp_fd: i32,
     /// The bridge executable when the network is an allowlist.
     pub bridge_exe: Option<&'a Path>,
+    /// The ghostlab executable shown read-only (egress bridge, MCP relay connector).
+    pub helper_exe: Option<&'a Path>,
     /// What to run.
     pub argv: &'a [String],
 }
@@ -103,29 +130,49 @@ pub fn args(policy: &SandboxPolicy, layout: &Layout, spec: &CommandSpec<'_>) -> 
         "--hostname",
         "ghostlab-sandbox",
     ]);
-    for (kind, path, target) in root_entries() {
-        match kind {
-            Entry::Symlink => push(&["--symlink", &target, &path]),
-            Entry::Bind => push(&["--ro-bind", &path, &path]),
+    let isolated = policy.root_filesystem == RootFilesystem::Isolated;
+    let tmp_size = TMPFS_BYTES.to_string();
+    if isolated {
+        for (kind, path, target) in root_entries() {
+            if !SYSTEM_RUNTIME.contains(&path.as_str()) {
+                continue;
+            }
+            match kind {
+                Entry::Symlink => push(&["--symlink", &target, &path]),
+                Entry::Bind => push(&["--ro-bind", &path, &path]),
+            }
         }
-    }
-    push(&["--dev", "/dev", "--proc", "/proc"]);
-    for d in MASKED_DIRS {
-        if Path::new(d).is_dir() {
-            push(&["--tmpfs", d]);
+        push(&["--ro-bind", &layout.etc.to_string_lossy(), "/etc"]);
+        push(&["--dev", "/dev", "--proc", "/proc"]);
+        push(&["--size", &tmp_size, "--tmpfs", "/tmp"]);
+    } else {
+        for (kind, path, target) in root_entries() {
+            match kind {
+                Entry::Symlink => push(&["--symlink", &target, &path]),
+                Entry::Bind => push(&["--ro-bind", &path, &path]),
+            }
         }
-    }
-    for f in MASKED_FILES {
-        if Path::new(f).exists() {
-            push(&["--ro-bind", "/dev/null", f]);
+        push(&["--dev", "/dev", "--proc", "/proc"]);
+        for d in MASKED_DIRS {
+            if Path::new(d).is_dir() {
+                if *d == "/tmp" {
+                    push(&["--size", &tmp_size]);
+                }
+                push(&["--tmpfs", d]);
+            }
         }
-    }
-    for key in ssh_host_keys() {
-        push(&["--ro-bind", "/dev/null", &key]);
-    }
-    for m in &policy.masked {
-        if m.is_dir() {
-            push(&["--tmpfs", &m.to_string_lossy()]);
+        for f in MASKED_FILES {
+            if Path::new(f).exists() {
+                push(&["--ro-bind", "/dev/null", f]);
+            }
+        }
+        for key in ssh_host_keys() {
+            push(&["--ro-bind", "/dev/null", &key]);
+        }
+        for m in &policy.masked {
+            if m.is_dir() {
+                push(&["--tmpfs", &m.to_string_lossy()]);
+            }
         }
     }
     // Binds come after every tmpfs so they are not hidden again.
@@ -135,26 +182,36 @@ pub fn args(policy: &SandboxPolicy, layout: &Layout, spec: &CommandSpec<'_>) -> 
         .chain(policy.masked.iter().cloned())
         .collect();
     for p in &policy.read_only {
-        // Symlinked inputs are bound at their real path, which is what the link resolves to.
+        // Symlinked runtimes are bound at their real path, which is what the link resolves to.
         let real = p.canonicalize().unwrap_or_else(|_| p.clone());
-        // Anything not under a mask is already visible read-only through the root binds.
-        if real.exists() && hidden.iter().any(|h| real.starts_with(h)) {
+        // In read_only mode anything not under a mask is already visible through the root binds.
+        let needed = if isolated {
+            !SYSTEM_RUNTIME.iter().any(|s| real.starts_with(s))
+        } else {
+            hidden.iter().any(|h| real.starts_with(h))
+        };
+        if real.exists() && needed {
             let s = real.to_string_lossy();
             push(&["--ro-bind", &s, &s]);
         }
+    }
+    for (copy, real) in &layout.staged {
+        push(&["--ro-bind", &copy.to_string_lossy(), &real.to_string_lossy()]);
     }
     for p in &policy.read_write {
         let real = p.canonicalize().unwrap_or_else(|_| p.clone());
         let s = real.to_string_lossy();
         push(&["--bind", &s, &s]);
     }
-    if let Some(exe) = spec.bridge_exe {
+    if let Some(exe) = spec.helper_exe.or(spec.bridge_exe) {
         let s = exe.to_string_lossy();
         push(&["--ro-bind", &s, &s]);
     }
     for (host, inside) in layout.writable(&policy.workdir) {
         push(&["--bind", &host.to_string_lossy(), &inside]);
     }
+    push(&["--ro-bind", &layout.config.to_string_lossy(), CONFIG_INSIDE]);
+    push(&["--ro-bind", &layout.mcp.to_string_lossy(), MCP_SOCKETS_INSIDE]);
     if spec.bridge_exe.is_some() {
         push(&["--ro-bind", &layout.egress.to_string_lossy(), bridge::SOCKET_DIR_INSIDE]);
     }
@@ -251,6 +308,7 @@ mod tests {
     #[test]
     fn argv_has_the_tested_profile_and_no_env_values() {
         let mut p = SandboxPolicy::minimal(SandboxBackend::Bubblewrap);
+        p.root_filesystem = RootFilesystem::ReadOnly;
         p.env_values.insert("TOKEN".into(), "secret-value-123".into());
         let job = tempfile::tempdir().unwrap();
         let agents = job.path().join("AGENTS.md");
@@ -265,6 +323,7 @@ mod tests {
             chdir: "/sandbox/workspace",
             seccomp_fd: 7,
             bridge_exe: None,
+            helper_exe: None,
             argv: &argv,
         };
         let a = args(&p, &layout, &spec);
@@ -289,6 +348,33 @@ mod tests {
         assert!(ro > tmp);
         assert!(!joined.contains("/usr/share/not-masked"), "visible paths need no bind");
         assert_eq!(a.last().map(String::as_str), Some("true"));
+    }
+
+    #[test]
+    fn isolated_shows_only_the_runtime_and_what_is_declared() {
+        let mut p = SandboxPolicy::minimal(SandboxBackend::Bubblewrap);
+        p.read_only.push(PathBuf::from("/usr/share"));
+        let mut layout = Layout::new(Path::new("/tmp/ghostlab-s2"));
+        layout
+            .staged
+            .push((PathBuf::from("/tmp/ghostlab-s2/inputs/0"), PathBuf::from("/srv/job/AGENTS.md")));
+        let argv = vec!["true".to_string()];
+        let spec = CommandSpec {
+            chdir: "/sandbox/workspace",
+            seccomp_fd: 3,
+            bridge_exe: None,
+            helper_exe: None,
+            argv: &argv,
+        };
+        let a = args(&p, &layout, &spec);
+        let joined = a.join(" ");
+        assert!(joined.contains("--ro-bind /tmp/ghostlab-s2/etc /etc"));
+        assert!(joined.contains("--ro-bind /tmp/ghostlab-s2/inputs/0 /srv/job/AGENTS.md"));
+        assert!(joined.contains(&format!("--size {TMPFS_BYTES} --tmpfs /tmp")));
+        for absent in ["/home", "/root", "/opt", "/srv /srv", "/var", "/etc/shadow"] {
+            assert!(!joined.contains(&format!("--ro-bind {absent}")), "{absent} bound");
+        }
+        assert!(!joined.contains("--ro-bind /usr/share"), "already part of /usr");
     }
 
     #[test]

@@ -84,6 +84,11 @@ impl CgroupSet {
             .collect()
     }
 
+    /// Whether this set caps the tree's processes (`pids.max`).
+    pub fn caps_processes(&self) -> bool {
+        self.pids.is_some()
+    }
+
     /// How often the tree hit the process limit so far.
     pub fn pids_max_hits(&self) -> u64 {
         let Some(d) = &self.pids else { return 0 };

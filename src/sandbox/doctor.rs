@@ -140,6 +140,25 @@ pub async fn probe_openshell() -> Probe {
     }
 }
 
+/// Sandbox sessions and cgroups left behind by a Ghostlab process that is gone (a SIGKILL,
+/// a crash); the next sandboxed run removes them.
+pub fn leftover_sessions() -> String {
+    let items = super::session_sweep::sweep(true);
+    if items.is_empty() {
+        return "leftovers: none (no stale sandbox sessions or cgroups)".into();
+    }
+    let mut s = format!(
+        "leftovers: {} item(s) from Ghostlab processes that are gone; the next sandboxed run removes them:",
+        items.len()
+    );
+    for i in items {
+        s.push_str("
+  ");
+        s.push_str(&i);
+    }
+    s
+}
+
 /// Whether per-session cgroups (tree-wide process and memory caps) can be used here.
 pub fn probe_cgroups() -> String {
     let limits = super::policy::Limits {

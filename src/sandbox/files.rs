@@ -11,11 +11,20 @@ use walkdir::WalkDir;
 
 /// Copies `src` (file or folder) to `dst`, recreating symlinks as symlinks.
 pub fn copy_tree(src: &Path, dst: &Path) -> std::io::Result<()> {
+    let mut unbounded = u64::MAX;
+    copy_tree_bounded(src, dst, &mut unbounded)
+}
+
+/// Like [`copy_tree`], but refuses to copy more than `budget` bytes of file content (the
+/// budget shrinks by what was copied, so several trees can share one bound). Exceeding it is
+/// an error naming the bound, never a partial copy passed off as complete.
+pub fn copy_tree_bounded(src: &Path, dst: &Path, budget: &mut u64) -> std::io::Result<()> {
     let meta = std::fs::symlink_metadata(src)?;
     if !meta.is_dir() {
         if let Some(parent) = dst.parent() {
             std::fs::create_dir_all(parent)?;
         }
+        charge(budget, &meta, src)?;
         return copy_entry(src, dst, &meta);
     }
     for entry in WalkDir::new(src).follow_links(false) {
@@ -23,6 +32,7 @@ pub fn copy_tree(src: &Path, dst: &Path) -> std::io::Result<()> {
         let rel = entry.path().strip_prefix(src).map_err(std::io::Error::other)?;
         let target = dst.join(rel);
         let meta = entry.path().symlink_metadata()?;
+        charge(budget, &meta, entry.path())?;
         if meta.is_dir() {
             std::fs::create_dir_all(&target)?;
             std::fs::set_permissions(&target, std::fs::Permissions::from_mode(meta.mode() & 0o7777 | 0o700))?;
@@ -30,6 +40,24 @@ pub fn copy_tree(src: &Path, dst: &Path) -> std::io::Result<()> {
             copy_entry(entry.path(), &target, &meta)?;
         }
     }
+    Ok(())
+}
+
+fn charge(budget: &mut u64, meta: &std::fs::Metadata, path: &Path) -> std::io::Result<()> {
+    if !meta.is_file() {
+        return Ok(());
+    }
+    if meta.len() > *budget {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::StorageFull,
+            format!(
+                "copy bound exceeded at {} ({} bytes left of the bound)",
+                path.display(),
+                budget
+            ),
+        ));
+    }
+    *budget -= meta.len();
     Ok(())
 }
 
@@ -102,6 +130,21 @@ mod tests {
             std::fs::read_link(dst.join("link")).unwrap(),
             Path::new("/etc/hostname")
         );
+    }
+
+    #[test]
+    fn the_bound_is_enforced() {
+        let d = tempfile::tempdir().unwrap();
+        let src = d.path().join("src");
+        std::fs::create_dir_all(&src).unwrap();
+        std::fs::write(src.join("a"), vec![0u8; 600]).unwrap();
+        std::fs::write(src.join("b"), vec![0u8; 600]).unwrap();
+        let mut budget = 1000;
+        let err = copy_tree_bounded(&src, &d.path().join("dst"), &mut budget).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::StorageFull);
+        let mut budget = 1200;
+        copy_tree_bounded(&src, &d.path().join("dst2"), &mut budget).unwrap();
+        assert_eq!(budget, 0);
     }
 
     #[test]

@@ -52,13 +52,24 @@ pub fn sandbox_uid() -> (u32, u32, bool) {
     }
 }
 
-/// Processes currently owned by `uid` on this host (from /proc).
+/// Tasks (processes and their threads) currently owned by `uid` on this host, from /proc:
+/// RLIMIT_NPROC counts threads too, so a multi-threaded owner (a tokio runtime) counts fully.
 pub fn processes_of(uid: u32) -> u64 {
     let Ok(dir) = std::fs::read_dir("/proc") else { return 0 };
     dir.filter_map(Result::ok)
         .filter(|e| e.file_name().to_string_lossy().bytes().all(|b| b.is_ascii_digit()))
         .filter(|e| e.metadata().map(|m| m.uid() == uid).unwrap_or(false))
-        .count() as u64
+        .map(|e| {
+            std::fs::read_to_string(e.path().join("status"))
+                .ok()
+                .and_then(|s| {
+                    s.lines()
+                        .find_map(|l| l.strip_prefix("Threads:"))
+                        .and_then(|n| n.trim().parse::<u64>().ok())
+                })
+                .unwrap_or(1)
+        })
+        .sum()
 }
 
 impl ChildSetup {
@@ -168,6 +179,7 @@ mod tests {
             processes: Some(10),
             file_size_bytes: Some(4096),
             wall_timeout: std::time::Duration::from_secs(1),
+            ..Limits::default()
         };
         let s = ChildSetup::for_limits(&limits, true);
         let kinds: Vec<_> = s.rlimits.iter().map(|(r, _)| *r).collect();

@@ -9,16 +9,20 @@ pub mod bridge;
 pub mod bwrap;
 pub mod cgroup;
 pub mod doctor;
+pub mod etc;
 pub mod exec;
 pub mod files;
+pub mod inputs;
 pub mod limits;
 pub mod log;
+pub mod mcp_link;
 pub mod openshell;
 pub mod policy;
 pub mod procs;
 pub mod proxy;
 pub mod seccomp;
 pub mod session;
+pub mod session_sweep;
 
 pub use exec::ExecOutput;
 pub use policy::{HostPort, Limits, NetworkPolicy, Role, SandboxPolicy};
@@ -77,6 +81,9 @@ impl Sandbox {
         log_dir: PathBuf,
         bridge_exe: Option<PathBuf>,
     ) -> Result<Sandbox, SandboxError> {
+        for note in session_sweep::start_once() {
+            tracing::warn!("removed {note}");
+        }
         let openshell_bin = openshell::locate();
         let probe = match policy.backend {
             SandboxBackend::Bubblewrap => doctor::probe_bubblewrap().await,

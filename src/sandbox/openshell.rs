@@ -150,7 +150,7 @@ pub fn render_policy(policy: &SandboxPolicy) -> Result<String, SandboxError> {
         "version": 1,
         "filesystem_policy": {
             "include_workdir": true,
-            "read_only": paths(&policy.read_only),
+            "read_only": paths(&[policy.read_only.as_slice(), policy.staged.as_slice()].concat()),
             "read_write": read_write,
         },
         "landlock": { "compatibility": "hard_requirement" },
@@ -292,7 +292,10 @@ mod tests {
                 "base",
                 "--policy",
                 "/s/policy.yaml",
-                "--no-auto-providers"
+                "--no-auto-providers",
+                // The default memory cap applies to every backend.
+                "--memory",
+                "2048Mi"
             ]
         );
         let mut vars = IndexMap::new();

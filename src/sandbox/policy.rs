@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::SandboxError;
-use crate::spec::{LoadedJob, NetworkMode, SandboxBackend};
+use crate::spec::{LoadedJob, NetworkMode, RootFilesystem, SandboxBackend};
 use crate::util::units::{parse_bytes, parse_duration};
 
 /// Default wall-clock limit for one command when job.yaml sets none.
@@ -19,6 +19,10 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 pub const DEFAULT_PROCESSES: u32 = 512;
 /// Default largest file a sandboxed process may write.
 pub const DEFAULT_FILE_SIZE: u64 = 4 << 30;
+/// Default bound on the workspace copy (and uploads) of one session.
+pub const DEFAULT_WORKSPACE_BYTES: u64 = 1 << 30;
+/// Default memory cap of one sandboxed tree when job.yaml sets none (2 GiB).
+pub const DEFAULT_MEMORY: u64 = 2 << 30;
 
 /// Which runner a session belongs to; each role gets its own session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -114,6 +118,8 @@ pub struct Limits {
     pub processes: Option<u32>,
     /// RLIMIT_FSIZE: largest file, in bytes.
     pub file_size_bytes: Option<u64>,
+    /// Bound on the workspace copy and uploads staged into one session, in bytes.
+    pub workspace_bytes: u64,
     /// Wall-clock limit for one `exec`; the whole tree is killed when it passes.
     pub wall_timeout: Duration,
 }
@@ -122,9 +128,10 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             cpu_seconds: None,
-            memory_bytes: None,
+            memory_bytes: Some(DEFAULT_MEMORY),
             processes: Some(DEFAULT_PROCESSES),
             file_size_bytes: Some(DEFAULT_FILE_SIZE),
+            workspace_bytes: DEFAULT_WORKSPACE_BYTES,
             wall_timeout: DEFAULT_TIMEOUT,
         }
     }
@@ -135,10 +142,16 @@ impl Default for Limits {
 pub struct SandboxPolicy {
     /// Which backend renders this policy.
     pub backend: SandboxBackend,
+    /// How much of the host exists inside (bubblewrap).
+    pub root_filesystem: RootFilesystem,
     /// OpenShell `--from` image.
     pub image: Option<String>,
-    /// Host paths visible read-only at the same path inside.
+    /// Host paths visible read-only at the same path inside: runtimes (the agent host's
+    /// package, MCP servers' packages), bound from the host.
     pub read_only: Vec<PathBuf>,
+    /// The job's own inputs: copied into each session (readable by the sandbox user) and
+    /// shown read-only at their real host path.
+    pub staged: Vec<PathBuf>,
     /// Host paths bound writable at the same path inside (rare; the workspace is a copy).
     pub read_write: Vec<PathBuf>,
     /// Host paths hidden behind an empty tmpfs (the user's checkout); `read_only` entries
@@ -169,8 +182,10 @@ impl fmt::Debug for SandboxPolicy {
         let redacted: Vec<String> = self.env_values.keys().map(|k| format!("{k}=<redacted>")).collect();
         f.debug_struct("SandboxPolicy")
             .field("backend", &self.backend)
+            .field("root_filesystem", &self.root_filesystem)
             .field("image", &self.image)
             .field("read_only", &self.read_only)
+            .field("staged", &self.staged)
             .field("read_write", &self.read_write)
             .field("masked", &self.masked)
             .field("workspace", &self.workspace)
@@ -189,8 +204,10 @@ impl SandboxPolicy {
     pub fn minimal(backend: SandboxBackend) -> Self {
         SandboxPolicy {
             backend,
+            root_filesystem: RootFilesystem::Isolated,
             image: None,
             read_only: Vec::new(),
+            staged: Vec::new(),
             read_write: Vec::new(),
             masked: Vec::new(),
             workspace: None,
@@ -309,12 +326,14 @@ impl SandboxPolicy {
                 }
             }
         }
-        read_only.sort();
-        read_only.dedup();
+        read_only.extend(super::inputs::mcp_runtimes(&job.mcps));
+        let (staged, read_only) = super::inputs::partition(read_only);
         Ok(SandboxPolicy {
             backend: spec.backend,
+            root_filesystem: spec.root_filesystem,
             image: spec.image.clone(),
             read_only,
+            staged,
             read_write: Vec::new(),
             masked,
             workspace: job.workspace(),

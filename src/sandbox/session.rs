@@ -20,16 +20,18 @@ use super::policy::{NetworkPolicy, Role, SandboxPolicy};
 use super::procs;
 use super::proxy::{Denial, EgressProxy};
 use super::seccomp::{self, SocketRule};
+use super::session_sweep;
 use super::{SandboxError, bridge};
 
 #[path = "session_openshell.rs"]
 mod openshell_ops;
 #[path = "session_prepare.rs"]
 mod prepare;
-use crate::spec::SandboxBackend;
+use super::inputs::check_program;
+use crate::spec::{RootFilesystem, SandboxBackend};
 
 /// PATH inside the sandbox unless the allowlist copies the host's.
-pub const SANDBOX_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+pub use super::inputs::SANDBOX_PATH;
 
 /// Per-command options.
 #[derive(Debug, Clone, Default)]
@@ -82,13 +84,22 @@ impl Session {
             .map_err(|e| SandboxError::Io("creating the session folder".into(), e))?
             .keep();
         let layout = Layout::new(&dir);
+        // Owner first, so a crash at any later point leaves a folder the next start sweeps.
+        std::fs::write(dir.join(session_sweep::OWNER_FILE), session_sweep::owner_stamp())
+            .map_err(|e| SandboxError::Io("writing the session owner file".into(), e))?;
+        if policy.keep {
+            std::fs::write(dir.join(session_sweep::KEEP_FILE), "keep: true\n")
+                .map_err(|e| SandboxError::Io("writing the session keep marker".into(), e))?;
+        }
+        session_sweep::register(&dir, &id);
         let mut secrets: Vec<String> = policy.env_values.values().cloned().collect();
         secrets.extend(policy.env_allowlist.iter().filter_map(|k| std::env::var(k).ok()));
         // One file per session (`sandbox-agent-1a2b3c4d.log`): a run has many sessions per role.
         let log_path = cfg.log_dir.join(format!("sandbox-{id}.log"));
         let header = format!(
-            "session {id} created: backend {:?}, workdir {}, network {}, limits {:?}",
+            "session {id} created: backend {:?}, root filesystem {}, workdir {}, network {}, limits {:?}",
             policy.backend,
+            policy.root_filesystem.as_str(),
             policy.workdir,
             describe_network(&policy.network),
             policy.limits
@@ -114,6 +125,10 @@ impl Session {
         };
         if let Err(e) = session.prepare().await {
             session.log.note(&format!("session creation failed: {e}"));
+            session_sweep::unregister(&session.layout.dir);
+            if let Some(cg) = session.cgroups.take() {
+                cg.remove();
+            }
             let _ = std::fs::remove_dir_all(&session.layout.dir);
             session.deleted = true;
             return Err(e);
@@ -146,10 +161,38 @@ impl Session {
         &self.layout.home
     }
 
+    /// The host folder shown read-only at [`bwrap::CONFIG_INSIDE`] (generated agent config).
+    pub fn config_dir(&self) -> &Path {
+        &self.layout.config
+    }
+
     /// The ghostlab executable as bound inside this session, when it is (it is the egress
     /// bridge, so only sessions with an allowlist have it).
     pub fn helper_exe(&self) -> Option<&Path> {
         self.proxy.as_ref().and(self.bridge_exe.as_deref())
+    }
+
+    /// The ghostlab executable as shown inside a bubblewrap session (the MCP relay's
+    /// connector runs it).
+    pub fn relay_exe(&self) -> Option<&Path> {
+        (self.policy.backend == SandboxBackend::Bubblewrap)
+            .then_some(self.bridge_exe.as_deref())
+            .flatten()
+    }
+
+    /// The host folder for the MCP relay's sockets (shown at `bwrap::MCP_SOCKETS_INSIDE`).
+    pub fn mcp_socket_dir(&self) -> &Path {
+        &self.layout.mcp
+    }
+
+    /// The uid:gid sandboxed processes run as on the host, when Ghostlab drops root.
+    pub fn owner(&self) -> Option<(u32, u32)> {
+        self.owner
+    }
+
+    /// Writes `line` to the session's log (redacted like every line).
+    pub fn note(&self, line: &str) {
+        self.log.note(line);
     }
 
     /// The host folder of the whole session.
@@ -231,6 +274,12 @@ impl Session {
             .note(&format!("command: {} (workdir {workdir})", shell_words::join(argv)));
         let mut cmd = match self.policy.backend {
             SandboxBackend::Bubblewrap => {
+                if self.policy.root_filesystem == RootFilesystem::Isolated {
+                    let mut visible: Vec<PathBuf> = self.policy.read_only.clone();
+                    visible.extend(self.layout.staged.iter().map(|(_, real)| real.clone()));
+                    visible.extend(self.bridge_exe.clone());
+                    check_program(&argv[0], &visible).map_err(SandboxError::Policy)?;
+                }
                 let rule = if self.proxy.is_some() {
                     SocketRule::UnixAndLoopbackInet
                 } else {
@@ -243,6 +292,7 @@ impl Session {
                     chdir: &workdir,
                     seccomp_fd: fd.as_raw_fd(),
                     bridge_exe: self.proxy.as_ref().and(self.bridge_exe.as_deref()),
+                    helper_exe: self.bridge_exe.as_deref(),
                     argv,
                 };
                 let args = bwrap::args(&self.policy, &self.layout, &spec);
@@ -254,6 +304,11 @@ impl Session {
                 setup.held.push(std::sync::Arc::new(fd));
                 if let Some(cg) = &self.cgroups {
                     setup.cgroup_procs = cg.procs_files();
+                    if cg.caps_processes() {
+                        // The session's own pids cgroup bounds the tree; a per-uid RLIMIT_NPROC
+                        // would be shared with every other sandbox of the same uid.
+                        setup.rlimits.retain(|(r, _)| *r != libc::RLIMIT_NPROC);
+                    }
                 }
                 setup.install(&mut cmd);
                 cmd
@@ -386,6 +441,7 @@ impl Session {
                 .map_err(|e| SandboxError::Spawn(e.to_string()))?
                 .map_err(|e| SandboxError::Io("removing the session folder".into(), e))?;
         }
+        session_sweep::unregister(&self.layout.dir);
         self.log
             .flush()
             .map_err(|e| SandboxError::Io(format!("writing {}", self.log.path().display()), e))?;
@@ -408,6 +464,9 @@ impl Drop for Session {
             if let Some(cg) = self.cgroups.take() {
                 cg.remove();
             }
+            // The folder stays (a dropped session may be inspected); the owner file lets the
+            // next start sweep it once this process is gone.
+            session_sweep::unregister(&self.layout.dir);
         }
     }
 }

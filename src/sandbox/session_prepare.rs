@@ -6,11 +6,48 @@
 
 use super::super::bridge;
 use super::super::cgroup::CgroupSet;
-use super::super::files::{chown_tree, copy_tree, readable_by};
+use super::super::etc::write_minimal_etc;
+use super::super::files::{chown_tree, copy_tree_bounded, readable_by};
+use super::super::limits::sandbox_uid;
 use super::super::policy::NetworkPolicy;
 use super::super::proxy::EgressProxy;
 use super::{SandboxError, Session, map_inside};
 use crate::spec::SandboxBackend;
+use std::path::PathBuf;
+
+impl Session {
+    /// The ghostlab executable (egress bridge, MCP relay connector) as the sandbox user can
+    /// run it: the original when that uid can read it, else a copy in the session.
+    fn share_helper_exe(&mut self) -> Result<(), SandboxError> {
+        let Some(exe) = self.bridge_exe.clone() else {
+            return Ok(());
+        };
+        if !exe.is_file() {
+            return Err(SandboxError::Policy(format!(
+                "bridge executable {} not found",
+                exe.display()
+            )));
+        }
+        if let Some((u, g)) = self.owner
+            && !readable_by(&exe, u, g)
+        {
+            // e.g. ~/.cargo/bin under /root: give the sandbox user its own copy.
+            let copy = self.layout.dir.join("bridge-ghostlab");
+            std::fs::copy(&exe, &copy)
+                .and_then(|_| std::os::unix::fs::lchown(&copy, Some(u), Some(g)))
+                .map_err(|e| SandboxError::Io(format!("copying the bridge {}", exe.display()), e))?;
+            self.log.note(&format!(
+                "bridge {} is not readable by uid {u}; using a copy in the session",
+                exe.display()
+            ));
+            self.bridge_exe = Some(copy);
+        }
+        Ok(())
+    }
+}
+
+/// Bound on the job's inputs copied into one session.
+pub const STAGED_INPUT_BYTES: u64 = 256 << 20;
 
 impl Session {
     pub(super) async fn prepare(&mut self) -> Result<(), SandboxError> {
@@ -20,16 +57,18 @@ impl Session {
         let uploads = self.policy.uploads.clone();
         let writable = l.writable(&self.policy.workdir);
         let inputs = self.policy.read_only.clone();
-        tokio::task::spawn_blocking(move || -> Result<(), SandboxError> {
+        let staged = self.policy.staged.clone();
+        let workspace_bound = self.policy.limits.workspace_bytes;
+        let report = tokio::task::spawn_blocking(move || -> Result<(Vec<(PathBuf, PathBuf)>, String), SandboxError> {
             if let Some((u, g)) = owner {
                 // Fail closed: an input the sandbox user cannot read would silently go missing.
                 for p in inputs.iter().filter(|p| p.exists()) {
                     let real = p.canonicalize().unwrap_or_else(|_| p.clone());
                     if !readable_by(&real, u, g) {
                         return Err(SandboxError::Policy(format!(
-                            "input {} is not readable by the sandbox user (uid {u}); sandboxed processes run \
-                             unprivileged when ghostlab runs as root, so keep the job outside /root or make \
-                             its inputs world-readable",
+                            "runtime {} is not readable by the sandbox user (uid {u}); sandboxed processes run \
+                             unprivileged when ghostlab runs as root and runtimes (agent host, MCP server packages) \
+                             are bound, not copied: install them where uid {u} can read them",
                             real.display()
                         )));
                     }
@@ -39,23 +78,51 @@ impl Session {
                 let what = what.to_string();
                 move |e| SandboxError::Io(what, e)
             };
-            for d in [&l.workspace, &l.home, &l.tmp, &l.uploads, &l.egress] {
+            for d in [&l.workspace, &l.home, &l.tmp, &l.uploads, &l.egress, &l.config, &l.inputs, &l.mcp] {
                 std::fs::create_dir_all(d).map_err(io("creating session folders"))?;
             }
+            let (inner_uid, inner_gid, _) = sandbox_uid();
+            write_minimal_etc(&l.etc, inner_uid, inner_gid).map_err(io("writing the sandbox's /etc"))?;
+            let mut budget = workspace_bound;
             if let Some(ws) = &ws {
-                copy_tree(ws, &l.workspace).map_err(io(&format!("copying the workspace {}", ws.display())))?;
+                copy_tree_bounded(ws, &l.workspace, &mut budget)
+                    .map_err(io(&format!("copying the workspace {} (bound {workspace_bound} bytes)", ws.display())))?;
             }
             for (src, dest) in &uploads {
                 let host = map_inside(&writable, dest)?;
-                copy_tree(src, &host).map_err(io(&format!("staging upload {}", src.display())))?;
+                copy_tree_bounded(src, &host, &mut budget)
+                    .map_err(io(&format!("staging upload {}", src.display())))?;
+            }
+            // Inputs are copies, so the sandbox user reads them even when the job lives in a
+            // folder only root can enter; the originals are never shown.
+            let mut input_budget = STAGED_INPUT_BYTES;
+            let mut binds = Vec::new();
+            for (i, p) in staged.iter().enumerate() {
+                if std::fs::symlink_metadata(p).is_err() {
+                    continue;
+                }
+                let real = p.canonicalize().unwrap_or_else(|_| p.clone());
+                let copy = l.inputs.join(i.to_string());
+                copy_tree_bounded(&real, &copy, &mut input_budget)
+                    .map_err(io(&format!("staging input {} (bound {STAGED_INPUT_BYTES} bytes)", real.display())))?;
+                binds.push((copy, real));
             }
             if let Some((u, g)) = owner {
                 chown_tree(&l.dir, u, g).map_err(io("handing the session folder to the sandbox user"))?;
             }
-            Ok(())
+            let note = format!(
+                "staged {} input(s) ({} bytes) as copies in {} readable by uid {inner_uid}; workspace copy {} bytes (bound {workspace_bound})",
+                binds.len(),
+                STAGED_INPUT_BYTES - input_budget,
+                l.inputs.display(),
+                workspace_bound - budget
+            );
+            Ok((binds, note))
         })
         .await
         .map_err(|e| SandboxError::Spawn(e.to_string()))??;
+        self.layout.staged = report.0;
+        self.log.note(&report.1);
         match self.policy.backend {
             SandboxBackend::Bubblewrap => {
                 let (cg, notes) = CgroupSet::create(&format!("ghostlab-{}", self.id), &self.policy.limits);
@@ -68,29 +135,12 @@ impl Session {
                         "network: policy is an OpenShell policy file; bubblewrap supports disabled or allowlist".into(),
                     ));
                 }
+                self.share_helper_exe()?;
                 if let NetworkPolicy::Allowlist(list) = &self.policy.network {
-                    let exe = self.bridge_exe.clone().ok_or_else(|| {
-                        SandboxError::Policy("network: allowlist needs the ghostlab executable for the bridge".into())
-                    })?;
-                    if !exe.is_file() {
-                        return Err(SandboxError::Policy(format!(
-                            "bridge executable {} not found",
-                            exe.display()
-                        )));
-                    }
-                    if let Some((u, g)) = self.owner
-                        && !readable_by(&exe, u, g)
-                    {
-                        // e.g. ~/.cargo/bin under /root: give the sandbox user its own copy.
-                        let copy = self.layout.dir.join("bridge-ghostlab");
-                        std::fs::copy(&exe, &copy)
-                            .and_then(|_| std::os::unix::fs::lchown(&copy, Some(u), Some(g)))
-                            .map_err(|e| SandboxError::Io(format!("copying the bridge {}", exe.display()), e))?;
-                        self.log.note(&format!(
-                            "bridge {} is not readable by uid {u}; using a copy in the session",
-                            exe.display()
+                    if self.bridge_exe.is_none() {
+                        return Err(SandboxError::Policy(
+                            "network: allowlist needs the ghostlab executable for the bridge".into(),
                         ));
-                        self.bridge_exe = Some(copy);
                     }
                     let sock = self.layout.egress.join(bridge::SOCKET_NAME);
                     let proxy = EgressProxy::start(&sock, list.clone(), self.log.clone())

@@ -122,7 +122,8 @@ impl Hosts {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub struct OpencodeHost {
-    /// Path of the `opencode` binary as seen inside the sandbox.
+    /// Path of the `opencode` binary (relative to job.yaml or absolute); its package folder is
+    /// shown read-only inside the sandbox at the same path.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub binary: Option<String>,
     /// `cold`: `opencode run` per turn; `warm`: one `opencode serve` per session + `run --attach`.

@@ -9,6 +9,11 @@ use serde::{Deserialize, Serialize};
 pub struct SandboxSpec {
     #[serde(default)]
     pub backend: SandboxBackend,
+    /// How much of the host's filesystem exists inside (bubblewrap): `isolated` (the default)
+    /// shows only the system runtime and what the job declares; `read_only` shows the whole
+    /// host read-only.
+    #[serde(default, skip_serializing_if = "RootFilesystem::is_isolated")]
+    pub root_filesystem: RootFilesystem,
     /// OpenShell `--from`: a community image name, an image reference or a Dockerfile path.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image: Option<String>,
@@ -64,6 +69,7 @@ impl Default for SandboxSpec {
     fn default() -> Self {
         SandboxSpec {
             backend: SandboxBackend::default(),
+            root_filesystem: RootFilesystem::default(),
             image: None,
             workdir: default_workdir(),
             network: NetworkMode::default(),
@@ -93,6 +99,34 @@ pub enum SandboxBackend {
     Openshell,
     /// No isolation. Explicit only; never chosen as a fallback.
     Local,
+}
+
+/// How much of the host's filesystem a bubblewrap sandbox shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RootFilesystem {
+    /// Only /usr (and the /bin, /lib*, /sbin links), a generated minimal /etc, the agent
+    /// host's and MCP servers' runtimes, staged inputs, the workspace copy and private
+    /// HOME and /tmp. The default.
+    #[default]
+    Isolated,
+    /// Every top-level host folder read-only (homes, /tmp and /run masked): for toolchains
+    /// the isolated view lacks. The agent can then read any world-readable host file.
+    ReadOnly,
+}
+
+impl RootFilesystem {
+    pub fn is_isolated(&self) -> bool {
+        *self == RootFilesystem::Isolated
+    }
+
+    /// `isolated` or `read_only`, as written in job.yaml.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RootFilesystem::Isolated => "isolated",
+            RootFilesystem::ReadOnly => "read_only",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]

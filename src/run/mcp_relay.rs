@@ -1,0 +1,150 @@
+//! Keeps each stdio MCP server out of the agent's sandbox: the agent host is configured to
+//! start `ghostlab __mcp-connect --socket /run/ghostlab-mcp/<n>.sock` instead of the server;
+//! every connection to that socket starts the real server as a separate command of the same
+//! session (its own bubblewrap: own PID namespace, same workspace copy and policy) with the
+//! server's declared environment resolved here, and pipes the bytes both ways.
+//!
+//! So the agent cannot read the server's `/proc/<pid>/environ` or `/proc/<pid>/mem` (the
+//! process does not exist in its PID namespace), and the server's credentials never pass
+//! through the agent's environment or its config file.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Weak};
+
+use tokio::io::AsyncWriteExt;
+use tokio::net::{UnixListener, UnixStream};
+use tokio::task::JoinHandle;
+
+use crate::mcp::discover::endpoint_of;
+use crate::mcp::launcher::LaunchSpec;
+use crate::mcp::client::Endpoint;
+use crate::sandbox::{ExecOptions, Session, bwrap};
+use crate::spec::resolved::{McpTransport, ResolvedMcp};
+
+/// The relay of one session: one listening socket per stdio server.
+pub struct McpRelay {
+    /// server name → the agent-side command.
+    commands: HashMap<String, Vec<String>>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl McpRelay {
+    /// Starts listening for every stdio server of `mcps`. Needs the ghostlab executable
+    /// inside the session; without it (or for other backends) there is no relay and the
+    /// agent host starts its servers itself.
+    pub fn start(session: &Arc<Session>, mcps: &[ResolvedMcp]) -> Result<Option<McpRelay>, String> {
+        let Some(exe) = session.relay_exe().map(|p| p.to_string_lossy().into_owned()) else {
+            return Ok(None);
+        };
+        let mut relay = McpRelay {
+            commands: HashMap::new(),
+            tasks: Vec::new(),
+        };
+        for (i, mcp) in mcps.iter().enumerate() {
+            if !matches!(mcp.transport, McpTransport::Stdio { .. }) {
+                continue;
+            }
+            let host = session.mcp_socket_dir().join(format!("{i}.sock"));
+            let listener =
+                UnixListener::bind(&host).map_err(|e| format!("MCP relay socket {}: {e}", host.display()))?;
+            share_socket(&host, session.owner()).map_err(|e| format!("MCP relay socket {}: {e}", host.display()))?;
+            let inside = format!("{}/{i}.sock", bwrap::MCP_SOCKETS_INSIDE);
+            relay.commands.insert(
+                mcp.name.clone(),
+                vec![exe.clone(), "__mcp-connect".into(), "--socket".into(), inside],
+            );
+            session.note(&format!(
+                "MCP relay: server `{}` runs in its own sandbox command (own PID namespace); the agent reaches it through {}",
+                mcp.name,
+                host.display()
+            ));
+            relay
+                .tasks
+                .push(tokio::spawn(accept_loop(listener, Arc::downgrade(session), mcp.clone())));
+        }
+        Ok(Some(relay))
+    }
+
+    /// The command the agent host runs for `server`, if it is relayed.
+    pub fn command_for(&self, server: &str) -> Option<Vec<String>> {
+        self.commands.get(server).cloned()
+    }
+
+    /// Stops accepting; running servers end when their connection closes or the session is
+    /// deleted.
+    pub fn stop(&self) {
+        for t in &self.tasks {
+            t.abort();
+        }
+    }
+}
+
+impl Drop for McpRelay {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn share_socket(path: &std::path::Path, owner: Option<(u32, u32)>) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    if let Some((u, g)) = owner {
+        std::os::unix::fs::lchown(path, Some(u), Some(g))?;
+    }
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+}
+
+async fn accept_loop(listener: UnixListener, session: Weak<Session>, mcp: ResolvedMcp) {
+    while let Ok((conn, _)) = listener.accept().await {
+        let Some(session) = session.upgrade() else { return };
+        match spawn_server(&session, &mcp) {
+            Ok(child) => {
+                tokio::spawn(pipe(conn, child));
+            }
+            Err(reason) => {
+                session.note(&format!("MCP relay: server `{}` could not start: {reason}", mcp.name));
+                // Closing the connection is what the agent host sees: the server exited.
+                drop(conn);
+            }
+        }
+    }
+}
+
+fn spawn_server(session: &Session, mcp: &ResolvedMcp) -> Result<tokio::process::Child, String> {
+    let spec: LaunchSpec = match endpoint_of(mcp).map_err(|e| e.to_string())? {
+        Endpoint::Stdio(spec) => spec,
+        _ => return Err("not a stdio server".into()),
+    };
+    let opts = ExecOptions {
+        workdir: spec.cwd.as_ref().map(|c: &PathBuf| c.to_string_lossy().into_owned()),
+        env: spec.env,
+        timeout: None,
+    };
+    let mut cmd = session.command(&spec.argv, &opts).map_err(|e| e.to_string())?;
+    cmd.stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    cmd.spawn().map_err(|e| e.to_string())
+}
+
+async fn pipe(conn: UnixStream, mut child: tokio::process::Child) {
+    let (Some(mut stdin), Some(mut stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        return;
+    };
+    let (mut rd, mut wr) = conn.into_split();
+    let up = async {
+        let _ = tokio::io::copy(&mut rd, &mut stdin).await;
+        let _ = stdin.shutdown().await;
+    };
+    let down = async {
+        let _ = tokio::io::copy(&mut stdout, &mut wr).await;
+        let _ = wr.shutdown().await;
+    };
+    // Either side ending ends the server: the agent host closed it, or it exited.
+    tokio::select! {
+        _ = up => {}
+        _ = down => {}
+    }
+    let _ = child.start_kill();
+    let _ = child.wait().await;
+}

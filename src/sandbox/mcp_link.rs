@@ -1,0 +1,42 @@
+//! The in-sandbox end of the MCP relay (`ghostlab __mcp-connect --socket S`): the agent host
+//! starts it as if it were the MCP server; it joins its stdin and stdout to the relay's unix
+//! socket, behind which Ghostlab runs the real server in a sandbox command of its own (own
+//! PID namespace, own environment). So the server's process, its `/proc/<pid>/environ` and
+//! memory do not exist in the agent's view, and its credentials never enter the agent's
+//! environment.
+//!
+//! Plain threads: it needs no runtime inside the sandbox.
+
+use std::io::{Read, Write};
+use std::net::Shutdown;
+use std::os::unix::net::UnixStream;
+use std::path::Path;
+
+/// Pipes stdin to the socket and the socket to stdout until the server side closes;
+/// returns the exit code (0, or 1 when the relay cannot be reached).
+pub fn connect_stdio(socket: &Path) -> std::io::Result<i32> {
+    let stream = UnixStream::connect(socket)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("MCP relay {}: {e}", socket.display())))?;
+    let mut up = stream.try_clone()?;
+    std::thread::spawn(move || {
+        let mut stdin = std::io::stdin().lock();
+        let _ = copy(&mut stdin, &mut up);
+        let _ = up.shutdown(Shutdown::Write);
+    });
+    let mut down = stream;
+    let mut stdout = std::io::stdout().lock();
+    copy(&mut down, &mut stdout)?;
+    Ok(0)
+}
+
+fn copy(from: &mut impl Read, to: &mut impl Write) -> std::io::Result<()> {
+    let mut buf = [0u8; 16 * 1024];
+    loop {
+        let n = from.read(&mut buf)?;
+        if n == 0 {
+            return Ok(());
+        }
+        to.write_all(&buf[..n])?;
+        to.flush()?;
+    }
+}

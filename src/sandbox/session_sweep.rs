@@ -1,0 +1,183 @@
+//! Cleanup on every exit: live sessions are registered so SIGTERM/SIGINT end them (processes
+//! killed, cgroups and folders removed) before the process exits; every session folder holds
+//! an `owner.pid` file, so after a SIGKILL the next Ghostlab start removes the sessions whose
+//! owner is gone, and `ghostlab doctor` lists any that are left.
+//!
+//! It only touches folders named `ghostlab-sandbox-*` in the temp folder that carry an owner
+//! file whose process is gone, and the cgroups `ghostlab-<that session>`; kept sessions
+//! (`keep: true`) are never removed.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::procs;
+
+/// Prefix of every session folder in the temp folder.
+pub const DIR_PREFIX: &str = "ghostlab-sandbox-";
+/// The owner file in a session folder: `<pid> <start time>` of the Ghostlab process.
+pub const OWNER_FILE: &str = "owner.pid";
+/// Present in a session folder whose policy says `keep: true`.
+pub const KEEP_FILE: &str = "keep";
+const CGROUP_ROOT: &str = "/sys/fs/cgroup";
+
+static LIVE: Mutex<Vec<(PathBuf, String)>> = Mutex::new(Vec::new());
+static STARTED: AtomicBool = AtomicBool::new(false);
+
+/// `<pid> <start time>` of this process.
+pub fn owner_stamp() -> String {
+    let pid = std::process::id();
+    format!("{pid} {}", start_time(pid).unwrap_or(0))
+}
+
+/// The start time (clock ticks since boot) of `pid`, from /proc.
+fn start_time(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Field 22; the command name (field 2) may contain spaces, so count after its `)`.
+    stat.rsplit_once(')')?.1.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// Records a live session so a signal can end it.
+pub fn register(dir: &Path, id: &str) {
+    if let Ok(mut live) = LIVE.lock() {
+        live.push((dir.to_path_buf(), id.to_string()));
+    }
+}
+
+/// Forgets a session that was deleted normally.
+pub fn unregister(dir: &Path) {
+    if let Ok(mut live) = LIVE.lock() {
+        live.retain(|(d, _)| d != dir);
+    }
+}
+
+/// Once per process: sweeps stale sessions of dead owners and installs the SIGTERM/SIGINT
+/// handler that ends live sessions before exiting (128 + signal, as the default would).
+pub fn start_once() -> Vec<String> {
+    if STARTED.swap(true, Ordering::SeqCst) {
+        return Vec::new();
+    }
+    if let Ok(rt) = tokio::runtime::Handle::try_current() {
+        use tokio::signal::unix::{SignalKind, signal};
+        // Registered here, before returning, so no signal slips in before the task runs.
+        let _guard = rt.enter();
+        if let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) {
+            rt.spawn(async move {
+                let code = tokio::select! {
+                    _ = term.recv() => 128 + libc::SIGTERM,
+                    _ = int.recv() => 128 + libc::SIGINT,
+                };
+                end_live_sessions();
+                std::process::exit(code);
+            });
+        }
+    }
+    sweep(false)
+}
+
+/// Ends every registered session: kills its processes, removes its cgroups and folder.
+pub fn end_live_sessions() {
+    let live: Vec<(PathBuf, String)> = LIVE.lock().map(|l| l.clone()).unwrap_or_default();
+    for (dir, id) in live {
+        remove_session(&dir, &id);
+    }
+}
+
+fn remove_session(dir: &Path, id: &str) {
+    procs::kill_session(dir, id);
+    remove_cgroups(id);
+    if !dir.join(KEEP_FILE).exists() {
+        // A normal `delete` may be removing the same folder on another thread right now (its
+        // command just died); removal races end in ENOENT part-way, so retry until it is gone.
+        for _ in 0..20 {
+            if std::fs::remove_dir_all(dir).is_ok() || !dir.exists() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(25));
+        }
+    }
+}
+
+fn remove_cgroups(id: &str) {
+    let name = format!("ghostlab-{id}");
+    for base in [
+        PathBuf::from(CGROUP_ROOT),
+        Path::new(CGROUP_ROOT).join("pids"),
+        Path::new(CGROUP_ROOT).join("memory"),
+    ] {
+        let d = base.join(&name);
+        for _ in 0..20 {
+            if !d.exists() || std::fs::remove_dir(&d).is_ok() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+}
+
+/// Session folders whose owner process is gone (and which are not kept), with their ids.
+pub fn stale_sessions() -> Vec<(PathBuf, String)> {
+    let Ok(dir) = std::fs::read_dir(std::env::temp_dir()) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for e in dir.filter_map(Result::ok) {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_prefix(DIR_PREFIX) else {
+            continue;
+        };
+        let path = e.path();
+        let Ok(owner) = std::fs::read_to_string(path.join(OWNER_FILE)) else {
+            continue;
+        };
+        if path.join(KEEP_FILE).exists() || owner_alive(&owner) {
+            continue;
+        }
+        // `<role>-<8 hex>-<tempfile suffix>`: the id is the first two parts.
+        let id: String = rest.splitn(3, '-').take(2).collect::<Vec<_>>().join("-");
+        out.push((path, id));
+    }
+    out.sort();
+    out
+}
+
+fn owner_alive(stamp: &str) -> bool {
+    let mut parts = stamp.split_whitespace();
+    let (Some(pid), Some(start)) = (
+        parts.next().and_then(|p| p.parse::<u32>().ok()),
+        parts.next().and_then(|s| s.parse::<u64>().ok()),
+    ) else {
+        return false;
+    };
+    start_time(pid) == Some(start)
+}
+
+/// Removes stale sessions with their cgroups (or, with `dry_run`, only lists them); returns
+/// one line per session. cgroups are only ever removed by the id of a stale session: a
+/// `ghostlab-*` cgroup without a folder here may belong to a live process with another
+/// temp folder.
+pub fn sweep(dry_run: bool) -> Vec<String> {
+    let mut notes = Vec::new();
+    for (dir, id) in stale_sessions() {
+        if !dry_run {
+            remove_session(&dir, &id);
+        }
+        notes.push(format!("stale session {id} at {} (owner gone)", dir.display()));
+    }
+    notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dead_owner_is_stale_and_a_live_one_is_not() {
+        assert!(owner_alive(&owner_stamp()));
+        assert!(!owner_alive("999999999 1"));
+        assert!(!owner_alive("garbage"));
+        let me = owner_stamp();
+        let pid: u32 = me.split_whitespace().next().unwrap().parse().unwrap();
+        assert!(!owner_alive(&format!("{pid} 1")), "a reused pid with another start time is not the owner");
+    }
+}
