@@ -19,6 +19,7 @@ pub mod procs;
 pub mod proxy;
 pub mod seccomp;
 pub mod session;
+pub mod test_resolve;
 
 pub use exec::ExecOutput;
 pub use policy::{HostPort, Limits, NetworkPolicy, Role, SandboxPolicy};
