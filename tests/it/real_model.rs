@@ -420,7 +420,10 @@ async fn a_provider_answering_401_is_an_infra_error_naming_it() {
         reasons.contains("model provider `anthropic` (api.anthropic.com) answered HTTP 401"),
         "{reasons}"
     );
-    // One refused request, no retries, no waiting.
+    // One refused request: OpenCode did not retry, so nothing waited out a backoff (5xx and
+    // refused connections are retried for ~74 s and would show here as several requests).
     assert_eq!(provider.seen().len(), 1, "{:#?}", provider.seen());
-    assert!(took < Duration::from_secs(90), "took {took:?}");
+    // Wall-clock is only a loose bound: on a loaded shared machine a cold OpenCode start with
+    // two MCP servers alone takes minutes.
+    assert!(took < Duration::from_secs(400), "took {took:?}");
 }
