@@ -12,6 +12,7 @@ pub mod judge;
 pub mod lab;
 pub mod llm;
 pub mod mcp;
+pub mod providers;
 pub mod redact;
 pub mod report;
 pub mod run;

@@ -80,6 +80,8 @@ pub fn apply_answer(step: StepId, text: &str, job: &mut Job, artifacts: &Artifac
                 ));
             }
             job.agent.runtime.model = Some(model.to_string());
+            // The credential the person has for it becomes the Sandbox step's opt-in.
+            let _ = super::usable_models::opt_in_for_model(job, model);
         }
         StepId::Mcps => {
             let mcps: Vec<McpInput> = parse_yaml(text, "the MCP server list")?;

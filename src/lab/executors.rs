@@ -197,6 +197,19 @@ impl SuiteRunner for LabSuiteRunner {
 pub struct EndpointModels;
 
 impl super::traits::ModelCatalog for EndpointModels {
+    fn usable(&self, _job: Job, dir: std::path::PathBuf) -> BoxFuture<'static, Option<Vec<String>>> {
+        Box::pin(async move {
+            let bin = crate::run::setup::find_opencode()?;
+            match super::usable_models::list_user_models(&bin, &dir).await {
+                Ok(list) => Some(list),
+                Err(e) => {
+                    tracing::warn!("cannot list the models your OpenCode can use: {e}");
+                    None
+                }
+            }
+        })
+    }
+
     fn models(&self, job: Job) -> BoxFuture<'static, Result<Vec<String>, String>> {
         Box::pin(async move {
             let mut out = super::traits::ConfiguredModels.models(job.clone()).await?;

@@ -17,6 +17,7 @@ pub mod step;
 pub mod store;
 pub mod traits;
 pub mod types;
+pub mod usable_models;
 
 pub use driver::{Executor, LabError};
 pub use propose::{Seeds, StepProposer};

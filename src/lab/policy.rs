@@ -108,6 +108,22 @@ pub fn sandbox(job: &Job, seed: Option<SandboxBackend>) -> Proposal {
         "network: disabled, or allowlist with `allow: [host:port]`.".into(),
         "credentials: opencode_auth uploads OpenCode's login; env lists variables passed to the agent. Both off unless you opt in.".into(),
     ];
+    for var in &answer.credentials.env {
+        let whose = crate::providers::known::KNOWN
+            .iter()
+            .find(|k| k.env.contains(&var.as_str()))
+            .map(|k| format!("the agent's key for {} ({var})", k.id))
+            .unwrap_or_else(|| var.clone());
+        notes.push(format!(
+            "Blast radius: {whose} is inside the sandbox for the run, in the agent's environment; its tools can read it and reach only the allowlisted hosts."
+        ));
+    }
+    if answer.credentials.opencode_auth {
+        notes.push(
+            "Blast radius: your OpenCode login for the job's providers is inside the sandbox for the run (a private file, removed with the session)."
+                .into(),
+        );
+    }
     if answer.backend == SandboxBackend::Local {
         notes.push("WARNING: local runs the agent without isolation.".into());
     } else {

@@ -153,6 +153,21 @@ impl StepProposer {
 
     async fn model(&self, job: Job) -> Result<Proposal, String> {
         let listed = self.models.models(job.clone()).await.unwrap_or_default();
+        let usable = self.models.usable(job.clone(), self.job_dir()).await;
+        if let (Some(seed), Some(list)) = (&self.seeds.model, &usable)
+            && !list.contains(seed)
+            && !listed.contains(seed)
+        {
+            return Err(format!(
+                "--model {seed}: not a model you can use now (your OpenCode lists only providers with a credential). \
+                 Usable: {}",
+                if list.is_empty() {
+                    "none".to_string()
+                } else {
+                    list.join(", ")
+                }
+            ));
+        }
         let chosen = self
             .seeds
             .model
@@ -165,6 +180,23 @@ impl StepProposer {
             notes.push("No configured models found; type one (e to edit).".into());
         } else {
             notes.push(format!("Configured: {}", listed.join(", ")));
+        }
+        // Only a catalog that asked the person's OpenCode knows what is usable and why.
+        if let Some(list) = usable {
+            let shown: Vec<String> = list.iter().take(40).cloned().collect();
+            notes.push(format!(
+                "Usable with your credentials ({}): {}{}",
+                list.len(),
+                if shown.is_empty() {
+                    "none".to_string()
+                } else {
+                    shown.join(", ")
+                },
+                if list.len() > shown.len() { ", …" } else { "" }
+            ));
+            let mut all = listed.clone();
+            all.push(chosen.clone());
+            notes.extend(super::usable_models::sources_note(&all));
         }
         Ok(Proposal::new(chosen, notes))
     }

@@ -16,6 +16,12 @@ use crate::trial::Envelope;
 pub trait ModelCatalog: Send + Sync {
     /// `provider/model` names, best first.
     fn models(&self, job: Job) -> BoxFuture<'static, Result<Vec<String>, String>>;
+
+    /// The models the person can really use now (their own OpenCode's list, which has only
+    /// providers with a credential); `None` when this catalog cannot tell.
+    fn usable(&self, _job: Job, _dir: PathBuf) -> BoxFuture<'static, Option<Vec<String>>> {
+        Box::pin(async { None })
+    }
 }
 
 /// Models named in the job itself (runtime, agents, provider maps): what is configured.

@@ -106,7 +106,6 @@ pub(super) fn config_section(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> C
         ("Policy".into(), opt(&sb.policy)),
         ("Environment allowlist (names)".into(), list(&sb.env_allowlist)),
         ("Credential variables (names)".into(), list(&sb.credentials.env)),
-        ("OpenCode auth mounted".into(), sb.credentials.opencode_auth.to_string()),
         (
             "CPU".into(),
             sb.cpu.map(|c| c.to_string()).unwrap_or_else(|| "—".into()),
@@ -124,6 +123,7 @@ pub(super) fn config_section(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> C
         ("Keep after run".into(), sb.keep.to_string()),
     ]
     .into_iter()
+    .chain(crate::providers::record::rows_for_run(run_dir))
     .map(|(k, v)| (k, red(r, &v)))
     .collect();
     ConfigSection {

@@ -68,7 +68,11 @@ pub fn parse_opencode_events(stdout: &str) -> ParsedTurn {
                     .and_then(Value::as_u64)
                     .map(|s| format!(" (HTTP {s})"))
                     .unwrap_or_default();
-                p.stream.error = Some(format!("{name}{status}: {message}"));
+                let refusal = err.pointer("/data/statusCode").and_then(Value::as_u64).and_then(|s| {
+                    let url = err.pointer("/data/metadata/url").and_then(Value::as_str);
+                    crate::providers::refusal::describe(s, url, message)
+                });
+                p.stream.error = Some(refusal.unwrap_or_else(|| format!("{name}{status}: {message}")));
             }
             _ => {}
         }

@@ -222,8 +222,21 @@ pub async fn context(
 ) -> Result<RunContext, SetupError> {
     let opencode_bin = opencode_binary(&job).0;
     let provider = agent_model.map(|m| m.provider.clone());
-    let endpoints = model_endpoints(&job, provider.as_ref());
-    let environments = environments(&job, run_dir, &endpoints, opencode_bin.as_deref()).await?;
+    // The real agent on its real model: credentials checked first (fail fast), then exactly the
+    // hosts its providers need.
+    let plan = match job.job.agent.runtime.backend {
+        Backend::Opencode => Some(crate::providers::prepare(&job, provider.as_ref(), opencode_bin.as_deref()).await?),
+        _ => None,
+    };
+    let endpoints = match &plan {
+        Some(p) => p.hosts(),
+        None => model_endpoints(&job, provider.as_ref()),
+    };
+    let mut environments = environments(&job, run_dir, &endpoints, opencode_bin.as_deref()).await?;
+    let mut redactor = Redactor::for_job(&job);
+    if let Some(p) = &plan {
+        environments = crate::providers::apply(p, &job, run_dir, environments, &mut redactor)?;
+    }
     let timeout = job
         .job
         .sandbox
@@ -232,7 +245,7 @@ pub async fn context(
         .and_then(crate::util::units::parse_duration)
         .unwrap_or(Duration::from_secs(300));
     Ok(RunContext {
-        redactor: Redactor::for_job(&job),
+        redactor,
         emulator: emulator(&job)?,
         judge: judge(&job)?,
         environments,

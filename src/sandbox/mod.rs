@@ -23,6 +23,7 @@ pub mod proxy;
 pub mod seccomp;
 pub mod session;
 pub mod session_sweep;
+pub mod test_resolve;
 
 pub use exec::ExecOutput;
 pub use policy::{HostPort, Limits, NetworkPolicy, Role, SandboxPolicy};

@@ -194,7 +194,21 @@ impl Shared {
             let _ = client.write_all(resp.as_bytes()).await;
             return;
         }
-        let mut upstream = match TcpStream::connect((target.host.as_str(), target.port)).await {
+        let (addr, addr_port) = match super::test_resolve::target(&target.host, target.port) {
+            Some(to) => {
+                self.log.note(&format!(
+                    "egress TEST RESOLVE {}:{} -> {}:{} ({})",
+                    target.host,
+                    target.port,
+                    to.0,
+                    to.1,
+                    super::test_resolve::VAR
+                ));
+                to
+            }
+            None => (target.host.clone(), target.port),
+        };
+        let mut upstream = match TcpStream::connect((addr.as_str(), addr_port)).await {
             Ok(s) => s,
             Err(e) => {
                 self.log.note(&format!(

@@ -38,6 +38,14 @@ fn lab_yes_on_release_bot_runs_everything_inside_the_sandbox() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("release-bot");
     copy_release_bot(&dir);
+    // OpenCode's own start-up npm lookup is switched off now; a setup step that tries the
+    // registry keeps a denied attempt in the run, to prove denials reach the report.
+    let job_file = dir.join("job.yaml");
+    let text = std::fs::read_to_string(&job_file).unwrap().replace(
+        "setup:\n",
+        "setup:\n  - name: try the npm registry (denied)\n    run: [sh, -c, \"curl -s -o /dev/null --max-time 10 https://registry.npmjs.org/ || true\"]\n",
+    );
+    std::fs::write(&job_file, text).unwrap();
     let workspace_before = digest(&dir.join("release-repo"));
     let home_before = home_state();
 

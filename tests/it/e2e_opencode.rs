@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 /// Emulator: approves the bump once, then is done. Judge: upholds every criterion, citing
 /// the opening message (e4) and the agent's first answer.
-const HARNESS_SCRIPT: &str = r#"{
+pub(crate) const HARNESS_SCRIPT: &str = r#"{
   "version": 1, "entries": [],
   "script": [
     {"name": "emulator-approve", "when": {"system_contains": "You are talking to an assistant", "nth": 1},

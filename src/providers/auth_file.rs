@@ -1,0 +1,267 @@
+//! The user's OpenCode login file (`$XDG_DATA_HOME/opencode/auth.json`), read only with
+//! `sandbox.credentials.opencode_auth: true`, cut down to the providers the job uses, and
+//! staged into one session's HOME as a private file that is removed when the session ends.
+//!
+//! The values live in memory and in that one file; `Debug` shows provider names only, and every
+//! value is handed to the redactor.
+
+use serde_json::{Map, Value};
+use std::io::Write;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// Where OpenCode keeps its data below a HOME whose XDG folders follow the defaults.
+pub const DATA_DIR_IN_HOME: &str = ".local/share/opencode";
+
+/// Login entries by provider id.
+#[derive(Clone)]
+pub struct AuthFile {
+    source: PathBuf,
+    exists: bool,
+    entries: Map<String, Value>,
+}
+
+impl std::fmt::Debug for AuthFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuthFile")
+            .field("source", &self.source)
+            .field("providers", &self.providers())
+            .finish()
+    }
+}
+
+/// The user's OpenCode data folder: `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`.
+pub fn user_data_dir() -> Option<PathBuf> {
+    if let Some(x) = std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(x).join("opencode"));
+    }
+    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(DATA_DIR_IN_HOME))
+}
+
+impl AuthFile {
+    /// Reads the user's login file; a missing file is an empty one (the credential check then
+    /// says so). A file that cannot be read or parsed is an error naming it, never its content.
+    pub fn load_user() -> Result<AuthFile, String> {
+        let dir =
+            user_data_dir().ok_or("neither XDG_DATA_HOME nor HOME is set, so OpenCode's login file cannot be found")?;
+        Self::load(&dir.join("auth.json"))
+    }
+
+    /// Reads `path` (see [`AuthFile::load_user`]).
+    pub fn load(path: &Path) -> Result<AuthFile, String> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(AuthFile {
+                    source: path.to_path_buf(),
+                    exists: false,
+                    entries: Map::new(),
+                });
+            }
+            Err(e) => return Err(format!("{}: cannot read OpenCode's login file: {e}", path.display())),
+        };
+        let entries = match serde_json::from_str::<Value>(&text) {
+            Ok(Value::Object(m)) => m,
+            Ok(_) => {
+                return Err(format!(
+                    "{}: OpenCode's login file is not a JSON object",
+                    path.display()
+                ));
+            }
+            // The parser's message names a line and column, never the content.
+            Err(e) => {
+                return Err(format!(
+                    "{}: OpenCode's login file is not valid JSON: {e}",
+                    path.display()
+                ));
+            }
+        };
+        Ok(AuthFile {
+            source: path.to_path_buf(),
+            exists: true,
+            entries,
+        })
+    }
+
+    /// Where it was read from.
+    pub fn source(&self) -> String {
+        self.source.display().to_string()
+    }
+
+    /// Whether the file was missing (as opposed to lacking an entry).
+    pub fn is_empty_source(&self) -> bool {
+        !self.exists
+    }
+
+    pub fn has(&self, provider: &str) -> bool {
+        self.entries.contains_key(provider)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Provider ids with an entry.
+    pub fn providers(&self) -> Vec<String> {
+        self.entries.keys().cloned().collect()
+    }
+
+    /// Only the entries of these providers.
+    pub fn only(&self, providers: &[&str]) -> AuthFile {
+        AuthFile {
+            source: self.source.clone(),
+            exists: self.exists,
+            entries: self
+                .entries
+                .iter()
+                .filter(|(k, _)| providers.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        }
+    }
+
+    /// Every value that could be secret (all strings but the entry kind), for the redactor.
+    pub fn secrets(&self) -> Vec<String> {
+        fn walk(v: &Value, key: &str, out: &mut Vec<String>) {
+            match v {
+                Value::String(s) if key != "type" => out.push(s.clone()),
+                Value::Object(m) => m.iter().for_each(|(k, v)| walk(v, k, out)),
+                Value::Array(a) => a.iter().for_each(|v| walk(v, key, out)),
+                _ => {}
+            }
+        }
+        let mut out = Vec::new();
+        for v in self.entries.values() {
+            walk(v, "", &mut out);
+        }
+        out
+    }
+
+    /// Writes the entries to `<home>/.local/share/opencode/auth.json`, mode 0600, owned (like
+    /// the folders it creates) by whoever owns `home` — the sandbox user when ghostlab runs as
+    /// root. The returned guard removes the file.
+    pub fn stage(&self, home: &Path) -> Result<StagedAuth, String> {
+        let owner = std::fs::metadata(home)
+            .map(|m| (m.uid(), m.gid()))
+            .map_err(|e| format!("{}: {e}", home.display()))?;
+        let err = |what: &str, e: std::io::Error| format!("staging OpenCode's login file ({what}): {e}");
+        let mut dir = home.to_path_buf();
+        for part in DATA_DIR_IN_HOME.split('/') {
+            dir.push(part);
+            if !dir.exists() {
+                std::fs::create_dir(&dir).map_err(|e| err("folder", e))?;
+                give(&dir, owner).map_err(|e| err("folder owner", e))?;
+            }
+        }
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).map_err(|e| err("folder mode", e))?;
+        let path = dir.join("auth.json");
+        let tmp = dir.join(format!(".auth.json.{:08x}", rand::random::<u32>()));
+        let body = serde_json::to_vec(&Value::Object(self.entries.clone())).map_err(|e| err("encode", e.into()))?;
+        let write = || -> std::io::Result<()> {
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&tmp)?;
+            f.write_all(&body)?;
+            f.sync_all()?;
+            give(&tmp, owner)?;
+            std::fs::rename(&tmp, &path)
+        };
+        if let Err(e) = write() {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(err("write", e));
+        }
+        Ok(StagedAuth { path })
+    }
+}
+
+/// Hands `path` to `owner` when this process may (as root); otherwise it already is ours.
+fn give(path: &Path, (uid, gid): (u32, u32)) -> std::io::Result<()> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        std::os::unix::fs::lchown(path, Some(uid), Some(gid))?;
+    }
+    Ok(())
+}
+
+/// A staged login file; removed on [`StagedAuth::remove`] or drop.
+#[derive(Debug)]
+pub struct StagedAuth {
+    path: PathBuf,
+}
+
+impl StagedAuth {
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Removes the file; true when it is gone.
+    pub fn remove(&self) -> bool {
+        let _ = std::fs::remove_file(&self.path);
+        !self.path.exists()
+    }
+}
+
+impl Drop for StagedAuth {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(dir: &Path) -> AuthFile {
+        let p = dir.join("auth.json");
+        std::fs::write(
+            &p,
+            r#"{"anthropic":{"type":"api","key":"sk-ant-secret-123456"},"openai":{"type":"oauth","access":"acc-987654","refresh":"ref-555555"}}"#,
+        )
+        .unwrap();
+        AuthFile::load(&p).unwrap()
+    }
+
+    #[test]
+    fn filters_lists_and_never_debug_prints_values() {
+        let tmp = tempfile::tempdir().unwrap();
+        let a = sample(tmp.path());
+        assert!(a.has("anthropic") && a.has("openai"));
+        let only = a.only(&["anthropic", "groq"]);
+        assert_eq!(only.providers(), ["anthropic"]);
+        assert_eq!(only.secrets(), ["sk-ant-secret-123456"]);
+        let mut all = a.secrets();
+        all.sort();
+        assert_eq!(all, ["acc-987654", "ref-555555", "sk-ant-secret-123456"]);
+        assert!(!format!("{a:?}").contains("secret"));
+    }
+
+    #[test]
+    fn missing_is_empty_and_garbage_is_an_error_without_content() {
+        let tmp = tempfile::tempdir().unwrap();
+        let a = AuthFile::load(&tmp.path().join("none.json")).unwrap();
+        assert!(a.is_empty() && a.is_empty_source());
+        let bad = tmp.path().join("bad.json");
+        std::fs::write(&bad, "{\"anthropic\": sk-leaked-value").unwrap();
+        let e = AuthFile::load(&bad).unwrap_err();
+        assert!(e.contains("not valid JSON") && !e.contains("sk-leaked"), "{e}");
+    }
+
+    #[test]
+    fn staged_file_is_private_and_removed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let a = sample(tmp.path()).only(&["anthropic"]);
+        let home = tmp.path().join("home");
+        std::fs::create_dir(&home).unwrap();
+        let staged = a.stage(&home).unwrap();
+        let path = home.join(".local/share/opencode/auth.json");
+        assert_eq!(staged.path(), path);
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("sk-ant-secret-123456") && !text.contains("openai"));
+        drop(staged);
+        assert!(!path.exists());
+    }
+}

@@ -1,0 +1,194 @@
+//! Prepares each case's private HOME for OpenCode before the agent starts, and cleans it after:
+//!
+//! - the login file (only with the opt-in, only the job's providers), 0600, removed when the
+//!   case's environment closes — also when the session is kept for debugging;
+//! - OpenCode's start-up dependency install switched off: on every start OpenCode installs
+//!   `@opencode-ai/plugin` into its config folder unless that folder already has a
+//!   `node_modules` and a lock file naming it (opencode-ai 1.18.33, `Npm.install`). Without it
+//!   each run tries registry.npmjs.org (denied by the proxy, reported as a finding). Seeding the
+//!   lock file stops the attempt; anything that still tries stays a denied-egress finding.
+//!
+//! It wraps any [`EnvironmentFactory`], so no backend needs to know about it.
+
+use futures::future::BoxFuture;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use super::auth_file::{AuthFile, StagedAuth};
+use super::record::ProvidersRecord;
+use crate::run::environment::{CaseEnvironment, EgressDenial, EnvironmentFactory, ServeLink};
+use crate::run::spawn::CommandFactory;
+
+/// OpenCode's config folder below a HOME whose XDG folders follow the defaults.
+pub const CONFIG_DIR_IN_HOME: &str = ".config/opencode";
+
+/// What goes into every agent HOME.
+#[derive(Debug, Clone, Default)]
+pub struct HomeSeed {
+    /// The login entries to stage, if the user opted in and any apply.
+    pub auth: Option<AuthFile>,
+}
+
+/// Writes the lock file that makes OpenCode skip its start-up npm install.
+pub fn seed_opencode_config(home: &Path) -> std::io::Result<()> {
+    let owner = {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(home)?;
+        (m.uid(), m.gid())
+    };
+    let mut dir = home.to_path_buf();
+    for part in CONFIG_DIR_IN_HOME.split('/').chain(["node_modules"]) {
+        dir.push(part);
+        if !dir.exists() {
+            std::fs::create_dir(&dir)?;
+            chown_if_root(&dir, owner)?;
+        }
+    }
+    let lock = home.join(CONFIG_DIR_IN_HOME).join("package-lock.json");
+    let body = serde_json::json!({
+        "name": "opencode-config",
+        "lockfileVersion": 3,
+        "packages": {"": {"dependencies": {"@opencode-ai/plugin": "*"}}}
+    });
+    std::fs::write(&lock, serde_json::to_vec_pretty(&body).unwrap_or_default())?;
+    chown_if_root(&lock, owner)
+}
+
+fn chown_if_root(path: &Path, (uid, gid): (u32, u32)) -> std::io::Result<()> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        std::os::unix::fs::lchown(path, Some(uid), Some(gid))?;
+    }
+    Ok(())
+}
+
+/// Wraps a factory: every environment it creates gets the seed; closing removes the login.
+pub struct SeededEnvironments {
+    inner: Arc<dyn EnvironmentFactory>,
+    seed: HomeSeed,
+    /// The run folder and its `providers.json`, updated each time a login file is staged.
+    record: Option<(PathBuf, Mutex<ProvidersRecord>)>,
+}
+
+impl SeededEnvironments {
+    pub fn wrap(
+        inner: Arc<dyn EnvironmentFactory>,
+        seed: HomeSeed,
+        record: Option<(PathBuf, ProvidersRecord)>,
+    ) -> Arc<dyn EnvironmentFactory> {
+        let record = record.map(|(dir, r)| (dir, Mutex::new(r)));
+        Arc::new(SeededEnvironments { inner, seed, record })
+    }
+
+    /// Counts a staged login in the run's record, so the report says only what happened.
+    fn count_staged(&self) -> Result<(), String> {
+        let Some((dir, record)) = &self.record else {
+            return Ok(());
+        };
+        let mut r = record.lock().unwrap_or_else(|e| e.into_inner());
+        r.opencode_auth.staged_sessions += 1;
+        r.write(dir).map_err(|e| format!("{}: {e}", dir.display()))
+    }
+}
+
+impl EnvironmentFactory for SeededEnvironments {
+    fn create<'a>(&'a self, case_id: &'a str) -> BoxFuture<'a, Result<Box<dyn CaseEnvironment>, String>> {
+        Box::pin(async move {
+            let env = self.inner.create(case_id).await?;
+            let home = env.home_host();
+            let prepared = seed_opencode_config(&home)
+                .map_err(|e| format!("preparing OpenCode's config folder in the session HOME: {e}"))
+                .and_then(|()| self.seed.auth.as_ref().map(|a| a.stage(&home)).transpose());
+            let prepared = prepared.and_then(|auth| {
+                if auth.is_some() {
+                    self.count_staged()?;
+                }
+                Ok(auth)
+            });
+            match prepared {
+                Ok(auth) => Ok(Box::new(SeededEnvironment { inner: env, auth }) as Box<dyn CaseEnvironment>),
+                Err(e) => {
+                    env.close().await;
+                    Err(e)
+                }
+            }
+        })
+    }
+}
+
+struct SeededEnvironment {
+    inner: Box<dyn CaseEnvironment>,
+    auth: Option<StagedAuth>,
+}
+
+impl CaseEnvironment for SeededEnvironment {
+    fn backend(&self) -> String {
+        self.inner.backend()
+    }
+    fn factory(&self) -> Arc<dyn CommandFactory> {
+        self.inner.factory()
+    }
+    fn workdir(&self) -> String {
+        self.inner.workdir()
+    }
+    fn home(&self) -> String {
+        self.inner.home()
+    }
+    fn home_host(&self) -> PathBuf {
+        self.inner.home_host()
+    }
+    fn serve_link(&self) -> ServeLink {
+        self.inner.serve_link()
+    }
+    fn config_dir_host(&self) -> PathBuf {
+        self.inner.config_dir_host()
+    }
+    fn config_dir(&self) -> String {
+        self.inner.config_dir()
+    }
+    fn map_path(&self, host: &Path) -> String {
+        self.inner.map_path(host)
+    }
+    fn final_workspace(&self) -> Option<PathBuf> {
+        self.inner.final_workspace()
+    }
+    fn denials(&self) -> Vec<EgressDenial> {
+        self.inner.denials()
+    }
+    fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
+        let SeededEnvironment { inner, auth } = *self;
+        Box::pin(async move {
+            // The login goes first: the session may be kept (`sandbox.keep`) for debugging.
+            if let Some(a) = auth
+                && !a.remove()
+            {
+                tracing::warn!(
+                    "the staged OpenCode login file {} could not be removed",
+                    a.path().display()
+                );
+            }
+            inner.close().await;
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeded_config_names_the_plugin_package() {
+        let tmp = tempfile::tempdir().unwrap();
+        seed_opencode_config(tmp.path()).unwrap();
+        let dir = tmp.path().join(CONFIG_DIR_IN_HOME);
+        assert!(dir.join("node_modules").is_dir());
+        let lock: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("package-lock.json")).unwrap()).unwrap();
+        assert!(
+            lock.pointer("/packages//dependencies/@opencode-ai~1plugin").is_some(),
+            "{lock}"
+        );
+        // Idempotent: a second seed of the same HOME works.
+        seed_opencode_config(tmp.path()).unwrap();
+    }
+}

@@ -1,0 +1,269 @@
+//! What Ghostlab knows about OpenCode's built-in providers without asking OpenCode: the AI SDK
+//! package each uses, the hosts that package talks to when no `baseURL` is set, and the
+//! variables (or the OpenCode login) that supply its credential.
+//!
+//! Transcribed from opencode-ai 1.18.33 (its catalog and its provider loaders); a provider not
+//! listed here is resolved through OpenCode's own catalog (`catalog.rs`).
+
+use indexmap::IndexMap;
+use serde_json::Value;
+
+use crate::sandbox::HostPort;
+
+/// One built-in provider.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KnownProvider {
+    /// OpenCode's provider id (`anthropic` in `anthropic/claude-sonnet-4-5`).
+    pub id: &'static str,
+    /// The AI SDK package OpenCode loads for it.
+    pub npm: &'static str,
+    /// Variables that carry its credential, in OpenCode's order of preference.
+    pub env: &'static [&'static str],
+    /// Whether `opencode auth login <id>` can store a credential for it.
+    pub login: bool,
+}
+
+/// Built-in providers. Hosts come from [`sdk_default_hosts`] by package.
+pub const KNOWN: &[KnownProvider] = &[
+    KnownProvider {
+        id: "anthropic",
+        npm: "@ai-sdk/anthropic",
+        env: &["ANTHROPIC_API_KEY"],
+        login: true,
+    },
+    KnownProvider {
+        id: "openai",
+        npm: "@ai-sdk/openai",
+        env: &["OPENAI_API_KEY"],
+        login: true,
+    },
+    KnownProvider {
+        id: "google",
+        npm: "@ai-sdk/google",
+        env: &["GOOGLE_GENERATIVE_AI_API_KEY", "GEMINI_API_KEY"],
+        login: true,
+    },
+    KnownProvider {
+        id: "github-copilot",
+        npm: "@ai-sdk/github-copilot",
+        env: &[],
+        login: true,
+    },
+    KnownProvider {
+        id: "openrouter",
+        npm: "@openrouter/ai-sdk-provider",
+        env: &["OPENROUTER_API_KEY"],
+        login: true,
+    },
+    KnownProvider {
+        id: "groq",
+        npm: "@ai-sdk/groq",
+        env: &["GROQ_API_KEY"],
+        login: true,
+    },
+    KnownProvider {
+        id: "mistral",
+        npm: "@ai-sdk/mistral",
+        env: &["MISTRAL_API_KEY"],
+        login: true,
+    },
+    KnownProvider {
+        id: "xai",
+        npm: "@ai-sdk/xai",
+        env: &["XAI_API_KEY"],
+        login: true,
+    },
+    KnownProvider {
+        id: "deepseek",
+        npm: "@ai-sdk/deepseek",
+        env: &["DEEPSEEK_API_KEY"],
+        login: true,
+    },
+    KnownProvider {
+        id: "amazon-bedrock",
+        npm: "@ai-sdk/amazon-bedrock",
+        env: &["AWS_BEARER_TOKEN_BEDROCK", "AWS_ACCESS_KEY_ID", "AWS_PROFILE"],
+        login: false,
+    },
+    KnownProvider {
+        id: "google-vertex",
+        npm: "@ai-sdk/google-vertex",
+        env: &["GOOGLE_APPLICATION_CREDENTIALS"],
+        login: false,
+    },
+    KnownProvider {
+        id: "azure",
+        npm: "@ai-sdk/azure",
+        env: &["AZURE_API_KEY"],
+        login: true,
+    },
+];
+
+/// The built-in provider with this id.
+pub fn known(id: &str) -> Option<&'static KnownProvider> {
+    KNOWN.iter().find(|p| p.id == id)
+}
+
+/// Where a value for a host template comes from: the provider block's option, else a
+/// variable of Ghostlab's own environment, else OpenCode's default.
+fn setting(options: &IndexMap<String, Value>, key: &str, vars: &[&str], default: Option<&str>) -> Option<String> {
+    options
+        .get(key)
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .or_else(|| {
+            vars.iter()
+                .find_map(|v| std::env::var(v).ok().filter(|s| !s.is_empty()))
+        })
+        .or(default.map(str::to_string))
+}
+
+fn hp(host: &str) -> HostPort {
+    HostPort {
+        host: host.to_ascii_lowercase(),
+        port: 443,
+    }
+}
+
+/// The hosts an SDK package reaches when the provider block sets no `baseURL`, or an error
+/// saying which option is missing (Azure needs its resource name). `None`: not a package
+/// this table knows.
+pub fn sdk_default_hosts(npm: &str, options: &IndexMap<String, Value>) -> Option<Result<Vec<HostPort>, String>> {
+    let hosts = match npm {
+        "@ai-sdk/anthropic" => vec![hp("api.anthropic.com")],
+        "@ai-sdk/openai" => vec![hp("api.openai.com")],
+        "@ai-sdk/google" => vec![hp("generativelanguage.googleapis.com")],
+        // Copilot exchanges the stored GitHub token for a Copilot token first.
+        "@ai-sdk/github-copilot" => vec![hp("api.githubcopilot.com"), hp("api.github.com")],
+        "@openrouter/ai-sdk-provider" => vec![hp("openrouter.ai")],
+        "@ai-sdk/groq" => vec![hp("api.groq.com")],
+        "@ai-sdk/mistral" => vec![hp("api.mistral.ai")],
+        "@ai-sdk/xai" => vec![hp("api.x.ai")],
+        "@ai-sdk/deepseek" => vec![hp("api.deepseek.com")],
+        "@ai-sdk/amazon-bedrock" => {
+            let region = setting(
+                options,
+                "region",
+                &["AWS_REGION", "AWS_DEFAULT_REGION"],
+                Some("us-east-1"),
+            )
+            .unwrap_or_default();
+            vec![hp(&format!("bedrock-runtime.{region}.amazonaws.com"))]
+        }
+        "@ai-sdk/google-vertex" | "@ai-sdk/google-vertex/anthropic" => {
+            let location = setting(
+                options,
+                "location",
+                &["GOOGLE_VERTEX_LOCATION", "GOOGLE_CLOUD_LOCATION", "VERTEX_LOCATION"],
+                Some("us-central1"),
+            )
+            .unwrap_or_default();
+            let api = if location == "global" {
+                "aiplatform.googleapis.com".to_string()
+            } else {
+                format!("{location}-aiplatform.googleapis.com")
+            };
+            // Service-account credentials are exchanged for an access token first.
+            vec![hp(&api), hp("oauth2.googleapis.com")]
+        }
+        "@ai-sdk/azure" => match setting(options, "resourceName", &["AZURE_RESOURCE_NAME"], None) {
+            Some(name) => vec![hp(&format!("{name}.openai.azure.com"))],
+            None => {
+                return Some(Err(
+                    "Azure needs its resource name: set `options.resourceName` in the provider block or export AZURE_RESOURCE_NAME"
+                        .into(),
+                ));
+            }
+        },
+        _ => return None,
+    };
+    Some(Ok(hosts))
+}
+
+/// The built-in provider whose default host this is (to name it in an error).
+pub fn provider_of_host(host: &str) -> Option<&'static str> {
+    let host = host.to_ascii_lowercase();
+    let none = IndexMap::new();
+    KNOWN.iter().map(|p| (p.id, p.npm)).find_map(|(id, npm)| {
+        let hosts = sdk_default_hosts(npm, &none)?.ok()?;
+        hosts.iter().any(|h| h.host == host).then_some(id)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn hosts(npm: &str, options: Value) -> Vec<String> {
+        let options: IndexMap<String, Value> = serde_json::from_value(options).unwrap();
+        sdk_default_hosts(npm, &options)
+            .unwrap()
+            .unwrap()
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn every_known_provider_has_default_hosts() {
+        let none = IndexMap::new();
+        for p in KNOWN.iter().filter(|p| p.id != "azure") {
+            let h = sdk_default_hosts(p.npm, &none).unwrap().unwrap();
+            assert!(!h.is_empty(), "{}", p.id);
+        }
+    }
+
+    #[test]
+    fn sdk_defaults() {
+        assert_eq!(hosts("@ai-sdk/anthropic", json!({})), ["api.anthropic.com:443"]);
+        assert_eq!(hosts("@ai-sdk/openai", json!({})), ["api.openai.com:443"]);
+        assert_eq!(
+            hosts("@ai-sdk/github-copilot", json!({})),
+            ["api.githubcopilot.com:443", "api.github.com:443"]
+        );
+        assert_eq!(hosts("@ai-sdk/xai", json!({})), ["api.x.ai:443"]);
+        assert!(sdk_default_hosts("@ai-sdk/openai-compatible", &IndexMap::new()).is_none());
+    }
+
+    #[test]
+    fn regional_hosts_come_from_options() {
+        assert_eq!(
+            hosts("@ai-sdk/amazon-bedrock", json!({"region": "eu-west-1"})),
+            ["bedrock-runtime.eu-west-1.amazonaws.com:443"]
+        );
+        assert_eq!(
+            hosts("@ai-sdk/google-vertex", json!({"location": "europe-west4"})),
+            [
+                "europe-west4-aiplatform.googleapis.com:443",
+                "oauth2.googleapis.com:443"
+            ]
+        );
+        assert_eq!(
+            hosts("@ai-sdk/google-vertex", json!({"location": "global"}))[0],
+            "aiplatform.googleapis.com:443"
+        );
+        assert_eq!(
+            hosts("@ai-sdk/azure", json!({"resourceName": "acme-ai"})),
+            ["acme-ai.openai.azure.com:443"]
+        );
+    }
+
+    #[test]
+    fn azure_without_a_resource_name_is_an_error() {
+        if std::env::var_os("AZURE_RESOURCE_NAME").is_some() {
+            return;
+        }
+        let err = sdk_default_hosts("@ai-sdk/azure", &IndexMap::new())
+            .unwrap()
+            .unwrap_err();
+        assert!(err.contains("resourceName"), "{err}");
+    }
+
+    #[test]
+    fn hosts_map_back_to_providers() {
+        assert_eq!(provider_of_host("API.anthropic.com"), Some("anthropic"));
+        assert_eq!(provider_of_host("api.github.com"), Some("github-copilot"));
+        assert_eq!(provider_of_host("example.com"), None);
+    }
+}

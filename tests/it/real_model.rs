@@ -1,0 +1,429 @@
+//! End to end, offline: the real OpenCode CLI in bubblewrap uses its BUILT-IN `anthropic`
+//! provider (no provider block in the job), with the key first from `sandbox.credentials.env`
+//! and then only from an OpenCode login file staged through `opencode_auth: true`.
+//!
+//! api.anthropic.com is impersonated on loopback: the egress proxy's test-only resolver override
+//! (`GHOSTLAB_TEST_EGRESS_RESOLVE`, read by the host-side proxy only) sends the allowed
+//! `CONNECT api.anthropic.com:443` to a local TLS server (`fake_provider`) whose test CA the
+//! sandbox trusts through `NODE_EXTRA_CA_CERTS`, set by this test through the job's
+//! `env_allowlist` and an upload. The second built-in (`openai`, the small model) is resolved and
+//! allowlisted; OpenCode never calls it in these runs (titles are suppressed).
+//!
+//! Also: no credential → exit 2 within a second; a provider answering 401 → INFRA_ERROR naming
+//! the provider, without retries.
+
+use crate::common;
+use crate::fake_provider::{FakeAnthropic, Mode, TestCa};
+
+use assert_cmd::Command;
+use common::{PREPARE_RELEASE as CASE, copy_release_bot, newest_run, opencode_bin, test_one_case_args, trial_verdict};
+use ghostlab::llm::cassette::Cassette;
+use ghostlab::llm::model_server::{ServerOptions, start};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+const ENV_CANARY: &str = "gl-canary-env-anthropic-5b1f0e77";
+const OPENAI_CANARY: &str = "gl-canary-env-openai-0c4de291";
+const LOGIN_CANARY: &str = "gl-canary-login-anthropic-93d2aa41";
+const CA_INSIDE: &str = "/sandbox/uploads/test-ca.pem";
+
+/// Provider variables that must not leak in from the environment running the tests.
+const PROVIDER_VARS: &[&str] = &["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "XDG_DATA_HOME"];
+
+fn ghostlab(dir: &Path) -> Command {
+    let mut c = Command::cargo_bin("ghostlab").unwrap();
+    c.current_dir(dir)
+        .env("GHOSTLAB_OPENCODE_BIN", opencode_bin())
+        .env("RELEASE_TOKEN", "x-token-value")
+        .env("GHOSTLAB_LLM_ATTEMPTS", "1")
+        .env("NODE_EXTRA_CA_CERTS", CA_INSIDE)
+        .timeout(Duration::from_secs(600));
+    for v in PROVIDER_VARS {
+        c.env_remove(v);
+    }
+    c
+}
+
+/// The release-bot example on built-in providers: anthropic for the agent, openai as the small
+/// model; `credentials` is the YAML of `sandbox.credentials`.
+fn prepared(ca: &TestCa, credentials: &str, extra_sandbox: &str) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let dir = tmp.path().join("release-bot");
+    copy_release_bot(&dir);
+    std::fs::copy(ca.ca_pem(), dir.join("test-ca.pem")).unwrap();
+    let job = dir.join("job.yaml");
+    let text = std::fs::read_to_string(&job)
+        .unwrap()
+        .replace("github-copilot/claude-sonnet-4.5", "anthropic/claude-sonnet-4-5")
+        .replace("github-copilot/claude-haiku-4.5", "openai/gpt-5-mini")
+        .replace(
+            "  processes: 256\n",
+            &format!(
+                "  processes: 256\n  env_allowlist: [NODE_EXTRA_CA_CERTS]\n  uploads:\n    - src: ./test-ca.pem\n{credentials}{extra_sandbox}"
+            ),
+        );
+    assert!(text.contains("anthropic/claude-sonnet-4-5") && text.contains("test-ca.pem"));
+    std::fs::write(&job, text).unwrap();
+    let out = ghostlab(&dir)
+        .env("ANTHROPIC_API_KEY", ENV_CANARY)
+        .env("OPENAI_API_KEY", OPENAI_CANARY)
+        .args(["generate", "--job", "job.yaml"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    (tmp, dir)
+}
+
+/// Points emulator and judge at a scripted local OpenAI-compatible server (recorded).
+fn set_harness(dir: &Path, url: &str) {
+    let job = dir.join("job.yaml");
+    let text = std::fs::read_to_string(&job).unwrap();
+    let start = text.find("generation:").unwrap();
+    let end = text.find("review:").unwrap();
+    let roles = format!(
+        "generation:\n  proposer: {{ provider: offline }}\n  emulator: {{ provider: record, model: scripted, base_url: \"{url}\", cassette: ./cassettes/harness.json }}\n  judge: {{ provider: record, model: scripted, base_url: \"{url}\", cassette: ./cassettes/harness.json }}\n"
+    );
+    let text = format!("{}{roles}{}", &text[..start], &text[end..]).replace("min_pass_rate: 0.8", "min_pass_rate: 1.0");
+    std::fs::write(&job, text).unwrap();
+}
+
+/// Samples every process's argv while a run goes on; reports any that held `needles`.
+struct ArgvWatch {
+    stop: Arc<AtomicBool>,
+    handle: std::thread::JoinHandle<(usize, usize, Vec<String>)>,
+}
+
+impl ArgvWatch {
+    fn start(needles: &[&str]) -> ArgvWatch {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let needles: Vec<String> = needles.iter().map(|s| s.to_string()).collect();
+        let handle = std::thread::spawn(move || {
+            let (mut samples, mut opencode_seen, mut hits) = (0usize, 0usize, Vec::new());
+            while !flag.load(Ordering::Relaxed) {
+                samples += 1;
+                for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+                    let Ok(bytes) = std::fs::read(e.path().join("cmdline")) else {
+                        continue;
+                    };
+                    let argv = String::from_utf8_lossy(&bytes).replace('\0', " ");
+                    if argv.contains("opencode") && argv.contains(" run ") {
+                        opencode_seen += 1;
+                    }
+                    if needles.iter().any(|n| argv.contains(n.as_str())) {
+                        hits.push(argv);
+                    }
+                }
+                std::thread::sleep(Duration::from_millis(40));
+            }
+            (samples, opencode_seen, hits)
+        });
+        ArgvWatch { stop, handle }
+    }
+
+    fn finish(self) -> (usize, usize, Vec<String>) {
+        self.stop.store(true, Ordering::Relaxed);
+        self.handle.join().unwrap()
+    }
+}
+
+fn files_containing(root: &Path, needle: &str) -> Vec<PathBuf> {
+    walkdir::WalkDir::new(root)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .filter(|e| {
+            std::fs::read(e.path())
+                .map(|b| b.windows(needle.len()).any(|w| w == needle.as_bytes()))
+                .unwrap_or(false)
+        })
+        .map(|e| e.path().to_path_buf())
+        .collect()
+}
+
+fn logs_of(run: &Path) -> String {
+    std::fs::read_dir(run.join("logs"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap_or_default())
+        .collect()
+}
+
+/// The allowlists of every agent session, from the sandbox log.
+fn agent_allowlists(logs: &str) -> Vec<String> {
+    logs.lines()
+        .filter(|l| l.contains(" session agent-") && l.contains(" created: "))
+        .map(|l| {
+            let from = l.find("network allowlist [").expect(l) + "network allowlist [".len();
+            l[from..l[from..].find(']').unwrap() + from].to_string()
+        })
+        .collect()
+}
+
+fn resolve_override(port: u16) -> String {
+    format!("api.anthropic.com:443=127.0.0.1:{port},api.openai.com:443=127.0.0.1:{port}")
+}
+
+/// Runs the one case; returns the output, the run folder and the argv samples.
+async fn run_case(
+    dir: &Path,
+    envs: Vec<(&'static str, String)>,
+) -> (std::process::Output, PathBuf, (usize, usize, Vec<String>)) {
+    let watch = ArgvWatch::start(&[ENV_CANARY, LOGIN_CANARY, OPENAI_CANARY]);
+    let d = dir.to_path_buf();
+    let out = tokio::task::spawn_blocking(move || {
+        let mut c = ghostlab(&d);
+        for (k, v) in envs {
+            c.env(k, v);
+        }
+        c.args(test_one_case_args(CASE, false)).output().unwrap()
+    })
+    .await
+    .unwrap();
+    let argv = watch.finish();
+    (out, newest_run(dir), argv)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn builtin_anthropic_provider_with_env_key_then_with_opencode_login() {
+    opencode_bin();
+    let ca = match TestCa::generate(&["api.anthropic.com", "api.openai.com"]) {
+        Ok(ca) => ca,
+        Err(e) => return ghostlab::util::skip::skipped(&e),
+    };
+    let agent_script = common::repo().join("examples/release-bot/cassettes/agent.json");
+    let harness_file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(harness_file.path(), crate::e2e_opencode::HARNESS_SCRIPT).unwrap();
+
+    // Run 1: the key from `credentials.env`.
+    let (_tmp, dir) = prepared(
+        &ca,
+        "  credentials:\n    env: [ANTHROPIC_API_KEY, OPENAI_API_KEY]\n",
+        "",
+    );
+    let provider = FakeAnthropic::start(&ca, &agent_script, ENV_CANARY, Mode::Script).await;
+    let harness = start(Cassette::load(harness_file.path()).unwrap(), ServerOptions::default())
+        .await
+        .unwrap();
+    set_harness(&dir, &harness.base_url());
+    let (out, run, (samples, opencode_seen, argv_hits)) = run_case(
+        &dir,
+        vec![
+            ("ANTHROPIC_API_KEY", ENV_CANARY.into()),
+            ("OPENAI_API_KEY", OPENAI_CANARY.into()),
+            ("GHOSTLAB_TEST_EGRESS_RESOLVE", resolve_override(provider.port)),
+        ],
+    )
+    .await;
+    harness.shutdown().await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let v = trial_verdict(&run, CASE);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{stderr}\nverdict: {v:#}\nprovider saw: {:#?}\nunmatched: {:?}",
+        provider.seen(),
+        provider.unmatched()
+    );
+    assert_eq!(v["verdict"], "PASS", "{v:#}");
+    assert_eq!(v["criteria"].as_array().unwrap().len(), 8);
+    let seen = provider.seen();
+    assert!(seen.len() >= 4, "{seen:#?}");
+    for s in &seen {
+        assert_eq!(s.path, "/v1/messages", "{s:?}");
+        assert_eq!(s.api_key.as_deref(), Some(ENV_CANARY), "{s:?}");
+    }
+    assert!(provider.unmatched().is_empty(), "{:?}", provider.unmatched());
+    assert!(
+        seen.iter().any(|s| s.summary.contains("release_ci_status")),
+        "{seen:#?}"
+    );
+    let logs = logs_of(&run);
+    let lists = agent_allowlists(&logs);
+    assert!(!lists.is_empty(), "{logs}");
+    for l in &lists {
+        assert_eq!(l, "api.anthropic.com:443, api.openai.com:443", "{logs}");
+    }
+    assert!(logs.contains("egress TEST RESOLVE api.anthropic.com:443"), "{logs}");
+    assert!(
+        !logs.contains("registry.npmjs.org"),
+        "OpenCode's start-up install still ran:\n{logs}"
+    );
+    assert!(
+        samples > 10 && opencode_seen > 0,
+        "argv sampling saw no agent run ({samples} samples)"
+    );
+    assert!(argv_hits.is_empty(), "a canary on an argv: {argv_hits:?}");
+    for canary in [ENV_CANARY, OPENAI_CANARY] {
+        assert_eq!(files_containing(&dir, canary), Vec::<PathBuf>::new(), "canary in files");
+    }
+    let providers: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("providers.json")).unwrap()).unwrap();
+    assert_eq!(
+        providers["credentials"][0]["kind"]["name"], "ANTHROPIC_API_KEY",
+        "{providers:#}"
+    );
+    let report = std::fs::read_to_string(run.join("report.md")).unwrap();
+    assert!(
+        report.contains("anthropic → api.anthropic.com:443 (default host of @ai-sdk/anthropic)"),
+        "{report}"
+    );
+    assert!(
+        report.contains("anthropic: environment variable ANTHROPIC_API_KEY"),
+        "{report}"
+    );
+    assert!(report.contains("OpenCode auth mounted | false"), "{report}");
+
+    // Run 2: no key in the environment; only the user's OpenCode login, staged per session.
+    let (_tmp2, dir2) = prepared(&ca, "  credentials:\n    opencode_auth: true\n", "  keep: true\n");
+    let user_data = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(user_data.path().join("opencode")).unwrap();
+    std::fs::write(
+        user_data.path().join("opencode/auth.json"),
+        serde_json::json!({
+            "anthropic": {"type": "api", "key": LOGIN_CANARY},
+            "openai": {"type": "api", "key": OPENAI_CANARY},
+            "groq": {"type": "api", "key": "gl-unused-provider-entry-1234"}
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let provider2 = FakeAnthropic::start(&ca, &agent_script, LOGIN_CANARY, Mode::Script).await;
+    let harness = start(Cassette::load(harness_file.path()).unwrap(), ServerOptions::default())
+        .await
+        .unwrap();
+    set_harness(&dir2, &harness.base_url());
+    let (out, run2, (_, opencode_seen, argv_hits)) = run_case(
+        &dir2,
+        vec![
+            ("XDG_DATA_HOME", user_data.path().to_string_lossy().into_owned()),
+            ("GHOSTLAB_TEST_EGRESS_RESOLVE", resolve_override(provider2.port)),
+        ],
+    )
+    .await;
+    harness.shutdown().await;
+    let v2 = trial_verdict(&run2, CASE);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}\n{}\nverdict: {v2:#}\nprovider saw: {:#?}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+        provider2.seen()
+    );
+    assert_eq!(v2["verdict"], "PASS", "{v2:#}");
+    let seen = provider2.seen();
+    assert!(
+        !seen.is_empty() && seen.iter().all(|s| s.api_key.as_deref() == Some(LOGIN_CANARY)),
+        "{seen:#?}"
+    );
+    assert!(opencode_seen > 0 && argv_hits.is_empty(), "{argv_hits:?}");
+    let logs = logs_of(&run2);
+    for canary in [LOGIN_CANARY, OPENAI_CANARY, "gl-unused-provider-entry-1234"] {
+        assert_eq!(
+            files_containing(&dir2, canary),
+            Vec::<PathBuf>::new(),
+            "canary in files"
+        );
+    }
+    // The session was kept (keep: true): its HOME is still there, its login file is not.
+    let kept: Vec<PathBuf> = logs
+        .lines()
+        .filter_map(|l| l.split("KEPT at ").nth(1))
+        .map(|rest| PathBuf::from(rest.split(" (keep").next().unwrap()))
+        .collect();
+    assert!(!kept.is_empty(), "{logs}");
+    for k in &kept {
+        assert!(k.is_dir(), "{}", k.display());
+        let auth_files: Vec<_> = walkdir::WalkDir::new(k)
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name() == "auth.json")
+            .map(|e| e.path().to_path_buf())
+            .collect();
+        assert!(auth_files.is_empty(), "login file left behind: {auth_files:?}");
+        assert_eq!(files_containing(k, LOGIN_CANARY), Vec::<PathBuf>::new());
+        let _ = std::fs::remove_dir_all(k);
+    }
+    let report = std::fs::read_to_string(run2.join("report.md")).unwrap();
+    assert!(report.contains("anthropic: OpenCode login (auth.json)"), "{report}");
+    assert!(
+        report.contains("OpenCode auth mounted | true (anthropic, openai for 1 session(s))"),
+        "{report}"
+    );
+}
+
+#[test]
+fn without_a_credential_the_run_stops_in_under_a_second() {
+    let ca = match TestCa::generate(&["api.anthropic.com"]) {
+        Ok(ca) => ca,
+        Err(e) => return ghostlab::util::skip::skipped(&e),
+    };
+    let (_tmp, dir) = prepared(&ca, "", "");
+    let started = Instant::now();
+    let out = ghostlab(&dir).args(test_one_case_args(CASE, false)).output().unwrap();
+    let took = started.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(took < Duration::from_secs(1), "took {took:?}");
+    for needed in [
+        "agent.runtime.model",
+        "anthropic/claude-sonnet-4-5",
+        "provider `anthropic`",
+        "ANTHROPIC_API_KEY",
+        "opencode auth login anthropic",
+        "sandbox.credentials.env: [ANTHROPIC_API_KEY]",
+        "sandbox.credentials.opencode_auth: true",
+        "openai/gpt-5-mini",
+    ] {
+        assert!(stderr.contains(needed), "missing `{needed}` in:\n{stderr}");
+    }
+    assert!(
+        !dir.join(".ghostlab/runs").exists() || std::fs::read_dir(dir.join(".ghostlab/runs")).unwrap().count() == 0
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_provider_answering_401_is_an_infra_error_naming_it() {
+    opencode_bin();
+    let ca = match TestCa::generate(&["api.anthropic.com", "api.openai.com"]) {
+        Ok(ca) => ca,
+        Err(e) => return ghostlab::util::skip::skipped(&e),
+    };
+    let agent_script = common::repo().join("examples/release-bot/cassettes/agent.json");
+    let (_tmp, dir) = prepared(
+        &ca,
+        "  credentials:\n    env: [ANTHROPIC_API_KEY, OPENAI_API_KEY]\n",
+        "",
+    );
+    let provider = FakeAnthropic::start(&ca, &agent_script, ENV_CANARY, Mode::Reject).await;
+    let started = Instant::now();
+    let (out, run, _) = run_case(
+        &dir,
+        vec![
+            ("ANTHROPIC_API_KEY", ENV_CANARY.into()),
+            ("OPENAI_API_KEY", OPENAI_CANARY.into()),
+            ("GHOSTLAB_TEST_EGRESS_RESOLVE", resolve_override(provider.port)),
+        ],
+    )
+    .await;
+    let took = started.elapsed();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = trial_verdict(&run, CASE);
+    assert_eq!(v["verdict"], "INFRA_ERROR", "{v:#}");
+    let reasons = v["reasons"].to_string();
+    assert!(
+        reasons.contains("model provider `anthropic` (api.anthropic.com) answered HTTP 401"),
+        "{reasons}"
+    );
+    // One refused request: OpenCode did not retry, so nothing waited out a backoff (5xx and
+    // refused connections are retried for ~74 s and would show here as several requests).
+    assert_eq!(provider.seen().len(), 1, "{:#?}", provider.seen());
+    // Wall-clock is only a loose bound: on a loaded shared machine a cold OpenCode start with
+    // two MCP servers alone takes minutes.
+    assert!(took < Duration::from_secs(400), "took {took:?}");
+}
