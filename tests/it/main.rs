@@ -31,6 +31,7 @@ mod mcp_real_servers;
 mod mcp_secrets;
 mod model_server;
 mod opencode_emit;
+mod planted_faults;
 mod rescore_cli;
 mod sandbox_cli;
 mod sandbox_session;
