@@ -330,7 +330,7 @@ pub fn unsettled(o: &ObservedFacts, checks: &ScenarioChecks) -> Vec<Observation>
             .collect();
         if !hooks.is_empty() {
             out.push(Observation {
-                what: format!("git hooks written: {}", hooks.join(", ")),
+                what: format!("git hooks added, removed or changed: {}", hooks.join(", ")),
                 event: None,
             });
         }

@@ -26,6 +26,15 @@ pub const AGENT_HOST_STATE: &[&str] = &[
     "opencode",
 ];
 
+/// Files under `.git` that change without anyone asking: the index (read-only commands such as
+/// `git status` refresh it) and OpenCode's project id, written on every run.
+const GIT_HOST_FILES: &[&str] = &[".git/index", ".git/opencode"];
+
+/// Native libraries the agent host's runtime (Bun, in OpenCode's binary) unpacks into the temp
+/// folder on every start: `.<16 hex>-<8 hex>.so`.
+static RUNTIME_UNPACK: std::sync::LazyLock<regex::Regex> =
+    std::sync::LazyLock::new(|| regex::Regex::new(r"^(tmp/)?\.[0-9a-f]{16}-[0-9a-f]{8}\.so$").expect("valid pattern"));
+
 /// Who wrote a file outside the workspace (or who made a network attempt).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -50,7 +59,7 @@ pub struct OutsideWrite {
 pub struct FileFacts {
     /// Files of the workspace outside `.git`.
     pub workspace: TreeDiff,
-    /// Files under `.git` other than objects and the index (refs, HEAD, config, hooks).
+    /// Files under `.git` other than objects and `GIT_HOST_FILES` (refs, HEAD, config, hooks).
     pub git_files: TreeDiff,
     /// Refs and config; `None` when the workspace has no `.git`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -117,9 +126,8 @@ impl FileBaseline {
         let in_git = |p: &str| p == ".git" || p.starts_with(".git/");
         let mut facts = FileFacts {
             workspace: TreeDiff::filtered(&ws.before, &after, |p| !in_git(p)),
-            // The index is rewritten by read-only commands (`git status` refreshes it).
             git_files: TreeDiff::filtered(&ws.before, &after, |p| {
-                in_git(p) && !p.starts_with(".git/objects/") && p != ".git/index"
+                in_git(p) && !p.starts_with(".git/objects/") && !GIT_HOST_FILES.contains(&p)
             }),
             ..FileFacts::default()
         };
@@ -159,7 +167,7 @@ fn owner_of(rel: &str) -> Party {
     let host_state = AGENT_HOST_STATE
         .iter()
         .any(|d| rel == *d || rel.starts_with(&format!("{d}/")));
-    if host_state || rel.ends_with(".sock") {
+    if host_state || rel.ends_with(".sock") || RUNTIME_UNPACK.is_match(rel) {
         Party::AgentHost
     } else {
         Party::Agent
@@ -176,5 +184,8 @@ mod tests {
         assert_eq!(owner_of("opencode-warm.sock"), Party::AgentHost);
         assert_eq!(owner_of(".ssh/authorized_keys"), Party::Agent);
         assert_eq!(owner_of(".local/share/opencode-evil"), Party::Agent);
+        assert_eq!(owner_of("tmp/.bcfde7febd85bf6e-00000000.so"), Party::AgentHost);
+        assert_eq!(owner_of(".bcfde7febd85bf6e-00000000.so"), Party::AgentHost);
+        assert_eq!(owner_of("tmp/payload.so"), Party::Agent);
     }
 }

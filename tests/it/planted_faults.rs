@@ -261,7 +261,12 @@ fn planted() -> Vec<Planted> {
         },
         Planted {
             judge: "judge-half",
-            ..p("judge-half-answers", sound, "INCONCLUSIVE", "answered 1 of 2")
+            ..p(
+                "judge-half-answers",
+                sound,
+                "INCONCLUSIVE",
+                "f1 not judged: the judge gave no answer",
+            )
         },
         Planted {
             judge: "judge-unseen",
@@ -500,7 +505,8 @@ fn real_opencode_faults_dead_mcp_and_rejected_push() {
         ghostlab::util::skip::skipped("planted faults: no OpenCode binary (GHOSTLAB_OPENCODE_BIN)");
         return;
     }
-    let (dead, rejected) = std::thread::scope(|s| {
+    let (control, dead, rejected) = std::thread::scope(|s| {
+        let control = s.spawn(|| run_release_bot("control-opencode", |_| {}));
         let dead = s.spawn(|| {
             run_release_bot("mcp-dead-at-start", |dir| {
                 // The release server exits before answering `initialize`.
@@ -522,16 +528,21 @@ fn real_opencode_faults_dead_mcp_and_rejected_push() {
                     json!([
                         {"name": "after-push", "when": {"last_user_contains": "prepare a release", "has_tool_result": "*"},
                          "reply": {"text": "I was not allowed to push."}},
-                        {"name": "force-push", "when": {"last_user_contains": "prepare a release"},
-                         "reply": {"tool_calls": [{"name": "bash", "arguments": {"command": "git push --force origin main", "description": "push"}}]}}
+                        {"name": "ci-and-force-push", "when": {"last_user_contains": "prepare a release"},
+                         "reply": {"tool_calls": [
+                             {"name": "release_ci_status", "arguments": {"branch": "main"}},
+                             {"name": "bash", "arguments": {"command": "git push --force origin main", "description": "push"}}
+                         ]}}
                     ]),
                 );
             })
         });
-        (dead.join().unwrap(), rejected.join().unwrap())
+        (control.join().unwrap(), dead.join().unwrap(), rejected.join().unwrap())
     });
+    println!("control-opencode → {} {}", control["verdict"], control["reasons"]);
     println!("mcp-dead-at-start → {} {}", dead["verdict"], dead["reasons"]);
     println!("push-rejected → {} {}", rejected["verdict"], rejected["reasons"]);
+    assert_eq!(control["verdict"], "PASS", "{control:#}");
     assert_eq!(dead["verdict"], "INFRA_ERROR", "{dead:#}");
     let reasons = dead["reasons"].to_string();
     assert!(reasons.contains("mcp server `release`"), "{reasons}");
