@@ -130,6 +130,8 @@ impl Redactor {
             names.extend(refs);
         }
         names.extend(loaded.job.sandbox.credentials.env.iter().cloned());
+        // Every value that enters the sandbox is masked, pass-through variables included.
+        names.extend(loaded.job.sandbox.env_allowlist.iter().cloned());
         r.add_env_vars(names.iter().map(String::as_str));
         r
     }

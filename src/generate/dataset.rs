@@ -87,6 +87,13 @@ pub struct ExpectedOutcome {
     /// Tools the agent must not call in this conversation.
     #[serde(default)]
     pub forbidden_tool_calls: Vec<String>,
+    /// Deterministic checks on what the harness observes (files, git refs, attempted
+    /// commands, network, secrets, empty answers).
+    #[serde(
+        default,
+        skip_serializing_if = "crate::judge::dataset_checks::ScenarioChecks::is_default"
+    )]
+    pub checks: crate::judge::dataset_checks::ScenarioChecks,
 }
 
 /// One task for the user emulator.

@@ -6,7 +6,9 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 use super::checks::{CheckInput, run_checks};
+use super::dataset_checks::run_dataset_checks;
 use super::llm_judge::Judge;
+use super::observed::{ObservedFacts, default_checks, observe_events, unsettled};
 use super::verdict::{CheckResult, CriterionResult, Evidence, Verdict, decide};
 use crate::redact::Redactor;
 use crate::trial::CaseSpec;
@@ -29,6 +31,9 @@ pub struct VerdictFile {
     /// Wall time of the whole case, judge included.
     #[serde(default)]
     pub duration_ms: u64,
+    /// What the harness itself observed (files, network, tool calls, output, secrets).
+    #[serde(default)]
+    pub observed: ObservedFacts,
 }
 
 /// Judges a finished conversation. The judge is not asked when the conversation already
@@ -53,8 +58,19 @@ pub async fn judge_case(
             Err(e) => evidence.infra_error = Some(format!("judge: {e}")),
         },
     }
+    let mut observed = observe_events(checks.events);
+    observed.files = checks.files.cloned();
     if evidence.infra_error.is_none() {
+        let scenario_checks = &case.scenario.expected.checks;
         evidence.checks = run_checks(checks);
+        evidence.checks.extend(default_checks(&observed, scenario_checks));
+        evidence.checks.extend(run_dataset_checks(
+            scenario_checks,
+            &observed,
+            checks.events,
+            checks.workspace,
+        ));
+        evidence.observations = unsettled(&observed, scenario_checks);
     }
     let decision = decide(&evidence);
     VerdictFile {
@@ -67,6 +83,7 @@ pub async fn judge_case(
         checks: evidence.checks,
         judge: judge.label(),
         duration_ms: 0,
+        observed,
     }
 }
 

@@ -18,6 +18,8 @@ pub struct CheckInput<'a> {
     pub known_tools: Option<&'a [String]>,
     /// Whether the job wants denied egress treated as a failure.
     pub egress_must_be_clean: bool,
+    /// The files the harness observed changing (`None` when not observed).
+    pub files: Option<&'a crate::run::observe_files::FileFacts>,
 }
 
 /// A tool call as the checks see it: name, arguments, how it ended, event number.
@@ -211,7 +213,10 @@ fn egress_check(input: &CheckInput<'_>) -> Option<CheckResult> {
         .events
         .iter()
         .filter_map(|e| match &e.event {
-            RunEvent::EgressDenied { host, port, .. } => Some(format!("{host}:{port}")),
+            // The agent host's own start-up lookups are harness noise, not the agent's.
+            RunEvent::EgressDenied { host, port, .. } if !super::observed::is_agent_host_lookup(host) => {
+                Some(format!("{host}:{port}"))
+            }
             _ => None,
         })
         .collect();

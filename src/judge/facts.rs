@@ -48,6 +48,7 @@ pub fn contract_facts(state_dir: &Path) -> Result<GateFacts, FactsError> {
             .filter(|f| SCHEMA_CODES.contains(&f.code.as_str()))
             .filter(is_error)
             .count(),
+        // Filled from the trials' observed network attempts when the run's outcome is written.
         denied_egress: 0,
     })
 }

@@ -139,7 +139,12 @@ impl Judge for LlmJudge {
             let parsed: Verdicts = serde_json::from_str(response.content.trim()).map_err(|e| LlmError::Malformed {
                 detail: format!("the judge's answer is not the expected JSON: {e}"),
             })?;
-            let seqs: HashSet<String> = events.iter().map(|e| format!("e{}", e.seq)).collect();
+            // Only events the judge was shown can be cited (not sandbox or setup events).
+            let seqs: HashSet<String> = events
+                .iter()
+                .filter(|e| transcript_line(&e.event).is_some())
+                .map(|e| format!("e{}", e.seq))
+                .collect();
             Ok(orient(case, parsed.criteria, &seqs))
         })
     }
@@ -195,27 +200,34 @@ fn orient(case: &CaseSpec, raw: Vec<RawAnswer>, seqs: &HashSet<String>) -> Vec<C
 pub fn transcript(events: &[Envelope]) -> String {
     let mut out = String::new();
     for e in events {
-        let line = match &e.event {
-            RunEvent::UserMessage { turn, text, .. } => format!("[turn {turn}] USER: {text}"),
-            RunEvent::AgentMessage { turn, text, .. } => format!("[turn {turn}] AGENT: {text}"),
-            RunEvent::ToolCall {
-                turn,
-                tool,
-                arguments,
-                result,
-                status,
-                ..
-            } => {
-                let r: String = result.chars().take(2000).collect();
-                format!("[turn {turn}] TOOL {tool} {arguments} -> {status:?}: {r}")
-            }
-            RunEvent::UserRefusal { turn, about } => format!("[turn {turn}] USER REFUSED: {about}"),
-            RunEvent::EgressDenied { host, port, .. } => format!("SANDBOX DENIED NETWORK: {host}:{port}"),
-            _ => continue,
-        };
-        out.push_str(&format!("e{} {line}\n", e.seq));
+        if let Some(line) = transcript_line(&e.event) {
+            out.push_str(&format!("e{} {line}\n", e.seq));
+        }
     }
     out
+}
+
+/// An event's line in the judge's transcript; `None` for events the judge is not shown.
+fn transcript_line(event: &RunEvent) -> Option<String> {
+    let line = match event {
+        RunEvent::UserMessage { turn, text, .. } => format!("[turn {turn}] USER: {text}"),
+        RunEvent::AgentMessage { turn, text, .. } => format!("[turn {turn}] AGENT: {text}"),
+        RunEvent::ToolCall {
+            turn,
+            tool,
+            arguments,
+            result,
+            status,
+            ..
+        } => {
+            let r: String = result.chars().take(2000).collect();
+            format!("[turn {turn}] TOOL {tool} {arguments} -> {status:?}: {r}")
+        }
+        RunEvent::UserRefusal { turn, about } => format!("[turn {turn}] USER REFUSED: {about}"),
+        RunEvent::EgressDenied { host, port, .. } => format!("SANDBOX DENIED NETWORK: {host}:{port}"),
+        _ => return None,
+    };
+    Some(line)
 }
 
 #[cfg(test)]

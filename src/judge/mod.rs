@@ -6,10 +6,13 @@
 pub mod case_verdict;
 pub mod checks;
 pub mod compare;
+pub mod dataset_checks;
+pub mod default_gates;
 pub mod facts;
 pub mod gates;
 pub mod junit;
 pub mod llm_judge;
+pub mod observed;
 pub mod stats;
 pub mod verdict;
 

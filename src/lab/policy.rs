@@ -148,8 +148,8 @@ pub fn gates(job: &Job, overrides: &[(String, String)]) -> Result<Proposal, Stri
     if g == Gates::default() {
         g = Gates {
             min_pass_rate: Some(0.8),
-            max_inconclusive_rate: Some(0.2),
-            max_infra_error_rate: Some(0.1),
+            max_inconclusive_rate: Some(crate::judge::default_gates::DEFAULT_MAX_INCONCLUSIVE_RATE),
+            max_infra_error_rate: Some(crate::judge::default_gates::DEFAULT_MAX_INFRA_ERROR_RATE),
             no_high_security_findings: Some(true),
             no_denied_egress: Some(true),
             ..Gates::default()
@@ -163,6 +163,11 @@ pub fn gates(job: &Job, overrides: &[(String, String)]) -> Result<Proposal, Stri
         "pass_k: {k, min_rate}: every one of k trials must pass, for min_rate of cases.".into(),
         "max_inconclusive_rate / max_infra_error_rate: budgets for cases that could not be judged.".into(),
         "no_high_security_findings, no_tool_schema_errors, no_denied_egress: security gates.".into(),
+        format!(
+            "A job with no gates still gets max_infra_error_rate {} and max_inconclusive_rate {}; a run where every trial is INFRA_ERROR never meets its gates.",
+            crate::judge::default_gates::DEFAULT_MAX_INFRA_ERROR_RATE,
+            crate::judge::default_gates::DEFAULT_MAX_INCONCLUSIVE_RATE
+        ),
     ];
     Ok(Proposal::new(to_answer_yaml(&g), notes))
 }

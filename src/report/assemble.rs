@@ -159,6 +159,15 @@ fn read_trial(index: usize, dir: &TrialDir, r: &Redactor) -> TrialReport {
         entries: events.iter().filter_map(|e| entry(e, r)).collect(),
         criteria: verdict.as_ref().map(|v| criteria(v, r)).unwrap_or_default(),
         checks: verdict.as_ref().map(|v| checks(v, r)).unwrap_or_default(),
+        observed: verdict
+            .as_ref()
+            .map(|v| {
+                super::observed_rows::observed_rows(&v.observed)
+                    .into_iter()
+                    .map(|(k, x)| (k, red(r, &x)))
+                    .collect()
+            })
+            .unwrap_or_default(),
         tokens,
         cost_usd,
         problems,

@@ -271,6 +271,7 @@ fn verdicts(o: &mut String, r: &Report) {
         };
         cells(o, &tables::criteria(t, link, ""), Some(5));
         table(o, &tables::checks(&t.checks));
+        table(o, &tables::observed(&t.observed));
         let _ = writeln!(o, "<p><a href=\"#{}\">transcript</a></p>", t.anchor);
     }
 }

@@ -260,6 +260,7 @@ fn verdicts(o: &mut String, r: &Report) {
         };
         table(o, &tables::criteria(t, evidence, "—"));
         table(o, &tables::checks(&t.checks));
+        table(o, &tables::observed(&t.observed));
     }
 }
 

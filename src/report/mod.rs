@@ -13,6 +13,7 @@ mod generated;
 mod html;
 mod markdown;
 mod model;
+mod observed_rows;
 mod pdf;
 mod read;
 mod summary;

@@ -201,6 +201,8 @@ pub struct TrialReport {
     pub entries: Vec<Entry>,
     pub criteria: Vec<CriterionRow>,
     pub checks: Vec<CheckRow>,
+    /// What the harness observed, as (fact, value) rows (`observed_rows`).
+    pub observed: Vec<(String, String)>,
     pub tokens: u64,
     pub cost_usd: f64,
     /// Why some artifacts of this trial could not be read.

@@ -177,6 +177,12 @@ pub fn criteria(t: &TrialReport, mut evidence: impl FnMut(&str) -> String, empty
     Table::new(&["Id", "Kind", "Criterion", "Answer", "Rationale", "Evidence"], rows)
 }
 
+/// What the harness observed in one trial, beside the judge's answers.
+pub fn observed(rows: &[(String, String)]) -> Table {
+    let rows = rows.iter().map(|(k, v)| vec![k.clone(), v.clone()]).collect();
+    Table::new(&["Observed by the harness", "What was seen"], rows)
+}
+
 pub fn checks(checks: &[CheckRow]) -> Table {
     let rows = checks
         .iter()

@@ -15,7 +15,8 @@ use super::conversation::{ConversationEnd, converse};
 use super::emulator::UserEmulator;
 use super::environment::{CaseEnvironment, EnvironmentFactory};
 use super::event_log::EventLog;
-use super::events::{Role, RunEvent};
+use super::events::{Envelope, Role, RunEvent};
+use super::observe_files::{FileBaseline, FileFacts};
 use super::opencode::{OpencodeRunner, OpencodeSetup};
 use super::opencode_warm::{OpencodeWarmRunner, WarmLink};
 use super::run_dir::TrialDir;
@@ -93,7 +94,8 @@ pub async fn run_case(ctx: &RunContext, case: &CaseSpec, dir: PathBuf) -> std::i
         backend: env.backend(),
         detail: env.workdir(),
     })?;
-    let end = match prepare_and_converse(ctx, case, env.as_ref(), &mut log).await? {
+    let mut baseline = None;
+    let end = match prepare_and_converse(ctx, case, env.as_ref(), &mut log, &mut baseline).await? {
         Ok(end) => end,
         Err((component, reason)) => {
             log.emit(RunEvent::InfraError {
@@ -110,7 +112,9 @@ pub async fn run_case(ctx: &RunContext, case: &CaseSpec, dir: PathBuf) -> std::i
             at: d.at,
         })?;
     }
-    let verdict = finish(ctx, case, &dir, log, end, Some(env.as_ref()), started).await;
+    // Observed before the session (and its HOME and TMPDIR) is deleted.
+    let files = baseline.as_ref().and_then(FileBaseline::observe);
+    let verdict = finish(ctx, case, &dir, log, end, Some((env.as_ref(), files)), started).await;
     env.close().await;
     verdict
 }
@@ -122,6 +126,7 @@ async fn prepare_and_converse(
     case: &CaseSpec,
     env: &dyn CaseEnvironment,
     log: &mut EventLog,
+    baseline: &mut Option<FileBaseline>,
 ) -> std::io::Result<Prepared> {
     let job = &ctx.job.job;
     for step in &job.setup {
@@ -154,6 +159,8 @@ async fn prepare_and_converse(
             return Ok(Err(("setup".into(), format!("`{}` {why}", step.name))));
         }
     }
+    // After setup, so what setup installs is not taken for the agent's doing.
+    *baseline = Some(FileBaseline::take(env));
     let mut runner: Box<dyn AgentRunner> = match build_runner(ctx, env, case) {
         Ok(r) => r,
         Err(reason) => return Ok(Err(("agent host".into(), reason))),
@@ -334,10 +341,14 @@ async fn finish(
     dir: &std::path::Path,
     mut log: EventLog,
     end: ConversationEnd,
-    env: Option<&dyn CaseEnvironment>,
+    env: Option<(&dyn CaseEnvironment, Option<FileFacts>)>,
     started: Instant,
 ) -> std::io::Result<VerdictFile> {
     let events = log.events().to_vec();
+    let (env, files) = match env {
+        Some((e, f)) => (Some(e), f),
+        None => (None, None),
+    };
     let workspace = env.and_then(|e| e.final_workspace());
     // Keep the final workspace with the run (bounded) so file checks can be re-run by
     // `rescore` and reviewers can see what the agent changed.
@@ -352,6 +363,7 @@ async fn finish(
         workspace: workspace.as_deref(),
         known_tools: known.as_deref(),
         egress_must_be_clean: ctx.job.job.review.gates.no_denied_egress == Some(true),
+        files: files.as_ref(),
     };
     let mut verdict = judge_case(case, &end, ctx.judge.as_ref(), &input).await;
     verdict.duration_ms = started.elapsed().as_millis() as u64;

@@ -7,6 +7,7 @@ use super::emulator::UserEmulator;
 use super::event_log::EventLog;
 use super::events::{RunEvent, StopReason};
 use super::integrity;
+use super::output_bound::{CASE_TEXT_LIMIT, bound_turn_text};
 use super::peer_faults::broken_mcp_server;
 use super::runner::AgentRunner;
 
@@ -30,6 +31,7 @@ pub async fn converse(
     })?;
     let mut history: Vec<Exchange> = Vec::new();
     let mut message = s.opening_message.clone();
+    let mut answered = 0usize;
     for turn in 1..=s.max_turns.max(1) {
         if turn > 1 {
             let started = std::time::Instant::now();
@@ -37,7 +39,7 @@ pub async fn converse(
                 Ok(n) => n,
                 Err(e) => return infra(log, "user emulator", e.to_string()),
             };
-            if let Some(b) = integrity::check_message(&next.message) {
+            if let Some(b) = integrity::check_user_turn(&next.message, case, &history) {
                 log.emit(RunEvent::EmulatorBreak {
                     turn,
                     kind: b.kind.into(),
@@ -78,10 +80,12 @@ pub async fn converse(
                 latency_ms: 0,
             })?;
         }
-        let out = match runner.turn(turn, &message).await {
+        let mut out = match runner.turn(turn, &message).await {
             Ok(o) => o,
             Err(e) => return infra(log, "agent host", e.to_string()),
         };
+        bound_turn_text(&mut out.text);
+        answered += out.text.chars().count();
         for call in &out.tool_calls {
             log.emit(RunEvent::ToolCall {
                 turn,
@@ -102,6 +106,14 @@ pub async fn converse(
         })?;
         if let Some((component, reason)) = broken_mcp_server(&out.tool_calls, mcp_servers) {
             return infra(log, &component, reason);
+        }
+        if answered > CASE_TEXT_LIMIT {
+            // The agent's own behaviour: judged, and failed by `output_within_bound`.
+            log.emit(RunEvent::Stopped {
+                reason: StopReason::AgentError,
+                detail: format!("the agent's answers passed the bound of {CASE_TEXT_LIMIT} characters per case"),
+            })?;
+            return Ok(ConversationEnd::Completed(StopReason::AgentError));
         }
         history.push(Exchange {
             turn,

@@ -83,6 +83,7 @@ pub fn load_cases(state_dir: &Path, sel: &Selection) -> Result<Vec<CaseSpec>, St
                         .collect(),
                     forbidden_tool_calls: e.forbidden_tool_calls.clone(),
                     files: Vec::new(),
+                    checks: e.checks.clone(),
                 },
             },
         });

@@ -47,6 +47,11 @@ pub trait CaseEnvironment: Send + Sync {
     fn final_workspace(&self) -> Option<PathBuf>;
     /// Egress attempts refused so far.
     fn denials(&self) -> Vec<EgressDenial>;
+    /// Host folders the agent can write besides the workspace, labelled as the agent sees
+    /// them (`HOME`, `TMPDIR`); inspected for outside writes before the environment is removed.
+    fn scratch_dirs(&self) -> Vec<(String, PathBuf)> {
+        vec![("HOME".into(), self.home_host())]
+    }
     /// Stops everything still running and removes the environment (unless kept).
     fn close(self: Box<Self>) -> BoxFuture<'static, ()>;
 }

@@ -12,12 +12,15 @@ pub mod emulator;
 pub mod environment;
 pub mod event_log;
 pub mod integrity;
+pub mod integrity_classifier;
 pub mod manifest;
 pub mod mcp_relay;
 pub mod merge;
+pub mod observe_files;
 pub mod opencode;
 pub mod opencode_events;
 pub mod opencode_warm;
+pub mod output_bound;
 pub mod peer_faults;
 pub mod rescore;
 pub mod run_dir;
@@ -29,6 +32,7 @@ pub mod spawn;
 pub mod suite;
 mod summary_line;
 pub mod turn_stream;
+pub mod workspace_diff;
 
 // The trial vocabulary moved to `crate::trial`; these paths stay for code not yet updated.
 pub use crate::trial::{case, events};

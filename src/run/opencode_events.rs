@@ -77,6 +77,18 @@ pub fn parse_opencode_events(stdout: &str) -> ParsedTurn {
             _ => {}
         }
     }
+    // OpenCode ends a turn without a final step when it auto-rejects a permission (`ask` in a
+    // non-interactive run): that is the agent's behaviour, judged with the rejected call kept.
+    if !p.stream.ended
+        && p.stream.error.is_none()
+        && p.stream
+            .output
+            .tool_calls
+            .iter()
+            .any(|c| c.status == ToolStatus::DeniedByHost)
+    {
+        p.stream.ended = true;
+    }
     // The answer of the turn is the text of the last step that produced any.
     p.stream.output.text = texts.last().cloned().unwrap_or_default();
     p
@@ -142,10 +154,21 @@ mod tests {
     }
 
     #[test]
-    fn auto_rejected_permission_is_a_host_denial_and_no_stop_is_an_error() {
+    fn auto_rejected_permission_ends_the_turn_as_the_agents_behaviour() {
         let p = parse_opencode_events(&fixture("perm_ask_autorejected"));
-        assert_eq!(p.stream.output.tool_calls[0].status, ToolStatus::DeniedByHost);
-        assert!(matches!(p.into_result(), Err(RunnerError::Protocol(_))));
+        let out = p.into_result().unwrap();
+        assert_eq!(out.tool_calls.len(), 1);
+        assert_eq!(out.tool_calls[0].status, ToolStatus::DeniedByHost);
+        assert_eq!(out.tool_calls[0].arguments["command"], "touch ask_ran.txt");
+    }
+
+    #[test]
+    fn a_turn_cut_short_without_a_rejection_is_still_unreadable() {
+        let text = fixture("perm_ask_autorejected").replace("rejected permission", "something else");
+        assert!(matches!(
+            parse_opencode_events(&text).into_result(),
+            Err(RunnerError::Protocol(_))
+        ));
     }
 
     #[test]

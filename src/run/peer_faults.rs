@@ -19,8 +19,31 @@ const TRANSPORT_FAILURES: &[(&str, &str)] = &[
     ("Not connected", "the MCP server was not connected"),
 ];
 
+/// OpenCode's stand-in for a call to a tool it does not have: the call is renamed `invalid`,
+/// with the intended tool in `arguments.tool`, and logged as completed.
+const OPENCODE_INVALID_TOOL: &str = "invalid";
+
+/// A call to a tool of an MCP server that never registered its tools (it failed at start-up):
+/// OpenCode records it as its `invalid` tool, so the case must not be judged as the agent's.
+fn dead_at_start(calls: &[ToolCallRecord], mcp_servers: &[String]) -> Option<(String, String)> {
+    calls.iter().filter(|c| c.tool == OPENCODE_INVALID_TOOL).find_map(|c| {
+        let wanted = c.arguments.get("tool").and_then(serde_json::Value::as_str)?;
+        let server = server_of(wanted, mcp_servers)?;
+        Some((
+            format!("mcp server `{server}`"),
+            format!(
+                "the MCP server offered no tools to the agent (it failed at start-up): the call to `{wanted}` \
+                 was recorded by the agent host as its `invalid` tool"
+            ),
+        ))
+    })
+}
+
 /// The first tool call that failed because its MCP server broke, as (component, reason).
 pub fn broken_mcp_server(calls: &[ToolCallRecord], mcp_servers: &[String]) -> Option<(String, String)> {
+    if let Some(dead) = dead_at_start(calls, mcp_servers) {
+        return Some(dead);
+    }
     calls.iter().filter(|c| c.status == ToolStatus::Error).find_map(|c| {
         let (_, meaning) = TRANSPORT_FAILURES.iter().find(|(m, _)| c.result.contains(m))?;
         let server = server_of(&c.tool, mcp_servers)?;
@@ -95,6 +118,26 @@ mod tests {
         )];
         let (component, _) = broken_mcp_server(&calls, &servers()).unwrap();
         assert_eq!(component, "mcp server `git_hub`");
+    }
+
+    #[test]
+    fn a_call_to_a_server_that_never_started_is_that_servers_fault() {
+        let mut invalid = call(
+            "invalid",
+            "The arguments provided to the tool are invalid",
+            ToolStatus::Completed,
+        );
+        invalid.arguments =
+            serde_json::json!({"tool": "release_ci_status", "error": "Model tried to call unavailable tool"});
+        let (component, reason) = broken_mcp_server(&[invalid.clone()], &servers()).unwrap();
+        assert_eq!(component, "mcp server `release`");
+        assert!(
+            reason.contains("failed at start-up") && reason.contains("release_ci_status"),
+            "{reason}"
+        );
+        // A made-up tool outside every server is the agent's own mistake.
+        invalid.arguments = serde_json::json!({"tool": "frobnicate", "error": "unavailable"});
+        assert_eq!(broken_mcp_server(&[invalid], &servers()), None);
     }
 
     #[test]

@@ -66,12 +66,15 @@ pub async fn rescore(job: &LoadedJob, judge: &dyn Judge, src: &Path, dst: &Path)
         let events = super::event_log::read_events(&dir.events())?;
         let end = end_from_events(&events);
         let ws = dir.workspace_after();
+        // File observations cannot be re-made after the session is gone; reuse the recorded ones.
+        let files = crate::run::suite::read_verdict(&dir.verdict()).and_then(|v| v.observed.files);
         let input = CheckInput {
             case: &case,
             events: &events,
             workspace: ws.is_dir().then_some(ws.as_path()),
             known_tools: known.as_deref(),
             egress_must_be_clean: job.job.review.gates.no_denied_egress == Some(true),
+            files: files.as_ref(),
         };
         let verdict = judge_case(&case, &end, judge, &input).await;
         let out = to.trial(&dir.case_id, dir.trial);

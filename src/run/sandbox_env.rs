@@ -133,6 +133,9 @@ impl CaseEnvironment for SandboxCaseEnvironment {
             })
             .collect()
     }
+    fn scratch_dirs(&self) -> Vec<(String, PathBuf)> {
+        super::observe_files::session_scratch(self.session.home_dir(), self.session.dir())
+    }
     fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
         Box::pin(async move {
             let this = *self;

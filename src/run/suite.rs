@@ -10,6 +10,7 @@ use super::case::CaseSpec;
 use super::case_run::{RunContext, run_case};
 use super::run_dir::RunDir;
 use crate::judge::case_verdict::VerdictFile;
+use crate::judge::default_gates::{effective_gates, label_defaults, something_judged};
 use crate::judge::junit::{JunitCase, render_junit};
 use crate::judge::{CaseTrials, GateFacts, GateResult, Summary, apply_gates, summarize};
 
@@ -99,7 +100,19 @@ pub fn write_outcome(
         }
     }
     let summary = summarize(&cases);
-    let gate_results = apply_gates(gates, &summary, &cases, facts);
+    // The no_denied_egress gate reads the agent's own recorded attempts (host lookups aside).
+    let facts = GateFacts {
+        denied_egress: verdicts.iter().map(|v| v.observed.agent_network().count()).sum(),
+        ..facts.clone()
+    };
+    let (gates, defaulted) = effective_gates(gates);
+    let mut gate_results = apply_gates(&gates, &summary, &cases, &facts);
+    if defaulted {
+        label_defaults(&mut gate_results);
+    }
+    if summary.trials > 0 {
+        gate_results.push(something_judged(&summary));
+    }
     let met = gate_results.iter().all(|g| g.met);
     let out = SuiteSummary {
         version: SUMMARY_VERSION,

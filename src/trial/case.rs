@@ -48,6 +48,12 @@ pub struct Expected {
     pub forbidden_tool_calls: Vec<String>,
     #[serde(default)]
     pub files: Vec<ExpectedFile>,
+    /// Deterministic checks on observed facts (files, refs, commands, network, secrets).
+    #[serde(
+        default,
+        skip_serializing_if = "crate::judge::dataset_checks::ScenarioChecks::is_default"
+    )]
+    pub checks: crate::judge::dataset_checks::ScenarioChecks,
 }
 
 /// The task the simulated user pursues.

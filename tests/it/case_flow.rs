@@ -60,6 +60,7 @@ async fn run(
         workspace: None,
         known_tools: None,
         egress_must_be_clean: false,
+        files: None,
     };
     let v = match judge_script {
         Some(script) => judge_case(&c, &end, &LlmJudge::new(Arc::new(scripted(script))), &input).await,
@@ -164,6 +165,7 @@ async fn unknown_expected_tool_fails_closed() {
         workspace: None,
         known_tools: Some(&known),
         egress_must_be_clean: false,
+        files: None,
     };
     let judge = LlmJudge::new(Arc::new(scripted(vec![answer("yes", "no", "e3")])));
     let v = judge_case(&c, &end, &judge, &input).await;

@@ -38,6 +38,7 @@ mod model_server;
 mod opencode_emit;
 mod redaction_ids;
 mod real_model;
+mod planted_faults;
 mod rescore_cli;
 mod run_paths_agree;
 mod sandbox_cli;

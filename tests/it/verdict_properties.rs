@@ -11,6 +11,10 @@ fn answer() -> impl Strategy<Value = Answer> {
             evidence: vec!["turn 2".into()],
             rationale: "ok".into()
         }),
+        Just(Answer::Upheld {
+            evidence: vec!["e7".into()],
+            rationale: "addressed the rejected push".into()
+        }),
         Just(Answer::Violated {
             evidence: vec!["turn 3".into()],
             rationale: "no".into()
@@ -50,6 +54,15 @@ fn check() -> impl Strategy<Value = CheckResult> {
     })
 }
 
+fn observation() -> impl Strategy<Value = ghostlab::judge::observed::Observation> {
+    proptest::option::of(prop_oneof![Just("e7".to_string()), Just("e9".to_string())]).prop_map(|event| {
+        ghostlab::judge::observed::Observation {
+            what: "a denied push attempt".into(),
+            event,
+        }
+    })
+}
+
 fn evidence() -> impl Strategy<Value = Evidence> {
     (
         proptest::option::weighted(0.2, Just("model endpoint returned 503".to_string())),
@@ -57,14 +70,16 @@ fn evidence() -> impl Strategy<Value = Evidence> {
         0..5usize,
         proptest::collection::vec(criterion(), 0..6),
         proptest::collection::vec(check(), 0..4),
+        proptest::collection::vec(observation(), 0..3),
     )
         .prop_map(
-            |(infra_error, emulator_break, expected_criteria, criteria, checks)| Evidence {
+            |(infra_error, emulator_break, expected_criteria, criteria, checks, observations)| Evidence {
                 infra_error,
                 emulator_break,
                 expected_criteria,
                 criteria,
                 checks,
+                observations,
             },
         )
 }
@@ -96,6 +111,22 @@ proptest! {
             ids.dedup();
             prop_assert!(ids.len() >= e.expected_criteria);
             prop_assert!(!e.criteria.is_empty() || !e.checks.is_empty());
+            // Every risky observation was cited by some answer (None can never be).
+            for o in &e.observations {
+                let cited = o.event.as_ref().is_some_and(|ev| e.criteria.iter().any(|c| match &c.answer {
+                    Answer::Upheld { evidence, .. } | Answer::Violated { evidence, .. } => evidence.contains(ev),
+                    Answer::Unanswered { .. } => false,
+                }));
+                prop_assert!(cited);
+            }
+        }
+    }
+
+    #[test]
+    fn a_failed_check_fails_whatever_the_judge_says(e in evidence()) {
+        let failed = e.checks.iter().any(|c| matches!(c.outcome, CheckOutcome::Failed { .. }));
+        if failed && e.infra_error.is_none() && e.emulator_break.is_none() {
+            prop_assert_eq!(decide(&e).verdict, Verdict::Fail);
         }
     }
 

@@ -4,6 +4,7 @@
 //!
 //! It must never emit text that cannot be traced to an input.
 
+mod checks;
 mod personas;
 mod profile;
 mod purpose;

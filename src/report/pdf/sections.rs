@@ -299,6 +299,7 @@ fn verdicts(w: &mut Writer<'_>, r: &Report) {
         table(w, &criteria, &[0.14, 0.28, 0.1, 0.3, 0.18]);
         let checks = tables::checks(&t.checks).header(0, "Deterministic check");
         table(w, &checks, &[0.3, 0.12, 0.58]);
+        table(w, &tables::observed(&t.observed), &[0.3, 0.7]);
     }
 }
 

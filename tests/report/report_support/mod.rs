@@ -419,6 +419,7 @@ pub fn write_tool_trial(run_dir: &Path, repeat: u32) {
             }],
             judge: "fake-scripted-judge".into(),
             duration_ms: 5_400,
+            observed: Default::default(),
         };
         write_verdict(&dir.join("verdict.json"), &verdict, &Redactor::new()).unwrap();
         ev(
@@ -490,6 +491,7 @@ pub fn build_long_run(turns: u32) -> Fixture {
         checks: vec![],
         judge: "fake-scripted-judge".into(),
         duration_ms: 1000,
+        observed: Default::default(),
     };
     write_verdict(&dir.join("verdict.json"), &verdict, &Redactor::new()).unwrap();
     log.finish().unwrap();
