@@ -96,7 +96,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         return match result {
             Ok(outcome) => {
                 println!("{}", outcome.report);
-                Ok(ExitCode::SUCCESS)
+                exit_for(&outcome.report)
             }
             Err(HeadlessError::Run(e)) => Err(CliError::usage(format!("the run failed: {e}"))),
             Err(e) => Err(CliError::usage(format!(
@@ -122,9 +122,21 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         }
         TuiOutcome::Finished(RunOutcome::Report(r)) => {
             println!("{r}");
-            Ok(ExitCode::SUCCESS)
+            exit_for(&r)
         }
         TuiOutcome::Finished(RunOutcome::Failed(e)) => Err(CliError::usage(format!("the run failed: {e}"))),
+    }
+}
+
+/// Like `ghostlab test`: 0 when the gates are met, 1 when they are not, 2 when the run's
+/// report does not say (it could not be judged).
+fn exit_for(report: &str) -> Result<ExitCode, CliError> {
+    match crate::lab::executors::gates_met_in(report) {
+        Some(true) => Ok(ExitCode::SUCCESS),
+        Some(false) => Ok(ExitCode::from(1)),
+        None => Err(CliError::usage(format!(
+            "the run ended without stating whether the gates were met: {report}"
+        ))),
     }
 }
 

@@ -123,6 +123,21 @@ impl Generator for PipelineGenerator {
     }
 }
 
+/// How the run's one-line report states the gates; [`gates_met_in`] reads it back.
+const GATES_MET: &str = "gates met";
+const GATES_NOT_MET: &str = "gates NOT met";
+
+/// Whether the report line of [`LabSuiteRunner`] says the gates were met; `None` when the line
+/// states neither (then the caller cannot tell and must not claim success).
+pub fn gates_met_in(report: &str) -> Option<bool> {
+    let says = |phrase: &str| report.split("; ").any(|part| part == phrase);
+    match (says(GATES_MET), says(GATES_NOT_MET)) {
+        (true, false) => Some(true),
+        (false, true) => Some(false),
+        _ => None,
+    }
+}
+
 /// Runs every scenario the person accepted in the wizard, then writes the report.
 pub struct LabSuiteRunner {
     /// Serves the agent's model from a cassette (offline demo and tests).
@@ -212,13 +227,13 @@ impl SuiteRunner for LabSuiteRunner {
                 .unwrap_or(run_dir.clone());
             let s = &summary.summary;
             Ok(format!(
-                "{} case(s): {} PASS, {} FAIL, {} INCONCLUSIVE, {} INFRA_ERROR; gates {}; report {}",
+                "{} case(s): {} PASS, {} FAIL, {} INCONCLUSIVE, {} INFRA_ERROR; {}; report {}",
                 s.cases,
                 s.pass,
                 s.fail,
                 s.inconclusive,
                 s.infra_error,
-                if summary.gates_met { "met" } else { "NOT met" },
+                if summary.gates_met { GATES_MET } else { GATES_NOT_MET },
                 pdf.display()
             ))
         })
@@ -267,5 +282,24 @@ impl super::traits::ModelCatalog for EndpointModels {
             out.retain(|m| seen.insert(m.clone()));
             Ok(out)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::gates_met_in;
+
+    #[test]
+    fn the_report_line_states_the_gates_unambiguously() {
+        assert_eq!(
+            gates_met_in("2 case(s): 2 PASS, 0 FAIL, 0 INCONCLUSIVE, 0 INFRA_ERROR; gates met; report r.pdf"),
+            Some(true)
+        );
+        assert_eq!(
+            gates_met_in("2 case(s): 1 PASS, 1 FAIL, 0 INCONCLUSIVE, 0 INFRA_ERROR; gates NOT met; report r.pdf"),
+            Some(false)
+        );
+        assert_eq!(gates_met_in("fake-report.md"), None);
+        assert_eq!(gates_met_in("report gates met.pdf"), None);
     }
 }
