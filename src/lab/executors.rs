@@ -68,10 +68,14 @@ impl McpDiscovery for SandboxedDiscovery {
 /// Generates with the job's proposer: offline, or the model of `generation.proposer`.
 pub struct PipelineGenerator;
 
-fn proposer(loaded: &LoadedJob) -> Result<Box<dyn Proposer>, String> {
+fn proposer(loaded: &LoadedJob, hint: Option<String>) -> Result<Box<dyn Proposer>, String> {
     let role = &loaded.job.generation.proposer;
-    match crate::llm::model_for_role(role, &loaded.dir).map_err(|e| format!("generation.proposer: {e}"))? {
-        Some(llm) => Ok(Box::new(LlmProposer::new(llm).with_temperature(role.temperature))),
+    match crate::llm::role_model(&loaded.job.generation, role, &loaded.dir)
+        .map_err(|e| format!("generation.proposer: {e}"))?
+    {
+        Some(llm) => Ok(Box::new(
+            LlmProposer::new(llm).with_temperature(role.temperature).with_hint(hint),
+        )),
         None => Ok(Box::new(OfflineProposer)),
     }
 }
@@ -85,7 +89,7 @@ impl Generator for PipelineGenerator {
     fn generate(&self, r: GenerateRequest, cancel: CancellationToken) -> BoxFuture<'static, Result<Value, String>> {
         Box::pin(async move {
             let loaded = resolve(r.job.clone(), &r.job_dir)?;
-            let p = proposer(&loaded)?;
+            let p = proposer(&loaded, r.hint.clone())?;
             let g = &loaded.job.generation;
             let work = async {
                 match r.kind {

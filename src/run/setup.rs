@@ -118,7 +118,7 @@ pub async fn environments(
 
 /// The user emulator for `generation.emulator`.
 pub fn emulator(job: &LoadedJob) -> Result<Arc<dyn UserEmulator>, String> {
-    match crate::llm::model_for_role(&job.job.generation.emulator, &job.dir)
+    match crate::llm::role_model(&job.job.generation, &job.job.generation.emulator, &job.dir)
         .map_err(|e| format!("generation.emulator: {e}"))?
     {
         Some(llm) => Ok(Arc::new(LlmEmulator::new(llm))),
@@ -128,7 +128,7 @@ pub fn emulator(job: &LoadedJob) -> Result<Arc<dyn UserEmulator>, String> {
 
 /// The judge for `generation.judge`.
 pub fn judge(job: &LoadedJob) -> Result<Arc<dyn Judge>, String> {
-    match crate::llm::model_for_role(&job.job.generation.judge, &job.dir)
+    match crate::llm::role_model(&job.job.generation, &job.job.generation.judge, &job.dir)
         .map_err(|e| format!("generation.judge: {e}"))?
     {
         Some(llm) => Ok(Arc::new(LlmJudge::new(llm))),

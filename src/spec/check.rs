@@ -222,6 +222,9 @@ pub fn check_job(path: &Path, job: Job) -> Result<LoadedJob, SpecError> {
                     "an OpenAI-compatible provider needs `model`",
                 ));
             }
+            ModelProvider::Anthropic if m.model.is_none() => {
+                ds.push(diag(path, join(&at, "model"), "`provider: anthropic` needs `model`"));
+            }
             _ => {}
         }
     }
