@@ -104,7 +104,8 @@ pub fn proposer_for(loaded: &LoadedJob) -> Result<Box<dyn Proposer>, CliError> {
 
 /// The model for `generation.proposer` when it is not `offline`.
 fn proposer_llm(loaded: &LoadedJob) -> Result<Arc<dyn Llm>, CliError> {
-    crate::llm::from_role(&loaded.job.generation.proposer, &loaded.dir)
+    crate::llm::role_model(&loaded.job.generation, &loaded.job.generation.proposer, &loaded.dir)
+        .and_then(|m| m.ok_or(crate::llm::LlmError::Offline))
         .map_err(|e| CliError::usage(format!("{}: generation.proposer: {e}", loaded.file.display())))
 }
 

@@ -32,6 +32,15 @@ pub struct Args {
     /// Step 3: `provider/model` for the agent.
     #[arg(long)]
     pub model: Option<String>,
+    /// Step 3: the proposer's model (profile, personas, scenarios): `provider/model` or `offline`.
+    #[arg(long, value_name = "PROVIDER/MODEL")]
+    pub proposer_model: Option<String>,
+    /// Step 3: the user emulator's model: `provider/model` or `offline`.
+    #[arg(long, value_name = "PROVIDER/MODEL")]
+    pub emulator_model: Option<String>,
+    /// Step 3: the judge's model: `provider/model` or `offline` (no real verdicts).
+    #[arg(long, value_name = "PROVIDER/MODEL")]
+    pub judge_model: Option<String>,
     /// Step 4: a standard MCP servers file whose servers are added.
     #[arg(long)]
     pub mcp_config: Option<PathBuf>,
@@ -96,7 +105,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         return match result {
             Ok(outcome) => {
                 println!("{}", outcome.report);
-                Ok(ExitCode::SUCCESS)
+                exit_for(&outcome.report)
             }
             Err(HeadlessError::Run(e)) => Err(CliError::usage(format!("the run failed: {e}"))),
             Err(e) => Err(CliError::usage(e.to_string()).with_hint(format!(
@@ -122,9 +131,21 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         }
         TuiOutcome::Finished(RunOutcome::Report(r)) => {
             println!("{r}");
-            Ok(ExitCode::SUCCESS)
+            exit_for(&r)
         }
         TuiOutcome::Finished(RunOutcome::Failed(e)) => Err(CliError::usage(format!("the run failed: {e}"))),
+    }
+}
+
+/// Like `ghostlab test`: 0 when the gates are met, 1 when they are not, 2 when the run's
+/// report does not say (it could not be judged).
+fn exit_for(report: &str) -> Result<ExitCode, CliError> {
+    match crate::lab::executors::gates_met_in(report) {
+        Some(true) => Ok(ExitCode::SUCCESS),
+        Some(false) => Ok(ExitCode::from(1)),
+        None => Err(CliError::usage(format!(
+            "the run ended without stating whether the gates were met: {report}"
+        ))),
     }
 }
 
@@ -150,6 +171,22 @@ fn seeds(args: &Args) -> Result<Seeds, CliError> {
             SandboxArg::Local => SandboxBackend::Local,
         }),
         gates,
+        roles: role_seeds(args)?,
+    })
+}
+
+/// The role flags, checked now so a typo fails before the wizard starts.
+fn role_seeds(args: &Args) -> Result<crate::lab::roles_step::RoleSeeds, CliError> {
+    let check = |flag: &str, v: &Option<String>| -> Result<Option<String>, CliError> {
+        if let Some(choice) = v {
+            crate::lab::roles_step::role_from_choice(choice).map_err(|e| CliError::usage(format!("{flag}: {e}")))?;
+        }
+        Ok(v.clone())
+    };
+    Ok(crate::lab::roles_step::RoleSeeds {
+        proposer: check("--proposer-model", &args.proposer_model)?,
+        emulator: check("--emulator-model", &args.emulator_model)?,
+        judge: check("--judge-model", &args.judge_model)?,
     })
 }
 
@@ -160,6 +197,9 @@ fn ignored_flags(args: &Args, lab: &Lab) -> Vec<String> {
         ("--from", args.from.is_some(), StepId::Source),
         ("--description", args.description.is_some(), StepId::Purpose),
         ("--model", args.model.is_some(), StepId::Model),
+        ("--proposer-model", args.proposer_model.is_some(), StepId::Model),
+        ("--emulator-model", args.emulator_model.is_some(), StepId::Model),
+        ("--judge-model", args.judge_model.is_some(), StepId::Model),
         ("--mcp-config", args.mcp_config.is_some(), StepId::Mcps),
         ("--skill", !args.skill.is_empty(), StepId::Skills),
         ("--sandbox", args.sandbox.is_some(), StepId::Sandbox),

@@ -26,13 +26,26 @@ pub const ATTEMPTS: u32 = 2;
 pub struct LlmProposer {
     llm: Arc<dyn Llm>,
     temperature: Option<f64>,
+    /// The person's steer from "regenerate with hint", added to every task.
+    hint: Option<String>,
 }
 
 impl LlmProposer {
     /// A proposer over `llm`. Integration point: the CLI builds `llm` from
     /// `job.generation.proposer` (see `cli::generate::proposer_llm`).
     pub fn new(llm: Arc<dyn Llm>) -> Self {
-        LlmProposer { llm, temperature: None }
+        LlmProposer {
+            llm,
+            temperature: None,
+            hint: None,
+        }
+    }
+
+    /// Steers every proposal with the person's hint (the wizard's `h`). The hint guides; the
+    /// configuration and profile stay ground truth and every answer is still checked.
+    pub fn with_hint(mut self, hint: Option<String>) -> Self {
+        self.hint = hint.filter(|h| !h.trim().is_empty());
+        self
     }
 
     /// Sets the sampling temperature sent with every request.
@@ -52,6 +65,12 @@ impl LlmProposer {
              validates against this JSON Schema, and nothing else:\n{}",
             artifact_schema_text(kind)
         );
+        let task = match &self.hint {
+            Some(h) => format!(
+                "{task}\nThe person asked for this proposal again with a hint; follow it where the ground truth allows:\n{h}"
+            ),
+            None => task,
+        };
         let mut messages = vec![
             ChatMessage::new(Role::System, system),
             ChatMessage::new(Role::User, task),

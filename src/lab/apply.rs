@@ -67,7 +67,8 @@ pub fn apply_answer(step: StepId, text: &str, job: &mut Job, artifacts: &Artifac
             job.agent.description = Some(words.to_string());
         }
         StepId::Model => {
-            let model = text.trim();
+            let rest = super::roles_step::apply(text, job)?;
+            let model = rest.trim();
             if model.is_empty() {
                 return Err("no model chosen: type `provider/model` (for example openai/gpt-4.1)".into());
             }

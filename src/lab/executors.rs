@@ -69,10 +69,14 @@ impl McpDiscovery for SandboxedDiscovery {
 /// Generates with the job's proposer: offline, or the model of `generation.proposer`.
 pub struct PipelineGenerator;
 
-fn proposer(loaded: &LoadedJob) -> Result<Box<dyn Proposer>, String> {
+fn proposer(loaded: &LoadedJob, hint: Option<String>) -> Result<Box<dyn Proposer>, String> {
     let role = &loaded.job.generation.proposer;
-    match crate::llm::model_for_role(role, &loaded.dir).map_err(|e| format!("generation.proposer: {e}"))? {
-        Some(llm) => Ok(Box::new(LlmProposer::new(llm).with_temperature(role.temperature))),
+    match crate::llm::role_model(&loaded.job.generation, role, &loaded.dir)
+        .map_err(|e| format!("generation.proposer: {e}"))?
+    {
+        Some(llm) => Ok(Box::new(
+            LlmProposer::new(llm).with_temperature(role.temperature).with_hint(hint),
+        )),
         None => Ok(Box::new(OfflineProposer)),
     }
 }
@@ -86,7 +90,7 @@ impl Generator for PipelineGenerator {
     fn generate(&self, r: GenerateRequest, cancel: CancellationToken) -> BoxFuture<'static, Result<Value, String>> {
         Box::pin(async move {
             let loaded = resolve(r.job.clone(), &r.job_dir)?;
-            let p = proposer(&loaded)?;
+            let p = proposer(&loaded, r.hint.clone())?;
             let g = &loaded.job.generation;
             let work = async {
                 match r.kind {
@@ -121,6 +125,27 @@ impl Generator for PipelineGenerator {
                 _ = cancel.cancelled() => Err("cancelled".into()),
             }
         })
+    }
+}
+
+/// How the run's one-line summary (`SuiteSummary`'s `Display`) states the gates;
+/// [`gates_met_in`] reads it back.
+const GATES_MET: &str = "gates met";
+const GATES_NOT_MET: &str = "gates NOT met";
+
+/// Whether the report line of [`LabSuiteRunner`] says the gates were met; `None` when the line
+/// states neither (then the caller cannot tell and must not claim success).
+pub fn gates_met_in(report: &str) -> Option<bool> {
+    let says = |phrase: &str| {
+        report
+            .split("; ")
+            .flat_map(|part| part.split(" · "))
+            .any(|part| part == phrase)
+    };
+    match (says(GATES_MET), says(GATES_NOT_MET)) {
+        (true, false) => Some(true),
+        (false, true) => Some(false),
+        _ => None,
     }
 }
 
@@ -246,5 +271,24 @@ impl super::traits::ModelCatalog for EndpointModels {
             out.retain(|m| seen.insert(m.clone()));
             Ok(out)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::gates_met_in;
+
+    #[test]
+    fn the_report_line_states_the_gates_unambiguously() {
+        assert_eq!(
+            gates_met_in("2 case(s): 2 PASS, 0 FAIL, 0 INCONCLUSIVE, 0 INFRA_ERROR; gates met; report r.pdf"),
+            Some(true)
+        );
+        assert_eq!(
+            gates_met_in("2 case(s): 1 PASS, 1 FAIL, 0 INCONCLUSIVE, 0 INFRA_ERROR; gates NOT met; report r.pdf"),
+            Some(false)
+        );
+        assert_eq!(gates_met_in("fake-report.md"), None);
+        assert_eq!(gates_met_in("report gates met.pdf"), None);
     }
 }

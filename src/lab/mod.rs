@@ -12,6 +12,7 @@ pub mod headless;
 mod interrupt;
 pub mod policy;
 pub mod propose;
+pub mod roles_step;
 pub mod state;
 pub mod step;
 pub mod store;

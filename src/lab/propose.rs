@@ -28,6 +28,8 @@ pub struct Seeds {
     pub sandbox: Option<SandboxBackend>,
     /// `key=value` gate settings.
     pub gates: Vec<(String, String)>,
+    /// Models for Ghostlab's own roles (step 3).
+    pub roles: super::roles_step::RoleSeeds,
 }
 
 /// Produces the proposal of each wizard step; one per driver, shared by every step. (Not
@@ -198,7 +200,9 @@ impl StepProposer {
             all.push(chosen.clone());
             notes.extend(super::usable_models::sources_note(&all));
         }
-        Ok(Proposal::new(chosen, notes))
+        let (roles, role_notes) = roles_proposal(&job, &self.seeds.roles).await;
+        notes.extend(role_notes);
+        Ok(Proposal::new(format!("{chosen}\n{roles}"), notes))
     }
 
     fn mcps(&self, job: &Job) -> Result<Proposal, String> {
@@ -316,6 +320,7 @@ impl StepProposer {
             personas: artifacts.get(&StepId::Personas).cloned(),
             hint: hint.clone(),
         };
+        let offline = request.job.generation.proposer.provider == crate::spec::ModelProvider::Offline;
         let value = self.generator.generate(request, cancel).await?;
         let mut notes = vec![
             match step {
@@ -325,8 +330,13 @@ impl StepProposer {
             }
             .to_string(),
         ];
-        if let Some(h) = hint {
-            notes.push(format!("Regenerated with hint: {h}"));
+        match hint {
+            // The offline proposer is a template: it cannot read a hint, so do not claim it did.
+            Some(_) if offline => notes.push(
+                "The hint was not used: the proposer is `offline` (templates); pick a proposer model in step 3.".into(),
+            ),
+            Some(h) => notes.push(format!("Regenerated with hint: {h}")),
+            None => {}
         }
         Ok(Proposal::new(to_answer_yaml(&value), notes))
     }
@@ -350,6 +360,31 @@ impl StepProposer {
             editable: false,
         }
     }
+}
+
+/// Step 3's role lines and notes (see `roles_step`); the credential lookup blocks, so it runs
+/// on the blocking pool.
+async fn roles_proposal(job: &Job, seeds: &super::roles_step::RoleSeeds) -> (String, Vec<String>) {
+    use super::roles_step as rs;
+    let j = job.clone();
+    let authenticated = tokio::task::spawn_blocking(move || rs::authenticated(&j))
+        .await
+        .unwrap_or_default();
+    let choices = rs::choices(job, seeds, &authenticated);
+    let ids: Vec<&str> = authenticated.iter().map(|k| k.id).collect();
+    let notes = vec![
+        "Ghostlab's own models: proposer (profile, personas, scenarios), emulator (the simulated user), judge."
+            .to_string(),
+        if ids.is_empty() {
+            "No provider key found for the roles (role api_key, `ghostlab auth`, ANTHROPIC_API_KEY/OPENAI_API_KEY…);              they stay offline."
+                .to_string()
+        } else {
+            format!("Authenticated for the roles: {}.", ids.join(", "))
+        },
+        format!("`offline` = {}.", rs::OFFLINE_LABEL),
+        rs::estimate(job, &choices),
+    ];
+    (rs::lines(&choices), notes)
 }
 
 /// A Ghostlab job.yaml given as the source: read it, with agent paths rebased to `dir`.

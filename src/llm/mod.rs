@@ -5,6 +5,10 @@
 //!
 //! Providers (see [`from_role`]):
 //! - `openai` ([`openai::OpenAiLlm`]): any OpenAI-compatible endpoint.
+//! - `anthropic` ([`anthropic::AnthropicLlm`]): Anthropic's Messages API, streamed.
+//!
+//! Keys come from the chain in [`role_key`]; every HTTP role is wrapped in [`priced::PricedLlm`]
+//! so its calls carry tokens × the catalog price ([`catalog`]), or an unknown cost.
 //! - `replay` ([`cassette::ReplayLlm`]): answers only what a cassette recorded, never invents.
 //! - `record` ([`cassette::RecordLlm`]): wraps `openai` and appends every exchange to a cassette.
 //! - `offline` is deliberately *not* an `Llm`: the generation module implements it as a
@@ -17,7 +21,10 @@
 //! keeps API keys in the OS keyring; `fake::FakeLlm` is a queue-driven test double. Secrets never
 //! appear in a label, an error or a log line.
 
+pub mod anthropic;
+mod anthropic_http;
 pub mod cassette;
+pub mod catalog;
 pub mod credentials;
 pub mod fake;
 pub mod model_server;
@@ -25,14 +32,17 @@ pub mod models;
 pub mod openai;
 mod openai_config;
 mod openai_http;
+pub mod priced;
+pub mod providers;
 pub mod retry;
+pub mod role_key;
 pub mod script;
 pub mod sse;
 pub mod structured;
 
 pub mod role;
 
-pub use role::{from_role, model_for_role};
+pub use role::{from_role, model_for_role, role_model};
 
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};

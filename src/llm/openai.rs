@@ -26,9 +26,9 @@ use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 
 pub use super::openai_config::{ApiKey, OpenAiConfig, StructuredMode};
-use super::openai_http::{AttemptError, RawAnswer, attempt};
+use super::openai_http::{RawAnswer, attempt};
 use super::structured::{repair_instruction, schema_instruction, validate_answer};
-use super::{ChatMessage, ChatRequest, ChatResponse, Llm, LlmError, Role, Usage, credentials};
+use super::{ChatMessage, ChatRequest, ChatResponse, Llm, LlmError, Role, Usage};
 
 /// An OpenAI-compatible chat model.
 pub struct OpenAiLlm {
@@ -87,28 +87,8 @@ impl OpenAiLlm {
     }
 
     async fn api_key(&self) -> Result<Option<String>, LlmError> {
-        match &self.config.api_key {
-            ApiKey::None => Ok(None),
-            ApiKey::Env(var) => match std::env::var(var) {
-                Ok(v) if !v.is_empty() => Ok(Some(v)),
-                _ => Err(LlmError::MissingCredential {
-                    provider: self.label(),
-                    hint: format!("the job says api_key: ${{{var}}}, but {var} is not set; export it"),
-                }),
-            },
-            ApiKey::Stored { provider } => match credentials::lookup_async(provider).await {
-                Ok(Some(found)) => Ok(Some(found.secret.expose().to_string())),
-                Ok(None) if is_loopback(&self.config.base_url) => Ok(None),
-                Ok(None) => Err(LlmError::MissingCredential {
-                    provider: provider.clone(),
-                    hint: credentials::how_to_set(provider),
-                }),
-                Err(e) => Err(LlmError::MissingCredential {
-                    provider: provider.clone(),
-                    hint: format!("{e}; {}", credentials::how_to_set(provider)),
-                }),
-            },
-        }
+        let key = super::role_key::key_for(&self.config.api_key, &self.label(), &self.config.base_url).await?;
+        Ok(key.map(|k| k.expose().to_string()))
     }
 
     fn body(&self, request: &ChatRequest, messages: &[ChatMessage], use_format: bool) -> Result<Value, LlmError> {
@@ -149,44 +129,11 @@ impl OpenAiLlm {
     async fn send(&self, body: &Value) -> Result<RawAnswer, LlmError> {
         let headers = self.headers().await?;
         let url = self.url();
-        let policy = self.config.retry;
-        let mut last_reason = String::new();
-        let mut last_was_timeout = false;
-        for n in 1..=policy.max_attempts.max(1) {
-            let outcome = tokio::time::timeout(
-                self.config.timeout,
-                attempt(&self.client, &url, &headers, body, self.config.stream),
-            )
-            .await;
-            let retry_after = match outcome {
-                Ok(Ok(answer)) => return Ok(answer),
-                Ok(Err(AttemptError::Fatal(e))) => return Err(e),
-                Ok(Err(AttemptError::Retryable { reason, retry_after })) => {
-                    last_was_timeout = false;
-                    last_reason = reason;
-                    retry_after
-                }
-                Err(_) => {
-                    last_was_timeout = true;
-                    last_reason = format!("no complete answer within {} ms", self.config.timeout.as_millis());
-                    None
-                }
-            };
-            tracing::warn!(provider = %self.label(), attempt = n, reason = %last_reason, "model call failed");
-            if n < policy.max_attempts {
-                tokio::time::sleep(policy.delay(n, retry_after)).await;
-            }
-        }
-        if last_was_timeout {
-            Err(LlmError::Timeout {
-                seconds: self.config.timeout.as_secs_f64().ceil() as u64,
-            })
-        } else {
-            Err(LlmError::Unavailable {
-                attempts: policy.max_attempts.max(1),
-                reason: last_reason,
-            })
-        }
+        let label = self.label();
+        super::retry::with_retries(self.config.retry, self.config.timeout, &label, || {
+            attempt(&self.client, &url, &headers, body, self.config.stream)
+        })
+        .await
     }
 
     async fn run(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
@@ -273,7 +220,7 @@ fn to_wire(m: &ChatMessage) -> ChatCompletionRequestMessage {
 }
 
 /// Replaces every `${VAR}` in `raw` with the variable's value, or says which one is missing.
-fn resolve_refs(raw: &str, what: &str) -> Result<String, LlmError> {
+pub(super) fn resolve_refs(raw: &str, what: &str) -> Result<String, LlmError> {
     let mut out = raw.to_string();
     for var in crate::util::secret_ref::referenced_vars(raw) {
         let value = std::env::var(&var).map_err(|_| LlmError::MissingCredential {

@@ -1,4 +1,4 @@
-//! Settings of the `openai` provider: endpoint, model, where the key comes from, timeouts,
+//! Settings of the HTTP providers (`openai`, and `anthropic` which shares them): endpoint, model, where the key comes from, timeouts,
 //! retry budget, streaming and how structured output is requested.
 //!
 //! Holds names of secrets (`${VAR}` references, keyring provider names), never their values.
@@ -31,6 +31,9 @@ pub enum ApiKey {
     /// `GHOSTLAB_<PROVIDER>_API_KEY`, else the keyring entry stored by `ghostlab auth set`.
     /// A loopback `base_url` without a stored key sends no `Authorization` header.
     Stored { provider: String },
+    /// A job's model role: the full chain of `role_key` (role variable, Ghostlab's keyring,
+    /// the provider's usual variable, OpenCode's login when the job allows it).
+    Role(super::role_key::KeyRequest),
 }
 
 /// Everything the provider needs; build it from a job's model role or by hand in tests.

@@ -60,6 +60,53 @@ pub fn parse_retry_after(value: Option<&str>) -> Option<Duration> {
     }
 }
 
+/// Runs `attempt` under `policy`, each try bounded by `timeout`: every HTTP provider shares these
+/// rules. Out of budget gives `Timeout` when the last try timed out, else `Unavailable`.
+pub async fn with_retries<T, F, Fut>(
+    policy: RetryPolicy,
+    timeout: Duration,
+    label: &str,
+    mut attempt: F,
+) -> Result<T, super::LlmError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, super::openai_http::AttemptError>>,
+{
+    use super::openai_http::AttemptError;
+    let mut last_reason = String::new();
+    let mut last_was_timeout = false;
+    for n in 1..=policy.max_attempts.max(1) {
+        let retry_after = match tokio::time::timeout(timeout, attempt()).await {
+            Ok(Ok(answer)) => return Ok(answer),
+            Ok(Err(AttemptError::Fatal(e))) => return Err(e),
+            Ok(Err(AttemptError::Retryable { reason, retry_after })) => {
+                last_was_timeout = false;
+                last_reason = reason;
+                retry_after
+            }
+            Err(_) => {
+                last_was_timeout = true;
+                last_reason = format!("no complete answer within {} ms", timeout.as_millis());
+                None
+            }
+        };
+        tracing::warn!(provider = %label, attempt = n, reason = %last_reason, "model call failed");
+        if n < policy.max_attempts {
+            tokio::time::sleep(policy.delay(n, retry_after)).await;
+        }
+    }
+    if last_was_timeout {
+        Err(super::LlmError::Timeout {
+            seconds: timeout.as_secs_f64().ceil() as u64,
+        })
+    } else {
+        Err(super::LlmError::Unavailable {
+            attempts: policy.max_attempts.max(1),
+            reason: last_reason,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

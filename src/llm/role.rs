@@ -6,10 +6,13 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use super::anthropic::AnthropicLlm;
 use super::cassette::{RecordLlm, ReplayLlm};
 use super::openai::{ApiKey, OpenAiConfig, OpenAiLlm};
-use super::{Llm, LlmError};
-use crate::spec::{ModelProvider, ModelRole};
+use super::priced::PricedLlm;
+use super::role_key::KeyRequest;
+use super::{Llm, LlmError, providers};
+use crate::spec::{Generation, ModelProvider, ModelRole, RoleCredentials};
 
 /// Used when an `openai` role gives no `base_url`.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
@@ -19,8 +22,22 @@ pub fn from_role(role: &ModelRole, job_dir: &Path) -> Result<Arc<dyn Llm>, LlmEr
     model_for_role(role, job_dir)?.ok_or(LlmError::Offline)
 }
 
-/// Like [`from_role`], but `Ok(None)` for the `offline` provider.
+/// Like [`from_role`], but `Ok(None)` for the `offline` provider. OpenCode's login is not
+/// consulted; use [`role_model`] to honour `generation.credentials`.
 pub fn model_for_role(role: &ModelRole, job_dir: &Path) -> Result<Option<Arc<dyn Llm>>, LlmError> {
+    build(role, job_dir, false)
+}
+
+/// One of `generation`'s roles, with the job's credential settings applied.
+pub fn role_model(generation: &Generation, role: &ModelRole, job_dir: &Path) -> Result<Option<Arc<dyn Llm>>, LlmError> {
+    build(
+        role,
+        job_dir,
+        generation.credentials == Some(RoleCredentials::OpencodeAuth),
+    )
+}
+
+fn build(role: &ModelRole, job_dir: &Path, opencode_auth: bool) -> Result<Option<Arc<dyn Llm>>, LlmError> {
     let model_name = || role.model.clone().unwrap_or_else(|| "default".to_string());
     let cassette = || -> Result<std::path::PathBuf, LlmError> {
         let rel = role.cassette.as_deref().ok_or_else(|| LlmError::Config {
@@ -28,28 +45,79 @@ pub fn model_for_role(role: &ModelRole, job_dir: &Path) -> Result<Option<Arc<dyn
         })?;
         Ok(job_dir.join(rel))
     };
+    let priced = |inner: Arc<dyn Llm>| -> Arc<dyn Llm> {
+        let price = price_key(role).and_then(|(p, m)| super::catalog::price(&p, &m));
+        Arc::new(PricedLlm::new(inner, price))
+    };
     Ok(match role.provider {
         ModelProvider::Offline => None,
-        ModelProvider::Openai => Some(OpenAiLlm::new(openai_config(role)?)?),
+        ModelProvider::Openai => Some(priced(OpenAiLlm::new(http_config(role, opencode_auth)?)?)),
+        ModelProvider::Anthropic => Some(priced(AnthropicLlm::new(http_config(role, opencode_auth)?)?)),
         ModelProvider::Replay => Some(ReplayLlm::load(&cassette()?, model_name())?),
         ModelProvider::Record => {
-            let inner: Arc<dyn Llm> = OpenAiLlm::new(openai_config(role)?)?;
-            Some(RecordLlm::new(inner, &cassette()?, model_name()))
+            let inner: Arc<dyn Llm> = OpenAiLlm::new(http_config(role, opencode_auth)?)?;
+            Some(RecordLlm::new(priced(inner), &cassette()?, model_name()))
         }
     })
 }
 
+/// The catalog entry (`provider`, `model`) a role's calls are priced by: Anthropic's models by
+/// name; an OpenAI-compatible role only on a known provider's own endpoint (a local or unknown
+/// server's price is unknown, not zero).
+pub fn price_key(role: &ModelRole) -> Option<(String, String)> {
+    let model = role.model.clone()?;
+    match role.provider {
+        ModelProvider::Anthropic => Some(("anthropic".into(), model)),
+        ModelProvider::Openai | ModelProvider::Record => {
+            let base = role.base_url.as_deref().unwrap_or(DEFAULT_BASE_URL);
+            providers::by_base_url(base).map(|k| (k.id.to_string(), model))
+        }
+        _ => None,
+    }
+}
+
+/// Whose keys a role uses: `anthropic`, the known provider behind an OpenAI-compatible
+/// `base_url` (OpenRouter's URL → `openrouter`), else `openai`.
+pub fn key_provider(role: &ModelRole) -> String {
+    match role.provider {
+        ModelProvider::Anthropic => "anthropic".into(),
+        _ => role
+            .base_url
+            .as_deref()
+            .and_then(providers::by_base_url)
+            .map(|k| k.id.to_string())
+            .unwrap_or_else(|| "openai".into()),
+    }
+}
+
 /// The `openai` settings a role describes (API key kept as a reference).
 pub fn openai_config(role: &ModelRole) -> Result<OpenAiConfig, LlmError> {
+    http_config(role, false)
+}
+
+/// The HTTP settings of an `openai` or `anthropic` role; the key stays a reference or a chain.
+fn http_config(role: &ModelRole, opencode_auth: bool) -> Result<OpenAiConfig, LlmError> {
+    let anthropic = role.provider == ModelProvider::Anthropic;
     let model = role.model.clone().ok_or_else(|| LlmError::Config {
-        detail: "provider `openai` needs `model`".into(),
+        detail: format!(
+            "provider `{}` needs `model`",
+            if anthropic { "anthropic" } else { "openai" }
+        ),
     })?;
-    let base = role.base_url.clone().unwrap_or_else(|| DEFAULT_BASE_URL.to_string());
+    let default_base = if anthropic {
+        super::anthropic::DEFAULT_BASE_URL
+    } else {
+        DEFAULT_BASE_URL
+    };
+    let base = role.base_url.clone().unwrap_or_else(|| default_base.to_string());
     let mut cfg = OpenAiConfig::new(base, model);
+    cfg.stream = anthropic;
     cfg.api_key = match role.api_key.as_deref() {
-        None => ApiKey::Stored {
-            provider: "openai".into(),
-        },
+        None => ApiKey::Role(KeyRequest {
+            provider: key_provider(role),
+            role_var: None,
+            opencode_auth,
+        }),
         Some(text) => {
             let vars = crate::util::secret_ref::referenced_vars(text);
             match vars.as_slice() {
@@ -112,6 +180,17 @@ mod tests {
         assert_eq!(cfg.api_key, ApiKey::Env("MY_KEY".into()));
         assert_eq!(cfg.base_url, DEFAULT_BASE_URL);
         assert_eq!(from_role(&role, dir).unwrap().label(), "openai:gpt-x");
+        role.provider = ModelProvider::Anthropic;
+        role.model = Some("claude-haiku-4-5".into());
+        assert_eq!(from_role(&role, dir).unwrap().label(), "anthropic:claude-haiku-4-5");
+        assert_eq!(price_key(&role), Some(("anthropic".into(), "claude-haiku-4-5".into())));
+        role.provider = ModelProvider::Openai;
+        role.base_url = Some("http://127.0.0.1:9/v1".into());
+        assert_eq!(price_key(&role), None, "a local server's price is unknown");
+        role.base_url = Some("https://openrouter.ai/api/v1".into());
+        assert_eq!(key_provider(&role), "openrouter");
+        role.base_url = None;
+        role.model = Some("gpt-x".into());
 
         role.api_key = Some("sk-literal".into());
         assert!(matches!(openai_config(&role), Err(LlmError::Config { .. })));

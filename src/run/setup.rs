@@ -141,7 +141,7 @@ pub async fn environments(
 
 /// The user emulator for `generation.emulator`.
 pub fn emulator(job: &LoadedJob) -> Result<Arc<dyn UserEmulator>, SetupError> {
-    match crate::llm::model_for_role(&job.job.generation.emulator, &job.dir).map_err(|source| SetupError::Role {
+    match crate::llm::role_model(&job.job.generation, &job.job.generation.emulator, &job.dir).map_err(|source| SetupError::Role {
         key: "generation.emulator",
         source,
     })? {
@@ -152,7 +152,7 @@ pub fn emulator(job: &LoadedJob) -> Result<Arc<dyn UserEmulator>, SetupError> {
 
 /// The judge for `generation.judge`.
 pub fn judge(job: &LoadedJob) -> Result<Arc<dyn Judge>, SetupError> {
-    match crate::llm::model_for_role(&job.job.generation.judge, &job.dir).map_err(|source| SetupError::Role {
+    match crate::llm::role_model(&job.job.generation, &job.job.generation.judge, &job.dir).map_err(|source| SetupError::Role {
         key: "generation.judge",
         source,
     })? {

@@ -243,6 +243,9 @@ fn check_generation(path: &Path, policy: &PathPolicy, g: &Generation, ds: &mut V
                 "an OpenAI-compatible provider needs `model`",
             ));
         }
+        if matches!(m.provider, ModelProvider::Anthropic) && m.model.is_none() {
+            ds.push(diag(path, join(&at, "model"), "`provider: anthropic` needs `model`"));
+        }
         if let Some(t) = m.temperature.filter(|t| !(0.0..=2.0).contains(t)) {
             ds.push(diag(
                 path,

@@ -33,6 +33,6 @@ pub use diagnostics::{Diagnostic, SpecError};
 pub use job::{JOB_VERSION, Job};
 pub use load::{load_job, parse_job_text};
 pub use resolved::{LoadedJob, McpTransport, ResolvedMcp};
-pub use review::{Gates, Generation, ModelProvider, ModelRole};
+pub use review::{Gates, Generation, ModelProvider, ModelRole, RoleCredentials};
 pub use sandbox::{NetworkMode, RootFilesystem, SandboxBackend, SandboxSpec};
 pub use save::{job_to_yaml, save_job};

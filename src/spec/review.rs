@@ -58,6 +58,18 @@ pub struct Generation {
     /// How many scenarios to propose per persona.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scenarios_per_persona: Option<u32>,
+    /// `opencode_auth`: when no other key is found, the roles may use the user's OpenCode login
+    /// for their provider (read on the host, never copied). Off unless set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credentials: Option<RoleCredentials>,
+}
+
+/// Extra places the roles' keys may come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RoleCredentials {
+    /// `$XDG_DATA_HOME/opencode/auth.json` on the host.
+    OpencodeAuth,
 }
 
 /// One model role.
@@ -68,7 +80,7 @@ pub struct ModelRole {
     pub provider: ModelProvider,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
-    /// OpenAI-compatible base URL, e.g. `http://127.0.0.1:11434/v1`.
+    /// Endpoint, e.g. `http://127.0.0.1:11434/v1` (OpenAI-compatible) or Anthropic's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_url: Option<String>,
     /// `${VAR}` reference; otherwise the keyring entry for the provider is used.
@@ -91,6 +103,8 @@ pub enum ModelProvider {
     Offline,
     /// Any OpenAI-compatible endpoint.
     Openai,
+    /// Anthropic's Messages API (`base_url` default `https://api.anthropic.com/v1`).
+    Anthropic,
     /// Recorded exchanges from a cassette.
     Replay,
     /// A real provider whose exchanges are written to the cassette.

@@ -1,0 +1,247 @@
+//! Step 3's second half: the models of Ghostlab's own roles (proposer, emulator, judge).
+//!
+//! The proposal adds one line per role under the agent's model (`judge: anthropic/claude-…`).
+//! Each comes from its flag (`--judge-model`), else the job's own non-offline role, else a
+//! suggestion from the providers the person is actually authenticated with (the agent's
+//! provider first; the cheapest catalog model for proposer and emulator, the strongest for
+//! the judge), else `offline`, labelled for what it is. No IO besides the credential lookup.
+
+use crate::llm::providers::{self, KnownProvider};
+use crate::llm::role_key::{self, KeyRequest};
+use crate::spec::{Job, ModelProvider, ModelRole, RoleCredentials};
+
+/// The role names, in the order the proposal lists them.
+pub const ROLES: [&str; 3] = ["proposer", "emulator", "judge"];
+
+/// What `offline` means, shown next to it.
+pub const OFFLINE_LABEL: &str = "no real verdicts: template proposals, a scripted user, every case INCONCLUSIVE";
+
+/// `--proposer-model`, `--emulator-model`, `--judge-model`: `provider/model` or `offline`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RoleSeeds {
+    pub proposer: Option<String>,
+    pub emulator: Option<String>,
+    pub judge: Option<String>,
+}
+
+impl RoleSeeds {
+    fn get(&self, role: &str) -> Option<&String> {
+        match role {
+            "proposer" => self.proposer.as_ref(),
+            "emulator" => self.emulator.as_ref(),
+            _ => self.judge.as_ref(),
+        }
+    }
+}
+
+fn role_of<'a>(job: &'a Job, role: &str) -> &'a ModelRole {
+    let g = &job.generation;
+    match role {
+        "proposer" => &g.proposer,
+        "emulator" => &g.emulator,
+        _ => &g.judge,
+    }
+}
+
+fn role_mut<'a>(job: &'a mut Job, role: &str) -> &'a mut ModelRole {
+    let g = &mut job.generation;
+    match role {
+        "proposer" => &mut g.proposer,
+        "emulator" => &mut g.emulator,
+        _ => &mut g.judge,
+    }
+}
+
+/// `provider/model` or `offline` → a role. Known providers get their endpoint (or
+/// `GHOSTLAB_<PROVIDER>_BASE_URL`); an unknown provider is refused with the list.
+pub fn role_from_choice(choice: &str) -> Result<ModelRole, String> {
+    let choice = choice.trim();
+    if choice == "offline" {
+        return Ok(ModelRole::default());
+    }
+    let (provider, model) = choice
+        .split_once('/')
+        .filter(|(p, m)| !p.is_empty() && !m.is_empty() && !choice.contains(char::is_whitespace))
+        .ok_or_else(|| format!("`{choice}` is not `provider/model` or `offline`"))?;
+    let known = providers::known(provider).ok_or_else(|| {
+        let ids: Vec<&str> = providers::KNOWN.iter().map(|k| k.id).collect();
+        format!(
+            "`{provider}` is not a provider Ghostlab's roles can call ({}); for another OpenAI-compatible \
+             endpoint set provider: openai and base_url in job.yaml",
+            ids.join(", ")
+        )
+    })?;
+    let anthropic = known.wire == providers::Wire::Anthropic;
+    let base_url = providers::base_url_override(provider)
+        .or_else(|| (!anthropic && provider != "openai").then(|| known.base_url.to_string()));
+    Ok(ModelRole {
+        provider: if anthropic {
+            ModelProvider::Anthropic
+        } else {
+            ModelProvider::Openai
+        },
+        model: Some(model.to_string()),
+        base_url,
+        ..ModelRole::default()
+    })
+}
+
+/// How a role is shown in the proposal: `provider/model`, `offline`, or for a role this
+/// wizard cannot express (a cassette, a custom endpoint) a description that keeps it as is.
+pub fn choice_of(role: &ModelRole) -> String {
+    let model = role.model.clone().unwrap_or_default();
+    match role.provider {
+        ModelProvider::Offline => "offline".into(),
+        ModelProvider::Anthropic => format!("anthropic/{model}"),
+        ModelProvider::Openai => match role.base_url.as_deref().map(|u| (u, providers::by_base_url(u))) {
+            None => format!("openai/{model}"),
+            Some((_, Some(k))) => format!("{}/{model}", k.id),
+            Some((url, None)) => format!("openai/{model}@{url}"),
+        },
+        ModelProvider::Replay | ModelProvider::Record => "(as configured in job.yaml)".into(),
+    }
+}
+
+/// The known providers this person can call now: a key resolves through the role chain
+/// (Ghostlab's keyring, the usual variable, OpenCode's login if the job allows it). Blocks.
+pub fn authenticated(job: &Job) -> Vec<&'static KnownProvider> {
+    let opencode_auth = job.generation.credentials == Some(RoleCredentials::OpencodeAuth);
+    let sources = role_key::host_sources();
+    providers::KNOWN
+        .iter()
+        .filter(|k| k.env_var.is_some())
+        .filter(|k| {
+            let req = KeyRequest {
+                provider: k.id.to_string(),
+                role_var: None,
+                opencode_auth,
+            };
+            matches!(role_key::resolve(&req, &sources), Ok(Some(_)))
+        })
+        .collect()
+}
+
+/// The choice for each role (see the module doc for the order).
+pub fn choices(job: &Job, seeds: &RoleSeeds, authenticated: &[&KnownProvider]) -> Vec<(String, String)> {
+    let agent_provider = job
+        .agent
+        .runtime
+        .model
+        .as_deref()
+        .and_then(|m| m.split_once('/'))
+        .map(|(p, _)| p.to_string());
+    let provider = authenticated
+        .iter()
+        .find(|k| Some(k.id) == agent_provider.as_deref())
+        .or_else(|| authenticated.first())
+        .and_then(|k| crate::llm::catalog::cheapest_and_strongest(k.id).map(|picks| (k.id, picks)));
+    ROLES
+        .iter()
+        .map(|&role| {
+            let current = role_of(job, role);
+            let choice = if let Some(seed) = seeds.get(role) {
+                seed.clone()
+            } else if current.provider != ModelProvider::Offline {
+                choice_of(current)
+            } else if let Some((id, (cheap, strong))) = provider {
+                let m = if role == "judge" { strong } else { cheap };
+                format!("{id}/{}", m.model)
+            } else {
+                "offline".into()
+            };
+            (role.to_string(), choice)
+        })
+        .collect()
+}
+
+/// The proposal lines for the roles.
+pub fn lines(choices: &[(String, String)]) -> String {
+    choices
+        .iter()
+        .map(|(role, choice)| {
+            if choice == "offline" {
+                format!("{role}: offline  # {OFFLINE_LABEL}\n")
+            } else {
+                format!("{role}: {choice}\n")
+            }
+        })
+        .collect()
+}
+
+/// Takes the role lines out of Step 3's answer and applies them to `job`; returns the rest
+/// (the agent's model). A line equal to the role's current choice keeps the role untouched,
+/// so settings this step does not show (endpoint, key reference, cassette) survive.
+pub fn apply(text: &str, job: &mut Job) -> Result<String, String> {
+    let mut rest = String::new();
+    for line in text.lines() {
+        let body = line.split(" #").next().unwrap_or("").trim();
+        let Some((role, choice)) = body.split_once(':').filter(|(r, _)| ROLES.contains(&r.trim())) else {
+            rest.push_str(line);
+            rest.push('\n');
+            continue;
+        };
+        let (role, choice) = (role.trim(), choice.trim());
+        if choice == choice_of(role_of(job, role)) {
+            continue;
+        }
+        let new = role_from_choice(choice).map_err(|e| format!("{role}: {e}"))?;
+        let current = role_mut(job, role);
+        *current = ModelRole {
+            temperature: current.temperature,
+            ..new
+        };
+    }
+    Ok(rest)
+}
+
+/// Token budget assumed per call when estimating: (input, output, calls per case; proposer:
+/// calls per run). Rough on purpose; the note says so.
+const EMULATOR: (u64, u64, u64) = (1_500, 80, 4);
+const JUDGE: (u64, u64, u64) = (4_000, 600, 1);
+const PROPOSER: (u64, u64, u64) = (8_000, 4_000, 3);
+
+/// "≈ $0.42 for about 6 cases" from the dataset size and the catalog prices; "unknown" (never
+/// $0) when a chosen model has no catalog price.
+pub fn estimate(job: &Job, choices: &[(String, String)]) -> String {
+    use crate::generate::pipeline::{DEFAULT_PERSONAS, DEFAULT_SCENARIOS_PER_PERSONA};
+    let g = &job.generation;
+    let cases = g.personas.map(|n| n as u64).unwrap_or(DEFAULT_PERSONAS as u64)
+        * g.scenarios_per_persona
+            .map(|n| n as u64)
+            .unwrap_or(DEFAULT_SCENARIOS_PER_PERSONA as u64);
+    let mut total = 0.0;
+    let mut unknown = Vec::new();
+    for (role, choice) in choices {
+        let Ok(r) = role_from_choice(choice) else {
+            continue; // kept as configured: its price is not known here
+        };
+        if r.provider == ModelProvider::Offline {
+            continue;
+        }
+        let Some(price) = crate::llm::role::price_key(&r).and_then(|(p, m)| crate::llm::catalog::price(&p, &m)) else {
+            unknown.push(choice.clone());
+            continue;
+        };
+        let (input, output, calls) = match role.as_str() {
+            "emulator" => EMULATOR,
+            "judge" => JUDGE,
+            _ => PROPOSER,
+        };
+        let times = if role == "proposer" { calls } else { calls * cases };
+        total += price.cost(input * times, output * times);
+    }
+    if unknown.is_empty() {
+        format!(
+            "Estimated cost of Ghostlab's roles for about {cases} cases: ≈ ${total:.2} (catalog prices;              assumes ~4 user turns and one judgement per case)."
+        )
+    } else {
+        format!(
+            "Estimated cost of Ghostlab's roles: unknown (no catalog price for {}).",
+            unknown.join(", ")
+        )
+    }
+}
+
+#[cfg(test)]
+#[path = "roles_step_tests.rs"]
+mod tests;

@@ -1,0 +1,210 @@
+//! The `anthropic` provider: Anthropic's Messages API, streamed, tool-free.
+//!
+//! Structured output goes through the prompt: the schema is added to the system text, every
+//! answer is validated with `structured::validate_answer`, and a violation is sent back once
+//! with the exact problem (the same rule as the OpenAI path). No tool is ever offered, not even
+//! a forced one, so the user emulator stays tool-free by construction.
+//!
+//! Keys travel in the `x-api-key` header only (marked sensitive); they are never logged and
+//! never part of an error. Endpoint settings are the shared HTTP provider settings
+//! ([`OpenAiConfig`]); `base_url` includes the version path (`https://api.anthropic.com/v1`).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::future::BoxFuture;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::{Value, json};
+
+use super::anthropic_http::attempt;
+use super::openai::OpenAiConfig;
+use super::openai_http::RawAnswer;
+use super::structured::{repair_instruction, schema_instruction, validate_answer};
+use super::{ChatMessage, ChatRequest, ChatResponse, Llm, LlmError, Role, Usage};
+
+/// The API version every request names.
+pub const API_VERSION: &str = "2023-06-01";
+/// Anthropic requires `max_tokens`; used when the request gives none.
+pub const DEFAULT_MAX_TOKENS: u32 = 8192;
+/// The default endpoint.
+pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com/v1";
+
+/// A Claude model over the Messages API.
+pub struct AnthropicLlm {
+    config: OpenAiConfig,
+    client: reqwest::Client,
+}
+
+impl AnthropicLlm {
+    /// Builds the provider; no network traffic happens until the first call.
+    pub fn new(config: OpenAiConfig) -> Result<Arc<Self>, LlmError> {
+        if !config.base_url.starts_with("http://") && !config.base_url.starts_with("https://") {
+            return Err(LlmError::Config {
+                detail: format!("base_url `{}` must start with http:// or https://", config.base_url),
+            });
+        }
+        let client = reqwest::Client::builder()
+            .connect_timeout(config.timeout.min(Duration::from_secs(10)))
+            .build()
+            .map_err(|e| LlmError::Config {
+                detail: format!("cannot build the HTTP client: {e}"),
+            })?;
+        Ok(Arc::new(AnthropicLlm { config, client }))
+    }
+
+    async fn headers(&self) -> Result<HeaderMap, LlmError> {
+        let mut map = HeaderMap::new();
+        for (name, raw) in &self.config.headers {
+            let value = super::openai::resolve_refs(raw, &format!("header {name}"))?;
+            let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| LlmError::Config {
+                detail: format!("`{name}` is not a valid HTTP header name"),
+            })?;
+            let mut value = HeaderValue::from_str(&value).map_err(|_| LlmError::Config {
+                detail: format!("the value of header `{name}` is not valid in HTTP"),
+            })?;
+            value.set_sensitive(true);
+            map.insert(name, value);
+        }
+        map.insert("anthropic-version", HeaderValue::from_static(API_VERSION));
+        let key = super::role_key::key_for(&self.config.api_key, &self.label(), &self.config.base_url).await?;
+        if let Some(key) = key {
+            let mut v = HeaderValue::from_str(key.expose()).map_err(|_| LlmError::Config {
+                detail: "the API key contains characters not allowed in HTTP".into(),
+            })?;
+            v.set_sensitive(true);
+            map.insert("x-api-key", v);
+        }
+        Ok(map)
+    }
+
+    /// The request body: system messages joined into `system`, the rest merged into
+    /// alternating turns that start with the user (the API's rule).
+    pub fn body(&self, request: &ChatRequest, messages: &[ChatMessage]) -> Value {
+        let system: Vec<&str> = messages
+            .iter()
+            .filter(|m| m.role == Role::System)
+            .map(|m| m.content.as_str())
+            .collect();
+        let mut turns: Vec<(&'static str, String)> = Vec::new();
+        for m in messages.iter().filter(|m| m.role != Role::System) {
+            let role = if m.role == Role::User { "user" } else { "assistant" };
+            match turns.last_mut() {
+                Some((r, text)) if *r == role => {
+                    text.push_str("\n\n");
+                    text.push_str(&m.content);
+                }
+                _ => turns.push((role, m.content.clone())),
+            }
+        }
+        if turns.first().is_none_or(|(r, _)| *r != "user") {
+            // The emulator's conversation starts with its own (assistant-side) words.
+            turns.insert(0, ("user", "(The conversation starts. Say your first message.)".into()));
+        }
+        let mut body = json!({
+            "model": request.model.clone().unwrap_or_else(|| self.config.model.clone()),
+            "max_tokens": request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+            "messages": turns.iter().map(|(r, t)| json!({"role": r, "content": t})).collect::<Vec<_>>(),
+            "stream": self.config.stream,
+        });
+        if !system.is_empty() {
+            body["system"] = Value::from(system.join("\n\n"));
+        }
+        if let Some(t) = request.temperature.or(self.config.temperature) {
+            body["temperature"] = Value::from(t);
+        }
+        body
+    }
+
+    async fn send(&self, body: &Value) -> Result<RawAnswer, LlmError> {
+        let headers = self.headers().await?;
+        let url = format!("{}/messages", self.config.base_url.trim_end_matches('/'));
+        let label = self.label();
+        super::retry::with_retries(self.config.retry, self.config.timeout, &label, || {
+            attempt(&self.client, &url, &headers, body)
+        })
+        .await
+    }
+
+    async fn run(&self, request: &ChatRequest) -> Result<ChatResponse, LlmError> {
+        let started = Instant::now();
+        let mut usage = Usage::default();
+        let mut messages = request.messages.clone();
+        let spec = request.json_schema.as_ref();
+        if let Some(s) = spec {
+            messages.push(ChatMessage::new(Role::System, schema_instruction(s)));
+        }
+        let mut repaired = false;
+        loop {
+            let answer = self.send(&self.body(request, &messages)).await?;
+            usage.prompt_tokens += answer.usage.prompt_tokens;
+            usage.completion_tokens += answer.usage.completion_tokens;
+            let model = answer.model.clone().unwrap_or_else(|| self.config.model.clone());
+            let content = match spec {
+                None => answer.content,
+                Some(s) => match validate_answer(&answer.content, s) {
+                    Ok(_) => super::structured::extract_json(&answer.content).to_string(),
+                    Err(problem) if !repaired => {
+                        repaired = true;
+                        tracing::warn!(provider = %self.label(), %problem, "structured answer invalid; asking once more");
+                        messages.push(ChatMessage::new(Role::Assistant, answer.content));
+                        messages.push(ChatMessage::new(Role::User, repair_instruction(&problem)));
+                        continue;
+                    }
+                    Err(problem) => {
+                        return Err(LlmError::Malformed {
+                            detail: format!("{problem} (still wrong after one retry with the error)"),
+                        });
+                    }
+                },
+            };
+            return Ok(ChatResponse {
+                content,
+                model,
+                usage,
+                latency_ms: started.elapsed().as_millis() as u64,
+            });
+        }
+    }
+}
+
+impl Llm for AnthropicLlm {
+    fn label(&self) -> String {
+        format!("anthropic:{}", self.config.model)
+    }
+
+    fn chat<'a>(&'a self, request: &'a ChatRequest) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
+        Box::pin(self.run(request))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn body_joins_system_merges_turns_and_starts_with_the_user() {
+        let mut cfg = OpenAiConfig::new("http://127.0.0.1:1/v1", "claude-x");
+        cfg.stream = true;
+        let llm = AnthropicLlm::new(cfg).unwrap();
+        let msgs = vec![
+            ChatMessage::new(Role::System, "persona"),
+            ChatMessage::new(Role::Assistant, "hi, I need notes"),
+            ChatMessage::new(Role::User, "sure"),
+            ChatMessage::new(Role::User, "anything else?"),
+            ChatMessage::new(Role::System, "schema"),
+        ];
+        let req = ChatRequest {
+            messages: msgs.clone(),
+            temperature: Some(0.5),
+            ..Default::default()
+        };
+        let b = llm.body(&req, &msgs);
+        assert_eq!(b["system"], "persona\n\nschema");
+        assert_eq!(b["messages"][0]["role"], "user");
+        assert_eq!(b["messages"][1]["role"], "assistant");
+        assert_eq!(b["messages"][2]["content"], "sure\n\nanything else?");
+        assert_eq!(b["max_tokens"], DEFAULT_MAX_TOKENS);
+        assert_eq!(b["stream"], true);
+        assert!(b.get("tools").is_none() && b.get("tool_choice").is_none());
+    }
+}

@@ -1,0 +1,304 @@
+//! Ghostlab's own roles on real wire formats: the hint of "regenerate with hint" reaches the
+//! proposer's request, and a full `lab --yes --proposer-model … --emulator-model …
+//! --judge-model …` on the bundled example runs against scripted Anthropic and OpenAI servers
+//! (profile, personas and scenarios are the scripted text, the emulator talks, the judge answers
+//! every criterion, verdicts include PASS and FAIL, exit 1 when a gate fails).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use ghostlab::generate::{OfflineProposer, PersonaSet, Proposer as _, ScenarioSet};
+use ghostlab::lab::executors::PipelineGenerator;
+use ghostlab::lab::{ConfiguredModels, Proposer, Seeds, StepId};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::scripted_llm::{ScriptedLlm, rule};
+
+fn copy_dir(src: &Path, dst: &Path) {
+    for entry in walkdir::WalkDir::new(src) {
+        let entry = entry.expect("walk");
+        let to = dst.join(entry.path().strip_prefix(src).expect("prefix"));
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&to).expect("mkdir");
+        } else {
+            std::fs::copy(entry.path(), &to).expect("copy");
+        }
+    }
+}
+
+/// The example with a mock agent (this test is about Ghostlab's roles, not the agent) and a
+/// small dataset, saved as `source-job.yaml` for `--from`.
+fn example() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/release-bot"),
+        dir.path(),
+    );
+    let text = std::fs::read_to_string(dir.path().join("job.yaml"))
+        .expect("job")
+        .replace("backend: opencode", "backend: mock")
+        .replace(
+            "  judge: { provider: offline }\n",
+            "  judge: { provider: offline }\n  personas: 1\n  scenarios_per_persona: 2\n",
+        );
+    let text =
+        format!("{text}hosts:\n  mock:\n    replies: [\"I can help with releases.\", \"Here are the notes.\"]\n");
+    std::fs::remove_file(dir.path().join("job.yaml")).expect("rm");
+    let source = dir.path().join("source-job.yaml");
+    std::fs::write(&source, text).expect("write");
+    (dir, source)
+}
+
+/// What the scripted proposer answers: the offline artifacts of the same job with tell-tale
+/// text, so the test can see that what was accepted came from the model.
+async fn scripted_artifacts(source: &Path) -> (Value, Value, Value) {
+    let loaded = ghostlab::spec::load_job(source).expect("source loads");
+    let p = OfflineProposer;
+    let mut profile = ghostlab::generate::pipeline::infer_profile(&loaded, &p)
+        .await
+        .expect("profile");
+    profile.audience = "SCRIPTED-AUDIENCE maintainers of tinyqueue".into();
+    let mut personas: PersonaSet = p.propose_personas(&profile, 1).await.expect("personas");
+    for (i, persona) in personas.personas.iter_mut().enumerate() {
+        persona.name = format!("SCRIPTED-PERSONA-{i}");
+    }
+    let mut scenarios: ScenarioSet = p.propose_scenarios(&profile, &personas, 2).await.expect("scenarios");
+    for (i, s) in scenarios.scenarios.iter_mut().enumerate() {
+        // The first scenario is the one the scripted judge fails.
+        let tag = if i == 0 { "FAILME" } else { "PASSME" };
+        s.goal = format!("SCRIPTED-GOAL-{i} {tag}: {}", s.goal);
+        s.max_turns = 6;
+        s.expected_outcome.must_include.clear();
+        s.expected_outcome.expected_tool_calls.clear();
+    }
+    let v = |x: serde_json::Result<Value>| x.expect("serialize");
+    (
+        v(serde_json::to_value(&profile)),
+        v(serde_json::to_value(&personas)),
+        v(serde_json::to_value(&scenarios)),
+    )
+}
+
+fn judgement(success: &str) -> String {
+    let evidence = json!(["e0", "e1", "e2", "e3", "e4", "e5"]);
+    let mut criteria = Vec::new();
+    for i in 1..=12 {
+        criteria.push(json!({"id": format!("s{i}"), "holds": success, "evidence": evidence, "rationale": "scripted"}));
+        criteria.push(json!({"id": format!("f{i}"), "holds": "no", "evidence": evidence, "rationale": "scripted"}));
+    }
+    json!({ "criteria": criteria }).to_string()
+}
+
+/// Every role's answers, keyed by what its prompt says.
+fn script(profile: &Value, personas: &Value, scenarios: &Value) -> Vec<crate::scripted_llm::Rule> {
+    vec![
+        rule(&["You judge a conversation", "FAILME"], judgement("no")),
+        rule(&["You judge a conversation"], judgement("yes")),
+        rule(&["Infer the purpose profile"], profile.to_string()),
+        rule(&["Propose exactly"], personas.to_string()),
+        rule(&["scenarios per persona"], scenarios.to_string()),
+        rule(
+            &["Speak only as yourself", "Here are the notes"],
+            json!({"message": "Thanks, that is what I needed.", "status": "goal_reached", "refused": null}).to_string(),
+        ),
+        rule(
+            &["Speak only as yourself"],
+            json!({"message": "SCRIPTED-USER: please draft the notes for 1.3.0", "status": "continue", "refused": null})
+                .to_string(),
+        ),
+    ]
+}
+
+#[tokio::test]
+async fn the_hint_reaches_the_proposers_request_and_offline_says_it_cannot_use_one() {
+    let (dir, source) = example();
+    let (profile, personas, scenarios) = scripted_artifacts(&source).await;
+    let server = ScriptedLlm::start(script(&profile, &personas, &scenarios));
+    let mut job = ghostlab::spec::load_job(&source).expect("loads").job;
+    job.generation.proposer = ghostlab::lab::roles_step::role_from_choice("openai/gpt-4.1-mini").unwrap();
+    job.generation.proposer.base_url = Some(server.url.clone());
+    let proposer = Proposer {
+        job_file: dir.path().join("job.yaml"),
+        seeds: Seeds::default(),
+        models: Arc::new(ConfiguredModels),
+        generator: Arc::new(PipelineGenerator),
+    };
+    let artifacts = [(StepId::Profile, profile.clone())].into_iter().collect();
+    let hint = "HINT-include-a-night-shift-release-manager";
+    let proposal = proposer
+        .propose(
+            StepId::Personas,
+            Some(hint.into()),
+            job.clone(),
+            artifacts,
+            CancellationToken::new(),
+        )
+        .await
+        .expect("personas from the scripted model");
+    assert!(proposal.text.contains("SCRIPTED-PERSONA-0"), "{}", proposal.text);
+    assert!(proposal.notes.iter().any(|n| n.contains("Regenerated with hint")));
+    let seen = server.requests();
+    assert_eq!(seen.len(), 1);
+    let user = seen[0].body["messages"][1]["content"]
+        .as_str()
+        .expect("task")
+        .to_string();
+    assert!(user.contains(hint), "the hint is in the model request: {user}");
+
+    // The offline proposer cannot read a hint, and the note says so instead of pretending.
+    job.generation.proposer = Default::default();
+    let artifacts = [(StepId::Profile, profile)].into_iter().collect();
+    let proposal = proposer
+        .propose(
+            StepId::Personas,
+            Some(hint.into()),
+            job,
+            artifacts,
+            CancellationToken::new(),
+        )
+        .await
+        .expect("offline personas");
+    assert!(
+        proposal.notes.iter().any(|n| n.contains("hint was not used")),
+        "{:?}",
+        proposal.notes
+    );
+    assert!(!proposal.notes.iter().any(|n| n.contains("Regenerated with hint")));
+}
+
+/// Runs `lab --yes` with every role on `provider` (scripted at `GHOSTLAB_<P>_BASE_URL`).
+async fn full_lab_run(provider: &str, model: &str, key_var: &str) {
+    let (dir, source) = example();
+    let (profile, personas, scenarios) = scripted_artifacts(&source).await;
+    let server = ScriptedLlm::start(script(&profile, &personas, &scenarios));
+    let canary = format!("sk-{provider}-canary-7f3a9c");
+    let choice = format!("{provider}/{model}");
+    let base_var = format!("GHOSTLAB_{}_BASE_URL", provider.to_ascii_uppercase());
+    let dir_path = dir.path().to_path_buf();
+    let (url, key) = (server.url.clone(), canary.clone());
+    let key_var = key_var.to_string();
+    let out = tokio::task::spawn_blocking(move || {
+        let mut cmd = assert_cmd::Command::cargo_bin("ghostlab").expect("binary");
+        cmd.current_dir(&dir_path)
+            .env("NO_COLOR", "1")
+            .env("RELEASE_TOKEN", "x-token")
+            .env(&base_var, &url)
+            .env(&key_var, &key)
+            .env("GHOSTLAB_KEYRING", "keyutils")
+            .env("GHOSTLAB_LLM_ATTEMPTS", "1")
+            .args(["lab", "--yes", "--from", "source-job.yaml", "--sandbox", "local"])
+            .args([
+                "--proposer-model",
+                &choice,
+                "--emulator-model",
+                &choice,
+                "--judge-model",
+                &choice,
+            ])
+            .args(["--gate", "min_pass_rate=0.95"])
+            .timeout(std::time::Duration::from_secs(300))
+            .output()
+            .expect("run")
+    })
+    .await
+    .expect("join");
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(1), "a gate fails → exit 1\n{stdout}\n{stderr}");
+    assert!(stdout.contains("gates NOT met"), "{stdout}");
+    let count = |word: &str| -> u32 {
+        let at = stdout.find(&format!(" {word}")).expect(word);
+        stdout[..at]
+            .rsplit([' ', ':', ','])
+            .next()
+            .unwrap()
+            .parse()
+            .expect("count")
+    };
+    assert!(count("PASS") >= 1 && count("FAIL") >= 1, "PASS and FAIL: {stdout}");
+    assert_eq!(count("INCONCLUSIVE"), 0, "the judge answered every criterion: {stdout}");
+
+    // job.yaml names the roles; the key stays out of every file and of the output.
+    let job = ghostlab::spec::load_job(&dir.path().join("job.yaml")).expect("job loads");
+    for role in [
+        &job.job.generation.proposer,
+        &job.job.generation.emulator,
+        &job.job.generation.judge,
+    ] {
+        assert_eq!(role.model.as_deref(), Some(model));
+        assert_eq!(role.base_url.as_deref(), Some(server.url.as_str()));
+        assert!(role.api_key.is_none());
+    }
+    assert!(!stdout.contains(&canary) && !stderr.contains(&canary));
+    for entry in walkdir::WalkDir::new(dir.path()).into_iter().flatten() {
+        if entry.file_type().is_file() {
+            let bytes = std::fs::read(entry.path()).unwrap_or_default();
+            assert!(
+                !String::from_utf8_lossy(&bytes).contains(&canary),
+                "the key leaked into {}",
+                entry.path().display()
+            );
+        }
+    }
+
+    // The accepted artifacts are the scripted text.
+    let lab = job.state_dir().join("lab");
+    let read = |f: &str| std::fs::read_to_string(lab.join(f)).expect(f);
+    assert!(read("profile.json").contains("SCRIPTED-AUDIENCE"));
+    assert!(read("personas.json").contains("SCRIPTED-PERSONA-0"));
+    assert!(read("scenarios.json").contains("SCRIPTED-GOAL-0 FAILME"));
+
+    // Every request carried the key the way its wire expects; the emulator talked.
+    let seen = server.requests();
+    let auth = if provider == "anthropic" {
+        format!("x-api-key: {canary}")
+    } else {
+        format!("authorization: bearer {canary}")
+    };
+    assert!(
+        seen.iter()
+            .all(|s| s.head.to_ascii_lowercase().contains(&auth.to_ascii_lowercase())),
+        "every request authenticated"
+    );
+    let path = if provider == "anthropic" {
+        "/v1/messages"
+    } else {
+        "/v1/chat/completions"
+    };
+    assert!(seen.iter().all(|s| s.path == path));
+    let text = |s: &crate::scripted_llm::Seen| s.body.to_string();
+    let judged = seen
+        .iter()
+        .filter(|s| text(s).contains("You judge a conversation"))
+        .count();
+    let emulated = seen
+        .iter()
+        .filter(|s| text(s).contains("Speak only as yourself"))
+        .count();
+    assert!(judged >= 2 && emulated >= judged, "judge {judged}, emulator {emulated}");
+    assert!(
+        seen.iter().all(|s| s.body.get("tools").is_none()),
+        "no role is offered tools"
+    );
+    let events: String = walkdir::WalkDir::new(job.state_dir().join("runs"))
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_name() == "events.jsonl")
+        .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+        .collect();
+    assert!(
+        events.contains("SCRIPTED-USER: please draft the notes"),
+        "the emulator's words reached the agent"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn lab_yes_with_every_role_on_anthropic_messages() {
+    full_lab_run("anthropic", "claude-haiku-4-5", "ANTHROPIC_API_KEY").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn lab_yes_with_every_role_on_openai_chat() {
+    full_lab_run("openai", "gpt-4.1-mini", "OPENAI_API_KEY").await;
+}
