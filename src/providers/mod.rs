@@ -13,7 +13,6 @@ pub mod auth_file;
 pub mod catalog;
 pub mod credentials;
 pub mod endpoints;
-pub mod home;
 pub mod known;
 pub mod record;
 pub mod refusal;
@@ -166,42 +165,3 @@ pub async fn prepare(
     })
 }
 
-/// Puts a plan into effect for a run: writes `providers.json` into `run_dir`, registers every
-/// staged login value with `redactor`, and wraps `environments` so each case's HOME gets the
-/// login (with the opt-in) and OpenCode's start-up install switched off.
-pub fn apply(
-    plan: &ProviderPlan,
-    job: &LoadedJob,
-    run_dir: &Path,
-    environments: std::sync::Arc<dyn crate::run::environment::EnvironmentFactory>,
-    redactor: &mut crate::redact::Redactor,
-) -> Result<std::sync::Arc<dyn crate::run::environment::EnvironmentFactory>, String> {
-    let mut record = ProvidersRecord::from_plan(plan, job.job.sandbox.credentials.opencode_auth);
-    // A resumed run keeps counting the sessions that received the login.
-    if let Some(old) = ProvidersRecord::read(run_dir) {
-        record.opencode_auth.staged_sessions = old.opencode_auth.staged_sessions;
-    }
-    std::fs::create_dir_all(run_dir).map_err(|e| format!("{}: {e}", run_dir.display()))?;
-    record
-        .write(run_dir)
-        .map_err(|e| format!("{}: {e}", run_dir.display()))?;
-    for s in plan.auth.iter().flat_map(AuthFile::secrets) {
-        redactor.add_secret(&s);
-    }
-    for e in &plan.endpoints {
-        tracing::info!(
-            provider = %e.provider,
-            hosts = %e.hosts.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
-            source = %e.source,
-            "model provider endpoints allowlisted"
-        );
-    }
-    let seed = home::HomeSeed {
-        auth: plan.auth.clone(),
-    };
-    Ok(home::SeededEnvironments::wrap(
-        environments,
-        seed,
-        Some((run_dir.to_path_buf(), record)),
-    ))
-}

@@ -22,6 +22,7 @@ pub mod opencode_events;
 pub mod opencode_warm;
 pub mod output_bound;
 pub mod peer_faults;
+pub mod provider_home;
 pub mod rescore;
 pub mod run_dir;
 pub mod runner;

@@ -28,6 +28,10 @@ pub enum SetupError {
     ModelServer(std::io::Error),
     #[error("{0}")]
     SandboxPolicy(#[from] crate::sandbox::SandboxError),
+    /// A model provider of the agent has no credential the sandbox would receive, or its plan
+    /// could not be put into effect.
+    #[error("{0}")]
+    Providers(String),
     /// The sandbox environments could not be opened.
     #[error("{0}")]
     Environments(String),
@@ -225,7 +229,11 @@ pub async fn context(
     // The real agent on its real model: credentials checked first (fail fast), then exactly the
     // hosts its providers need.
     let plan = match job.job.agent.runtime.backend {
-        Backend::Opencode => Some(crate::providers::prepare(&job, provider.as_ref(), opencode_bin.as_deref()).await?),
+        Backend::Opencode => Some(
+            crate::providers::prepare(&job, provider.as_ref(), opencode_bin.as_deref())
+                .await
+                .map_err(SetupError::Providers)?,
+        ),
         _ => None,
     };
     let endpoints = match &plan {
@@ -235,7 +243,8 @@ pub async fn context(
     let mut environments = environments(&job, run_dir, &endpoints, opencode_bin.as_deref()).await?;
     let mut redactor = Redactor::for_job(&job);
     if let Some(p) = &plan {
-        environments = crate::providers::apply(p, &job, run_dir, environments, &mut redactor)?;
+        environments = super::provider_home::apply_provider_plan(p, &job, run_dir, environments, &mut redactor)
+            .map_err(SetupError::Providers)?;
     }
     let timeout = job
         .job

@@ -17,7 +17,7 @@ const LAYERS: &[&[&str]] = &[
     &["trial", "spec"],
     &["redact"],
     &["sandbox", "llm", "emit", "import"],
-    &["mcp", "generate"],
+    &["mcp", "generate", "providers"],
     &["judge"],
     &["run"],
     &["report"],

@@ -14,10 +14,51 @@ use futures::future::BoxFuture;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use super::auth_file::{AuthFile, StagedAuth};
-use super::record::ProvidersRecord;
-use crate::run::environment::{CaseEnvironment, EgressDenial, EnvironmentFactory, ServeLink};
-use crate::run::spawn::CommandFactory;
+use super::environment::{CaseEnvironment, EgressDenial, EnvironmentFactory, ServeLink};
+use super::spawn::CommandFactory;
+use crate::providers::auth_file::{AuthFile, StagedAuth};
+use crate::providers::{ProviderPlan, ProvidersRecord};
+use crate::spec::LoadedJob;
+
+/// Puts a plan into effect for a run: writes `providers.json` into `run_dir`, registers every
+/// staged login value with `redactor`, and wraps `environments` so each case's HOME gets the
+/// login (with the opt-in) and OpenCode's start-up install switched off.
+pub fn apply_provider_plan(
+    plan: &ProviderPlan,
+    job: &LoadedJob,
+    run_dir: &Path,
+    environments: Arc<dyn EnvironmentFactory>,
+    redactor: &mut crate::redact::Redactor,
+) -> Result<Arc<dyn EnvironmentFactory>, String> {
+    let mut record = ProvidersRecord::from_plan(plan, job.job.sandbox.credentials.opencode_auth);
+    // A resumed run keeps counting the sessions that received the login.
+    if let Some(old) = ProvidersRecord::read(run_dir) {
+        record.opencode_auth.staged_sessions = old.opencode_auth.staged_sessions;
+    }
+    std::fs::create_dir_all(run_dir).map_err(|e| format!("{}: {e}", run_dir.display()))?;
+    record
+        .write(run_dir)
+        .map_err(|e| format!("{}: {e}", run_dir.display()))?;
+    for s in plan.auth.iter().flat_map(AuthFile::secrets) {
+        redactor.add_secret(&s);
+    }
+    for e in &plan.endpoints {
+        tracing::info!(
+            provider = %e.provider,
+            hosts = %e.hosts.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
+            source = %e.source,
+            "model provider endpoints allowlisted"
+        );
+    }
+    let seed = HomeSeed {
+        auth: plan.auth.clone(),
+    };
+    Ok(SeededEnvironments::wrap(
+        environments,
+        seed,
+        Some((run_dir.to_path_buf(), record)),
+    ))
+}
 
 /// OpenCode's config folder below a HOME whose XDG folders follow the defaults.
 pub const CONFIG_DIR_IN_HOME: &str = ".config/opencode";
