@@ -172,13 +172,18 @@ impl SuiteRunner for LabSuiteRunner {
             let loaded = crate::spec::load_job(&job_file).map_err(|e| e.to_string())?;
             publish_accepted(&job_file, &loaded)?;
             let cases = crate::run::dataset_cases::load_cases(&loaded.state_dir(), &Default::default())?;
-            let run_dir = loaded.state_dir().join("runs").join(crate::run::manifest::new_run_id());
+            let runs = loaded.state_dir().join("runs");
+            let ids: Vec<String> = cases.iter().map(|c| c.id.clone()).collect();
+            // A run killed before its summary is continued (`test --resume` semantics).
+            let (run_dir, resume) = match unfinished_run(&runs, &ids) {
+                Some(dir) => (dir, true),
+                None => (runs.join(crate::run::manifest::new_run_id()), false),
+            };
             let agent_model = match &cassette {
                 Some(c) => Some(crate::run::setup::start_agent_model(c).await?),
                 None => None,
             };
             let ctx = crate::run::setup::context(loaded.clone(), &run_dir, agent_model.as_ref(), Some(events)).await?;
-            let ids = cases.iter().map(|c| c.id.clone()).collect();
             let manifest = crate::run::manifest::Manifest::new(
                 &loaded,
                 &run_dir.file_name().unwrap_or_default().to_string_lossy(),
@@ -193,7 +198,7 @@ impl SuiteRunner for LabSuiteRunner {
             let opts = crate::run::suite::SuiteOptions {
                 repeat: 1,
                 parallel,
-                resume: false,
+                resume,
             };
             let suite = crate::run::suite::run_suite(Arc::new(ctx), cases, &opts, &run_dir, facts);
             let summary = tokio::select! {
@@ -223,6 +228,29 @@ impl SuiteRunner for LabSuiteRunner {
             ))
         })
     }
+}
+
+/// The newest run folder for exactly these cases that has a manifest but no summary: a run
+/// that was interrupted.
+fn unfinished_run(runs: &Path, ids: &[String]) -> Option<PathBuf> {
+    let mut candidates: Vec<PathBuf> = std::fs::read_dir(runs)
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|d| !d.join("summary.json").exists())
+        .filter(|d| {
+            std::fs::read_to_string(d.join("manifest.json"))
+                .ok()
+                .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+                .is_some_and(|m| {
+                    m["cases"]
+                        .as_array()
+                        .is_some_and(|c| c.iter().map(Value::as_str).eq(ids.iter().map(|i| Some(i.as_str()))))
+                })
+        })
+        .collect();
+    candidates.sort();
+    candidates.pop()
 }
 
 /// Models the person can pick: those the job names, then those each configured

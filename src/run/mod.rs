@@ -3,6 +3,7 @@
 //!
 //! Runners report what happened; they never decide a verdict.
 
+pub mod attempts;
 pub mod case;
 pub mod case_run;
 pub mod codex;

@@ -35,6 +35,7 @@ mod model_server;
 mod opencode_emit;
 mod redaction_ids;
 mod rescore_cli;
+mod resume_kill;
 mod sandbox_cli;
 mod sandbox_session;
 mod spec_roundtrip;
