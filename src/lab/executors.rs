@@ -197,9 +197,18 @@ impl SuiteRunner for LabSuiteRunner {
         Box::pin(async move {
             let loaded = crate::spec::load_job(&job_file).map_err(|e| e.to_string())?;
             publish_accepted(&job_file, &loaded)?;
+            // A run killed before its summary is continued (`test --resume` semantics).
+            let cases = crate::run::dataset_cases::load_cases(&loaded.state_dir(), &Default::default())
+                .map_err(|e| e.to_string())?;
+            let ids: Vec<String> = cases.iter().map(|c| c.id.clone()).collect();
+            let unfinished = unfinished_run(&loaded.state_dir().join("runs"), &ids);
             let mut settings = TestSettings::new(loaded);
             settings.parallel = parallel;
             settings.agent_cassette = cassette;
+            if let Some(dir) = unfinished {
+                settings.run_dir = Some(dir);
+                settings.resume = true;
+            }
             let sinks = Sinks::none().with(Arc::new(ChannelSink(events)));
             let outcome = tokio::select! {
                 o = run_tests(&settings, sinks) => o.map_err(|e| e.to_string())?,
@@ -214,6 +223,29 @@ impl SuiteRunner for LabSuiteRunner {
             Ok(format!("{}; report {}", outcome.summary, pdf.display()))
         })
     }
+}
+
+/// The newest run folder for exactly these cases that has a manifest but no summary: a run
+/// that was interrupted.
+fn unfinished_run(runs: &Path, ids: &[String]) -> Option<PathBuf> {
+    let mut candidates: Vec<PathBuf> = std::fs::read_dir(runs)
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|d| !d.join("summary.json").exists())
+        .filter(|d| {
+            std::fs::read_to_string(d.join("manifest.json"))
+                .ok()
+                .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+                .is_some_and(|m| {
+                    m["cases"]
+                        .as_array()
+                        .is_some_and(|c| c.iter().map(Value::as_str).eq(ids.iter().map(|i| Some(i.as_str()))))
+                })
+        })
+        .collect();
+    candidates.sort();
+    candidates.pop()
 }
 
 /// Models the person can pick: those the job names, then those each configured

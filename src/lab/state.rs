@@ -156,11 +156,17 @@ impl Lab {
                 Vec::new()
             }
             Event::RunFinished(result) => {
+                let finished = result.is_ok();
                 if let Phase::Running { outcome, .. } = &mut self.phase {
                     *outcome = Some(match result {
                         Ok(report) => RunOutcome::Report(report),
                         Err(e) => RunOutcome::Failed(e),
                     });
+                }
+                let last = StepId::Preview.id();
+                if finished && !self.job.lab.completed.iter().any(|c| c == last) {
+                    self.job.lab.completed.push(last.to_string());
+                    return vec![Effect::SaveJob(Box::new(self.job.clone()))];
                 }
                 Vec::new()
             }
@@ -310,7 +316,8 @@ impl Lab {
                 }
             }
         }
-        if !candidate.lab.completed.iter().any(|c| c == step.id()) {
+        // The last step (the run) is done when its run finished, not when it started.
+        if !candidate.lab.completed.iter().any(|c| c == step.id()) && step.next().is_some() {
             candidate.lab.completed.push(step.id().to_string());
         }
         self.job = candidate;

@@ -3,6 +3,8 @@
 //!
 //! Runners report what happened; they never decide a verdict.
 
+pub mod attempts;
+pub mod case;
 pub mod case_run;
 pub mod codex;
 pub mod codex_events;

@@ -20,7 +20,8 @@ pub const SUMMARY_VERSION: u32 = 1;
 pub struct SuiteOptions {
     pub repeat: u32,
     pub parallel: usize,
-    /// Reuse finished trials (a readable verdict.json) in this run folder.
+    /// Reuse finished trials (a readable verdict.json) in this run folder; INFRA_ERROR trials
+    /// are re-run, their failed attempt kept under `attempts/`.
     pub resume: bool,
 }
 
@@ -62,8 +63,16 @@ pub async fn run_suite(
         let dir = trial_dir(run_dir, &case.id, case.trial);
         let resume = opts.resume;
         async move {
-            if resume && let Some(done) = read_verdict(&dir.join("verdict.json")) {
-                return Ok(done);
+            if resume {
+                match read_verdict(&dir.join("verdict.json")) {
+                    Some(done) if done.verdict != crate::judge::Verdict::InfraError => return Ok(done),
+                    // An infrastructure error or an interrupted attempt is re-run; the old
+                    // attempt stays in the trial's history.
+                    _ if dir.exists() => {
+                        super::attempts::archive_attempt(&dir)?;
+                    }
+                    _ => {}
+                }
             }
             run_case(&ctx, &case, dir).await
         }

@@ -76,10 +76,20 @@ fn walk_all() -> (Lab, Vec<Job>) {
     for step in StepId::ALL {
         let fx = accept_step(&mut lab, step);
         let job = saved_job(&fx).unwrap_or_else(|| panic!("no SaveJob after accepting {step:?}: {fx:?}"));
-        assert_eq!(job.lab.completed.last().map(String::as_str), Some(step.id()));
         match step.next() {
-            Some(next) => assert!(proposes(&fx, next), "{step:?} → {next:?}: {fx:?}"),
-            None => assert!(fx.iter().any(|e| matches!(e, Effect::RunSuite))),
+            Some(next) => {
+                assert_eq!(job.lab.completed.last().map(String::as_str), Some(step.id()));
+                assert!(proposes(&fx, next), "{step:?} → {next:?}: {fx:?}");
+            }
+            None => {
+                // The run step is done when its run finished, not when it started.
+                assert!(
+                    !job.lab.completed.iter().any(|c| c == step.id()),
+                    "{:?}",
+                    job.lab.completed
+                );
+                assert!(fx.iter().any(|e| matches!(e, Effect::RunSuite)));
+            }
         }
         if let Some(file) = step.artifact_file() {
             assert!(
@@ -95,9 +105,9 @@ fn walk_all() -> (Lab, Vec<Job>) {
 
 #[test]
 fn all_twelve_steps_accept_save_and_advance() {
-    let (lab, jobs) = walk_all();
+    let (mut lab, jobs) = walk_all();
     let last = jobs.last().expect("jobs");
-    assert_eq!(last.lab.completed.len(), 12);
+    assert_eq!(last.lab.completed.len(), 11, "step 12 waits for its run");
     assert_eq!(last.agent.id, "demo");
     assert_eq!(
         last.agent.description.as_deref(),
@@ -108,6 +118,14 @@ fn all_twelve_steps_accept_save_and_advance() {
     assert_eq!(last.review.gates.min_pass_rate, Some(0.8));
     assert!(matches!(lab.phase, Phase::Running { outcome: None, .. }));
     assert_eq!(lab.artifacts.len(), 3);
+    // A failed run leaves step 12 open; a finished one records it.
+    assert!(saved_job(&lab.handle(Event::RunFinished(Err("down".into())))).is_none());
+    let done = saved_job(&lab.handle(Event::RunFinished(Ok("report.md".into())))).expect("saved");
+    assert_eq!(done.lab.completed.len(), 12);
+    assert_eq!(
+        done.lab.completed.last().map(String::as_str),
+        Some(StepId::Preview.id())
+    );
 }
 
 #[test]

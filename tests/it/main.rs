@@ -43,6 +43,7 @@ mod real_model;
 mod planted_faults;
 mod rescore_cli;
 mod run_paths_agree;
+mod resume_kill;
 mod sandbox_cli;
 mod sandbox_session;
 mod scripted_llm;
