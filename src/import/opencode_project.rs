@@ -79,7 +79,7 @@ pub fn import_opencode_project(source: &Path, dst_dir: &Path) -> Result<Imported
             ),
         );
     }
-    let (merged, origins) = merged_config(&project)?;
+    let (merged, origins) = merged_config(&project, &mut notes)?;
     let fallback = project.configs.last().cloned().unwrap_or_else(|| project.dot.clone());
 
     let mut runtime = Map::new();
@@ -194,7 +194,7 @@ pub fn import_opencode_project(source: &Path, dst_dir: &Path) -> Result<Imported
 }
 
 /// Reads and merges every config file, then the markdown agents and commands over them.
-fn merged_config(project: &Project) -> Result<(Map<String, Value>, Origins), SpecError> {
+fn merged_config(project: &Project, notes: &mut Notes) -> Result<(Map<String, Value>, Origins), SpecError> {
     let mut merged = Map::new();
     let mut origins = Origins::default();
     let mut ds = Vec::new();
@@ -245,7 +245,20 @@ fn merged_config(project: &Project) -> Result<(Map<String, Value>, Origins), Spe
     if !ds.is_empty() {
         return Err(SpecError { diagnostics: ds });
     }
-    for def in markdown_agents(&project.dot)? {
+    let agents_md = markdown_agents(&project.dot)?;
+    let commands_md = markdown_commands(&project.dot)?;
+    for def in agents_md.iter().chain(&commands_md) {
+        for (key, value) in &def.value {
+            if key != "prompt" && key != "template" && value.to_string().contains("{env:") {
+                notes.warn(
+                    &def.file,
+                    key.as_str(),
+                    "OpenCode 1.18.33 does not substitute `{env:…}` in markdown frontmatter (it uses the text as written); the job carries it as a `${VAR}` reference",
+                );
+            }
+        }
+    }
+    for def in agents_md {
         origins
             .agents
             .entry(def.name.clone())
@@ -260,7 +273,7 @@ fn merged_config(project: &Project) -> Result<(Map<String, Value>, Origins), Spe
         }
         origins.keys.entry("agent".into()).or_insert(def.file);
     }
-    for def in markdown_commands(&project.dot)? {
+    for def in commands_md {
         origins
             .commands
             .entry(def.name.clone())

@@ -363,3 +363,32 @@ fn jsonc_given_by_path_is_never_parsed_as_yaml() {
     assert!(!stderr.contains("YAML"), "{stderr}");
     assert!(!job.exists());
 }
+
+#[test]
+fn a_job_that_does_not_validate_is_written_only_with_force() {
+    let work = tempfile::tempdir().unwrap();
+    let agent = work.path().join("agent.yaml");
+    std::fs::write(&agent, "id: x\nruntime:\n  instructions: [missing.md]\n").unwrap();
+    let job = work.path().join("job.yaml");
+    let args = [
+        "init",
+        "--from",
+        agent.to_str().unwrap(),
+        "--out",
+        job.to_str().unwrap(),
+    ];
+    let out = ghostlab(&args);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("agent.runtime.instructions[0]"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(
+        !job.exists(),
+        "a job that does not validate was written without --force"
+    );
+    let forced = ghostlab(&[&args[..], &["--force"]].concat());
+    assert_eq!(forced.status.code(), Some(2));
+    assert!(job.exists());
+}
