@@ -101,8 +101,7 @@ fn answer(request: &Value) -> String {
     // Cite the last agent message the transcript shows (a real event id).
     let cite = last
         .lines()
-        .filter(|l| l.contains("] AGENT:"))
-        .last()
+        .rfind(|l| l.contains("] AGENT:"))
         .and_then(|l| l.split_whitespace().next())
         .unwrap_or("e0")
         .to_string();
