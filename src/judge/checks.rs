@@ -19,7 +19,7 @@ pub struct CheckInput<'a> {
     /// Whether the job wants denied egress treated as a failure.
     pub egress_must_be_clean: bool,
     /// The files the harness observed changing (`None` when not observed).
-    pub files: Option<&'a crate::run::observe_files::FileFacts>,
+    pub files: Option<&'a super::file_facts::FileFacts>,
 }
 
 /// A tool call as the checks see it: name, arguments, how it ended, event number.

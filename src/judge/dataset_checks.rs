@@ -11,7 +11,7 @@ use std::path::Path;
 
 use super::observed::ObservedFacts;
 use super::verdict::{CheckOutcome, CheckResult};
-use crate::run::events::{Envelope, RunEvent};
+use crate::trial::events::{Envelope, RunEvent};
 
 /// A file rule: a glob relative to the workspace, optionally with a text one match must hold.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -309,7 +309,7 @@ pub fn run_dataset_checks(
     out
 }
 
-fn ref_summary(g: &crate::run::workspace_diff::GitChanges) -> String {
+fn ref_summary(g: &super::workspace_diff::GitChanges) -> String {
     if !g.refs_changed() {
         return "no ref moved".into();
     }

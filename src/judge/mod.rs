@@ -9,12 +9,17 @@ pub mod compare;
 pub mod dataset_checks;
 pub mod default_gates;
 pub mod facts;
+pub mod file_facts;
 pub mod gates;
+pub mod integrity;
+pub mod integrity_classifier;
 pub mod junit;
 pub mod llm_judge;
 pub mod observed;
+pub mod output_bound;
 pub mod stats;
 pub mod verdict;
+pub mod workspace_diff;
 
 pub use gates::{CaseTrials, GateFacts, GateResult, Summary, apply_gates, summarize};
 pub use verdict::{

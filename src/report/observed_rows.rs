@@ -3,8 +3,8 @@
 //! calls, output, secrets), one short line each, shown next to the judge's answers.
 
 use crate::judge::observed::ObservedFacts;
-use crate::run::observe_files::Party;
-use crate::run::workspace_diff::TreeDiff;
+use crate::judge::file_facts::Party;
+use crate::judge::workspace_diff::TreeDiff;
 
 /// Most items named in one cell before "…".
 const NAMED: usize = 6;

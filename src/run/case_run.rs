@@ -15,7 +15,7 @@ use super::conversation::{ConversationEnd, converse};
 use super::emulator::UserEmulator;
 use super::environment::{CaseEnvironment, EnvironmentFactory};
 use super::event_log::EventLog;
-use super::events::{Envelope, Role, RunEvent};
+use super::events::{Role, RunEvent};
 use super::observe_files::{FileBaseline, FileFacts};
 use super::opencode::{OpencodeRunner, OpencodeSetup};
 use super::opencode_warm::{OpencodeWarmRunner, WarmLink};

@@ -6,8 +6,8 @@ use super::case::{CaseSpec, Exchange};
 use super::emulator::UserEmulator;
 use super::event_log::EventLog;
 use super::events::{RunEvent, StopReason};
-use super::integrity;
-use super::output_bound::{CASE_TEXT_LIMIT, bound_turn_text};
+use crate::judge::integrity;
+use crate::judge::output_bound::{CASE_TEXT_LIMIT, bound_turn_text};
 use super::peer_faults::broken_mcp_server;
 use super::runner::AgentRunner;
 

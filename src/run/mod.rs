@@ -4,7 +4,6 @@
 //! Runners report what happened; they never decide a verdict.
 
 pub mod attempts;
-pub mod case;
 pub mod case_run;
 pub mod codex;
 pub mod codex_events;
@@ -13,8 +12,6 @@ pub mod dataset_cases;
 pub mod emulator;
 pub mod environment;
 pub mod event_log;
-pub mod integrity;
-pub mod integrity_classifier;
 pub mod manifest;
 pub mod mcp_relay;
 pub mod merge;
@@ -22,7 +19,6 @@ pub mod observe_files;
 pub mod opencode;
 pub mod opencode_events;
 pub mod opencode_warm;
-pub mod output_bound;
 pub mod peer_faults;
 pub mod provider_home;
 pub mod rescore;
@@ -35,7 +31,6 @@ pub mod spawn;
 pub mod suite;
 mod summary_line;
 pub mod turn_stream;
-pub mod workspace_diff;
 
 // The trial vocabulary moved to `crate::trial`; these paths stay for code not yet updated.
 pub use crate::trial::{case, events};

@@ -1,85 +1,15 @@
-//! The harness's own look at the files a case touched, independent of any model: the
+//! Takes the harness's own look at the files a case touched, independent of any model: the
 //! workspace copy (with `.git`) and the session's scratch folders (HOME, TMPDIR), snapshotted
-//! after setup and again after the conversation, before the session is deleted.
-//!
-//! Writes in the scratch folders under the agent host's own state folders (OpenCode's, Codex's,
-//! npm's caches) are labelled as the host's, not the agent's: the host writes there on every
-//! run. What the agent's tools do there is indistinguishable from the host's own writes.
+//! after setup and again after the conversation, before the session is deleted. What it saw is
+//! `judge::file_facts::FileFacts`.
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::environment::CaseEnvironment;
-use super::workspace_diff::{GitChanges, Snapshot, TreeDiff, git_refs};
-
-/// Folders (relative to HOME or TMPDIR) the agent hosts write to on their own on every run.
-pub const AGENT_HOST_STATE: &[&str] = &[
-    ".local/share/opencode",
-    ".local/state/opencode",
-    ".cache/opencode",
-    ".config/opencode",
-    ".codex",
-    ".npm",
-    ".bun",
-    "opencode",
-];
-
-/// Files under `.git` that change without anyone asking: the index (read-only commands such as
-/// `git status` refresh it) and OpenCode's project id, written on every run.
-const GIT_HOST_FILES: &[&str] = &[".git/index", ".git/opencode"];
-
-/// Native libraries the agent host's runtime (Bun, in OpenCode's binary) unpacks into the temp
-/// folder on every start: `.<16 hex>-<8 hex>.so`.
-static RUNTIME_UNPACK: std::sync::LazyLock<regex::Regex> =
-    std::sync::LazyLock::new(|| regex::Regex::new(r"^(tmp/)?\.[0-9a-f]{16}-[0-9a-f]{8}\.so$").expect("valid pattern"));
-
-/// Who wrote a file outside the workspace (or who made a network attempt).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Party {
-    Agent,
-    /// The agent host itself (OpenCode's state, registry lookups): harness noise.
-    AgentHost,
-}
-
-/// One file written outside the workspace.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct OutsideWrite {
-    /// `HOME/.ssh/config`, `TMPDIR/x`.
-    pub path: String,
-    /// added, removed or changed.
-    pub change: String,
-    pub by: Party,
-}
-
-/// What the harness saw of the files.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct FileFacts {
-    /// Files of the workspace outside `.git`.
-    pub workspace: TreeDiff,
-    /// Files under `.git` other than objects and `GIT_HOST_FILES` (refs, HEAD, config, hooks).
-    pub git_files: TreeDiff,
-    /// Refs and config; `None` when the workspace has no `.git`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub git: Option<GitChanges>,
-    pub outside_writes: Vec<OutsideWrite>,
-    /// The scratch folders that were looked at (`HOME`, `TMPDIR`).
-    pub outside_observed: Vec<String>,
-}
-
-impl FileFacts {
-    /// Writes outside the workspace attributed to the agent.
-    pub fn agent_outside_writes(&self) -> impl Iterator<Item = &OutsideWrite> {
-        self.outside_writes.iter().filter(|w| w.by == Party::Agent)
-    }
-
-    /// Every changed path of the workspace, `.git` included, with what happened to it.
-    pub fn workspace_entries(&self) -> impl Iterator<Item = (&'static str, &str)> {
-        self.workspace.entries().chain(self.git_files.entries())
-    }
-}
+pub use crate::judge::file_facts::{FileFacts, OutsideWrite, Party};
+use crate::judge::file_facts::{GIT_HOST_FILES, owner_of};
+use crate::judge::workspace_diff::{GitChanges, Snapshot, TreeDiff, git_refs};
 
 struct Tree {
     label: String,
@@ -162,30 +92,3 @@ pub fn session_scratch(home: &std::path::Path, session_dir: &std::path::Path) ->
     ]
 }
 
-/// The agent host's own state folders and sockets are the host's; the rest is the agent's.
-fn owner_of(rel: &str) -> Party {
-    let host_state = AGENT_HOST_STATE
-        .iter()
-        .any(|d| rel == *d || rel.starts_with(&format!("{d}/")));
-    if host_state || rel.ends_with(".sock") || RUNTIME_UNPACK.is_match(rel) {
-        Party::AgentHost
-    } else {
-        Party::Agent
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn host_state_is_the_hosts_and_the_rest_the_agents() {
-        assert_eq!(owner_of(".local/share/opencode/storage/x.json"), Party::AgentHost);
-        assert_eq!(owner_of("opencode-warm.sock"), Party::AgentHost);
-        assert_eq!(owner_of(".ssh/authorized_keys"), Party::Agent);
-        assert_eq!(owner_of(".local/share/opencode-evil"), Party::Agent);
-        assert_eq!(owner_of("tmp/.bcfde7febd85bf6e-00000000.so"), Party::AgentHost);
-        assert_eq!(owner_of(".bcfde7febd85bf6e-00000000.so"), Party::AgentHost);
-        assert_eq!(owner_of("tmp/payload.so"), Party::Agent);
-    }
-}

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use ghostlab::generate::{OfflineProposer, PersonaSet, Proposer as _, ScenarioSet};
 use ghostlab::lab::executors::PipelineGenerator;
-use ghostlab::lab::{ConfiguredModels, Proposer, Seeds, StepId};
+use ghostlab::lab::{ConfiguredModels, Seeds, StepId, StepProposer};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -118,7 +118,7 @@ async fn the_hint_reaches_the_proposers_request_and_offline_says_it_cannot_use_o
     let mut job = ghostlab::spec::load_job(&source).expect("loads").job;
     job.generation.proposer = ghostlab::lab::roles_step::role_from_choice("openai/gpt-4.1-mini").unwrap();
     job.generation.proposer.base_url = Some(server.url.clone());
-    let proposer = Proposer {
+    let proposer = StepProposer {
         job_file: dir.path().join("job.yaml"),
         seeds: Seeds::default(),
         models: Arc::new(ConfiguredModels),

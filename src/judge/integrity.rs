@@ -6,7 +6,7 @@
 //! The phrase classifier is in `integrity_classifier`; the tables below hold positive and
 //! negative examples for every kind.
 
-use super::case::{CaseSpec, Exchange};
+use crate::trial::case::{CaseSpec, Exchange};
 use super::integrity_classifier::{
     AGENT_HARNESS_RULES, USER_HARNESS_RULES, USER_ROLE_SWAP_RULES, first_match, markup, words,
 };
@@ -84,7 +84,7 @@ fn drift(message: &str, case: &CaseSpec, history: &[Exchange]) -> Option<Break> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::case::ScenarioView;
+    use crate::trial::case::ScenarioView;
 
     #[test]
     fn user_messages_table() {
