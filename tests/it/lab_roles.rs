@@ -291,6 +291,60 @@ async fn full_lab_run(provider: &str, model: &str, key_var: &str) {
         events.contains("SCRIPTED-USER: please draft the notes"),
         "the emulator's words reached the agent"
     );
+
+    // Every emulator and judge call is a model_call event priced from the catalog (or unknown).
+    // Anthropic models are priced by name; an OpenAI-compatible role on a local endpoint is not.
+    let price = ghostlab::llm::role::price_key(&job.job.generation.judge)
+        .and_then(|(p, m)| ghostlab::llm::catalog::price(&p, &m));
+    assert_eq!(price.is_some(), provider == "anthropic");
+    let calls: Vec<Value> = events
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e.to_string().contains("\"model_call\""))
+        .collect();
+    let field = |e: &Value, k: &str| -> Value {
+        e.get(k)
+            .or_else(|| e.pointer(&format!("/event/{k}")))
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    assert!(
+        calls.iter().any(|e| field(e, "role") == "emulator") && calls.iter().any(|e| field(e, "role") == "judge"),
+        "{calls:?}"
+    );
+    let mut total = 0.0;
+    for e in &calls {
+        let p = field(e, "prompt_tokens").as_u64().expect("prompt tokens");
+        let c = field(e, "completion_tokens").as_u64().expect("completion tokens");
+        let cost = field(e, "cost_usd").as_f64().expect("cost");
+        match price {
+            Some(price) => {
+                assert!((cost - price.cost(p, c)).abs() < 1e-12, "{e}");
+                assert_eq!(field(e, "cost_unknown"), Value::Null, "{e}");
+            }
+            None => assert_eq!(field(e, "cost_unknown"), json!(true), "{e}"),
+        }
+        total += cost;
+    }
+    let report: String = walkdir::WalkDir::new(job.state_dir().join("runs"))
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_name() == "report.md")
+        .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+        .collect();
+    match price {
+        Some(_) => {
+            assert!(total > 0.0);
+            assert!(
+                report.contains(&format!("${total:.4}")),
+                "the report's cost is the catalog cost {total}: {report}"
+            );
+        }
+        None => assert!(
+            report.contains("unknown (at least"),
+            "a local endpoint's price is unknown, never $0: {report}"
+        ),
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

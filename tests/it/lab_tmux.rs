@@ -295,7 +295,10 @@ fn tmux_step_3_lists_authenticated_providers_and_edits_the_judge() {
     let screen = tmux.wait_for(&format!("{}deciding", title(3)));
     let (cheap, strong) = ghostlab::llm::catalog::cheapest_and_strongest("anthropic").expect("catalog");
     assert!(screen.contains("Authenticated for the roles: anthropic"), "{screen}");
-    assert!(screen.contains(&format!("judge: anthropic/{}", strong.model)), "{screen}");
+    assert!(
+        screen.contains(&format!("judge: anthropic/{}", strong.model)),
+        "{screen}"
+    );
     assert!(screen.contains("Estimated cost"), "{screen}");
     // Pick another judge model in the textarea: the judge line is the fourth.
     tmux.keys(&["e"]);
