@@ -356,3 +356,73 @@ async fn lab_yes_with_every_role_on_anthropic_messages() {
 async fn lab_yes_with_every_role_on_openai_chat() {
     full_lab_run("openai", "gpt-4.1-mini", "OPENAI_API_KEY").await;
 }
+
+#[tokio::test]
+async fn step_2_drafts_the_purpose_with_the_proposer_model_when_there_is_one() {
+    let (dir, source) = example();
+    let mut loaded = ghostlab::spec::load_job(&source).expect("loads");
+    loaded.job.agent.description = None;
+    // The scripted model answers with a profile inferred without a description (so its
+    // evidence points into the instructions), carrying a purpose of its own words.
+    let mut profile = ghostlab::generate::pipeline::infer_profile(&loaded, &OfflineProposer)
+        .await
+        .expect("profile");
+    profile.purpose = "SCRIPTED-PURPOSE: helps tinyqueue maintainers cut safe releases".into();
+    let server = ScriptedLlm::start(vec![rule(
+        &["Infer the purpose profile"],
+        serde_json::to_string(&profile).expect("json"),
+    )]);
+    let mut job = loaded.job.clone();
+    job.generation.proposer = ghostlab::lab::roles_step::role_from_choice("openai/gpt-4.1-mini").unwrap();
+    job.generation.proposer.base_url = Some(server.url.clone());
+    let proposer = Proposer {
+        job_file: dir.path().join("job.yaml"),
+        seeds: Seeds::default(),
+        models: Arc::new(ConfiguredModels),
+        generator: Arc::new(PipelineGenerator),
+    };
+    let draft = proposer
+        .propose(
+            StepId::Purpose,
+            None,
+            job.clone(),
+            Default::default(),
+            CancellationToken::new(),
+        )
+        .await
+        .expect("a draft");
+    assert_eq!(draft.text, profile.purpose);
+    assert!(
+        draft.notes[0].contains("Drafted by the proposer model"),
+        "{:?}",
+        draft.notes
+    );
+    assert!(
+        draft.notes.iter().any(|n| n.starts_with("Evidence: ")),
+        "{:?}",
+        draft.notes
+    );
+    assert_eq!(server.requests().len(), 1);
+
+    // The person's own words are never replaced, and without a model the offline draft stays.
+    let mut described = job.clone();
+    described.agent.description = Some("My words.".into());
+    let kept = proposer
+        .propose(
+            StepId::Purpose,
+            None,
+            described,
+            Default::default(),
+            CancellationToken::new(),
+        )
+        .await
+        .expect("kept");
+    assert_eq!(kept.text, "My words.");
+    job.generation.proposer = Default::default();
+    let offline = proposer
+        .propose(StepId::Purpose, None, job, Default::default(), CancellationToken::new())
+        .await
+        .expect("offline draft");
+    assert!(offline.notes[0].starts_with("A draft from"), "{:?}", offline.notes);
+    assert_eq!(server.requests().len(), 1, "no model call for either");
+}
