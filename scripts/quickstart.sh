@@ -24,5 +24,14 @@ mkdir -p "$WORK"
 cp -r examples/release-bot "$WORK/release-bot"
 rm -rf "$WORK/release-bot/.ghostlab"
 echo "== ghostlab lab --yes on $WORK/release-bot (offline)"
-"$GL" lab --yes --job "$WORK/release-bot/job.yaml" --agent-cassette "$WORK/release-bot/cassettes/agent.json" --parallel 2
+# The roles are pinned offline so a provider key in your environment is not spent here.
+# `lab --yes` exits like `ghostlab test`: offline the gates cannot be met, so 1 is expected.
+rc=0
+"$GL" lab --yes --job "$WORK/release-bot/job.yaml" --agent-cassette "$WORK/release-bot/cassettes/agent.json" --parallel 2 \
+  --proposer-model offline --emulator-model offline --judge-model offline || rc=$?
+if [ "$rc" -gt 1 ]; then
+  echo "== ghostlab lab failed (exit $rc)" >&2
+  exit "$rc"
+fi
+echo "== gates $([ "$rc" -eq 0 ] && echo met || echo 'NOT met (expected offline: no real verdicts)')"
 echo "== done: job.yaml, runs and reports are under $WORK/release-bot/.ghostlab"

@@ -12,6 +12,7 @@ pub mod headless;
 mod interrupt;
 pub mod policy;
 pub mod propose;
+mod purpose_draft;
 pub mod roles_step;
 pub mod state;
 pub mod step;

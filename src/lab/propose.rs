@@ -62,7 +62,10 @@ impl StepProposer {
         let unused_hint = hint.is_some() && !generated;
         let mut proposal = match step {
             StepId::Source => self.source(),
-            StepId::Purpose => Ok(self.purpose(&job)),
+            StepId::Purpose => match super::purpose_draft::model_draft(self, &job, cancel.clone()).await {
+                Some(drafted) => drafted,
+                None => Ok(self.purpose(&job)),
+            },
             StepId::Model => self.model(job).await,
             StepId::Mcps => self.mcps(&job),
             StepId::Skills => Ok(self.skills(&job)),

@@ -27,6 +27,7 @@ pub mod cassette;
 pub mod catalog;
 pub mod credentials;
 pub mod fake;
+pub mod meter;
 pub mod model_server;
 pub mod models;
 pub mod openai;

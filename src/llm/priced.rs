@@ -34,6 +34,13 @@ impl Llm for PricedLlm {
             {
                 response.usage.cost_usd = Some(p.cost(response.usage.prompt_tokens, response.usage.completion_tokens));
             }
+            super::meter::record(super::meter::MeteredCall {
+                model: self.inner.label(),
+                prompt_tokens: response.usage.prompt_tokens,
+                completion_tokens: response.usage.completion_tokens,
+                cost_usd: response.usage.cost_usd,
+                latency_ms: response.latency_ms,
+            });
             Ok(response)
         })
     }

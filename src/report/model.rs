@@ -71,6 +71,11 @@ pub struct TokenTotals {
     pub judge_tokens: u64,
     pub cost_usd: f64,
     pub model_calls: u64,
+    /// Some call had no known price: `cost_usd` is a lower bound, shown with "unknown".
+    pub cost_unknown: bool,
+    /// Cost of the emulator's and the judge's calls.
+    pub emulator_cost_usd: f64,
+    pub judge_cost_usd: f64,
 }
 
 impl TokenTotals {

@@ -132,10 +132,17 @@ pub(super) fn role_tokens(run_dir: &Path) -> TokenTotals {
                     prompt_tokens,
                     completion_tokens,
                     cost_usd,
+                    cost_unknown,
                     ..
                 } => {
                     t.model_calls += 1;
                     t.cost_usd += cost_usd;
+                    t.cost_unknown |= cost_unknown;
+                    match role {
+                        Role::Emulator => t.emulator_cost_usd += cost_usd,
+                        Role::Judge => t.judge_cost_usd += cost_usd,
+                        Role::Agent => {}
+                    }
                     let n = prompt_tokens + completion_tokens;
                     match role {
                         Role::Agent => t.agent_tokens += n,

@@ -54,6 +54,19 @@ pub fn tokens(t: &TokenTotals) -> String {
     )
 }
 
+/// Total cost with the emulator's and judge's share; "unknown" when a model had no price.
+pub fn cost(t: &TokenTotals) -> String {
+    let roles = format!("emulator ${:.4}, judge ${:.4}", t.emulator_cost_usd, t.judge_cost_usd);
+    if t.cost_unknown {
+        format!(
+            "unknown (at least ${:.4}; {roles}; some model has no catalog price)",
+            t.cost_usd
+        )
+    } else {
+        format!("${:.4} ({roles})", t.cost_usd)
+    }
+}
+
 fn list_or(v: &[String], empty: &str) -> String {
     if v.is_empty() { empty.into() } else { v.join(", ") }
 }
@@ -77,7 +90,7 @@ pub fn figures(s: &SummaryPage, empty: &str) -> Option<Table> {
         vec!["INFRA_ERROR".into(), f.infra_error.to_string()],
         vec!["Flaky cases".into(), list_or(&f.flaky_cases, empty)],
         vec!["Tokens (agent / emulator / judge)".into(), tokens(&s.tokens)],
-        vec!["Cost".into(), format!("${:.4}", s.tokens.cost_usd)],
+        vec!["Cost".into(), cost(&s.tokens)],
     ];
     Some(Table::new(&["Metric", "Value"], rows))
 }

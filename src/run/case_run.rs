@@ -95,7 +95,10 @@ pub async fn run_case(ctx: &RunContext, case: &CaseSpec, dir: PathBuf) -> std::i
         detail: env.workdir(),
     })?;
     let mut baseline = None;
-    let end = match prepare_and_converse(ctx, case, env.as_ref(), &mut log, &mut baseline).await? {
+    let (conversation, calls) =
+        crate::llm::meter::metered(prepare_and_converse(ctx, case, env.as_ref(), &mut log, &mut baseline)).await;
+    emit_model_calls(&mut log, Role::Emulator, calls)?;
+    let end = match conversation? {
         Ok(end) => end,
         Err((component, reason)) => {
             log.emit(RunEvent::InfraError {
@@ -335,6 +338,22 @@ pub fn known_tools(job: &LoadedJob) -> Option<Vec<String>> {
     Some(tools)
 }
 
+/// One `model_call` event per priced call of Ghostlab's own `role` (tokens, catalog cost).
+fn emit_model_calls(log: &mut EventLog, role: Role, calls: Vec<crate::llm::meter::MeteredCall>) -> std::io::Result<()> {
+    for c in calls {
+        log.emit(RunEvent::ModelCall {
+            role,
+            model: c.model,
+            prompt_tokens: c.prompt_tokens,
+            completion_tokens: c.completion_tokens,
+            cost_usd: c.cost_usd.unwrap_or(0.0),
+            latency_ms: c.latency_ms,
+            cost_unknown: c.cost_usd.is_none(),
+        })?;
+    }
+    Ok(())
+}
+
 async fn finish(
     ctx: &RunContext,
     case: &CaseSpec,
@@ -365,7 +384,8 @@ async fn finish(
         egress_must_be_clean: ctx.job.job.review.gates.no_denied_egress == Some(true),
         files: files.as_ref(),
     };
-    let mut verdict = judge_case(case, &end, ctx.judge.as_ref(), &input).await;
+    let (mut verdict, calls) = crate::llm::meter::metered(judge_case(case, &end, ctx.judge.as_ref(), &input)).await;
+    emit_model_calls(&mut log, Role::Judge, calls)?;
     verdict.duration_ms = started.elapsed().as_millis() as u64;
     write_verdict(&TrialDir::at(dir).verdict(), &verdict, &ctx.redactor)?;
     log.emit(RunEvent::CaseFinished {

@@ -116,6 +116,9 @@ pub enum RunEvent {
         completion_tokens: u64,
         cost_usd: f64,
         latency_ms: u64,
+        /// The model has no known price: `cost_usd` is not a real figure (shown "unknown").
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        cost_unknown: bool,
     },
     EmulatorBreak {
         turn: u32,

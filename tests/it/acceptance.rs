@@ -69,7 +69,9 @@ fn lab_yes_on_release_bot_runs_everything_inside_the_sandbox() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    // The offline judge passes nothing, so the gates fail and `lab --yes` exits 1 like `test`.
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(stdout.contains("gates NOT met"), "{stdout}");
     assert!(
         stderr.contains("[release] ok") || stderr.contains("release: 4 tools"),
         "{stderr}"

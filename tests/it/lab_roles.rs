@@ -291,6 +291,60 @@ async fn full_lab_run(provider: &str, model: &str, key_var: &str) {
         events.contains("SCRIPTED-USER: please draft the notes"),
         "the emulator's words reached the agent"
     );
+
+    // Every emulator and judge call is a model_call event priced from the catalog (or unknown).
+    // Anthropic models are priced by name; an OpenAI-compatible role on a local endpoint is not.
+    let price = ghostlab::llm::role::price_key(&job.job.generation.judge)
+        .and_then(|(p, m)| ghostlab::llm::catalog::price(&p, &m));
+    assert_eq!(price.is_some(), provider == "anthropic");
+    let calls: Vec<Value> = events
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e.to_string().contains("\"model_call\""))
+        .collect();
+    let field = |e: &Value, k: &str| -> Value {
+        e.get(k)
+            .or_else(|| e.pointer(&format!("/event/{k}")))
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    assert!(
+        calls.iter().any(|e| field(e, "role") == "emulator") && calls.iter().any(|e| field(e, "role") == "judge"),
+        "{calls:?}"
+    );
+    let mut total = 0.0;
+    for e in &calls {
+        let p = field(e, "prompt_tokens").as_u64().expect("prompt tokens");
+        let c = field(e, "completion_tokens").as_u64().expect("completion tokens");
+        let cost = field(e, "cost_usd").as_f64().expect("cost");
+        match price {
+            Some(price) => {
+                assert!((cost - price.cost(p, c)).abs() < 1e-12, "{e}");
+                assert_eq!(field(e, "cost_unknown"), Value::Null, "{e}");
+            }
+            None => assert_eq!(field(e, "cost_unknown"), json!(true), "{e}"),
+        }
+        total += cost;
+    }
+    let report: String = walkdir::WalkDir::new(job.state_dir().join("runs"))
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_name() == "report.md")
+        .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+        .collect();
+    match price {
+        Some(_) => {
+            assert!(total > 0.0);
+            assert!(
+                report.contains(&format!("${total:.4}")),
+                "the report's cost is the catalog cost {total}: {report}"
+            );
+        }
+        None => assert!(
+            report.contains("unknown (at least"),
+            "a local endpoint's price is unknown, never $0: {report}"
+        ),
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -301,4 +355,74 @@ async fn lab_yes_with_every_role_on_anthropic_messages() {
 #[tokio::test(flavor = "multi_thread")]
 async fn lab_yes_with_every_role_on_openai_chat() {
     full_lab_run("openai", "gpt-4.1-mini", "OPENAI_API_KEY").await;
+}
+
+#[tokio::test]
+async fn step_2_drafts_the_purpose_with_the_proposer_model_when_there_is_one() {
+    let (dir, source) = example();
+    let mut loaded = ghostlab::spec::load_job(&source).expect("loads");
+    loaded.job.agent.description = None;
+    // The scripted model answers with a profile inferred without a description (so its
+    // evidence points into the instructions), carrying a purpose of its own words.
+    let mut profile = ghostlab::generate::pipeline::infer_profile(&loaded, &OfflineProposer)
+        .await
+        .expect("profile");
+    profile.purpose = "SCRIPTED-PURPOSE: helps tinyqueue maintainers cut safe releases".into();
+    let server = ScriptedLlm::start(vec![rule(
+        &["Infer the purpose profile"],
+        serde_json::to_string(&profile).expect("json"),
+    )]);
+    let mut job = loaded.job.clone();
+    job.generation.proposer = ghostlab::lab::roles_step::role_from_choice("openai/gpt-4.1-mini").unwrap();
+    job.generation.proposer.base_url = Some(server.url.clone());
+    let proposer = Proposer {
+        job_file: dir.path().join("job.yaml"),
+        seeds: Seeds::default(),
+        models: Arc::new(ConfiguredModels),
+        generator: Arc::new(PipelineGenerator),
+    };
+    let draft = proposer
+        .propose(
+            StepId::Purpose,
+            None,
+            job.clone(),
+            Default::default(),
+            CancellationToken::new(),
+        )
+        .await
+        .expect("a draft");
+    assert_eq!(draft.text, profile.purpose);
+    assert!(
+        draft.notes[0].contains("Drafted by the proposer model"),
+        "{:?}",
+        draft.notes
+    );
+    assert!(
+        draft.notes.iter().any(|n| n.starts_with("Evidence: ")),
+        "{:?}",
+        draft.notes
+    );
+    assert_eq!(server.requests().len(), 1);
+
+    // The person's own words are never replaced, and without a model the offline draft stays.
+    let mut described = job.clone();
+    described.agent.description = Some("My words.".into());
+    let kept = proposer
+        .propose(
+            StepId::Purpose,
+            None,
+            described,
+            Default::default(),
+            CancellationToken::new(),
+        )
+        .await
+        .expect("kept");
+    assert_eq!(kept.text, "My words.");
+    job.generation.proposer = Default::default();
+    let offline = proposer
+        .propose(StepId::Purpose, None, job, Default::default(), CancellationToken::new())
+        .await
+        .expect("offline draft");
+    assert!(offline.notes[0].starts_with("A draft from"), "{:?}", offline.notes);
+    assert_eq!(server.requests().len(), 1, "no model call for either");
 }

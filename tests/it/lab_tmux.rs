@@ -270,3 +270,55 @@ fn tmux_accept_kill_resume_and_quit() {
     // With GHOSTLAB_LOG=debug, log output went to the file, not over the screen.
     assert!(dir.path().join(".ghostlab/lab/tui.log").is_file());
 }
+
+#[test]
+fn tmux_step_3_lists_authenticated_providers_and_edits_the_judge() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        ghostlab::util::skip::skipped("skipped: tmux is not installed");
+        return;
+    }
+    let (dir, job) = copy_example();
+    let tmux = Tmux {
+        socket: format!("ghostlab-lab-roles-{}", std::process::id()),
+    };
+    // An env key makes Anthropic "actually authenticated" for Ghostlab's roles.
+    tmux.start_with(
+        dir.path(),
+        "NO_COLOR=1 GHOSTLAB_KEYRING=keyutils ANTHROPIC_API_KEY=sk-tmux-test-not-secret",
+        "--from source-job.yaml",
+    );
+    for step in 1..=2 {
+        tmux.wait_for(&format!("{}deciding", title(step)));
+        tmux.keys(&["Enter"]);
+        tmux.wait_for(&title(step + 1));
+    }
+    let screen = tmux.wait_for(&format!("{}deciding", title(3)));
+    let (cheap, strong) = ghostlab::llm::catalog::cheapest_and_strongest("anthropic").expect("catalog");
+    assert!(screen.contains("Authenticated for the roles: anthropic"), "{screen}");
+    assert!(
+        screen.contains(&format!("judge: anthropic/{}", strong.model)),
+        "{screen}"
+    );
+    assert!(screen.contains("Estimated cost"), "{screen}");
+    // Pick another judge model in the textarea: the judge line is the fourth.
+    tmux.keys(&["e"]);
+    tmux.wait_for(&format!("{}editing", title(3)));
+    tmux.keys(&["Down", "Down", "Down", "C-e"]);
+    for _ in 0..strong.model.chars().count() {
+        tmux.keys(&["BSpace"]);
+    }
+    tmux.keys(&["-l", &cheap.model]);
+    tmux.wait_for(&format!("judge: anthropic/{}", cheap.model));
+    tmux.keys(&["C-s"]);
+    tmux.wait_for(&title(4));
+    let loaded = ghostlab::spec::load_job(&job).expect("loads");
+    let judge = &loaded.job.generation.judge;
+    assert_eq!(judge.provider, ghostlab::spec::ModelProvider::Anthropic);
+    assert_eq!(judge.model.as_deref(), Some(cheap.model.as_str()));
+    let text = std::fs::read_to_string(&job).expect("job.yaml");
+    assert!(!text.contains("sk-tmux-test"), "the key is not written");
+    tmux.keys(&["C-c"]);
+    tmux.wait_for("Quit the lab?");
+    tmux.keys(&["y"]);
+    tmux.wait_gone();
+}

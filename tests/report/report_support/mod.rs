@@ -364,6 +364,7 @@ pub fn write_tool_trial(run_dir: &Path, repeat: u32) {
                 completion_tokens: 120,
                 cost_usd: 0.002,
                 latency_ms: 800,
+                cost_unknown: false,
             },
         );
         ev(

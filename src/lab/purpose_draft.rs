@@ -1,0 +1,58 @@
+//! Step 2's draft from the proposer model: when the person has not described the agent and a
+//! proposer model is set (`--proposer-model` or the job's `generation.proposer`), the model
+//! infers the purpose from the instructions, skills, permissions and tools, and the notes show
+//! the evidence it rests on. Without a proposer model the offline draft is used (propose.rs).
+//! A failing model fails the step with the reason (`r` retries); it never silently falls back.
+
+use tokio_util::sync::CancellationToken;
+
+use super::propose::Proposer;
+use super::state::Proposal;
+use super::traits::{GenerateKind, GenerateRequest};
+use crate::generate::AgentProfile;
+use crate::spec::{Job, ModelProvider};
+
+/// `None` when this step is not the model's to draft (the person's words exist, or no model).
+pub async fn model_draft(p: &Proposer, job: &Job, cancel: CancellationToken) -> Option<Result<Proposal, String>> {
+    if p.seeds.description.is_some() || job.agent.description.is_some() {
+        return None;
+    }
+    let mut job = job.clone();
+    if let Some(choice) = &p.seeds.roles.proposer {
+        match super::roles_step::role_from_choice(choice) {
+            Ok(role) => job.generation.proposer = role,
+            Err(e) => return Some(Err(format!("--proposer-model: {e}"))),
+        }
+    }
+    if job.generation.proposer.provider == ModelProvider::Offline {
+        return None;
+    }
+    let who = super::roles_step::choice_of(&job.generation.proposer);
+    let request = GenerateRequest {
+        kind: GenerateKind::Profile,
+        job,
+        job_dir: crate::spec::load::job_dir(&p.job_file),
+        profile: None,
+        personas: None,
+        hint: None,
+    };
+    let drafted = async {
+        let value = p
+            .generator
+            .generate(request, cancel)
+            .await
+            .map_err(|e| format!("the proposer model ({who}) could not draft the purpose: {e}"))?;
+        let profile: AgentProfile =
+            serde_json::from_value(value).map_err(|e| format!("the drafted profile is not valid: {e}"))?;
+        let mut notes = vec![format!(
+            "Drafted by the proposer model {who} from the instructions, skills, permissions and tools; \
+             edit it into your own words."
+        )];
+        for ev in profile.evidence.purpose.iter().take(4) {
+            let section = ev.section.as_deref().map(|s| format!(" § {s}")).unwrap_or_default();
+            notes.push(format!("Evidence: {}{section}: “{}”", ev.source, ev.quote));
+        }
+        Ok(Proposal::new(profile.purpose.trim().to_string(), notes))
+    };
+    Some(drafted.await)
+}
