@@ -6,7 +6,7 @@
 
 use tokio_util::sync::CancellationToken;
 
-use super::propose::Proposer;
+use super::propose::StepProposer;
 use super::state::Proposal;
 use super::traits::{GenerateKind, GenerateRequest};
 use crate::generate::AgentProfile;
