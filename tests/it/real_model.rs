@@ -427,3 +427,53 @@ async fn a_provider_answering_401_is_an_infra_error_naming_it() {
     // two MCP servers alone takes minutes.
     assert!(took < Duration::from_secs(400), "took {took:?}");
 }
+
+/// Step 3: the person's own OpenCode lists what they can use (without touching their OpenCode
+/// data), and a headless `--model` outside that list fails with the list.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn step_3_lists_the_users_opencode_models_and_refuses_another() {
+    use ghostlab::lab::executors::{EndpointModels, PipelineGenerator};
+    use ghostlab::lab::propose::{Proposer, Seeds};
+    use ghostlab::lab::step::StepId;
+    if std::env::var_os("GHOSTLAB_OPENCODE_BIN").is_none() {
+        return ghostlab::util::skip::skipped("GHOSTLAB_OPENCODE_BIN is not set; Step 3 asks that OpenCode");
+    }
+    let home = std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default());
+    let data = home.join(".local/share/opencode");
+    let before = std::fs::metadata(&data).and_then(|m| m.modified()).ok();
+    let dir = tempfile::tempdir().unwrap();
+    let list = ghostlab::lab::usable_models::list_user_models(&opencode_bin(), dir.path())
+        .await
+        .unwrap();
+    assert!(!list.is_empty(), "OpenCode lists its keyless provider at least");
+    assert!(list.iter().all(|m| m.contains('/') && !m.contains(' ')), "{list:?}");
+    assert_eq!(
+        std::fs::metadata(&data).and_then(|m| m.modified()).ok(),
+        before,
+        "user data touched"
+    );
+
+    let proposer = Proposer {
+        job_file: dir.path().join("job.yaml"),
+        seeds: Seeds {
+            model: Some("nosuch-provider/never-model".into()),
+            ..Seeds::default()
+        },
+        models: Arc::new(EndpointModels),
+        generator: Arc::new(PipelineGenerator),
+    };
+    let err = proposer
+        .propose(
+            StepId::Model,
+            None,
+            ghostlab::spec::Job::default(),
+            Default::default(),
+            tokio_util::sync::CancellationToken::new(),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        err.contains("--model nosuch-provider/never-model") && err.contains(&list[0]),
+        "{err}"
+    );
+}
