@@ -477,3 +477,38 @@ async fn step_3_lists_the_users_opencode_models_and_refuses_another() {
         "{err}"
     );
 }
+
+/// A provider the static table does not know is resolved from OpenCode's own catalog, read
+/// offline from the pinned binary (`opencode` Zen carries its URL there).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_provider_is_resolved_from_opencodes_catalog() {
+    let bin = opencode_bin();
+    let models = ghostlab::providers::catalog::lookup(&bin, "opencode").await.unwrap();
+    let first = models.first().expect("the catalog lists opencode models").clone();
+    assert!(!first.url.is_empty(), "{first:?}");
+    let job = ghostlab::spec::LoadedJob {
+        job: serde_json::from_value(
+            serde_json::json!({"version": 1, "agent": {"id": "a", "runtime": {"model": first.id}}}),
+        )
+        .unwrap(),
+        file: PathBuf::from("/x/job.yaml"),
+        dir: PathBuf::from("/x"),
+        mcps: Vec::new(),
+    };
+    let uses = ghostlab::providers::models_used(&job, None);
+    let resolved = ghostlab::providers::endpoints::resolve(&job, None, &uses, Some(&bin))
+        .await
+        .unwrap();
+    assert_eq!(resolved.len(), 1);
+    let expected = ghostlab::spec::resolved::host_port(&first.url).unwrap();
+    assert_eq!(resolved[0].hosts[0].to_string(), expected);
+    assert_eq!(
+        resolved[0].source,
+        ghostlab::providers::EndpointSource::Catalog(first.url.clone())
+    );
+    // Without the binary the same job is refused with what to set instead.
+    let err = ghostlab::providers::endpoints::resolve(&job, None, &uses, None)
+        .await
+        .unwrap_err();
+    assert!(err.contains("options.baseURL"), "{err}");
+}
