@@ -108,6 +108,13 @@ pub fn sandbox(job: &Job, seed: Option<SandboxBackend>) -> Proposal {
         "network: disabled, or allowlist with `allow: [host:port]`.".into(),
         "credentials: opencode_auth uploads OpenCode's login; env lists variables passed to the agent. Both off unless you opt in.".into(),
     ];
+    let hosts = crate::providers::endpoints::preview_hosts(job);
+    if !hosts.is_empty() {
+        notes.push(format!(
+            "Model provider hosts the run adds to the allowlist (nothing else): {}",
+            hosts.join("; ")
+        ));
+    }
     for var in &answer.credentials.env {
         let whose = crate::providers::known::KNOWN
             .iter()

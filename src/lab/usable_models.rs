@@ -4,8 +4,9 @@
 //! the Sandbox step.
 //!
 //! OpenCode runs with the person's environment (their API key variables count) and their
-//! global config, but in a throwaway HOME holding a private copy of their login file, so their
-//! own OpenCode data is neither read beyond that nor written (OpenCode writes state on every
+//! global config file (through `OPENCODE_CONFIG`), but in a throwaway HOME holding a private
+//! copy of their login file, so their own OpenCode folders are neither read beyond that nor
+//! written (OpenCode writes state, and installs a package into its config folder, on every
 //! start).
 
 use std::path::Path;
@@ -65,10 +66,13 @@ pub async fn list_user_models(opencode: &Path, dir: &Path) -> Result<Vec<String>
             .map_err(|e| e.to_string())?;
         std::io::Write::write_all(&mut f, &bytes).map_err(|e| e.to_string())?;
     }
+    // Their config folder would get OpenCode's start-up npm install; the seeded one does not.
+    crate::providers::home::seed_opencode_config(h).map_err(|e| e.to_string())?;
     let mut cmd = tokio::process::Command::new(opencode);
     cmd.arg("models")
         .current_dir(dir)
         .env("HOME", h)
+        .env("XDG_CONFIG_HOME", h.join(".config"))
         .env("XDG_DATA_HOME", h.join(".local/share"))
         .env("XDG_CACHE_HOME", h.join(".cache"))
         .env("XDG_STATE_HOME", h.join(".local/state"))
@@ -81,9 +85,9 @@ pub async fn list_user_models(opencode: &Path, dir: &Path) -> Result<Vec<String>
     if let Some(cfg) = user_config_file() {
         cmd.env("OPENCODE_CONFIG", cfg);
     }
-    let out = tokio::time::timeout(Duration::from_secs(30), cmd.output())
+    let out = tokio::time::timeout(Duration::from_secs(90), cmd.output())
         .await
-        .map_err(|_| "`opencode models` took longer than 30 s".to_string())?
+        .map_err(|_| "`opencode models` took longer than 90 s".to_string())?
         .map_err(|e| format!("cannot run {}: {e}", opencode.display()))?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);

@@ -21,8 +21,8 @@ pub struct CatalogModel {
     pub npm: String,
 }
 
-/// Longest a catalog lookup may take (a cold start is 5–7 s on a busy machine).
-const LOOKUP_TIMEOUT: Duration = Duration::from_secs(30);
+/// Longest a catalog lookup may take (a cold start is 5–7 s, far more on a loaded machine).
+const LOOKUP_TIMEOUT: Duration = Duration::from_secs(90);
 
 /// Parses `opencode models [PROVIDER] --verbose`: a `provider/model` line, then that model's
 /// JSON object (pretty-printed over several lines), repeated.

@@ -134,6 +134,35 @@ pub async fn resolve(
     Ok(out)
 }
 
+/// The hosts a run will allowlist for the job's models, as far as they are known without
+/// asking OpenCode (for the lab's Sandbox step): `provider → host:port`.
+pub fn preview_hosts(job: &crate::spec::Job) -> Vec<String> {
+    let rt = &job.agent.runtime;
+    let mut models: Vec<&String> = rt.model.iter().chain(rt.small_model.iter()).collect();
+    models.extend(rt.agents.values().filter_map(|a| a.model.as_ref()));
+    let mut out: Vec<String> = Vec::new();
+    for m in models {
+        let provider = m.split_once('/').map(|(p, _)| p).unwrap_or(m);
+        let block = rt.provider.get(provider);
+        let options = block.map(|b| b.options.clone()).unwrap_or_default();
+        let hosts = match options.get("baseURL").and_then(Value::as_str) {
+            Some(url) => host_port(url).into_iter().collect(),
+            None => block
+                .and_then(|b| b.npm.clone())
+                .or_else(|| known(provider).map(|k| k.npm.to_string()))
+                .and_then(|npm| sdk_default_hosts(&npm, &options))
+                .and_then(Result::ok)
+                .map(|h| h.iter().map(ToString::to_string).collect::<Vec<_>>())
+                .unwrap_or_else(|| vec!["(from OpenCode's catalog at run time)".to_string()]),
+        };
+        let line = format!("{provider} → {}", hosts.join(", "));
+        if !out.contains(&line) {
+            out.push(line);
+        }
+    }
+    out
+}
+
 /// Whether a provider block points at this machine (a local model needs no credential).
 pub fn is_loopback_url(url: &Value) -> bool {
     let Some(hp) = url.as_str().and_then(host_port).as_deref().and_then(HostPort::parse) else {

@@ -354,7 +354,7 @@ pub fn anthropic_view(req: &Value) -> RequestView {
         messages
             .iter()
             .filter(|m| role(m) == "assistant")
-            .flat_map(|m| blocks(m))
+            .flat_map(blocks)
             .find(|b| is_type(b, "tool_use") && b.get("id").and_then(Value::as_str) == Some(id))
             .and_then(|b| b.get("name").and_then(Value::as_str).map(str::to_string))
             .unwrap_or_default()

@@ -427,3 +427,88 @@ async fn a_provider_answering_401_is_an_infra_error_naming_it() {
     // two MCP servers alone takes minutes.
     assert!(took < Duration::from_secs(400), "took {took:?}");
 }
+
+/// Step 3: the person's own OpenCode lists what they can use (without touching their OpenCode
+/// data), and a headless `--model` outside that list fails with the list.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn step_3_lists_the_users_opencode_models_and_refuses_another() {
+    use ghostlab::lab::executors::{EndpointModels, PipelineGenerator};
+    use ghostlab::lab::propose::{Proposer, Seeds};
+    use ghostlab::lab::step::StepId;
+    if std::env::var_os("GHOSTLAB_OPENCODE_BIN").is_none() {
+        return ghostlab::util::skip::skipped("GHOSTLAB_OPENCODE_BIN is not set; Step 3 asks that OpenCode");
+    }
+    let home = std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default());
+    let data = home.join(".local/share/opencode");
+    let before = std::fs::metadata(&data).and_then(|m| m.modified()).ok();
+    let dir = tempfile::tempdir().unwrap();
+    let list = ghostlab::lab::usable_models::list_user_models(&opencode_bin(), dir.path())
+        .await
+        .unwrap();
+    assert!(!list.is_empty(), "OpenCode lists its keyless provider at least");
+    assert!(list.iter().all(|m| m.contains('/') && !m.contains(' ')), "{list:?}");
+    assert_eq!(
+        std::fs::metadata(&data).and_then(|m| m.modified()).ok(),
+        before,
+        "user data touched"
+    );
+
+    let proposer = Proposer {
+        job_file: dir.path().join("job.yaml"),
+        seeds: Seeds {
+            model: Some("nosuch-provider/never-model".into()),
+            ..Seeds::default()
+        },
+        models: Arc::new(EndpointModels),
+        generator: Arc::new(PipelineGenerator),
+    };
+    let err = proposer
+        .propose(
+            StepId::Model,
+            None,
+            ghostlab::spec::Job::default(),
+            Default::default(),
+            tokio_util::sync::CancellationToken::new(),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        err.contains("--model nosuch-provider/never-model") && err.contains(&list[0]),
+        "{err}"
+    );
+}
+
+/// A provider the static table does not know is resolved from OpenCode's own catalog, read
+/// offline from the pinned binary (`opencode` Zen carries its URL there).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_provider_is_resolved_from_opencodes_catalog() {
+    let bin = opencode_bin();
+    let models = ghostlab::providers::catalog::lookup(&bin, "opencode").await.unwrap();
+    let first = models.first().expect("the catalog lists opencode models").clone();
+    assert!(!first.url.is_empty(), "{first:?}");
+    let job = ghostlab::spec::LoadedJob {
+        job: serde_json::from_value(
+            serde_json::json!({"version": 1, "agent": {"id": "a", "runtime": {"model": first.id}}}),
+        )
+        .unwrap(),
+        file: PathBuf::from("/x/job.yaml"),
+        dir: PathBuf::from("/x"),
+        mcps: Vec::new(),
+    };
+    let uses = ghostlab::providers::models_used(&job, None);
+    let resolved = ghostlab::providers::endpoints::resolve(&job, None, &uses, Some(&bin))
+        .await
+        .unwrap();
+    assert_eq!(resolved.len(), 1);
+    let expected = ghostlab::spec::resolved::host_port(&first.url).unwrap();
+    assert_eq!(resolved[0].hosts[0].to_string(), expected);
+    assert_eq!(
+        resolved[0].source,
+        ghostlab::providers::EndpointSource::Catalog(first.url.clone())
+    );
+    // Without the binary the same job is refused with what to set instead.
+    let err = ghostlab::providers::endpoints::resolve(&job, None, &uses, None)
+        .await
+        .unwrap_err();
+    assert!(err.contains("options.baseURL"), "{err}");
+}
