@@ -55,7 +55,11 @@ fn main() {
             ms(f),
             ms(f) / ms(p)
         );
-        println!("| {m}: exec `true` in a live session | {:.2} | {:.1} |", ms(e), ms(e) / ms(p));
+        println!(
+            "| {m}: exec `true` in a live session | {:.2} | {:.1} |",
+            ms(e),
+            ms(e) / ms(p)
+        );
     }
 }
 

@@ -228,7 +228,10 @@ fn setup() -> Fixture {
     let (home_dir, planted_home) = match std::env::var_os("GHOSTLAB_CONTAINMENT_HOME_CANARY") {
         Some(p) => (None, Some(PathBuf::from(p))),
         None => {
-            let h = tempfile::Builder::new().prefix("ghostlab-canary-").tempdir_in("/home").ok();
+            let h = tempfile::Builder::new()
+                .prefix("ghostlab-canary-")
+                .tempdir_in("/home")
+                .ok();
             if let Some(h) = &h {
                 std::fs::write(h.path().join("canary.txt"), format!("HOME-{secret}\n")).unwrap();
             }
@@ -291,7 +294,10 @@ fn containment_suite() {
     let t = table(&rows);
     println!("{t}");
     // N/A marks a documented gap of the current privileges (printed, not hidden).
-    let failed: Vec<&Row> = rows.iter().filter(|r| r.verdict != "PASS" && r.verdict != "N/A").collect();
+    let failed: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.verdict != "PASS" && r.verdict != "N/A")
+        .collect();
     assert!(rows.len() >= 20, "too few probes ran:\n{t}");
     assert!(failed.is_empty(), "containment probes failed:\n{t}");
 }
@@ -715,11 +721,17 @@ fn containment_suite_as_non_root() {
         return;
     }
     use std::os::unix::fs::PermissionsExt;
-    let base = tempfile::Builder::new().prefix("ghostlab-containment-nonroot-").tempdir().unwrap();
+    let base = tempfile::Builder::new()
+        .prefix("ghostlab-containment-nonroot-")
+        .tempdir()
+        .unwrap();
     std::os::unix::fs::chown(base.path(), Some(65534), Some(65534)).unwrap();
     std::fs::set_permissions(base.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let secret = format!("canary-{:016x}", rand::random::<u64>());
-    let home = tempfile::Builder::new().prefix("ghostlab-canary-").tempdir_in("/home").ok();
+    let home = tempfile::Builder::new()
+        .prefix("ghostlab-canary-")
+        .tempdir_in("/home")
+        .ok();
     if let Some(h) = &home {
         std::fs::set_permissions(h.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
         std::fs::write(h.path().join("canary.txt"), format!("HOME-{secret}\n")).unwrap();
@@ -750,7 +762,11 @@ fn containment_suite_as_non_root() {
             return;
         }
     };
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     println!("== containment suite as uid 65534 ==\n{text}");
     assert!(out.status.success(), "the non-root containment run failed:\n{text}");
     assert!(text.contains("| probe"), "the non-root run printed no table:\n{text}");

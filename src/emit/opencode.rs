@@ -12,6 +12,9 @@ use crate::spec::agent::{AgentDef, Permission, PermissionRule};
 use crate::spec::resolved::{LoadedJob, McpTransport, ResolvedMcp, prompt_file};
 use crate::util::secret_ref::to_opencode_env;
 
+/// OpenCode's tool-listing timeout for a relayed stdio server without its own `timeout`.
+pub const RELAYED_TIMEOUT_MS: u64 = 30_000;
+
 /// How host paths and the model provider appear in the emitted config.
 pub struct EmitOptions<'a> {
     /// Maps a host path to the path the agent host will see.
@@ -141,6 +144,11 @@ pub fn emit_opencode_config(loaded: &LoadedJob, opts: &EmitOptions<'_>) -> Value
                     // The server's cwd and environment stay with the relay, outside this file.
                     entry.insert("type".into(), json!("local"));
                     entry.insert("command".into(), json!(relayed));
+                    // Each connection starts a sandbox of its own before the server itself:
+                    // give tool listing more than OpenCode's 5 s default unless the job says.
+                    if server.timeout_ms.is_none() {
+                        entry.insert("timeout".into(), json!(RELAYED_TIMEOUT_MS));
+                    }
                 }
                 McpTransport::Stdio { command, cwd, env } => {
                     entry.insert("type".into(), json!("local"));

@@ -13,7 +13,7 @@ use crate::generate::AgentProfile;
 use crate::spec::{Job, ModelProvider};
 
 /// `None` when this step is not the model's to draft (the person's words exist, or no model).
-pub async fn model_draft(p: &Proposer, job: &Job, cancel: CancellationToken) -> Option<Result<Proposal, String>> {
+pub async fn model_draft(p: &StepProposer, job: &Job, cancel: CancellationToken) -> Option<Result<Proposal, String>> {
     if p.seeds.description.is_some() || job.agent.description.is_some() {
         return None;
     }

@@ -16,9 +16,9 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::{UnixListener, UnixStream};
 use tokio::task::JoinHandle;
 
+use crate::mcp::client::Endpoint;
 use crate::mcp::discover::endpoint_of;
 use crate::mcp::launcher::LaunchSpec;
-use crate::mcp::client::Endpoint;
 use crate::sandbox::{ExecOptions, Session, bwrap};
 use crate::spec::resolved::{McpTransport, ResolvedMcp};
 
@@ -59,9 +59,11 @@ impl McpRelay {
                 mcp.name,
                 host.display()
             ));
-            relay
-                .tasks
-                .push(tokio::spawn(accept_loop(listener, Arc::downgrade(session), mcp.clone())));
+            relay.tasks.push(tokio::spawn(accept_loop(
+                listener,
+                Arc::downgrade(session),
+                mcp.clone(),
+            )));
         }
         Ok(Some(relay))
     }

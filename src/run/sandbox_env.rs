@@ -13,10 +13,10 @@ use std::sync::Arc;
 
 use super::environment::{CaseEnvironment, EgressDenial, EnvironmentFactory, ServeLink};
 use super::mcp_relay::McpRelay;
-use crate::spec::resolved::ResolvedMcp;
 use super::spawn::{CommandFactory, CommandSpec};
 use crate::sandbox::{ExecOptions, Role, Sandbox, SandboxPolicy, Session, bwrap};
 use crate::spec::SandboxBackend;
+use crate::spec::resolved::ResolvedMcp;
 
 /// Opens one sandbox for the job and creates one agent session per case.
 pub struct SandboxEnvironmentFactory {

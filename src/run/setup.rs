@@ -183,7 +183,8 @@ pub fn checked_agent_binary(bin: Option<&Path>, source: &str) -> Result<PathBuf,
     use std::os::unix::fs::PermissionsExt;
     let Some(bin) = bin else {
         return Err(
-            "agent host binary not found: opencode (not in hosts.opencode.binary, GHOSTLAB_OPENCODE_BIN or PATH)".into(),
+            "agent host binary not found: opencode (not in hosts.opencode.binary, GHOSTLAB_OPENCODE_BIN or PATH)"
+                .into(),
         );
     };
     match std::fs::metadata(bin) {
@@ -192,7 +193,10 @@ pub fn checked_agent_binary(bin: Option<&Path>, source: &str) -> Result<PathBuf,
             "agent host binary not found: {} is not an executable file (from {source})",
             bin.display()
         )),
-        Err(_) => Err(format!("agent host binary not found: {} (from {source})", bin.display())),
+        Err(_) => Err(format!(
+            "agent host binary not found: {} (from {source})",
+            bin.display()
+        )),
     }
 }
 

@@ -198,6 +198,30 @@ pub fn args(policy: &SandboxPolicy, layout: &Layout, spec: &CommandSpec<'_>) -> 
     for (copy, real) in &layout.staged {
         push(&["--ro-bind", &copy.to_string_lossy(), &real.to_string_lossy()]);
     }
+    if isolated {
+        // Paths reached through host symlinks (a checkout's node_modules linked elsewhere)
+        // must resolve inside as on the host: recreate each link on the way to the bound
+        // real path.
+        let bound: Vec<PathBuf> = policy
+            .read_only
+            .iter()
+            .map(|p| p.canonicalize().unwrap_or_else(|_| p.clone()))
+            .chain(layout.staged.iter().map(|(_, r)| r.clone()))
+            .collect();
+        let mut links: Vec<(String, String)> = Vec::new();
+        for p in policy.read_only.iter().chain(policy.staged.iter()) {
+            for link in symlink_chain(p) {
+                let under_bound = bound.iter().any(|b| Path::new(&link.1).starts_with(b));
+                let in_system = SYSTEM_RUNTIME.iter().any(|s| Path::new(&link.1).starts_with(s));
+                if !under_bound && !in_system && !links.contains(&link) {
+                    links.push(link);
+                }
+            }
+        }
+        for (target, link) in &links {
+            push(&["--symlink", target, link]);
+        }
+    }
     for p in &policy.read_write {
         let real = p.canonicalize().unwrap_or_else(|_| p.clone());
         let s = real.to_string_lossy();
@@ -235,6 +259,31 @@ pub fn args(policy: &SandboxPolicy, layout: &Layout, spec: &CommandSpec<'_>) -> 
 enum Entry {
     Symlink,
     Bind,
+}
+
+/// The host symlinks met on the way along `path`, as (link target, link path), each later one
+/// resolved against the real target of the one before.
+fn symlink_chain(path: &Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut cur = PathBuf::from("/");
+    for comp in path.components().skip(1) {
+        cur.push(comp);
+        let Ok(meta) = std::fs::symlink_metadata(&cur) else {
+            break;
+        };
+        if meta.file_type().is_symlink() {
+            let Ok(target) = std::fs::read_link(&cur) else { break };
+            out.push((
+                target.to_string_lossy().into_owned(),
+                cur.to_string_lossy().into_owned(),
+            ));
+            match cur.canonicalize() {
+                Ok(real) => cur = real,
+                Err(_) => break,
+            }
+        }
+    }
+    out
 }
 
 /// The host's top-level entries as (kind, /path, symlink target).
@@ -355,9 +404,10 @@ mod tests {
         let mut p = SandboxPolicy::minimal(SandboxBackend::Bubblewrap);
         p.read_only.push(PathBuf::from("/usr/share"));
         let mut layout = Layout::new(Path::new("/tmp/ghostlab-s2"));
-        layout
-            .staged
-            .push((PathBuf::from("/tmp/ghostlab-s2/inputs/0"), PathBuf::from("/srv/job/AGENTS.md")));
+        layout.staged.push((
+            PathBuf::from("/tmp/ghostlab-s2/inputs/0"),
+            PathBuf::from("/srv/job/AGENTS.md"),
+        ));
         let argv = vec!["true".to_string()];
         let spec = CommandSpec {
             chdir: "/sandbox/workspace",
@@ -375,6 +425,34 @@ mod tests {
             assert!(!joined.contains(&format!("--ro-bind {absent}")), "{absent} bound");
         }
         assert!(!joined.contains("--ro-bind /usr/share"), "already part of /usr");
+    }
+
+    #[test]
+    fn symlinked_runtimes_keep_their_links_inside() {
+        let d = tempfile::tempdir().unwrap();
+        let real = d.path().join("real/node_modules/pkg");
+        std::fs::create_dir_all(&real).unwrap();
+        std::os::unix::fs::symlink(d.path().join("real/node_modules"), d.path().join("nm")).unwrap();
+        let via_link = d.path().join("nm/pkg");
+        let chain = symlink_chain(&via_link);
+        assert_eq!(chain.len(), 1);
+        assert_eq!(Path::new(&chain[0].1), d.path().join("nm"));
+        let mut p = SandboxPolicy::minimal(SandboxBackend::Bubblewrap);
+        p.read_only.push(via_link);
+        let layout = Layout::new(Path::new("/tmp/ghostlab-s3"));
+        let argv = vec!["true".to_string()];
+        let spec = CommandSpec {
+            chdir: "/sandbox/workspace",
+            seccomp_fd: 3,
+            bridge_exe: None,
+            helper_exe: None,
+            argv: &argv,
+        };
+        let joined = args(&p, &layout, &spec).join(" ");
+        assert!(
+            joined.contains(&format!("--symlink {} {}", chain[0].0, chain[0].1)),
+            "{joined}"
+        );
     }
 
     #[test]

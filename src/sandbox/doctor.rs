@@ -152,8 +152,10 @@ pub fn leftover_sessions() -> String {
         items.len()
     );
     for i in items {
-        s.push_str("
-  ");
+        s.push_str(
+            "
+  ",
+        );
         s.push_str(&i);
     }
     s

@@ -31,7 +31,9 @@ pub fn write_minimal_etc(dir: &Path, uid: u32, gid: u32) -> std::io::Result<()> 
     let mut passwd = String::from("root:x:0:0:root:/sandbox/home:/usr/sbin/nologin\n");
     let mut group = String::from("root:x:0:\n");
     if uid != 0 && uid != 65534 {
-        passwd.push_str(&format!("sandbox:x:{uid}:{gid}:Ghostlab sandbox:/sandbox/home:/bin/sh\n"));
+        passwd.push_str(&format!(
+            "sandbox:x:{uid}:{gid}:Ghostlab sandbox:/sandbox/home:/bin/sh\n"
+        ));
     }
     if gid != 0 && gid != 65534 {
         group.push_str(&format!("sandbox:x:{gid}:\n"));
@@ -93,6 +95,10 @@ mod tests {
         assert!(passwd.contains("nobody:x:65534"));
         assert!(!d.path().join("shadow").exists());
         assert!(!d.path().join("ssh").exists());
-        assert!(std::fs::read_to_string(d.path().join("resolv.conf")).unwrap().contains("127.0.0.1"));
+        assert!(
+            std::fs::read_to_string(d.path().join("resolv.conf"))
+                .unwrap()
+                .contains("127.0.0.1")
+        );
     }
 }

@@ -178,6 +178,9 @@ mod tests {
         assert!(!owner_alive("garbage"));
         let me = owner_stamp();
         let pid: u32 = me.split_whitespace().next().unwrap().parse().unwrap();
-        assert!(!owner_alive(&format!("{pid} 1")), "a reused pid with another start time is not the owner");
+        assert!(
+            !owner_alive(&format!("{pid} 1")),
+            "a reused pid with another start time is not the owner"
+        );
     }
 }

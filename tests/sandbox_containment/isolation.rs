@@ -26,19 +26,41 @@ type Check = for<'a> fn(&'a Ctx, &'static str) -> LocalBoxFuture<'a, Row>;
 
 /// The table: probe name and its check.
 pub const PROBES: &[(&str, Check)] = &[
-    ("canary 0644 in a host folder outside the job is absent", |c, n| Box::pin(outside_canary(c, n))),
-    ("job folder: non-input files absent, inputs present", |c, n| Box::pin(job_folder(c, n))),
-    ("/home /root /opt /srv /mnt /media /var absent", |c, n| Box::pin(host_folders(c, n))),
-    ("only the sandbox's processes in /proc", |c, n| Box::pin(own_processes(c, n))),
-    ("workspace symlink to a host file carries no content", |c, n| Box::pin(symlink_out(c, n))),
-    ("host unix socket outside the job unreachable", |c, n| Box::pin(host_socket(c, n))),
-    ("/dev/shm does not persist across sessions", |c, n| Box::pin(dev_shm(c, n))),
+    ("canary 0644 in a host folder outside the job is absent", |c, n| {
+        Box::pin(outside_canary(c, n))
+    }),
+    ("job folder: non-input files absent, inputs present", |c, n| {
+        Box::pin(job_folder(c, n))
+    }),
+    ("/home /root /opt /srv /mnt /media /var absent", |c, n| {
+        Box::pin(host_folders(c, n))
+    }),
+    ("only the sandbox's processes in /proc", |c, n| {
+        Box::pin(own_processes(c, n))
+    }),
+    ("workspace symlink to a host file carries no content", |c, n| {
+        Box::pin(symlink_out(c, n))
+    }),
+    ("host unix socket outside the job unreachable", |c, n| {
+        Box::pin(host_socket(c, n))
+    }),
+    ("/dev/shm does not persist across sessions", |c, n| {
+        Box::pin(dev_shm(c, n))
+    }),
     ("/etc is the generated minimal one", |c, n| Box::pin(minimal_etc(c, n))),
     ("/tmp is a size-limited tmpfs", |c, n| Box::pin(tmp_bounded(c, n))),
-    ("MCP server's environ/mem unreadable by the agent", |c, n| Box::pin(mcp_secrets(c, n))),
-    ("a busy neighbour does not exhaust this session's processes", |c, n| Box::pin(neighbour(c, n))),
-    ("SIGTERM removes the session folder and cgroups", |c, n| Box::pin(sigterm_cleanup(c, n))),
-    ("after SIGKILL the next start sweeps the session", |c, n| Box::pin(sigkill_sweep(c, n))),
+    ("MCP server's environ/mem unreadable by the agent", |c, n| {
+        Box::pin(mcp_secrets(c, n))
+    }),
+    ("a busy neighbour does not exhaust this session's processes", |c, n| {
+        Box::pin(neighbour(c, n))
+    }),
+    ("SIGTERM removes the session folder and cgroups", |c, n| {
+        Box::pin(sigterm_cleanup(c, n))
+    }),
+    ("after SIGKILL the next start sweeps the session", |c, n| {
+        Box::pin(sigkill_sweep(c, n))
+    }),
 ];
 
 /// A row whose verdict is PASS exactly when the expected property `holds`.
@@ -75,14 +97,21 @@ async fn outside_canary(ctx: &Ctx, name: &'static str) -> Row {
     let p = ctx.outside.join("canary.txt");
     let o = one_shot(ctx, &format!("test -e {0} && echo EXISTS; cat {0}", p.display())).await;
     let t = o.stdout_text();
-    held(name, "absent", summary(&o), !t.contains("EXISTS") && !t.contains(&ctx.secret))
+    held(
+        name,
+        "absent",
+        summary(&o),
+        !t.contains("EXISTS") && !t.contains(&ctx.secret),
+    )
 }
 
 async fn job_folder(ctx: &Ctx, name: &'static str) -> Row {
     let co = ctx.checkout.display();
     let o = one_shot(
         ctx,
-        &format!("test -e {co}/secret-canary.txt && echo CANARY; test -e {co}/job.yaml && echo JOBYAML; cat {co}/AGENTS.md"),
+        &format!(
+            "test -e {co}/secret-canary.txt && echo CANARY; test -e {co}/job.yaml && echo JOBYAML; cat {co}/AGENTS.md"
+        ),
     )
     .await;
     let t = o.stdout_text();
@@ -97,7 +126,12 @@ async fn host_folders(ctx: &Ctx, name: &'static str) -> Row {
     )
     .await;
     let t = o.stdout_text();
-    held(name, "absent", summary(&o), !t.contains("PRESENT") && t.contains("checked"))
+    held(
+        name,
+        "absent",
+        summary(&o),
+        !t.contains("PRESENT") && t.contains("checked"),
+    )
 }
 
 async fn own_processes(ctx: &Ctx, name: &'static str) -> Row {
@@ -113,7 +147,12 @@ async fn own_processes(ctx: &Ctx, name: &'static str) -> Row {
         .and_then(|n| n.trim().parse().ok())
         .unwrap_or(999);
     // bwrap's init, sh, and the loop's subshells: a handful, never the host's hundreds.
-    held(name, "denied", short(&format!("{n} processes visible; {}", summary(&o))), n <= 6)
+    held(
+        name,
+        "denied",
+        short(&format!("{n} processes visible; {}", summary(&o))),
+        n <= 6,
+    )
 }
 
 async fn symlink_out(ctx: &Ctx, name: &'static str) -> Row {
@@ -126,16 +165,28 @@ async fn host_socket(ctx: &Ctx, name: &'static str) -> Row {
     let sock = ctx.outside.join("host.sock");
     let o = one_shot(
         ctx,
-        &format!("test -e {0} && echo VISIBLE; curl -sS --max-time 3 --unix-socket {0} http://x/", sock.display()),
+        &format!(
+            "test -e {0} && echo VISIBLE; curl -sS --max-time 3 --unix-socket {0} http://x/",
+            sock.display()
+        ),
     )
     .await;
     let t = o.stdout_text();
-    held(name, "denied", summary(&o), !t.contains("VISIBLE") && !t.contains("HOST-SOCKET") && o.status != 0)
+    held(
+        name,
+        "denied",
+        summary(&o),
+        !t.contains("VISIBLE") && !t.contains("HOST-SOCKET") && o.status != 0,
+    )
 }
 
 async fn dev_shm(ctx: &Ctx, name: &'static str) -> Row {
     let a = ctx.sandbox.session(Role::Agent).await.unwrap();
-    let w = exec(&a, "echo persisted > /dev/shm/ghostlab-shm && cat /dev/shm/ghostlab-shm").await;
+    let w = exec(
+        &a,
+        "echo persisted > /dev/shm/ghostlab-shm && cat /dev/shm/ghostlab-shm",
+    )
+    .await;
     let again = exec(&a, "cat /dev/shm/ghostlab-shm").await;
     a.delete().await.unwrap();
     let o = one_shot(ctx, "cat /dev/shm/ghostlab-shm").await;
@@ -144,13 +195,21 @@ async fn dev_shm(ctx: &Ctx, name: &'static str) -> Row {
     held(
         name,
         "denied",
-        short(&format!("written: {wrote}; next command: {}; next session: {}", summary(&again), summary(&o))),
+        short(&format!(
+            "written: {wrote}; next command: {}; next session: {}",
+            summary(&again),
+            summary(&o)
+        )),
         ok,
     )
 }
 
 async fn minimal_etc(ctx: &Ctx, name: &'static str) -> Row {
-    let o = one_shot(ctx, "ls /etc | tr '\\n' ' '; id -un; test -e /etc/shadow && echo SHADOW").await;
+    let o = one_shot(
+        ctx,
+        "ls /etc | tr '\\n' ' '; id -un; test -e /etc/shadow && echo SHADOW",
+    )
+    .await;
     let t = o.stdout_text();
     let ok = !t.contains("SHADOW") && t.contains("passwd") && !t.contains("ssh") && !t.contains("sudoers");
     held(name, "minimal", summary(&o), ok)
@@ -165,7 +224,12 @@ async fn tmp_bounded(ctx: &Ctx, name: &'static str) -> Row {
         .and_then(|n| n.parse().ok())
         .unwrap_or(u64::MAX);
     let limit = ghostlab::sandbox::bwrap::TMPFS_BYTES / 1024;
-    held(name, "bounded", format!("/tmp size {kb} KiB (limit {limit} KiB)"), kb <= limit)
+    held(
+        name,
+        "bounded",
+        format!("/tmp size {kb} KiB (limit {limit} KiB)"),
+        kb <= limit,
+    )
 }
 
 async fn mcp_secrets(ctx: &Ctx, name: &'static str) -> Row {
@@ -201,7 +265,13 @@ async fn mcp_secrets(ctx: &Ctx, name: &'static str) -> Row {
     let o = probe.await.unwrap();
     relay.stop();
     drop(relay);
-    let found: u32 = o.stdout_text().trim().lines().last().and_then(|l| l.parse().ok()).unwrap_or(99);
+    let found: u32 = o
+        .stdout_text()
+        .trim()
+        .lines()
+        .last()
+        .and_then(|l| l.parse().ok())
+        .unwrap_or(99);
     if let Ok(s) = std::sync::Arc::try_unwrap(session) {
         s.delete().await.unwrap();
     }
@@ -226,7 +296,11 @@ async fn neighbour(ctx: &Ctx, name: &'static str) -> Row {
     let busy = ctx.sandbox.session(Role::Agent).await.unwrap();
     let calm = ctx.sandbox.session(Role::Judge).await.unwrap();
     let hog = tokio::spawn(async move {
-        let o = exec(&busy, "for i in $(seq 1 80); do sleep 4 & done 2>/dev/null; wait; echo done").await;
+        let o = exec(
+            &busy,
+            "for i in $(seq 1 80); do sleep 4 & done 2>/dev/null; wait; echo done",
+        )
+        .await;
         busy.delete().await.unwrap();
         o
     });
@@ -244,11 +318,14 @@ async fn neighbour(ctx: &Ctx, name: &'static str) -> Row {
 
 /// Session folders whose owner file names `pid`.
 fn sessions_of(pid: u32) -> Vec<PathBuf> {
-    let Ok(dir) = std::fs::read_dir(std::env::temp_dir()) else { return Vec::new() };
+    let Ok(dir) = std::fs::read_dir(std::env::temp_dir()) else {
+        return Vec::new();
+    };
     dir.filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| {
-            p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("ghostlab-sandbox-"))
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("ghostlab-sandbox-"))
                 && std::fs::read_to_string(p.join("owner.pid"))
                     .map(|o| o.split_whitespace().next() == Some(&pid.to_string()))
                     .unwrap_or(false)
