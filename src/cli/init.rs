@@ -53,7 +53,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     if let Some(folder) = source_folder(args.from.as_deref().or(args.skill.as_deref()))
         && !folder.starts_with(std::fs::canonicalize(&out_dir).unwrap_or(out_dir.clone()))
     {
-        imported.job.paths.outside_job.push(folder.to_string_lossy().into_owned());
+        imported
+            .job
+            .paths
+            .outside_job
+            .push(folder.to_string_lossy().into_owned());
     }
     for line in &imported.sources {
         println!("  {line}");

@@ -6,10 +6,10 @@
 //! The phrase classifier is in `integrity_classifier`; the tables below hold positive and
 //! negative examples for every kind.
 
-use crate::trial::case::{CaseSpec, Exchange};
 use super::integrity_classifier::{
     AGENT_HARNESS_RULES, USER_HARNESS_RULES, USER_ROLE_SWAP_RULES, first_match, markup, words,
 };
+use crate::trial::case::{CaseSpec, Exchange};
 
 /// A broken-character finding.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -12,12 +12,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::dataset_checks::{ScenarioChecks, argument_text};
-use super::verdict::{CheckOutcome, CheckResult};
-use crate::redact::MASK;
-use crate::trial::events::{Envelope, RunEvent, StopReason, ToolStatus};
 use super::file_facts::{FileFacts, Party};
 use super::integrity::agent_harness_talk;
 use super::output_bound::{CASE_TEXT_LIMIT, TRUNCATION_MARKER, TURN_TEXT_LIMIT, non_text_reason};
+use super::verdict::{CheckOutcome, CheckResult};
+use crate::redact::MASK;
+use crate::trial::events::{Envelope, RunEvent, StopReason, ToolStatus};
 
 /// Hosts the agent hosts contact on their own at start-up (OpenCode's model list and its
 /// plugin install from npm). A denied attempt to these is the harness's noise, not the agent's;

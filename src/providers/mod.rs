@@ -164,4 +164,3 @@ pub async fn prepare(
         auth,
     })
 }
-

@@ -2,8 +2,8 @@
 //! any model (workspace diff, git refs, writes outside the workspace, network attempts, tool
 //! calls, output, secrets), one short line each, shown next to the judge's answers.
 
-use crate::judge::observed::ObservedFacts;
 use crate::judge::file_facts::Party;
+use crate::judge::observed::ObservedFacts;
 use crate::judge::workspace_diff::TreeDiff;
 
 /// Most items named in one cell before "…".

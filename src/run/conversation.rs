@@ -6,10 +6,10 @@ use super::case::{CaseSpec, Exchange};
 use super::emulator::UserEmulator;
 use super::event_log::EventLog;
 use super::events::{RunEvent, StopReason};
-use crate::judge::integrity;
-use crate::judge::output_bound::{CASE_TEXT_LIMIT, bound_turn_text};
 use super::peer_faults::broken_mcp_server;
 use super::runner::AgentRunner;
+use crate::judge::integrity;
+use crate::judge::output_bound::{CASE_TEXT_LIMIT, bound_turn_text};
 
 pub use crate::trial::ConversationEnd;
 

@@ -91,4 +91,3 @@ pub fn session_scratch(home: &std::path::Path, session_dir: &std::path::Path) ->
         ("TMPDIR".into(), session_dir.join("tmp")),
     ]
 }
-

@@ -145,9 +145,11 @@ pub async fn environments(
 
 /// The user emulator for `generation.emulator`.
 pub fn emulator(job: &LoadedJob) -> Result<Arc<dyn UserEmulator>, SetupError> {
-    match crate::llm::role_model(&job.job.generation, &job.job.generation.emulator, &job.dir).map_err(|source| SetupError::Role {
-        key: "generation.emulator",
-        source,
+    match crate::llm::role_model(&job.job.generation, &job.job.generation.emulator, &job.dir).map_err(|source| {
+        SetupError::Role {
+            key: "generation.emulator",
+            source,
+        }
     })? {
         Some(llm) => Ok(Arc::new(LlmEmulator::new(llm))),
         None => Ok(Arc::new(OfflineEmulator)),
@@ -156,9 +158,11 @@ pub fn emulator(job: &LoadedJob) -> Result<Arc<dyn UserEmulator>, SetupError> {
 
 /// The judge for `generation.judge`.
 pub fn judge(job: &LoadedJob) -> Result<Arc<dyn Judge>, SetupError> {
-    match crate::llm::role_model(&job.job.generation, &job.job.generation.judge, &job.dir).map_err(|source| SetupError::Role {
-        key: "generation.judge",
-        source,
+    match crate::llm::role_model(&job.job.generation, &job.job.generation.judge, &job.dir).map_err(|source| {
+        SetupError::Role {
+            key: "generation.judge",
+            source,
+        }
     })? {
         Some(llm) => Ok(Arc::new(LlmJudge::new(llm))),
         None => Ok(Arc::new(OfflineJudge)),

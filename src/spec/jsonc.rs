@@ -10,8 +10,8 @@
 use serde_json::Value;
 use std::path::Path;
 
-use super::diagnostics::SpecError;
 use super::bounded::{MAX_INPUT_BYTES, read_regular_file};
+use super::diagnostics::SpecError;
 use super::document::{json_type, read_yaml_document};
 
 /// The JSONC dialect of OpenCode and VS Code: comments and trailing commas only.

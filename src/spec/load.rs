@@ -56,4 +56,3 @@ fn typed_job(path: &Path, value: Value) -> Result<Job, SpecError> {
         SpecError::one(path, at, format!("invalid value: {}", e.inner()))
     })
 }
-

@@ -375,7 +375,7 @@ async fn step_2_drafts_the_purpose_with_the_proposer_model_when_there_is_one() {
     let mut job = loaded.job.clone();
     job.generation.proposer = ghostlab::lab::roles_step::role_from_choice("openai/gpt-4.1-mini").unwrap();
     job.generation.proposer.base_url = Some(server.url.clone());
-    let proposer = Proposer {
+    let proposer = StepProposer {
         job_file: dir.path().join("job.yaml"),
         seeds: Seeds::default(),
         models: Arc::new(ConfiguredModels),
