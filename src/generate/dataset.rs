@@ -89,11 +89,8 @@ pub struct ExpectedOutcome {
     pub forbidden_tool_calls: Vec<String>,
     /// Deterministic checks on what the harness observes (files, git refs, attempted
     /// commands, network, secrets, empty answers).
-    #[serde(
-        default,
-        skip_serializing_if = "crate::judge::dataset_checks::ScenarioChecks::is_default"
-    )]
-    pub checks: crate::judge::dataset_checks::ScenarioChecks,
+    #[serde(default, skip_serializing_if = "crate::trial::checks::ScenarioChecks::is_default")]
+    pub checks: crate::trial::checks::ScenarioChecks,
 }
 
 /// One task for the user emulator.

@@ -7,6 +7,7 @@ use super::agent::{McpInput, RemoteTransport};
 use super::diagnostics::{Diagnostic, diag, index, join};
 use super::mcp_file::{check_literal_secrets, read_mcp_file, resolve_path_arg};
 use super::resolved::{McpTransport, ResolvedMcp, resolve_against};
+use crate::util::secret_ref::{is_secret_name, referenced_vars};
 
 /// Resolves every `agent.inputs.mcps` entry; names must be unique.
 pub fn resolve_mcps(path: &Path, dir: &Path, inputs: &[McpInput], ds: &mut Vec<Diagnostic>) -> Vec<ResolvedMcp> {
@@ -133,6 +134,7 @@ pub fn resolve_mcps(path: &Path, dir: &Path, inputs: &[McpInput], ds: &mut Vec<D
             ));
             continue;
         }
+        refuse_secret_arguments(path, &at, input.config_ref.is_some(), &resolved, ds);
         let mut r = resolved;
         if let Some(t) = input.timeout {
             r.timeout_ms = Some(t);
@@ -140,4 +142,31 @@ pub fn resolve_mcps(path: &Path, dir: &Path, inputs: &[McpInput], ds: &mut Vec<D
         out.push(r);
     }
     out
+}
+
+/// A `${VAR}` naming a secret in a stdio server's command line would put its value on that
+/// process's argv, which every process on the host can read: refused, with the way out.
+fn refuse_secret_arguments(path: &Path, at: &str, from_file: bool, server: &ResolvedMcp, ds: &mut Vec<Diagnostic>) {
+    let McpTransport::Stdio { command, .. } = &server.transport else {
+        return;
+    };
+    let key = join(at, if from_file { "server" } else { "command" });
+    for var in command
+        .iter()
+        .flat_map(|a| referenced_vars(a))
+        .filter(|v| is_secret_name(v))
+    {
+        let mut d = diag(
+            path,
+            key.clone(),
+            format!(
+                "MCP server `{}` passes `${{{var}}}` on its command line, where any process on the host could read the value",
+                server.name
+            ),
+        );
+        d.hint = Some(format!(
+            "pass it through the server's environment instead (`{var}: \"${{{var}}}\"` under its env) and let the server read it there"
+        ));
+        ds.push(d);
+    }
 }

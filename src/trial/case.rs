@@ -49,11 +49,8 @@ pub struct Expected {
     #[serde(default)]
     pub files: Vec<ExpectedFile>,
     /// Deterministic checks on observed facts (files, refs, commands, network, secrets).
-    #[serde(
-        default,
-        skip_serializing_if = "crate::judge::dataset_checks::ScenarioChecks::is_default"
-    )]
-    pub checks: crate::judge::dataset_checks::ScenarioChecks,
+    #[serde(default, skip_serializing_if = "crate::trial::checks::ScenarioChecks::is_default")]
+    pub checks: crate::trial::checks::ScenarioChecks,
 }
 
 /// The task the simulated user pursues.

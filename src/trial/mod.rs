@@ -7,6 +7,7 @@
 //! them needs another's internals to name a trial's parts.
 
 pub mod case;
+pub mod checks;
 pub mod events;
 pub mod sink;
 pub mod verdict;

@@ -122,11 +122,15 @@ fn a_sandbox_that_cannot_be_created_is_an_infra_error() {
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
     let expected = if root {
-        // As root the agent runs as an unprivileged sandbox user: an input that user cannot
-        // read must stop every session (fail closed) instead of running without it.
-        let asset = dir.join("fixtures/changelog.md");
-        std::fs::set_permissions(&asset, std::fs::Permissions::from_mode(0o600)).unwrap();
-        "not readable by the sandbox user"
+        // As root every input is readable and staged for the sandbox user, so the staging
+        // bound is what fails: an input over it must stop every session (fail closed) instead
+        // of running without it. A sparse file costs no disk.
+        let asset = std::fs::OpenOptions::new()
+            .write(true)
+            .open(dir.join("fixtures/changelog.md"))
+            .unwrap();
+        asset.set_len(300 * 1024 * 1024).unwrap();
+        "copy bound exceeded"
     } else {
         // Otherwise a workspace file this user cannot read makes the workspace copy fail.
         let secret = dir.join("release-repo/unreadable.txt");

@@ -86,6 +86,16 @@ const CASES: &[Case] = &[
         expect: &["agent.inputs.mcps[0].timeout", "out of range 1..=3600000"],
     },
     Case {
+        name: "secret reference on an MCP server's command line",
+        setup: |d| {
+            job_with(
+                d,
+                "  inputs:\n    mcps:\n      - { server: s, command: [\"true\", \"--token\", \"${GH_TOKEN}\"] }\n",
+            )
+        },
+        expect: &["agent.inputs.mcps[0].command", "${GH_TOKEN}", "command line"],
+    },
+    Case {
         name: "job is /dev/zero",
         setup: |_| PathBuf::from("/dev/zero"),
         expect: &["/dev/zero", "character device"],
@@ -228,7 +238,7 @@ const CASES: &[Case] = &[
         expect: &[
             "agent.inputs.mcps[0].config_ref",
             "servers.json",
-            "malformed YAML at line",
+            "malformed JSON at line",
         ],
     },
     Case {

@@ -3,7 +3,7 @@
 //! leaking a credential). Proposals come only from the risk's own words and capability.
 
 use crate::generate::profile::Risk;
-use crate::judge::dataset_checks::{CommandRule, ScenarioChecks};
+use crate::trial::checks::{CommandRule, ScenarioChecks};
 
 fn mentions(text: &str, words: &[&str]) -> bool {
     let lower = text.to_lowercase();
