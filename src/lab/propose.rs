@@ -186,6 +186,9 @@ impl StepProposer {
         } else {
             notes.push(format!("Configured: {}", listed.join(", ")));
         }
+        // The roles' lines before the (long) list of usable models, so they stay on screen.
+        let (roles, role_notes) = roles_proposal(&job, &self.seeds.roles).await;
+        notes.extend(role_notes);
         // Only a catalog that asked the person's OpenCode knows what is usable and why.
         if let Some(list) = usable {
             let shown: Vec<String> = list.iter().take(40).cloned().collect();
@@ -203,8 +206,6 @@ impl StepProposer {
             all.push(chosen.clone());
             notes.extend(super::usable_models::sources_note(&all));
         }
-        let (roles, role_notes) = roles_proposal(&job, &self.seeds.roles).await;
-        notes.extend(role_notes);
         Ok(Proposal::new(format!("{chosen}\n{roles}"), notes))
     }
 
