@@ -263,8 +263,13 @@ fn sh(script: &str) -> Vec<String> {
     vec!["sh".into(), "-c".into(), script.into()]
 }
 
+/// The two suites start and kill sessions, and a start sweeps sessions whose owner died: run
+/// side by side, one would sweep what the other's SIGKILL probe left on purpose.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn containment_suite() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let secret_env = format!("env-canary-{:016x}", rand::random::<u64>());
     // SAFETY: set before any runtime or thread of this test binary's own exists in this test.
     unsafe {
@@ -712,6 +717,7 @@ fn bridge_exe() -> PathBuf {
 /// binary), with canaries planted by root that the unprivileged run must not reach.
 #[test]
 fn containment_suite_as_non_root() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     // SAFETY: trivial getter.
     if unsafe { libc::geteuid() } != 0 {
         println!("already non-root: `containment_suite` is the non-root run");

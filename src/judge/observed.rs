@@ -11,12 +11,12 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::dataset_checks::{ScenarioChecks, argument_text};
 use super::file_facts::{FileFacts, Party};
 use super::integrity::agent_harness_talk;
 use super::output_bound::{CASE_TEXT_LIMIT, TRUNCATION_MARKER, TURN_TEXT_LIMIT, non_text_reason};
 use super::verdict::{CheckOutcome, CheckResult};
 use crate::redact::MASK;
+use crate::trial::checks::{ScenarioChecks, argument_text};
 use crate::trial::events::{Envelope, RunEvent, StopReason, ToolStatus};
 
 /// Hosts the agent hosts contact on their own at start-up (OpenCode's model list and its

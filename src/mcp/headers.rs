@@ -8,7 +8,7 @@ use indexmap::IndexMap;
 use reqwest::header::{HeaderName, HeaderValue};
 use std::collections::HashMap;
 
-use crate::util::secret_ref::referenced_vars;
+use crate::util::secret_ref::{is_secret_name, referenced_vars};
 
 /// Why a header could not be built; names the header and variable, never a value.
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -29,8 +29,12 @@ pub fn expand(header: &str, text: &str, lookup: &dyn Fn(&str) -> Option<String>)
             header: header.to_string(),
             var: var.clone(),
         })?;
-        // A resolved value is a secret wherever it might be echoed back.
-        crate::redact::register_secret(&value);
+        // A value that a secret-named key or variable carries is a secret wherever it might be
+        // echoed back. Other values (a log level, a folder) are not: masking them would rewrite
+        // ordinary words in every artifact.
+        if is_secret_name(header) || is_secret_name(&var) {
+            crate::redact::register_secret(&value);
+        }
         out = out.replace(&format!("${{{var}}}"), &value);
     }
     Ok(out)

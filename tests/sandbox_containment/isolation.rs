@@ -345,11 +345,17 @@ fn start_exec(ctx: &Ctx) -> std::process::Child {
 }
 
 async fn wait_for_session(pid: u32) -> Vec<PathBuf> {
+    // Opening a sandbox may first run a short-lived probe session: the session under test is
+    // the one still there half a second after it was seen.
     for _ in 0..100 {
-        let s = sessions_of(pid);
-        if !s.is_empty() {
+        let seen = sessions_of(pid);
+        if !seen.is_empty() {
             tokio::time::sleep(Duration::from_millis(500)).await;
-            return s;
+            let still: Vec<PathBuf> = sessions_of(pid).into_iter().filter(|d| seen.contains(d)).collect();
+            if !still.is_empty() {
+                return still;
+            }
+            continue;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
