@@ -85,8 +85,13 @@ impl Session {
             .keep();
         let layout = Layout::new(&dir);
         // Owner first, so a crash at any later point leaves a folder the next start sweeps.
-        std::fs::write(dir.join(session_sweep::OWNER_FILE), session_sweep::owner_stamp())
-            .map_err(|e| SandboxError::Io("writing the session owner file".into(), e))?;
+        // Atomically: another Ghostlab process sweeping at this instant must never read a
+        // half-written stamp and take this live session for a dead one.
+        crate::util::write_atomic(
+            &dir.join(session_sweep::OWNER_FILE),
+            session_sweep::owner_stamp().as_bytes(),
+        )
+        .map_err(|e| SandboxError::Io("writing the session owner file".into(), e))?;
         if policy.keep {
             std::fs::write(dir.join(session_sweep::KEEP_FILE), "keep: true\n")
                 .map_err(|e| SandboxError::Io("writing the session keep marker".into(), e))?;
