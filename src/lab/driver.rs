@@ -12,6 +12,8 @@ use super::propose::StepProposer;
 use super::state::{Effect, Event};
 use super::store::{self, StoreError};
 use super::traits::{McpDiscovery, SuiteRunner};
+use crate::generate::ArtifactKind;
+use crate::generate::store::write_artifact;
 
 /// Errors the wizard cannot continue after.
 #[derive(Debug, thiserror::Error)]
@@ -20,6 +22,8 @@ pub enum LabError {
     SaveJob { path: PathBuf, source: std::io::Error },
     #[error(transparent)]
     Store(#[from] StoreError),
+    #[error("failed to save the scenarios' review: {0}")]
+    Curation(String),
     #[error("the saved job does not load any more: {0}")]
     Invalid(String),
 }
@@ -135,6 +139,16 @@ impl Executor {
             Effect::SaveArtifact { step, value } => {
                 let dir = self.lab_dir.clone();
                 store::save_artifact(&dir, step, &value)?;
+            }
+            Effect::SaveCuration { scenarios, dataset } => {
+                // The lab folder sits in the state folder, where the dataset module keeps its files.
+                let state = self.lab_dir.parent().map(PathBuf::from).unwrap_or_default();
+                for written in [
+                    write_artifact(&state, ArtifactKind::Scenario, &*scenarios),
+                    write_artifact(&state, ArtifactKind::Dataset, &*dataset),
+                ] {
+                    written.map_err(|e| LabError::Curation(e.to_string()))?;
+                }
             }
             Effect::RunSuite => {
                 let (runner, tx, cancel) = (self.runner.clone(), self.tx.clone(), self.run.clone());

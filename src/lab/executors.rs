@@ -156,8 +156,10 @@ pub struct LabSuiteRunner {
     pub parallel: usize,
 }
 
-/// Writes the accepted profile, personas and scenarios as the standard artifacts, with every
-/// case approved (accepting step 10 is the approval).
+/// Writes the accepted profile, personas and scenarios as the standard artifacts. The dataset
+/// keeps the curation the person gave in step 10 (dataset.json, by case id): a rejected or
+/// needs-edit case stays out of the run; a case nobody curated is approved (accepting step 10
+/// is the approval).
 pub fn publish_accepted(job_file: &Path, loaded: &LoadedJob) -> Result<(), String> {
     let lab = super::store::lab_dir(job_file, &loaded.job);
     let read = |name: &str| -> Result<Value, String> {
@@ -172,10 +174,20 @@ pub fn publish_accepted(job_file: &Path, loaded: &LoadedJob) -> Result<(), Strin
     let profile: AgentProfile = parse("profile", Some(read("profile.json")?))?;
     let personas: PersonaSet = parse("personas", Some(read("personas.json")?))?;
     let scenarios: ScenarioSet = parse("scenarios", Some(read("scenarios.json")?))?;
+    let curated: Option<Dataset> =
+        crate::generate::store::read_artifact_opt(&state, ArtifactKind::Dataset).map_err(|e| e.to_string())?;
     let mut dataset = Dataset::from_scenarios(&scenarios);
     for c in &mut dataset.cases {
-        c.status = CaseStatus::Approved;
-        c.note = Some("accepted in ghostlab lab".into());
+        match curated.as_ref().and_then(|d| d.cases.iter().find(|k| k.id == c.id)) {
+            Some(k) if k.status != CaseStatus::Pending => {
+                c.status = k.status;
+                c.note = k.note.clone();
+            }
+            _ => {
+                c.status = CaseStatus::Approved;
+                c.note = Some("accepted in ghostlab lab".into());
+            }
+        }
     }
     let e = |e: crate::generate::GenerateError| e.to_string();
     write_artifact(&state, ArtifactKind::AgentProfile, &profile).map_err(e)?;

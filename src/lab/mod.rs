@@ -13,6 +13,8 @@ mod interrupt;
 pub mod policy;
 pub mod propose;
 mod purpose_draft;
+pub mod review;
+pub mod review_cost;
 pub mod roles_step;
 pub mod state;
 pub mod step;

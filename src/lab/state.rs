@@ -7,6 +7,7 @@ use indexmap::IndexMap;
 use std::collections::BTreeMap;
 
 use super::apply::apply_answer;
+use super::review::Review;
 use super::step::StepId;
 pub use super::types::{Artifacts, Discovery, Effect, Event, Phase, Proposal, RunOutcome, Saved};
 use crate::spec::Job;
@@ -27,6 +28,8 @@ pub struct Lab {
     pub confirm_quit: bool,
     /// The driver should stop.
     pub quit: bool,
+    /// Item-level review of personas and scenarios (`review.rs`).
+    pub review: Review,
 }
 
 impl Lab {
@@ -50,7 +53,16 @@ impl Lab {
             discovery: IndexMap::new(),
             confirm_quit: false,
             quit: false,
+            review: Review {
+                curation: saved.curation,
+                ..Review::default()
+            },
         }
+    }
+
+    /// Whether `step`'s proposal in flight is a regenerate-one request.
+    fn regenerating_item(&self, step: StepId) -> bool {
+        step == self.step && self.review.regenerating.is_some() && matches!(self.phase, Phase::Proposing { .. })
     }
 
     /// Whether a step's answer has been accepted.
@@ -60,6 +72,12 @@ impl Lab {
 
     /// Feeds one event; returns the work the driver must do.
     pub fn handle(&mut self, event: Event) -> Vec<Effect> {
+        let mut fx = self.handle_event(event);
+        fx.extend(self.sync_curation());
+        fx
+    }
+
+    fn handle_event(&mut self, event: Event) -> Vec<Effect> {
         if self.quit {
             return Vec::new();
         }
@@ -75,6 +93,13 @@ impl Lab {
                 }
                 Vec::new()
             }
+            Event::Proposed { step, proposal } if self.regenerating_item(step) => {
+                self.on_item_regenerated(Ok(proposal))
+            }
+            Event::ProposalFailed { step, error } if self.regenerating_item(step) => {
+                self.on_item_regenerated(Err(error))
+            }
+            Event::Review(review) => self.on_review(review),
             Event::Proposed { step, proposal } => self.on_proposed(step, proposal),
             Event::ProposalFailed { step, error } => {
                 if step == self.step && matches!(self.phase, Phase::Proposing { .. }) {
@@ -107,8 +132,12 @@ impl Lab {
                 }
                 Vec::new()
             }
-            Event::EditSubmitted(text) => self.on_edit_submitted(text),
+            Event::EditSubmitted(text) => match self.review.editing.take() {
+                Some(item) => self.on_item_submitted(item, text),
+                None => self.on_edit_submitted(text),
+            },
             Event::EditCancelled => {
+                self.review.editing = None;
                 if let Phase::Editing { proposal, .. } = &self.phase {
                     self.phase = deciding(proposal.clone(), None);
                 }
@@ -116,6 +145,9 @@ impl Lab {
             }
             Event::Regenerate { hint } => match self.phase {
                 Phase::Deciding { .. } | Phase::Failed { .. } => {
+                    if self.step == StepId::Scenarios {
+                        self.review.curation = None; // new scenarios start pending
+                    }
                     self.cache.remove(&self.step);
                     let mut fx = vec![Effect::DropCachedProposal { step: self.step }];
                     fx.extend(self.propose(hint));
@@ -127,6 +159,10 @@ impl Lab {
                 Phase::Failed { .. } => self.propose(None),
                 _ => Vec::new(),
             },
+            Event::Cancel if self.regenerating_item(self.step) => {
+                self.on_item_regenerated(Err("cancelled".into()));
+                vec![Effect::CancelWork]
+            }
             Event::Cancel => self.on_cancel(),
             Event::Goto(step) => {
                 let allowed = self.is_completed(step) && !matches!(self.phase, Phase::Running { .. });
@@ -175,6 +211,8 @@ impl Lab {
 
     fn enter_step(&mut self, step: StepId) -> Vec<Effect> {
         self.discovery.clear();
+        self.review.editing = None;
+        self.review.regenerating = None;
         if let Some(p) = self.cache.get(&step).cloned() {
             self.phase = deciding(p.clone(), None);
             return self.after_proposal(step, &p);
@@ -194,7 +232,7 @@ impl Lab {
         self.propose(None)
     }
 
-    fn propose(&mut self, hint: Option<String>) -> Vec<Effect> {
+    pub(super) fn propose(&mut self, hint: Option<String>) -> Vec<Effect> {
         self.phase = Phase::Proposing { tick: 0 };
         self.discovery.clear();
         vec![Effect::Propose {
@@ -279,6 +317,10 @@ impl Lab {
     /// Applies an answer; on success saves the job and moves on.
     fn commit(&mut self, proposal: Proposal, confirmed: bool) -> Vec<Effect> {
         let step = self.step;
+        if let Some(notice) = self.review_blocks_accept() {
+            self.phase = deciding(proposal, Some(notice));
+            return Vec::new();
+        }
         if step == StepId::Mcps {
             let pending = self.discovery.values().filter(|d| **d == Discovery::Pending).count();
             if pending > 0 {
@@ -325,6 +367,9 @@ impl Lab {
         if let Some(value) = applied.artifact {
             self.artifacts.insert(step, value.clone());
             fx.push(Effect::SaveArtifact { step, value });
+        }
+        if step == StepId::Scenarios {
+            fx.extend(self.approve_pending(&proposal.text));
         }
         fx.push(Effect::SaveJob(Box::new(self.job.clone())));
         self.cache.remove(&step);

@@ -102,6 +102,12 @@ fn read<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Option<T>, StoreE
 /// artifacts of accepted ones.
 pub fn load_saved(dir: &Path, job: &Job) -> Result<Saved, StoreError> {
     let mut saved = Saved::default();
+    // A dataset that does not load is left for `ghostlab dataset` to report; review starts pending.
+    if let Some(state) = dir.parent() {
+        saved.curation = crate::generate::store::read_artifact_opt(state, crate::generate::ArtifactKind::Dataset)
+            .ok()
+            .flatten();
+    }
     for step in StepId::ALL {
         let done = job.lab.completed.iter().any(|c| c == step.id());
         if done {

@@ -120,6 +120,8 @@ pub enum Event {
     QuitConfirmed,
     QuitCancelled,
     RunEvent(Box<Envelope>),
+    /// Item-level review of personas and scenarios.
+    Review(super::review::ReviewEvent),
     RunFinished(Result<String, String>),
 }
 
@@ -146,6 +148,12 @@ pub enum Effect {
     SaveJob(Box<Job>),
     /// Write an accepted generated artifact into the state folder (`lab/<file>`).
     SaveArtifact { step: StepId, value: Value },
+    /// Write the scenarios under review and their curation (scenarios.json, dataset.json in the
+    /// state folder, through `generate::store`).
+    SaveCuration {
+        scenarios: Box<crate::generate::ScenarioSet>,
+        dataset: Box<crate::generate::Dataset>,
+    },
     /// Run the suite of the saved job.yaml (the preceding `SaveJob` wrote it) →
     /// `Event::RunEvent`… then `Event::RunFinished`.
     RunSuite,
@@ -164,4 +172,6 @@ pub struct Saved {
     pub proposals: BTreeMap<StepId, Proposal>,
     /// Accepted generated artifacts (profile, personas, scenarios).
     pub artifacts: Artifacts,
+    /// The dataset's curation (dataset.json in the state folder), when there is one.
+    pub curation: Option<crate::generate::Dataset>,
 }

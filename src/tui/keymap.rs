@@ -54,6 +54,9 @@ pub fn on_key(key: KeyEvent, lab: &Lab, ui: &mut Ui) -> Intent {
             }
         };
     }
+    if let Some(intent) = super::review_keys::on_key(key, lab, ui) {
+        return intent;
+    }
     let back = lab.step.prev().filter(|p| lab.is_completed(*p)).map(Event::Goto);
     match &lab.phase {
         Phase::Proposing { .. } => match key.code {

@@ -6,6 +6,10 @@
 
 pub mod app;
 pub mod keymap;
+pub mod personas;
+pub mod profile_view;
+pub mod review_keys;
+pub mod scenarios;
 pub mod stderr;
 pub mod terminal;
 pub mod theme;

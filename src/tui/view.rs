@@ -11,7 +11,8 @@ use ratatui_textarea::TextArea;
 
 use super::theme::Theme;
 use super::transcript::TranscriptPane;
-use crate::lab::{Discovery, Lab, Phase, RunOutcome, StepId};
+use crate::lab::review::ItemEdit;
+use crate::lab::{Discovery, Lab, Phase, Proposal, RunOutcome, StepId};
 
 /// Smallest usable terminal.
 pub const MIN_WIDTH: u16 = 50;
@@ -35,6 +36,8 @@ pub struct Ui {
     pub scroll: usize,
     /// Rows scrolled in the proposal.
     pub proposal_scroll: u16,
+    /// The selected item of a review list (personas, scenarios in tree order).
+    pub cursor: usize,
 }
 
 impl Ui {
@@ -81,7 +84,7 @@ pub fn draw(frame: &mut Frame, lab: &Lab, ui: &Ui, theme: &Theme) {
     }
 }
 
-fn block<'a>(title: String, theme: &Theme) -> Block<'a> {
+pub(super) fn block<'a>(title: String, theme: &Theme) -> Block<'a> {
     Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border())
@@ -150,6 +153,9 @@ fn draw_main(frame: &mut Frame, lab: &Lab, ui: &Ui, theme: &Theme, area: Rect) {
             confirm,
         } => {
             let status = status_lines(lab, notice.as_deref(), confirm.as_deref(), theme);
+            if draw_review(frame, lab, ui, theme, inner, proposal, &status) {
+                return;
+            }
             let notes_h = notes_height(&proposal.notes, inner, 2);
             let [answer, notes, status_area] = Layout::vertical([
                 Constraint::Min(3),
@@ -182,7 +188,12 @@ fn draw_main(frame: &mut Frame, lab: &Lab, ui: &Ui, theme: &Theme, area: Rect) {
             ])
             .areas(inner);
             if let Some(ed) = &ui.editor {
-                let b = block(" Editing ".into(), theme);
+                let title = match &lab.review.editing {
+                    Some(ItemEdit::Add) => " Editing a new item (YAML of one) ".to_string(),
+                    Some(ItemEdit::Edit(id)) => format!(" Editing `{id}` "),
+                    None => " Editing ".to_string(),
+                };
+                let b = block(title, theme);
                 let ed_inner = b.inner(editor);
                 frame.render_widget(b, editor);
                 frame.render_widget(ed, ed_inner);
@@ -227,6 +238,33 @@ fn draw_main(frame: &mut Frame, lab: &Lab, ui: &Ui, theme: &Theme, area: Rect) {
             frame.render_widget(Paragraph::new(line), status);
         }
     }
+}
+
+/// Steps 8–10 drawn as review screens, when their proposal parses; false leaves the raw text.
+fn draw_review(
+    frame: &mut Frame,
+    lab: &Lab,
+    ui: &Ui,
+    theme: &Theme,
+    area: Rect,
+    proposal: &Proposal,
+    status: &[Line],
+) -> bool {
+    match lab.step {
+        StepId::Profile => match super::profile_view::parse(proposal) {
+            Some(p) => super::profile_view::draw(frame, proposal, &p, ui, theme, area, status),
+            None => return false,
+        },
+        StepId::Personas | StepId::Scenarios => match crate::lab::review::items(lab.step, &proposal.text) {
+            Some(items) if lab.step == StepId::Personas => {
+                super::personas::draw(frame, proposal, &items, ui, theme, area, status)
+            }
+            Some(items) => super::scenarios::draw(frame, lab, proposal, &items, ui, theme, area, status),
+            None => return false,
+        },
+        _ => return false,
+    }
+    true
 }
 
 /// Rows the notes need when wrapped, at most `1/share` of the panel (the answer keeps the rest).
@@ -292,6 +330,9 @@ pub fn key_hints(lab: &Lab, ui: &Ui) -> String {
     match &lab.phase {
         Phase::Proposing { .. } => "Esc cancel · Ctrl-C quit".into(),
         Phase::Deciding { confirm: Some(_), .. } => "Enter confirm · Esc back out · Ctrl-C quit".into(),
+        Phase::Deciding { .. } if super::review_keys::hints(lab).is_some() => {
+            format!("{}{back} · ^C quit", super::review_keys::hints(lab).unwrap_or_default())
+        }
         Phase::Deciding { proposal, .. } => {
             let mut keys = vec!["Enter accept"];
             if proposal.editable {
