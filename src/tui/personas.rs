@@ -105,7 +105,7 @@ pub fn draw(
     frame.render_widget(list_block, areas.list);
     let width = inner.width as usize;
     let lines: Vec<Line> = if items.is_empty() {
-        vec![Line::styled("No personas: a adds one.", theme.muted())]
+        vec![Line::styled("Empty: a adds one.", theme.muted())]
     } else {
         let start = window_start(cursor, items.len(), inner.height as usize);
         items

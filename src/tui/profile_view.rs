@@ -27,7 +27,7 @@ fn evidence_line<'a>(e: &EvidenceRef, theme: &Theme) -> Line<'a> {
     let section = e.section.as_deref().map(|s| format!(" § {s}")).unwrap_or_default();
     Line::from(vec![
         Span::styled(format!("    ↳ {kind} {}{section}", e.source), theme.muted()),
-        Span::styled(format!(" “{}”", e.quote), theme.muted()),
+        Span::styled(format!(" “{}”", super::personas::clip(&e.quote, 72)), theme.muted()),
     ])
 }
 

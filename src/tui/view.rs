@@ -346,6 +346,9 @@ pub fn key_hints(lab: &Lab, ui: &Ui) -> String {
             keys.push("↑↓ scroll");
             format!("{}{back} · ^C quit", keys.join(" · "))
         }
+        Phase::Editing { .. } if lab.review.editing.is_some() => {
+            "Ctrl-S save this item · Esc cancel edit · Ctrl-C quit".into()
+        }
         Phase::Editing { .. } => "Ctrl-S save & accept · Esc cancel edit · Ctrl-C quit".into(),
         Phase::Failed { .. } => format!("r retry · h regenerate with hint{back} · Ctrl-C quit"),
         Phase::Running { outcome: None, .. } => "PgUp/PgDn scroll · End follow · Esc cancel run · Ctrl-C quit".into(),

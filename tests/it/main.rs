@@ -24,6 +24,8 @@ mod import_projects;
 mod lab_headless;
 mod lab_models;
 mod lab_proposals;
+mod lab_review;
+mod lab_review_snapshots;
 mod lab_roles;
 mod lab_snapshots;
 mod lab_state;
