@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-struct Tmux {
-    socket: String,
+pub(crate) struct Tmux {
+    pub(crate) socket: String,
 }
 
 impl Tmux {
@@ -20,7 +20,7 @@ impl Tmux {
         c
     }
 
-    fn start(&self, dir: &Path, args: &str) {
+    pub(crate) fn start(&self, dir: &Path, args: &str) {
         self.start_with(dir, "NO_COLOR=1", args);
     }
 
@@ -46,7 +46,7 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    fn screen(&self) -> String {
+    pub(crate) fn screen(&self) -> String {
         let out = self
             .cmd()
             .args(["capture-pane", "-p", "-t", "lab"])
@@ -55,7 +55,7 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    fn wait_for(&self, needle: &str) -> String {
+    pub(crate) fn wait_for(&self, needle: &str) -> String {
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
             let s = self.screen();
@@ -70,7 +70,7 @@ impl Tmux {
         }
     }
 
-    fn keys(&self, keys: &[&str]) {
+    pub(crate) fn keys(&self, keys: &[&str]) {
         let ok = self
             .cmd()
             .args(["send-keys", "-t", "lab"])
@@ -97,7 +97,7 @@ impl Tmux {
             .is_ok_and(|s| s.success())
     }
 
-    fn wait_gone(&self) {
+    pub(crate) fn wait_gone(&self) {
         let deadline = Instant::now() + Duration::from_secs(10);
         while self.session_alive() {
             assert!(
@@ -120,7 +120,7 @@ impl Drop for Tmux {
     }
 }
 
-fn copy_example() -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn copy_example() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("tempdir");
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/release-bot");
     for entry in walkdir::WalkDir::new(&src) {
@@ -178,12 +178,12 @@ fn no_color_is_honoured_in_a_real_terminal() {
     }
 }
 
-fn completed(job: &Path) -> usize {
+pub(crate) fn completed(job: &Path) -> usize {
     let loaded = ghostlab::spec::load_job(job).unwrap_or_else(|e| panic!("job.yaml must load: {e}"));
     loaded.job.lab.completed.len()
 }
 
-fn title(step: usize) -> String {
+pub(crate) fn title(step: usize) -> String {
     let s = ghostlab::lab::StepId::ALL[step - 1];
     format!("{step}/12 {} — ", s.title())
 }

@@ -26,6 +26,7 @@ mod lab_models;
 mod lab_proposals;
 mod lab_review;
 mod lab_review_snapshots;
+mod lab_review_tmux;
 mod lab_roles;
 mod lab_snapshots;
 mod lab_state;
