@@ -8,43 +8,10 @@ use serde_json::Value;
 use super::apply::to_answer_yaml;
 use super::state::{Effect, Lab, Phase, Proposal, deciding};
 use super::step::StepId;
+pub use super::types::{ItemEdit, Review, ReviewEvent};
 use crate::generate::check::{check_personas, check_scenarios};
 use crate::generate::schema::parse_artifact;
 use crate::generate::{AgentProfile, ArtifactKind, CaseStatus, Dataset, PersonaSet, ScenarioSet};
-
-/// What a person does to one item of a reviewed set.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ReviewEvent {
-    /// Open the editor on a template for a new item.
-    Add,
-    /// Open the editor on the YAML of one item.
-    EditItem(String),
-    Drop(String),
-    /// Ask the proposer again and keep only this item of its answer.
-    RegenerateItem(String),
-    /// Set a scenario's curation state in the dataset.
-    Curate {
-        id: String,
-        status: CaseStatus,
-    },
-}
-
-/// Which item the editor holds, when it holds one item rather than the whole set.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ItemEdit {
-    Add,
-    Edit(String),
-}
-
-/// Review state beside the phase.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Review {
-    pub editing: Option<ItemEdit>,
-    /// The item being regenerated and the proposal its new version goes back into.
-    pub regenerating: Option<(String, Proposal)>,
-    /// The curation of the scenarios shown, as in dataset.json.
-    pub curation: Option<Dataset>,
-}
 
 /// The list a set step's YAML holds its items under.
 pub fn list_key(step: StepId) -> Option<&'static str> {

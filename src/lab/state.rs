@@ -7,9 +7,8 @@ use indexmap::IndexMap;
 use std::collections::BTreeMap;
 
 use super::apply::apply_answer;
-use super::review::Review;
 use super::step::StepId;
-pub use super::types::{Artifacts, Discovery, Effect, Event, Phase, Proposal, RunOutcome, Saved};
+pub use super::types::{Artifacts, Discovery, Effect, Event, Phase, Proposal, Review, RunOutcome, Saved};
 use crate::spec::Job;
 
 /// The whole wizard state.

@@ -121,7 +121,7 @@ pub enum Event {
     QuitCancelled,
     RunEvent(Box<Envelope>),
     /// Item-level review of personas and scenarios.
-    Review(super::review::ReviewEvent),
+    Review(ReviewEvent),
     RunFinished(Result<String, String>),
 }
 
@@ -173,5 +173,39 @@ pub struct Saved {
     /// Accepted generated artifacts (profile, personas, scenarios).
     pub artifacts: Artifacts,
     /// The dataset's curation (dataset.json in the state folder), when there is one.
+    pub curation: Option<crate::generate::Dataset>,
+}
+
+/// What a person does to one item of a reviewed set.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReviewEvent {
+    /// Open the editor on a template for a new item.
+    Add,
+    /// Open the editor on the YAML of one item.
+    EditItem(String),
+    Drop(String),
+    /// Ask the proposer again and keep only this item of its answer.
+    RegenerateItem(String),
+    /// Set a scenario's curation state in the dataset.
+    Curate {
+        id: String,
+        status: crate::generate::CaseStatus,
+    },
+}
+
+/// Which item the editor holds, when it holds one item rather than the whole set.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ItemEdit {
+    Add,
+    Edit(String),
+}
+
+/// Review state beside the phase.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Review {
+    pub editing: Option<ItemEdit>,
+    /// The item being regenerated and the proposal its new version goes back into.
+    pub regenerating: Option<(String, Proposal)>,
+    /// The curation of the scenarios shown, as in dataset.json.
     pub curation: Option<crate::generate::Dataset>,
 }

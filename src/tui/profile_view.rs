@@ -27,7 +27,7 @@ fn evidence_line<'a>(e: &EvidenceRef, theme: &Theme) -> Line<'a> {
     let section = e.section.as_deref().map(|s| format!(" § {s}")).unwrap_or_default();
     Line::from(vec![
         Span::styled(format!("    ↳ {kind} {}{section}", e.source), theme.muted()),
-        Span::styled(format!(" “{}”", super::personas::clip(&e.quote, 72)), theme.muted()),
+        Span::styled(format!(" “{}”", super::personas::clip(&e.quote, 48)), theme.muted()),
     ])
 }
 
@@ -43,12 +43,14 @@ pub fn profile_lines<'a>(p: &AgentProfile, theme: &Theme) -> Vec<Line<'a>> {
     let mut out = vec![Line::styled("Purpose", theme.accent())];
     out.push(Line::styled(format!("  {}", p.purpose), theme.base()));
     if p.evidence.from_description {
+        // The description is the purpose itself; quoting it again under it says nothing new.
         out.push(Line::styled(
             "    ↳ your own description (agent.description), unchanged",
             theme.muted(),
         ));
+    } else {
+        evidence(&mut out, &p.evidence.purpose, theme);
     }
-    evidence(&mut out, &p.evidence.purpose, theme);
     out.push(Line::styled("Audience", theme.accent()));
     out.push(Line::styled(format!("  {}", p.audience), theme.base()));
     evidence(&mut out, &p.evidence.audience, theme);

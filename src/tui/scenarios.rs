@@ -14,7 +14,7 @@ use super::theme::Theme;
 use super::view::{Ui, block};
 use crate::generate::{CaseStatus, Dataset, ScenarioSet};
 use crate::lab::review::item_id;
-use crate::lab::{Lab, Proposal};
+use crate::lab::{Lab, Phase, Proposal};
 
 /// Scenario indexes in tree order: grouped by persona, personas in order of first appearance.
 /// The cursor walks this order.
@@ -65,16 +65,10 @@ pub fn counts_line(lab: &Lab, proposal: &Proposal) -> String {
 }
 
 /// Draws step 10 from the scenario set `items`.
-pub fn draw(
-    frame: &mut Frame,
-    lab: &Lab,
-    proposal: &Proposal,
-    items: &[Value],
-    ui: &Ui,
-    theme: &Theme,
-    area: Rect,
-    status: &[Line],
-) {
+pub fn draw(frame: &mut Frame, lab: &Lab, items: &[Value], ui: &Ui, theme: &Theme, area: Rect, status: &[Line]) {
+    let Phase::Deciding { proposal, .. } = &lab.phase else {
+        return;
+    };
     let ReviewAreas { list, detail, footer } = review_areas(area, footer_rows(&proposal.notes, status, 1));
     let order = tree_order(items);
     let cursor = ui.cursor.min(order.len().saturating_sub(1));

@@ -259,7 +259,7 @@ fn draw_review(
             Some(items) if lab.step == StepId::Personas => {
                 super::personas::draw(frame, proposal, &items, ui, theme, area, status)
             }
-            Some(items) => super::scenarios::draw(frame, lab, proposal, &items, ui, theme, area, status),
+            Some(items) => super::scenarios::draw(frame, lab, &items, ui, theme, area, status),
             None => return false,
         },
         _ => return false,
