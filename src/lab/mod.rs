@@ -6,6 +6,7 @@
 //! Every accepted answer is saved to job.yaml at once, with the step recorded in `lab.completed`.
 
 pub mod apply;
+pub mod dashboard_state;
 pub mod driver;
 pub mod executors;
 pub mod headless;

@@ -5,7 +5,9 @@
 //! itself (the shared `lab::Executor` does).
 
 pub mod app;
+pub mod dashboard;
 pub mod keymap;
+pub mod results;
 pub mod stderr;
 pub mod terminal;
 pub mod theme;

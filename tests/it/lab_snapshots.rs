@@ -209,7 +209,10 @@ fn step_12_running_and_finished() {
         ..Ui::default()
     };
     s.bind(|| insta::assert_snapshot!("12_preview_running_scrolled", screen(&lab, &ui)));
-    lab.handle(Event::RunFinished(Ok(".ghostlab/runs/20261129-1200/report.md".into())));
+    lab.handle(Event::RunFinished(Ok(Box::new(crate::run_fakes::fake_results(
+        ".ghostlab/runs/20261129-1200",
+        false,
+    )))));
     s.bind(|| insta::assert_snapshot!("12_preview_finished", screen(&lab, &Ui::default())));
 }
 

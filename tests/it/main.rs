@@ -43,6 +43,7 @@ mod real_model;
 mod redaction_ids;
 mod rescore_cli;
 mod resume_kill;
+mod run_fakes;
 mod run_paths_agree;
 mod sandbox_cli;
 mod sandbox_session;
