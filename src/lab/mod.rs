@@ -18,6 +18,7 @@ pub mod roles_step;
 pub mod state;
 pub mod step;
 pub mod store;
+pub mod stored_run;
 pub mod traits;
 pub mod types;
 pub mod usable_models;

@@ -281,7 +281,12 @@ fn draw_transcript(frame: &mut Frame, s: &DashboardState, theme: &Theme, area: R
     } else {
         String::new()
     };
-    let b = block(format!(" {} trial {}{dropped} ", row.case, row.trial), theme);
+    let trial = if row.trial > 0 {
+        format!(" trial {}", row.trial)
+    } else {
+        String::new()
+    };
+    let b = block(format!(" {}{trial}{dropped} ", row.case), theme);
     let inner = b.inner(area);
     frame.render_widget(b, area);
     // From the newest event back until the pane is full: only what shows is formatted.

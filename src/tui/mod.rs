@@ -8,6 +8,7 @@ pub mod app;
 pub mod dashboard;
 pub mod keymap;
 pub mod results;
+pub mod run_view;
 pub mod stderr;
 pub mod terminal;
 pub mod theme;
