@@ -5,7 +5,7 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use std::path::{Path, PathBuf};
 
 use super::dashboard::{duration, verdict_style};
@@ -21,17 +21,20 @@ pub fn draw_results(frame: &mut Frame, r: &RunResults, scroll: u16, theme: &Them
         .title(Span::styled(format!(" Results of run {} ", r.run_id), theme.accent()));
     let inner = b.inner(area);
     frame.render_widget(b, area);
-    frame.render_widget(Paragraph::new(result_lines(r, theme)).scroll((scroll, 0)), inner);
+    frame.render_widget(
+        Paragraph::new(result_lines(r, theme))
+            .wrap(Wrap { trim: false })
+            .scroll((scroll, 0)),
+        inner,
+    );
 }
 
 /// Every line of the results screen.
 pub fn result_lines(r: &RunResults, theme: &Theme) -> Vec<Line<'static>> {
     let ready = if r.readiness.ready { theme.ok() } else { theme.error() };
     let mut out = vec![
-        Line::from(vec![
-            Span::styled(format!("{} ", r.readiness.label), ready),
-            Span::styled(r.line.clone(), theme.base()),
-        ]),
+        Line::styled(r.readiness.label.clone(), ready),
+        Line::styled(r.line.clone(), theme.base()),
         Line::styled(r.readiness.reasons.join("; "), theme.muted()),
         Line::raw(""),
     ];

@@ -45,6 +45,7 @@ mod rescore_cli;
 mod resume_kill;
 mod run_fakes;
 mod run_paths_agree;
+mod run_screens;
 mod sandbox_cli;
 mod sandbox_session;
 mod scripted_llm;
