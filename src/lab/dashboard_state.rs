@@ -136,10 +136,19 @@ impl DashboardState {
                     max_turns,
                 },
                 _,
-            ) => self.start_row(&env, persona, scenario, *trial, *max_turns),
-            (_, Some(&i)) => i,
-            // An event before its case started (a partial log): a row of its own.
-            (_, None) => self.start_row(&env, "", "", 0, 0),
+            ) => match self.by_case.get(&env.case) {
+                // Sandbox and setup events come before `CaseStarted`: fill in their row.
+                Some(&i) if self.rows[i].trial == 0 && self.rows[i].verdict.is_none() => {
+                    let r = &mut self.rows[i];
+                    (r.persona, r.scenario) = (persona.clone(), scenario.clone());
+                    (r.trial, r.max_turns) = (*trial, *max_turns);
+                    i
+                }
+                _ => self.start_row(&env, persona, scenario, *trial, *max_turns),
+            },
+            (_, Some(&i)) if self.rows[i].verdict.is_none() => i,
+            // The first event of a trial (its case not announced yet, or its last trial over).
+            _ => self.start_row(&env, "", "", 0, 0),
         };
         match &env.event {
             RunEvent::AgentMessage { tokens, cost_usd, .. } => {

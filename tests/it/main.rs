@@ -46,6 +46,7 @@ mod resume_kill;
 mod run_fakes;
 mod run_paths_agree;
 mod run_screens;
+mod run_view_cli;
 mod sandbox_cli;
 mod sandbox_session;
 mod scripted_llm;
