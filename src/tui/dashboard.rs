@@ -93,7 +93,7 @@ fn header_lines<'a>(s: &DashboardState, spinner: Option<&str>, theme: &Theme, wi
     let done = s.done();
     let total = s.planned.unwrap_or(s.rows.len()).max(done);
     let bar_w = (width as usize / 5).clamp(8, 30);
-    let filled = if total == 0 { 0 } else { done * bar_w / total };
+    let filled = (done * bar_w).checked_div(total).unwrap_or(0);
     let mut first = vec![
         Span::styled(spinner.map(|f| format!("{f} ")).unwrap_or_default(), theme.accent()),
         Span::styled(format!("{done}/{total} trials "), theme.base()),
