@@ -56,7 +56,7 @@ fn trial_events(i: usize) -> Vec<serde_json::Value> {
         out.push(json!({"type": "agent_message", "turn": turn, "text": "CI is green. I would draft the notes first; shall I?", "latency_ms": 900, "tokens": 350, "cost_usd": 0.002}));
     }
     out.push(
-        json!({"type": "case_finished", "verdict": if i % 5 == 0 { "FAIL" } else { "PASS" }, "duration_ms": 30_000}),
+        json!({"type": "case_finished", "verdict": if i.is_multiple_of(5) { "FAIL" } else { "PASS" }, "duration_ms": 30_000}),
     );
     out
 }
@@ -116,7 +116,7 @@ fn main() {
         total += 1;
         view.dashboard.push(env.clone());
         lab.handle(Event::RunEvent(Box::new(env)));
-        if n % 50 == 0 {
+        if n.is_multiple_of(50) {
             let t = Instant::now();
             term.draw(|f| draw(f, &lab, &Ui::default(), &theme)).expect("draw");
             lab_us.push(t.elapsed().as_secs_f64() * 1e6);

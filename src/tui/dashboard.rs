@@ -271,7 +271,14 @@ fn draw_transcript(frame: &mut Frame, s: &DashboardState, theme: &Theme, area: R
         let inner = b.inner(area);
         frame.render_widget(b, area);
         frame.render_widget(
-            Paragraph::new(Line::styled("No trial has started yet.", theme.muted())),
+            Paragraph::new(Line::styled(
+                if s.rows.is_empty() {
+                    "No trial has started yet."
+                } else {
+                    "No trial matches the filter."
+                },
+                theme.muted(),
+            )),
             inner,
         );
         return;
