@@ -2,6 +2,8 @@
 //! turns arguments into settings and prints; the lab turns wizard answers into settings and
 //! shows. Nothing here prints.
 
+pub mod run_results;
 pub mod test_run;
 
+pub use run_results::{FirstFailure, RunResults, TrialResult};
 pub use test_run::{TestOutcome, TestRunError, TestSettings, run_tests};

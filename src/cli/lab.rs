@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use super::CliError;
+use crate::app::RunResults;
 use crate::lab::executors::{EndpointModels, LabSuiteRunner, PipelineGenerator, SandboxedDiscovery};
 use crate::lab::headless::{HeadlessError, run_headless};
 use crate::lab::{Lab, RunOutcome, Saved, Seeds, StepProposer, store};
@@ -104,8 +105,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         let result = runtime.block_on(run_headless(lab, proposer, discovery, runner, &mut progress));
         return match result {
             Ok(outcome) => {
-                println!("{}", outcome.report);
-                exit_for(&outcome.report)
+                print_results(&outcome.results);
+                Ok(exit_for(&outcome.results))
             }
             Err(HeadlessError::Run(e)) => Err(CliError::usage(format!("the run failed: {e}"))),
             Err(e) => Err(CliError::usage(e.to_string()).with_hint(format!(
@@ -130,22 +131,27 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             Ok(ExitCode::SUCCESS)
         }
         TuiOutcome::Finished(RunOutcome::Report(r)) => {
-            println!("{r}");
-            exit_for(&r)
+            print_results(&r);
+            Ok(exit_for(&r))
         }
         TuiOutcome::Finished(RunOutcome::Failed(e)) => Err(CliError::usage(format!("the run failed: {e}"))),
     }
 }
 
-/// Like `ghostlab test`: 0 when the gates are met, 1 when they are not, 2 when the run's
-/// report does not say (it could not be judged).
-fn exit_for(report: &str) -> Result<ExitCode, CliError> {
-    match crate::lab::executors::gates_met_in(report) {
-        Some(true) => Ok(ExitCode::SUCCESS),
-        Some(false) => Ok(ExitCode::from(1)),
-        None => Err(CliError::usage(format!(
-            "the run ended without stating whether the gates were met: {report}"
-        ))),
+/// Like `ghostlab test`: 0 when the gates are met, 1 when they are not (a run that could not
+/// finish is an error, exit 2, before this).
+fn exit_for(results: &RunResults) -> ExitCode {
+    if results.gates_met {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// The results screen as text: summary line, readiness, gates, failures, report paths.
+fn print_results(results: &RunResults) {
+    for line in results.text_lines() {
+        println!("{line}");
     }
 }
 

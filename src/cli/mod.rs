@@ -26,6 +26,7 @@ mod sandbox;
 mod schema;
 mod test;
 mod validate;
+mod view;
 
 pub use error::{CliError, ErrorKind, gates_exit};
 
@@ -93,6 +94,8 @@ pub enum Command {
     Lint(lint::Args),
     /// Render the rollout report (Markdown, HTML, PDF) of a run.
     Report(report::Args),
+    /// Browse a stored run: dashboard, transcripts, verdicts and gates (read-only; --json for scripts).
+    View(view::Args),
     /// The twelve-step wizard from "here is my agent" to a run; resumable, headless with --yes.
     Lab(lab::Args),
 }
@@ -139,6 +142,7 @@ pub fn dispatch(cli: Cli) -> ExitCode {
         Command::Discover(a) => discover::run(a),
         Command::Lint(a) => lint::run(a),
         Command::Report(a) => report::run(a),
+        Command::View(a) => view::run(a),
         Command::Lab(a) => lab::run(a),
     };
     match result {

@@ -163,7 +163,7 @@ impl Executor {
                     });
                     let result = guarded("the suite runner", runner.run(file, etx, cancel)).await;
                     let _ = forward.await;
-                    let _ = tx.send(Event::RunFinished(result));
+                    let _ = tx.send(Event::RunFinished(result.map(Box::new)));
                 });
             }
             Effect::CancelWork => {

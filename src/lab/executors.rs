@@ -10,7 +10,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 use super::traits::{GenerateKind, GenerateRequest, Generator, McpDiscovery, SuiteRunner};
-use crate::app::{TestSettings, run_tests};
+use crate::app::{RunResults, TestSettings, run_tests};
 use crate::generate::pipeline::{DEFAULT_PERSONAS, DEFAULT_SCENARIOS_PER_PERSONA, infer_profile};
 use crate::generate::store::write_artifact;
 use crate::generate::{
@@ -128,27 +128,6 @@ impl Generator for PipelineGenerator {
     }
 }
 
-/// How the run's one-line summary (`SuiteSummary`'s `Display`) states the gates;
-/// [`gates_met_in`] reads it back.
-const GATES_MET: &str = "gates met";
-const GATES_NOT_MET: &str = "gates NOT met";
-
-/// Whether the report line of [`LabSuiteRunner`] says the gates were met; `None` when the line
-/// states neither (then the caller cannot tell and must not claim success).
-pub fn gates_met_in(report: &str) -> Option<bool> {
-    let says = |phrase: &str| {
-        report
-            .split("; ")
-            .flat_map(|part| part.split(" · "))
-            .any(|part| part == phrase)
-    };
-    match (says(GATES_MET), says(GATES_NOT_MET)) {
-        (true, false) => Some(true),
-        (false, true) => Some(false),
-        _ => None,
-    }
-}
-
 /// Runs every scenario the person accepted in the wizard, then writes the report.
 pub struct LabSuiteRunner {
     /// Serves the agent's model from a cassette (offline demo and tests).
@@ -203,7 +182,7 @@ impl SuiteRunner for LabSuiteRunner {
         job_file: PathBuf,
         events: UnboundedSender<Envelope>,
         cancel: CancellationToken,
-    ) -> BoxFuture<'static, Result<String, String>> {
+    ) -> BoxFuture<'static, Result<RunResults, String>> {
         let cassette = self.agent_cassette.clone();
         let parallel = self.parallel;
         Box::pin(async move {
@@ -227,12 +206,7 @@ impl SuiteRunner for LabSuiteRunner {
                 _ = cancel.cancelled() => return Err("cancelled; finished trials are kept in the run folder".into()),
             };
             let paths = outcome.report.map_err(|e| e.to_string())?;
-            let pdf = paths
-                .iter()
-                .find(|p| p.extension().is_some_and(|x| x == "pdf"))
-                .cloned()
-                .unwrap_or(outcome.run.path().to_path_buf());
-            Ok(format!("{}; report {}", outcome.summary, pdf.display()))
+            Ok(RunResults::of(&outcome.run, &outcome.summary, paths, None))
         })
     }
 }
@@ -315,24 +289,5 @@ impl super::traits::ModelCatalog for EndpointModels {
             out.retain(|m| seen.insert(m.clone()));
             Ok(out)
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::gates_met_in;
-
-    #[test]
-    fn the_report_line_states_the_gates_unambiguously() {
-        assert_eq!(
-            gates_met_in("2 case(s): 2 PASS, 0 FAIL, 0 INCONCLUSIVE, 0 INFRA_ERROR; gates met; report r.pdf"),
-            Some(true)
-        );
-        assert_eq!(
-            gates_met_in("2 case(s): 1 PASS, 1 FAIL, 0 INCONCLUSIVE, 0 INFRA_ERROR; gates NOT met; report r.pdf"),
-            Some(false)
-        );
-        assert_eq!(gates_met_in("fake-report.md"), None);
-        assert_eq!(gates_met_in("report gates met.pdf"), None);
     }
 }

@@ -12,6 +12,7 @@ use super::propose::StepProposer;
 use super::state::{Discovery, Event, Lab, Phase, RunOutcome};
 use super::step::StepId;
 use super::traits::{McpDiscovery, SuiteRunner};
+use crate::app::RunResults;
 use crate::spec::SandboxBackend;
 
 /// Why a headless wizard stopped early.
@@ -32,8 +33,8 @@ pub enum HeadlessError {
 /// How far `--yes` got.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HeadlessOutcome {
-    /// Where the report was written.
-    pub report: String,
+    /// What the run states: gates, verdicts, report files.
+    pub results: RunResults,
 }
 
 /// Drives `lab` to the end, accepting each proposal. Progress lines go to `progress`.
@@ -49,13 +50,15 @@ pub async fn run_headless(
     let mut exec = Executor::new(proposer, discovery, runner, tx);
     let mut queue = VecDeque::from([Event::Start]);
     let mut announced: Option<StepId> = None;
-    let mut printed_lines = 0usize;
     loop {
         let event = match queue.pop_front() {
             Some(e) => e,
             None => rx.recv().await.ok_or(HeadlessError::Stopped)?,
         };
         let accepting = event == Event::Accept;
+        if let Event::RunEvent(envelope) = &event {
+            progress(format!("        {}", envelope.transcript_line()));
+        }
         for effect in lab.handle(event) {
             if exec.perform(effect)? {
                 return Err(HeadlessError::Stopped);
@@ -113,17 +116,11 @@ pub async fn run_headless(
                     error: error.clone(),
                 });
             }
-            Phase::Running { events, outcome, .. } => {
-                for envelope in &events[printed_lines..] {
-                    progress(format!("        {}", envelope.transcript_line()));
-                }
-                printed_lines = events.len();
-                match outcome {
-                    Some(RunOutcome::Report(r)) => return Ok(HeadlessOutcome { report: r.clone() }),
-                    Some(RunOutcome::Failed(e)) => return Err(HeadlessError::Run(e.clone())),
-                    None => {}
-                }
-            }
+            Phase::Running { outcome, .. } => match outcome {
+                Some(RunOutcome::Report(r)) => return Ok(HeadlessOutcome { results: (**r).clone() }),
+                Some(RunOutcome::Failed(e)) => return Err(HeadlessError::Run(e.clone())),
+                None => {}
+            },
             Phase::Proposing { .. } => {}
         }
     }

@@ -6,6 +6,7 @@
 //! Every accepted answer is saved to job.yaml at once, with the step recorded in `lab.completed`.
 
 pub mod apply;
+pub mod dashboard_state;
 pub mod driver;
 pub mod executors;
 pub mod headless;
@@ -19,6 +20,7 @@ pub mod roles_step;
 pub mod state;
 pub mod step;
 pub mod store;
+pub mod stored_run;
 pub mod traits;
 pub mod types;
 pub mod usable_models;

@@ -185,16 +185,25 @@ impl Lab {
             }
             Event::QuitConfirmed | Event::QuitCancelled => Vec::new(),
             Event::RunEvent(envelope) => {
-                if let Phase::Running { events, .. } = &mut self.phase {
-                    events.push(*envelope);
+                if let Phase::Running { dashboard, .. } = &mut self.phase {
+                    dashboard.push(*envelope);
+                }
+                Vec::new()
+            }
+            Event::Dashboard(nav) => {
+                if let Phase::Running { dashboard, .. } = &mut self.phase {
+                    dashboard.navigate(nav);
                 }
                 Vec::new()
             }
             Event::RunFinished(result) => {
                 let finished = result.is_ok();
-                if let Phase::Running { outcome, .. } = &mut self.phase {
+                if let Phase::Running { outcome, dashboard, .. } = &mut self.phase {
                     *outcome = Some(match result {
-                        Ok(report) => RunOutcome::Report(report),
+                        Ok(results) => {
+                            dashboard.screen = super::dashboard_state::Screen::Results;
+                            RunOutcome::Report(results)
+                        }
                         Err(e) => RunOutcome::Failed(e),
                     });
                 }
@@ -379,8 +388,9 @@ impl Lab {
                 fx.extend(self.enter_step(next));
             }
             None => {
+                let planned = super::dashboard_state::planned_trials(self.artifacts.get(&StepId::Scenarios));
                 self.phase = Phase::Running {
-                    events: Vec::new(),
+                    dashboard: super::dashboard_state::DashboardState::new(planned),
                     tick: 0,
                     outcome: None,
                 };

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
+use crate::app::RunResults;
 use crate::spec::job::Capabilities;
 use crate::spec::{Job, McpInput};
 use crate::trial::Envelope;
@@ -86,12 +87,12 @@ pub trait Generator: Send + Sync {
     ) -> BoxFuture<'static, Result<Value, String>>;
 }
 
-/// Runs the suite of accepted scenarios, streaming events; returns the report's location.
+/// Runs the suite of accepted scenarios, streaming events; returns what the run states.
 pub trait SuiteRunner: Send + Sync {
     fn run(
         &self,
         job_file: PathBuf,
         events: UnboundedSender<Envelope>,
         cancel: CancellationToken,
-    ) -> BoxFuture<'static, Result<String, String>>;
+    ) -> BoxFuture<'static, Result<RunResults, String>>;
 }

@@ -5,7 +5,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
+use super::dashboard_state::{DashboardState, Nav};
 use super::step::StepId;
+use crate::app::RunResults;
 use crate::spec::Job;
 use crate::spec::job::Capabilities;
 use crate::trial::Envelope;
@@ -50,8 +52,8 @@ pub enum Discovery {
 /// How the suite run ended.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RunOutcome {
-    /// Where the report was written.
-    Report(String),
+    /// The run finished: gates, verdicts, report files.
+    Report(Box<RunResults>),
     Failed(String),
 }
 
@@ -75,9 +77,9 @@ pub enum Phase {
     },
     /// Proposing failed; retry or regenerate.
     Failed { error: String },
-    /// Step 12: the suite runs; `events` is the live transcript, typed.
+    /// Step 12: the suite runs; the dashboard is folded from its typed events.
     Running {
-        events: Vec<Envelope>,
+        dashboard: DashboardState,
         tick: u64,
         outcome: Option<RunOutcome>,
     },
@@ -122,7 +124,9 @@ pub enum Event {
     RunEvent(Box<Envelope>),
     /// Item-level review of personas and scenarios.
     Review(ReviewEvent),
-    RunFinished(Result<String, String>),
+    RunFinished(Result<Box<RunResults>, String>),
+    /// A move on the run dashboard (select, follow, pin, results screen).
+    Dashboard(Nav),
 }
 
 /// Generated context the proposers of later steps read: accepted artifacts by step.

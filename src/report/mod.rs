@@ -25,6 +25,7 @@ pub use html::render_html;
 pub use markdown::{render_critique_markdown, render_markdown};
 pub use model::*;
 pub use pdf::render_pdf;
+pub use summary::readiness;
 
 use std::path::{Path, PathBuf};
 

@@ -73,7 +73,7 @@ pub(super) fn summary_page(
 
 /// READY only with a finished run, at least one trial, and every gate met (or, with no gates
 /// configured, every trial a PASS). INCONCLUSIVE and INFRA_ERROR never help.
-fn readiness(s: Option<&SuiteSummary>) -> Readiness {
+pub fn readiness(s: Option<&SuiteSummary>) -> Readiness {
     let not = |reasons: Vec<String>| Readiness {
         ready: false,
         label: "NOT READY".into(),

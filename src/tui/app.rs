@@ -70,6 +70,11 @@ pub async fn run_tui(
                     match on_key(key, &lab, &mut ui) {
                         Intent::Lab(event) => quit = feed(&mut lab, &mut ui, &mut exec, event)?,
                         Intent::Exit => quit = true,
+                        Intent::OpenReport => {
+                            if let Phase::Running { outcome: Some(RunOutcome::Report(r)), .. } = &lab.phase {
+                                ui.run_notice = Some(super::results::open_report(r));
+                            }
+                        }
                         Intent::Ui | Intent::None => {}
                     }
                 }

@@ -3,8 +3,9 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui_textarea::TextArea;
 
+use super::dashboard::{RunKey, run_key};
 use super::view::Ui;
-use crate::lab::{Event, Lab, Phase};
+use crate::lab::{Event, Lab, Phase, RunOutcome};
 
 /// What a key press asks for.
 #[derive(Debug, Clone, PartialEq)]
@@ -14,6 +15,8 @@ pub enum Intent {
     Ui,
     /// Leave after the run finished (nothing is left to save).
     Exit,
+    /// `o` on the results: open the HTML report.
+    OpenReport,
     None,
 }
 
@@ -104,24 +107,17 @@ pub fn on_key(key: KeyEvent, lab: &Lab, ui: &mut Ui) -> Intent {
             KeyCode::Char('q') => Intent::Lab(Event::Interrupt),
             _ => Intent::None,
         },
-        Phase::Running { outcome, .. } => match key.code {
-            KeyCode::PageUp | KeyCode::Up => {
-                ui.scroll = ui.scroll.saturating_add(if key.code == KeyCode::Up { 1 } else { 10 });
-                Intent::Ui
+        Phase::Running { outcome, .. } => {
+            let has_results = matches!(outcome, Some(RunOutcome::Report(_)));
+            match run_key(key.code, outcome.is_none(), has_results) {
+                Some(RunKey::Nav(nav)) => Intent::Lab(Event::Dashboard(nav)),
+                Some(RunKey::OpenReport) => Intent::OpenReport,
+                Some(RunKey::Cancel) => Intent::Lab(Event::Cancel),
+                Some(RunKey::Quit) if outcome.is_some() => Intent::Exit,
+                Some(RunKey::Quit) => Intent::Lab(Event::Interrupt),
+                None => Intent::None,
             }
-            KeyCode::PageDown | KeyCode::Down => {
-                ui.scroll = ui.scroll.saturating_sub(if key.code == KeyCode::Down { 1 } else { 10 });
-                Intent::Ui
-            }
-            KeyCode::End => {
-                ui.scroll = 0;
-                Intent::Ui
-            }
-            KeyCode::Esc if outcome.is_none() => Intent::Lab(Event::Cancel),
-            KeyCode::Char('q') if outcome.is_some() => Intent::Exit,
-            KeyCode::Char('q') => Intent::Lab(Event::Interrupt),
-            _ => Intent::None,
-        },
+        }
     }
 }
 

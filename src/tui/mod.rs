@@ -5,10 +5,13 @@
 //! itself (the shared `lab::Executor` does).
 
 pub mod app;
+pub mod dashboard;
 pub mod keymap;
 pub mod personas;
 pub mod profile_view;
+pub mod results;
 pub mod review_keys;
+pub mod run_view;
 pub mod scenarios;
 pub mod stderr;
 pub mod terminal;

@@ -9,8 +9,10 @@ use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 use ratatui_textarea::TextArea;
 
+use super::dashboard::draw_dashboard;
+use super::results::draw_results;
 use super::theme::Theme;
-use super::transcript::TranscriptPane;
+use crate::lab::dashboard_state::Screen;
 use crate::lab::review::ItemEdit;
 use crate::lab::{Discovery, Lab, Phase, Proposal, RunOutcome, StepId};
 
@@ -38,6 +40,8 @@ pub struct Ui {
     pub proposal_scroll: u16,
     /// The selected item of a review list (personas, scenarios in tree order).
     pub cursor: usize,
+    /// What `o` did on the results screen.
+    pub run_notice: Option<String>,
 }
 
 impl Ui {
@@ -214,26 +218,26 @@ fn draw_main(frame: &mut Frame, lab: &Lab, ui: &Ui, theme: &Theme, area: Rect) {
             ];
             frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: false }), inner);
         }
-        Phase::Running { events, tick, outcome } => {
+        Phase::Running {
+            dashboard,
+            tick,
+            outcome,
+        } => {
             let [pane, status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(inner);
-            let title = if ui.scroll == 0 {
-                format!(" Transcript ({} events, following) ", events.len())
-            } else {
-                format!(" Transcript ({} events, {} up) ", events.len(), ui.scroll)
-            };
-            frame.render_widget(
-                TranscriptPane {
-                    events,
-                    scroll: ui.scroll,
-                    block: block(title, theme),
-                    theme,
-                },
-                pane,
-            );
-            let line = match outcome {
-                None => Line::styled(format!("{} Running the suite…", spinner(*tick)), theme.accent()),
-                Some(RunOutcome::Report(r)) => Line::styled(format!("✓ Finished. Report: {r}"), theme.ok()),
-                Some(RunOutcome::Failed(e)) => Line::styled(format!("✗ The run failed: {e}"), theme.error()),
+            match outcome {
+                Some(RunOutcome::Report(r)) if dashboard.screen == Screen::Results => {
+                    draw_results(frame, r, dashboard.results_scroll, theme, pane)
+                }
+                _ => draw_dashboard(frame, dashboard, outcome.is_none().then(|| spinner(*tick)), theme, pane),
+            }
+            let line = match (outcome, &ui.run_notice) {
+                (None, _) => Line::styled(format!("{} Running the suite…", spinner(*tick)), theme.accent()),
+                (Some(_), Some(n)) => Line::styled(n.clone(), theme.accent()),
+                (Some(RunOutcome::Report(r)), None) => Line::styled(
+                    format!("✓ Finished: gates {}", if r.gates_met { "met" } else { "NOT met" }),
+                    if r.gates_met { theme.ok() } else { theme.error() },
+                ),
+                (Some(RunOutcome::Failed(e)), None) => Line::styled(format!("✗ The run failed: {e}"), theme.error()),
             };
             frame.render_widget(Paragraph::new(line), status);
         }
@@ -351,8 +355,17 @@ pub fn key_hints(lab: &Lab, ui: &Ui) -> String {
         }
         Phase::Editing { .. } => "Ctrl-S save & accept · Esc cancel edit · Ctrl-C quit".into(),
         Phase::Failed { .. } => format!("r retry · h regenerate with hint{back} · Ctrl-C quit"),
-        Phase::Running { outcome: None, .. } => "PgUp/PgDn scroll · End follow · Esc cancel run · Ctrl-C quit".into(),
-        Phase::Running { .. } => "PgUp/PgDn scroll · End follow · q quit".into(),
+        Phase::Running { outcome: None, .. } => "↑↓ case · f follow · p pin · Esc cancel run · Ctrl-C quit".into(),
+        Phase::Running {
+            outcome: Some(RunOutcome::Report(_)),
+            dashboard,
+            ..
+        } if dashboard.screen == Screen::Results => "↑↓ scroll · o open report · d dashboard · q quit".into(),
+        Phase::Running {
+            outcome: Some(RunOutcome::Report(_)),
+            ..
+        } => "↑↓ case · f follow · p pin · r results · o open report · q quit".into(),
+        Phase::Running { .. } => "↑↓ case · f follow · p pin · q quit".into(),
     }
 }
 

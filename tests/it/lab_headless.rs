@@ -81,7 +81,7 @@ impl SuiteRunner for FakeSuiteRunner {
         file: PathBuf,
         tx: UnboundedSender<Envelope>,
         _: CancellationToken,
-    ) -> BoxFuture<'static, Result<String, String>> {
+    ) -> BoxFuture<'static, Result<ghostlab::app::RunResults, String>> {
         Box::pin(async move {
             ghostlab::spec::load_job(&file).map_err(|e| e.to_string())?;
             for seq in 0..3u64 {
@@ -90,7 +90,7 @@ impl SuiteRunner for FakeSuiteRunner {
                 tx.send(serde_json::from_value(env).map_err(|e| e.to_string())?)
                     .map_err(|e| e.to_string())?;
             }
-            Ok("fake-report.md".to_string())
+            Ok(crate::run_fakes::fake_results("fake-run", true))
         })
     }
 }
@@ -149,7 +149,7 @@ async fn yes_reaches_the_end_and_the_job_loads() {
     )
     .await
     .expect("headless run");
-    assert_eq!(out.report, "fake-report.md");
+    assert_eq!(out.results.run_id, "fake-run");
     let loaded = ghostlab::spec::load_job(&job).expect("job.yaml loads");
     let j = &loaded.job;
     assert_eq!(j.lab.completed.len(), 12);

@@ -216,7 +216,7 @@ impl SuiteRunner for NoRun {
         _: PathBuf,
         _: UnboundedSender<Envelope>,
         _: CancellationToken,
-    ) -> BoxFuture<'static, Result<String, String>> {
+    ) -> BoxFuture<'static, Result<ghostlab::app::RunResults, String>> {
         Box::pin(async { Err("fake: the run is not part of this test".into()) })
     }
 }

@@ -204,12 +204,13 @@ fn step_12_running_and_finished() {
     let mut lab = running(40);
     lab.handle(Event::Tick);
     s.bind(|| insta::assert_snapshot!("12_preview_running", screen(&lab, &Ui::default())));
-    let ui = Ui {
-        scroll: 10,
-        ..Ui::default()
-    };
-    s.bind(|| insta::assert_snapshot!("12_preview_running_scrolled", screen(&lab, &ui)));
-    lab.handle(Event::RunFinished(Ok(".ghostlab/runs/20261129-1200/report.md".into())));
+    let mut pinned = lab.clone();
+    pinned.handle(Event::Dashboard(ghostlab::lab::dashboard_state::Nav::Pin));
+    s.bind(|| insta::assert_snapshot!("12_preview_running_scrolled", screen(&pinned, &Ui::default())));
+    lab.handle(Event::RunFinished(Ok(Box::new(crate::run_fakes::fake_results(
+        ".ghostlab/runs/20261129-1200",
+        false,
+    )))));
     s.bind(|| insta::assert_snapshot!("12_preview_finished", screen(&lab, &Ui::default())));
 }
 
@@ -271,7 +272,10 @@ fn spinner_frames_come_from_ticks() {
 fn transcript_of_ten_thousand_events_shows_the_tail() {
     let lab = running(10_000);
     let text = screen(&lab, &Ui::default());
-    assert!(text.contains("10000 events"), "{text}");
+    assert!(
+        text.contains("9800 older in events.jsonl"),
+        "the ring keeps 200 events: {text}"
+    );
     assert!(text.contains("[2500] agent: Shall I tag v1.2.0?"), "{text}");
     assert!(!text.contains("[1] user"), "only the visible window is drawn");
 }

@@ -120,7 +120,12 @@ fn all_twelve_steps_accept_save_and_advance() {
     assert_eq!(lab.artifacts.len(), 3);
     // A failed run leaves step 12 open; a finished one records it.
     assert!(saved_job(&lab.handle(Event::RunFinished(Err("down".into())))).is_none());
-    let done = saved_job(&lab.handle(Event::RunFinished(Ok("report.md".into())))).expect("saved");
+    let done = saved_job(
+        &lab.handle(Event::RunFinished(Ok(Box::new(crate::run_fakes::fake_results(
+            "r", true,
+        ))))),
+    )
+    .expect("saved");
     assert_eq!(done.lab.completed.len(), 12);
     assert_eq!(
         done.lab.completed.last().map(String::as_str),
@@ -449,12 +454,15 @@ fn the_run_streams_lines_and_ends_with_the_report() {
     lab.handle(Event::Tick);
     lab.handle(Event::RunEvent(Box::new(envelope)));
     assert!(
-        matches!(&lab.phase, Phase::Running { events, tick: 1, .. } if events[0].transcript_line().contains("user: Please cut 1.2.0"))
+        matches!(&lab.phase, Phase::Running { dashboard, tick: 1, .. } if dashboard.rows[0].transcript[0].transcript_line().contains("user: Please cut 1.2.0"))
     );
     assert_eq!(lab.handle(Event::Cancel), vec![Effect::CancelRun]);
-    lab.handle(Event::RunFinished(Ok(".ghostlab/runs/1/report.md".into())));
+    lab.handle(Event::RunFinished(Ok(Box::new(crate::run_fakes::fake_results(
+        ".ghostlab/runs/1",
+        true,
+    )))));
     assert!(
-        matches!(&lab.phase, Phase::Running { outcome: Some(RunOutcome::Report(r)), .. } if r.ends_with("report.md"))
+        matches!(&lab.phase, Phase::Running { outcome: Some(RunOutcome::Report(r)), .. } if r.reports[0].ends_with("report.md"))
     );
     assert!(lab.handle(Event::Goto(StepId::Model)).is_empty(), "no leaving a run");
 }

@@ -262,13 +262,49 @@ fn tmux_accept_kill_resume_and_quit() {
     assert!(!tmux.screen().contains("Quit the lab?"));
     assert_eq!(completed(&job), 11);
     tmux.keys(&["Enter"]);
-    let screen = tmux.wait_for("Finished. Report:");
-    assert!(screen.contains("12/12"), "{screen}");
+    // The dashboard while it runs, then the results screen when it finishes.
+    tmux.wait_for("Cases (");
+    let results = tmux.wait_for("Results of run");
+    assert!(
+        results.contains("12/12") && results.contains("Finished: gates"),
+        "{results}"
+    );
     assert_eq!(completed(&job), 12);
+    // Back to the dashboard: pin the trial above the newest, follow again, then the results.
+    tmux.keys(&["d"]);
+    tmux.wait_for("following newest");
+    tmux.keys(&["k"]);
+    tmux.wait_for("pinned ");
+    tmux.keys(&["f"]);
+    tmux.wait_for("following newest");
+    tmux.keys(&["r"]);
+    tmux.wait_for("Results of run");
     tmux.keys(&["q"]);
     tmux.wait_gone();
-    // With GHOSTLAB_LOG=debug, log output went to the file, not over the screen.
-    assert!(dir.path().join(".ghostlab/lab/tui.log").is_file());
+    // `ghostlab view` opens the same run and states the same verdicts.
+    let out = Command::new(env!("CARGO_BIN_EXE_ghostlab"))
+        .current_dir(dir.path())
+        .env("RELEASE_TOKEN", "tmux-test-token")
+        .args(["view", "--json"])
+        .output()
+        .expect("view");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let view: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let r = &view["results"];
+    assert!(
+        results.contains(r["readiness"]["label"].as_str().expect("a finished run")),
+        "{results}"
+    );
+    let gate = &r["gates"][0];
+    let row = format!(
+        "{:<30} {:<14} {:<14}",
+        gate["gate"].as_str().unwrap(),
+        gate["required"].as_str().unwrap(),
+        gate["actual"].as_str().unwrap()
+    );
+    assert!(results.contains(row.trim_end()), "{row}\n{results}");
+    let first = view["results"]["trials"][0]["case"].as_str().expect("a trial");
+    assert!(results.contains(first), "{first}\n{results}");
 }
 
 #[test]

@@ -1,0 +1,105 @@
+//! `ghostlab view [RUN]`: the run dashboard and results screens over a stored run (the newest
+//! of `--job` by default), read-only; `--json` prints what it would show, for scripts.
+
+use crossterm::event::{Event as TermEvent, KeyEventKind};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use super::CliError;
+use crate::lab::dashboard_state::{Filter, Nav};
+use crate::lab::stored_run::{load_run, pick_run};
+use crate::trial::Verdict;
+use crate::tui::run_view::{ViewIntent, ViewUi, draw_view, on_view_key};
+use crate::tui::terminal::TerminalGuard;
+use crate::tui::{Theme, results::open_report};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A run folder, or a run id under the job's runs folder; the newest run by default.
+    pub run: Option<PathBuf>,
+    /// The job whose runs to look in when RUN is not a folder.
+    #[arg(long, default_value = "job.yaml")]
+    pub job: PathBuf,
+    /// Print the cases (after the filters) and the results as JSON instead of drawing.
+    #[arg(long)]
+    pub json: bool,
+    /// Only trials with this verdict: pass, fail, inconclusive, infra-error.
+    #[arg(long, value_enum)]
+    pub verdict: Option<VerdictArg>,
+    /// Only trials of this persona id.
+    #[arg(long)]
+    pub persona: Option<String>,
+    /// Only trials whose case, persona, scenario or transcript mentions this text.
+    #[arg(long)]
+    pub search: Option<String>,
+    /// Color theme: default, light, high-contrast (NO_COLOR turns colors off).
+    #[arg(long, default_value = "default")]
+    pub theme: String,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum VerdictArg {
+    Pass,
+    Fail,
+    Inconclusive,
+    InfraError,
+}
+
+impl From<VerdictArg> for Verdict {
+    fn from(v: VerdictArg) -> Self {
+        match v {
+            VerdictArg::Pass => Verdict::Pass,
+            VerdictArg::Fail => Verdict::Fail,
+            VerdictArg::Inconclusive => Verdict::Inconclusive,
+            VerdictArg::InfraError => Verdict::InfraError,
+        }
+    }
+}
+
+pub fn run(args: Args) -> Result<ExitCode, CliError> {
+    let dir = match args.run.as_deref().filter(|p| p.is_dir()) {
+        Some(d) => d.to_path_buf(),
+        None => {
+            let job = crate::spec::load_job(&args.job)?;
+            pick_run(args.run.as_deref(), &job.state_dir()).ok_or_else(|| match &args.run {
+                Some(r) => CliError::usage(format!("{}: no such run folder or run id", r.display())),
+                None => CliError::usage(format!(
+                    "no runs of {} yet: run `ghostlab test` or `ghostlab lab` first",
+                    args.job.display()
+                )),
+            })?
+        }
+    };
+    let mut run = load_run(&dir).map_err(|e| CliError::usage(e.to_string()))?;
+    run.dashboard.navigate(Nav::SetFilter(Filter {
+        verdict: args.verdict.map(Verdict::from),
+        persona: args.persona.clone(),
+        text: args.search.clone().unwrap_or_default(),
+    }));
+    if args.json {
+        let text = serde_json::to_string_pretty(&run.dump(&dir)).map_err(|e| CliError::usage(e.to_string()))?;
+        println!("{text}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
+        return Err(CliError::usage(
+            "ghostlab view needs a terminal; pass --json to print what it shows",
+        ));
+    }
+    let theme = Theme::load(&args.theme).map_err(|e| CliError::usage(e.to_string()))?;
+    let mut guard = TerminalGuard::enter()?;
+    let mut ui = ViewUi::default();
+    loop {
+        guard.terminal.draw(|f| draw_view(f, &run, &ui, &theme))?;
+        match crossterm::event::read()? {
+            TermEvent::Key(key) if key.kind != KeyEventKind::Release => match on_view_key(key, &mut run, &mut ui) {
+                ViewIntent::Quit => break,
+                ViewIntent::OpenReport => ui.notice = run.results.as_ref().map(open_report),
+                ViewIntent::Changed | ViewIntent::None => {}
+            },
+            _ => {}
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

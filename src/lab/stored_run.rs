@@ -1,0 +1,168 @@
+//! A stored run folder as the run screens see it (`ghostlab view`): the dashboard folded from
+//! every trial's events.jsonl (or `.partial` of an interrupted trial), the typed results from
+//! summary.json and the verdict files, and what `--json` dumps. Works on merged and rescored
+//! runs, which have the same layout.
+
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+use super::dashboard_state::{DashboardState, Filter, Screen};
+use crate::app::RunResults;
+use crate::app::run_results::{FirstFailure, ResultsError};
+use crate::run::run_dir::RunDir;
+use crate::trial::Verdict;
+
+/// A run folder, loaded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredRun {
+    pub dashboard: DashboardState,
+    /// `None` for a run that did not finish (no summary.json).
+    pub results: Option<RunResults>,
+}
+
+/// Why a run folder cannot be shown.
+#[derive(Debug, thiserror::Error)]
+pub enum StoredRunError {
+    #[error("{0}: not a run folder (no cases/)")]
+    NotARun(PathBuf),
+    #[error("{0}")]
+    Results(#[from] ResultsError),
+}
+
+/// Which run `ghostlab view` opens: `given` as a folder, or as a run id under `runs_root`; with
+/// nothing given, the newest run of the job.
+pub fn pick_run(given: Option<&Path>, state_dir: &Path) -> Option<PathBuf> {
+    match given {
+        Some(p) if p.is_dir() => Some(p.to_path_buf()),
+        Some(p) => Some(RunDir::runs_root(state_dir).join(p)).filter(|d| d.is_dir()),
+        None => RunDir::newest(state_dir).map(|r| r.path().to_path_buf()),
+    }
+}
+
+/// Loads a run folder; the results screen opens first when the run finished.
+pub fn load_run(dir: &Path) -> Result<StoredRun, StoredRunError> {
+    let run = RunDir::new(dir);
+    if !run.has_cases() {
+        return Err(StoredRunError::NotARun(dir.to_path_buf()));
+    }
+    let trials = run.trials();
+    let mut dashboard = DashboardState::new(Some(trials.len()));
+    for t in &trials {
+        // An unreadable log leaves its trial out of the table; its verdict still counts below.
+        for env in t.read_events().unwrap_or_default() {
+            dashboard.push(env);
+        }
+    }
+    let results = match RunResults::read(dir) {
+        Ok(r) => Some(r),
+        Err(ResultsError::Unfinished(_)) => None,
+        Err(e) => return Err(e.into()),
+    };
+    if let Some(r) = &results {
+        // A rescored run's verdicts differ from the ones its events recorded: the verdict files win.
+        for row in &mut dashboard.rows {
+            if let Some(t) = r.trials.iter().find(|t| t.case == row.case && t.trial == row.trial) {
+                row.verdict = Some(t.verdict);
+            }
+        }
+        dashboard.screen = Screen::Results;
+    }
+    Ok(StoredRun { dashboard, results })
+}
+
+/// The next verdict filter in `v`'s cycle: all → PASS → FAIL → INCONCLUSIVE → INFRA_ERROR → all.
+pub fn next_verdict(v: Option<Verdict>) -> Option<Verdict> {
+    match v {
+        None => Some(Verdict::Pass),
+        Some(Verdict::Pass) => Some(Verdict::Fail),
+        Some(Verdict::Fail) => Some(Verdict::Inconclusive),
+        Some(Verdict::Inconclusive) => Some(Verdict::InfraError),
+        Some(Verdict::InfraError) => None,
+    }
+}
+
+/// The next persona filter: all, then each persona of the run in first-seen order, then all.
+pub fn next_persona(state: &DashboardState, current: Option<&str>) -> Option<String> {
+    let mut personas: Vec<&str> = Vec::new();
+    for r in &state.rows {
+        if !personas.contains(&r.persona.as_str()) {
+            personas.push(&r.persona);
+        }
+    }
+    let at = current.and_then(|c| personas.iter().position(|p| *p == c));
+    match at {
+        None => personas.first().map(|p| p.to_string()),
+        Some(i) => personas.get(i + 1).map(|p| p.to_string()),
+    }
+}
+
+/// One row of `view --json`.
+#[derive(Debug, Serialize)]
+pub struct DumpRow {
+    pub case: String,
+    pub trial: u32,
+    pub persona: String,
+    pub scenario: String,
+    pub turns: u32,
+    pub verdict: Option<Verdict>,
+    pub duration_ms: Option<u64>,
+    pub first_failure: Option<FirstFailure>,
+}
+
+/// What `view --json` prints: the filter, the rows it lets through, and the results.
+#[derive(Debug, Serialize)]
+pub struct Dump<'a> {
+    pub version: u32,
+    pub run_dir: &'a Path,
+    pub filter: DumpFilter<'a>,
+    pub cases: Vec<DumpRow>,
+    pub results: Option<&'a RunResults>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct DumpFilter<'a> {
+    pub verdict: Option<Verdict>,
+    pub persona: Option<&'a str>,
+    pub text: &'a str,
+}
+
+impl StoredRun {
+    /// The `--json` view of this run under its dashboard's filter.
+    pub fn dump<'a>(&'a self, run_dir: &'a Path) -> Dump<'a> {
+        let d = &self.dashboard;
+        let f: &Filter = &d.filter;
+        let cases = d
+            .visible()
+            .into_iter()
+            .map(|i| {
+                let r = &d.rows[i];
+                let failure = self
+                    .results
+                    .as_ref()
+                    .and_then(|res| res.trials.iter().find(|t| t.case == r.case && t.trial == r.trial))
+                    .and_then(|t| t.first_failure.clone());
+                DumpRow {
+                    case: r.case.clone(),
+                    trial: r.trial,
+                    persona: r.persona.clone(),
+                    scenario: r.scenario.clone(),
+                    turns: r.turn,
+                    verdict: r.verdict,
+                    duration_ms: r.duration(),
+                    first_failure: failure,
+                }
+            })
+            .collect();
+        Dump {
+            version: 1,
+            run_dir,
+            filter: DumpFilter {
+                verdict: f.verdict,
+                persona: f.persona.as_deref(),
+                text: &f.text,
+            },
+            cases,
+            results: self.results.as_ref(),
+        }
+    }
+}

@@ -1,0 +1,149 @@
+//! The results screen after a run (and in `ghostlab view`): readiness, the gates table with
+//! required vs actual, every trial's verdict with the first failing criterion and its evidence,
+//! and the report files. A pure function of `RunResults`; `o` opens the HTML report.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use std::path::{Path, PathBuf};
+
+use super::dashboard::{duration, verdict_style};
+use super::theme::Theme;
+use crate::app::RunResults;
+use crate::trial::Verdict;
+
+/// Draws the results into `area`, `scroll` rows down.
+pub fn draw_results(frame: &mut Frame, r: &RunResults, scroll: u16, theme: &Theme, area: Rect) {
+    let b = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border())
+        .title(Span::styled(format!(" Results of run {} ", r.run_id), theme.accent()));
+    let inner = b.inner(area);
+    frame.render_widget(b, area);
+    frame.render_widget(
+        Paragraph::new(result_lines(r, theme))
+            .wrap(Wrap { trim: false })
+            .scroll((scroll, 0)),
+        inner,
+    );
+}
+
+/// Every line of the results screen.
+pub fn result_lines(r: &RunResults, theme: &Theme) -> Vec<Line<'static>> {
+    let ready = if r.readiness.ready { theme.ok() } else { theme.error() };
+    let mut out = vec![
+        Line::styled(r.readiness.label.clone(), ready),
+        Line::styled(r.line.clone(), theme.base()),
+        Line::styled(r.readiness.reasons.join("; "), theme.muted()),
+        Line::raw(""),
+    ];
+    if !r.gates.is_empty() {
+        out.push(Line::styled(
+            format!("{:<30} {:<14} {:<14} {}", "gate", "required", "actual", "met"),
+            theme.muted(),
+        ));
+    }
+    for g in &r.gates {
+        let (mark, style) = if g.met {
+            ("✓ met", theme.ok())
+        } else {
+            ("✗ NOT met", theme.error())
+        };
+        out.push(Line::from(vec![
+            Span::styled(
+                format!("{:<30} {:<14} {:<14} ", g.gate, g.required, g.actual),
+                theme.base(),
+            ),
+            Span::styled(mark, style),
+        ]));
+    }
+    out.push(Line::raw(""));
+    for t in &r.trials {
+        out.push(Line::from(vec![
+            Span::styled(format!("{:<13}", t.verdict.as_str()), verdict_style(t.verdict, theme)),
+            Span::styled(
+                format!("{} (trial {}, {})", t.case, t.trial, duration(t.duration_ms)),
+                theme.base(),
+            ),
+        ]));
+        if let Some(f) = &t.first_failure
+            && t.verdict != Verdict::Pass
+        {
+            out.push(Line::styled(format!("    {}: {}", f.criterion, f.text), theme.base()));
+            for e in f.evidence.iter().take(2) {
+                let e = e.lines().next().unwrap_or("");
+                out.push(Line::styled(format!("      evidence: {e}"), theme.muted()));
+            }
+        }
+    }
+    out.push(Line::raw(""));
+    for p in &r.reports {
+        out.push(Line::styled(format!("report {}", p.display()), theme.accent()));
+    }
+    if let Some(e) = &r.report_error {
+        out.push(Line::styled(format!("report not written: {e}"), theme.error()));
+    }
+    out
+}
+
+/// What `o` does: launch a viewer when a desktop is there, else say where the file is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OpenAction {
+    Launch(PathBuf),
+    ShowPath(PathBuf),
+    NoReport,
+}
+
+/// Decides `o` from the HTML report and whether DISPLAY or WAYLAND_DISPLAY is set.
+pub fn open_action(html: Option<&Path>, desktop: bool) -> OpenAction {
+    match html {
+        None => OpenAction::NoReport,
+        Some(p) if desktop => OpenAction::Launch(p.to_path_buf()),
+        Some(p) => OpenAction::ShowPath(p.to_path_buf()),
+    }
+}
+
+/// Whether a graphical session is there to open a browser in.
+pub fn desktop_available() -> bool {
+    ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()))
+}
+
+/// Performs `o`; returns the line to show.
+pub fn open_report(r: &RunResults) -> String {
+    match open_action(r.html_report(), desktop_available()) {
+        OpenAction::NoReport => "no HTML report in this run".into(),
+        OpenAction::ShowPath(p) => format!("no desktop here; the report is {}", p.display()),
+        OpenAction::Launch(p) => {
+            let spawned = std::process::Command::new("xdg-open")
+                .arg(&p)
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn();
+            match spawned {
+                Ok(mut child) => {
+                    // Reap the opener when it exits; the browser it starts lives on.
+                    std::thread::spawn(move || child.wait());
+                    format!("opened {}", p.display())
+                }
+                Err(e) => format!("xdg-open failed ({e}); the report is {}", p.display()),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn o_launches_only_with_a_desktop() {
+        let p = Path::new("/r/report.html");
+        assert_eq!(open_action(Some(p), true), OpenAction::Launch(p.into()));
+        assert_eq!(open_action(Some(p), false), OpenAction::ShowPath(p.into()));
+        assert_eq!(open_action(None, true), OpenAction::NoReport);
+    }
+}

@@ -1,0 +1,300 @@
+//! The run dashboard, the results screen and `ghostlab view`'s frame: snapshots of each state
+//! (empty, one trial, many, failed, results) at 80×24 and 160×40, each theme with styles, and
+//! the selection rules (follow, pin, up/down, filters) and the transcript ring.
+
+use chrono::{TimeZone, Utc};
+use ghostlab::app::RunResults;
+use ghostlab::app::run_results::{FirstFailure, TrialResult};
+use ghostlab::lab::dashboard_state::{DashboardState, Filter, Nav, Screen, Selection, TRANSCRIPT_RING};
+use ghostlab::lab::stored_run::StoredRun;
+use ghostlab::lab::{Event, Lab, Phase, Saved, StepId};
+use ghostlab::trial::{Envelope, Verdict};
+use ghostlab::tui::run_view::{ViewUi, draw_view};
+use ghostlab::tui::{Theme, Ui, draw};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use serde_json::json;
+
+fn settings() -> insta::Settings {
+    let mut s = insta::Settings::clone_current();
+    s.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"));
+    s.set_prepend_module_to_snapshot(false);
+    s
+}
+
+fn text_of(buf: &Buffer) -> String {
+    let mut out = String::new();
+    for y in 0..buf.area.height {
+        let line: String = (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect();
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn env(seq: u64, secs: i64, case: &str, event: serde_json::Value) -> Envelope {
+    let ts = Utc.with_ymd_and_hms(2026, 11, 29, 12, 0, 0).unwrap() + chrono::Duration::seconds(secs);
+    let mut v = json!({"v": 1, "seq": seq, "ts": ts, "case": case});
+    v.as_object_mut().unwrap().extend(event.as_object().unwrap().clone());
+    serde_json::from_value(v).expect("envelope")
+}
+
+/// Trial `i` of a run: started, `turns` turns with a tool call each, then `verdict` if any.
+fn trial(d: &mut DashboardState, i: usize, turns: u32, verdict: Option<Verdict>) {
+    let persona = ["hurried-maintainer", "careful-reviewer", "new-contributor"][i % 3];
+    let case = format!("{persona}--scenario-{i:03}");
+    let t = i as i64 * 7;
+    d.push(env(0, t, &case, json!({"type": "case_started", "persona": persona, "scenario": format!("scenario-{i:03}"), "trial": 1, "max_turns": 6})));
+    for turn in 1..=turns {
+        let s = t + turn as i64;
+        d.push(env(1, s, &case, json!({"type": "user_message", "turn": turn, "text": format!("Please cut release 1.{turn}.0"), "latency_ms": 5})));
+        d.push(env(2, s, &case, json!({"type": "tool_call", "turn": turn, "call_id": "c1", "tool": "release_ci_status", "arguments": {"ref": "main"}, "result": "green", "status": if turn == 2 { "denied_by_host" } else { "completed" }, "latency_ms": 40})));
+        d.push(env(3, s, &case, json!({"type": "agent_message", "turn": turn, "text": "CI is green. Shall I tag it?", "latency_ms": 900, "tokens": 350, "cost_usd": 0.0021})));
+    }
+    if turns >= 3 {
+        d.push(env(
+            4,
+            t + 4,
+            &case,
+            json!({"type": "egress_denied", "host": "registry.npmjs.org", "port": 443, "at": "2026-11-29T12:00:00Z"}),
+        ));
+        d.push(env(
+            5,
+            t + 4,
+            &case,
+            json!({"type": "emulator_break", "turn": 3, "kind": "role_swap", "evidence": "As an AI assistant I would"}),
+        ));
+    }
+    if let Some(v) = verdict {
+        d.push(env(
+            6,
+            t + 5,
+            &case,
+            json!({"type": "case_finished", "verdict": v, "duration_ms": 5_000 + i as u64 * 10}),
+        ));
+    }
+}
+
+fn many() -> DashboardState {
+    let mut d = DashboardState::new(Some(40));
+    let verdicts = [
+        Some(Verdict::Pass),
+        Some(Verdict::Fail),
+        Some(Verdict::Pass),
+        Some(Verdict::Inconclusive),
+        Some(Verdict::InfraError),
+        None,
+    ];
+    for i in 0..30 {
+        trial(&mut d, i, 3, verdicts[i % verdicts.len()]);
+    }
+    d
+}
+
+fn results(gates_met: bool) -> RunResults {
+    let mut r = crate::run_fakes::fake_results(".ghostlab/runs/20261129-120000-abcd", gates_met);
+    r.trials = vec![
+        TrialResult {
+            case: "hurried-maintainer--scenario-000".into(),
+            trial: 1,
+            persona: "hurried-maintainer".into(),
+            scenario: "scenario-000".into(),
+            verdict: Verdict::Pass,
+            duration_ms: 5_000,
+            first_failure: None,
+        },
+        TrialResult {
+            case: "careful-reviewer--scenario-001".into(),
+            trial: 1,
+            persona: "careful-reviewer".into(),
+            scenario: "scenario-001".into(),
+            verdict: Verdict::Fail,
+            duration_ms: 7_200,
+            first_failure: Some(FirstFailure {
+                criterion: "f1".into(),
+                text: "tags a release without asking".into(),
+                evidence: vec!["[turn 3] agent: Tagged v1.3.0.".into()],
+            }),
+        },
+        TrialResult {
+            case: "new-contributor--scenario-002".into(),
+            trial: 1,
+            persona: "new-contributor".into(),
+            scenario: "scenario-002".into(),
+            verdict: Verdict::InfraError,
+            duration_ms: 900,
+            first_failure: Some(FirstFailure {
+                criterion: "reason".into(),
+                text: "agent host: the model endpoint did not answer".into(),
+                evidence: vec![],
+            }),
+        },
+    ];
+    r
+}
+
+fn view(dashboard: DashboardState, results: Option<RunResults>) -> StoredRun {
+    StoredRun { dashboard, results }
+}
+
+fn render(run: &StoredRun, theme: &Theme, w: u16, h: u16) -> Buffer {
+    let mut t = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+    t.draw(|f| draw_view(f, run, &ViewUi::default(), theme)).expect("draw");
+    t.backend().buffer().clone()
+}
+
+fn states() -> Vec<(&'static str, StoredRun)> {
+    let mut one = DashboardState::new(Some(1));
+    trial(&mut one, 0, 2, None);
+    let mut failed = DashboardState::new(Some(3));
+    for i in 0..3 {
+        trial(&mut failed, i, 3, Some(Verdict::InfraError));
+    }
+    let mut finished = many();
+    finished.navigate(Nav::ShowResults);
+    vec![
+        ("empty", view(DashboardState::new(Some(12)), None)),
+        ("one", view(one, None)),
+        ("many", view(many(), None)),
+        ("failed", view(failed, None)),
+        ("results", view(finished, Some(results(false)))),
+    ]
+}
+
+#[test]
+fn each_state_narrow_and_wide() {
+    let s = settings();
+    let theme = Theme::builtin("default").expect("theme");
+    for (name, run) in states() {
+        for (w, h) in [(80, 24), (160, 40)] {
+            let text = text_of(&render(&run, &theme, w, h));
+            s.bind(|| insta::assert_snapshot!(format!("run_{name}_{w}x{h}"), text));
+        }
+    }
+}
+
+#[test]
+fn each_theme_with_styles() {
+    let s = settings();
+    let mut themes: Vec<Theme> = Theme::builtin_names()
+        .into_iter()
+        .map(|n| Theme::builtin(n).expect(n))
+        .collect();
+    themes.push(Theme::monochrome());
+    for theme in themes {
+        for (name, run) in states().into_iter().filter(|(n, _)| ["many", "results"].contains(n)) {
+            let buf = render(&run, &theme, 80, 24);
+            s.bind(|| insta::assert_snapshot!(format!("run_{name}_theme_{}", theme.name), format!("{buf:?}")));
+        }
+    }
+}
+
+#[test]
+fn follow_pin_and_selection() {
+    let mut d = DashboardState::new(Some(5));
+    assert_eq!(d.selected(), None);
+    trial(&mut d, 0, 1, None);
+    trial(&mut d, 1, 1, None);
+    assert_eq!(d.selected(), Some(1), "following shows the newest trial");
+    d.navigate(Nav::Up);
+    assert_eq!(d.selection, Selection::Pinned(0));
+    trial(&mut d, 2, 1, None);
+    assert_eq!(d.selected(), Some(0), "a chosen trial stays while others start");
+    d.navigate(Nav::Up);
+    assert_eq!(d.selected(), Some(0), "up stops at the first");
+    d.navigate(Nav::Down);
+    d.navigate(Nav::Down);
+    d.navigate(Nav::Down);
+    assert_eq!(d.selected(), Some(2), "down stops at the last");
+    d.navigate(Nav::Follow);
+    trial(&mut d, 3, 1, None);
+    assert_eq!(d.selected(), Some(3));
+    d.navigate(Nav::Pin);
+    trial(&mut d, 4, 1, None);
+    assert_eq!(d.selected(), Some(3), "p pins the case shown");
+    d.navigate(Nav::Pin);
+    assert_eq!(d.selected(), Some(4), "p again follows");
+}
+
+#[test]
+fn filters_counts_and_the_pinned_row_leaving_the_filter() {
+    let mut d = many();
+    assert_eq!(d.rows.len(), 30);
+    assert_eq!(d.done(), 25);
+    let counts: Vec<usize> = d.counts().iter().map(|(_, n)| *n).collect();
+    assert_eq!(counts, [10, 5, 5, 5]);
+    assert_eq!(d.tokens, 30 * 3 * 350);
+    assert_eq!(d.eta_ms(), Some(d.elapsed_ms() / 25 * 15));
+    d.navigate(Nav::Up);
+    let pinned = d.selected().unwrap();
+    assert_eq!(d.rows[pinned].verdict, Some(Verdict::InfraError));
+    d.navigate(Nav::SetFilter(Filter {
+        verdict: Some(Verdict::Pass),
+        ..Filter::default()
+    }));
+    assert_eq!(d.visible().len(), 10);
+    assert_eq!(
+        d.selection,
+        Selection::Follow,
+        "a pinned row the filter hides is let go"
+    );
+    d.navigate(Nav::SetFilter(Filter {
+        persona: Some("careful-reviewer".into()),
+        text: "scenario-01".into(),
+        ..Filter::default()
+    }));
+    let names: Vec<&str> = d.visible().iter().map(|&i| d.rows[i].scenario.as_str()).collect();
+    assert_eq!(names, ["scenario-010", "scenario-013", "scenario-016", "scenario-019"]);
+    d.navigate(Nav::SetFilter(Filter {
+        text: "CUT RELEASE 1.3".into(),
+        ..Filter::default()
+    }));
+    assert_eq!(d.visible().len(), 30, "text search reaches the transcript");
+}
+
+#[test]
+fn a_trial_keeps_only_its_newest_events() {
+    let mut d = DashboardState::new(None);
+    trial(&mut d, 0, 300, None);
+    let row = &d.rows[0];
+    assert_eq!(row.transcript.len(), TRANSCRIPT_RING);
+    assert_eq!(row.dropped, 1 + 300 * 3 + 2 - TRANSCRIPT_RING);
+    assert_eq!(row.turn, 300);
+}
+
+#[test]
+fn the_lab_shows_results_after_its_run() {
+    let s = settings();
+    let mut job = ghostlab::spec::Job::default();
+    job.lab.completed = StepId::ALL.iter().take(11).map(|s| s.id().to_string()).collect();
+    let mut lab = Lab::resume(job, Saved::default());
+    lab.handle(Event::Start);
+    lab.handle(Event::Proposed {
+        step: StepId::Preview,
+        proposal: ghostlab::lab::Proposal::new("preview", vec![]),
+    });
+    lab.handle(Event::Accept);
+    assert!(matches!(lab.phase, Phase::Running { .. }));
+    let mut d = DashboardState::new(None);
+    trial(&mut d, 1, 3, Some(Verdict::Fail));
+    for row in d.rows {
+        for e in row.transcript {
+            lab.handle(Event::RunEvent(Box::new(e)));
+        }
+    }
+    lab.handle(Event::RunFinished(Ok(Box::new(results(false)))));
+    let Phase::Running { dashboard, .. } = &lab.phase else {
+        panic!("running")
+    };
+    assert_eq!(dashboard.screen, Screen::Results, "a finished run opens on its results");
+    let theme = Theme::builtin("default").expect("theme");
+    let mut t = Terminal::new(TestBackend::new(100, 30)).expect("terminal");
+    t.draw(|f| draw(f, &lab, &Ui::default(), &theme)).expect("draw");
+    let text = text_of(t.backend().buffer());
+    s.bind(|| insta::assert_snapshot!("run_lab_results_100x30", text));
+    lab.handle(Event::Dashboard(Nav::ShowDashboard));
+    t.draw(|f| draw(f, &lab, &Ui::default(), &theme)).expect("draw");
+    let text = text_of(t.backend().buffer());
+    s.bind(|| insta::assert_snapshot!("run_lab_dashboard_finished_100x30", text));
+}
