@@ -7,7 +7,8 @@
 //! `CONNECT api.anthropic.com:443` to a local TLS server (`fake_provider`) whose test CA the
 //! sandbox trusts through `NODE_EXTRA_CA_CERTS`, set by this test through the job's
 //! `env_allowlist` and an upload. The second built-in (`openai`, the small model) is resolved and
-//! allowlisted; OpenCode never calls it in these runs (titles are suppressed).
+//! allowlisted; OpenCode never calls it in these runs (titles are suppressed). Its own wire
+//! format end to end: `real_model_openai.rs`.
 //!
 //! Also: no credential → exit 2 within a second; a provider answering 401 → INFRA_ERROR naming
 //! the provider, without retries.

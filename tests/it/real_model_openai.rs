@@ -144,14 +144,23 @@ async fn a_provider_answering_403_is_a_credential_refusal_not_a_blocked_host() {
         &[CANARY],
     )
     .await;
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
     let v = trial_verdict(&run, CASE);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}\nverdict: {v:#}\nprovider saw: {:#?}\nlogs: {}",
+        String::from_utf8_lossy(&out.stderr),
+        provider.seen(),
+        logs_of(&run)
+    );
     assert_eq!(v["verdict"], "INFRA_ERROR", "{v:#}");
     let reasons = v["reasons"].to_string();
     assert!(
         reasons.contains("model provider `openai` (api.openai.com) answered HTTP 403")
             && reasons.contains("refused the credential"),
-        "{reasons}"
+        "{reasons}\nprovider saw: {:#?}\nlogs: {}",
+        provider.seen(),
+        logs_of(&run)
     );
     assert!(!reasons.contains("network policy"), "{reasons}");
     assert_eq!(provider.seen().len(), 1, "{:#?}", provider.seen());
