@@ -108,15 +108,13 @@ impl std::fmt::Display for ProviderRefusal {
     }
 }
 
-/// The text for an agent host's `APIError`, before the egress log is consulted, or `None` when
-/// it is not an authentication refusal.
-pub fn describe(status: u64, url: Option<&str>, message: &str) -> Option<String> {
-    ProviderRefusal::from_error(status, url, message).map(|r| r.to_string())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn describe(status: u64, url: Option<&str>, message: &str) -> Option<String> {
+        ProviderRefusal::from_error(status, url, message).map(|r| r.to_string())
+    }
 
     #[test]
     fn names_the_provider_and_status() {
