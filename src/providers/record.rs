@@ -121,3 +121,58 @@ pub fn rows_for_run(run_dir: &Path) -> Vec<(String, String)> {
         None => vec![("OpenCode auth mounted".into(), "false".into())],
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(r: &ProvidersRecord) -> std::collections::HashMap<String, String> {
+        r.provenance_rows().into_iter().collect()
+    }
+
+    #[test]
+    fn provenance_shows_hosts_with_their_reason_and_the_credential_kind_only() {
+        let mut r = ProvidersRecord {
+            version: VERSION,
+            endpoints: vec![EndpointRecord {
+                provider: "openai".into(),
+                models: vec!["openai/gpt-4.1 (agent.runtime.model)".into()],
+                hosts: vec!["api.openai.com:443".into()],
+                source: EndpointSource::SdkDefault("@ai-sdk/openai".into()),
+            }],
+            credentials: vec![CredentialRecord {
+                provider: "openai".into(),
+                kind: CredentialKind::Env("OPENAI_API_KEY".into()),
+            }],
+            opencode_auth: AuthRecord::default(),
+        };
+        let shown = rows(&r);
+        assert_eq!(
+            shown["Model provider endpoints (allowlisted)"],
+            "openai → api.openai.com:443 (default host of @ai-sdk/openai)"
+        );
+        assert_eq!(
+            shown["Credential per provider (kind only)"],
+            "openai: environment variable OPENAI_API_KEY"
+        );
+        assert_eq!(shown["OpenCode auth mounted"], "false");
+        // Opting in is not mounting: only staged sessions make it true.
+        r.opencode_auth = AuthRecord {
+            opted_in: true,
+            providers: vec!["openai".into()],
+            staged_sessions: 0,
+        };
+        assert_eq!(
+            rows(&r)["OpenCode auth mounted"],
+            "false (opted in, but no login entry was staged)"
+        );
+        r.opencode_auth.staged_sessions = 2;
+        assert_eq!(rows(&r)["OpenCode auth mounted"], "true (openai for 2 session(s))");
+        // A run folder without a record staged nothing.
+        let empty = tempfile::tempdir().unwrap();
+        assert_eq!(
+            rows_for_run(empty.path()),
+            vec![("OpenCode auth mounted".to_string(), "false".to_string())]
+        );
+    }
+}

@@ -19,6 +19,7 @@ use super::events::{Role, RunEvent};
 use super::observe_files::{FileBaseline, FileFacts};
 use super::opencode::{OpencodeRunner, OpencodeSetup};
 use super::opencode_warm::{OpencodeWarmRunner, WarmLink};
+use super::refusal_attribution::AttributedRefusals;
 use super::run_dir::TrialDir;
 use super::runner::AgentRunner;
 use super::runners::{MockRunner, ProcessRunner};
@@ -164,12 +165,15 @@ async fn prepare_and_converse(
     }
     // After setup, so what setup installs is not taken for the agent's doing.
     *baseline = Some(FileBaseline::take(env));
-    let mut runner: Box<dyn AgentRunner> = match build_runner(ctx, env, case) {
+    let runner: Box<dyn AgentRunner> = match build_runner(ctx, env, case) {
         Ok(r) => r,
         Err(reason) => return Ok(Err(("agent host".into(), reason))),
     };
+    // A refused model request is told apart from a host the sandbox's policy blocked.
+    let denied = || env.denials().into_iter().map(|d| (d.host, d.port)).collect();
+    let mut runner = AttributedRefusals::new(runner, &denied);
     let mcp_servers: Vec<String> = ctx.job.mcps.iter().map(|m| m.name.clone()).collect();
-    let end = converse(case, runner.as_mut(), ctx.emulator.as_ref(), &mcp_servers, log).await?;
+    let end = converse(case, &mut runner, ctx.emulator.as_ref(), &mcp_servers, log).await?;
     runner.close().await;
     Ok(Ok(end))
 }

@@ -21,6 +21,7 @@ pub mod opencode_events;
 pub mod opencode_warm;
 pub mod peer_faults;
 pub mod provider_home;
+pub mod refusal_attribution;
 pub mod rescore;
 pub mod run_dir;
 pub mod runner;

@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::events::ToolStatus;
 use super::runner::{RunnerError, ToolCallRecord, TurnOutput};
 use super::turn_stream::TurnStream;
+use crate::providers::refusal::ProviderRefusal;
 
 /// The text OpenCode puts in a tool error when an `ask` permission was auto-rejected.
 const REJECTED_MARKER: &str = "rejected permission";
@@ -70,9 +71,15 @@ pub fn parse_opencode_events(stdout: &str) -> ParsedTurn {
                     .unwrap_or_default();
                 let refusal = err.pointer("/data/statusCode").and_then(Value::as_u64).and_then(|s| {
                     let url = err.pointer("/data/metadata/url").and_then(Value::as_str);
-                    crate::providers::refusal::describe(s, url, message)
+                    ProviderRefusal::from_error(s, url, message)
                 });
-                p.stream.error = Some(refusal.unwrap_or_else(|| format!("{name}{status}: {message}")));
+                p.stream.error = Some(
+                    refusal
+                        .as_ref()
+                        .map(ToString::to_string)
+                        .unwrap_or_else(|| format!("{name}{status}: {message}")),
+                );
+                p.stream.refusal = refusal;
             }
             _ => {}
         }

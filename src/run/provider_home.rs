@@ -232,4 +232,76 @@ mod tests {
         // Idempotent: a second seed of the same HOME works.
         seed_opencode_config(tmp.path()).unwrap();
     }
+
+    fn record(opted_in: bool) -> ProvidersRecord {
+        ProvidersRecord {
+            version: crate::providers::record::VERSION,
+            endpoints: Vec::new(),
+            credentials: vec![crate::providers::record::CredentialRecord {
+                provider: "anthropic".into(),
+                kind: crate::providers::CredentialKind::OpencodeLogin,
+            }],
+            opencode_auth: crate::providers::record::AuthRecord {
+                opted_in,
+                providers: vec!["anthropic".into()],
+                staged_sessions: 0,
+            },
+        }
+    }
+
+    fn mounted_row(run: &Path) -> String {
+        crate::providers::record::rows_for_run(run)
+            .into_iter()
+            .find(|(k, _)| k == "OpenCode auth mounted")
+            .map(|(_, v)| v)
+            .unwrap()
+    }
+
+    /// "OpenCode auth mounted" is counted from files really written into a session HOME (that
+    /// the file is gone after a kept session is proven end to end in `tests/it/real_model.rs`).
+    #[tokio::test]
+    async fn mounted_is_true_only_for_sessions_that_received_the_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let login = tmp.path().join("auth.json");
+        std::fs::write(
+            &login,
+            r#"{"anthropic": {"type": "api", "key": "gl-login-canary-1f2e"}}"#,
+        )
+        .unwrap();
+        let run = tmp.path().join("run");
+        std::fs::create_dir_all(&run).unwrap();
+        record(true).write(&run).unwrap();
+        let local = Arc::new(crate::run::environment::LocalEnvironmentFactory { workspace: None });
+
+        // Opted in, but nothing to stage: the report must not claim a mount.
+        let none = SeededEnvironments::wrap(local.clone(), HomeSeed::default(), Some((run.clone(), record(true))));
+        let env = none.create("c1").await.unwrap();
+        assert!(!env.home_host().join(".local/share/opencode/auth.json").exists());
+        env.close().await;
+        assert_eq!(mounted_row(&run), "false (opted in, but no login entry was staged)");
+
+        let seed = HomeSeed {
+            auth: Some(AuthFile::load(&login).unwrap()),
+        };
+        let staged = SeededEnvironments::wrap(local, seed, Some((run.clone(), record(true))));
+        let env = staged.create("c2").await.unwrap();
+        let file = env.home_host().join(".local/share/opencode/auth.json");
+        assert!(file.is_file());
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(std::fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o600);
+        }
+        assert_eq!(mounted_row(&run), "true (anthropic for 1 session(s))");
+        env.close().await;
+        let rows = format!("{:?}", crate::providers::record::rows_for_run(&run));
+        assert!(
+            rows.contains("anthropic: OpenCode login (auth.json)") && !rows.contains("gl-login-canary"),
+            "{rows}"
+        );
+        assert!(
+            !std::fs::read_to_string(run.join("providers.json"))
+                .unwrap()
+                .contains("gl-login-canary")
+        );
+    }
 }

@@ -41,6 +41,9 @@ pub enum RunnerError {
     Crashed { code: i32, detail: String },
     #[error("the agent's model endpoint failed: {0}")]
     ModelEndpoint(String),
+    /// A model request refused with 401/403, by the provider or by the sandbox's egress policy.
+    #[error("the agent's model endpoint failed: {0}")]
+    ProviderRefused(crate::providers::refusal::ProviderRefusal),
     #[error("the turn did not finish within {seconds} s")]
     Timeout { seconds: u64 },
     #[error("the agent host's output could not be read: {0}")]

@@ -23,6 +23,9 @@ pub struct TurnStream {
     pub ended: bool,
     /// The error the host reported, if any.
     pub error: Option<String>,
+    /// The error was a model request refused with 401/403 (its text is in `error`); the case
+    /// attributes it to the provider or the sandbox's egress policy.
+    pub refusal: Option<crate::providers::refusal::ProviderRefusal>,
     pub stray_lines: Vec<String>,
 }
 
@@ -42,6 +45,9 @@ impl TurnStream {
 
     /// The turn's result; `end_marker` names what a complete stream ends with.
     pub fn into_result(self, end_marker: &str) -> Result<TurnOutput, RunnerError> {
+        if let Some(r) = self.refusal {
+            return Err(RunnerError::ProviderRefused(r));
+        }
         if let Some(e) = self.error {
             return Err(RunnerError::ModelEndpoint(e));
         }

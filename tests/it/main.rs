@@ -43,6 +43,8 @@ mod model_server;
 mod opencode_emit;
 mod planted_faults;
 mod real_model;
+mod real_model_openai;
+mod real_model_support;
 mod redaction_ids;
 mod rescore_cli;
 mod resume_kill;

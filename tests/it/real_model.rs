@@ -7,185 +7,31 @@
 //! `CONNECT api.anthropic.com:443` to a local TLS server (`fake_provider`) whose test CA the
 //! sandbox trusts through `NODE_EXTRA_CA_CERTS`, set by this test through the job's
 //! `env_allowlist` and an upload. The second built-in (`openai`, the small model) is resolved and
-//! allowlisted; OpenCode never calls it in these runs (titles are suppressed).
+//! allowlisted; OpenCode never calls it in these runs (titles are suppressed). Its own wire
+//! format end to end: `real_model_openai.rs`.
 //!
 //! Also: no credential → exit 2 within a second; a provider answering 401 → INFRA_ERROR naming
 //! the provider, without retries.
 
 use crate::common;
-use crate::fake_provider::{FakeAnthropic, Mode, TestCa};
+use crate::fake_provider::{FakeProvider, Mode, TestCa, Wire};
+use crate::real_model_support::{
+    agent_allowlists, files_containing, ghostlab, logs_of, prepared, resolve_override, run_case, set_harness,
+};
 
-use assert_cmd::Command;
-use common::{PREPARE_RELEASE as CASE, copy_release_bot, newest_run, opencode_bin, test_one_case_args, trial_verdict};
+use common::{PREPARE_RELEASE as CASE, opencode_bin, test_one_case_args, trial_verdict};
 use ghostlab::llm::cassette::Cassette;
 use ghostlab::llm::model_server::{ServerOptions, start};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 const ENV_CANARY: &str = "gl-canary-env-anthropic-5b1f0e77";
 const OPENAI_CANARY: &str = "gl-canary-env-openai-0c4de291";
 const LOGIN_CANARY: &str = "gl-canary-login-anthropic-93d2aa41";
-const CA_INSIDE: &str = "/sandbox/uploads/test-ca.pem";
-
-/// Provider variables that must not leak in from the environment running the tests.
-const PROVIDER_VARS: &[&str] = &["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "XDG_DATA_HOME"];
-
-fn ghostlab(dir: &Path) -> Command {
-    let mut c = Command::cargo_bin("ghostlab").unwrap();
-    c.current_dir(dir)
-        .env("GHOSTLAB_OPENCODE_BIN", opencode_bin())
-        .env("RELEASE_TOKEN", "x-token-value")
-        .env("GHOSTLAB_LLM_ATTEMPTS", "1")
-        .env("NODE_EXTRA_CA_CERTS", CA_INSIDE)
-        .timeout(Duration::from_secs(600));
-    for v in PROVIDER_VARS {
-        c.env_remove(v);
-    }
-    c
-}
-
-/// The release-bot example on built-in providers: anthropic for the agent, openai as the small
-/// model; `credentials` is the YAML of `sandbox.credentials`.
-fn prepared(ca: &TestCa, credentials: &str, extra_sandbox: &str) -> (tempfile::TempDir, PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let dir = tmp.path().join("release-bot");
-    copy_release_bot(&dir);
-    std::fs::copy(ca.ca_pem(), dir.join("test-ca.pem")).unwrap();
-    let job = dir.join("job.yaml");
-    let text = std::fs::read_to_string(&job)
-        .unwrap()
-        .replace("github-copilot/claude-sonnet-4.5", "anthropic/claude-sonnet-4-5")
-        .replace("github-copilot/claude-haiku-4.5", "openai/gpt-5-mini")
-        .replace(
-            "  processes: 256\n",
-            &format!(
-                "  processes: 256\n  env_allowlist: [NODE_EXTRA_CA_CERTS]\n  uploads:\n    - src: ./test-ca.pem\n{credentials}{extra_sandbox}"
-            ),
-        );
-    assert!(text.contains("anthropic/claude-sonnet-4-5") && text.contains("test-ca.pem"));
-    std::fs::write(&job, text).unwrap();
-    let out = ghostlab(&dir)
-        .env("ANTHROPIC_API_KEY", ENV_CANARY)
-        .env("OPENAI_API_KEY", OPENAI_CANARY)
-        .args(["generate", "--job", "job.yaml"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    (tmp, dir)
-}
-
-/// Points emulator and judge at a scripted local OpenAI-compatible server (recorded).
-fn set_harness(dir: &Path, url: &str) {
-    let job = dir.join("job.yaml");
-    let text = std::fs::read_to_string(&job).unwrap();
-    let start = text.find("generation:").unwrap();
-    let end = text.find("review:").unwrap();
-    let roles = format!(
-        "generation:\n  proposer: {{ provider: offline }}\n  emulator: {{ provider: record, model: scripted, base_url: \"{url}\", cassette: ./cassettes/harness.json }}\n  judge: {{ provider: record, model: scripted, base_url: \"{url}\", cassette: ./cassettes/harness.json }}\n"
-    );
-    let text = format!("{}{roles}{}", &text[..start], &text[end..]).replace("min_pass_rate: 0.8", "min_pass_rate: 1.0");
-    std::fs::write(&job, text).unwrap();
-}
-
-/// Samples every process's argv while a run goes on; reports any that held `needles`.
-struct ArgvWatch {
-    stop: Arc<AtomicBool>,
-    handle: std::thread::JoinHandle<(usize, usize, Vec<String>)>,
-}
-
-impl ArgvWatch {
-    fn start(needles: &[&str]) -> ArgvWatch {
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = stop.clone();
-        let needles: Vec<String> = needles.iter().map(|s| s.to_string()).collect();
-        let handle = std::thread::spawn(move || {
-            let (mut samples, mut opencode_seen, mut hits) = (0usize, 0usize, Vec::new());
-            while !flag.load(Ordering::Relaxed) {
-                samples += 1;
-                for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-                    let Ok(bytes) = std::fs::read(e.path().join("cmdline")) else {
-                        continue;
-                    };
-                    let argv = String::from_utf8_lossy(&bytes).replace('\0', " ");
-                    if argv.contains("opencode") && argv.contains(" run ") {
-                        opencode_seen += 1;
-                    }
-                    if needles.iter().any(|n| argv.contains(n.as_str())) {
-                        hits.push(argv);
-                    }
-                }
-                std::thread::sleep(Duration::from_millis(40));
-            }
-            (samples, opencode_seen, hits)
-        });
-        ArgvWatch { stop, handle }
-    }
-
-    fn finish(self) -> (usize, usize, Vec<String>) {
-        self.stop.store(true, Ordering::Relaxed);
-        self.handle.join().unwrap()
-    }
-}
-
-fn files_containing(root: &Path, needle: &str) -> Vec<PathBuf> {
-    walkdir::WalkDir::new(root)
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file())
-        .filter(|e| {
-            std::fs::read(e.path())
-                .map(|b| b.windows(needle.len()).any(|w| w == needle.as_bytes()))
-                .unwrap_or(false)
-        })
-        .map(|e| e.path().to_path_buf())
-        .collect()
-}
-
-fn logs_of(run: &Path) -> String {
-    std::fs::read_dir(run.join("logs"))
-        .unwrap()
-        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap_or_default())
-        .collect()
-}
-
-/// The allowlists of every agent session, from the sandbox log.
-fn agent_allowlists(logs: &str) -> Vec<String> {
-    logs.lines()
-        .filter(|l| l.contains(" session agent-") && l.contains(" created: "))
-        .map(|l| {
-            let from = l.find("network allowlist [").expect(l) + "network allowlist [".len();
-            l[from..l[from..].find(']').unwrap() + from].to_string()
-        })
-        .collect()
-}
-
-fn resolve_override(port: u16) -> String {
-    format!("api.anthropic.com:443=127.0.0.1:{port},api.openai.com:443=127.0.0.1:{port}")
-}
-
-/// Runs the one case; returns the output, the run folder and the argv samples.
-async fn run_case(
-    dir: &Path,
-    envs: Vec<(&'static str, String)>,
-) -> (std::process::Output, PathBuf, (usize, usize, Vec<String>)) {
-    let watch = ArgvWatch::start(&[ENV_CANARY, LOGIN_CANARY, OPENAI_CANARY]);
-    let d = dir.to_path_buf();
-    let out = tokio::task::spawn_blocking(move || {
-        let mut c = ghostlab(&d);
-        for (k, v) in envs {
-            c.env(k, v);
-        }
-        c.args(test_one_case_args(CASE, false)).output().unwrap()
-    })
-    .await
-    .unwrap();
-    let argv = watch.finish();
-    (out, newest_run(dir), argv)
-}
+const MODELS: (&str, &str) = ("anthropic/claude-sonnet-4-5", "openai/gpt-5-mini");
+const CANARIES: &[&str] = &[ENV_CANARY, LOGIN_CANARY, OPENAI_CANARY];
+const KEYS: &[(&str, &str)] = &[("ANTHROPIC_API_KEY", ENV_CANARY), ("OPENAI_API_KEY", OPENAI_CANARY)];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn builtin_anthropic_provider_with_env_key_then_with_opencode_login() {
@@ -201,10 +47,12 @@ async fn builtin_anthropic_provider_with_env_key_then_with_opencode_login() {
     // Run 1: the key from `credentials.env`.
     let (_tmp, dir) = prepared(
         &ca,
+        MODELS,
         "  credentials:\n    env: [ANTHROPIC_API_KEY, OPENAI_API_KEY]\n",
         "",
+        KEYS,
     );
-    let provider = FakeAnthropic::start(&ca, &agent_script, ENV_CANARY, Mode::Script).await;
+    let provider = FakeProvider::start(&ca, Wire::Anthropic, &agent_script, ENV_CANARY, Mode::Script).await;
     let harness = start(Cassette::load(harness_file.path()).unwrap(), ServerOptions::default())
         .await
         .unwrap();
@@ -216,6 +64,7 @@ async fn builtin_anthropic_provider_with_env_key_then_with_opencode_login() {
             ("OPENAI_API_KEY", OPENAI_CANARY.into()),
             ("GHOSTLAB_TEST_EGRESS_RESOLVE", resolve_override(provider.port)),
         ],
+        CANARIES,
     )
     .await;
     harness.shutdown().await;
@@ -279,7 +128,13 @@ async fn builtin_anthropic_provider_with_env_key_then_with_opencode_login() {
     assert!(report.contains("OpenCode auth mounted | false"), "{report}");
 
     // Run 2: no key in the environment; only the user's OpenCode login, staged per session.
-    let (_tmp2, dir2) = prepared(&ca, "  credentials:\n    opencode_auth: true\n", "  keep: true\n");
+    let (_tmp2, dir2) = prepared(
+        &ca,
+        MODELS,
+        "  credentials:\n    opencode_auth: true\n",
+        "  keep: true\n",
+        KEYS,
+    );
     let user_data = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(user_data.path().join("opencode")).unwrap();
     std::fs::write(
@@ -292,7 +147,7 @@ async fn builtin_anthropic_provider_with_env_key_then_with_opencode_login() {
         .to_string(),
     )
     .unwrap();
-    let provider2 = FakeAnthropic::start(&ca, &agent_script, LOGIN_CANARY, Mode::Script).await;
+    let provider2 = FakeProvider::start(&ca, Wire::Anthropic, &agent_script, LOGIN_CANARY, Mode::Script).await;
     let harness = start(Cassette::load(harness_file.path()).unwrap(), ServerOptions::default())
         .await
         .unwrap();
@@ -303,6 +158,7 @@ async fn builtin_anthropic_provider_with_env_key_then_with_opencode_login() {
             ("XDG_DATA_HOME", user_data.path().to_string_lossy().into_owned()),
             ("GHOSTLAB_TEST_EGRESS_RESOLVE", resolve_override(provider2.port)),
         ],
+        CANARIES,
     )
     .await;
     harness.shutdown().await;
@@ -363,7 +219,7 @@ fn without_a_credential_the_run_stops_in_under_a_second() {
         Ok(ca) => ca,
         Err(e) => return ghostlab::util::skip::skipped(&e),
     };
-    let (_tmp, dir) = prepared(&ca, "", "");
+    let (_tmp, dir) = prepared(&ca, MODELS, "", "", KEYS);
     let started = Instant::now();
     let out = ghostlab(&dir).args(test_one_case_args(CASE, false)).output().unwrap();
     let took = started.elapsed();
@@ -397,10 +253,12 @@ async fn a_provider_answering_401_is_an_infra_error_naming_it() {
     let agent_script = common::repo().join("examples/release-bot/cassettes/agent.json");
     let (_tmp, dir) = prepared(
         &ca,
+        MODELS,
         "  credentials:\n    env: [ANTHROPIC_API_KEY, OPENAI_API_KEY]\n",
         "",
+        KEYS,
     );
-    let provider = FakeAnthropic::start(&ca, &agent_script, ENV_CANARY, Mode::Reject).await;
+    let provider = FakeProvider::start(&ca, Wire::Anthropic, &agent_script, ENV_CANARY, Mode::Refuse(401)).await;
     let started = Instant::now();
     let (out, run, _) = run_case(
         &dir,
@@ -409,6 +267,7 @@ async fn a_provider_answering_401_is_an_infra_error_naming_it() {
             ("OPENAI_API_KEY", OPENAI_CANARY.into()),
             ("GHOSTLAB_TEST_EGRESS_RESOLVE", resolve_override(provider.port)),
         ],
+        CANARIES,
     )
     .await;
     let took = started.elapsed();
