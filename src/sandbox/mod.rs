@@ -20,6 +20,7 @@ pub mod openshell;
 pub mod policy;
 pub mod procs;
 pub mod proxy;
+pub mod scratch;
 pub mod seccomp;
 pub mod session;
 pub mod session_sweep;

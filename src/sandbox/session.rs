@@ -18,6 +18,7 @@ use super::log::SessionLog;
 use super::openshell;
 use super::policy::{NetworkPolicy, Role, SandboxPolicy};
 use super::procs;
+use super::scratch::{self, ScratchBound};
 use super::proxy::{Denial, EgressProxy};
 use super::seccomp::{self, SocketRule};
 use super::session_sweep;
@@ -70,6 +71,8 @@ pub struct Session {
     owner: Option<(u32, u32)>,
     /// Tree-wide limits, when cgroups are writable.
     cgroups: Option<CgroupSet>,
+    /// How HOME and TMPDIR are bounded (set while preparing).
+    scratch: ScratchBound,
     deleted: bool,
 }
 
@@ -125,11 +128,13 @@ impl Session {
             openshell_bin: cfg.openshell_bin,
             owner,
             cgroups: None,
+            scratch: ScratchBound::Measured,
             deleted: false,
             policy,
         };
         if let Err(e) = session.prepare().await {
             session.log.note(&format!("session creation failed: {e}"));
+            session.release_scratch();
             session_sweep::unregister(&session.layout.dir);
             if let Some(cg) = session.cgroups.take() {
                 cg.remove();
@@ -273,6 +278,7 @@ impl Session {
         if argv.is_empty() {
             return Err(SandboxError::Policy("empty command".into()));
         }
+        self.check_scratch()?;
         let workdir = opts.workdir.clone().unwrap_or_else(|| self.policy.workdir.clone());
         let env = self.child_env(opts);
         self.log
@@ -368,6 +374,7 @@ impl Session {
             line.push_str(&format!("; LIMIT HIT: {limit}"));
         }
         self.log.note(&line);
+        self.check_scratch()?;
         Ok(out)
     }
 
@@ -423,6 +430,17 @@ impl Session {
         self.deleted = true;
         let killed = procs::kill_session(&self.layout.dir, &self.id);
         self.proxy.take();
+        if self.policy.keep {
+            for d in [&self.layout.home, &self.layout.tmp] {
+                if let Err(e) = scratch::preserve_then_unmount(d) {
+                    self.log
+                        .note(&format!("keeping {}: {e}; its tmpfs is unmounted", d.display()));
+                    scratch::unmount(d);
+                }
+            }
+        } else {
+            self.release_scratch();
+        }
         if let Some(cg) = self.cgroups.take() {
             tokio::task::spawn_blocking(move || cg.remove())
                 .await
@@ -453,6 +471,33 @@ impl Session {
         result
     }
 
+    /// How HOME and TMPDIR are bounded in this session.
+    pub fn scratch_bound(&self) -> ScratchBound {
+        self.scratch
+    }
+
+    /// With a measured bound, refuses to go on once HOME or TMPDIR is over it.
+    fn check_scratch(&self) -> Result<(), SandboxError> {
+        if self.scratch != ScratchBound::Measured || self.policy.backend == SandboxBackend::Openshell {
+            return Ok(());
+        }
+        let folders = [("HOME", self.layout.home.as_path()), ("TMPDIR", self.layout.tmp.as_path())];
+        match scratch::over_bound(&folders, self.policy.limits.scratch_bytes) {
+            Some(why) => {
+                self.log.note(&format!("LIMIT HIT: {why}"));
+                Err(SandboxError::Policy(format!("sandbox limit: {why}")))
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// Unmounts the HOME and TMPDIR tmpfs (their contents go with them); also after a failed
+    /// creation, which may have mounted them before `scratch` was set.
+    fn release_scratch(&self) {
+        scratch::unmount(&self.layout.home);
+        scratch::unmount(&self.layout.tmp);
+    }
+
     /// Waits until `sandbox-<role>-<session>.log` on disk holds every line so far.
     pub fn flush_log(&self) -> Result<(), SandboxError> {
         self.log
@@ -469,6 +514,7 @@ impl Drop for Session {
             if let Some(cg) = self.cgroups.take() {
                 cg.remove();
             }
+            self.release_scratch();
             // The folder stays (a dropped session may be inspected); the owner file lets the
             // next start sweep it once this process is gone.
             session_sweep::unregister(&self.layout.dir);

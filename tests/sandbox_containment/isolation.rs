@@ -49,6 +49,9 @@ pub const PROBES: &[(&str, Check)] = &[
     }),
     ("/etc is the generated minimal one", |c, n| Box::pin(minimal_etc(c, n))),
     ("/tmp is a size-limited tmpfs", |c, n| Box::pin(tmp_bounded(c, n))),
+    ("HOME and TMPDIR: writing beyond the bound fails", |c, n| {
+        Box::pin(scratch_bounded(c, n))
+    }),
     ("MCP server's environ/mem unreadable by the agent", |c, n| {
         Box::pin(mcp_secrets(c, n))
     }),
@@ -230,6 +233,62 @@ async fn tmp_bounded(ctx: &Ctx, name: &'static str) -> Row {
         format!("/tmp size {kb} KiB (limit {limit} KiB)"),
         kb <= limit,
     )
+}
+
+/// HOME and TMPDIR bounded at 8 MiB each, 16 MB written to each: as root (tmpfs) the write
+/// fails inside and the host folder never holds it; otherwise (measured) the next command is
+/// refused with "HOME exceeded".
+async fn scratch_bounded(ctx: &Ctx, name: &'static str) -> Row {
+    use ghostlab::sandbox::scratch::{ScratchBound, is_scratch_mount, usage};
+    let bound: u64 = 8 << 20;
+    let mut policy = ctx.sandbox.policy().clone();
+    policy.limits.scratch_bytes = bound;
+    let logs = tempfile::tempdir().unwrap();
+    let sb = Sandbox::open_with(policy, logs.path().to_path_buf(), Some(ctx.bridge.clone()))
+        .await
+        .unwrap();
+    let mut observed = Vec::new();
+    let mut holds = true;
+    for var in ["HOME", "TMPDIR"] {
+        let s = sb.session(Role::Agent).await.unwrap();
+        let kind = s.scratch_bound();
+        let host = if var == "HOME" {
+            s.home_dir().to_path_buf()
+        } else {
+            s.dir().join("tmp")
+        };
+        // 1 MB files: the suite's policy caps each file at 1 MiB (RLIMIT_FSIZE).
+        let write = format!(
+            "i=0; while [ $i -lt 16 ]; do head -c 1000000 /dev/zero > \"${var}/fill$i\" || exit 3; i=$((i+1)); done; echo WROTE"
+        );
+        let first = s.exec(&sh(&write), &ExecOptions::default(), None).await;
+        let host_bytes = usage(&host);
+        let second = s.exec(&sh("echo next"), &ExecOptions::default(), None).await;
+        let ok = match kind {
+            ScratchBound::Tmpfs => {
+                let wrote = first.as_ref().map(|o| o.stdout_text().contains("WROTE")).unwrap_or(true);
+                // The host folder is a tmpfs mount, so the host disk holds none of it.
+                !wrote && is_scratch_mount(&host) && host_bytes <= bound && second.is_ok()
+            }
+            ScratchBound::Measured => {
+                let refused = matches!(&first, Err(e) if e.to_string().contains(&format!("{var} exceeded {bound}")));
+                refused && second.is_err()
+            }
+        };
+        observed.push(format!(
+            "{var} ({kind:?}): first {}, host {} KiB, next {}",
+            first
+                .as_ref()
+                .map(summary)
+                .unwrap_or_else(|e| e.to_string()),
+            host_bytes >> 10,
+            if second.is_ok() { "ran" } else { "refused" }
+        ));
+        holds &= ok;
+        s.delete().await.unwrap();
+        holds &= !host.exists();
+    }
+    held(name, "bounded", short(&observed.join("; ")), holds)
 }
 
 async fn mcp_secrets(ctx: &Ctx, name: &'static str) -> Row {
