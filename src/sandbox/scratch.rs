@@ -92,7 +92,9 @@ pub fn is_scratch_mount(dir: &Path) -> bool {
 
 /// Bytes used below `dir` (allocated blocks, symlinks not followed, other mounts skipped).
 pub fn usage(dir: &Path) -> u64 {
-    let Ok(root) = std::fs::symlink_metadata(dir) else { return 0 };
+    let Ok(root) = std::fs::symlink_metadata(dir) else {
+        return 0;
+    };
     let dev = root.dev();
     let mut total = 0u64;
     let mut stack = vec![dir.to_path_buf()];

@@ -18,8 +18,8 @@ use super::log::SessionLog;
 use super::openshell;
 use super::policy::{NetworkPolicy, Role, SandboxPolicy};
 use super::procs;
-use super::scratch::{self, ScratchBound};
 use super::proxy::{Denial, EgressProxy};
+use super::scratch::{self, ScratchBound};
 use super::seccomp::{self, SocketRule};
 use super::session_sweep;
 use super::{SandboxError, bridge};
@@ -89,8 +89,9 @@ impl Session {
         let layout = Layout::new(&dir);
         // Owner first, so a crash at any later point leaves a folder the next start sweeps.
         // Atomically: another Ghostlab process sweeping at this instant must never read a
-        // half-written stamp and take this live session for a dead one.
-        crate::util::write_atomic(
+        // half-written stamp and take this live session for a dead one. Not fsynced: the
+        // stamp matters only while this boot's processes run.
+        super::log::replace_unsynced(
             &dir.join(session_sweep::OWNER_FILE),
             session_sweep::owner_stamp().as_bytes(),
         )
@@ -136,8 +137,10 @@ impl Session {
             session.log.note(&format!("session creation failed: {e}"));
             session.release_scratch();
             session_sweep::unregister(&session.layout.dir);
-            if let Some(cg) = session.cgroups.take() {
-                cg.remove();
+            if let Some(cg) = session.cgroups.take()
+                && let Err(e) = cg.remove()
+            {
+                session.log.note(&e);
             }
             let _ = std::fs::remove_dir_all(&session.layout.dir);
             session.deleted = true;
@@ -441,12 +444,16 @@ impl Session {
         } else {
             self.release_scratch();
         }
+        let mut result = Ok(());
         if let Some(cg) = self.cgroups.take() {
-            tokio::task::spawn_blocking(move || cg.remove())
+            let removed = tokio::task::spawn_blocking(move || cg.remove())
                 .await
                 .map_err(|e| SandboxError::Spawn(e.to_string()))?;
+            if let Err(e) = removed {
+                self.log.note(&e);
+                result = Err(SandboxError::Backend(e));
+            }
         }
-        let mut result = Ok(());
         if self.policy.backend == SandboxBackend::Openshell && !self.policy.keep {
             result = self.run_openshell(&openshell::delete_args(&self.id)).await.map(|_| ());
         }
@@ -465,8 +472,9 @@ impl Session {
                 .map_err(|e| SandboxError::Io("removing the session folder".into(), e))?;
         }
         session_sweep::unregister(&self.layout.dir);
+        // The log's one fsync (its lines were written without one).
         self.log
-            .flush()
+            .sync()
             .map_err(|e| SandboxError::Io(format!("writing {}", self.log.path().display()), e))?;
         result
     }
@@ -481,7 +489,10 @@ impl Session {
         if self.scratch != ScratchBound::Measured || self.policy.backend == SandboxBackend::Openshell {
             return Ok(());
         }
-        let folders = [("HOME", self.layout.home.as_path()), ("TMPDIR", self.layout.tmp.as_path())];
+        let folders = [
+            ("HOME", self.layout.home.as_path()),
+            ("TMPDIR", self.layout.tmp.as_path()),
+        ];
         match scratch::over_bound(&folders, self.policy.limits.scratch_bytes) {
             Some(why) => {
                 self.log.note(&format!("LIMIT HIT: {why}"));
@@ -511,8 +522,10 @@ impl Drop for Session {
         // A session dropped without delete must still leave no process behind.
         if !self.deleted {
             procs::kill_session(&self.layout.dir, &self.id);
-            if let Some(cg) = self.cgroups.take() {
-                cg.remove();
+            if let Some(cg) = self.cgroups.take()
+                && let Err(e) = cg.remove()
+            {
+                self.log.note(&e);
             }
             self.release_scratch();
             // The folder stays (a dropped session may be inspected); the owner file lets the

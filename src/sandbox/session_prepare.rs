@@ -11,8 +11,8 @@ use super::super::files::{chown_tree, copy_tree_bounded, readable_by};
 use super::super::limits::sandbox_uid;
 use super::super::policy::NetworkPolicy;
 use super::super::proxy::EgressProxy;
-use super::{SandboxError, Session, map_inside};
 use super::super::scratch::{ScratchBound, mount_tmpfs, unmount};
+use super::{SandboxError, Session, map_inside};
 use crate::spec::SandboxBackend;
 use std::path::PathBuf;
 

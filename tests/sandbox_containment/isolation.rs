@@ -266,7 +266,10 @@ async fn scratch_bounded(ctx: &Ctx, name: &'static str) -> Row {
         let second = s.exec(&sh("echo next"), &ExecOptions::default(), None).await;
         let ok = match kind {
             ScratchBound::Tmpfs => {
-                let wrote = first.as_ref().map(|o| o.stdout_text().contains("WROTE")).unwrap_or(true);
+                let wrote = first
+                    .as_ref()
+                    .map(|o| o.stdout_text().contains("WROTE"))
+                    .unwrap_or(true);
                 // The host folder is a tmpfs mount, so the host disk holds none of it.
                 !wrote && is_scratch_mount(&host) && host_bytes <= bound && second.is_ok()
             }
@@ -277,10 +280,7 @@ async fn scratch_bounded(ctx: &Ctx, name: &'static str) -> Row {
         };
         observed.push(format!(
             "{var} ({kind:?}): first {}, host {} KiB, next {}",
-            first
-                .as_ref()
-                .map(summary)
-                .unwrap_or_else(|e| e.to_string()),
+            first.as_ref().map(summary).unwrap_or_else(|e| e.to_string()),
             host_bytes >> 10,
             if second.is_ok() { "ran" } else { "refused" }
         ));
