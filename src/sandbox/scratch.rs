@@ -44,6 +44,14 @@ impl ScratchBound {
     }
 }
 
+/// The default bound and how it is enforced, for Step 7 and the report.
+pub fn bound_summary() -> String {
+    format!(
+        "HOME and TMPDIR: {} MiB each (a size-limited tmpfs when Ghostlab runs as root; otherwise measured around every command)",
+        DEFAULT_SCRATCH_BYTES >> 20
+    )
+}
+
 /// Mounts a tmpfs of `bytes` at `dir`, owned by `owner` (mode 0700). Needs root.
 pub fn mount_tmpfs(dir: &Path, bytes: u64, owner: (u32, u32)) -> std::io::Result<()> {
     let target = cstring(dir)?;
