@@ -73,11 +73,10 @@ pub fn mount_tmpfs(dir: &Path, bytes: u64, owner: (u32, u32)) -> std::io::Result
     Ok(())
 }
 
-/// Detaches the tmpfs at `dir` if one of ours is mounted there; true when it unmounted.
+/// Detaches the tmpfs at `dir`; true when it unmounted. `dir` is a folder of the session, where
+/// only the session mounts, and umount of a path that is not a mount point just fails (EINVAL),
+/// so no mount table lookup is needed.
 pub fn unmount(dir: &Path) -> bool {
-    if !is_scratch_mount(dir) {
-        return false;
-    }
     let Ok(target) = cstring(dir) else { return false };
     // SAFETY: umount2(2) on a NUL-terminated path; MNT_DETACH so a process still holding a
     // file open there (it is being killed) cannot keep the mount alive.
