@@ -438,8 +438,8 @@ fn session_id(dir: &Path) -> String {
 
 async fn sigterm_cleanup(ctx: &Ctx, name: &'static str) -> Row {
     let mut child = start_exec(ctx);
-    let dirs = wait_for_session(child.id()).await;
-    let ids: Vec<String> = dirs.iter().map(|d| session_id(d)).collect();
+    let mut dirs = wait_for_session(child.id()).await;
+    let mut ids: Vec<String> = dirs.iter().map(|d| session_id(d)).collect();
     // SAFETY: trivial getter.
     let root = unsafe { libc::geteuid() } == 0;
     let mut cg_before = 0;
@@ -448,6 +448,12 @@ async fn sigterm_cleanup(ctx: &Ctx, name: &'static str) -> Row {
         // As root the session gets its cgroups once its folder is filled; wait for them.
         if !root || cg_before > 0 {
             break;
+        }
+        // Under load the probe session can outlive wait_for_session's half second: when the
+        // session seen is gone, look again for the live one.
+        if !dirs.iter().any(|d| d.exists()) {
+            dirs = sessions_of(child.id());
+            ids = dirs.iter().map(|d| session_id(d)).collect();
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
