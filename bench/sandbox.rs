@@ -2,8 +2,12 @@
 //! create + exec `true` + delete (and exec alone in a live session), for each root filesystem
 //! (`isolated`, the default, and `read_only`), as medians and ratios.
 //!
+//! It also times the backend probe (a whole extra session, which every `Sandbox::open` ran
+//! before the probe was cached per process) against a later, cached open.
+//!
 //! `cargo bench --bench sandbox` (or `-- 50` for 50 rounds). Prints SKIPPED when bwrap cannot
-//! start here.
+//! start here. `bench/sandbox-before-after.sh BEFORE AFTER` runs two builds of this bench
+//! alternately and prints after/before ratios per row.
 
 use std::time::{Duration, Instant};
 
@@ -43,6 +47,17 @@ fn main() {
     println!("| measurement | median ms | ratio to plain |");
     println!("|---|---|---|");
     println!("| plain spawn of `true` | {:.2} | 1.0 |", ms(p));
+    let (probe, open) = rt.block_on(measure_open(logs.path(), rounds));
+    println!(
+        "| backend probe (ran on every open before the per-process cache) | {:.2} | {:.1} |",
+        ms(probe),
+        ms(probe) / ms(p)
+    );
+    println!(
+        "| open a sandbox, probe cached | {:.2} | {:.1} |",
+        ms(open),
+        ms(open) / ms(p)
+    );
     for mode in [RootFilesystem::Isolated, RootFilesystem::ReadOnly] {
         let mut policy = SandboxPolicy::minimal(SandboxBackend::Bubblewrap);
         policy.workspace = Some(ws.path().to_path_buf());
@@ -61,6 +76,25 @@ fn main() {
             ms(e) / ms(p)
         );
     }
+}
+
+/// Medians of the backend probe alone and of a `Sandbox::open` after the first one.
+async fn measure_open(logs: &std::path::Path, rounds: usize) -> (Duration, Duration) {
+    let mut probes = Vec::new();
+    for _ in 0..rounds {
+        let t = Instant::now();
+        assert!(probe_bubblewrap().await.works);
+        probes.push(t.elapsed());
+    }
+    let policy = SandboxPolicy::minimal(SandboxBackend::Bubblewrap);
+    Sandbox::open(policy.clone(), logs.to_path_buf()).await.expect("open");
+    let mut opens = Vec::new();
+    for _ in 0..rounds {
+        let t = Instant::now();
+        Sandbox::open(policy.clone(), logs.to_path_buf()).await.expect("open");
+        opens.push(t.elapsed());
+    }
+    (median(probes), median(opens))
 }
 
 async fn measure(policy: SandboxPolicy, logs: &std::path::Path, rounds: usize) -> (Vec<Duration>, Vec<Duration>) {

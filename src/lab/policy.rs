@@ -143,6 +143,7 @@ pub fn sandbox(job: &Job, seed: Option<SandboxBackend>) -> Proposal {
         "memory cap: {} (job.yaml `sandbox.memory`; whole tree through a cgroup as root, per process otherwise).",
         s.memory.clone().unwrap_or_else(|| "2GiB (the default cap)".into())
     ));
+    notes.push(format!("{}.", crate::sandbox::scratch::bound_summary()));
     if answer.network == NetworkMode::Allowlist {
         notes.push(format!("The agent can reach: {}", answer.allow.join(", ")));
     }

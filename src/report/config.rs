@@ -120,6 +120,7 @@ pub(super) fn config_section(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> C
             sb.processes.map(|c| c.to_string()).unwrap_or_else(|| "—".into()),
         ),
         ("File size".into(), opt(&sb.file_size)),
+        ("HOME and TMPDIR".into(), crate::sandbox::scratch::bound_summary()),
         ("Keep after run".into(), sb.keep.to_string()),
     ]
     .into_iter()

@@ -69,7 +69,7 @@ impl CgroupSet {
             }
         }
         if set.pids.is_none() && set.memory.is_none() {
-            set.remove();
+            let _ = set.remove();
             return (None, notes);
         }
         (Some(set), notes)
@@ -108,18 +108,53 @@ impl CgroupSet {
         }
     }
 
-    /// Removes the cgroups, waiting briefly for killed processes to leave them.
-    pub fn remove(&self) {
+    /// Removes the cgroups once the killed processes have left them: polls `cgroup.procs`
+    /// (1 ms, doubling to 16 ms) for at most [`EMPTY_TIMEOUT`]. A cgroup still busy then is
+    /// left in place and named in the error (fail closed: its limits stay on whatever is
+    /// still running; the stale-session sweep removes it later).
+    pub fn remove(&self) -> Result<(), String> {
         let mut dirs: Vec<&PathBuf> = self.pids.iter().chain(self.memory.iter()).collect();
         dirs.dedup();
+        let mut left = Vec::new();
         for d in dirs {
-            for _ in 0..40 {
-                if std::fs::remove_dir(d).is_ok() || !d.exists() {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(50));
+            if !remove_when_empty(d, EMPTY_TIMEOUT) {
+                left.push(d.display().to_string());
             }
         }
+        if left.is_empty() {
+            Ok(())
+        } else {
+            Err(format!(
+                "cgroup(s) {} still held processes after {:?}; left in place",
+                left.join(", "),
+                EMPTY_TIMEOUT
+            ))
+        }
+    }
+}
+
+/// How long removal waits for a killed tree to leave its cgroup.
+pub const EMPTY_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Removes `dir` as soon as it holds no process; false when it still does after `timeout`.
+fn remove_when_empty(dir: &Path, timeout: Duration) -> bool {
+    let start = std::time::Instant::now();
+    let mut pause = Duration::from_millis(1);
+    loop {
+        let empty = std::fs::read_to_string(dir.join("cgroup.procs"))
+            .map(|t| t.trim().is_empty())
+            .unwrap_or(true);
+        if empty && (std::fs::remove_dir(dir).is_ok() || !dir.exists()) {
+            return true;
+        }
+        if !dir.exists() {
+            return true;
+        }
+        if start.elapsed() >= timeout {
+            return false;
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(16));
     }
 }
 

@@ -171,7 +171,7 @@ pub fn probe_cgroups() -> String {
     let (set, notes) = super::cgroup::CgroupSet::create(&name, &limits);
     let tree_wide = set.is_some();
     if let Some(s) = set {
-        s.remove();
+        let _ = s.remove();
     }
     let head = if tree_wide {
         "tree-wide limits: cgroups writable"

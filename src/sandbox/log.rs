@@ -1,5 +1,10 @@
 //! The per-role session log (`sandbox-<role>-<session>.log`): what was run, what was denied, which
-//! limits were hit. Rewritten atomically on every entry.
+//! limits were hit.
+//!
+//! Durability: the log is diagnostic. Each burst of lines replaces the file through a temporary
+//! file and a rename without an fsync, so a reader never sees a torn file; [`SessionLog::sync`]
+//! (called once when the session is deleted) makes it durable. A machine crash mid-session can
+//! lose the lines since the last sync or leave the previous version; it never leaves a torn one.
 //!
 //! It never contains an environment value: every line passes through the redactor.
 
@@ -8,7 +13,7 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-use crate::util::write_atomic;
+use std::io::Write;
 
 /// Log format version, written in the first line.
 pub const LOG_VERSION: u32 = 1;
@@ -111,6 +116,17 @@ impl SessionLog {
         Ok(())
     }
 
+    /// Waits for every line like [`SessionLog::flush`], then fsyncs the file and its folder:
+    /// the log's one sync, at session end.
+    pub fn sync(&self) -> std::io::Result<()> {
+        self.flush()?;
+        std::fs::File::open(&self.path)?.sync_all()?;
+        if let Some(dir) = self.path.parent() {
+            std::fs::File::open(dir)?.sync_all()?;
+        }
+        Ok(())
+    }
+
     /// The current log text.
     pub fn text(&self) -> String {
         let inner = self.shared.0.lock().unwrap_or_else(|p| p.into_inner());
@@ -130,7 +146,7 @@ fn writer(path: PathBuf, shared: Arc<(Mutex<LogInner>, Condvar)>, rx: Receiver<(
             body.push('\n');
             (body, inner.lines.len())
         };
-        let res = write_atomic(&path, body.as_bytes());
+        let res = replace_unsynced(&path, body.as_bytes());
         let mut inner = lock.lock().unwrap_or_else(|p| p.into_inner());
         match res {
             Ok(()) => inner.written = inner.written.max(count),
@@ -138,6 +154,20 @@ fn writer(path: PathBuf, shared: Arc<(Mutex<LogInner>, Condvar)>, rx: Receiver<(
         }
         cv.notify_all();
     }
+}
+
+/// Replaces `path` with `body` through a temporary file and a rename, without fsync: readers
+/// see the old or the new content, never a torn one; durability is the caller's business.
+pub(super) fn replace_unsynced(path: &Path, body: &[u8]) -> std::io::Result<()> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.writing"));
+    let mut f = std::fs::File::create(&tmp)?;
+    f.write_all(body)?;
+    drop(f);
+    std::fs::rename(&tmp, path)
 }
 
 #[cfg(test)]
@@ -151,6 +181,7 @@ mod tests {
         let log = SessionLog::create(&p, "session start", vec!["hunter2-secret".into()]).unwrap();
         log.write("ran echo hunter2-secret").unwrap();
         log.flush().unwrap();
+        log.sync().unwrap();
         let text = std::fs::read_to_string(&p).unwrap();
         assert!(text.starts_with("# ghostlab sandbox log version 1"));
         assert!(text.contains("ran echo ***"));

@@ -20,6 +20,7 @@ pub mod openshell;
 pub mod policy;
 pub mod procs;
 pub mod proxy;
+pub mod scratch;
 pub mod seccomp;
 pub mod session;
 pub mod session_sweep;
@@ -86,11 +87,7 @@ impl Sandbox {
             tracing::warn!("removed {note}");
         }
         let openshell_bin = openshell::locate();
-        let probe = match policy.backend {
-            SandboxBackend::Bubblewrap => doctor::probe_bubblewrap().await,
-            SandboxBackend::Openshell => doctor::probe_openshell().await,
-            SandboxBackend::Local => doctor::Probe::ok("local", "no isolation (explicitly selected)"),
-        };
+        let probe = probe_once(policy.backend).await;
         if !probe.works {
             return Err(SandboxError::Unavailable(format!(
                 "{}: {}",
@@ -115,5 +112,37 @@ impl Sandbox {
     /// Creates a fresh session for `role`.
     pub async fn session(&self, role: Role) -> Result<Session, SandboxError> {
         Session::create(self.policy.clone(), role, self.cfg.clone()).await
+    }
+}
+
+/// Backends whose probe already succeeded in this process.
+static PROBED: std::sync::Mutex<Vec<SandboxBackend>> = std::sync::Mutex::new(Vec::new());
+
+/// The backend's probe, run once per process: a success is remembered (every session still
+/// runs under the full profile, so a backend that breaks later fails its commands, closed);
+/// a failure is not, so the next open probes again.
+async fn probe_once(backend: SandboxBackend) -> doctor::Probe {
+    let known = PROBED.lock().map(|p| p.contains(&backend)).unwrap_or(false);
+    if known {
+        return doctor::Probe::ok(backend_name(backend), "probed earlier in this process");
+    }
+    let probe = match backend {
+        SandboxBackend::Bubblewrap => doctor::probe_bubblewrap().await,
+        SandboxBackend::Openshell => doctor::probe_openshell().await,
+        SandboxBackend::Local => doctor::Probe::ok("local", "no isolation (explicitly selected)"),
+    };
+    if probe.works
+        && let Ok(mut p) = PROBED.lock()
+    {
+        p.push(backend);
+    }
+    probe
+}
+
+fn backend_name(backend: SandboxBackend) -> &'static str {
+    match backend {
+        SandboxBackend::Bubblewrap => "bubblewrap",
+        SandboxBackend::Openshell => "openshell",
+        SandboxBackend::Local => "local",
     }
 }

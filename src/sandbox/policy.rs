@@ -120,6 +120,8 @@ pub struct Limits {
     pub file_size_bytes: Option<u64>,
     /// Bound on the workspace copy and uploads staged into one session, in bytes.
     pub workspace_bytes: u64,
+    /// Bound on HOME and on TMPDIR inside the sandbox, each, in bytes (see `super::scratch`).
+    pub scratch_bytes: u64,
     /// Wall-clock limit for one `exec`; the whole tree is killed when it passes.
     pub wall_timeout: Duration,
 }
@@ -132,6 +134,7 @@ impl Default for Limits {
             processes: Some(DEFAULT_PROCESSES),
             file_size_bytes: Some(DEFAULT_FILE_SIZE),
             workspace_bytes: DEFAULT_WORKSPACE_BYTES,
+            scratch_bytes: super::scratch::DEFAULT_SCRATCH_BYTES,
             wall_timeout: DEFAULT_TIMEOUT,
         }
     }

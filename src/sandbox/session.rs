@@ -19,6 +19,7 @@ use super::openshell;
 use super::policy::{NetworkPolicy, Role, SandboxPolicy};
 use super::procs;
 use super::proxy::{Denial, EgressProxy};
+use super::scratch::{self, ScratchBound};
 use super::seccomp::{self, SocketRule};
 use super::session_sweep;
 use super::{SandboxError, bridge};
@@ -70,6 +71,8 @@ pub struct Session {
     owner: Option<(u32, u32)>,
     /// Tree-wide limits, when cgroups are writable.
     cgroups: Option<CgroupSet>,
+    /// How HOME and TMPDIR are bounded (set while preparing).
+    scratch: ScratchBound,
     deleted: bool,
 }
 
@@ -86,8 +89,9 @@ impl Session {
         let layout = Layout::new(&dir);
         // Owner first, so a crash at any later point leaves a folder the next start sweeps.
         // Atomically: another Ghostlab process sweeping at this instant must never read a
-        // half-written stamp and take this live session for a dead one.
-        crate::util::write_atomic(
+        // half-written stamp and take this live session for a dead one. Not fsynced: the
+        // stamp matters only while this boot's processes run.
+        super::log::replace_unsynced(
             &dir.join(session_sweep::OWNER_FILE),
             session_sweep::owner_stamp().as_bytes(),
         )
@@ -125,14 +129,18 @@ impl Session {
             openshell_bin: cfg.openshell_bin,
             owner,
             cgroups: None,
+            scratch: ScratchBound::Measured,
             deleted: false,
             policy,
         };
         if let Err(e) = session.prepare().await {
             session.log.note(&format!("session creation failed: {e}"));
+            session.release_scratch();
             session_sweep::unregister(&session.layout.dir);
-            if let Some(cg) = session.cgroups.take() {
-                cg.remove();
+            if let Some(cg) = session.cgroups.take()
+                && let Err(e) = cg.remove()
+            {
+                session.log.note(&e);
             }
             let _ = std::fs::remove_dir_all(&session.layout.dir);
             session.deleted = true;
@@ -273,6 +281,7 @@ impl Session {
         if argv.is_empty() {
             return Err(SandboxError::Policy("empty command".into()));
         }
+        self.check_scratch()?;
         let workdir = opts.workdir.clone().unwrap_or_else(|| self.policy.workdir.clone());
         let env = self.child_env(opts);
         self.log
@@ -368,6 +377,7 @@ impl Session {
             line.push_str(&format!("; LIMIT HIT: {limit}"));
         }
         self.log.note(&line);
+        self.check_scratch()?;
         Ok(out)
     }
 
@@ -423,12 +433,27 @@ impl Session {
         self.deleted = true;
         let killed = procs::kill_session(&self.layout.dir, &self.id);
         self.proxy.take();
-        if let Some(cg) = self.cgroups.take() {
-            tokio::task::spawn_blocking(move || cg.remove())
-                .await
-                .map_err(|e| SandboxError::Spawn(e.to_string()))?;
+        if self.policy.keep {
+            for d in [&self.layout.home, &self.layout.tmp] {
+                if let Err(e) = scratch::preserve_then_unmount(d) {
+                    self.log
+                        .note(&format!("keeping {}: {e}; its tmpfs is unmounted", d.display()));
+                    scratch::unmount(d);
+                }
+            }
+        } else {
+            self.release_scratch();
         }
         let mut result = Ok(());
+        if let Some(cg) = self.cgroups.take() {
+            let removed = tokio::task::spawn_blocking(move || cg.remove())
+                .await
+                .map_err(|e| SandboxError::Spawn(e.to_string()))?;
+            if let Err(e) = removed {
+                self.log.note(&e);
+                result = Err(SandboxError::Backend(e));
+            }
+        }
         if self.policy.backend == SandboxBackend::Openshell && !self.policy.keep {
             result = self.run_openshell(&openshell::delete_args(&self.id)).await.map(|_| ());
         }
@@ -447,10 +472,41 @@ impl Session {
                 .map_err(|e| SandboxError::Io("removing the session folder".into(), e))?;
         }
         session_sweep::unregister(&self.layout.dir);
+        // The log's one fsync (its lines were written without one).
         self.log
-            .flush()
+            .sync()
             .map_err(|e| SandboxError::Io(format!("writing {}", self.log.path().display()), e))?;
         result
+    }
+
+    /// How HOME and TMPDIR are bounded in this session.
+    pub fn scratch_bound(&self) -> ScratchBound {
+        self.scratch
+    }
+
+    /// With a measured bound, refuses to go on once HOME or TMPDIR is over it.
+    fn check_scratch(&self) -> Result<(), SandboxError> {
+        if self.scratch != ScratchBound::Measured || self.policy.backend == SandboxBackend::Openshell {
+            return Ok(());
+        }
+        let folders = [
+            ("HOME", self.layout.home.as_path()),
+            ("TMPDIR", self.layout.tmp.as_path()),
+        ];
+        match scratch::over_bound(&folders, self.policy.limits.scratch_bytes) {
+            Some(why) => {
+                self.log.note(&format!("LIMIT HIT: {why}"));
+                Err(SandboxError::Policy(format!("sandbox limit: {why}")))
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// Unmounts the HOME and TMPDIR tmpfs (their contents go with them); also after a failed
+    /// creation, which may have mounted them before `scratch` was set.
+    fn release_scratch(&self) {
+        scratch::unmount(&self.layout.home);
+        scratch::unmount(&self.layout.tmp);
     }
 
     /// Waits until `sandbox-<role>-<session>.log` on disk holds every line so far.
@@ -466,9 +522,12 @@ impl Drop for Session {
         // A session dropped without delete must still leave no process behind.
         if !self.deleted {
             procs::kill_session(&self.layout.dir, &self.id);
-            if let Some(cg) = self.cgroups.take() {
-                cg.remove();
+            if let Some(cg) = self.cgroups.take()
+                && let Err(e) = cg.remove()
+            {
+                self.log.note(&e);
             }
+            self.release_scratch();
             // The folder stays (a dropped session may be inspected); the owner file lets the
             // next start sweep it once this process is gone.
             session_sweep::unregister(&self.layout.dir);

@@ -11,9 +11,14 @@ use super::super::files::{chown_tree, copy_tree_bounded, readable_by};
 use super::super::limits::sandbox_uid;
 use super::super::policy::NetworkPolicy;
 use super::super::proxy::EgressProxy;
+use super::super::scratch::{ScratchBound, mount_tmpfs, unmount};
 use super::{SandboxError, Session, map_inside};
 use crate::spec::SandboxBackend;
 use std::path::PathBuf;
+
+/// What preparing hands back: (staged copy, real path) binds, the staging note, the scratch
+/// bound in force and its note.
+type Staged = (Vec<(PathBuf, PathBuf)>, String, ScratchBound, String);
 
 impl Session {
     /// The ghostlab executable (egress bridge, MCP relay connector) as the sandbox user can
@@ -59,7 +64,9 @@ impl Session {
         let inputs = self.policy.read_only.clone();
         let staged = self.policy.staged.clone();
         let workspace_bound = self.policy.limits.workspace_bytes;
-        let report = tokio::task::spawn_blocking(move || -> Result<(Vec<(PathBuf, PathBuf)>, String), SandboxError> {
+        let scratch_bytes = self.policy.limits.scratch_bytes;
+        let backend = self.policy.backend;
+        let report = tokio::task::spawn_blocking(move || -> Result<Staged, SandboxError> {
             if let Some((u, g)) = owner {
                 // Fail closed: an input the sandbox user cannot read would silently go missing.
                 for p in inputs.iter().filter(|p| p.exists()) {
@@ -81,7 +88,21 @@ impl Session {
             for d in [&l.workspace, &l.home, &l.tmp, &l.uploads, &l.egress, &l.config, &l.inputs, &l.mcp] {
                 std::fs::create_dir_all(d).map_err(io("creating session folders"))?;
             }
-            let (inner_uid, inner_gid, _) = sandbox_uid();
+            let (inner_uid, inner_gid, is_root) = sandbox_uid();
+            let mut bound = ScratchBound::Measured;
+            let mut scratch_note = String::new();
+            if is_root && backend != SandboxBackend::Openshell {
+                let owner = owner.unwrap_or((0, 0));
+                let mounted = mount_tmpfs(&l.home, scratch_bytes, owner)
+                    .and_then(|()| mount_tmpfs(&l.tmp, scratch_bytes, owner).inspect_err(|_| {
+                        unmount(&l.home);
+                    }));
+                match mounted {
+                    Ok(()) => bound = ScratchBound::Tmpfs,
+                    Err(e) => scratch_note = format!(" (mounting a tmpfs failed: {e})"),
+                }
+            }
+            scratch_note = format!("{}{scratch_note}", bound.describe(scratch_bytes));
             write_minimal_etc(&l.etc, inner_uid, inner_gid).map_err(io("writing the sandbox's /etc"))?;
             let mut budget = workspace_bound;
             if let Some(ws) = &ws {
@@ -117,12 +138,14 @@ impl Session {
                 l.inputs.display(),
                 workspace_bound - budget
             );
-            Ok((binds, note))
+            Ok((binds, note, bound, scratch_note))
         })
         .await
         .map_err(|e| SandboxError::Spawn(e.to_string()))??;
         self.layout.staged = report.0;
+        self.scratch = report.2;
         self.log.note(&report.1);
+        self.log.note(&report.3);
         match self.policy.backend {
             SandboxBackend::Bubblewrap => {
                 let (cg, notes) = CgroupSet::create(&format!("ghostlab-{}", self.id), &self.policy.limits);

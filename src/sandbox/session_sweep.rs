@@ -86,6 +86,10 @@ pub fn end_live_sessions() {
 fn remove_session(dir: &Path, id: &str) {
     procs::kill_session(dir, id);
     remove_cgroups(id);
+    // HOME and TMPDIR may be tmpfs mounts of the session (root); a folder with a mount
+    // below it cannot be removed.
+    super::scratch::unmount(&dir.join("home"));
+    super::scratch::unmount(&dir.join("tmp"));
     if !dir.join(KEEP_FILE).exists() {
         // A normal `delete` may be removing the same folder on another thread right now (its
         // command just died); removal races end in ENOENT part-way, so retry until it is gone.

@@ -23,6 +23,7 @@ mod hostile_inputs;
 mod import_projects;
 mod lab_headless;
 mod lab_models;
+mod lab_private_folder;
 mod lab_proposals;
 mod lab_review;
 mod lab_review_snapshots;

@@ -49,6 +49,9 @@ pub const PROBES: &[(&str, Check)] = &[
     }),
     ("/etc is the generated minimal one", |c, n| Box::pin(minimal_etc(c, n))),
     ("/tmp is a size-limited tmpfs", |c, n| Box::pin(tmp_bounded(c, n))),
+    ("HOME and TMPDIR: writing beyond the bound fails", |c, n| {
+        Box::pin(scratch_bounded(c, n))
+    }),
     ("MCP server's environ/mem unreadable by the agent", |c, n| {
         Box::pin(mcp_secrets(c, n))
     }),
@@ -232,6 +235,62 @@ async fn tmp_bounded(ctx: &Ctx, name: &'static str) -> Row {
     )
 }
 
+/// HOME and TMPDIR bounded at 8 MiB each, 16 MB written to each: as root (tmpfs) the write
+/// fails inside and the host folder never holds it; otherwise (measured) the next command is
+/// refused with "HOME exceeded".
+async fn scratch_bounded(ctx: &Ctx, name: &'static str) -> Row {
+    use ghostlab::sandbox::scratch::{ScratchBound, is_scratch_mount, usage};
+    let bound: u64 = 8 << 20;
+    let mut policy = ctx.sandbox.policy().clone();
+    policy.limits.scratch_bytes = bound;
+    let logs = tempfile::tempdir().unwrap();
+    let sb = Sandbox::open_with(policy, logs.path().to_path_buf(), Some(ctx.bridge.clone()))
+        .await
+        .unwrap();
+    let mut observed = Vec::new();
+    let mut holds = true;
+    for var in ["HOME", "TMPDIR"] {
+        let s = sb.session(Role::Agent).await.unwrap();
+        let kind = s.scratch_bound();
+        let host = if var == "HOME" {
+            s.home_dir().to_path_buf()
+        } else {
+            s.dir().join("tmp")
+        };
+        // 1 MB files: the suite's policy caps each file at 1 MiB (RLIMIT_FSIZE).
+        let write = format!(
+            "i=0; while [ $i -lt 16 ]; do head -c 1000000 /dev/zero > \"${var}/fill$i\" || exit 3; i=$((i+1)); done; echo WROTE"
+        );
+        let first = s.exec(&sh(&write), &ExecOptions::default(), None).await;
+        let host_bytes = usage(&host);
+        let second = s.exec(&sh("echo next"), &ExecOptions::default(), None).await;
+        let ok = match kind {
+            ScratchBound::Tmpfs => {
+                let wrote = first
+                    .as_ref()
+                    .map(|o| o.stdout_text().contains("WROTE"))
+                    .unwrap_or(true);
+                // The host folder is a tmpfs mount, so the host disk holds none of it.
+                !wrote && is_scratch_mount(&host) && host_bytes <= bound && second.is_ok()
+            }
+            ScratchBound::Measured => {
+                let refused = matches!(&first, Err(e) if e.to_string().contains(&format!("{var} exceeded {bound}")));
+                refused && second.is_err()
+            }
+        };
+        observed.push(format!(
+            "{var} ({kind:?}): first {}, host {} KiB, next {}",
+            first.as_ref().map(summary).unwrap_or_else(|e| e.to_string()),
+            host_bytes >> 10,
+            if second.is_ok() { "ran" } else { "refused" }
+        ));
+        holds &= ok;
+        s.delete().await.unwrap();
+        holds &= !host.exists();
+    }
+    held(name, "bounded", short(&observed.join("; ")), holds)
+}
+
 async fn mcp_secrets(ctx: &Ctx, name: &'static str) -> Row {
     use ghostlab::spec::resolved::{McpTransport, ResolvedMcp};
     let mcp_secret = format!("mcp-secret-{:016x}", rand::random::<u64>());
@@ -379,8 +438,8 @@ fn session_id(dir: &Path) -> String {
 
 async fn sigterm_cleanup(ctx: &Ctx, name: &'static str) -> Row {
     let mut child = start_exec(ctx);
-    let dirs = wait_for_session(child.id()).await;
-    let ids: Vec<String> = dirs.iter().map(|d| session_id(d)).collect();
+    let mut dirs = wait_for_session(child.id()).await;
+    let mut ids: Vec<String> = dirs.iter().map(|d| session_id(d)).collect();
     // SAFETY: trivial getter.
     let root = unsafe { libc::geteuid() } == 0;
     let mut cg_before = 0;
@@ -389,6 +448,12 @@ async fn sigterm_cleanup(ctx: &Ctx, name: &'static str) -> Row {
         // As root the session gets its cgroups once its folder is filled; wait for them.
         if !root || cg_before > 0 {
             break;
+        }
+        // Under load the probe session can outlive wait_for_session's half second: when the
+        // session seen is gone, look again for the live one.
+        if !dirs.iter().any(|d| d.exists()) {
+            dirs = sessions_of(child.id());
+            ids = dirs.iter().map(|d| session_id(d)).collect();
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }

@@ -1,0 +1,180 @@
+//! The session's HOME and TMPDIR: host folders the harness reads back (observed writes, the
+//! staged OpenCode login, warm mode's unix socket), bounded in size so a sandboxed process
+//! cannot fill the host's disk through them.
+//!
+//! Which bound applies depends on who runs Ghostlab:
+//! - **root**: each folder is a size-limited tmpfs mounted by the harness on the host
+//!   (`size=N`, owned by the sandbox user). A write beyond the bound fails inside with ENOSPC;
+//!   the host disk is never touched. Unmounted on delete, on signals and by the stale sweep.
+//! - **not root** (cannot mount): the folders' usage is measured before every command starts
+//!   and after every `exec`; once over the bound the session refuses further commands with
+//!   "HOME exceeded N bytes", which the case reports as INFRA_ERROR. This detects, it does not
+//!   prevent: the host disk holds up to one command's writes beyond the bound (each file is
+//!   still capped by RLIMIT_FSIZE).
+//!
+//! A failed mount as root is not silently ignored: the session falls back to the measured
+//! bound and says so in its log, the same bound every non-root run has.
+
+use std::ffi::CString;
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+/// Default size bound of HOME and of TMPDIR inside the sandbox, each.
+pub const DEFAULT_SCRATCH_BYTES: u64 = 256 << 20;
+
+/// How HOME and TMPDIR are bounded in one session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScratchBound {
+    /// A size-limited tmpfs per folder: writes beyond the bound fail inside.
+    Tmpfs,
+    /// Usage measured around each command; a session over the bound refuses to go on.
+    Measured,
+}
+
+impl ScratchBound {
+    /// A short description for logs and reports.
+    pub fn describe(self, bytes: u64) -> String {
+        match self {
+            ScratchBound::Tmpfs => format!("HOME and TMPDIR: size-limited tmpfs of {} MiB each", bytes >> 20),
+            ScratchBound::Measured => format!(
+                "HOME and TMPDIR: {} MiB each, measured around every command (not root: cannot mount a tmpfs)",
+                bytes >> 20
+            ),
+        }
+    }
+}
+
+/// The default bound and how it is enforced, for Step 7 and the report.
+pub fn bound_summary() -> String {
+    format!(
+        "HOME and TMPDIR: {} MiB each (a size-limited tmpfs when Ghostlab runs as root; otherwise measured around every command)",
+        DEFAULT_SCRATCH_BYTES >> 20
+    )
+}
+
+/// Mounts a tmpfs of `bytes` at `dir`, owned by `owner` (mode 0700). Needs root.
+pub fn mount_tmpfs(dir: &Path, bytes: u64, owner: (u32, u32)) -> std::io::Result<()> {
+    let target = cstring(dir)?;
+    let opts = CString::new(format!("size={bytes},mode=0700,uid={},gid={}", owner.0, owner.1))
+        .map_err(std::io::Error::other)?;
+    // SAFETY: mount(2) with NUL-terminated strings that outlive the call.
+    let rc = unsafe {
+        libc::mount(
+            c"ghostlab-scratch".as_ptr(),
+            target.as_ptr(),
+            c"tmpfs".as_ptr(),
+            libc::MS_NOSUID | libc::MS_NODEV,
+            opts.as_ptr().cast(),
+        )
+    };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Detaches the tmpfs at `dir`; true when it unmounted. `dir` is a folder of the session, where
+/// only the session mounts, and umount of a path that is not a mount point just fails (EINVAL),
+/// so no mount table lookup is needed.
+pub fn unmount(dir: &Path) -> bool {
+    let Ok(target) = cstring(dir) else { return false };
+    // SAFETY: umount2(2) on a NUL-terminated path; MNT_DETACH so a process still holding a
+    // file open there (it is being killed) cannot keep the mount alive.
+    unsafe { libc::umount2(target.as_ptr(), libc::MNT_DETACH) == 0 }
+}
+
+/// Whether `dir` is the mount point of a Ghostlab scratch tmpfs (from /proc/self/mountinfo).
+pub fn is_scratch_mount(dir: &Path) -> bool {
+    let Ok(info) = std::fs::read_to_string("/proc/self/mountinfo") else {
+        return false;
+    };
+    let real = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let want = real.to_string_lossy();
+    info.lines().any(|l| {
+        let mut fields = l.split(' ');
+        let mount_point = fields.nth(4).unwrap_or("");
+        mount_point == want && l.contains(" - tmpfs ghostlab-scratch ")
+    })
+}
+
+/// Bytes used below `dir` (allocated blocks, symlinks not followed, other mounts skipped).
+pub fn usage(dir: &Path) -> u64 {
+    let Ok(root) = std::fs::symlink_metadata(dir) else {
+        return 0;
+    };
+    let dev = root.dev();
+    let mut total = 0u64;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for e in entries.filter_map(Result::ok) {
+            let Ok(m) = e.metadata() else { continue };
+            total = total.saturating_add(m.blocks().saturating_mul(512));
+            if m.is_dir() && m.dev() == dev {
+                stack.push(e.path());
+            }
+        }
+    }
+    total
+}
+
+/// The first of `(name, folder)` whose usage is over `bytes`, as the error text.
+pub fn over_bound(folders: &[(&str, &Path)], bytes: u64) -> Option<String> {
+    folders.iter().find_map(|(name, dir)| {
+        let used = usage(dir);
+        (used > bytes).then(|| format!("{name} exceeded {bytes} bytes (uses {used})"))
+    })
+}
+
+/// Keeps a kept session's scratch contents readable after its tmpfs goes: copies them to a
+/// plain folder at the same path.
+pub fn preserve_then_unmount(dir: &Path) -> std::io::Result<()> {
+    if !is_scratch_mount(dir) {
+        return Ok(());
+    }
+    let saved = dir.with_extension("kept");
+    super::files::copy_tree(dir, &saved)?;
+    unmount(dir);
+    std::fs::remove_dir(dir)?;
+    std::fs::rename(&saved, dir)
+}
+
+fn cstring(p: &Path) -> std::io::Result<CString> {
+    CString::new(p.as_os_str().as_encoded_bytes()).map_err(std::io::Error::other)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_counts_nested_files_and_the_bound_names_the_folder() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir(d.path().join("a")).unwrap();
+        std::fs::write(d.path().join("a/big"), vec![7u8; 1 << 20]).unwrap();
+        let used = usage(d.path());
+        assert!(used >= 1 << 20, "{used}");
+        let err = over_bound(&[("HOME", d.path())], 4096).unwrap();
+        assert!(err.starts_with("HOME exceeded 4096 bytes"), "{err}");
+        assert!(over_bound(&[("HOME", d.path())], 64 << 20).is_none());
+    }
+
+    #[test]
+    fn tmpfs_as_root_refuses_writes_beyond_its_size() {
+        // SAFETY: trivial getter.
+        if unsafe { libc::geteuid() } != 0 {
+            crate::util::skip::skipped("SKIPPED: mounting a tmpfs needs root");
+            return;
+        }
+        let d = tempfile::tempdir().unwrap();
+        let m = d.path().join("home");
+        std::fs::create_dir(&m).unwrap();
+        mount_tmpfs(&m, 1 << 20, (0, 0)).unwrap();
+        assert!(is_scratch_mount(&m));
+        let res = std::fs::write(m.join("f"), vec![1u8; 2 << 20]);
+        assert!(res.is_err(), "a 2 MiB write fit a 1 MiB tmpfs");
+        assert!(unmount(&m));
+        assert!(!is_scratch_mount(&m));
+        assert!(std::fs::read_dir(&m).unwrap().next().is_none(), "host folder untouched");
+    }
+}
