@@ -25,7 +25,7 @@ use super::runners::{MockRunner, ProcessRunner};
 use super::spawn::{CommandSpec, run_bounded};
 use crate::emit::codex::emit_codex_config;
 use crate::emit::{EmitOptions, write_opencode_project};
-use crate::judge::case_verdict::{VerdictFile, judge_case, write_verdict};
+use crate::judge::case_verdict::{VerdictFile, judge_case, verdict_bytes};
 use crate::judge::checks::CheckInput;
 use crate::judge::llm_judge::Judge;
 use crate::redact::Redactor;
@@ -74,7 +74,9 @@ pub async fn run_case(ctx: &RunContext, case: &CaseSpec, dir: PathBuf) -> std::i
     let started = Instant::now();
     let mut log = EventLog::create(&dir, &case.id, ctx.redactor.clone(), ctx.sinks.clone())?;
     // The case as it ran, so `rescore` can re-judge without the dataset.
-    crate::util::write_json_atomic(&TrialDir::at(&dir).case_file(), case)?;
+    // Not synced here: the trial's commit in `finish` makes it durable with the rest.
+    crate::util::durable::write_json_replace(&TrialDir::at(&dir).case_file(), case)?;
+    let env_started = Instant::now();
     let env = match ctx.environments.create(&case.id).await {
         Ok(env) => env,
         Err(reason) => {
@@ -86,9 +88,11 @@ pub async fn run_case(ctx: &RunContext, case: &CaseSpec, dir: PathBuf) -> std::i
                 component: "sandbox".into(),
                 reason,
             })?;
-            return finish(ctx, case, &dir, log, end, None, started).await;
+            let sandbox_ms = env_started.elapsed().as_millis() as u64;
+            return finish(ctx, case, &dir, log, end, None, (started, sandbox_ms, 0)).await;
         }
     };
+    let sandbox_ms = env_started.elapsed().as_millis() as u64;
     log.emit(RunEvent::SandboxReady {
         role: Role::Agent,
         backend: env.backend(),
@@ -117,7 +121,8 @@ pub async fn run_case(ctx: &RunContext, case: &CaseSpec, dir: PathBuf) -> std::i
     }
     // Observed before the session (and its HOME and TMPDIR) is deleted.
     let files = baseline.as_ref().and_then(FileBaseline::observe);
-    let verdict = finish(ctx, case, &dir, log, end, Some((env.as_ref(), files)), started).await;
+    let setup_ms = setup_time(log.events());
+    let verdict = finish(ctx, case, &dir, log, end, Some((env.as_ref(), files)), (started, sandbox_ms, setup_ms)).await;
     env.close().await;
     verdict
 }
@@ -361,7 +366,7 @@ async fn finish(
     mut log: EventLog,
     end: ConversationEnd,
     env: Option<(&dyn CaseEnvironment, Option<FileFacts>)>,
-    started: Instant,
+    (started, sandbox_ms, setup_ms): (Instant, u64, u64),
 ) -> std::io::Result<VerdictFile> {
     let events = log.events().to_vec();
     let (env, files) = match env {
@@ -384,14 +389,44 @@ async fn finish(
         egress_must_be_clean: ctx.job.job.review.gates.no_denied_egress == Some(true),
         files: files.as_ref(),
     };
+    let judge_started = Instant::now();
     let (mut verdict, calls) = crate::llm::meter::metered(judge_case(case, &end, ctx.judge.as_ref(), &input)).await;
+    let judge_ms = judge_started.elapsed().as_millis() as u64;
     emit_model_calls(&mut log, Role::Judge, calls)?;
+    log.emit(RunEvent::CaseTiming {
+        sandbox_ms,
+        setup_ms,
+        judge_ms,
+    })?;
     verdict.duration_ms = started.elapsed().as_millis() as u64;
-    write_verdict(&TrialDir::at(dir).verdict(), &verdict, &ctx.redactor)?;
     log.emit(RunEvent::CaseFinished {
         verdict: verdict.verdict,
         duration_ms: started.elapsed().as_millis() as u64,
     })?;
     log.finish()?;
+    commit_trial(TrialDir::at(dir), verdict_bytes(&verdict, &ctx.redactor)?).await?;
     Ok(verdict)
+}
+
+/// The time the job's setup steps took, from their events.
+fn setup_time(events: &[crate::trial::Envelope]) -> u64 {
+    events
+        .iter()
+        .filter_map(|e| match &e.event {
+            RunEvent::SetupStep { duration_ms, .. } => Some(*duration_ms),
+            _ => None,
+        })
+        .sum()
+}
+
+/// The trial's group commit, off the async runtime: its files are made durable together, then
+/// verdict.json is written last as the marker that the trial is done (docs/ARCHITECTURE.md,
+/// "Durability").
+async fn commit_trial(trial: TrialDir, verdict: Vec<u8>) -> std::io::Result<()> {
+    tokio::task::spawn_blocking(move || {
+        let files = [trial.case_file(), trial.events(), trial.workspace_after()];
+        crate::util::durable::commit(&files, &trial.verdict(), &verdict)
+    })
+    .await
+    .map_err(std::io::Error::other)?
 }

@@ -20,6 +20,7 @@ mod generate_cli;
 mod generate_offline;
 mod generate_schemas;
 mod hostile_inputs;
+mod kill_commit;
 mod import_projects;
 mod lab_headless;
 mod lab_models;

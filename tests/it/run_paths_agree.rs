@@ -133,7 +133,7 @@ async fn the_lab_and_ghostlab_test_write_the_same_run_folder() {
             Command::cargo_bin("ghostlab")
                 .unwrap()
                 .current_dir(&dir)
-                .args(["test", "--job", "job.yaml", "--parallel", "1", "--quiet"])
+                .args(["test", "--job", "job.yaml", "--parallel", "1", "--quiet", "--pdf"])
                 .output()
                 .unwrap()
         }
