@@ -122,7 +122,16 @@ pub async fn run_case(ctx: &RunContext, case: &CaseSpec, dir: PathBuf) -> std::i
     // Observed before the session (and its HOME and TMPDIR) is deleted.
     let files = baseline.as_ref().and_then(FileBaseline::observe);
     let setup_ms = setup_time(log.events());
-    let verdict = finish(ctx, case, &dir, log, end, Some((env.as_ref(), files)), (started, sandbox_ms, setup_ms)).await;
+    let verdict = finish(
+        ctx,
+        case,
+        &dir,
+        log,
+        end,
+        Some((env.as_ref(), files)),
+        (started, sandbox_ms, setup_ms),
+    )
+    .await;
     env.close().await;
     verdict
 }

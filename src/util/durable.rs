@@ -41,25 +41,25 @@ pub fn sync_files(files: &[PathBuf]) -> std::io::Result<()> {
     parallel_sync(&dirs, sync_dir)
 }
 
-/// Commits a unit: writes `marker` to a temp file, makes it and `files` durable together,
-/// renames it into place, then fsyncs the folders (the marker's, which also holds the unit's
-/// files, the one above it, and folders among `files`). Two journal waits, whatever the count.
+/// Commits a unit: writes `marker` to a temp file; makes it, `files` and the folders holding
+/// them durable together (their names too: a rename such as events.jsonl's is durable before
+/// the marker exists); renames the marker into place; then fsyncs its folder and the one above.
+/// Two journal waits, whatever the number of files.
 pub fn commit(files: &[PathBuf], marker: &Path, marker_bytes: &[u8]) -> std::io::Result<()> {
     let dir = parent_of(marker);
     std::fs::create_dir_all(dir)?;
     let mut tmp = tempfile::Builder::new().prefix(TEMP_PREFIX).tempfile_in(dir)?;
     tmp.write_all(marker_bytes)?;
-    let (mut regular, mut dirs) = expand(files);
-    regular.push(tmp.path().to_path_buf());
-    parallel_sync(&regular, sync_file)?;
+    let (mut first, dirs) = expand(files);
+    first.push(tmp.path().to_path_buf());
+    first.extend(dirs);
+    parallel_sync(&first, sync_path)?;
     tmp.persist(marker).map_err(|e| e.error)?;
-    dirs.push(dir.to_path_buf());
+    let mut last = vec![dir.to_path_buf()];
     if let Some(above) = dir.parent() {
-        dirs.push(above.to_path_buf());
+        last.push(above.to_path_buf());
     }
-    dirs.sort();
-    dirs.dedup();
-    parallel_sync(&dirs, sync_dir)
+    parallel_sync(&last, sync_dir)
 }
 
 /// The regular files among `files` and under folders among them, and every folder holding
@@ -69,7 +69,11 @@ fn expand(files: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let mut dirs: Vec<PathBuf> = Vec::new();
     for f in files {
         if f.is_dir() {
-            for e in walkdir::WalkDir::new(f).follow_links(false).into_iter().filter_map(Result::ok) {
+            for e in walkdir::WalkDir::new(f)
+                .follow_links(false)
+                .into_iter()
+                .filter_map(Result::ok)
+            {
                 if e.file_type().is_file() {
                     regular.push(e.path().to_path_buf());
                     dirs.push(parent_of(e.path()).to_path_buf());
@@ -87,6 +91,10 @@ fn expand(files: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
 
 fn sync_file(path: &Path) -> std::io::Result<()> {
     std::fs::File::open(path)?.sync_all()
+}
+
+fn sync_path(path: &Path) -> std::io::Result<()> {
+    if path.is_dir() { sync_dir(path) } else { sync_file(path) }
 }
 
 /// fsyncs a folder (its entries); filesystems that cannot are ignored.
@@ -115,9 +123,10 @@ fn parallel_sync(paths: &[PathBuf], f: fn(&Path) -> std::io::Result<()>) -> std:
             .chunks(chunk)
             .map(|part| s.spawn(move || part.iter().try_for_each(|p| f(p))))
             .collect();
-        handles
-            .into_iter()
-            .try_for_each(|h| h.join().unwrap_or_else(|_| Err(std::io::Error::other("sync thread panicked"))))
+        handles.into_iter().try_for_each(|h| {
+            h.join()
+                .unwrap_or_else(|_| Err(std::io::Error::other("sync thread panicked")))
+        })
     })
 }
 

@@ -41,12 +41,25 @@ fn mock_release_bot(tmp: &Path) -> PathBuf {
         &["dataset", "approve", "--all", "--job", "job.yaml"],
     ] {
         let out = ghostlab(&dir).args(args).output().unwrap();
-        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     dir
 }
 
-const RUN_ARGS: &[&str] = &["test", "--job", "job.yaml", "--quiet", "--repeat", "3", "--parallel", "4"];
+const RUN_ARGS: &[&str] = &[
+    "test",
+    "--job",
+    "job.yaml",
+    "--quiet",
+    "--repeat",
+    "3",
+    "--parallel",
+    "4",
+];
 
 /// Runs `test` into `run` and SIGKILLs it after `after`; true when it was still running.
 fn kill_at(dir: &Path, run: &Path, after: Duration) -> bool {
@@ -85,7 +98,10 @@ fn committed_trials_are_whole(run: &Path) -> usize {
         assert!(!t.events_partial().exists(), "{where_}: committed with a partial log");
         let events = ghostlab::run::event_log::read_events(&t.events()).unwrap_or_else(|e| panic!("{where_}: {e}"));
         let last = serde_json::to_value(&events.last().expect("events").event).unwrap();
-        assert_eq!(last["type"], "case_finished", "{where_}: log does not end the case: {last}");
+        assert_eq!(
+            last["type"], "case_finished",
+            "{where_}: log does not end the case: {last}"
+        );
     }
     committed
 }
@@ -129,7 +145,11 @@ fn a_killed_run_leaves_only_uncommitted_or_whole_trials_and_every_reader_agrees(
             .arg(&run)
             .output()
             .unwrap();
-        assert!(matches!(out.status.code(), Some(0 | 1)), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         assert_eq!(RunDir::new(&merged).trials().len(), committed, "merge");
         let rescored = tmp.path().join(format!("rescored-{round}"));
         let out = ghostlab(&dir)
@@ -138,7 +158,11 @@ fn a_killed_run_leaves_only_uncommitted_or_whole_trials_and_every_reader_agrees(
             .arg(&run)
             .output()
             .unwrap();
-        assert!(matches!(out.status.code(), Some(0 | 1)), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         assert_eq!(committed_trials_are_whole(&rescored), committed, "rescore");
         let out = ghostlab(&dir)
             .args(["report", "--job", "job.yaml", "--run"])
@@ -147,7 +171,12 @@ fn a_killed_run_leaves_only_uncommitted_or_whole_trials_and_every_reader_agrees(
             .unwrap();
         assert!(out.status.success(), "report: {}", String::from_utf8_lossy(&out.stderr));
         // Resume finishes exactly the uncommitted trials.
-        let out = ghostlab(&dir).args(RUN_ARGS).args(["--resume", "--run"]).arg(&run).output().unwrap();
+        let out = ghostlab(&dir)
+            .args(RUN_ARGS)
+            .args(["--resume", "--run"])
+            .arg(&run)
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
         assert_eq!(committed_trials_are_whole(&run), total, "after resume");
         let summary: serde_json::Value =
@@ -155,5 +184,8 @@ fn a_killed_run_leaves_only_uncommitted_or_whole_trials_and_every_reader_agrees(
         assert_eq!(summary["summary"]["trials"].as_u64(), Some(total as u64));
     }
     eprintln!("{partial_runs} of 6 kills landed mid-run");
-    assert!(partial_runs >= 1, "no kill landed between the first and the last commit (seed {seed})");
+    assert!(
+        partial_runs >= 1,
+        "no kill landed between the first and the last commit (seed {seed})"
+    );
 }
