@@ -57,7 +57,7 @@ if command -v strace >/dev/null 2>&1; then
     bin=${!side}
     strace -f -qq -e trace=fsync,fdatasync -o "$WORK/strace-$side" "$bin" test --job "$WORK/mock/job.yaml" \
       --parallel "$PARALLEL" -q --run "$WORK/runs/strace-$side" >/dev/null 2>&1 || true
-    echo "fsyncs $side: $(grep -cE 'fsync|fdatasync' "$WORK/strace-$side")"
+    echo "fsync+fdatasync calls $side: $(grep -cE '(fsync|fdatasync)\(' "$WORK/strace-$side")"
   done
 fi
 echo "work folder: $WORK"

@@ -294,39 +294,6 @@ fn build_runner(ctx: &RunContext, env: &dyn CaseEnvironment, case: &CaseSpec) ->
     }
 }
 
-/// Largest final workspace kept with a run.
-const KEEP_WORKSPACE_LIMIT: u64 = 32 << 20;
-
-/// Copies the final workspace (without `.git`) when it is under the size limit.
-fn keep_workspace(src: &std::path::Path, dst: &std::path::Path) -> Option<PathBuf> {
-    let files: Vec<_> = walkdir::WalkDir::new(src)
-        .follow_links(false)
-        .into_iter()
-        .filter_entry(|e| e.file_name() != ".git")
-        .filter_map(Result::ok)
-        .collect();
-    let total: u64 = files
-        .iter()
-        .filter(|e| e.file_type().is_file())
-        .filter_map(|e| e.metadata().ok())
-        .map(|m| m.len())
-        .sum();
-    if total > KEEP_WORKSPACE_LIMIT {
-        tracing::warn!(bytes = total, "final workspace too large to keep with the run");
-        return None;
-    }
-    for e in files {
-        let rel = e.path().strip_prefix(src).ok()?;
-        let target = dst.join(rel);
-        if e.file_type().is_dir() {
-            std::fs::create_dir_all(&target).ok()?;
-        } else if e.file_type().is_file() {
-            std::fs::copy(e.path(), &target).ok()?;
-        }
-    }
-    Some(dst.to_path_buf())
-}
-
 /// Values of the variables the user explicitly opted into (sandbox.credentials.env and
 /// sandbox.env_allowlist). They go only into the agent's environment.
 pub fn credential_env(job: &LoadedJob) -> Vec<(String, String)> {
@@ -385,9 +352,7 @@ async fn finish(
     let workspace = env.and_then(|e| e.final_workspace());
     // Keep the final workspace with the run (bounded) so file checks can be re-run by
     // `rescore` and reviewers can see what the agent changed.
-    let kept = workspace
-        .as_deref()
-        .and_then(|ws| keep_workspace(ws, &TrialDir::at(dir).workspace_after()));
+    let kept = workspace.as_deref().and_then(|ws| TrialDir::at(dir).keep_workspace(ws));
     let workspace = kept.or(workspace);
     let known = known_tools(&ctx.job);
     let input = CheckInput {
@@ -413,7 +378,9 @@ async fn finish(
         duration_ms: started.elapsed().as_millis() as u64,
     })?;
     log.finish()?;
-    commit_trial(TrialDir::at(dir), verdict_bytes(&verdict, &ctx.redactor)?).await?;
+    TrialDir::at(dir)
+        .commit(verdict_bytes(&verdict, &ctx.redactor)?)
+        .await?;
     Ok(verdict)
 }
 
@@ -426,16 +393,4 @@ fn setup_time(events: &[crate::trial::Envelope]) -> u64 {
             _ => None,
         })
         .sum()
-}
-
-/// The trial's group commit, off the async runtime: its files are made durable together, then
-/// verdict.json is written last as the marker that the trial is done (docs/ARCHITECTURE.md,
-/// "Durability").
-async fn commit_trial(trial: TrialDir, verdict: Vec<u8>) -> std::io::Result<()> {
-    tokio::task::spawn_blocking(move || {
-        let files = [trial.case_file(), trial.events(), trial.workspace_after()];
-        crate::util::durable::commit(&files, &trial.verdict(), &verdict)
-    })
-    .await
-    .map_err(std::io::Error::other)?
 }
