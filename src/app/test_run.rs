@@ -1,7 +1,7 @@
 //! Running a job's suite end to end, once for every front end (`ghostlab test`, the lab):
 //! select the cases, pick the run folder, start the agent's scripted model if asked, write the
 //! manifest, run every trial into the given sinks (with run-level start and finish events),
-//! aggregate summary.json and junit.xml, then write the report.
+//! aggregate summary.json and junit.xml, then write the report (the PDF only when asked).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -31,8 +31,10 @@ pub struct TestSettings {
     pub resume: bool,
     /// Serve the agent's model from this cassette through a local model server.
     pub agent_cassette: Option<PathBuf>,
-    /// A PDF path other than the run folder's `report.pdf`.
+    /// A PDF path other than the run folder's `report.pdf` (implies `write_pdf`).
     pub pdf: Option<PathBuf>,
+    /// Render the PDF report too; it is about half of a short run's CPU, so only when asked.
+    pub write_pdf: bool,
 }
 
 impl TestSettings {
@@ -47,6 +49,7 @@ impl TestSettings {
             resume: false,
             agent_cassette: None,
             pdf: None,
+            write_pdf: false,
         }
     }
 }
@@ -146,9 +149,11 @@ pub async fn run_tests(settings: &TestSettings, sinks: Sinks) -> Result<TestOutc
         gates_met: summary.gates_met,
     });
     let mut outputs = ReportOutputs::defaults(run.path());
-    if let Some(pdf) = &settings.pdf {
-        outputs.pdf = Some(pdf.clone());
-    }
+    outputs.pdf = match &settings.pdf {
+        Some(pdf) => Some(pdf.clone()),
+        None if settings.write_pdf => outputs.pdf,
+        None => None,
+    };
     let report = crate::report::write_all(job, run.path(), &outputs);
     Ok(TestOutcome {
         run,

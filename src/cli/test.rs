@@ -1,5 +1,5 @@
 //! `ghostlab test --job J [--repeat K] [--parallel N] [--case ID]… [--partition I/N]
-//! [--junit FILE] [--resume] [--run DIR] [--agent-cassette F] [--pdf F]`.
+//! [--junit FILE] [--resume] [--run DIR] [--agent-cassette F] [--pdf [F]]`.
 //!
 //! Exit codes: 0 every gate met, 1 a gate not met, 2 the run could not happen.
 
@@ -45,9 +45,10 @@ pub struct Args {
     /// Serve the agent's model from this cassette through a local model server.
     #[arg(long)]
     pub agent_cassette: Option<PathBuf>,
-    /// Also write the rollout report as PDF here (Markdown and HTML go beside the run).
-    #[arg(long)]
-    pub pdf: Option<PathBuf>,
+    /// Also write the rollout report as PDF: into the run folder, or to FILE (Markdown and
+    /// HTML always go beside the run).
+    #[arg(long, value_name = "FILE", num_args = 0..=1)]
+    pub pdf: Option<Option<PathBuf>>,
     /// No live transcript on stderr.
     #[arg(long, short)]
     pub quiet: bool,
@@ -80,7 +81,8 @@ impl Args {
             run_dir: self.run.clone(),
             resume: self.resume,
             agent_cassette: self.agent_cassette.clone(),
-            pdf: self.pdf.clone(),
+            pdf: self.pdf.clone().flatten(),
+            write_pdf: self.pdf.is_some(),
         }
     }
 }

@@ -89,7 +89,14 @@ pub async fn judge_case(
 
 /// Writes verdict.json atomically, redacted.
 pub fn write_verdict(path: &Path, verdict: &VerdictFile, redactor: &Redactor) -> std::io::Result<()> {
+    crate::util::write_atomic(path, &verdict_bytes(verdict, redactor)?)
+}
+
+/// verdict.json's text, redacted (for a caller that commits it as a trial's marker).
+pub fn verdict_bytes(verdict: &VerdictFile, redactor: &Redactor) -> std::io::Result<Vec<u8>> {
     let mut value = serde_json::to_value(verdict).map_err(std::io::Error::other)?;
     redactor.redact_value(&mut value);
-    crate::util::write_json_atomic(path, &value)
+    let mut text = serde_json::to_vec_pretty(&value).map_err(std::io::Error::other)?;
+    text.push(b'\n');
+    Ok(text)
 }

@@ -196,6 +196,8 @@ impl SuiteRunner for LabSuiteRunner {
             let mut settings = TestSettings::new(loaded);
             settings.parallel = parallel;
             settings.agent_cassette = cassette;
+            // The lab's last step hands over the full report, PDF included.
+            settings.write_pdf = true;
             if let Some(dir) = unfinished {
                 settings.run_dir = Some(dir);
                 settings.resume = true;

@@ -225,7 +225,11 @@ fn entry(e: &Envelope, r: &Redactor) -> Option<Entry> {
                 latency_ms: *latency_ms,
             }))
         }
-        RunEvent::CaseStarted { .. } | RunEvent::ModelCall { .. } | RunEvent::CaseFinished { .. } => None,
+        RunEvent::CaseStarted { .. }
+        | RunEvent::ModelCall { .. }
+        | RunEvent::CaseFinished { .. }
+        | RunEvent::TurnTiming { .. }
+        | RunEvent::CaseTiming { .. } => None,
         RunEvent::SandboxReady { role, backend, .. } => note(None, format!("sandbox ready for {role:?} ({backend})")),
         RunEvent::SetupStep {
             name,

@@ -96,7 +96,8 @@ pub fn write_report(
                 source,
             })?;
         }
-        crate::util::write_atomic(path, bytes).map_err(|source| ReportError::Write {
+        // Regenerable files: atomic against a kill now, made durable together below.
+        crate::util::durable::write_replace(path, bytes).map_err(|source| ReportError::Write {
             path: path.to_path_buf(),
             source,
         })?;
@@ -125,5 +126,9 @@ pub fn write_report(
     if let Some(p) = &outputs.pdf {
         put(p, &render_pdf(report, redactor)?)?;
     }
+    crate::util::durable::sync_files(&written).map_err(|source| ReportError::Write {
+        path: run_dir.to_path_buf(),
+        source,
+    })?;
     Ok(written)
 }

@@ -26,7 +26,7 @@ use super::runners::{MockRunner, ProcessRunner};
 use super::spawn::{CommandSpec, run_bounded};
 use crate::emit::codex::emit_codex_config;
 use crate::emit::{EmitOptions, write_opencode_project};
-use crate::judge::case_verdict::{VerdictFile, judge_case, write_verdict};
+use crate::judge::case_verdict::{VerdictFile, judge_case, verdict_bytes};
 use crate::judge::checks::CheckInput;
 use crate::judge::llm_judge::Judge;
 use crate::redact::Redactor;
@@ -75,7 +75,9 @@ pub async fn run_case(ctx: &RunContext, case: &CaseSpec, dir: PathBuf) -> std::i
     let started = Instant::now();
     let mut log = EventLog::create(&dir, &case.id, ctx.redactor.clone(), ctx.sinks.clone())?;
     // The case as it ran, so `rescore` can re-judge without the dataset.
-    crate::util::write_json_atomic(&TrialDir::at(&dir).case_file(), case)?;
+    // Not synced here: the trial's commit in `finish` makes it durable with the rest.
+    crate::util::durable::write_json_replace(&TrialDir::at(&dir).case_file(), case)?;
+    let env_started = Instant::now();
     let env = match ctx.environments.create(&case.id).await {
         Ok(env) => env,
         Err(reason) => {
@@ -87,9 +89,11 @@ pub async fn run_case(ctx: &RunContext, case: &CaseSpec, dir: PathBuf) -> std::i
                 component: "sandbox".into(),
                 reason,
             })?;
-            return finish(ctx, case, &dir, log, end, None, started).await;
+            let sandbox_ms = env_started.elapsed().as_millis() as u64;
+            return finish(ctx, case, &dir, log, end, None, (started, sandbox_ms, 0)).await;
         }
     };
+    let sandbox_ms = env_started.elapsed().as_millis() as u64;
     log.emit(RunEvent::SandboxReady {
         role: Role::Agent,
         backend: env.backend(),
@@ -118,7 +122,17 @@ pub async fn run_case(ctx: &RunContext, case: &CaseSpec, dir: PathBuf) -> std::i
     }
     // Observed before the session (and its HOME and TMPDIR) is deleted.
     let files = baseline.as_ref().and_then(FileBaseline::observe);
-    let verdict = finish(ctx, case, &dir, log, end, Some((env.as_ref(), files)), started).await;
+    let setup_ms = setup_time(log.events());
+    let verdict = finish(
+        ctx,
+        case,
+        &dir,
+        log,
+        end,
+        Some((env.as_ref(), files)),
+        (started, sandbox_ms, setup_ms),
+    )
+    .await;
     env.close().await;
     verdict
 }
@@ -284,39 +298,6 @@ fn build_runner(ctx: &RunContext, env: &dyn CaseEnvironment, case: &CaseSpec) ->
     }
 }
 
-/// Largest final workspace kept with a run.
-const KEEP_WORKSPACE_LIMIT: u64 = 32 << 20;
-
-/// Copies the final workspace (without `.git`) when it is under the size limit.
-fn keep_workspace(src: &std::path::Path, dst: &std::path::Path) -> Option<PathBuf> {
-    let files: Vec<_> = walkdir::WalkDir::new(src)
-        .follow_links(false)
-        .into_iter()
-        .filter_entry(|e| e.file_name() != ".git")
-        .filter_map(Result::ok)
-        .collect();
-    let total: u64 = files
-        .iter()
-        .filter(|e| e.file_type().is_file())
-        .filter_map(|e| e.metadata().ok())
-        .map(|m| m.len())
-        .sum();
-    if total > KEEP_WORKSPACE_LIMIT {
-        tracing::warn!(bytes = total, "final workspace too large to keep with the run");
-        return None;
-    }
-    for e in files {
-        let rel = e.path().strip_prefix(src).ok()?;
-        let target = dst.join(rel);
-        if e.file_type().is_dir() {
-            std::fs::create_dir_all(&target).ok()?;
-        } else if e.file_type().is_file() {
-            std::fs::copy(e.path(), &target).ok()?;
-        }
-    }
-    Some(dst.to_path_buf())
-}
-
 /// Values of the variables the user explicitly opted into (sandbox.credentials.env and
 /// sandbox.env_allowlist). They go only into the agent's environment.
 pub fn credential_env(job: &LoadedJob) -> Vec<(String, String)> {
@@ -365,7 +346,7 @@ async fn finish(
     mut log: EventLog,
     end: ConversationEnd,
     env: Option<(&dyn CaseEnvironment, Option<FileFacts>)>,
-    started: Instant,
+    (started, sandbox_ms, setup_ms): (Instant, u64, u64),
 ) -> std::io::Result<VerdictFile> {
     let events = log.events().to_vec();
     let (env, files) = match env {
@@ -375,9 +356,7 @@ async fn finish(
     let workspace = env.and_then(|e| e.final_workspace());
     // Keep the final workspace with the run (bounded) so file checks can be re-run by
     // `rescore` and reviewers can see what the agent changed.
-    let kept = workspace
-        .as_deref()
-        .and_then(|ws| keep_workspace(ws, &TrialDir::at(dir).workspace_after()));
+    let kept = workspace.as_deref().and_then(|ws| TrialDir::at(dir).keep_workspace(ws));
     let workspace = kept.or(workspace);
     let known = known_tools(&ctx.job);
     let input = CheckInput {
@@ -388,14 +367,34 @@ async fn finish(
         egress_must_be_clean: ctx.job.job.review.gates.no_denied_egress == Some(true),
         files: files.as_ref(),
     };
+    let judge_started = Instant::now();
     let (mut verdict, calls) = crate::llm::meter::metered(judge_case(case, &end, ctx.judge.as_ref(), &input)).await;
+    let judge_ms = judge_started.elapsed().as_millis() as u64;
     emit_model_calls(&mut log, Role::Judge, calls)?;
+    log.emit(RunEvent::CaseTiming {
+        sandbox_ms,
+        setup_ms,
+        judge_ms,
+    })?;
     verdict.duration_ms = started.elapsed().as_millis() as u64;
-    write_verdict(&TrialDir::at(dir).verdict(), &verdict, &ctx.redactor)?;
     log.emit(RunEvent::CaseFinished {
         verdict: verdict.verdict,
         duration_ms: started.elapsed().as_millis() as u64,
     })?;
     log.finish()?;
+    TrialDir::at(dir)
+        .commit(verdict_bytes(&verdict, &ctx.redactor)?)
+        .await?;
     Ok(verdict)
+}
+
+/// The time the job's setup steps took, from their events.
+fn setup_time(events: &[crate::trial::Envelope]) -> u64 {
+    events
+        .iter()
+        .filter_map(|e| match &e.event {
+            RunEvent::SetupStep { duration_ms, .. } => Some(*duration_ms),
+            _ => None,
+        })
+        .sum()
 }

@@ -33,6 +33,7 @@ pub async fn converse(
     let mut message = s.opening_message.clone();
     let mut answered = 0usize;
     for turn in 1..=s.max_turns.max(1) {
+        let mut user_ms = 0;
         if turn > 1 {
             let started = std::time::Instant::now();
             let next = match emulator.next(case, &history).await {
@@ -68,10 +69,11 @@ pub async fn converse(
                 return Ok(ConversationEnd::Completed(StopReason::UserDone));
             }
             message = next.message;
+            user_ms = started.elapsed().as_millis() as u64;
             log.emit(RunEvent::UserMessage {
                 turn,
                 text: message.clone(),
-                latency_ms: started.elapsed().as_millis() as u64,
+                latency_ms: user_ms,
             })?;
         } else {
             log.emit(RunEvent::UserMessage {
@@ -80,10 +82,12 @@ pub async fn converse(
                 latency_ms: 0,
             })?;
         }
+        let agent_started = std::time::Instant::now();
         let mut out = match runner.turn(turn, &message).await {
             Ok(o) => o,
             Err(e) => return infra(log, "agent host", e.to_string()),
         };
+        let agent_ms = agent_started.elapsed().as_millis() as u64;
         bound_turn_text(&mut out.text);
         answered += out.text.chars().count();
         for call in &out.tool_calls {
@@ -103,6 +107,12 @@ pub async fn converse(
             latency_ms: out.latency_ms,
             tokens: out.tokens,
             cost_usd: out.cost_usd,
+        })?;
+        log.emit(RunEvent::TurnTiming {
+            turn,
+            user_ms,
+            agent_ms,
+            tools_ms: out.tool_calls.iter().map(|c| c.latency_ms).sum(),
         })?;
         if let Some((component, reason)) = broken_mcp_server(&out.tool_calls, mcp_servers) {
             return infra(log, &component, reason);

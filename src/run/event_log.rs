@@ -1,8 +1,9 @@
 //! Writes a case's events to `events.jsonl`, then hands each to the run's other sinks.
 //!
-//! Lines go to `events.jsonl.partial` as they happen (flushed per event, so a crash loses at
-//! most the line being written); `finish` renames it to `events.jsonl`. Readers skip a torn
-//! last line.
+//! Lines go to `events.jsonl.partial` as they happen (written per event, so a killed process
+//! loses at most the line being written); `finish` renames it to `events.jsonl`. Neither
+//! fsyncs: the trial's group commit (`run::case_run`, `util::durable::commit`) makes the log
+//! durable before verdict.json marks the trial done. Readers skip a torn last line.
 
 use super::run_dir::TrialDir;
 use crate::redact::Redactor;
@@ -66,9 +67,8 @@ impl EventLog {
         &self.events
     }
 
-    /// Syncs and renames the log to `events.jsonl`.
+    /// Renames the log to `events.jsonl` (made durable by the trial's commit).
     pub fn finish(self) -> std::io::Result<PathBuf> {
-        self.file.sync_all()?;
         let done = TrialDir::at(self.partial.parent().unwrap_or(Path::new("."))).events();
         std::fs::rename(&self.partial, &done)?;
         Ok(done)

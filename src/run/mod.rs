@@ -31,6 +31,7 @@ pub mod setup;
 pub mod spawn;
 pub mod suite;
 mod summary_line;
+mod trial_commit;
 pub mod turn_stream;
 
 // The trial vocabulary moved to `crate::trial`; these paths stay for code not yet updated.

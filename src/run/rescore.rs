@@ -53,10 +53,11 @@ pub async fn rescore(job: &LoadedJob, judge: &dyn Judge, src: &Path, dst: &Path)
     let known = known_tools(job);
     let mut verdicts = Vec::new();
     let (from, to) = (RunDir::new(src), RunDir::new(dst));
-    let trial_dirs: Vec<_> = from.trials().into_iter().filter(|t| t.case_file().is_file()).collect();
+    // Only committed trials: a folder without verdict.json is a trial that never finished.
+    let trial_dirs: Vec<_> = from.trials().into_iter().filter(|t| t.is_committed()).collect();
     if trial_dirs.is_empty() {
         return Err(std::io::Error::other(format!(
-            "{}: no stored cases (cases/<id>/trial-<k>/case.json)",
+            "{}: no finished trials (cases/<id>/trial-<k>/verdict.json)",
             src.display()
         )));
     }

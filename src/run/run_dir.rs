@@ -7,6 +7,8 @@
 //!     case.json events.jsonl(.partial) verdict.json workspace-after/
 //! ```
 //!
+//! verdict.json is a trial's commit marker (docs/ARCHITECTURE.md, "Durability").
+//!
 //! Suite, merge, rescore, report and the CLI find files through these types, never by joining
 //! names themselves.
 
@@ -158,6 +160,12 @@ impl TrialDir {
 
     pub fn verdict(&self) -> PathBuf {
         self.path.join("verdict.json")
+    }
+
+    /// True when the trial committed: verdict.json, written last and only after the trial's
+    /// other files were made durable, exists. A folder without it is an unfinished trial.
+    pub fn is_committed(&self) -> bool {
+        self.verdict().is_file()
     }
 
     /// The final workspace copy, kept for checks and `rescore`.

@@ -126,7 +126,8 @@ pub struct OpencodeHost {
     /// shown read-only inside the sandbox at the same path.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub binary: Option<String>,
-    /// `cold`: `opencode run` per turn; `warm`: one `opencode serve` per session + `run --attach`.
+    /// `warm` (default): one `opencode serve` per session + `run --attach` per turn; `cold`:
+    /// `opencode run` per turn.
     #[serde(default)]
     pub mode: OpencodeMode,
 }
@@ -134,8 +135,9 @@ pub struct OpencodeHost {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum OpencodeMode {
-    #[default]
     Cold,
+    /// The default: a warm turn took 0.25× a cold one's time (docs/benchmarks.md).
+    #[default]
     Warm,
 }
 

@@ -137,6 +137,22 @@ pub enum RunEvent {
         verdict: Verdict,
         duration_ms: u64,
     },
+    /// Where one turn's time went (ms): the simulated user's answer, the agent's whole turn as
+    /// the harness waited for it, and of that what its tool calls reported. The rest of the
+    /// agent's turn is its model and its host's own work (a warm server's start on turn 1).
+    TurnTiming {
+        turn: u32,
+        user_ms: u64,
+        agent_ms: u64,
+        tools_ms: u64,
+    },
+    /// Where a case's time went outside its turns (ms): creating the sandbox, the job's setup
+    /// steps, and judging.
+    CaseTiming {
+        sandbox_ms: u64,
+        setup_ms: u64,
+        judge_ms: u64,
+    },
 }
 
 /// One line of events.jsonl.
@@ -185,6 +201,17 @@ impl RunEvent {
             RunEvent::CaseFinished { verdict, duration_ms } => {
                 format!("  = {} in {:.1} s", verdict.as_str(), *duration_ms as f64 / 1000.0)
             }
+            RunEvent::TurnTiming {
+                turn,
+                user_ms,
+                agent_ms,
+                tools_ms,
+            } => format!("  [{turn}] time: user {user_ms} ms, agent {agent_ms} ms (tools {tools_ms} ms)"),
+            RunEvent::CaseTiming {
+                sandbox_ms,
+                setup_ms,
+                judge_ms,
+            } => format!("  time: sandbox {sandbox_ms} ms, setup {setup_ms} ms, judge {judge_ms} ms"),
         }
     }
 }

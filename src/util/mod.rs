@@ -3,6 +3,7 @@
 //! Nothing here knows about jobs, agents or the terminal.
 
 pub mod atomic;
+pub mod durable;
 pub mod ids;
 pub mod secret_ref;
 pub mod skip;

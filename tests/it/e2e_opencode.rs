@@ -71,6 +71,12 @@ async fn opencode_in_bubblewrap_with_real_mcp_recorded_then_replayed() {
         String::from_utf8_lossy(&generated.stderr)
     );
 
+    // Runs 1 and 2 in OpenCode's cold mode (`opencode run` per turn); run 3 in the default,
+    // warm. A cold recording does not replay against a warm run (see run 3).
+    let job = dir.join("job.yaml");
+    let plain = std::fs::read_to_string(&job).unwrap();
+    std::fs::write(&job, format!("{plain}hosts:\n  opencode:\n    mode: cold\n")).unwrap();
+
     // Run 1: emulator and judge recorded from a scripted model server.
     std::fs::write(dir.join("cassettes/harness-script.json"), HARNESS_SCRIPT).unwrap();
     let server = start(
@@ -173,7 +179,8 @@ async fn opencode_in_bubblewrap_with_real_mcp_recorded_then_replayed() {
     assert_eq!(v2["verdict"], "PASS");
     assert_eq!(tree_digest(&dir.join("release-repo")), original);
 
-    // Run 3: warm mode, one `opencode serve` in the sandbox and a `run --attach` per turn.
+    // Run 3: the default (warm) mode, one `opencode serve` in the sandbox and a `run --attach`
+    // per turn.
     // Its transcript differs in details a replayed judge would notice (one server makes one
     // denied npm lookup, not one per turn), so emulator and judge come from the scripted
     // server again.
@@ -190,9 +197,8 @@ async fn opencode_in_bubblewrap_with_real_mcp_recorded_then_replayed() {
             "generation:\n  proposer: {{ provider: offline }}\n  emulator: {{ provider: record, model: scripted, base_url: \"{url}\", cassette: ./cassettes/harness-warm.json }}\n  judge: {{ provider: record, model: scripted, base_url: \"{url}\", cassette: ./cassettes/harness-warm.json }}"
         ),
     );
-    let job = dir.join("job.yaml");
     let text = std::fs::read_to_string(&job).unwrap();
-    std::fs::write(&job, format!("{text}hosts:\n  opencode:\n    mode: warm\n")).unwrap();
+    std::fs::write(&job, text.replace("hosts:\n  opencode:\n    mode: cold\n", "")).unwrap();
     let d = dir.clone();
     let (out, run3) = tokio::task::spawn_blocking(move || run_case(&d)).await.unwrap();
     server.shutdown().await;

@@ -21,6 +21,7 @@ mod generate_offline;
 mod generate_schemas;
 mod hostile_inputs;
 mod import_projects;
+mod kill_commit;
 mod lab_headless;
 mod lab_models;
 mod lab_private_folder;

@@ -5,7 +5,7 @@
 //! judge, so nothing but the clock differs between the two runs. What the clock writes is
 //! masked, and only that: the run id (the folder name, in manifest.json, summary.json and the
 //! reports), `ts` of each event, `started` of the manifest, the measured `duration_ms` and
-//! `latency_ms`, JUnit's `time` and the reports' generation time — and the name of each case's
+//! `latency_ms` (and the timing events' `*_ms`), JUnit's `time` and the reports' generation time — and the name of each case's
 //! fresh workspace copy (`ghostlab-local-…`, a random temp folder). report.pdf is compressed and
 //! embeds the time, so for it only its presence is compared.
 
@@ -93,7 +93,7 @@ fn masked(path: &Path, bytes: &[u8], run_id: &str) -> Vec<u8> {
     let text = String::from_utf8(bytes.to_vec()).unwrap().replace(run_id, "RUN");
     let clock = [
         (r#""(ts|started)":\s*"[^"]*""#, r#""$1":"T""#),
-        (r#""(duration_ms|latency_ms)":\s*\d+"#, r#""$1":0"#),
+        (r#""(duration_ms|latency_ms|[a-z]+_ms)":\s*\d+"#, r#""$1":0"#),
         (r#"time="[^"]*""#, r#"time="T""#),
         (r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}(:\d{2})? UTC", "DATE"),
         (r"\d+(\.\d+)? ?(ms|s)\b", "DUR"),
@@ -133,7 +133,7 @@ async fn the_lab_and_ghostlab_test_write_the_same_run_folder() {
             Command::cargo_bin("ghostlab")
                 .unwrap()
                 .current_dir(&dir)
-                .args(["test", "--job", "job.yaml", "--parallel", "1", "--quiet"])
+                .args(["test", "--job", "job.yaml", "--parallel", "1", "--quiet", "--pdf"])
                 .output()
                 .unwrap()
         }

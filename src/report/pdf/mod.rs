@@ -102,9 +102,38 @@ pub fn render_pdf(report: &Report, redactor: &Redactor) -> Result<Vec<u8>, Repor
         })
         .collect();
     let mut warnings = Vec::new();
-    Ok(doc
-        .with_pages(pdf_pages)
-        .save(&PdfSaveOptions::default(), &mut warnings))
+    // printpdf's `optimize` compresses at zlib's best level, which was half the PDF's time;
+    // level 6 measured ~35% faster for ~1% more bytes.
+    let opts = PdfSaveOptions {
+        optimize: false,
+        ..PdfSaveOptions::default()
+    };
+    let mut lo = doc.with_pages(pdf_pages).to_lopdf_document(&opts, &mut warnings);
+    compress_streams(&mut lo);
+    let mut out = Vec::new();
+    lo.save_to(&mut out).map_err(|e| ReportError::Pdf(e.to_string()))?;
+    Ok(out)
+}
+
+/// Flate-compresses every uncompressed stream at level 6 (a stream that would not shrink stays).
+fn compress_streams(doc: &mut lopdf::Document) {
+    use std::io::Write;
+    for object in doc.objects.values_mut() {
+        let lopdf::Object::Stream(stream) = object else {
+            continue;
+        };
+        if !stream.allows_compression || stream.dict.get(b"Filter").is_ok() {
+            continue;
+        }
+        let mut enc = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(6));
+        let Ok(packed) = enc.write_all(&stream.content).and_then(|_| enc.finish()) else {
+            continue;
+        };
+        if packed.len() + 19 < stream.content.len() {
+            stream.dict.set("Filter", "FlateDecode");
+            stream.set_content(packed);
+        }
+    }
 }
 
 /// Title block and table of contents; `offset` is added to body page numbers.
