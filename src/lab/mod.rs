@@ -13,6 +13,7 @@ mod interrupt;
 pub mod policy;
 pub mod propose;
 mod purpose_draft;
+pub mod role_models;
 pub mod roles_step;
 pub mod state;
 pub mod step;
