@@ -497,3 +497,46 @@ async fn step_2_drafts_the_purpose_with_the_proposer_model_when_there_is_one() {
     assert!(offline.notes[0].starts_with("A draft from"), "{:?}", offline.notes);
     assert_eq!(server.requests().len(), 1, "no model call for either");
 }
+
+/// Headless: a role model outside the authenticated list (here OpenAI, which the person's
+/// OpenCode lists but no key the roles may use covers) stops the wizard at Step 3 with exit 2
+/// and the list. The person's `opencode` is a FAKE script answering only `opencode models`.
+#[test]
+fn a_role_flag_outside_the_authenticated_list_exits_2_with_the_list() {
+    use std::os::unix::fs::PermissionsExt;
+    let (dir, _) = example();
+    let fake = dir.path().join("fake-opencode");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\n# FAKE opencode for a Ghostlab test\n[ \"$1\" = models ] || exit 1\n\
+         printf 'anthropic/claude-haiku-4-5\\nopenai/gpt-4.1\\n'\n",
+    )
+    .expect("fake");
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let run = |judge: &str| {
+        assert_cmd::Command::cargo_bin("ghostlab")
+            .expect("binary")
+            .current_dir(dir.path())
+            .env("NO_COLOR", "1")
+            .env("GHOSTLAB_OPENCODE_BIN", &fake)
+            .env("GHOSTLAB_KEYRING", "keyutils")
+            .env("ANTHROPIC_API_KEY", "sk-ant-fake-not-secret")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("GHOSTLAB_OPENAI_BASE_URL")
+            .env_remove("GHOSTLAB_OPENAI_API_KEY")
+            .args(["lab", "--yes", "--from", "source-job.yaml", "--sandbox", "local"])
+            .args(["--judge-model", judge])
+            .timeout(std::time::Duration::from_secs(120))
+            .output()
+            .expect("run")
+    };
+    let out = run("openai/gpt-4.1");
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--judge-model openai/gpt-4.1: not a model Ghostlab's roles can use now"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("anthropic/claude-haiku-4-5"), "the list is shown: {stderr}");
+    assert!(!stderr.contains("sk-ant-fake"), "{stderr}");
+}
