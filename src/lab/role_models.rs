@@ -8,14 +8,14 @@
 //! Step 3 proposes the roles from this list, and a headless `--judge-model` (etc.) outside it is
 //! refused with the list, unless it names an explicit endpoint (a base URL).
 
-use crate::llm::providers::{self, KnownProvider};
+use crate::llm::providers::{self, RoleProvider};
 use crate::llm::role_key::{self, KeyOrigin, KeyRequest};
 use crate::spec::{Job, RoleCredentials};
 
 /// A provider the roles can call, and where its key comes from (never the key).
 #[derive(Debug, Clone, PartialEq)]
 pub struct AuthedProvider {
-    pub provider: &'static KnownProvider,
+    pub provider: RoleProvider,
     pub source: String,
 }
 
@@ -32,8 +32,8 @@ fn describe(origin: &KeyOrigin) -> String {
 pub fn authenticated(job: &Job) -> Vec<AuthedProvider> {
     let opencode_auth = job.generation.credentials == Some(RoleCredentials::OpencodeAuth);
     let sources = role_key::host_sources();
-    providers::KNOWN
-        .iter()
+    providers::role_providers()
+        .into_iter()
         .filter_map(|k| {
             if k.env_var.is_none() {
                 return Some(AuthedProvider {

@@ -63,7 +63,7 @@ pub fn role_from_choice(choice: &str) -> Result<ModelRole, String> {
         .filter(|(p, m)| !p.is_empty() && !m.is_empty() && !choice.contains(char::is_whitespace))
         .ok_or_else(|| format!("`{choice}` is not `provider/model` or `offline`"))?;
     let known = providers::known(provider).ok_or_else(|| {
-        let ids: Vec<&str> = providers::KNOWN.iter().map(|k| k.id).collect();
+        let ids: Vec<&str> = providers::role_providers().iter().map(|k| k.id).collect();
         format!(
             "`{provider}` is not a provider Ghostlab's roles can call ({}); for another OpenAI-compatible \
              endpoint set provider: openai and base_url in job.yaml",

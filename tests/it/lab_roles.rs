@@ -537,6 +537,9 @@ fn a_role_flag_outside_the_authenticated_list_exits_2_with_the_list() {
         stderr.contains("--judge-model openai/gpt-4.1: not a model Ghostlab's roles can use now"),
         "{stderr}"
     );
-    assert!(stderr.contains("anthropic/claude-haiku-4-5"), "the list is shown: {stderr}");
+    assert!(
+        stderr.contains("anthropic/claude-haiku-4-5"),
+        "the list is shown: {stderr}"
+    );
     assert!(!stderr.contains("sk-ant-fake"), "{stderr}");
 }
