@@ -1,7 +1,13 @@
 //! JUnit XML for CI systems. FAIL is a `<failure>`; INFRA_ERROR and INCONCLUSIVE are `<error>`s,
 //! so neither shows as green in a CI dashboard.
+//!
+//! Each test case (one trial) carries its tokens and cost per role as `<properties>`
+//! (`ghostlab.<role>.tokens`, `ghostlab.<role>.cost_usd`, and the total `ghostlab.cost_usd`), the
+//! suite its totals; a cost without a known price is `unknown`, never 0. The figures are
+//! `trial::Usage`'s, the same the summary and the report show.
 
 use super::verdict::Verdict;
+use crate::trial::Usage;
 
 /// One test case line of the report.
 pub struct JunitCase<'a> {
@@ -10,6 +16,8 @@ pub struct JunitCase<'a> {
     pub verdict: Verdict,
     pub reasons: &'a [String],
     pub duration_s: f64,
+    /// Tokens and cost per role, from the trial's events.
+    pub usage: Usage,
 }
 
 pub fn render_junit(suite: &str, cases: &[JunitCase<'_>]) -> String {
@@ -29,28 +37,58 @@ pub fn render_junit(suite: &str, cases: &[JunitCase<'_>]) -> String {
         esc(suite),
         cases.len()
     ));
+    let mut total = Usage::default();
+    for c in cases {
+        total.add(&c.usage);
+    }
+    xml.push_str(&properties(&total, "    "));
     for c in cases {
         xml.push_str(&format!(
-            "    <testcase classname=\"{}\" name=\"{}#{}\" time=\"{:.3}\"",
+            "    <testcase classname=\"{}\" name=\"{}#{}\" time=\"{:.3}\">\n",
             esc(suite),
             esc(c.case_id),
             c.trial,
             c.duration_s
         ));
+        xml.push_str(&properties(&c.usage, "      "));
         let message = esc(&c.reasons.join("; "));
         match c.verdict {
-            Verdict::Pass => xml.push_str("/>\n"),
-            Verdict::Fail => xml.push_str(&format!(
-                ">\n      <failure type=\"FAIL\" message=\"{message}\"/>\n    </testcase>\n"
-            )),
+            Verdict::Pass => {}
+            Verdict::Fail => xml.push_str(&format!("      <failure type=\"FAIL\" message=\"{message}\"/>\n")),
             other => xml.push_str(&format!(
-                ">\n      <error type=\"{}\" message=\"{message}\"/>\n    </testcase>\n",
+                "      <error type=\"{}\" message=\"{message}\"/>\n",
                 other.as_str()
             )),
         }
+        xml.push_str("    </testcase>\n");
     }
     xml.push_str("  </testsuite>\n</testsuites>\n");
     xml
+}
+
+/// The `<properties>` block of a usage: the emulator and the judge always (no call is a real
+/// zero), the agent when it reported messages, then the total.
+fn properties(usage: &Usage, indent: &str) -> String {
+    let mut props = Vec::new();
+    for (role, r) in usage.roles() {
+        if role == "agent" && r.calls == 0 {
+            continue;
+        }
+        props.push((format!("ghostlab.{role}.tokens"), r.tokens.to_string()));
+        props.push((format!("ghostlab.{role}.cost_usd"), r.plain()));
+    }
+    let total = usage.total();
+    props.push(("ghostlab.tokens".into(), total.tokens.to_string()));
+    props.push(("ghostlab.cost_usd".into(), total.plain()));
+    let mut out = format!("{indent}<properties>\n");
+    for (name, value) in props {
+        out.push_str(&format!(
+            "{indent}  <property name=\"{name}\" value=\"{}\"/>\n",
+            esc(&value)
+        ));
+    }
+    out.push_str(&format!("{indent}</properties>\n"));
+    out
 }
 
 /// Escapes text for XML attributes and drops characters XML 1.0 cannot carry.
@@ -87,6 +125,7 @@ mod tests {
                     verdict: Verdict::Pass,
                     reasons: &[],
                     duration_s: 1.0,
+                    usage: Usage::default(),
                 },
                 JunitCase {
                     case_id: "b<&>",
@@ -94,6 +133,7 @@ mod tests {
                     verdict: Verdict::Inconclusive,
                     reasons: &r,
                     duration_s: 1.0,
+                    usage: Usage::default(),
                 },
                 JunitCase {
                     case_id: "c",
@@ -101,6 +141,7 @@ mod tests {
                     verdict: Verdict::InfraError,
                     reasons: &r,
                     duration_s: 1.0,
+                    usage: Usage::default(),
                 },
                 JunitCase {
                     case_id: "d",
@@ -108,11 +149,85 @@ mod tests {
                     verdict: Verdict::Fail,
                     reasons: &r,
                     duration_s: 1.0,
+                    usage: Usage::default(),
                 },
             ],
         );
         assert!(xml.contains("tests=\"4\" failures=\"1\" errors=\"2\""));
         assert!(xml.contains("name=\"b&lt;&amp;&gt;#1\""));
         assert!(xml.contains("<error type=\"INCONCLUSIVE\""));
+    }
+
+    #[test]
+    fn cost_per_role_and_suite_total_as_properties() {
+        use crate::trial::{Role, RunEvent};
+        let call = |role, cost: f64, unknown| RunEvent::ModelCall {
+            role,
+            model: "m".into(),
+            prompt_tokens: 90,
+            completion_tokens: 10,
+            cost_usd: cost,
+            latency_ms: 1,
+            cost_unknown: unknown,
+        };
+        let priced = Usage::from_events(&[call(Role::Emulator, 0.25, false), call(Role::Judge, 0.5, false)]);
+        let unpriced = Usage::from_events(&[call(Role::Judge, 0.0, true)]);
+        let case = |id, usage| JunitCase {
+            case_id: id,
+            trial: 1,
+            verdict: Verdict::Pass,
+            reasons: &[],
+            duration_s: 1.0,
+            usage,
+        };
+        let xml = render_junit("s", &[case("a", priced), case("b", unpriced)]);
+        let a = &xml[xml.find("name=\"a#1\"").unwrap()..xml.find("name=\"b#1\"").unwrap()];
+        assert!(
+            a.contains("<property name=\"ghostlab.emulator.tokens\" value=\"100\"/>"),
+            "{xml}"
+        );
+        assert!(
+            a.contains("<property name=\"ghostlab.emulator.cost_usd\" value=\"0.250000\"/>"),
+            "{xml}"
+        );
+        assert!(
+            a.contains("<property name=\"ghostlab.judge.cost_usd\" value=\"0.500000\"/>"),
+            "{xml}"
+        );
+        assert!(
+            a.contains("<property name=\"ghostlab.cost_usd\" value=\"0.750000\"/>"),
+            "{xml}"
+        );
+        assert!(
+            !a.contains("ghostlab.agent."),
+            "no agent messages, no agent figures: {xml}"
+        );
+        let b = &xml[xml.find("name=\"b#1\"").unwrap()..];
+        assert!(
+            b.contains("<property name=\"ghostlab.judge.cost_usd\" value=\"unknown\"/>"),
+            "{xml}"
+        );
+        assert!(
+            b.contains("<property name=\"ghostlab.emulator.cost_usd\" value=\"0.000000\"/>"),
+            "{xml}"
+        );
+        assert!(
+            b.contains("<property name=\"ghostlab.cost_usd\" value=\"unknown\"/>"),
+            "{xml}"
+        );
+        // The suite's total: before the first test case, unknown because one case is.
+        let suite = &xml[..xml.find("<testcase").unwrap()];
+        assert!(
+            suite.contains("<property name=\"ghostlab.tokens\" value=\"300\"/>"),
+            "{xml}"
+        );
+        assert!(
+            suite.contains("<property name=\"ghostlab.cost_usd\" value=\"unknown\"/>"),
+            "{xml}"
+        );
+        assert!(
+            suite.contains("<property name=\"ghostlab.emulator.cost_usd\" value=\"0.250000\"/>"),
+            "{xml}"
+        );
     }
 }

@@ -16,6 +16,7 @@ pub mod propose;
 mod purpose_draft;
 pub mod review;
 pub mod review_cost;
+pub mod role_models;
 pub mod roles_step;
 pub mod state;
 pub mod step;

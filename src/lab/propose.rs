@@ -187,7 +187,7 @@ impl StepProposer {
             notes.push(format!("Configured: {}", listed.join(", ")));
         }
         // The roles' lines before the (long) list of usable models, so they stay on screen.
-        let (roles, role_notes) = roles_proposal(&job, &self.seeds.roles).await;
+        let (roles, role_notes) = roles_proposal(&job, &self.seeds.roles, usable.as_deref(), &listed).await?;
         notes.extend(role_notes);
         // Only a catalog that asked the person's OpenCode knows what is usable and why.
         if let Some(list) = usable {
@@ -366,29 +366,53 @@ impl StepProposer {
     }
 }
 
-/// Step 3's role lines and notes (see `roles_step`); the credential lookup blocks, so it runs
-/// on the blocking pool.
-async fn roles_proposal(job: &Job, seeds: &super::roles_step::RoleSeeds) -> (String, Vec<String>) {
+/// Step 3's role lines and notes (see `roles_step`), from the same authenticated list as the
+/// agent's model (`role_models`); a role flag outside that list is refused with the list. The
+/// credential lookup blocks, so it runs on the blocking pool.
+async fn roles_proposal(
+    job: &Job,
+    seeds: &super::roles_step::RoleSeeds,
+    usable: Option<&[String]>,
+    listed: &[String],
+) -> Result<(String, Vec<String>), String> {
+    use super::role_models as rm;
     use super::roles_step as rs;
     let j = job.clone();
-    let authenticated = tokio::task::spawn_blocking(move || rs::authenticated(&j))
+    let authed = tokio::task::spawn_blocking(move || rm::authenticated(&j))
         .await
         .unwrap_or_default();
-    let choices = rs::choices(job, seeds, &authenticated);
-    let ids: Vec<&str> = authenticated.iter().map(|k| k.id).collect();
+    let models = rm::role_models(usable, listed, &authed);
+    for (flag, seed) in [
+        ("--proposer-model", &seeds.proposer),
+        ("--emulator-model", &seeds.emulator),
+        ("--judge-model", &seeds.judge),
+    ] {
+        if let Some(choice) = seed {
+            rm::check_flag(flag, choice, &models)?;
+        }
+    }
+    let choices = rs::choices(job, seeds, &models);
+    let shown: Vec<String> = models.iter().take(12).cloned().collect();
     let notes = vec![
         "Ghostlab's own models: proposer (profile, personas, scenarios), emulator (the simulated user), judge."
             .to_string(),
-        if ids.is_empty() {
-            "No provider key found for the roles (role api_key, `ghostlab auth`, ANTHROPIC_API_KEY/OPENAI_API_KEY…);              they stay offline."
+        if models.is_empty() {
+            "No model for the roles: no provider key found (role api_key, `ghostlab auth`, ANTHROPIC_API_KEY, \
+             OPENAI_API_KEY…); they stay offline."
                 .to_string()
         } else {
-            format!("Authenticated for the roles: {}.", ids.join(", "))
+            format!(
+                "Authenticated for the roles: {}. Models ({}): {}{}",
+                rm::sources_line(&authed, &models),
+                models.len(),
+                shown.join(", "),
+                if models.len() > shown.len() { ", …" } else { "" }
+            )
         },
         format!("`offline` = {}.", rs::OFFLINE_LABEL),
         rs::estimate(job, &choices),
     ];
-    (rs::lines(&choices), notes)
+    Ok((rs::lines(&choices), notes))
 }
 
 /// A Ghostlab job.yaml given as the source: read it, with agent paths rebased to `dir`.

@@ -2,13 +2,12 @@
 //!
 //! The proposal adds one line per role under the agent's model (`judge: anthropic/claude-…`).
 //! Each comes from its flag (`--judge-model`), else the job's own non-offline role, else a
-//! suggestion from the providers the person is actually authenticated with (the agent's
-//! provider first; the cheapest catalog model for proposer and emulator, the strongest for
-//! the judge), else `offline`, labelled for what it is. No IO besides the credential lookup.
+//! suggestion from the models the roles can actually use (`role_models`: the agent's provider
+//! first; the cheapest listed model for proposer and emulator, the strongest for the judge),
+//! else `offline`, labelled for what it is. No IO.
 
-use crate::llm::providers::{self, KnownProvider};
-use crate::llm::role_key::{self, KeyRequest};
-use crate::spec::{Job, ModelProvider, ModelRole, RoleCredentials};
+use crate::llm::providers;
+use crate::spec::{Job, ModelProvider, ModelRole};
 
 /// The role names, in the order the proposal lists them.
 pub const ROLES: [&str; 3] = ["proposer", "emulator", "judge"];
@@ -64,7 +63,7 @@ pub fn role_from_choice(choice: &str) -> Result<ModelRole, String> {
         .filter(|(p, m)| !p.is_empty() && !m.is_empty() && !choice.contains(char::is_whitespace))
         .ok_or_else(|| format!("`{choice}` is not `provider/model` or `offline`"))?;
     let known = providers::known(provider).ok_or_else(|| {
-        let ids: Vec<&str> = providers::KNOWN.iter().map(|k| k.id).collect();
+        let ids: Vec<&str> = providers::role_providers().iter().map(|k| k.id).collect();
         format!(
             "`{provider}` is not a provider Ghostlab's roles can call ({}); for another OpenAI-compatible \
              endpoint set provider: openai and base_url in job.yaml",
@@ -102,27 +101,9 @@ pub fn choice_of(role: &ModelRole) -> String {
     }
 }
 
-/// The known providers this person can call now: a key resolves through the role chain
-/// (Ghostlab's keyring, the usual variable, OpenCode's login if the job allows it). Blocks.
-pub fn authenticated(job: &Job) -> Vec<&'static KnownProvider> {
-    let opencode_auth = job.generation.credentials == Some(RoleCredentials::OpencodeAuth);
-    let sources = role_key::host_sources();
-    providers::KNOWN
-        .iter()
-        .filter(|k| k.env_var.is_some())
-        .filter(|k| {
-            let req = KeyRequest {
-                provider: k.id.to_string(),
-                role_var: None,
-                opencode_auth,
-            };
-            matches!(role_key::resolve(&req, &sources), Ok(Some(_)))
-        })
-        .collect()
-}
-
-/// The choice for each role (see the module doc for the order).
-pub fn choices(job: &Job, seeds: &RoleSeeds, authenticated: &[&KnownProvider]) -> Vec<(String, String)> {
+/// The choice for each role (see the module doc for the order); `models` is the roles' list
+/// (`role_models::role_models`).
+pub fn choices(job: &Job, seeds: &RoleSeeds, models: &[String]) -> Vec<(String, String)> {
     let agent_provider = job
         .agent
         .runtime
@@ -130,11 +111,7 @@ pub fn choices(job: &Job, seeds: &RoleSeeds, authenticated: &[&KnownProvider]) -
         .as_deref()
         .and_then(|m| m.split_once('/'))
         .map(|(p, _)| p.to_string());
-    let provider = authenticated
-        .iter()
-        .find(|k| Some(k.id) == agent_provider.as_deref())
-        .or_else(|| authenticated.first())
-        .and_then(|k| crate::llm::catalog::cheapest_and_strongest(k.id).map(|picks| (k.id, picks)));
+    let picks = super::role_models::suggested(models, agent_provider.as_deref());
     ROLES
         .iter()
         .map(|&role| {
@@ -143,9 +120,8 @@ pub fn choices(job: &Job, seeds: &RoleSeeds, authenticated: &[&KnownProvider]) -
                 seed.clone()
             } else if current.provider != ModelProvider::Offline {
                 choice_of(current)
-            } else if let Some((id, (cheap, strong))) = provider {
-                let m = if role == "judge" { strong } else { cheap };
-                format!("{id}/{}", m.model)
+            } else if let Some((cheap, strong)) = &picks {
+                if role == "judge" { strong.clone() } else { cheap.clone() }
             } else {
                 "offline".into()
             };
@@ -232,7 +208,7 @@ pub fn estimate(job: &Job, choices: &[(String, String)]) -> String {
     }
     if unknown.is_empty() {
         format!(
-            "Estimated cost of Ghostlab's roles for about {cases} cases: ≈ ${total:.2} (catalog prices;              assumes ~4 user turns and one judgement per case)."
+            "Estimated cost of Ghostlab's roles for about {cases} cases: ≈ ${total:.2} (catalog prices; assumes ~4 user turns and one judgement per case)."
         )
     } else {
         format!(

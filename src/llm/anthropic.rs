@@ -10,16 +10,17 @@
 //! ([`OpenAiConfig`]); `base_url` includes the version path (`https://api.anthropic.com/v1`).
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use futures::future::BoxFuture;
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::{Value, json};
 
 use super::anthropic_http::attempt;
+use super::http_attempt::RawAnswer;
+use super::http_provider::{check_structured, client_for, configured_headers, sensitive};
 use super::openai::OpenAiConfig;
-use super::openai_http::RawAnswer;
-use super::structured::{repair_instruction, schema_instruction, validate_answer};
+use super::structured::schema_instruction;
 use super::{ChatMessage, ChatRequest, ChatResponse, Llm, LlmError, Role, Usage};
 
 /// The API version every request names.
@@ -38,41 +39,16 @@ pub struct AnthropicLlm {
 impl AnthropicLlm {
     /// Builds the provider; no network traffic happens until the first call.
     pub fn new(config: OpenAiConfig) -> Result<Arc<Self>, LlmError> {
-        if !config.base_url.starts_with("http://") && !config.base_url.starts_with("https://") {
-            return Err(LlmError::Config {
-                detail: format!("base_url `{}` must start with http:// or https://", config.base_url),
-            });
-        }
-        let client = reqwest::Client::builder()
-            .connect_timeout(config.timeout.min(Duration::from_secs(10)))
-            .build()
-            .map_err(|e| LlmError::Config {
-                detail: format!("cannot build the HTTP client: {e}"),
-            })?;
+        let client = client_for(&config)?;
         Ok(Arc::new(AnthropicLlm { config, client }))
     }
 
     async fn headers(&self) -> Result<HeaderMap, LlmError> {
-        let mut map = HeaderMap::new();
-        for (name, raw) in &self.config.headers {
-            let value = super::openai::resolve_refs(raw, &format!("header {name}"))?;
-            let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| LlmError::Config {
-                detail: format!("`{name}` is not a valid HTTP header name"),
-            })?;
-            let mut value = HeaderValue::from_str(&value).map_err(|_| LlmError::Config {
-                detail: format!("the value of header `{name}` is not valid in HTTP"),
-            })?;
-            value.set_sensitive(true);
-            map.insert(name, value);
-        }
+        let mut map = configured_headers(&self.config)?;
         map.insert("anthropic-version", HeaderValue::from_static(API_VERSION));
         let key = super::role_key::key_for(&self.config.api_key, &self.label(), &self.config.base_url).await?;
         if let Some(key) = key {
-            let mut v = HeaderValue::from_str(key.expose()).map_err(|_| LlmError::Config {
-                detail: "the API key contains characters not allowed in HTTP".into(),
-            })?;
-            v.set_sensitive(true);
-            map.insert("x-api-key", v);
+            map.insert("x-api-key", sensitive(key.expose(), "the API key")?);
         }
         Ok(map)
     }
@@ -141,20 +117,9 @@ impl AnthropicLlm {
             let model = answer.model.clone().unwrap_or_else(|| self.config.model.clone());
             let content = match spec {
                 None => answer.content,
-                Some(s) => match validate_answer(&answer.content, s) {
-                    Ok(_) => super::structured::extract_json(&answer.content).to_string(),
-                    Err(problem) if !repaired => {
-                        repaired = true;
-                        tracing::warn!(provider = %self.label(), %problem, "structured answer invalid; asking once more");
-                        messages.push(ChatMessage::new(Role::Assistant, answer.content));
-                        messages.push(ChatMessage::new(Role::User, repair_instruction(&problem)));
-                        continue;
-                    }
-                    Err(problem) => {
-                        return Err(LlmError::Malformed {
-                            detail: format!("{problem} (still wrong after one retry with the error)"),
-                        });
-                    }
+                Some(s) => match check_structured(answer.content, s, &mut repaired, &mut messages, &self.label())? {
+                    Some(json) => json,
+                    None => continue,
                 },
             };
             return Ok(ChatResponse {

@@ -3,13 +3,10 @@
 //! `message_stop`; `error` events) into a [`RawAnswer`]. Never retries; says whether a failure
 //! is worth retrying, with the same rules as the OpenAI path.
 
-use futures::StreamExt;
 use reqwest::header::HeaderMap;
 use serde_json::Value;
 
-use super::LlmError;
-use super::openai_http::{AttemptError, RawAnswer, excerpt};
-use super::sse::SseDecoder;
+use super::http_attempt::{AttemptError, RawAnswer, excerpt, is_json, post, read_json, read_sse};
 
 /// Sends `body` and reads the whole answer. `headers` are already resolved.
 pub async fn attempt(
@@ -18,61 +15,16 @@ pub async fn attempt(
     headers: &HeaderMap,
     body: &Value,
 ) -> Result<RawAnswer, AttemptError> {
-    let resp = client
-        .post(url)
-        .headers(headers.clone())
-        .json(body)
-        .send()
-        .await
-        .map_err(|e| AttemptError::Retryable {
-            reason: format!("cannot reach {url}: {e}"),
-            retry_after: None,
-        })?;
-    let status = resp.status();
-    if !status.is_success() {
-        let retry_after = super::retry::parse_retry_after(
-            resp.headers()
-                .get(reqwest::header::RETRY_AFTER)
-                .and_then(|v| v.to_str().ok()),
-        );
-        let text = resp.text().await.unwrap_or_default();
-        let code = status.as_u16();
-        // 529 is Anthropic's "overloaded".
-        if code == 429 || code == 408 || status.is_server_error() {
-            return Err(AttemptError::Retryable {
-                reason: format!("HTTP {code}: {}", excerpt(&text, 300)),
-                retry_after,
-            });
-        }
-        return Err(AttemptError::Fatal(LlmError::Rejected {
-            status: code,
-            body: excerpt(&text, 500),
-        }));
-    }
-    let is_json = resp
-        .headers()
-        .get(reqwest::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|t| t.starts_with("application/json"));
-    if is_json {
-        let text = resp.text().await.map_err(|e| AttemptError::Retryable {
-            reason: format!("the answer was cut off: {e}"),
-            retry_after: None,
-        })?;
-        let value: Value = serde_json::from_str(&text).map_err(|e| {
-            fatal(format!(
-                "the endpoint's answer is not valid JSON ({e}); it starts: {}",
-                excerpt(&text, 200)
-            ))
-        })?;
-        read_message(&value)
+    let resp = post(client, url, headers, body).await?;
+    if is_json(&resp) {
+        read_message(&read_json(resp).await?)
     } else {
         read_stream(resp).await
     }
 }
 
 fn fatal(detail: String) -> AttemptError {
-    AttemptError::Fatal(LlmError::Malformed { detail })
+    AttemptError::malformed(detail)
 }
 
 /// A non-streamed message: text blocks joined; a `tool_use` block is refused (no tools offered).
@@ -112,10 +64,7 @@ fn error_event(v: &Value) -> AttemptError {
     let message = v.pointer("/error/message").and_then(Value::as_str).unwrap_or("");
     let reason = format!("the stream carried an error ({kind}): {}", excerpt(message, 300));
     if matches!(kind, "overloaded_error" | "api_error" | "rate_limit_error") {
-        AttemptError::Retryable {
-            reason,
-            retry_after: None,
-        }
+        AttemptError::retry(reason)
     } else {
         fatal(reason)
     }
@@ -143,40 +92,18 @@ fn add_usage(answer: &mut RawAnswer, usage: Option<&Value>) {
 
 async fn read_stream(resp: reqwest::Response) -> Result<RawAnswer, AttemptError> {
     let mut answer = RawAnswer::default();
-    let mut decoder = SseDecoder::new();
-    let mut events = 0usize;
-    let mut bytes = resp.bytes_stream();
-    loop {
-        let (batch, eof) = match bytes.next().await {
-            Some(Ok(b)) => (decoder.push(&b), false),
-            Some(Err(e)) => {
-                return Err(AttemptError::Retryable {
-                    reason: format!("the stream broke after {events} event(s): {e}"),
-                    retry_after: None,
-                });
-            }
-            None => (decoder.finish().into_iter().collect::<Vec<_>>(), true),
-        };
-        for data in batch {
-            events += 1;
-            let v: Value = serde_json::from_str(&data).map_err(|e| {
-                fatal(format!(
-                    "stream event {events} is not valid JSON ({e}): {}",
-                    excerpt(&data, 200)
-                ))
-            })?;
-            if apply_event(&mut answer, &v)? {
-                return Ok(answer);
-            }
-        }
-        if eof {
-            // Closed before `message_stop`: the answer may be partial, so it is not an answer.
-            return Err(AttemptError::Retryable {
-                reason: format!("the stream was truncated: it ended after {events} event(s) without message_stop"),
-                retry_after: None,
-            });
-        }
-    }
+    // Complete only at `message_stop`: a stream closed before it may be partial.
+    read_sse(resp, "event", "message_stop", |data, n| {
+        let v: Value = serde_json::from_str(data).map_err(|e| {
+            fatal(format!(
+                "stream event {n} is not valid JSON ({e}): {}",
+                excerpt(data, 200)
+            ))
+        })?;
+        apply_event(&mut answer, &v)
+    })
+    .await?;
+    Ok(answer)
 }
 
 /// Applies one event; `Ok(true)` at `message_stop`.

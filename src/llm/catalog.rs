@@ -85,9 +85,17 @@ pub fn show_cost(cost: Option<f64>) -> String {
 /// Among `provider`'s models, the cheapest and the strongest (highest input price, newest on a
 /// tie; `-fast` priority variants are the same model at a premium, so they are skipped).
 pub fn cheapest_and_strongest(provider: &str) -> Option<(&'static CatalogModel, &'static CatalogModel)> {
+    cheapest_and_strongest_in(provider, |_| true)
+}
+
+/// [`cheapest_and_strongest`] among the models `keep` accepts (those a person can use).
+pub fn cheapest_and_strongest_in(
+    provider: &str,
+    keep: impl Fn(&str) -> bool,
+) -> Option<(&'static CatalogModel, &'static CatalogModel)> {
     let models: Vec<_> = models_of(provider)
         .into_iter()
-        .filter(|m| !m.model.ends_with("-fast") && m.price.output > 0.0)
+        .filter(|m| !m.model.ends_with("-fast") && m.price.output > 0.0 && keep(&m.model))
         .collect();
     let key = |m: &&CatalogModel| m.release_date.clone().unwrap_or_default();
     let cheapest = models.iter().copied().min_by(|a, b| {

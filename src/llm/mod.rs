@@ -27,6 +27,8 @@ pub mod cassette;
 pub mod catalog;
 pub mod credentials;
 pub mod fake;
+mod http_attempt;
+mod http_provider;
 pub mod meter;
 pub mod model_server;
 pub mod models;

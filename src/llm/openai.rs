@@ -14,7 +14,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use async_openai::types::chat::{
     ChatCompletionRequestAssistantMessage, ChatCompletionRequestMessage, ChatCompletionRequestSystemMessage,
@@ -22,12 +22,14 @@ use async_openai::types::chat::{
     ResponseFormatJsonSchema,
 };
 use futures::future::BoxFuture;
-use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{AUTHORIZATION, HeaderMap};
 use serde_json::Value;
 
+use super::http_attempt::RawAnswer;
+use super::http_provider::{check_structured, client_for, configured_headers, sensitive};
 pub use super::openai_config::{ApiKey, OpenAiConfig, StructuredMode};
-use super::openai_http::{RawAnswer, attempt};
-use super::structured::{repair_instruction, schema_instruction, validate_answer};
+use super::openai_http::attempt;
+use super::structured::schema_instruction;
 use super::{ChatMessage, ChatRequest, ChatResponse, Llm, LlmError, Role, Usage};
 
 /// An OpenAI-compatible chat model.
@@ -41,17 +43,7 @@ pub struct OpenAiLlm {
 impl OpenAiLlm {
     /// Builds the provider; no network traffic happens until the first call.
     pub fn new(config: OpenAiConfig) -> Result<Arc<Self>, LlmError> {
-        if !config.base_url.starts_with("http://") && !config.base_url.starts_with("https://") {
-            return Err(LlmError::Config {
-                detail: format!("base_url `{}` must start with http:// or https://", config.base_url),
-            });
-        }
-        let client = reqwest::Client::builder()
-            .connect_timeout(config.timeout.min(Duration::from_secs(10)))
-            .build()
-            .map_err(|e| LlmError::Config {
-                detail: format!("cannot build the HTTP client: {e}"),
-            })?;
+        let client = client_for(&config)?;
         Ok(Arc::new(OpenAiLlm {
             config,
             client,
@@ -64,24 +56,9 @@ impl OpenAiLlm {
     }
 
     async fn headers(&self) -> Result<HeaderMap, LlmError> {
-        let mut map = HeaderMap::new();
-        for (name, raw) in &self.config.headers {
-            let value = resolve_refs(raw, &format!("header {name}"))?;
-            let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| LlmError::Config {
-                detail: format!("`{name}` is not a valid HTTP header name"),
-            })?;
-            let mut value = HeaderValue::from_str(&value).map_err(|_| LlmError::Config {
-                detail: format!("the value of header `{name}` is not valid in HTTP"),
-            })?;
-            value.set_sensitive(true);
-            map.insert(name, value);
-        }
+        let mut map = configured_headers(&self.config)?;
         if let Some(key) = self.api_key().await? {
-            let mut v = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| LlmError::Config {
-                detail: "the API key contains characters not allowed in HTTP".into(),
-            })?;
-            v.set_sensitive(true);
-            map.insert(AUTHORIZATION, v);
+            map.insert(AUTHORIZATION, sensitive(&format!("Bearer {key}"), "the API key")?);
         }
         Ok(map)
     }
@@ -150,7 +127,7 @@ impl OpenAiLlm {
         if let (Some(s), false) = (spec, use_format) {
             messages.push(ChatMessage::new(Role::System, schema_instruction(s)));
         }
-        let mut validation_round = 0;
+        let mut repaired = false;
         loop {
             let answer = match self.send(&self.body(request, &messages, use_format)?).await {
                 Err(LlmError::Rejected { status, body })
@@ -176,22 +153,8 @@ impl OpenAiLlm {
             let Some(s) = spec else {
                 return Ok(finish(answer.content, model, usage, started));
             };
-            match validate_answer(&answer.content, s) {
-                Ok(_) => {
-                    let json = super::structured::extract_json(&answer.content).to_string();
-                    return Ok(finish(json, model, usage, started));
-                }
-                Err(problem) if validation_round == 0 => {
-                    validation_round += 1;
-                    tracing::warn!(provider = %self.label(), %problem, "structured answer invalid; asking once more");
-                    messages.push(ChatMessage::new(Role::Assistant, answer.content));
-                    messages.push(ChatMessage::new(Role::User, repair_instruction(&problem)));
-                }
-                Err(problem) => {
-                    return Err(LlmError::Malformed {
-                        detail: format!("{problem} (still wrong after one retry with the error)"),
-                    });
-                }
+            if let Some(json) = check_structured(answer.content, s, &mut repaired, &mut messages, &self.label())? {
+                return Ok(finish(json, model, usage, started));
             }
         }
     }
@@ -217,19 +180,6 @@ fn to_wire(m: &ChatMessage) -> ChatCompletionRequestMessage {
         Role::User => ChatCompletionRequestUserMessage::from(m.content.as_str()).into(),
         Role::Assistant => ChatCompletionRequestAssistantMessage::from(m.content.as_str()).into(),
     }
-}
-
-/// Replaces every `${VAR}` in `raw` with the variable's value, or says which one is missing.
-pub(super) fn resolve_refs(raw: &str, what: &str) -> Result<String, LlmError> {
-    let mut out = raw.to_string();
-    for var in crate::util::secret_ref::referenced_vars(raw) {
-        let value = std::env::var(&var).map_err(|_| LlmError::MissingCredential {
-            provider: what.to_string(),
-            hint: format!("{var} is referenced but not set; export it"),
-        })?;
-        out = out.replace(&format!("${{{var}}}"), &value);
-    }
-    Ok(out)
 }
 
 /// True for `http://127.0.0.1…`, `http://localhost…` and `http://[::1]…`.

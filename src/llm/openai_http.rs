@@ -6,45 +6,11 @@
 //! cannot tell a cut connection from a finished answer. This module never retries; it reports
 //! whether a failure is worth retrying.
 
-use std::time::Duration;
-
-use futures::StreamExt;
 use serde_json::Value;
 
-use super::sse::SseDecoder;
-use super::{LlmError, Usage};
-
-/// What one successful attempt produced.
-#[derive(Debug, Clone, Default)]
-pub struct RawAnswer {
-    pub content: String,
-    pub model: Option<String>,
-    pub usage: Usage,
-    pub finish_reason: Option<String>,
-}
-
-/// Why one attempt failed.
-#[derive(Debug)]
-pub enum AttemptError {
-    /// Worth another try (429, 5xx, reset, cut stream); `retry_after` from the server if given.
-    Retryable {
-        reason: String,
-        retry_after: Option<Duration>,
-    },
-    /// Retrying would not help.
-    Fatal(LlmError),
-}
-
-/// Keeps error bodies short in messages.
-pub fn excerpt(text: &str, max: usize) -> String {
-    let t = text.trim();
-    if t.chars().count() <= max {
-        t.to_string()
-    } else {
-        let cut: String = t.chars().take(max).collect();
-        format!("{cut}…")
-    }
-}
+use super::Usage;
+pub use super::http_attempt::{AttemptError, RawAnswer, excerpt};
+use super::http_attempt::{is_json, post, read_json, read_sse};
 
 /// Sends `body` and reads the whole answer. `headers` are already resolved.
 pub async fn attempt(
@@ -54,81 +20,22 @@ pub async fn attempt(
     body: &Value,
     stream: bool,
 ) -> Result<RawAnswer, AttemptError> {
-    let resp = client
-        .post(url)
-        .headers(headers.clone())
-        .json(body)
-        .send()
-        .await
-        .map_err(|e| AttemptError::Retryable {
-            reason: format!("cannot reach {url}: {}", describe(&e)),
-            retry_after: None,
-        })?;
-    let status = resp.status();
-    if !status.is_success() {
-        let retry_after = super::retry::parse_retry_after(
-            resp.headers()
-                .get(reqwest::header::RETRY_AFTER)
-                .and_then(|v| v.to_str().ok()),
-        );
-        let text = resp.text().await.unwrap_or_default();
-        let code = status.as_u16();
-        if code == 429 || code == 408 || status.is_server_error() {
-            return Err(AttemptError::Retryable {
-                reason: format!("HTTP {code}: {}", excerpt(&text, 300)),
-                retry_after,
-            });
-        }
-        return Err(AttemptError::Fatal(LlmError::Rejected {
-            status: code,
-            body: excerpt(&text, 500),
-        }));
-    }
+    let resp = post(client, url, headers, body).await?;
     // Some servers ignore `stream: true` and answer with one JSON body; accept that too.
-    let is_json = resp
-        .headers()
-        .get(reqwest::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|t| t.starts_with("application/json"));
-    if stream && !is_json {
+    if stream && !is_json(&resp) {
         read_stream(resp).await
     } else {
         read_body(resp).await
     }
 }
 
-fn describe(e: &reqwest::Error) -> String {
-    use std::error::Error;
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
-}
-
 async fn read_body(resp: reqwest::Response) -> Result<RawAnswer, AttemptError> {
-    let text = resp.text().await.map_err(|e| AttemptError::Retryable {
-        reason: format!("the answer was cut off: {}", describe(&e)),
-        retry_after: None,
-    })?;
-    let value: Value = serde_json::from_str(&text).map_err(|e| {
-        AttemptError::Fatal(LlmError::Malformed {
-            detail: format!(
-                "the endpoint's answer is not valid JSON ({e}); it starts: {}",
-                excerpt(&text, 200)
-            ),
-        })
-    })?;
+    let value = read_json(resp).await?;
     if let Some(err) = value.get("error").filter(|e| !e.is_null()) {
-        return Err(AttemptError::Fatal(LlmError::Malformed {
-            detail: format!(
-                "the endpoint answered HTTP 200 with an error: {}",
-                excerpt(&err.to_string(), 300)
-            ),
-        }));
+        return Err(AttemptError::malformed(format!(
+            "the endpoint answered HTTP 200 with an error: {}",
+            excerpt(&err.to_string(), 300)
+        )));
     }
     let choice = value
         .pointer("/choices/0")
@@ -155,51 +62,30 @@ async fn read_body(resp: reqwest::Response) -> Result<RawAnswer, AttemptError> {
 
 async fn read_stream(resp: reqwest::Response) -> Result<RawAnswer, AttemptError> {
     let mut answer = RawAnswer::default();
-    let mut decoder = SseDecoder::new();
-    let mut chunks = 0usize;
-    let mut bytes = resp.bytes_stream();
-    loop {
-        let (events, eof) = match bytes.next().await {
-            Some(Ok(b)) => (decoder.push(&b), false),
-            Some(Err(e)) => {
-                return Err(AttemptError::Retryable {
-                    reason: format!("the stream broke after {chunks} chunk(s): {}", describe(&e)),
-                    retry_after: None,
-                });
-            }
-            None => (decoder.finish().into_iter().collect::<Vec<_>>(), true),
-        };
-        for data in events {
-            if data.trim() == "[DONE]" {
-                return Ok(answer);
-            }
-            let chunk: Value = serde_json::from_str(&data).map_err(|e| {
-                AttemptError::Fatal(LlmError::Malformed {
-                    detail: format!(
-                        "stream chunk {} is not valid JSON ({e}): {}",
-                        chunks + 1,
-                        excerpt(&data, 200)
-                    ),
-                })
-            })?;
-            chunks += 1;
-            apply_chunk(&mut answer, &chunk)?;
+    // Complete only at the `[DONE]` sentinel.
+    read_sse(resp, "chunk", "[DONE]", |data, n| {
+        if data.trim() == "[DONE]" {
+            return Ok(true);
         }
-        if eof {
-            // The connection closed without the `[DONE]` sentinel: the answer may be partial.
-            return Err(AttemptError::Retryable {
-                reason: format!("the stream was truncated: it ended after {chunks} chunk(s) without [DONE]"),
-                retry_after: None,
-            });
-        }
-    }
+        let chunk: Value = serde_json::from_str(data).map_err(|e| {
+            AttemptError::malformed(format!(
+                "stream chunk {n} is not valid JSON ({e}): {}",
+                excerpt(data, 200)
+            ))
+        })?;
+        apply_chunk(&mut answer, &chunk)?;
+        Ok(false)
+    })
+    .await?;
+    Ok(answer)
 }
 
 fn apply_chunk(answer: &mut RawAnswer, chunk: &Value) -> Result<(), AttemptError> {
     if let Some(err) = chunk.get("error").filter(|e| !e.is_null()) {
-        return Err(AttemptError::Fatal(LlmError::Malformed {
-            detail: format!("the stream carried an error: {}", excerpt(&err.to_string(), 300)),
-        }));
+        return Err(AttemptError::malformed(format!(
+            "the stream carried an error: {}",
+            excerpt(&err.to_string(), 300)
+        )));
     }
     if answer.model.is_none() {
         answer.model = chunk.get("model").and_then(Value::as_str).map(str::to_string);
@@ -224,9 +110,7 @@ fn apply_chunk(answer: &mut RawAnswer, chunk: &Value) -> Result<(), AttemptError
 }
 
 fn malformed(detail: &str) -> AttemptError {
-    AttemptError::Fatal(LlmError::Malformed {
-        detail: detail.to_string(),
-    })
+    AttemptError::malformed(detail)
 }
 
 /// Reads `{prompt_tokens, completion_tokens, cost?}`; missing numbers count as zero.

@@ -1,8 +1,15 @@
-//! Providers Ghostlab's own roles (proposer, emulator, judge) can call directly: the wire each
-//! speaks, its default endpoint and the environment variable people usually keep its key in.
+//! The one table of model providers Ghostlab knows without asking OpenCode: OpenCode's id, the
+//! AI SDK package OpenCode loads for it, the variables that carry its credential, whether
+//! `opencode auth login` stores one, and — for the providers Ghostlab's own roles (proposer,
+//! emulator, judge) can call directly — the wire it speaks and its default endpoint.
 //!
-//! `anthropic` speaks the Messages API natively; the others are OpenAI-compatible. A role on any
-//! other OpenAI-compatible endpoint names it with `provider: openai` and `base_url`.
+//! `providers::known` (the agent's providers: SDK default hosts, credential opt-ins) and the
+//! roles (`role_key`, the wizard's step 3) both read it. It lives here, in `llm`, because
+//! `providers` sits on a higher layer (docs/ARCHITECTURE.md).
+//!
+//! Transcribed from opencode-ai 1.18.33 (its catalog and provider loaders). `anthropic` speaks
+//! the Messages API natively; the other direct ones are OpenAI-compatible. A role on any other
+//! OpenAI-compatible endpoint names it with `provider: openai` and `base_url`.
 
 /// The HTTP dialect of a provider.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,10 +20,142 @@ pub enum Wire {
     OpenAi,
 }
 
-/// One known provider.
+/// How Ghostlab's roles call a provider themselves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Direct {
+    pub wire: Wire,
+    pub base_url: &'static str,
+}
+
+/// One provider of the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KnownProvider {
-    /// The id used in `provider/model` (OpenCode's provider id).
+    /// OpenCode's provider id (`anthropic` in `anthropic/claude-sonnet-4-5`).
+    pub id: &'static str,
+    /// The AI SDK package OpenCode loads for it.
+    pub npm: &'static str,
+    /// Variables that carry its credential, in OpenCode's order of preference.
+    pub env: &'static [&'static str],
+    /// Whether `opencode auth login <id>` can store a credential for it.
+    pub login: bool,
+    /// `None`: Ghostlab's roles cannot call it directly.
+    pub direct: Option<Direct>,
+}
+
+const fn builtin(
+    id: &'static str,
+    npm: &'static str,
+    env: &'static [&'static str],
+    login: bool,
+    direct: Option<Direct>,
+) -> KnownProvider {
+    KnownProvider {
+        id,
+        npm,
+        env,
+        login,
+        direct,
+    }
+}
+
+const fn openai_compatible(base_url: &'static str) -> Option<Direct> {
+    Some(Direct {
+        wire: Wire::OpenAi,
+        base_url,
+    })
+}
+
+/// OpenCode's built-in providers.
+pub const OPENCODE_BUILTIN: &[KnownProvider] = &[
+    builtin(
+        "anthropic",
+        "@ai-sdk/anthropic",
+        &["ANTHROPIC_API_KEY"],
+        true,
+        Some(Direct {
+            wire: Wire::Anthropic,
+            base_url: "https://api.anthropic.com/v1",
+        }),
+    ),
+    builtin(
+        "openai",
+        "@ai-sdk/openai",
+        &["OPENAI_API_KEY"],
+        true,
+        openai_compatible("https://api.openai.com/v1"),
+    ),
+    builtin(
+        "google",
+        "@ai-sdk/google",
+        &["GOOGLE_GENERATIVE_AI_API_KEY", "GEMINI_API_KEY"],
+        true,
+        None,
+    ),
+    builtin("github-copilot", "@ai-sdk/github-copilot", &[], true, None),
+    builtin(
+        "openrouter",
+        "@openrouter/ai-sdk-provider",
+        &["OPENROUTER_API_KEY"],
+        true,
+        openai_compatible("https://openrouter.ai/api/v1"),
+    ),
+    builtin(
+        "groq",
+        "@ai-sdk/groq",
+        &["GROQ_API_KEY"],
+        true,
+        openai_compatible("https://api.groq.com/openai/v1"),
+    ),
+    builtin(
+        "mistral",
+        "@ai-sdk/mistral",
+        &["MISTRAL_API_KEY"],
+        true,
+        openai_compatible("https://api.mistral.ai/v1"),
+    ),
+    builtin(
+        "xai",
+        "@ai-sdk/xai",
+        &["XAI_API_KEY"],
+        true,
+        openai_compatible("https://api.x.ai/v1"),
+    ),
+    builtin(
+        "deepseek",
+        "@ai-sdk/deepseek",
+        &["DEEPSEEK_API_KEY"],
+        true,
+        openai_compatible("https://api.deepseek.com/v1"),
+    ),
+    builtin(
+        "amazon-bedrock",
+        "@ai-sdk/amazon-bedrock",
+        &["AWS_BEARER_TOKEN_BEDROCK", "AWS_ACCESS_KEY_ID", "AWS_PROFILE"],
+        false,
+        None,
+    ),
+    builtin(
+        "google-vertex",
+        "@ai-sdk/google-vertex",
+        &["GOOGLE_APPLICATION_CREDENTIALS"],
+        false,
+        None,
+    ),
+    builtin("azure", "@ai-sdk/azure", &["AZURE_API_KEY"], true, None),
+];
+
+/// Providers that are not OpenCode built-ins but that a role can name: a local Ollama (no key).
+pub const LOCAL: &[KnownProvider] = &[builtin(
+    "ollama",
+    "@ai-sdk/openai-compatible",
+    &[],
+    false,
+    openai_compatible("http://127.0.0.1:11434/v1"),
+)];
+
+/// A provider as Ghostlab's roles see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RoleProvider {
     pub id: &'static str,
     pub wire: Wire,
     pub base_url: &'static str,
@@ -24,67 +163,34 @@ pub struct KnownProvider {
     pub env_var: Option<&'static str>,
 }
 
-const fn p(id: &'static str, wire: Wire, base_url: &'static str, env_var: Option<&'static str>) -> KnownProvider {
-    KnownProvider {
-        id,
-        wire,
-        base_url,
-        env_var,
-    }
-}
-
 /// Every provider a role can name in `provider/model` (a flag or the wizard's Model step).
-pub const KNOWN: &[KnownProvider] = &[
-    p(
-        "anthropic",
-        Wire::Anthropic,
-        "https://api.anthropic.com/v1",
-        Some("ANTHROPIC_API_KEY"),
-    ),
-    p(
-        "openai",
-        Wire::OpenAi,
-        "https://api.openai.com/v1",
-        Some("OPENAI_API_KEY"),
-    ),
-    p(
-        "openrouter",
-        Wire::OpenAi,
-        "https://openrouter.ai/api/v1",
-        Some("OPENROUTER_API_KEY"),
-    ),
-    p(
-        "deepseek",
-        Wire::OpenAi,
-        "https://api.deepseek.com/v1",
-        Some("DEEPSEEK_API_KEY"),
-    ),
-    p(
-        "mistral",
-        Wire::OpenAi,
-        "https://api.mistral.ai/v1",
-        Some("MISTRAL_API_KEY"),
-    ),
-    p(
-        "groq",
-        Wire::OpenAi,
-        "https://api.groq.com/openai/v1",
-        Some("GROQ_API_KEY"),
-    ),
-    p("xai", Wire::OpenAi, "https://api.x.ai/v1", Some("XAI_API_KEY")),
-    p("ollama", Wire::OpenAi, "http://127.0.0.1:11434/v1", None),
-];
-
-/// The provider called `id`.
-pub fn known(id: &str) -> Option<&'static KnownProvider> {
-    KNOWN.iter().find(|k| k.id == id)
+pub fn role_providers() -> Vec<RoleProvider> {
+    OPENCODE_BUILTIN
+        .iter()
+        .chain(LOCAL)
+        .filter_map(|k| {
+            k.direct.map(|d| RoleProvider {
+                id: k.id,
+                wire: d.wire,
+                base_url: d.base_url,
+                env_var: k.env.first().copied(),
+            })
+        })
+        .collect()
 }
 
-/// The known provider whose default endpoint is `base_url` (so a role on OpenRouter's URL uses
+/// The role provider called `id`.
+pub fn known(id: &str) -> Option<RoleProvider> {
+    role_providers().into_iter().find(|k| k.id == id)
+}
+
+/// The role provider whose default endpoint is `base_url` (so a role on OpenRouter's URL uses
 /// OpenRouter's key), if any.
-pub fn by_base_url(base_url: &str) -> Option<&'static KnownProvider> {
+pub fn by_base_url(base_url: &str) -> Option<RoleProvider> {
     let norm = |u: &str| u.trim_end_matches('/').to_ascii_lowercase();
-    KNOWN.iter().find(|k| norm(k.base_url) == norm(base_url))
+    role_providers()
+        .into_iter()
+        .find(|k| norm(k.base_url) == norm(base_url))
 }
 
 /// `GHOSTLAB_<PROVIDER>_BASE_URL` if set: points a provider at another endpoint (a proxy, or a
@@ -108,5 +214,21 @@ mod tests {
         );
         assert_eq!(by_base_url("http://127.0.0.1:9/v1"), None);
         assert_eq!(known("ollama").and_then(|k| k.env_var), None);
+        assert_eq!(known("openai").and_then(|k| k.env_var), Some("OPENAI_API_KEY"));
+        assert_eq!(known("google"), None, "the roles cannot call every built-in");
+        let ids: Vec<&str> = role_providers().iter().map(|k| k.id).collect();
+        assert_eq!(
+            ids,
+            [
+                "anthropic",
+                "openai",
+                "openrouter",
+                "groq",
+                "mistral",
+                "xai",
+                "deepseek",
+                "ollama"
+            ]
+        );
     }
 }

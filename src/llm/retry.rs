@@ -70,9 +70,9 @@ pub async fn with_retries<T, F, Fut>(
 ) -> Result<T, super::LlmError>
 where
     F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<T, super::openai_http::AttemptError>>,
+    Fut: std::future::Future<Output = Result<T, super::http_attempt::AttemptError>>,
 {
-    use super::openai_http::AttemptError;
+    use super::http_attempt::AttemptError;
     let mut last_reason = String::new();
     let mut last_was_timeout = false;
     for n in 1..=policy.max_attempts.max(1) {

@@ -2,102 +2,17 @@
 //! package each uses, the hosts that package talks to when no `baseURL` is set, and the
 //! variables (or the OpenCode login) that supply its credential.
 //!
-//! Transcribed from opencode-ai 1.18.33 (its catalog and its provider loaders); a provider not
-//! listed here is resolved through OpenCode's own catalog (`catalog.rs`).
+//! The table is `llm::providers::OPENCODE_BUILTIN`, transcribed from opencode-ai 1.18.33; a
+//! provider not listed there is resolved through OpenCode's own catalog (`catalog.rs`).
 
 use indexmap::IndexMap;
 use serde_json::Value;
 
 use crate::sandbox::HostPort;
 
-/// One built-in provider.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct KnownProvider {
-    /// OpenCode's provider id (`anthropic` in `anthropic/claude-sonnet-4-5`).
-    pub id: &'static str,
-    /// The AI SDK package OpenCode loads for it.
-    pub npm: &'static str,
-    /// Variables that carry its credential, in OpenCode's order of preference.
-    pub env: &'static [&'static str],
-    /// Whether `opencode auth login <id>` can store a credential for it.
-    pub login: bool,
-}
-
-/// Built-in providers. Hosts come from [`sdk_default_hosts`] by package.
-pub const KNOWN: &[KnownProvider] = &[
-    KnownProvider {
-        id: "anthropic",
-        npm: "@ai-sdk/anthropic",
-        env: &["ANTHROPIC_API_KEY"],
-        login: true,
-    },
-    KnownProvider {
-        id: "openai",
-        npm: "@ai-sdk/openai",
-        env: &["OPENAI_API_KEY"],
-        login: true,
-    },
-    KnownProvider {
-        id: "google",
-        npm: "@ai-sdk/google",
-        env: &["GOOGLE_GENERATIVE_AI_API_KEY", "GEMINI_API_KEY"],
-        login: true,
-    },
-    KnownProvider {
-        id: "github-copilot",
-        npm: "@ai-sdk/github-copilot",
-        env: &[],
-        login: true,
-    },
-    KnownProvider {
-        id: "openrouter",
-        npm: "@openrouter/ai-sdk-provider",
-        env: &["OPENROUTER_API_KEY"],
-        login: true,
-    },
-    KnownProvider {
-        id: "groq",
-        npm: "@ai-sdk/groq",
-        env: &["GROQ_API_KEY"],
-        login: true,
-    },
-    KnownProvider {
-        id: "mistral",
-        npm: "@ai-sdk/mistral",
-        env: &["MISTRAL_API_KEY"],
-        login: true,
-    },
-    KnownProvider {
-        id: "xai",
-        npm: "@ai-sdk/xai",
-        env: &["XAI_API_KEY"],
-        login: true,
-    },
-    KnownProvider {
-        id: "deepseek",
-        npm: "@ai-sdk/deepseek",
-        env: &["DEEPSEEK_API_KEY"],
-        login: true,
-    },
-    KnownProvider {
-        id: "amazon-bedrock",
-        npm: "@ai-sdk/amazon-bedrock",
-        env: &["AWS_BEARER_TOKEN_BEDROCK", "AWS_ACCESS_KEY_ID", "AWS_PROFILE"],
-        login: false,
-    },
-    KnownProvider {
-        id: "google-vertex",
-        npm: "@ai-sdk/google-vertex",
-        env: &["GOOGLE_APPLICATION_CREDENTIALS"],
-        login: false,
-    },
-    KnownProvider {
-        id: "azure",
-        npm: "@ai-sdk/azure",
-        env: &["AZURE_API_KEY"],
-        login: true,
-    },
-];
+/// The table itself is `llm::providers` (one source for the agent's providers and Ghostlab's
+/// roles; `llm` is the lower layer). Here: OpenCode's built-ins.
+pub use crate::llm::providers::{KnownProvider, OPENCODE_BUILTIN as KNOWN};
 
 /// The built-in provider with this id.
 pub fn known(id: &str) -> Option<&'static KnownProvider> {

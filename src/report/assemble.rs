@@ -114,16 +114,7 @@ fn read_trial(index: usize, dir: &TrialDir, r: &Redactor) -> TrialReport {
             Vec::new()
         }
     };
-    let (tokens, cost_usd) = events.iter().fold((0, 0.0), |(t, c), e| match &e.event {
-        RunEvent::AgentMessage { tokens, cost_usd, .. } => (t + tokens, c + cost_usd),
-        RunEvent::ModelCall {
-            prompt_tokens,
-            completion_tokens,
-            cost_usd,
-            ..
-        } => (t + prompt_tokens + completion_tokens, c + cost_usd),
-        _ => (t, c),
-    });
+    let usage = crate::trial::Usage::from_events(events.iter().map(|e| &e.event));
     let (persona, scenario_id, scenario, goal) = match &spec {
         Some(s) => (
             if s.persona.name.is_empty() {
@@ -168,8 +159,9 @@ fn read_trial(index: usize, dir: &TrialDir, r: &Redactor) -> TrialReport {
                     .collect()
             })
             .unwrap_or_default(),
-        tokens,
-        cost_usd,
+        tokens: usage.total().tokens,
+        cost_usd: usage.total().cost_usd,
+        usage,
         problems,
     }
 }

@@ -71,11 +71,10 @@ pub struct TokenTotals {
     pub judge_tokens: u64,
     pub cost_usd: f64,
     pub model_calls: u64,
-    /// Some call had no known price: `cost_usd` is a lower bound, shown with "unknown".
+    /// Some cost has no known price: `cost_usd` is a lower bound, shown with "unknown".
     pub cost_unknown: bool,
-    /// Cost of the emulator's and the judge's calls.
-    pub emulator_cost_usd: f64,
-    pub judge_cost_usd: f64,
+    /// Per role, summed over the trials (`trial::Usage`, the figures of the summary and JUnit).
+    pub usage: crate::trial::Usage,
 }
 
 impl TokenTotals {
@@ -209,7 +208,10 @@ pub struct TrialReport {
     /// What the harness observed, as (fact, value) rows (`observed_rows`).
     pub observed: Vec<(String, String)>,
     pub tokens: u64,
+    /// The known part of the cost (`usage` says whether some of it is unknown).
     pub cost_usd: f64,
+    /// Tokens and cost per role (`trial::Usage`, the figures of the summary and JUnit).
+    pub usage: crate::trial::Usage,
     /// Why some artifacts of this trial could not be read.
     pub problems: Vec<String>,
 }
@@ -236,8 +238,12 @@ impl TrialReport {
     /// Persona, scenario, goal and spend in one line.
     pub fn meta_line(&self) -> String {
         format!(
-            "Persona {} · scenario {} · goal: {} · {} tokens · ${:.4}",
-            self.persona, self.scenario, self.goal, self.tokens, self.cost_usd
+            "Persona {} · scenario {} · goal: {} · {} tokens · {}",
+            self.persona,
+            self.scenario,
+            self.goal,
+            self.tokens,
+            self.usage.cost_line()
         )
     }
 }

@@ -12,7 +12,6 @@ use crate::redact::Redactor;
 use crate::run::manifest::Manifest;
 use crate::run::run_dir::RunDir;
 use crate::run::suite::SuiteSummary;
-use crate::trial::{Role, RunEvent};
 
 pub(super) fn summary_page(
     m: Option<&Manifest>,
@@ -116,45 +115,23 @@ pub fn readiness(s: Option<&SuiteSummary>) -> Readiness {
 
 /// Token and cost totals per role, summed over every trial's events.
 pub(super) fn role_tokens(run_dir: &Path) -> TokenTotals {
-    let mut t = TokenTotals::default();
+    let mut usage = crate::trial::Usage::default();
     for dir in RunDir::new(run_dir).trials() {
         let Ok(events) = dir.read_events() else {
             continue;
         };
-        for e in events {
-            match e.event {
-                RunEvent::AgentMessage { tokens, cost_usd, .. } => {
-                    t.agent_tokens += tokens;
-                    t.cost_usd += cost_usd;
-                }
-                RunEvent::ModelCall {
-                    role,
-                    prompt_tokens,
-                    completion_tokens,
-                    cost_usd,
-                    cost_unknown,
-                    ..
-                } => {
-                    t.model_calls += 1;
-                    t.cost_usd += cost_usd;
-                    t.cost_unknown |= cost_unknown;
-                    match role {
-                        Role::Emulator => t.emulator_cost_usd += cost_usd,
-                        Role::Judge => t.judge_cost_usd += cost_usd,
-                        Role::Agent => {}
-                    }
-                    let n = prompt_tokens + completion_tokens;
-                    match role {
-                        Role::Agent => t.agent_tokens += n,
-                        Role::Emulator => t.emulator_tokens += n,
-                        Role::Judge => t.judge_tokens += n,
-                    }
-                }
-                _ => {}
-            }
-        }
+        usage.add(&crate::trial::Usage::from_events(events.iter().map(|e| &e.event)));
     }
-    t
+    let total = usage.total();
+    TokenTotals {
+        agent_tokens: usage.agent.tokens,
+        emulator_tokens: usage.emulator.tokens,
+        judge_tokens: usage.judge.tokens,
+        cost_usd: total.cost_usd,
+        model_calls: usage.emulator.calls + usage.judge.calls,
+        cost_unknown: total.cost_unknown,
+        usage,
+    }
 }
 
 #[cfg(test)]
@@ -176,6 +153,7 @@ mod tests {
             gates_met: gates.iter().all(|g| g.met),
             gates,
             cases: vec![],
+            usage: Default::default(),
         }
     }
 

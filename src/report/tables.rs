@@ -54,17 +54,9 @@ pub fn tokens(t: &TokenTotals) -> String {
     )
 }
 
-/// Total cost with the emulator's and judge's share; "unknown" when a model had no price.
+/// Total cost with each role's share; "unknown" when a model had no price (never $0).
 pub fn cost(t: &TokenTotals) -> String {
-    let roles = format!("emulator ${:.4}, judge ${:.4}", t.emulator_cost_usd, t.judge_cost_usd);
-    if t.cost_unknown {
-        format!(
-            "unknown (at least ${:.4}; {roles}; some model has no catalog price)",
-            t.cost_usd
-        )
-    } else {
-        format!("${:.4} ({roles})", t.cost_usd)
-    }
+    t.usage.cost_line().trim_start_matches("cost ").to_string()
 }
 
 fn list_or(v: &[String], empty: &str) -> String {

@@ -34,6 +34,9 @@ pub struct SuiteSummary {
     pub gates: Vec<GateResult>,
     pub gates_met: bool,
     pub cases: Vec<CaseTrials>,
+    /// Tokens and cost per role over every trial (absent in summaries written before it).
+    #[serde(default)]
+    pub usage: crate::trial::Usage,
 }
 
 /// The folder of one trial.
@@ -123,6 +126,19 @@ pub fn write_outcome(
         gate_results.push(something_judged(&summary));
     }
     let met = gate_results.iter().all(|g| g.met);
+    let run = RunDir::new(run_dir);
+    // Each trial's tokens and cost, from its events (a trial without readable events has none).
+    let usages: Vec<crate::trial::Usage> = verdicts
+        .iter()
+        .map(|v| {
+            let events = run.trial(&v.case, v.trial).read_events().unwrap_or_default();
+            crate::trial::Usage::from_events(events.iter().map(|e| &e.event))
+        })
+        .collect();
+    let mut usage = crate::trial::Usage::default();
+    for u in &usages {
+        usage.add(u);
+    }
     let out = SuiteSummary {
         version: SUMMARY_VERSION,
         run_id: run_id.into(),
@@ -130,17 +146,19 @@ pub fn write_outcome(
         gates: gate_results,
         gates_met: met,
         cases,
+        usage,
     };
-    let run = RunDir::new(run_dir);
     crate::util::write_json_atomic(&run.summary(), &out)?;
     let junit: Vec<JunitCase<'_>> = verdicts
         .iter()
-        .map(|v| JunitCase {
+        .zip(usages)
+        .map(|(v, usage)| JunitCase {
             case_id: &v.case,
             trial: v.trial,
             verdict: v.verdict,
             reasons: &v.reasons,
             duration_s: v.duration_ms as f64 / 1000.0,
+            usage,
         })
         .collect();
     crate::util::write_atomic(&run.junit(), render_junit("ghostlab", &junit).as_bytes())?;

@@ -9,7 +9,7 @@ impl fmt::Display for SuiteSummary {
         let s = &self.summary;
         write!(
             f,
-            "{} case(s), {} trial(s): {} PASS, {} FAIL, {} INCONCLUSIVE, {} INFRA_ERROR · pass@1 {:.1}% · pass^k {:.1}% · gates {}",
+            "{} case(s), {} trial(s): {} PASS, {} FAIL, {} INCONCLUSIVE, {} INFRA_ERROR · pass@1 {:.1}% · pass^k {:.1}% · {} · gates {}",
             s.cases,
             s.trials,
             s.pass,
@@ -18,6 +18,7 @@ impl fmt::Display for SuiteSummary {
             s.infra_error,
             s.pass_at_1 * 100.0,
             s.pass_hat_k * 100.0,
+            self.usage.cost_line(),
             if self.gates_met { "met" } else { "NOT met" }
         )
     }
@@ -42,12 +43,13 @@ mod tests {
             gates: Vec::new(),
             gates_met: false,
             cases,
+            usage: Default::default(),
         }
         .to_string();
         assert!(
             line.starts_with("1 case(s), 2 trial(s): 1 PASS, 0 FAIL, 0 INCONCLUSIVE, 1 INFRA_ERROR"),
             "{line}"
         );
-        assert!(line.ends_with("gates NOT met"), "{line}");
+        assert!(line.ends_with("· cost $0.0000 · gates NOT met"), "{line}");
     }
 }

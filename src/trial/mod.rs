@@ -10,9 +10,11 @@ pub mod case;
 pub mod checks;
 pub mod events;
 pub mod sink;
+pub mod usage;
 pub mod verdict;
 
 pub use case::{CaseSpec, Exchange, Expected, ExpectedFile, ExpectedToolCall, PersonaView, ScenarioView};
 pub use events::{ConversationEnd, EVENTS_VERSION, Envelope, Role, RunEvent, StopReason, Tone, ToolStatus};
 pub use sink::{ChannelSink, EventSink, Sinks, SuiteEvent};
+pub use usage::{RoleUsage, Usage};
 pub use verdict::{CriterionKind, Verdict};

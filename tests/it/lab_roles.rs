@@ -332,18 +332,89 @@ async fn full_lab_run(provider: &str, model: &str, key_var: &str) {
         .filter(|e| e.file_name() == "report.md")
         .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
         .collect();
+    let cost_row = report
+        .lines()
+        .find(|l| l.starts_with("| Cost |"))
+        .unwrap_or_else(|| panic!("a Cost row: {report}"))
+        .to_string();
     match price {
         Some(_) => {
             assert!(total > 0.0);
             assert!(
-                report.contains(&format!("${total:.4}")),
-                "the report's cost is the catalog cost {total}: {report}"
+                cost_row.contains(&format!("${total:.4}")),
+                "the report's cost is the catalog cost {total}: {cost_row}"
             );
         }
         None => assert!(
-            report.contains("unknown (at least"),
-            "a local endpoint's price is unknown, never $0: {report}"
+            cost_row.contains("judge unknown") && cost_row.contains("emulator unknown"),
+            "a local endpoint's price is unknown, never $0: {cost_row}"
         ),
+    }
+    junit_carries_the_same_cost(&job.state_dir().join("runs"), &calls, price.is_some(), total);
+}
+
+/// junit.xml: per trial the emulator's and judge's tokens and cost as properties, the same
+/// figures as the events (so as the report); the suite's total before the first case.
+fn junit_carries_the_same_cost(runs: &std::path::Path, calls: &[Value], priced: bool, total: f64) {
+    let junit = walkdir::WalkDir::new(runs)
+        .into_iter()
+        .flatten()
+        .find(|e| e.file_name() == "junit.xml")
+        .map(|e| std::fs::read_to_string(e.path()).expect("junit.xml"))
+        .expect("a junit.xml");
+    let prop = |scope: &str, name: &str| -> String {
+        let needle = format!("<property name=\"{name}\" value=\"");
+        let at = scope.find(&needle).unwrap_or_else(|| panic!("{name} in {scope}"));
+        let rest = &scope[at + needle.len()..];
+        rest[..rest.find('"').unwrap()].to_string()
+    };
+    let suite = &junit[..junit.find("<testcase").expect("test cases")];
+    let tokens: u64 = calls
+        .iter()
+        .map(|e| {
+            let f = |k: &str| {
+                e.get(k)
+                    .or_else(|| e.pointer(&format!("/event/{k}")))
+                    .and_then(Value::as_u64)
+            };
+            f("prompt_tokens").unwrap_or(0) + f("completion_tokens").unwrap_or(0)
+        })
+        .sum();
+    let role_tokens: u64 = ["emulator", "judge"]
+        .iter()
+        .map(|r| {
+            prop(suite, &format!("ghostlab.{r}.tokens"))
+                .parse::<u64>()
+                .expect("tokens")
+        })
+        .sum();
+    assert_eq!(role_tokens, tokens, "{junit}");
+    let cases: Vec<&str> = junit.split("<testcase ").skip(1).collect();
+    assert!(!cases.is_empty());
+    let mut sum = 0.0;
+    for case in &cases {
+        for role in ["emulator", "judge"] {
+            let cost = prop(case, &format!("ghostlab.{role}.cost_usd"));
+            if priced {
+                sum += cost.parse::<f64>().unwrap_or_else(|_| panic!("a figure: {case}"));
+            } else {
+                assert_eq!(cost, "unknown", "never 0 without a price: {case}");
+            }
+        }
+    }
+    if priced {
+        assert!((sum - total).abs() < 1e-5, "junit {sum} vs events {total}: {junit}");
+        let suite_roles: f64 = ["emulator", "judge"]
+            .iter()
+            .map(|r| {
+                prop(suite, &format!("ghostlab.{r}.cost_usd"))
+                    .parse::<f64>()
+                    .expect("figure")
+            })
+            .sum();
+        assert!((suite_roles - total).abs() < 1e-5, "{junit}");
+    } else {
+        assert_eq!(prop(suite, "ghostlab.cost_usd"), "unknown", "{junit}");
     }
 }
 
@@ -425,4 +496,50 @@ async fn step_2_drafts_the_purpose_with_the_proposer_model_when_there_is_one() {
         .expect("offline draft");
     assert!(offline.notes[0].starts_with("A draft from"), "{:?}", offline.notes);
     assert_eq!(server.requests().len(), 1, "no model call for either");
+}
+
+/// Headless: a role model outside the authenticated list (here OpenAI, which the person's
+/// OpenCode lists but no key the roles may use covers) stops the wizard at Step 3 with exit 2
+/// and the list. The person's `opencode` is a FAKE script answering only `opencode models`.
+#[test]
+fn a_role_flag_outside_the_authenticated_list_exits_2_with_the_list() {
+    use std::os::unix::fs::PermissionsExt;
+    let (dir, _) = example();
+    let fake = dir.path().join("fake-opencode");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\n# FAKE opencode for a Ghostlab test\n[ \"$1\" = models ] || exit 1\n\
+         printf 'anthropic/claude-haiku-4-5\\nopenai/gpt-4.1\\n'\n",
+    )
+    .expect("fake");
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let run = |judge: &str| {
+        assert_cmd::Command::cargo_bin("ghostlab")
+            .expect("binary")
+            .current_dir(dir.path())
+            .env("NO_COLOR", "1")
+            .env("GHOSTLAB_OPENCODE_BIN", &fake)
+            .env("GHOSTLAB_KEYRING", "keyutils")
+            .env("ANTHROPIC_API_KEY", "sk-ant-fake-not-secret")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("GHOSTLAB_OPENAI_BASE_URL")
+            .env_remove("GHOSTLAB_OPENAI_API_KEY")
+            .args(["lab", "--yes", "--from", "source-job.yaml", "--sandbox", "local"])
+            .args(["--judge-model", judge])
+            .timeout(std::time::Duration::from_secs(120))
+            .output()
+            .expect("run")
+    };
+    let out = run("openai/gpt-4.1");
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--judge-model openai/gpt-4.1: not a model Ghostlab's roles can use now"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("anthropic/claude-haiku-4-5"),
+        "the list is shown: {stderr}"
+    );
+    assert!(!stderr.contains("sk-ant-fake"), "{stderr}");
 }

@@ -307,6 +307,25 @@ fn tmux_accept_kill_resume_and_quit() {
     assert!(results.contains(first), "{first}\n{results}");
 }
 
+/// A FAKE `opencode` for Step 3: it answers only `opencode models`, with a fixed list (two
+/// Anthropic models, and an OpenAI model standing for an OpenCode login the roles may not use).
+fn fake_opencode_on_path(dir: &Path) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = dir.join("fake-opencode-bin");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    let script = bin.join("opencode");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\n# FAKE opencode for a Ghostlab test: only `opencode models` is answered.\n\
+         if [ \"$1\" = models ] && [ $# -eq 1 ]; then\n\
+         printf 'anthropic/claude-haiku-4-5\\nanthropic/claude-sonnet-4-5\\nopenai/gpt-4.1\\n'\n\
+         exit 0\nfi\necho \"fake opencode: only 'models' is scripted\" >&2\nexit 1\n",
+    )
+    .expect("write fake");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default())
+}
+
 #[test]
 fn tmux_step_3_lists_authenticated_providers_and_edits_the_judge() {
     if Command::new("tmux").arg("-V").output().is_err() {
@@ -314,13 +333,19 @@ fn tmux_step_3_lists_authenticated_providers_and_edits_the_judge() {
         return;
     }
     let (dir, job) = copy_example();
+    let path = fake_opencode_on_path(dir.path());
     let tmux = Tmux {
         socket: format!("ghostlab-lab-roles-{}", std::process::id()),
     };
-    // An env key makes Anthropic "actually authenticated" for Ghostlab's roles.
+    // The fake `opencode models` on PATH is the person's own list; the env key makes Anthropic
+    // "actually authenticated" for Ghostlab's roles. OpenAI is listed by OpenCode but has no key
+    // the roles may use (its login counts only with generation.credentials: opencode_auth).
     tmux.start_with(
         dir.path(),
-        "NO_COLOR=1 GHOSTLAB_KEYRING=keyutils ANTHROPIC_API_KEY=sk-tmux-test-not-secret",
+        &format!(
+            "-u GHOSTLAB_OPENCODE_BIN -u OPENAI_API_KEY PATH={path} NO_COLOR=1 GHOSTLAB_KEYRING=keyutils \
+             ANTHROPIC_API_KEY=sk-tmux-test-not-secret"
+        ),
         "--from source-job.yaml",
     );
     for step in 1..=2 {
@@ -329,28 +354,38 @@ fn tmux_step_3_lists_authenticated_providers_and_edits_the_judge() {
         tmux.wait_for(&title(step + 1));
     }
     let screen = tmux.wait_for(&format!("{}deciding", title(3)));
-    let (cheap, strong) = ghostlab::llm::catalog::cheapest_and_strongest("anthropic").expect("catalog");
-    assert!(screen.contains("Authenticated for the roles: anthropic"), "{screen}");
+    let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+    let (cheap, strong) = ("claude-haiku-4-5", "claude-sonnet-4-5");
     assert!(
-        screen.contains(&format!("judge: anthropic/{}", strong.model)),
+        flat.contains("Authenticated for the roles: anthropic: env ANTHROPIC_API_KEY"),
         "{screen}"
     );
+    assert!(
+        flat.contains("Models (2):"),
+        "only the listed, authenticated models: {screen}"
+    );
+    assert!(!flat.contains("judge: openai/"), "{screen}");
+    assert!(
+        screen.contains(&format!("judge: anthropic/{strong}")),
+        "the strongest listed model, not the catalog's: {screen}"
+    );
+    assert!(screen.contains(&format!("proposer: anthropic/{cheap}")), "{screen}");
     assert!(screen.contains("Estimated cost"), "{screen}");
     // Pick another judge model in the textarea: the judge line is the fourth.
     tmux.keys(&["e"]);
     tmux.wait_for(&format!("{}editing", title(3)));
     tmux.keys(&["Down", "Down", "Down", "C-e"]);
-    for _ in 0..strong.model.chars().count() {
+    for _ in 0..strong.chars().count() {
         tmux.keys(&["BSpace"]);
     }
-    tmux.keys(&["-l", &cheap.model]);
-    tmux.wait_for(&format!("judge: anthropic/{}", cheap.model));
+    tmux.keys(&["-l", cheap]);
+    tmux.wait_for(&format!("judge: anthropic/{cheap}"));
     tmux.keys(&["C-s"]);
     tmux.wait_for(&title(4));
     let loaded = ghostlab::spec::load_job(&job).expect("loads");
     let judge = &loaded.job.generation.judge;
     assert_eq!(judge.provider, ghostlab::spec::ModelProvider::Anthropic);
-    assert_eq!(judge.model.as_deref(), Some(cheap.model.as_str()));
+    assert_eq!(judge.model.as_deref(), Some(cheap));
     let text = std::fs::read_to_string(&job).expect("job.yaml");
     assert!(!text.contains("sk-tmux-test"), "the key is not written");
     tmux.keys(&["C-c"]);
