@@ -163,14 +163,23 @@ async fn prepare_and_converse(
         }
     }
     // After setup, so what setup installs is not taken for the agent's doing.
+    if let Err(reason) = env.pull_results().await {
+        return Ok(Err(("sandbox".into(), reason)));
+    }
     *baseline = Some(FileBaseline::take(env));
     let mut runner: Box<dyn AgentRunner> = match build_runner(ctx, env, case) {
         Ok(r) => r,
         Err(reason) => return Ok(Err(("agent host".into(), reason))),
     };
+    if let Err(reason) = env.push_prepared().await {
+        return Ok(Err(("sandbox".into(), reason)));
+    }
     let mcp_servers: Vec<String> = ctx.job.mcps.iter().map(|m| m.name.clone()).collect();
     let end = converse(case, runner.as_mut(), ctx.emulator.as_ref(), &mcp_servers, log).await?;
     runner.close().await;
+    if let Err(reason) = env.pull_results().await {
+        return Ok(Err(("sandbox".into(), reason)));
+    }
     Ok(Ok(end))
 }
 

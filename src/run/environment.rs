@@ -52,6 +52,16 @@ pub trait CaseEnvironment: Send + Sync {
     fn scratch_dirs(&self) -> Vec<(String, PathBuf)> {
         vec![("HOME".into(), self.home_host())]
     }
+    /// Sends what the host prepared after creation (generated config, seeded HOME) to where
+    /// the agent reads it. Nothing to do where the agent sees the host folders themselves.
+    fn push_prepared(&self) -> BoxFuture<'_, Result<(), String>> {
+        Box::pin(async { Ok(()) })
+    }
+    /// Brings the workspace (and, after the agent ran, HOME) back to `final_workspace` and
+    /// `scratch_dirs` on the host. Nothing to do where those are the folders the agent uses.
+    fn pull_results(&self) -> BoxFuture<'_, Result<(), String>> {
+        Box::pin(async { Ok(()) })
+    }
     /// Stops everything still running and removes the environment (unless kept).
     fn close(self: Box<Self>) -> BoxFuture<'static, ()>;
 }

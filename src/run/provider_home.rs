@@ -196,6 +196,12 @@ impl CaseEnvironment for SeededEnvironment {
     fn denials(&self) -> Vec<EgressDenial> {
         self.inner.denials()
     }
+    fn push_prepared(&self) -> BoxFuture<'_, Result<(), String>> {
+        self.inner.push_prepared()
+    }
+    fn pull_results(&self) -> BoxFuture<'_, Result<(), String>> {
+        self.inner.pull_results()
+    }
     fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
         let SeededEnvironment { inner, auth } = *self;
         Box::pin(async move {
