@@ -27,7 +27,16 @@ impl Session {
         if out.status != 0 {
             return Err(SandboxError::Backend(format!(
                 "openshell {} failed ({}): {}",
-                args.first().map(String::as_str).unwrap_or(""),
+                // `sandbox create`, `logs`: the subcommand, never its values.
+                args.iter()
+                    .take(if args.first().is_some_and(|a| a == "sandbox") {
+                        2
+                    } else {
+                        1
+                    })
+                    .map(String::as_str)
+                    .collect::<Vec<_>>()
+                    .join(" "),
                 out.status,
                 out.stderr_text().trim()
             )));

@@ -319,3 +319,174 @@ fn check_calls(fake: &Fake) {
     assert_eq!(ep["enforcement"], "enforce", "{policy}");
     assert!(!policy.contains(CANARY));
 }
+
+/// A policy OpenShell refuses (here the user's own `network: policy` file with
+/// `read_write: [/]`) fails the sandbox's creation: every case is INFRA_ERROR with OpenShell's
+/// own message, never a fallback to another backend.
+#[test]
+fn fake_openshell_refused_create_is_infra_error_with_openshells_message() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fake = Fake {
+        argv_log: tmp.path().join("argv.log"),
+        root: tmp.path().join("root"),
+        record: tmp.path().join("record"),
+    };
+    std::fs::create_dir_all(&fake.root).unwrap();
+    std::fs::create_dir_all(&fake.record).unwrap();
+    let dir = tmp.path().join("job");
+    std::fs::create_dir_all(dir.join("ws")).unwrap();
+    std::fs::write(dir.join("ws/README.md"), "hello\n").unwrap();
+    std::fs::write(
+        dir.join("openshell-policy.yaml"),
+        "version: 1\nfilesystem_policy:\n  read_write: [/]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("job.yaml"),
+        "version: 1\nagent:\n  id: echo-agent\n  description: Answers questions about the README.\n  \
+         runtime: { backend: process }\n  workspace: ./ws\n\
+         sandbox:\n  backend: openshell\n  network: policy\n  policy: ./openshell-policy.yaml\n\
+         hosts:\n  process: { command: [sh, -c, \"printf 'ok: '; cat\"], prompt: stdin }\n\
+         generation:\n  proposer: { provider: offline }\n  emulator: { provider: offline }\n  judge: { provider: offline }\n",
+    )
+    .unwrap();
+    let generated = ghostlab(&dir, &fake)
+        .args(["generate", "--job", "job.yaml"])
+        .output()
+        .unwrap();
+    assert!(
+        generated.status.success(),
+        "{}",
+        String::from_utf8_lossy(&generated.stderr)
+    );
+    let out = ghostlab(&dir, &fake)
+        .args(["test", "--job", "job.yaml", "--include-pending"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_ne!(out.status.code(), Some(0), "{stdout}");
+    let run = newest_run(&dir);
+    let verdicts: Vec<serde_json::Value> = walkdir::WalkDir::new(run.join("cases"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name() == "verdict.json")
+        .map(|e| serde_json::from_str(&std::fs::read_to_string(e.path()).unwrap()).unwrap())
+        .collect();
+    assert!(!verdicts.is_empty(), "{stdout}");
+    for v in &verdicts {
+        assert_eq!(v["verdict"], "INFRA_ERROR", "{v:#}");
+        assert!(
+            v.to_string().contains(
+                "openshell sandbox create failed (1): Error: invalid sandbox policy: read_write must not contain /"
+            ),
+            "OpenShell's own message is kept: {v:#}"
+        );
+    }
+    let calls = std::fs::read_to_string(&fake.argv_log).unwrap();
+    assert!(
+        !calls.contains("sandbox exec"),
+        "nothing ran after the refused create:\n{calls}"
+    );
+    assert_eq!(std::fs::read_dir(&fake.root).unwrap().count(), 0);
+}
+
+/// The fake refuses what the real CLI refuses, so a test passing against it cannot rest on a
+/// command line the real one would reject.
+#[test]
+fn fake_openshell_refuses_what_the_real_cli_refuses() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("root");
+    std::fs::create_dir_all(&root).unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new(fake_cli())
+            .args(args)
+            .env("FAKE_OPENSHELL_LOG", tmp.path().join("argv.log"))
+            .env("FAKE_OPENSHELL_ROOT", &root)
+            .output()
+            .unwrap()
+    };
+    let policy = |name: &str, text: &str| {
+        let p = tmp.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_string_lossy().into_owned()
+    };
+    let ws = tmp.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let upload = format!("{}:/sandbox/workspace", ws.display());
+    let root_rw = policy("rw.yaml", "version: 1\nfilesystem_policy: { read_write: [/] }\n");
+    let wildcard = policy(
+        "wild.yaml",
+        "version: 1\nnetwork_policies:\n  any:\n    name: any\n    endpoints: [{ host: \"*.com\", port: 443 }]\n",
+    );
+    let unknown = policy("unknown.yaml", "version: 1\nnetwork: open\n");
+    for (args, why) in [
+        (
+            vec!["sandbox", "create", "--name", "a", "--bogus"],
+            "unexpected argument '--bogus'",
+        ),
+        (
+            vec!["sandbox", "create", "--name", "a", "--upload", &upload, "--", "ls"],
+            "cannot be used with a trailing command",
+        ),
+        (
+            vec!["sandbox", "create", "--name", "a", "--policy", &root_rw],
+            "read_write must not contain /",
+        ),
+        (
+            vec!["sandbox", "create", "--name", "a", "--policy", &wildcard],
+            "must be an exact host name",
+        ),
+        (
+            vec!["sandbox", "create", "--name", "a", "--policy", &unknown],
+            "unknown field `network`",
+        ),
+        (
+            vec!["sandbox", "exec", "-n", "a", "--privileged", "--", "true"],
+            "unexpected argument",
+        ),
+        (vec!["sandbox", "frobnicate"], "unrecognized subcommand"),
+    ] {
+        let out = run(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} was accepted");
+        assert!(stderr.contains(why), "{args:?}: {stderr}");
+    }
+    assert_eq!(
+        std::fs::read_dir(&root).unwrap().count(),
+        0,
+        "a refused create left a sandbox"
+    );
+    // And what it accepts works: create, stdin and exit code through exec, delete.
+    assert!(
+        run(&["sandbox", "create", "--name", "b", "--upload", &upload])
+            .status
+            .success()
+    );
+    let mut child = std::process::Command::new(fake_cli())
+        .args([
+            "sandbox",
+            "exec",
+            "-n",
+            "b",
+            "--workdir",
+            "/sandbox/workspace",
+            "--no-tty",
+            "--",
+            "sh",
+            "-c",
+            "cat; exit 5",
+        ])
+        .env("FAKE_OPENSHELL_LOG", tmp.path().join("argv.log"))
+        .env("FAKE_OPENSHELL_ROOT", &root)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(b"through stdin").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(5));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "through stdin");
+    assert!(run(&["sandbox", "delete", "b"]).status.success());
+    assert_eq!(std::fs::read_dir(&root).unwrap().count(), 0);
+}
