@@ -186,6 +186,18 @@ impl CaseEnvironment for OpenShellCaseEnvironment {
         Box::pin(async move {
             match Arc::try_unwrap(self.session) {
                 Ok(session) => {
+                    if session.policy().keep {
+                        // A kept sandbox stays for debugging, without the staged login.
+                        let auth = format!(
+                            "{}/{}/auth.json",
+                            bwrap::HOME_INSIDE,
+                            crate::providers::auth_file::DATA_DIR_IN_HOME
+                        );
+                        let rm = ["rm".to_string(), "-f".to_string(), auth];
+                        if let Err(e) = session.exec(&rm, &ExecOptions::default(), None).await {
+                            tracing::warn!("removing the login file from the kept openshell sandbox failed: {e}");
+                        }
+                    }
                     if let Err(e) = session.delete().await {
                         tracing::warn!("openshell sandbox delete failed: {e}");
                     }
@@ -235,11 +247,14 @@ mod tests {
 
     #[test]
     fn denials_come_from_the_proxy_lines() {
-        let logs = "2026-11-29T20:00:00Z supervisor: policy loaded\n\
-                    2026-11-29T20:00:01Z proxy: DENY CONNECT example.org:443 binary=/usr/bin/curl\n\
-                    2026-11-29T20:00:01Z proxy: DENY CONNECT example.org:443 binary=/usr/bin/curl\n\
-                    proxy: DENY CONNECT broken\n";
-        let d = parse_denials(logs);
+        // The FAKE fixture (hand-written in the documented shape) plus a repeat and a bad line.
+        let fixture = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/openshell/logs.fake.txt"),
+        )
+        .unwrap();
+        let last = fixture.lines().last().unwrap().to_string();
+        let logs = format!("{fixture}{last}\nproxy: DENY CONNECT broken\n");
+        let d = parse_denials(&logs);
         assert_eq!(d.len(), 1, "{d:?}");
         assert_eq!((d[0].host.as_str(), d[0].port), ("example.org", 443));
     }
