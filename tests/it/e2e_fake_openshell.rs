@@ -51,7 +51,7 @@ fn ghostlab(dir: &Path, fake: &Fake) -> Command {
         // installs, and the MCP server packages are "in the image" at their host paths.
         .env("FAKE_OPENSHELL_AGENT_BIN", opencode_bin())
         .env("FAKE_OPENSHELL_IMAGE_PATHS", node_modules)
-        .timeout(std::time::Duration::from_secs(600));
+        .timeout(std::time::Duration::from_secs(1800));
     c
 }
 
