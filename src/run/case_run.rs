@@ -178,17 +178,26 @@ async fn prepare_and_converse(
         }
     }
     // After setup, so what setup installs is not taken for the agent's doing.
+    if let Err(reason) = env.pull_results().await {
+        return Ok(Err(("sandbox".into(), reason)));
+    }
     *baseline = Some(FileBaseline::take(env));
     let runner: Box<dyn AgentRunner> = match build_runner(ctx, env, case) {
         Ok(r) => r,
         Err(reason) => return Ok(Err(("agent host".into(), reason))),
     };
+    if let Err(reason) = env.push_prepared().await {
+        return Ok(Err(("sandbox".into(), reason)));
+    }
     // A refused model request is told apart from a host the sandbox's policy blocked.
     let denied = || env.denials().into_iter().map(|d| (d.host, d.port)).collect();
     let mut runner = AttributedRefusals::new(runner, &denied);
     let mcp_servers: Vec<String> = ctx.job.mcps.iter().map(|m| m.name.clone()).collect();
     let end = converse(case, &mut runner, ctx.emulator.as_ref(), &mcp_servers, log).await?;
     runner.close().await;
+    if let Err(reason) = env.pull_results().await {
+        return Ok(Err(("sandbox".into(), reason)));
+    }
     Ok(Ok(end))
 }
 

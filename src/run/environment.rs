@@ -40,18 +40,23 @@ pub trait CaseEnvironment: Send + Sync {
     fn map_path(&self, host: &Path) -> String;
     /// The command the agent host runs instead of a stdio MCP server's own, when the
     /// environment runs that server outside the agent's processes (a sandbox relay).
-    fn mcp_command(&self, _server: &crate::spec::resolved::ResolvedMcp) -> Option<Vec<String>> {
-        None
-    }
+    ///
+    /// No default for this and the hooks below: a wrapping environment that forgot to forward
+    /// one silently ran MCP servers inside the agent's processes.
+    fn mcp_command(&self, server: &crate::spec::resolved::ResolvedMcp) -> Option<Vec<String>>;
     /// The workspace copy on the host after the conversation (for file checks).
     fn final_workspace(&self) -> Option<PathBuf>;
     /// Egress attempts refused so far.
     fn denials(&self) -> Vec<EgressDenial>;
     /// Host folders the agent can write besides the workspace, labelled as the agent sees
     /// them (`HOME`, `TMPDIR`); inspected for outside writes before the environment is removed.
-    fn scratch_dirs(&self) -> Vec<(String, PathBuf)> {
-        vec![("HOME".into(), self.home_host())]
-    }
+    fn scratch_dirs(&self) -> Vec<(String, PathBuf)>;
+    /// Sends what the host prepared after creation (generated config, seeded HOME) to where
+    /// the agent reads it. Nothing to do where the agent sees the host folders themselves.
+    fn push_prepared(&self) -> BoxFuture<'_, Result<(), String>>;
+    /// Brings the workspace (and, after the agent ran, HOME) back to `final_workspace` and
+    /// `scratch_dirs` on the host. Nothing to do where those are the folders the agent uses.
+    fn pull_results(&self) -> BoxFuture<'_, Result<(), String>>;
     /// Stops everything still running and removes the environment (unless kept).
     fn close(self: Box<Self>) -> BoxFuture<'static, ()>;
 }
@@ -129,6 +134,18 @@ impl CaseEnvironment for LocalEnvironment {
     }
     fn denials(&self) -> Vec<EgressDenial> {
         Vec::new()
+    }
+    fn mcp_command(&self, _server: &crate::spec::resolved::ResolvedMcp) -> Option<Vec<String>> {
+        None
+    }
+    fn scratch_dirs(&self) -> Vec<(String, PathBuf)> {
+        vec![("HOME".into(), self.home_host())]
+    }
+    fn push_prepared(&self) -> BoxFuture<'_, Result<(), String>> {
+        Box::pin(async { Ok(()) })
+    }
+    fn pull_results(&self) -> BoxFuture<'_, Result<(), String>> {
+        Box::pin(async { Ok(()) })
     }
     fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
         Box::pin(async move { drop(self) })

@@ -19,6 +19,7 @@ pub mod observe_files;
 pub mod opencode;
 pub mod opencode_events;
 pub mod opencode_warm;
+pub mod openshell_env;
 pub mod peer_faults;
 pub mod provider_home;
 pub mod refusal_attribution;

@@ -196,6 +196,18 @@ impl CaseEnvironment for SeededEnvironment {
     fn denials(&self) -> Vec<EgressDenial> {
         self.inner.denials()
     }
+    fn mcp_command(&self, server: &crate::spec::resolved::ResolvedMcp) -> Option<Vec<String>> {
+        self.inner.mcp_command(server)
+    }
+    fn scratch_dirs(&self) -> Vec<(String, PathBuf)> {
+        self.inner.scratch_dirs()
+    }
+    fn push_prepared(&self) -> BoxFuture<'_, Result<(), String>> {
+        self.inner.push_prepared()
+    }
+    fn pull_results(&self) -> BoxFuture<'_, Result<(), String>> {
+        self.inner.pull_results()
+    }
     fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
         let SeededEnvironment { inner, auth } = *self;
         Box::pin(async move {
@@ -303,5 +315,98 @@ mod tests {
                 .unwrap()
                 .contains("gl-login-canary")
         );
+    }
+    /// A fake inner environment that relays MCP servers and has a second scratch folder, as
+    /// the bubblewrap one does: the wrapper must pass both on (it once kept the defaults,
+    /// which ran every MCP server inside the agent's processes).
+    struct FakeRelayingEnv(Box<dyn CaseEnvironment>);
+
+    impl CaseEnvironment for FakeRelayingEnv {
+        fn backend(&self) -> String {
+            "fake-relaying".into()
+        }
+        fn factory(&self) -> Arc<dyn CommandFactory> {
+            self.0.factory()
+        }
+        fn workdir(&self) -> String {
+            self.0.workdir()
+        }
+        fn home(&self) -> String {
+            self.0.home()
+        }
+        fn home_host(&self) -> PathBuf {
+            self.0.home_host()
+        }
+        fn serve_link(&self) -> ServeLink {
+            self.0.serve_link()
+        }
+        fn config_dir_host(&self) -> PathBuf {
+            self.0.config_dir_host()
+        }
+        fn config_dir(&self) -> String {
+            self.0.config_dir()
+        }
+        fn map_path(&self, host: &Path) -> String {
+            self.0.map_path(host)
+        }
+        fn mcp_command(&self, server: &crate::spec::resolved::ResolvedMcp) -> Option<Vec<String>> {
+            Some(vec!["fake-relay".into(), server.name.clone()])
+        }
+        fn final_workspace(&self) -> Option<PathBuf> {
+            self.0.final_workspace()
+        }
+        fn denials(&self) -> Vec<EgressDenial> {
+            self.0.denials()
+        }
+        fn scratch_dirs(&self) -> Vec<(String, PathBuf)> {
+            vec![("HOME".into(), self.home_host()), ("TMPDIR".into(), "/fake/tmp".into())]
+        }
+        fn push_prepared(&self) -> BoxFuture<'_, Result<(), String>> {
+            Box::pin(async { Err("fake: push".into()) })
+        }
+        fn pull_results(&self) -> BoxFuture<'_, Result<(), String>> {
+            Box::pin(async { Err("fake: pull".into()) })
+        }
+        fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
+            self.0.close()
+        }
+    }
+
+    struct FakeRelayingFactory(Arc<dyn EnvironmentFactory>);
+
+    impl EnvironmentFactory for FakeRelayingFactory {
+        fn create<'a>(&'a self, case_id: &'a str) -> BoxFuture<'a, Result<Box<dyn CaseEnvironment>, String>> {
+            Box::pin(async move {
+                let inner = self.0.create(case_id).await?;
+                Ok(Box::new(FakeRelayingEnv(inner)) as Box<dyn CaseEnvironment>)
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn the_seeded_wrapper_passes_on_the_relay_scratch_folders_and_transfers() {
+        let local = Arc::new(crate::run::environment::LocalEnvironmentFactory { workspace: None });
+        let wrapped = SeededEnvironments::wrap(Arc::new(FakeRelayingFactory(local)), HomeSeed::default(), None);
+        let env = wrapped.create("c1").await.unwrap();
+        let server = crate::spec::resolved::ResolvedMcp {
+            name: "release".into(),
+            transport: crate::spec::resolved::McpTransport::Stdio {
+                command: vec!["node".into()],
+                cwd: None,
+                env: Default::default(),
+            },
+            enabled: true,
+            timeout_ms: None,
+            origin: (PathBuf::from("job.yaml"), "mcp[0]".into()),
+        };
+        assert_eq!(
+            env.mcp_command(&server),
+            Some(vec!["fake-relay".into(), "release".into()])
+        );
+        let labels: Vec<String> = env.scratch_dirs().into_iter().map(|(l, _)| l).collect();
+        assert_eq!(labels, ["HOME", "TMPDIR"]);
+        assert_eq!(env.push_prepared().await, Err("fake: push".into()));
+        assert_eq!(env.pull_results().await, Err("fake: pull".into()));
+        env.close().await;
     }
 }

@@ -4,8 +4,8 @@
 //!
 //! Inputs are staged copies shown read-only at their real host paths, so paths in the emitted
 //! config stay valid; the generated config lives in the session (`/sandbox/config` inside),
-//! readable by the sandbox user wherever the job's folder is. OpenShell sandboxes see none of the host's paths; staging inputs there is not built yet and
-//! is refused clearly rather than run with a broken config.
+//! readable by the sandbox user wherever the job's folder is. OpenShell sandboxes see none of the
+//! host's paths: [`open_factory`] hands them to `super::openshell_env`, which uploads instead.
 
 use futures::future::BoxFuture;
 use std::path::{Path, PathBuf};
@@ -17,6 +17,25 @@ use super::spawn::{CommandFactory, CommandSpec};
 use crate::sandbox::{ExecOptions, Role, Sandbox, SandboxPolicy, Session, bwrap};
 use crate::spec::SandboxBackend;
 use crate::spec::resolved::ResolvedMcp;
+
+/// The environments of a sandboxed backend: OpenShell's (uploads, `sandbox exec`) or the
+/// local sandbox's (bubblewrap). `agent_bins` are the agent host's binaries on the host, which
+/// an OpenShell image carries under the same name.
+pub async fn open_factory(
+    policy: SandboxPolicy,
+    log_dir: PathBuf,
+    extra_read_only: Vec<PathBuf>,
+    agent_bins: Vec<PathBuf>,
+    mcps: Vec<ResolvedMcp>,
+) -> Result<Arc<dyn EnvironmentFactory>, String> {
+    if policy.backend == SandboxBackend::Openshell {
+        let f = super::openshell_env::OpenShellEnvironmentFactory::open(policy, log_dir, agent_bins).await?;
+        return Ok(Arc::new(f));
+    }
+    Ok(Arc::new(
+        SandboxEnvironmentFactory::open(policy, log_dir, extra_read_only, mcps).await?,
+    ))
+}
 
 /// Opens one sandbox for the job and creates one agent session per case.
 pub struct SandboxEnvironmentFactory {
@@ -36,7 +55,7 @@ impl SandboxEnvironmentFactory {
         mcps: Vec<ResolvedMcp>,
     ) -> Result<Self, String> {
         if policy.backend == SandboxBackend::Openshell {
-            return Err("the run engine cannot stage the agent's inputs into an OpenShell sandbox yet; use `backend: bubblewrap` for `ghostlab test`".into());
+            return Err("internal: OpenShell environments are opened by `open_factory`".into());
         }
         policy.read_only.extend(extra_read_only);
         policy.read_only.sort();
@@ -135,6 +154,13 @@ impl CaseEnvironment for SandboxCaseEnvironment {
     }
     fn scratch_dirs(&self) -> Vec<(String, PathBuf)> {
         super::observe_files::session_scratch(self.session.home_dir(), self.session.dir())
+    }
+    /// The agent sees the host folders themselves: nothing to send or bring back.
+    fn push_prepared(&self) -> BoxFuture<'_, Result<(), String>> {
+        Box::pin(async { Ok(()) })
+    }
+    fn pull_results(&self) -> BoxFuture<'_, Result<(), String>> {
+        Box::pin(async { Ok(()) })
     }
     fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
         Box::pin(async move {

@@ -9,7 +9,6 @@ use std::time::Duration;
 use super::case_run::RunContext;
 use super::emulator::{LlmEmulator, OfflineEmulator, UserEmulator};
 use super::environment::{EnvironmentFactory, LocalEnvironmentFactory};
-use super::sandbox_env::SandboxEnvironmentFactory;
 use crate::judge::llm_judge::{Judge, LlmJudge, OfflineJudge};
 use crate::llm::cassette::Cassette;
 use crate::llm::model_server::{RunningServer, ServerOptions, start};
@@ -128,6 +127,7 @@ pub async fn environments(
         Backend::Codex => codex_binary(job),
         _ => opencode_bin.map(Path::to_path_buf),
     };
+    let agent_bins: Vec<PathBuf> = host_bin.iter().cloned().collect();
     let extra_ro: Vec<PathBuf> = host_bin
         .map(|b| b.canonicalize().unwrap_or(b))
         .and_then(|bin| {
@@ -137,10 +137,9 @@ pub async fn environments(
         })
         .into_iter()
         .collect();
-    let factory = SandboxEnvironmentFactory::open(policy, run.logs(), extra_ro, job.mcps.clone())
+    super::sandbox_env::open_factory(policy, run.logs(), extra_ro, agent_bins, job.mcps.clone())
         .await
-        .map_err(SetupError::Environments)?;
-    Ok(Arc::new(factory))
+        .map_err(SetupError::Environments)
 }
 
 /// The user emulator for `generation.emulator`.

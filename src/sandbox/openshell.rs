@@ -19,6 +19,9 @@ pub const PINNED_VERSION: &str = "0.0.111";
 pub const DEFAULT_IMAGE: &str = "base";
 /// Where the environment file lives inside the sandbox.
 pub const ENV_FILE_INSIDE: &str = "/sandbox/.ghostlab/env";
+/// Where staged inputs (instructions, skills, assets, MCP server files) live inside: a host
+/// input `/srv/job/AGENTS.md` is uploaded to `/sandbox/inputs/srv/job/AGENTS.md`.
+pub const INPUTS_INSIDE: &str = "/sandbox/inputs";
 /// Overrides the `openshell` program (tests use the fake one).
 pub const BIN_ENV: &str = "GHOSTLAB_OPENSHELL_BIN";
 
@@ -65,8 +68,17 @@ pub fn create_args(name: &str, policy: &SandboxPolicy, policy_file: &Path, works
     a
 }
 
-/// `openshell sandbox exec -n N --workdir D --no-tty [--timeout S] -- sh -c WRAPPER …`.
-pub fn exec_args(name: &str, workdir: &str, timeout: Option<Duration>, argv: &[String]) -> Vec<String> {
+/// `openshell sandbox exec -n N --workdir D --no-tty [--timeout S] [--env K=V]… -- sh -c WRAPPER …`.
+///
+/// `env` holds only per-command values that are not secrets (the caller checks that; the
+/// session's credentials reach the command through the env file).
+pub fn exec_args(
+    name: &str,
+    workdir: &str,
+    timeout: Option<Duration>,
+    env: &IndexMap<String, String>,
+    argv: &[String],
+) -> Vec<String> {
     let mut a: Vec<String> = ["sandbox", "exec", "-n", name, "--workdir", workdir, "--no-tty"]
         .iter()
         .map(|s| s.to_string())
@@ -75,15 +87,30 @@ pub fn exec_args(name: &str, workdir: &str, timeout: Option<Duration>, argv: &[S
         a.push("--timeout".into());
         a.push(t.as_secs().max(1).to_string());
     }
+    for (k, v) in env {
+        a.push("--env".into());
+        a.push(format!("{k}={v}"));
+    }
     a.push("--".into());
-    a.extend(wrap_argv(argv));
+    a.extend(wrap_argv(&env.keys().cloned().collect::<Vec<_>>(), argv));
     a
 }
 
-/// The wrapper that loads the environment file, then replaces itself with `argv`.
-pub fn wrap_argv(argv: &[String]) -> Vec<String> {
-    let script = format!("set -a; [ -r {ENV_FILE_INSIDE} ] && . {ENV_FILE_INSIDE}; set +a; exec \"$@\"");
-    let mut a = vec!["sh".to_string(), "-c".to_string(), script, "ghostlab-env".to_string()];
+/// The wrapper that loads the environment file, then replaces itself with `argv`. The
+/// variables named in `keep` were set for this command (`--env`) and win over the file's.
+pub fn wrap_argv(keep: &[String], argv: &[String]) -> Vec<String> {
+    let script = format!(
+        "__gl_keep=\"$1\"; shift; for __k in $__gl_keep; do eval \"__gl_v_$__k=\\\"\\${{$__k}}\\\"\"; done; \
+         set -a; [ -r {ENV_FILE_INSIDE} ] && . {ENV_FILE_INSIDE}; \
+         for __k in $__gl_keep; do eval \"$__k=\\\"\\${{__gl_v_$__k}}\\\"\"; done; set +a; exec \"$@\""
+    );
+    let mut a = vec![
+        "sh".to_string(),
+        "-c".to_string(),
+        script,
+        "ghostlab-env".to_string(),
+        keep.join(" "),
+    ];
     a.extend(argv.iter().cloned());
     a
 }
@@ -137,12 +164,19 @@ pub fn env_file(vars: &IndexMap<String, String>) -> Result<String, SandboxError>
     Ok(out)
 }
 
+/// Where a staged host input is uploaded inside the sandbox.
+pub fn input_inside(host: &Path) -> String {
+    format!("{INPUTS_INSIDE}{}", host.display())
+}
+
 /// Renders the policy as OpenShell policy YAML (`version: 1`).
 pub fn render_policy(policy: &SandboxPolicy) -> Result<String, SandboxError> {
     let paths = |v: &[PathBuf]| v.iter().map(|p| p.to_string_lossy().into_owned()).collect::<Vec<_>>();
     if policy.read_write.iter().any(|p| p == Path::new("/")) {
         return Err(SandboxError::Policy("read_write must not contain /".into()));
     }
+    let mut read_only = paths(&policy.read_only);
+    read_only.extend(policy.staged.iter().map(|p| input_inside(p)));
     let mut read_write = paths(&policy.read_write);
     read_write.push(policy.workdir.clone());
     read_write.push("/tmp".into());
@@ -150,7 +184,7 @@ pub fn render_policy(policy: &SandboxPolicy) -> Result<String, SandboxError> {
         "version": 1,
         "filesystem_policy": {
             "include_workdir": true,
-            "read_only": paths(&[policy.read_only.as_slice(), policy.staged.as_slice()].concat()),
+            "read_only": read_only,
             "read_write": read_write,
         },
         "landlock": { "compatibility": "hard_requirement" },
@@ -303,7 +337,15 @@ mod tests {
         assert!(env_file(&vars).unwrap().contains("K='a'\\''b $c'\n"));
         vars.insert("BAD NAME".to_string(), "x".to_string());
         assert!(env_file(&vars).is_err());
-        let e = exec_args("agent-1", "/w", Some(Duration::from_secs(90)), &["ls".into()]);
+        let mut per_command = IndexMap::new();
+        per_command.insert("HOME".to_string(), "/sandbox/home".to_string());
+        let e = exec_args(
+            "agent-1",
+            "/w",
+            Some(Duration::from_secs(90)),
+            &per_command,
+            &["ls".into()],
+        );
         assert_eq!(
             &e[..9],
             [
@@ -318,5 +360,26 @@ mod tests {
                 "90"
             ]
         );
+        assert_eq!(&e[9..12], ["--env", "HOME=/sandbox/home", "--"]);
+        assert_eq!(&e[e.len() - 3..], ["ghostlab-env", "HOME", "ls"]);
+    }
+
+    #[test]
+    fn the_wrapper_keeps_per_command_values_over_the_env_file() {
+        // The script itself, run by sh with a stand-in env file path.
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("env");
+        std::fs::write(&file, "HOME='/from/file'\nOTHER='o t'\n").unwrap();
+        let mut w = wrap_argv(
+            &["HOME".into()],
+            &["sh".into(), "-c".into(), "echo \"$HOME|$OTHER\"".into()],
+        );
+        w[2] = w[2].replace(ENV_FILE_INSIDE, &file.to_string_lossy());
+        let out = std::process::Command::new(&w[0])
+            .args(&w[1..])
+            .env("HOME", "/per/command")
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "/per/command|o t\n");
     }
 }

@@ -334,17 +334,7 @@ impl Session {
                 ChildSetup::for_limits(&self.policy.limits, false).install(&mut cmd);
                 cmd
             }
-            SandboxBackend::Openshell => {
-                if !opts.env.is_empty() {
-                    return Err(SandboxError::Policy(
-                        "the openshell backend takes environment values only at session creation (env file)".into(),
-                    ));
-                }
-                let bin = self.openshell()?;
-                let mut cmd = tokio::process::Command::new(bin);
-                cmd.args(openshell::exec_args(&self.id, &workdir, opts.timeout, argv));
-                cmd
-            }
+            SandboxBackend::Openshell => self.openshell_command(argv, &workdir, opts)?,
         };
         if self.policy.backend != SandboxBackend::Openshell {
             cmd.env_clear().envs(&env);

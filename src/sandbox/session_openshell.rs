@@ -27,12 +27,57 @@ impl Session {
         if out.status != 0 {
             return Err(SandboxError::Backend(format!(
                 "openshell {} failed ({}): {}",
-                args.first().map(String::as_str).unwrap_or(""),
+                // `sandbox create`, `logs`: the subcommand, never its values.
+                args.iter()
+                    .take(if args.first().is_some_and(|a| a == "sandbox") {
+                        2
+                    } else {
+                        1
+                    })
+                    .map(String::as_str)
+                    .collect::<Vec<_>>()
+                    .join(" "),
                 out.status,
                 out.stderr_text().trim()
             )));
         }
         Ok(out)
+    }
+
+    /// `openshell sandbox exec …` for `argv`. Per-command values go on the argv as `--env`,
+    /// so a secret never may: a variable the session already holds (credentials, allowlisted
+    /// variables, all in the uploaded env file) is dropped when its value is the same, and
+    /// any other secret-named or differing credential is refused.
+    pub(super) fn openshell_command(
+        &self,
+        argv: &[String],
+        workdir: &str,
+        opts: &ExecOptions,
+    ) -> Result<tokio::process::Command, SandboxError> {
+        let session_env = self.child_env(&ExecOptions::default());
+        let mut per_command = indexmap::IndexMap::new();
+        for (k, v) in &opts.env {
+            let held = self.policy.env_values.contains_key(k) || self.policy.env_allowlist.contains(k);
+            if held && session_env.get(k) == Some(v) {
+                continue;
+            }
+            if held || crate::util::secret_ref::is_secret_name(k) {
+                return Err(SandboxError::Policy(format!(
+                    "`{k}` is a credential; on the openshell backend credentials reach commands only through the \
+                     session's env file (sandbox.credentials.env), never an `--env` argument"
+                )));
+            }
+            per_command.insert(k.clone(), v.clone());
+        }
+        let mut cmd = tokio::process::Command::new(self.openshell()?);
+        cmd.args(openshell::exec_args(
+            &self.id,
+            workdir,
+            opts.timeout,
+            &per_command,
+            argv,
+        ));
+        Ok(cmd)
     }
 
     pub(super) async fn openshell_create(&mut self) -> Result<(), SandboxError> {
@@ -58,6 +103,15 @@ impl Session {
             .await;
         let _ = std::fs::remove_file(&env_host);
         up?;
+        // The job's own inputs, at the paths the emitted config names (see `input_inside`).
+        for (copy, real) in self.layout.staged.clone() {
+            self.run_openshell(&openshell::upload_args(
+                &self.id,
+                &copy,
+                &openshell::input_inside(&real),
+            ))
+            .await?;
+        }
         for (src, dest) in self.policy.uploads.clone() {
             self.run_openshell(&openshell::upload_args(&self.id, &src, &dest))
                 .await?;

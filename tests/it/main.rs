@@ -12,6 +12,7 @@ mod architecture;
 mod case_flow;
 mod codex_runner;
 mod credentials;
+mod e2e_fake_openshell;
 mod e2e_faults;
 mod e2e_opencode;
 mod fake_provider;
