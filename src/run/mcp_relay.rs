@@ -101,6 +101,7 @@ async fn accept_loop(listener: UnixListener, session: Weak<Session>, mcp: Resolv
         let Some(session) = session.upgrade() else { return };
         match spawn_server(&session, &mcp) {
             Ok(child) => {
+                session.note(&format!("MCP relay: server `{}` started for a connection", mcp.name));
                 tokio::spawn(pipe(conn, child));
             }
             Err(reason) => {

@@ -35,7 +35,13 @@ fn home_state() -> BTreeMap<PathBuf, Option<SystemTime>> {
 #[test]
 fn lab_yes_on_release_bot_runs_everything_inside_the_sandbox() {
     let bin = opencode_bin();
-    let tmp = tempfile::tempdir().unwrap();
+    // A private folder (0700) as `mktemp -d` makes: as root, the sandbox user cannot enter
+    // it, so every input must be staged, not bound from its host path.
+    let tmp = tempfile::Builder::new().prefix("ghostlab-mktemp-").tempdir().unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    }
     let dir = tmp.path().join("release-bot");
     copy_release_bot(&dir);
     // OpenCode's own start-up npm lookup is switched off now; a setup step that tries the
@@ -130,6 +136,23 @@ fn lab_yes_on_release_bot_runs_everything_inside_the_sandbox() {
         assert!(
             list.starts_with("127.0.0.1:") && !list.contains(','),
             "more than the model endpoint: {line}"
+        );
+    }
+    // The default root filesystem (isolated), with HOME and TMPDIR bounded.
+    assert!(
+        logs.contains("root filesystem isolated"),
+        "no isolated session in the logs"
+    );
+    assert!(
+        logs.contains("HOME and TMPDIR: size-limited tmpfs") || unsafe { libc::geteuid() } != 0,
+        "HOME/TMPDIR not bounded by a tmpfs as root"
+    );
+    // Each stdio MCP server ran as its own sandbox command (own PID namespace), reached by
+    // the agent through the relay, not as a child of the agent.
+    for server in ["release", "filesystem"] {
+        assert!(
+            logs.contains(&format!("MCP relay: server `{server}` started for a connection")),
+            "MCP server `{server}` was not relayed"
         );
     }
     // The agent CLI and the workspace's own setup script ran through the sandbox.

@@ -25,7 +25,6 @@ mod import_projects;
 mod kill_commit;
 mod lab_headless;
 mod lab_models;
-mod lab_private_folder;
 mod lab_proposals;
 mod lab_review;
 mod lab_review_snapshots;
