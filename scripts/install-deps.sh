@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
-APT_PACKAGES=(bubblewrap poppler-utils tmux fonts-dejavu-core git keyutils dbus ca-certificates nodejs npm chromium)
+APT_PACKAGES=(bubblewrap poppler-utils tmux fonts-dejavu-core git keyutils dbus ca-certificates nodejs npm chromium python3 python3-yaml)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

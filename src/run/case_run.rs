@@ -261,7 +261,13 @@ fn build_runner(ctx: &RunContext, env: &dyn CaseEnvironment, case: &CaseSpec) ->
                     turn_timeout: ctx.turn_timeout,
                 },
             );
-            let mode = job.hosts.opencode.as_ref().map(|h| h.mode).unwrap_or_default();
+            // Warm unless asked otherwise, or unless this sandbox cannot keep a server between
+            // turns (then cold, rather than a case that cannot start).
+            let mode = match job.hosts.opencode.as_ref().and_then(|h| h.mode) {
+                Some(m) => m,
+                None if matches!(env.serve_link(), super::environment::ServeLink::Unavailable(_)) => OpencodeMode::Cold,
+                None => OpencodeMode::Warm,
+            };
             if mode == OpencodeMode::Cold {
                 return Ok(Box::new(cold));
             }

@@ -126,17 +126,19 @@ pub struct OpencodeHost {
     /// shown read-only inside the sandbox at the same path.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub binary: Option<String>,
-    /// `warm` (default): one `opencode serve` per session + `run --attach` per turn; `cold`:
-    /// `opencode run` per turn.
-    #[serde(default)]
-    pub mode: OpencodeMode,
+    /// `warm`: one `opencode serve` per session + `run --attach` per turn; `cold`: `opencode
+    /// run` per turn. Unset: warm where the sandbox can host a server between turns
+    /// (bubblewrap, local), cold where it cannot (openshell).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<OpencodeMode>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum OpencodeMode {
     Cold,
-    /// The default: a warm turn took 0.25× a cold one's time (docs/benchmarks.md).
+    /// The default where possible: a warm turn took 0.25× a cold one's time
+    /// (docs/benchmarks.md).
     #[default]
     Warm,
 }

@@ -156,7 +156,12 @@ fn lab_yes_on_release_bot_runs_everything_inside_the_sandbox() {
         );
     }
     // The agent CLI and the workspace's own setup script ran through the sandbox.
-    assert!(logs.contains("run --format json"), "agent CLI not in the sandbox log");
+    // OpenCode runs warm by default: one server per case, each turn attached to it.
+    assert!(logs.contains(" serve --port "), "agent server not in the sandbox log");
+    assert!(
+        logs.contains(" run --attach http://127.0.0.1:"),
+        "agent CLI not in the sandbox log"
+    );
     assert!(logs.contains("git init"), "setup script not in the sandbox log");
 
     // Both MCP servers answered tool calls from inside the sandbox (OpenCode starts them there).

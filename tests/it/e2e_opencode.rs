@@ -228,7 +228,10 @@ async fn opencode_in_bubblewrap_with_real_mcp_recorded_then_replayed() {
         .unwrap()
         .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
         .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        // This test's sessions only (their bwrap lines bind inputs from `dir`): other tests
+        // of the binary run warm cases at the same time.
         .filter(|c| c.contains("/sandbox/home/opencode-serve.sock") && c.contains(" serve "))
+        .filter(|c| c.contains(dir.to_string_lossy().as_ref()))
         .collect();
     assert!(left.is_empty(), "opencode serve outlived its case: {left:?}");
     assert_eq!(tree_digest(&dir.join("release-repo")), original);

@@ -56,7 +56,8 @@ impl Tmux {
     }
 
     pub(crate) fn wait_for(&self, needle: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(20);
+        // Generous: step 3 asks the user's `opencode models`, which takes 20 s on a loaded 2-core machine.
+        let deadline = Instant::now() + Duration::from_secs(90);
         loop {
             let s = self.screen();
             if s.contains(needle) {
