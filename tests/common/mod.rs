@@ -124,3 +124,39 @@ pub fn trial_verdict(run: &Path, case: &str) -> serde_json::Value {
     let path = run.join(format!("cases/{case}/trial-1/verdict.json"));
     serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
 }
+
+/// The `ghostlab` binary of this build, run in `dir` with the example's `${RELEASE_TOKEN}` set,
+/// colours off and a bound on its run time.
+pub fn ghostlab_in(dir: &Path, timeout_secs: u64) -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::cargo_bin("ghostlab").unwrap();
+    c.current_dir(dir)
+        .env("RELEASE_TOKEN", "x-token-value")
+        .env("NO_COLOR", "1")
+        .timeout(std::time::Duration::from_secs(timeout_secs));
+    c
+}
+
+/// A copy of the example at `dir` with a mock agent on the local backend that answers
+/// `replies` in turn, its dataset generated offline and every case approved: for tests about
+/// what happens around a run (artifacts, rescoring, viewing, resuming), not about running.
+pub fn mock_release_bot(dir: &Path, replies: &[&str]) {
+    copy_release_bot(dir);
+    let job = dir.join("job.yaml");
+    let text = std::fs::read_to_string(&job)
+        .unwrap()
+        .replace("backend: opencode", "backend: mock")
+        .replace("backend: bubblewrap", "backend: local");
+    let replies = serde_json::to_string(replies).unwrap();
+    std::fs::write(&job, format!("{text}hosts:\n  mock:\n    replies: {replies}\n")).unwrap();
+    for args in [
+        &["generate", "--job", "job.yaml"][..],
+        &["dataset", "approve", "--all", "--job", "job.yaml"],
+    ] {
+        let out = ghostlab_in(dir, 120).args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

@@ -15,38 +15,12 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 fn ghostlab(dir: &Path) -> Command {
-    let mut c = Command::cargo_bin("ghostlab").unwrap();
-    c.current_dir(dir)
-        .env("RELEASE_TOKEN", "x-token-value")
-        .env("NO_COLOR", "1")
-        .timeout(Duration::from_secs(300));
-    c
+    common::ghostlab_in(dir, 300)
 }
 
 fn mock_release_bot(tmp: &Path) -> PathBuf {
     let dir = tmp.join("release-bot");
-    common::copy_release_bot(&dir);
-    let job = dir.join("job.yaml");
-    let text = std::fs::read_to_string(&job)
-        .unwrap()
-        .replace("backend: opencode", "backend: mock")
-        .replace("backend: bubblewrap", "backend: local");
-    std::fs::write(
-        &job,
-        format!("{text}hosts:\n  mock:\n    replies: [\"CI is green. Draft notes for 1.3.0. Shall I proceed?\", \"Done.\"]\n"),
-    )
-    .unwrap();
-    for args in [
-        &["generate", "--job", "job.yaml"][..],
-        &["dataset", "approve", "--all", "--job", "job.yaml"],
-    ] {
-        let out = ghostlab(&dir).args(args).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
+    common::mock_release_bot(&dir, &["CI is green. Draft notes for 1.3.0. Shall I proceed?", "Done."]);
     dir
 }
 

@@ -115,33 +115,15 @@ fn lowercase_look_alikes_stay_and_registered_values_go() {
 }
 
 fn ghostlab(dir: &Path) -> Command {
-    let mut c = Command::cargo_bin("ghostlab").unwrap();
-    c.current_dir(dir)
-        .env("RELEASE_TOKEN", "x-token-value")
-        .timeout(std::time::Duration::from_secs(180));
-    c
+    common::ghostlab_in(dir, 180)
 }
 
 #[test]
 fn risk_case_ids_survive_every_artifact_report_and_junit() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("release-bot");
-    common::copy_release_bot(&dir);
-    let job = dir.join("job.yaml");
-    let text = std::fs::read_to_string(&job)
-        .unwrap()
-        .replace("backend: opencode", "backend: mock")
-        .replace("backend: bubblewrap", "backend: local");
-    std::fs::write(
-        &job,
-        format!("{text}hosts:\n  mock:\n    replies: [\"CI is green. Draft notes for 1.3.0. Shall I proceed?\"]\n"),
-    )
-    .unwrap();
-    for args in [
-        &["generate", "--job", "job.yaml"][..],
-        &["dataset", "approve", "--all", "--job", "job.yaml"],
-        &["test", "--job", "job.yaml", "--quiet"],
-    ] {
+    common::mock_release_bot(&dir, &["CI is green. Draft notes for 1.3.0. Shall I proceed?"]);
+    for args in [["test", "--job", "job.yaml", "--quiet"]] {
         let out = ghostlab(&dir).args(args).output().unwrap();
         assert!(
             matches!(out.status.code(), Some(0 | 1)),

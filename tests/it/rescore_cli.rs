@@ -4,15 +4,10 @@
 use crate::common;
 
 use assert_cmd::Command;
-use common::copy_release_bot;
 use std::path::Path;
 
 fn ghostlab(dir: &Path) -> Command {
-    let mut c = Command::cargo_bin("ghostlab").unwrap();
-    c.current_dir(dir)
-        .env("RELEASE_TOKEN", "x-token-value")
-        .timeout(std::time::Duration::from_secs(120));
-    c
+    common::ghostlab_in(dir, 120)
 }
 
 fn summary(run: &Path) -> serde_json::Value {
@@ -23,29 +18,9 @@ fn summary(run: &Path) -> serde_json::Value {
 fn rescore_rejudges_a_stored_run_with_the_current_gates() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("release-bot");
-    copy_release_bot(&dir);
     // A mock agent on the local backend: this test is about re-judging, not about running.
+    common::mock_release_bot(&dir, &["CI is green. Draft notes for 1.3.0. Shall I proceed?", "Done."]);
     let job = dir.join("job.yaml");
-    let text = std::fs::read_to_string(&job)
-        .unwrap()
-        .replace("backend: opencode", "backend: mock")
-        .replace("backend: bubblewrap", "backend: local");
-    std::fs::write(
-        &job,
-        format!("{text}hosts:\n  mock:\n    replies: [\"CI is green. Draft notes for 1.3.0. Shall I proceed?\", \"Done.\"]\n"),
-    )
-    .unwrap();
-    for args in [
-        &["generate", "--job", "job.yaml"][..],
-        &["dataset", "approve", "--all", "--job", "job.yaml"],
-    ] {
-        let out = ghostlab(&dir).args(args).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
     let out = ghostlab(&dir)
         .args(["test", "--job", "job.yaml", "--quiet"])
         .output()

@@ -12,12 +12,7 @@ use std::time::{Duration, Instant};
 const REPLY: &str = "CI is green. Draft notes for 1.3.0. Shall I proceed?";
 
 fn ghostlab(dir: &Path) -> Command {
-    let mut c = Command::cargo_bin("ghostlab").unwrap();
-    c.current_dir(dir)
-        .env("RELEASE_TOKEN", "x-token-value")
-        .env("NO_COLOR", "1")
-        .timeout(Duration::from_secs(300));
-    c
+    common::ghostlab_in(dir, 300)
 }
 
 /// A process agent (local backend) whose every turn takes a moment and fails while `flag`

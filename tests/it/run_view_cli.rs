@@ -9,11 +9,7 @@ use serde_json::Value;
 use std::path::Path;
 
 fn ghostlab(dir: &Path) -> Command {
-    let mut c = Command::cargo_bin("ghostlab").unwrap();
-    c.current_dir(dir)
-        .env("RELEASE_TOKEN", "x-token-value")
-        .timeout(std::time::Duration::from_secs(180));
-    c
+    common::ghostlab_in(dir, 180)
 }
 
 fn view_json(dir: &Path, args: &[&str]) -> Value {
@@ -61,28 +57,7 @@ fn shown(v: &Value) -> Vec<(String, String)> {
 fn view_json_shows_the_verdicts_of_a_real_run_and_of_its_rescore() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("release-bot");
-    common::copy_release_bot(&dir);
-    let job = dir.join("job.yaml");
-    let text = std::fs::read_to_string(&job)
-        .unwrap()
-        .replace("backend: opencode", "backend: mock")
-        .replace("backend: bubblewrap", "backend: local");
-    std::fs::write(
-        &job,
-        format!("{text}hosts:\n  mock:\n    replies: [\"CI is green. Shall I tag 1.3.0?\", \"Done.\"]\n"),
-    )
-    .unwrap();
-    for args in [
-        &["generate", "--job", "job.yaml"][..],
-        &["dataset", "approve", "--all", "--job", "job.yaml"],
-    ] {
-        let out = ghostlab(&dir).args(args).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
+    common::mock_release_bot(&dir, &["CI is green. Shall I tag 1.3.0?", "Done."]);
     let out = ghostlab(&dir)
         .args(["test", "--job", "job.yaml", "--quiet"])
         .output()
