@@ -94,7 +94,8 @@ pub fn set_gate(g: &mut Gates, key: &str, value: &str) -> Result<(), String> {
 }
 
 /// Proposes the sandbox: the `--sandbox` choice or the job's own, never `local` unasked.
-pub fn sandbox(job: &Job, seed: Option<SandboxBackend>) -> Proposal {
+/// `gateway` is `doctor`'s OpenShell probe: OpenShell is offered only when it works.
+pub fn sandbox(job: &Job, seed: Option<SandboxBackend>, gateway: &crate::sandbox::doctor::Probe) -> Proposal {
     let s = &job.sandbox;
     let answer = SandboxAnswer {
         backend: seed.unwrap_or(s.backend),
@@ -104,7 +105,8 @@ pub fn sandbox(job: &Job, seed: Option<SandboxBackend>) -> Proposal {
         credentials: s.credentials.clone(),
     };
     let mut notes = vec![
-        "backend: bubblewrap (namespaces + seccomp), openshell (NVIDIA OpenShell gateway), local (no isolation; only if you say so).".to_string(),
+        "backend: bubblewrap (namespaces + seccomp), local (no isolation; only if you say so).".to_string(),
+        openshell_note(answer.backend, gateway),
         "network: disabled, or allowlist with `allow: [host:port]`.".into(),
         "credentials: opencode_auth uploads OpenCode's login; env lists variables passed to the agent. Both off unless you opt in.".into(),
     ];
@@ -150,6 +152,22 @@ pub fn sandbox(job: &Job, seed: Option<SandboxBackend>) -> Proposal {
     Proposal::new(to_answer_yaml(&answer), notes)
 }
 
+/// What Step 7 says about OpenShell, from the probe `ghostlab doctor` runs.
+fn openshell_note(chosen: SandboxBackend, gateway: &crate::sandbox::doctor::Probe) -> String {
+    match (gateway.works, chosen == SandboxBackend::Openshell) {
+        (true, _) => format!(
+            "openshell: offered, a gateway answers here ({}); `backend: openshell` runs each case in an OpenShell sandbox from `sandbox.image` (cold turns).",
+            gateway.detail
+        ),
+        (false, true) => format!(
+            "WARNING: backend openshell, but {}{}: every case would end INFRA_ERROR.",
+            gateway.detail,
+            gateway.fix.as_deref().map(|f| format!(" ({f})")).unwrap_or_default()
+        ),
+        (false, false) => format!("openshell: not offered here, {}.", gateway.detail),
+    }
+}
+
 /// Proposes gates: the job's own or the defaults, then each `--gate key=value`.
 pub fn gates(job: &Job, overrides: &[(String, String)]) -> Result<Proposal, String> {
     let mut g = job.review.gates.clone();
@@ -178,4 +196,42 @@ pub fn gates(job: &Job, overrides: &[(String, String)]) -> Result<Proposal, Stri
         ),
     ];
     Ok(Proposal::new(to_answer_yaml(&g), notes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::doctor::Probe;
+
+    fn no_gateway() -> Probe {
+        Probe {
+            backend: "openshell",
+            works: false,
+            detail: "the `openshell` CLI is not on PATH".into(),
+            fix: Some("install OpenShell and start its gateway".into()),
+        }
+    }
+
+    #[test]
+    fn openshell_is_offered_only_when_a_gateway_answers() {
+        let job = Job::default();
+        let notes = |p: &Probe, seed| sandbox(&job, seed, p).notes.join("\n");
+        let with = notes(&Probe::ok("openshell", "gateway reachable: local"), None);
+        assert!(
+            with.contains("openshell: offered, a gateway answers here (gateway reachable: local)"),
+            "{with}"
+        );
+        let without = notes(&no_gateway(), None);
+        assert!(
+            without.contains("openshell: not offered here, the `openshell` CLI is not on PATH."),
+            "{without}"
+        );
+        assert!(!without.contains("offered, a gateway"), "{without}");
+        // Chosen anyway: said plainly, with the fix, before the run turns every case INFRA_ERROR.
+        let chosen = notes(&no_gateway(), Some(SandboxBackend::Openshell));
+        assert!(
+            chosen.contains("WARNING: backend openshell, but the `openshell` CLI is not on PATH (install OpenShell"),
+            "{chosen}"
+        );
+    }
 }

@@ -70,7 +70,11 @@ impl StepProposer {
             StepId::Mcps => self.mcps(&job),
             StepId::Skills => Ok(self.skills(&job)),
             StepId::Permissions => Ok(policy::permissions(&job)),
-            StepId::Sandbox => Ok(policy::sandbox(&job, self.seeds.sandbox)),
+            StepId::Sandbox => {
+                // Offered only where `doctor`'s own probe finds a gateway that answers.
+                let gateway = crate::sandbox::doctor::probe_openshell().await;
+                Ok(policy::sandbox(&job, self.seeds.sandbox, &gateway))
+            }
             StepId::Profile | StepId::Personas | StepId::Scenarios => {
                 self.generated(step, hint, job, artifacts, cancel).await
             }
