@@ -1,5 +1,5 @@
 //! The terminal driver of `ghostlab lab`: ratatui + crossterm drawing of the `crate::lab` state
-//! machine, themes, key map and the transcript pane.
+//! machine, themes, key map, the review screens, the run dashboard and the results screen.
 //!
 //! Views are pure functions of state; this module holds no wizard logic and never writes files
 //! itself (the shared `lab::Executor` does).
@@ -16,7 +16,6 @@ pub mod scenarios;
 pub mod stderr;
 pub mod terminal;
 pub mod theme;
-pub mod transcript;
 pub mod view;
 
 pub use app::{TuiError, TuiOutcome, run_tui};

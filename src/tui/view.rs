@@ -34,8 +34,6 @@ pub struct Ui {
     pub editor: Option<TextArea<'static>>,
     /// The regenerate-hint prompt, when open.
     pub hint: Option<TextArea<'static>>,
-    /// Transcript lines scrolled up from the newest (0 follows the tail).
-    pub scroll: usize,
     /// Rows scrolled in the proposal.
     pub proposal_scroll: u16,
     /// The selected item of a review list (personas, scenarios in tree order).
