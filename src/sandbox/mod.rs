@@ -120,7 +120,8 @@ static PROBED: std::sync::Mutex<Vec<SandboxBackend>> = std::sync::Mutex::new(Vec
 
 /// The backend's probe, run once per process: a success is remembered (every session still
 /// runs under the full profile, so a backend that breaks later fails its commands, closed);
-/// a failure is not, so the next open probes again.
+/// a failure is not, so the next open probes again. OpenShell is asked every time: a remote
+/// gateway can go away between runs of one process, and its probe is small next to a create.
 async fn probe_once(backend: SandboxBackend) -> doctor::Probe {
     let known = PROBED.lock().map(|p| p.contains(&backend)).unwrap_or(false);
     if known {
@@ -132,6 +133,7 @@ async fn probe_once(backend: SandboxBackend) -> doctor::Probe {
         SandboxBackend::Local => doctor::Probe::ok("local", "no isolation (explicitly selected)"),
     };
     if probe.works
+        && backend != SandboxBackend::Openshell
         && let Ok(mut p) = PROBED.lock()
     {
         p.push(backend);
