@@ -166,6 +166,7 @@ pub async fn connect(
             use rmcp::transport::StreamableHttpClientTransport;
             use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
             let resolved = resolve_headers(headers)?;
+            crate::util::tls::ensure_crypto_provider();
             let config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(resolved);
             let transport = StreamableHttpClientTransport::from_config(config);
             let started = tokio::time::timeout(opts.startup_timeout, client_info().serve(transport)).await;

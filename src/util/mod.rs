@@ -7,6 +7,7 @@ pub mod durable;
 pub mod ids;
 pub mod secret_ref;
 pub mod skip;
+pub mod tls;
 pub mod units;
 
 pub use atomic::{copy_atomic, write_atomic, write_json_atomic};
