@@ -18,7 +18,7 @@ pub fn client_for(config: &OpenAiConfig) -> Result<reqwest::Client, LlmError> {
             detail: format!("base_url `{}` must start with http:// or https://", config.base_url),
         });
     }
-    reqwest::Client::builder()
+    crate::util::tls::http_client_builder()
         .connect_timeout(config.timeout.min(Duration::from_secs(10)))
         .build()
         .map_err(|e| LlmError::Config {

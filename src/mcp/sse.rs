@@ -104,7 +104,7 @@ pub async fn open(
     let base = reqwest::Url::parse(url).map_err(|e| format!("{url} is not a valid URL: {e}"))?;
     let mut defaults = HeaderMap::new();
     defaults.extend(headers);
-    let client = reqwest::Client::builder()
+    let client = crate::util::tls::http_client_builder()
         .default_headers(defaults)
         .build()
         .map_err(|e| format!("cannot build an HTTP client: {e}"))?;

@@ -1,10 +1,10 @@
 //! The process's rustls crypto provider.
 //!
-//! rmcp's streamable-HTTP client uses reqwest 0.13 built without a bundled provider (the default
-//! one, aws-lc-rs, is a C library that dominated clean builds). reqwest then takes rustls's
-//! process-wide default and panics when there is none, so every path that may build an rmcp
-//! HTTP client calls [`ensure_crypto_provider`] first. The provider is ring, the one Ghostlab's
-//! own reqwest 0.12 client already uses.
+//! Ghostlab's HTTP clients and rmcp's streamable-HTTP client use reqwest 0.13 built without a
+//! bundled provider (the default one, aws-lc-rs, is a C library that dominated clean builds).
+//! reqwest then takes rustls's process-wide default and panics when there is none, so every
+//! client is built through [`http_client_builder`], and the rmcp path calls
+//! [`ensure_crypto_provider`] first. The provider is ring.
 
 use std::sync::Once;
 
@@ -19,6 +19,13 @@ pub fn ensure_crypto_provider() {
             let _ = rustls::crypto::ring::default_provider().install_default();
         }
     });
+}
+
+/// `reqwest::Client::builder()` with the crypto provider in place: the one way Ghostlab builds
+/// an HTTP client.
+pub fn http_client_builder() -> reqwest::ClientBuilder {
+    ensure_crypto_provider();
+    reqwest::Client::builder()
 }
 
 #[cfg(test)]

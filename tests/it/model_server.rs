@@ -18,7 +18,9 @@ fn fixture() -> PathBuf {
 }
 
 async fn post(url: &str, body: Value) -> (u16, String) {
-    let resp = reqwest::Client::new()
+    let resp = ghostlab::util::tls::http_client_builder()
+        .build()
+        .unwrap()
         .post(format!("{url}/chat/completions"))
         .json(&body)
         .send()
@@ -135,7 +137,11 @@ async fn answers_text_tool_calls_and_streams_from_the_script() {
     );
 
     // Models.
-    let models: Value = reqwest::get(format!("{url}/models"))
+    let models: Value = ghostlab::util::tls::http_client_builder()
+        .build()
+        .unwrap()
+        .get(format!("{url}/models"))
+        .send()
         .await
         .unwrap()
         .json()
