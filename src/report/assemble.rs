@@ -54,7 +54,9 @@ pub fn build_report_with(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> Resul
     let mut summary = summary_page(manifest.as_ref(), suite.as_ref(), &trials, r);
     summary.tokens = role_tokens(run_dir);
     if let Some(time) = run_timing(&trials) {
-        summary.manifest.push(("Where the time went".into(), time.shares_line()));
+        summary
+            .manifest
+            .push(("Where the time went".into(), time.shares_line()));
     }
     Ok(Report {
         version: REPORT_VERSION,

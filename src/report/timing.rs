@@ -161,7 +161,10 @@ mod tests {
             },
         ];
         let t = Timing::from_events(&events).unwrap();
-        assert_eq!((t.agent_start_ms, t.model_ms, t.tools_ms, t.user_ms), (3000, 3000, 500, 400));
+        assert_eq!(
+            (t.agent_start_ms, t.model_ms, t.tools_ms, t.user_ms),
+            (3000, 3000, 500, 400)
+        );
         assert_eq!(t.total_ms(), 40 + 3000 + 3000 + 500 + 400 + 1200);
         assert_eq!(
             t.line(),

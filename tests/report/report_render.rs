@@ -383,17 +383,25 @@ async fn each_trial_and_the_run_say_where_their_time_went() {
     // The suite's trials recorded timing events; the hand-written tool trial did not.
     let timed: Vec<_> = report.trials.iter().filter(|t| t.timing.is_some()).collect();
     assert_eq!(timed.len(), 8, "4 cases × 2 trials ran through run_suite");
-    let untimed = report.trials.iter().find(|t| t.case_id == "ci-check-maintainer").unwrap();
+    let untimed = report
+        .trials
+        .iter()
+        .find(|t| t.case_id == "ci-check-maintainer")
+        .unwrap();
     assert!(untimed.timing.is_none());
     let first = timed[0].timing.as_ref().unwrap();
     assert!(first.turns >= 1 && first.trials == 1, "{first:?}");
-    // The fake judge answers after 3 ms, so a judged trial has a judge phase.
-    assert!(first.judge_ms >= 3, "{first:?}");
+    // The example job's setup step and the sandbox take measurable time.
+    assert!(first.setup_ms + first.sandbox_ms > 0, "{first:?}");
 
     let md = ghostlab::report::render_markdown(&report);
     let html = ghostlab::report::render_html(&report);
     for (name, body) in [("md", &md), ("html", &html)] {
-        assert_eq!(body.matches("Time: sandbox ").count(), 8, "{name}: one timing line per timed trial");
+        assert_eq!(
+            body.matches("Time: sandbox ").count(),
+            8,
+            "{name}: one timing line per timed trial"
+        );
         assert!(body.contains("agent start") && body.contains("judge"), "{name}");
         assert!(body.contains("Where the time went"), "{name}: no run-level breakdown");
         assert!(body.contains("summed over 8 trials"), "{name}");
