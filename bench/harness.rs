@@ -5,7 +5,8 @@
 //! (c) `--parallel` scaling: the emulator is a real OpenAI-compatible model server on
 //!     127.0.0.1 that adds a fixed 100 ms to every answer; throughput at 1, 4, 16 and 64 as a
 //!     fraction of ideal (P × the single-case rate).
-//! Fakes are named as such; no network beyond loopback.
+//! Fakes are named as such; no network beyond loopback. `GHOSTLAB_BENCH_PHASES=1` also prints,
+//! per level, the median case's wall time and where the cases' time went.
 
 use ghostlab::judge::GateFacts;
 use ghostlab::judge::llm_judge::{Judge, LlmJudge};
@@ -76,6 +77,34 @@ fn ctx(job: ghostlab::spec::LoadedJob, emulator: Arc<dyn UserEmulator>, judge: A
     })
 }
 
+/// Where the cases' time went (from their timing events): the median case's wall time and
+/// the summed phases, so a slow level shows whether the cases or the wait between them grew.
+fn case_times(run: &std::path::Path) -> String {
+    let mut walls = Vec::new();
+    let mut sum = ghostlab::report::timing::Timing::default();
+    for trial in ghostlab::run::run_dir::RunDir::new(run).trials() {
+        let events = trial.read_events().unwrap_or_default();
+        if let Some(t) = ghostlab::report::timing::Timing::from_events(events.iter().map(|e| &e.event)) {
+            sum.add(&t);
+        }
+        walls.extend(events.iter().find_map(|e| match e.event {
+            ghostlab::trial::RunEvent::CaseFinished { duration_ms, .. } => Some(duration_ms),
+            _ => None,
+        }));
+    }
+    walls.sort_unstable();
+    let median = walls.get(walls.len() / 2).copied().unwrap_or(0);
+    let n = walls.len().max(1) as u64;
+    format!(
+        "case wall median {median} ms, max {} ms; per case: sandbox {} ms, user {} ms, agent {} ms, judge {} ms",
+        walls.last().copied().unwrap_or(0),
+        sum.sandbox_ms / n,
+        sum.user_ms / n,
+        (sum.model_ms + sum.tools_ms + sum.agent_start_ms) / n,
+        sum.judge_ms / n
+    )
+}
+
 async fn timed(c: Arc<RunContext>, n: usize, turns: u32, parallel: usize, dir: &std::path::Path) -> (f64, usize) {
     let run = dir.join(format!("runs/p{parallel}-{}", rand::random::<u32>()));
     let opts = SuiteOptions {
@@ -88,7 +117,11 @@ async fn timed(c: Arc<RunContext>, n: usize, turns: u32, parallel: usize, dir: &
         .await
         .unwrap();
     assert_eq!(s.summary.pass, n, "bench cases must pass: {:?}", s.summary);
-    (t.elapsed().as_secs_f64(), n * turns as usize)
+    let secs = t.elapsed().as_secs_f64();
+    if std::env::var_os("GHOSTLAB_BENCH_PHASES").is_some() {
+        println!("      {}", case_times(&run));
+    }
+    (secs, n * turns as usize)
 }
 
 fn main() {

@@ -8,7 +8,7 @@
 //! Ghostlab generates never has (an uppercase letter, an underscore, whitespace, or a Slack
 //! prefix followed by digits; see `crate::util::ids`), so `risk-…` case ids are never rewritten.
 
-use regex::Regex;
+use regex::{Regex, RegexSet};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::{LazyLock, RwLock};
@@ -55,6 +55,11 @@ static RULES: LazyLock<Vec<TokenRule>> = LazyLock::new(|| {
     })
     .collect()
 });
+
+/// Every token pattern in one automaton: most strings match none, and one scan says so (the
+/// rules are then skipped instead of each scanning the string again).
+static ANY_RULE: LazyLock<RegexSet> =
+    LazyLock::new(|| RegexSet::new(RULES.iter().map(|r| r.pattern.as_str())).expect("valid redaction patterns"));
 
 /// Secrets known to the whole process: keyring values and resolved header values.
 static KNOWN: RwLock<Vec<String>> = RwLock::new(Vec::new());
@@ -148,6 +153,9 @@ impl Redactor {
                 out = mask_value(out, secret);
             }
         }
+        if !ANY_RULE.is_match(&out) {
+            return out;
+        }
         for rule in RULES.iter() {
             let hit = rule
                 .pattern
@@ -169,23 +177,32 @@ impl Redactor {
         out
     }
 
-    /// Masks secrets in every string (and key) of a JSON value, in place.
-    pub fn redact_value(&self, value: &mut Value) {
+    /// Masks secrets in every string (and key) of a JSON value, in place; true when anything
+    /// was masked.
+    pub fn redact_value(&self, value: &mut Value) -> bool {
         match value {
-            Value::String(s) => {
-                if let Cow::Owned(r) = self.redact(s) {
+            Value::String(s) => match self.redact(s) {
+                Cow::Owned(r) => {
                     *s = r;
+                    true
                 }
-            }
-            Value::Array(items) => items.iter_mut().for_each(|v| self.redact_value(v)),
+                Cow::Borrowed(_) => false,
+            },
+            Value::Array(items) => items.iter_mut().fold(false, |hit, v| self.redact_value(v) | hit),
             Value::Object(map) => {
-                let taken = std::mem::take(map);
-                for (k, mut v) in taken {
-                    self.redact_value(&mut v);
-                    map.insert(self.redact(&k).into_owned(), v);
+                let mut hit = map.values_mut().fold(false, |hit, v| self.redact_value(v) | hit);
+                // Keys are rebuilt only when one of them holds a secret (rare; the map keeps
+                // its order either way).
+                if map.keys().any(|k| matches!(self.redact(k), Cow::Owned(_))) {
+                    let taken = std::mem::take(map);
+                    for (k, v) in taken {
+                        map.insert(self.redact(&k).into_owned(), v);
+                    }
+                    hit = true;
                 }
+                hit
             }
-            _ => {}
+            _ => false,
         }
     }
 }
@@ -212,8 +229,25 @@ mod tests {
         let mut r = Redactor::new();
         r.add_secret("s3cr3t-value");
         let mut v = serde_json::json!({"a": ["x s3cr3t-value"], "s3cr3t-value": 1});
-        r.redact_value(&mut v);
+        assert!(r.redact_value(&mut v));
         assert!(!v.to_string().contains("s3cr3t-value"));
+        let mut clean = serde_json::json!({"a": ["nothing", {"b": "here"}]});
+        assert!(!r.redact_value(&mut clean));
+    }
+
+    #[test]
+    fn the_prefilter_lets_every_token_shape_through_to_its_rule() {
+        let r = Redactor::new();
+        for token in [
+            "sk-abcdefGhijklmnopqrstuvwx",
+            "ghp_abcdefghijklmnopqrstuvwxyz",
+            "AKIAABCDEFGHIJKLMNOP",
+            "xoxb-1234567890-abcdef",
+            "eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.SflKxwRJSMeKKF2QT4f",
+        ] {
+            let text = format!("key {token} end");
+            assert_eq!(r.redact(&text), format!("key {MASK} end"), "{token}");
+        }
     }
 
     #[test]

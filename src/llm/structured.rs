@@ -35,13 +35,38 @@ pub fn extract_json(content: &str) -> &str {
     t
 }
 
+/// Compiled validators of the schemas seen last on this thread. The emulator and the judge send
+/// the same few schemas with every call, and compiling one costs more than checking an answer;
+/// per thread, so no lock is shared between cases.
+const CACHED_SCHEMAS: usize = 8;
+
+type Compiled = std::rc::Rc<jsonschema::Validator>;
+
+thread_local! {
+    static VALIDATORS: std::cell::RefCell<Vec<(serde_json::Value, Compiled)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn compiled(schema: &serde_json::Value) -> Result<Compiled, String> {
+    if let Some(hit) = VALIDATORS.with(|v| v.borrow().iter().find(|(s, _)| s == schema).map(|(_, c)| c.clone())) {
+        return Ok(hit);
+    }
+    let validator: Compiled = jsonschema::validator_for(schema).map_err(|e| e.to_string())?.into();
+    VALIDATORS.with(|v| {
+        let mut v = v.borrow_mut();
+        if v.len() == CACHED_SCHEMAS {
+            v.remove(0);
+        }
+        v.push((schema.clone(), validator.clone()));
+    });
+    Ok(validator)
+}
+
 /// Parses and validates `content`; `Err` describes every problem found (path: message).
 pub fn validate_answer(content: &str, spec: &JsonSchemaSpec) -> Result<serde_json::Value, String> {
     let text = extract_json(content);
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| format!("the answer is not valid JSON ({e})"))?;
-    let validator = jsonschema::validator_for(&spec.schema)
-        .map_err(|e| format!("the schema `{}` itself is invalid: {e}", spec.name))?;
+    let validator = compiled(&spec.schema).map_err(|e| format!("the schema `{}` itself is invalid: {e}", spec.name))?;
     let problems: Vec<String> = validator
         .iter_errors(&value)
         .take(8)
@@ -88,5 +113,22 @@ mod tests {
         assert!(err.contains("ok"), "{err}");
         let err = validate_answer("not json", &spec()).unwrap_err();
         assert!(err.contains("not valid JSON"), "{err}");
+    }
+
+    #[test]
+    fn a_cached_validator_is_never_used_for_another_schema_of_the_same_name() {
+        assert!(validate_answer("{\"ok\":true}", &spec()).is_ok());
+        let other = JsonSchemaSpec {
+            name: "verdict".into(),
+            schema: json!({"type":"object","required":["ok"],"properties":{"ok":{"type":"string"}}}),
+        };
+        assert!(validate_answer("{\"ok\":true}", &other).is_err());
+        assert!(validate_answer("{\"ok\":true}", &spec()).is_ok());
+        let broken = JsonSchemaSpec {
+            name: "broken".into(),
+            schema: json!({"type": 12}),
+        };
+        let err = validate_answer("{}", &broken).unwrap_err();
+        assert!(err.contains("schema `broken` itself is invalid"), "{err}");
     }
 }

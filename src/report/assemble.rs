@@ -53,6 +53,11 @@ pub fn build_report_with(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> Resul
     );
     let mut summary = summary_page(manifest.as_ref(), suite.as_ref(), &trials, r);
     summary.tokens = role_tokens(run_dir);
+    if let Some(time) = run_timing(&trials) {
+        summary
+            .manifest
+            .push(("Where the time went".into(), time.shares_line()));
+    }
     Ok(Report {
         version: REPORT_VERSION,
         title: r.redact(&title).into_owned(),
@@ -86,6 +91,15 @@ pub fn build_report_with(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> Resul
             gates_met: suite.as_ref().map(|s| s.gates_met),
         },
     })
+}
+
+/// The trials' timings summed; `None` when no trial recorded any.
+fn run_timing(trials: &[TrialReport]) -> Option<super::timing::Timing> {
+    let mut timed = trials.iter().filter_map(|t| t.timing.as_ref()).peekable();
+    timed.peek()?;
+    let mut run = super::timing::Timing::default();
+    timed.for_each(|t| run.add(t));
+    Some(run)
 }
 
 fn read_trials(run: &RunDir, r: &Redactor) -> Vec<TrialReport> {
@@ -163,6 +177,7 @@ fn read_trial(index: usize, dir: &TrialDir, r: &Redactor) -> TrialReport {
         cost_usd: usage.total().cost_usd,
         usage,
         problems,
+        timing: super::timing::Timing::from_events(events.iter().map(|e| &e.event)),
     }
 }
 

@@ -194,6 +194,9 @@ fn transcripts(o: &mut String, r: &Report) {
             badge(t.verdict),
             esc(&t.meta_line())
         );
+        if let Some(time) = &t.timing {
+            let _ = writeln!(o, "<p class=\"meta\">{}</p>", esc(&time.line()));
+        }
         for p in &t.problems {
             let _ = writeln!(o, "<p class=\"note\">problem: {}</p>", esc(p));
         }

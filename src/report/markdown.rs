@@ -184,6 +184,9 @@ fn transcripts(o: &mut String, r: &Report) {
             verdict_label(t),
             md_text(&t.meta_line())
         );
+        if let Some(time) = &t.timing {
+            let _ = writeln!(o, "{}\n", md_text(&time.line()));
+        }
         for p in &t.problems {
             let _ = writeln!(o, "> problem: {p}\n");
         }

@@ -18,6 +18,7 @@ mod pdf;
 mod read;
 mod summary;
 mod tables;
+pub mod timing;
 
 pub use assemble::{build_report, build_report_with};
 pub use critique::{SLOW_CALL_MS, build_critique, trial_findings};

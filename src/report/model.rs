@@ -214,6 +214,8 @@ pub struct TrialReport {
     pub usage: crate::trial::Usage,
     /// Why some artifacts of this trial could not be read.
     pub problems: Vec<String>,
+    /// Where the trial's time went (`None` for runs recorded without timing events).
+    pub timing: Option<super::timing::Timing>,
 }
 
 impl TrialReport {

@@ -73,10 +73,15 @@ pub struct RunContext {
 /// Runs a case and writes its artifacts under `dir`; returns its verdict file.
 pub async fn run_case(ctx: &RunContext, case: &CaseSpec, dir: PathBuf) -> std::io::Result<VerdictFile> {
     let started = Instant::now();
-    let mut log = EventLog::create(&dir, &case.id, ctx.redactor.clone(), ctx.sinks.clone())?;
-    // The case as it ran, so `rescore` can re-judge without the dataset.
-    // Not synced here: the trial's commit in `finish` makes it durable with the rest.
-    crate::util::durable::write_json_replace(&TrialDir::at(&dir).case_file(), case)?;
+    let (redactor, sinks, spec, at) = (ctx.redactor.clone(), ctx.sinks.clone(), case.clone(), dir.clone());
+    let mut log = crate::util::blocking::off_runtime(move || {
+        let log = EventLog::create(&at, &spec.id, redactor, sinks)?;
+        // The case as it ran, so `rescore` can re-judge without the dataset.
+        // Not synced here: the trial's commit in `finish` makes it durable with the rest.
+        crate::util::durable::write_json_replace(&TrialDir::at(&at).case_file(), &spec)?;
+        Ok(log)
+    })
+    .await?;
     let env_started = Instant::now();
     let env = match ctx.environments.create(&case.id).await {
         Ok(env) => env,
@@ -371,7 +376,13 @@ async fn finish(
     let workspace = env.and_then(|e| e.final_workspace());
     // Keep the final workspace with the run (bounded) so file checks can be re-run by
     // `rescore` and reviewers can see what the agent changed.
-    let kept = workspace.as_deref().and_then(|ws| TrialDir::at(dir).keep_workspace(ws));
+    let kept = match workspace.clone() {
+        Some(ws) => {
+            let trial = TrialDir::at(dir);
+            crate::util::blocking::off_runtime(move || Ok(trial.keep_workspace(&ws))).await?
+        }
+        None => None,
+    };
     let workspace = kept.or(workspace);
     let known = known_tools(&ctx.job);
     let input = CheckInput {
@@ -396,9 +407,8 @@ async fn finish(
         verdict: verdict.verdict,
         duration_ms: started.elapsed().as_millis() as u64,
     })?;
-    log.finish()?;
     TrialDir::at(dir)
-        .commit(verdict_bytes(&verdict, &ctx.redactor)?)
+        .commit(log, verdict_bytes(&verdict, &ctx.redactor)?)
         .await?;
     Ok(verdict)
 }

@@ -113,6 +113,7 @@ pub async fn converse(
             user_ms,
             agent_ms,
             tools_ms: out.tool_calls.iter().map(|c| c.latency_ms).sum(),
+            start_ms: out.start_ms,
         })?;
         if let Some((component, reason)) = broken_mcp_server(&out.tool_calls, mcp_servers) {
             return infra(log, &component, reason);

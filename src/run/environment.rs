@@ -96,7 +96,8 @@ impl LocalEnvironment {
             None => std::fs::create_dir_all(&ws)?,
         }
         std::fs::create_dir_all(root.path().join("home/tmp"))?;
-        std::fs::create_dir_all(root.path().join("config"))?;
+        // `config/` is made by the first file written there (the agent's generated config);
+        // a folder per case that no agent needs costs an inode allocation and a removal.
         Ok(LocalEnvironment { root })
     }
 }
@@ -148,7 +149,14 @@ impl CaseEnvironment for LocalEnvironment {
         Box::pin(async { Ok(()) })
     }
     fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
-        Box::pin(async move { drop(self) })
+        // Removing the folder waits on the file system: not on a runtime worker.
+        Box::pin(async move {
+            let _ = crate::util::blocking::off_runtime(move || {
+                drop(self);
+                Ok(())
+            })
+            .await;
+        })
     }
 }
 
@@ -159,8 +167,10 @@ pub struct LocalEnvironmentFactory {
 
 impl EnvironmentFactory for LocalEnvironmentFactory {
     fn create<'a>(&'a self, _case_id: &'a str) -> BoxFuture<'a, Result<Box<dyn CaseEnvironment>, String>> {
+        let workspace = self.workspace.clone();
         Box::pin(async move {
-            LocalEnvironment::create(self.workspace.as_deref())
+            crate::util::blocking::off_runtime(move || LocalEnvironment::create(workspace.as_deref()))
+                .await
                 .map(|e| Box::new(e) as Box<dyn CaseEnvironment>)
                 .map_err(|e| format!("cannot prepare the local workspace copy: {e}"))
         })

@@ -41,8 +41,12 @@ impl EventLog {
     /// Records one event: redacted, numbered, written, forwarded. Returns the stored envelope.
     pub fn emit(&mut self, event: RunEvent) -> std::io::Result<&Envelope> {
         let mut value = serde_json::to_value(&event).map_err(std::io::Error::other)?;
-        self.redactor.redact_value(&mut value);
-        let event: RunEvent = serde_json::from_value(value).map_err(std::io::Error::other)?;
+        // Typed again only when something was masked; otherwise the event is already clean.
+        let event = if self.redactor.redact_value(&mut value) {
+            serde_json::from_value(value.clone()).map_err(std::io::Error::other)?
+        } else {
+            event
+        };
         self.seq += 1;
         let env = Envelope {
             v: EVENTS_VERSION,
@@ -51,10 +55,8 @@ impl EventLog {
             case: self.case.clone(),
             event,
         };
-        let mut line = serde_json::to_vec(&env).map_err(std::io::Error::other)?;
-        line.push(b'\n');
+        let line = envelope_line(&env, &value)?;
         self.file.write_all(&line)?;
-        self.file.flush()?;
         if !self.sinks.is_empty() {
             self.sinks.send(&SuiteEvent::Case(env.clone()));
         }
@@ -73,6 +75,32 @@ impl EventLog {
         std::fs::rename(&self.partial, &done)?;
         Ok(done)
     }
+}
+
+/// The envelope's JSON line from its already-redacted event `value`: the same text as
+/// serialising the `Envelope` (its fields, then the event's flattened in), without a second
+/// serialisation of the event.
+fn envelope_line(env: &Envelope, value: &serde_json::Value) -> std::io::Result<Vec<u8>> {
+    fn put<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, key: &[u8], v: &T) -> std::io::Result<()> {
+        out.extend_from_slice(key);
+        serde_json::to_writer(out, v).map_err(std::io::Error::other)
+    }
+    let mut line = Vec::with_capacity(256);
+    put(&mut line, b"{\"v\":", &env.v)?;
+    put(&mut line, b",\"seq\":", &env.seq)?;
+    put(&mut line, b",\"ts\":", &env.ts)?;
+    put(&mut line, b",\"case\":", &env.case)?;
+    let event = serde_json::to_vec(value).map_err(std::io::Error::other)?;
+    match event.split_first() {
+        // `{...}`: its fields continue the envelope's object.
+        Some((b'{', rest)) if rest.len() > 1 => {
+            line.push(b',');
+            line.extend_from_slice(rest);
+        }
+        _ => return Err(std::io::Error::other("an event is not a JSON object")),
+    }
+    line.push(b'\n');
+    Ok(line)
 }
 
 /// Reads an events file, skipping a torn final line (from a crash) but failing on a bad line
@@ -134,5 +162,33 @@ mod tests {
         let events = read_events(&path).unwrap();
         assert_eq!(events.len(), 2);
         assert_eq!(events[1].seq, 2);
+    }
+
+    #[test]
+    fn a_line_is_the_envelope_as_serde_writes_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut log = EventLog::create(dir.path(), "case-1", Redactor::new(), Sinks::none()).unwrap();
+        log.emit(RunEvent::TurnTiming {
+            turn: 2,
+            user_ms: 5,
+            agent_ms: 70,
+            tools_ms: 9,
+            start_ms: 0,
+        })
+        .unwrap();
+        log.emit(RunEvent::UserMessage {
+            turn: 1,
+            text: "quote \" and sk-abcdefGhijklmnopqrstuvwx".into(),
+            latency_ms: 0,
+        })
+        .unwrap();
+        let expected: String = log
+            .events()
+            .iter()
+            .map(|e| serde_json::to_string(e).unwrap() + "\n")
+            .collect();
+        let path = log.finish().unwrap();
+        assert_eq!(std::fs::read_to_string(path).unwrap(), expected);
+        assert!(!expected.contains("sk-abcdef"));
     }
 }

@@ -234,8 +234,11 @@ impl AgentRunner for OpencodeWarmRunner {
 
     fn turn<'a>(&'a mut self, _turn: u32, message: &'a str) -> BoxFuture<'a, Result<TurnOutput, RunnerError>> {
         Box::pin(async move {
+            let mut start_ms = 0;
             if self.server.is_none() {
+                let started = Instant::now();
                 self.start().await?;
+                start_ms = started.elapsed().as_millis() as u64;
             }
             std::fs::create_dir_all(format!("{}/tmp", self.inner.setup().home)).ok();
             let spec = CommandSpec {
@@ -248,7 +251,7 @@ impl AgentRunner for OpencodeWarmRunner {
             if let Some(err) = self.server_gone() {
                 return Err(err);
             }
-            result
+            result.map(|out| TurnOutput { start_ms, ..out })
         })
     }
 

@@ -28,6 +28,9 @@ pub struct TurnOutput {
     pub tokens: u64,
     pub cost_usd: f64,
     pub latency_ms: u64,
+    /// Of this turn's time, what the agent host's start-up took when this turn paid for it
+    /// (0 when none, or not told apart from the turn as in a cold start).
+    pub start_ms: u64,
     /// Raw stderr lines worth keeping for debugging (already bounded).
     pub diagnostics: Vec<String>,
 }

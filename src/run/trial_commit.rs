@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::event_log::EventLog;
 use super::run_dir::TrialDir;
 
 /// Largest final workspace kept with a run.
@@ -42,15 +43,15 @@ impl TrialDir {
         Some(dst)
     }
 
-    /// The trial's group commit, on a blocking thread (fsyncs must not stall the runtime):
-    /// case.json, events.jsonl and workspace-after/ made durable together, then `verdict`
-    /// written as verdict.json.
-    pub async fn commit(self, verdict: Vec<u8>) -> std::io::Result<()> {
-        tokio::task::spawn_blocking(move || {
+    /// The trial's group commit, on a blocking thread (renames and fsyncs must not stall the
+    /// runtime): the event log closed as events.jsonl, then case.json, events.jsonl and
+    /// workspace-after/ made durable together, then `verdict` written as verdict.json.
+    pub async fn commit(self, log: EventLog, verdict: Vec<u8>) -> std::io::Result<()> {
+        crate::util::blocking::off_runtime(move || {
+            log.finish()?;
             let files = [self.case_file(), self.events(), self.workspace_after()];
             crate::util::durable::commit(&files, &self.verdict(), &verdict)
         })
         .await
-        .map_err(std::io::Error::other)?
     }
 }

@@ -145,6 +145,10 @@ pub enum RunEvent {
         user_ms: u64,
         agent_ms: u64,
         tools_ms: u64,
+        /// Of `agent_ms`, the agent host's start-up when this turn paid for it (a warm
+        /// server's start on turn 1); absent when none was measured.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        start_ms: u64,
     },
     /// Where a case's time went outside its turns (ms): creating the sandbox, the job's setup
     /// steps, and judging.
@@ -206,7 +210,15 @@ impl RunEvent {
                 user_ms,
                 agent_ms,
                 tools_ms,
-            } => format!("  [{turn}] time: user {user_ms} ms, agent {agent_ms} ms (tools {tools_ms} ms)"),
+                start_ms,
+            } => {
+                let start = if *start_ms > 0 {
+                    format!(", start {start_ms} ms")
+                } else {
+                    String::new()
+                };
+                format!("  [{turn}] time: user {user_ms} ms, agent {agent_ms} ms (tools {tools_ms} ms{start})")
+            }
             RunEvent::CaseTiming {
                 sandbox_ms,
                 setup_ms,
@@ -248,6 +260,10 @@ impl Envelope {
     pub fn transcript_line(&self) -> String {
         format!("{} {}", self.case, self.event.one_line().trim_start())
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 fn first_line(text: &str) -> String {

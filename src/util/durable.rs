@@ -112,22 +112,21 @@ fn parent_of(path: &Path) -> &Path {
     }
 }
 
-/// Up to four threads: enough for the journal to batch, few enough for two cores.
+/// Up to four parallel parts: enough for the journal to batch, few enough for two cores.
+/// The parts run on reused threads (`util::blocking::run_parallel`), not new ones per commit.
 fn parallel_sync(paths: &[PathBuf], f: fn(&Path) -> std::io::Result<()>) -> std::io::Result<()> {
     if paths.len() <= 1 {
         return paths.iter().try_for_each(|p| f(p));
     }
     let chunk = paths.len().div_ceil(4);
-    std::thread::scope(|s| {
-        let handles: Vec<_> = paths
-            .chunks(chunk)
-            .map(|part| s.spawn(move || part.iter().try_for_each(|p| f(p))))
-            .collect();
-        handles.into_iter().try_for_each(|h| {
-            h.join()
-                .unwrap_or_else(|_| Err(std::io::Error::other("sync thread panicked")))
+    let jobs = paths
+        .chunks(chunk)
+        .map(|part| {
+            let part = part.to_vec();
+            Box::new(move || part.iter().try_for_each(|p| f(p))) as Box<dyn FnOnce() -> std::io::Result<()> + Send>
         })
-    })
+        .collect();
+    super::blocking::run_parallel(jobs)
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! Nothing here knows about jobs, agents or the terminal.
 
 pub mod atomic;
+pub mod blocking;
 pub mod durable;
 pub mod ids;
 pub mod secret_ref;

@@ -375,3 +375,35 @@ fn load_through_recorder(chromium: &str, page: &Path, shot: &Path) -> Vec<String
     );
     seen.lock().unwrap().clone()
 }
+
+#[tokio::test]
+async fn each_trial_and_the_run_say_where_their_time_went() {
+    let fx = build_run().await;
+    let report = ghostlab::report::build_report(&fx.job, &fx.run_dir).unwrap();
+    // The suite's trials recorded timing events; the hand-written tool trial did not.
+    let timed: Vec<_> = report.trials.iter().filter(|t| t.timing.is_some()).collect();
+    assert_eq!(timed.len(), 8, "4 cases × 2 trials ran through run_suite");
+    let untimed = report
+        .trials
+        .iter()
+        .find(|t| t.case_id == "ci-check-maintainer")
+        .unwrap();
+    assert!(untimed.timing.is_none());
+    let first = timed[0].timing.as_ref().unwrap();
+    assert!(first.turns >= 1 && first.trials == 1, "{first:?}");
+    // The example job's setup step and the sandbox take measurable time.
+    assert!(first.setup_ms + first.sandbox_ms > 0, "{first:?}");
+
+    let md = ghostlab::report::render_markdown(&report);
+    let html = ghostlab::report::render_html(&report);
+    for (name, body) in [("md", &md), ("html", &html)] {
+        assert_eq!(
+            body.matches("Time: sandbox ").count(),
+            8,
+            "{name}: one timing line per timed trial"
+        );
+        assert!(body.contains("agent start") && body.contains("judge"), "{name}");
+        assert!(body.contains("Where the time went"), "{name}: no run-level breakdown");
+        assert!(body.contains("summed over 8 trials"), "{name}");
+    }
+}

@@ -199,6 +199,9 @@ fn transcripts(w: &mut Writer<'_>, r: &Report) {
     for t in &r.trials {
         trial_heading(w, t);
         note(w, &t.meta_line());
+        if let Some(time) = &t.timing {
+            note(w, &time.line());
+        }
         for p in &t.problems {
             note(w, &format!("problem: {p}"));
         }
