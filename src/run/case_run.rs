@@ -122,6 +122,8 @@ pub async fn run_case(ctx: &RunContext, case: &CaseSpec, dir: PathBuf) -> std::i
     }
     // Observed before the session (and its HOME and TMPDIR) is deleted.
     let files = baseline.as_ref().and_then(FileBaseline::observe);
+    // Also before the environment closes (an OpenShell sandbox is deleted then).
+    super::downloads::fetch_downloads(env.as_ref(), &ctx.job.job.sandbox, &dir, &ctx.redactor).await?;
     let setup_ms = setup_time(log.events());
     let verdict = finish(
         ctx,

@@ -57,6 +57,9 @@ pub trait CaseEnvironment: Send + Sync {
     /// Brings the workspace (and, after the agent ran, HOME) back to `final_workspace` and
     /// `scratch_dirs` on the host. Nothing to do where those are the folders the agent uses.
     fn pull_results(&self) -> BoxFuture<'_, Result<(), String>>;
+    /// Copies `inside` (a path as this environment's commands see it) to `local` on the host,
+    /// which must not exist yet: `sandbox.download`.
+    fn fetch<'a>(&'a self, inside: &'a str, local: &'a Path) -> BoxFuture<'a, Result<(), String>>;
     /// Stops everything still running and removes the environment (unless kept).
     fn close(self: Box<Self>) -> BoxFuture<'static, ()>;
 }
@@ -146,6 +149,17 @@ impl CaseEnvironment for LocalEnvironment {
     }
     fn pull_results(&self) -> BoxFuture<'_, Result<(), String>> {
         Box::pin(async { Ok(()) })
+    }
+    /// Only from the environment's own folder: a `local` run has no sandbox to read from.
+    fn fetch<'a>(&'a self, inside: &'a str, local: &'a Path) -> BoxFuture<'a, Result<(), String>> {
+        Box::pin(async move {
+            let path = Path::new(inside);
+            let climbs = path.components().any(|c| c == std::path::Component::ParentDir);
+            if !path.starts_with(self.root.path()) || climbs {
+                return Err(format!("{inside} is not in the local environment's workspace or HOME"));
+            }
+            copy_tree(path, local).map_err(|e| format!("copying {inside}: {e}"))
+        })
     }
     fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
         Box::pin(async move { drop(self) })

@@ -43,11 +43,17 @@ impl TrialDir {
     }
 
     /// The trial's group commit, on a blocking thread (fsyncs must not stall the runtime):
-    /// case.json, events.jsonl and workspace-after/ made durable together, then `verdict`
+    /// case.json, events.jsonl, workspace-after/ and downloads made durable together, then `verdict`
     /// written as verdict.json.
     pub async fn commit(self, verdict: Vec<u8>) -> std::io::Result<()> {
         tokio::task::spawn_blocking(move || {
-            let files = [self.case_file(), self.events(), self.workspace_after()];
+            let files = [
+                self.case_file(),
+                self.events(),
+                self.workspace_after(),
+                super::downloads::downloads_dir(&self.path),
+                super::downloads::downloads_manifest(&self.path),
+            ];
             crate::util::durable::commit(&files, &self.verdict(), &verdict)
         })
         .await
