@@ -12,6 +12,10 @@ use super::super::openshell;
 use super::super::policy::NetworkPolicy;
 use super::{ExecOptions, SandboxError, Session};
 
+/// Variables Ghostlab sets per command whose values are ids, not secrets, though their names
+/// look secret-shaped (`…SESSION…`): the process host's `AGENT_SESSION_ID` is the case id.
+const HARNESS_IDS: &[&str] = &["AGENT_SESSION_ID"];
+
 impl Session {
     pub(super) fn openshell(&self) -> Result<&Path, SandboxError> {
         self.openshell_bin
@@ -61,7 +65,7 @@ impl Session {
             if held && session_env.get(k) == Some(v) {
                 continue;
             }
-            if held || crate::util::secret_ref::is_secret_name(k) {
+            if held || (crate::util::secret_ref::is_secret_name(k) && !HARNESS_IDS.contains(&k.as_str())) {
                 return Err(SandboxError::Policy(format!(
                     "`{k}` is a credential; on the openshell backend credentials reach commands only through the \
                      session's env file (sandbox.credentials.env), never an `--env` argument"

@@ -493,3 +493,113 @@ fn fake_openshell_refuses_what_the_real_cli_refuses() {
     assert!(run(&["sandbox", "delete", "b"]).status.success());
     assert_eq!(std::fs::read_dir(&root).unwrap().count(), 0);
 }
+
+/// `sandbox.download` means the same on bubblewrap and on the FAKE OpenShell: a file the agent
+/// wrote in the workspace and one in HOME come back into the trial's `downloads/`, redacted
+/// (the credential the agent wrote is masked), and a missing path is recorded, not fatal. On
+/// OpenShell each goes through `openshell sandbox download` before the sandbox is deleted.
+#[test]
+fn fake_openshell_and_bubblewrap_bring_back_sandbox_download_paths() {
+    for backend in ["bubblewrap", "openshell"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let fake = Fake {
+            argv_log: tmp.path().join("argv.log"),
+            root: tmp.path().join("root"),
+            record: tmp.path().join("record"),
+        };
+        std::fs::create_dir_all(&fake.root).unwrap();
+        std::fs::create_dir_all(&fake.record).unwrap();
+        let dir = tmp.path().join("job");
+        std::fs::create_dir_all(dir.join("ws")).unwrap();
+        std::fs::write(dir.join("ws/README.md"), "hello\n").unwrap();
+        // The agent: writes a report (with the credential in it) and a note in HOME, then answers.
+        let agent = "mkdir -p out && printf 'report %s\\n' \"$RELEASE_TOKEN\" > out/report.txt && \
+                     printf 'note\\n' > \"$HOME/note.txt\"; printf 'ok: '; cat";
+        std::fs::write(
+            dir.join("job.yaml"),
+            format!(
+                "version: 1\nagent:\n  id: echo-agent\n  description: Answers questions about the README.\n  \
+                 runtime: {{ backend: process }}\n  workspace: ./ws\n\
+                 sandbox:\n  backend: {backend}\n  credentials: {{ env: [RELEASE_TOKEN] }}\n  \
+                 download: [out/report.txt, /sandbox/home/note.txt, missing.txt]\n\
+                 hosts:\n  process: {{ command: [sh, -c, {agent:?}], prompt: stdin }}\n\
+                 generation:\n  proposer: {{ provider: offline }}\n  emulator: {{ provider: offline }}\n  judge: {{ provider: offline }}\n"
+            ),
+        )
+        .unwrap();
+        let generated = ghostlab(&dir, &fake)
+            .args(["generate", "--job", "job.yaml"])
+            .output()
+            .unwrap();
+        assert!(
+            generated.status.success(),
+            "{backend}: {}",
+            String::from_utf8_lossy(&generated.stderr)
+        );
+        let out = ghostlab(&dir, &fake)
+            .args(["test", "--job", "job.yaml", "--include-pending"])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let run = newest_run(&dir);
+        let trials: Vec<PathBuf> = walkdir::WalkDir::new(run.join("cases"))
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name() == "verdict.json")
+            .map(|e| e.path().parent().unwrap().to_path_buf())
+            .collect();
+        assert!(!trials.is_empty(), "{backend}: {stdout}");
+        for trial in &trials {
+            let verdict = std::fs::read_to_string(trial.join("verdict.json")).unwrap();
+            assert!(!verdict.contains("INFRA_ERROR"), "{backend}: {verdict}");
+            let report = std::fs::read_to_string(trial.join("downloads/workspace/out/report.txt"))
+                .unwrap_or_else(|e| panic!("{backend}: {e}: {stdout}"));
+            assert!(report.starts_with("report "), "{backend}: {report}");
+            assert!(!report.contains(CANARY), "{backend}: the download was not redacted");
+            assert_eq!(
+                std::fs::read_to_string(trial.join("downloads/home/note.txt")).unwrap(),
+                "note\n",
+                "{backend}"
+            );
+            let manifest: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(trial.join("downloads.json")).unwrap()).unwrap();
+            assert_eq!(manifest["version"], 1);
+            let d = manifest["downloads"].as_array().unwrap();
+            assert_eq!(d[0]["inside"], "/sandbox/workspace/out/report.txt", "{manifest:#}");
+            assert_eq!(d[0]["saved"], "downloads/workspace/out/report.txt", "{manifest:#}");
+            assert_eq!(d[1]["saved"], "downloads/home/note.txt", "{manifest:#}");
+            assert_eq!(d[2]["inside"], "/sandbox/workspace/missing.txt", "{manifest:#}");
+            assert!(d[2]["saved"].is_null() && d[2]["error"].is_string(), "{manifest:#}");
+        }
+        let calls = std::fs::read_to_string(&fake.argv_log).unwrap_or_default();
+        if backend == "bubblewrap" {
+            assert!(
+                !calls.contains("sandbox"),
+                "bubblewrap used the openshell CLI:\n{calls}"
+            );
+            continue;
+        }
+        assert!(!calls.contains(CANARY), "a secret reached an openshell argv:\n{calls}");
+        // Per case: each declared path through `sandbox download NAME PATH LOCAL`, before the delete.
+        let lines: Vec<&str> = calls.lines().collect();
+        for created in lines.iter().filter(|l| l.starts_with("sandbox create ")) {
+            let name = created.split_whitespace().nth(3).unwrap();
+            let at = |prefix: String| {
+                lines
+                    .iter()
+                    .position(|l| l.starts_with(&prefix))
+                    .unwrap_or_else(|| panic!("no `{prefix}`:\n{calls}"))
+            };
+            let delete = at(format!("sandbox delete {name}"));
+            for inside in [
+                "/sandbox/workspace/out/report.txt",
+                "/sandbox/home/note.txt",
+                "/sandbox/workspace/missing.txt",
+            ] {
+                let i = at(format!("sandbox download {name} {inside} "));
+                assert!(i < delete, "{inside} downloaded after the delete:\n{calls}");
+                assert_eq!(lines[i].split_whitespace().count(), 5, "{}", lines[i]);
+            }
+        }
+    }
+}
