@@ -264,10 +264,10 @@ fn build_runner(ctx: &RunContext, env: &dyn CaseEnvironment, case: &CaseSpec) ->
                 },
             );
             // Warm unless asked otherwise, or unless this sandbox cannot keep a server between
-            // turns (then cold, rather than a case that cannot start).
+            // turns (then cold, rather than a case that cannot start) or only through a forward.
             let mode = match job.hosts.opencode.as_ref().and_then(|h| h.mode) {
                 Some(m) => m,
-                None if matches!(env.serve_link(), super::environment::ServeLink::Unavailable(_)) => OpencodeMode::Cold,
+                None if !env.serve_link().warm_by_default() => OpencodeMode::Cold,
                 None => OpencodeMode::Warm,
             };
             if mode == OpencodeMode::Cold {

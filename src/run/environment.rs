@@ -73,8 +73,20 @@ pub enum ServeLink {
     /// Every command has its own network namespace; the bridge program (`exe`, the ghostlab
     /// executable as the agent sees it) joins them through a unix socket in the case's HOME.
     Bridged { exe: String },
+    /// Every command of the case runs in one sandbox and shares its loopback (OpenShell: one
+    /// container per sandbox, each `sandbox exec` inside it); the host sees the server only
+    /// through a port forward. `start` and `stop` are host argvs, `{port}` standing for the port.
+    Forwarded { start: Vec<String>, stop: Vec<String> },
     /// Not possible here, and why.
     Unavailable(String),
+}
+
+impl ServeLink {
+    /// Whether warm mode is the default here. On a forward it must be asked for
+    /// (`hosts.opencode.mode: warm`): it is verified only against the FAKE `openshell`.
+    pub fn warm_by_default(&self) -> bool {
+        matches!(self, ServeLink::SharedLoopback | ServeLink::Bridged { .. })
+    }
 }
 
 /// Creates environments, one per case and role.

@@ -29,6 +29,7 @@ pub mod run_dir;
 pub mod runner;
 pub mod runners;
 pub mod sandbox_env;
+mod serve_forward;
 mod session_env;
 pub mod setup;
 pub mod spawn;

@@ -9,8 +9,8 @@
 //! HOME are downloaded back over their host mirrors after setup and after the conversation
 //! ([`CaseEnvironment::pull_results`]), so the observed facts read them like any backend's.
 //! The agent CLI comes from the image (never uploaded); MCP server runtimes must be in the
-//! image at their real host paths. Warm mode is not built here: there is no bridge, and
-//! OpenShell's own proxy carries egress.
+//! image at their real host paths. There is no bridge: OpenShell's own proxy carries egress,
+//! and warm mode's server is seen from the host through `openshell forward`.
 
 use futures::future::BoxFuture;
 use std::path::{Path, PathBuf};
@@ -88,11 +88,14 @@ impl Remote {
 }
 
 impl SessionFlavor for Remote {
-    fn serve_link(&self, _session: &Session) -> ServeLink {
-        ServeLink::Unavailable(
-            "warm mode is not built for the openshell backend (no bridge between sandbox commands); use `hosts.opencode.mode: cold`"
-                .into(),
-        )
+    /// Warm mode: `opencode serve` and each turn's `run --attach` are both `sandbox exec`s of
+    /// this one sandbox, so they share its loopback; the host sees the server answer through
+    /// `openshell forward`. Only when asked for (`warm_by_default` is false here).
+    fn serve_link(&self, session: &Session) -> ServeLink {
+        match session.forward_argvs() {
+            Some((start, stop)) => ServeLink::Forwarded { start, stop },
+            None => ServeLink::Unavailable("the `openshell` CLI was not found".into()),
+        }
     }
     fn map_path(&self, host: &Path) -> String {
         let real = host.canonicalize().unwrap_or_else(|_| host.to_path_buf());

@@ -137,6 +137,19 @@ pub fn download_args(name: &str, path: &str, local: &Path) -> Vec<String> {
     ]
 }
 
+/// `openshell forward start -d PORT N`: the host's 127.0.0.1:PORT reaches 127.0.0.1:PORT inside.
+pub fn forward_start_args(name: &str, port: &str) -> Vec<String> {
+    ["forward", "start", "-d", port, name]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// `openshell forward stop PORT N`.
+pub fn forward_stop_args(name: &str, port: &str) -> Vec<String> {
+    ["forward", "stop", port, name].iter().map(|s| s.to_string()).collect()
+}
+
 /// `openshell logs N`.
 pub fn logs_args(name: &str) -> Vec<String> {
     vec!["logs".into(), name.into()]

@@ -23,6 +23,17 @@ impl Session {
             .ok_or_else(|| SandboxError::Unavailable("openshell: the `openshell` CLI was not found".into()))
     }
 
+    /// The host argvs that start and stop a forward of the sandbox's loopback port `{port}`
+    /// (warm mode's server); `None` off OpenShell.
+    pub fn forward_argvs(&self) -> Option<(Vec<String>, Vec<String>)> {
+        let bin = self.openshell().ok()?.to_string_lossy().into_owned();
+        let with_bin = |args: Vec<String>| std::iter::once(bin.clone()).chain(args).collect::<Vec<_>>();
+        Some((
+            with_bin(openshell::forward_start_args(&self.id, "{port}")),
+            with_bin(openshell::forward_stop_args(&self.id, "{port}")),
+        ))
+    }
+
     pub(super) async fn run_openshell(&self, args: &[String]) -> Result<ExecOutput, SandboxError> {
         let mut cmd = tokio::process::Command::new(self.openshell()?);
         cmd.args(args);
