@@ -378,6 +378,19 @@ mod tests {
     }
 
     #[test]
+    fn forward_lines_follow_the_cli_definition() {
+        // `forward start [-d] [BIND:]PORT NAME` and `forward stop PORT NAME` (openshell-cli).
+        assert_eq!(
+            forward_start_args("agent-1", "4321"),
+            ["forward", "start", "-d", "4321", "agent-1"]
+        );
+        assert_eq!(
+            forward_stop_args("agent-1", "4321"),
+            ["forward", "stop", "4321", "agent-1"]
+        );
+    }
+
+    #[test]
     fn the_wrapper_keeps_per_command_values_over_the_env_file() {
         // The script itself, run by sh with a stand-in env file path.
         let tmp = tempfile::tempdir().unwrap();
