@@ -111,20 +111,12 @@ fn shape(run: &Path) -> (Vec<String>, Vec<String>, serde_json::Value) {
     (kinds, tools, verdict)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn fake_openshell_runs_the_real_opencode_like_bubblewrap() {
-    opencode_bin();
-    let tmp = tempfile::tempdir().unwrap();
-    let fake = Fake {
-        argv_log: tmp.path().join("openshell-argv.log"),
-        root: tmp.path().join("fake-openshell-root"),
-        record: tmp.path().join("fake-openshell-record"),
-    };
-    std::fs::create_dir_all(&fake.root).unwrap();
-    std::fs::create_dir_all(&fake.record).unwrap();
-    let dir = tmp.path().join("release-bot");
+/// A fresh FAKE gateway under `tmp`, and the release-bot example copied beside it with its
+/// cases generated and the harness's scripted model answers in place.
+fn release_bot_with_fake(tmp: &Path) -> (Fake, PathBuf) {
+    let fake = new_fake(tmp);
+    let dir = tmp.join("release-bot");
     copy_release_bot(&dir);
-    let original = tree_digest(&dir.join("release-repo"));
     let generated = ghostlab(&dir, &fake)
         .args(["generate", "--job", "job.yaml"])
         .output()
@@ -135,7 +127,27 @@ async fn fake_openshell_runs_the_real_opencode_like_bubblewrap() {
         String::from_utf8_lossy(&generated.stderr)
     );
     std::fs::write(dir.join("cassettes/harness-script.json"), HARNESS_SCRIPT).unwrap();
+    (fake, dir)
+}
 
+/// The FAKE gateway's folders under `tmp`.
+fn new_fake(tmp: &Path) -> Fake {
+    let fake = Fake {
+        argv_log: tmp.join("openshell-argv.log"),
+        root: tmp.join("fake-openshell-root"),
+        record: tmp.join("fake-openshell-record"),
+    };
+    std::fs::create_dir_all(&fake.root).unwrap();
+    std::fs::create_dir_all(&fake.record).unwrap();
+    fake
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fake_openshell_runs_the_real_opencode_like_bubblewrap() {
+    opencode_bin();
+    let tmp = tempfile::tempdir().unwrap();
+    let (fake, dir) = release_bot_with_fake(tmp.path());
+    let original = tree_digest(&dir.join("release-repo"));
     let mut shapes = Vec::new();
     let mut runs = Vec::new();
     for backend in ["bubblewrap", "openshell"] {
@@ -249,25 +261,7 @@ async fn run_release_case(dir: &Path, fake: &Fake, backend: &str, warm: bool) ->
 async fn fake_openshell_runs_opencode_warm_through_serve_exec_and_forward() {
     opencode_bin();
     let tmp = tempfile::tempdir().unwrap();
-    let fake = Fake {
-        argv_log: tmp.path().join("openshell-argv.log"),
-        root: tmp.path().join("fake-openshell-root"),
-        record: tmp.path().join("fake-openshell-record"),
-    };
-    std::fs::create_dir_all(&fake.root).unwrap();
-    std::fs::create_dir_all(&fake.record).unwrap();
-    let dir = tmp.path().join("release-bot");
-    copy_release_bot(&dir);
-    let generated = ghostlab(&dir, &fake)
-        .args(["generate", "--job", "job.yaml"])
-        .output()
-        .unwrap();
-    assert!(
-        generated.status.success(),
-        "{}",
-        String::from_utf8_lossy(&generated.stderr)
-    );
-    std::fs::write(dir.join("cassettes/harness-script.json"), HARNESS_SCRIPT).unwrap();
+    let (fake, dir) = release_bot_with_fake(tmp.path());
     let run = run_release_case(&dir, &fake, "openshell", true).await;
     let (_, tools, verdict) = shape(&run);
     assert_eq!(verdict["verdict"], "PASS");
@@ -490,13 +484,7 @@ fn check_calls(fake: &Fake) {
 /// block and `agent` as its `sh -c` script, generated and tested through the fake CLI. Returns
 /// the fake's records, `ghostlab test`'s exit code and stdout, and the trials' folders.
 fn run_process_job(tmp: &Path, sandbox_yaml: &str, agent: &str) -> (Fake, Option<i32>, String, Vec<PathBuf>) {
-    let fake = Fake {
-        argv_log: tmp.join("argv.log"),
-        root: tmp.join("root"),
-        record: tmp.join("record"),
-    };
-    std::fs::create_dir_all(&fake.root).unwrap();
-    std::fs::create_dir_all(&fake.record).unwrap();
+    let fake = new_fake(tmp);
     let dir = tmp.join("job");
     std::fs::create_dir_all(dir.join("ws")).unwrap();
     std::fs::write(dir.join("ws/README.md"), "hello\n").unwrap();
