@@ -127,6 +127,8 @@ pub async fn run_case(ctx: &RunContext, case: &CaseSpec, dir: PathBuf) -> std::i
     }
     // Observed before the session (and its HOME and TMPDIR) is deleted.
     let files = baseline.as_ref().and_then(FileBaseline::observe);
+    // Also before the environment closes (an OpenShell sandbox is deleted then).
+    super::downloads::fetch_downloads(env.as_ref(), &ctx.job.job.sandbox, &dir, &ctx.redactor).await?;
     let setup_ms = setup_time(log.events());
     let verdict = finish(
         ctx,
@@ -267,10 +269,10 @@ fn build_runner(ctx: &RunContext, env: &dyn CaseEnvironment, case: &CaseSpec) ->
                 },
             );
             // Warm unless asked otherwise, or unless this sandbox cannot keep a server between
-            // turns (then cold, rather than a case that cannot start).
+            // turns (then cold, rather than a case that cannot start) or only through a forward.
             let mode = match job.hosts.opencode.as_ref().and_then(|h| h.mode) {
                 Some(m) => m,
-                None if matches!(env.serve_link(), super::environment::ServeLink::Unavailable(_)) => OpencodeMode::Cold,
+                None if !env.serve_link().warm_by_default() => OpencodeMode::Cold,
                 None => OpencodeMode::Warm,
             };
             if mode == OpencodeMode::Cold {

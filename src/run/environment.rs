@@ -57,6 +57,9 @@ pub trait CaseEnvironment: Send + Sync {
     /// Brings the workspace (and, after the agent ran, HOME) back to `final_workspace` and
     /// `scratch_dirs` on the host. Nothing to do where those are the folders the agent uses.
     fn pull_results(&self) -> BoxFuture<'_, Result<(), String>>;
+    /// Copies `inside` (a path as this environment's commands see it) to `local` on the host,
+    /// which must not exist yet: `sandbox.download`.
+    fn fetch<'a>(&'a self, inside: &'a str, local: &'a Path) -> BoxFuture<'a, Result<(), String>>;
     /// Stops everything still running and removes the environment (unless kept).
     fn close(self: Box<Self>) -> BoxFuture<'static, ()>;
 }
@@ -70,8 +73,20 @@ pub enum ServeLink {
     /// Every command has its own network namespace; the bridge program (`exe`, the ghostlab
     /// executable as the agent sees it) joins them through a unix socket in the case's HOME.
     Bridged { exe: String },
+    /// Every command of the case runs in one sandbox and shares its loopback (OpenShell: one
+    /// container per sandbox, each `sandbox exec` inside it); the host sees the server only
+    /// through a port forward. `start` and `stop` are host argvs, `{port}` standing for the port.
+    Forwarded { start: Vec<String>, stop: Vec<String> },
     /// Not possible here, and why.
     Unavailable(String),
+}
+
+impl ServeLink {
+    /// Whether warm mode is the default here. On a forward it must be asked for
+    /// (`hosts.opencode.mode: warm`): it is verified only against the FAKE `openshell`.
+    pub fn warm_by_default(&self) -> bool {
+        matches!(self, ServeLink::SharedLoopback | ServeLink::Bridged { .. })
+    }
 }
 
 /// Creates environments, one per case and role.
@@ -147,6 +162,17 @@ impl CaseEnvironment for LocalEnvironment {
     }
     fn pull_results(&self) -> BoxFuture<'_, Result<(), String>> {
         Box::pin(async { Ok(()) })
+    }
+    /// Only from the environment's own folder: a `local` run has no sandbox to read from.
+    fn fetch<'a>(&'a self, inside: &'a str, local: &'a Path) -> BoxFuture<'a, Result<(), String>> {
+        Box::pin(async move {
+            let path = Path::new(inside);
+            let climbs = path.components().any(|c| c == std::path::Component::ParentDir);
+            if !path.starts_with(self.root.path()) || climbs {
+                return Err(format!("{inside} is not in the local environment's workspace or HOME"));
+            }
+            copy_tree(path, local).map_err(|e| format!("copying {inside}: {e}"))
+        })
     }
     fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
         // Removing the folder waits on the file system: not on a runtime worker.

@@ -48,6 +48,8 @@ pub struct OpencodeWarmRunner {
     link: WarmLink,
     port: u16,
     server: Option<Server>,
+    /// The host's view of the server where the turns reach it inside a remote sandbox.
+    forward: Option<super::serve_forward::ForwardGuard>,
 }
 
 impl OpencodeWarmRunner {
@@ -61,6 +63,7 @@ impl OpencodeWarmRunner {
             link,
             port: 0,
             server: None,
+            forward: None,
         })
     }
 
@@ -167,6 +170,9 @@ impl OpencodeWarmRunner {
         }
         let pgid = child.id().map(|p| p as i32);
         self.server = Some(Server { child, pgid, output });
+        self.forward = super::serve_forward::open(&self.link.link, self.port)
+            .await
+            .map_err(RunnerError::Start)?;
         self.wait_ready().await
     }
 
@@ -219,6 +225,7 @@ impl OpencodeWarmRunner {
     }
 
     fn stop(&mut self) {
+        self.forward.take();
         if let Some(mut server) = self.server.take() {
             kill_group(server.pgid);
             let _ = server.child.start_kill();

@@ -9,16 +9,17 @@
 //! HOME are downloaded back over their host mirrors after setup and after the conversation
 //! ([`CaseEnvironment::pull_results`]), so the observed facts read them like any backend's.
 //! The agent CLI comes from the image (never uploaded); MCP server runtimes must be in the
-//! image at their real host paths. Warm mode is not built here: there is no bridge, and
-//! OpenShell's own proxy carries egress.
+//! image at their real host paths. There is no bridge: OpenShell's own proxy carries egress,
+//! and warm mode's server is seen from the host through `openshell forward`.
 
 use futures::future::BoxFuture;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::environment::{CaseEnvironment, EgressDenial, EnvironmentFactory, ServeLink};
-use super::spawn::{CommandFactory, CommandSpec};
+use super::session_env::{SessionEnvironment, SessionFlavor};
 use crate::sandbox::{ExecOptions, Role, Sandbox, SandboxPolicy, Session, bwrap, openshell};
+use crate::spec::resolved::ResolvedMcp;
 
 /// Opens the OpenShell backend (its gateway must answer) and creates one sandbox per case.
 pub struct OpenShellEnvironmentFactory {
@@ -46,19 +47,22 @@ impl EnvironmentFactory for OpenShellEnvironmentFactory {
                 .iter()
                 .map(|p| p.canonicalize().unwrap_or_else(|_| p.clone()))
                 .collect();
-            Ok(Box::new(OpenShellCaseEnvironment {
+            Ok(Box::new(SessionEnvironment {
                 session: Arc::new(session),
-                agent_bins: self.agent_bins.clone(),
-                staged,
-                denials: Mutex::new(Vec::new()),
-                pulls: Mutex::new(0),
+                flavor: Remote {
+                    agent_bins: self.agent_bins.clone(),
+                    staged,
+                    denials: Mutex::new(Vec::new()),
+                    pulls: Mutex::new(0),
+                },
             }) as Box<dyn CaseEnvironment>)
         })
     }
 }
 
-struct OpenShellCaseEnvironment {
-    session: Arc<Session>,
+/// OpenShell's flavor: the sandbox sees none of the host's paths, so the host's mirrors are
+/// uploaded and downloaded, and denials come from OpenShell's own log.
+struct Remote {
     agent_bins: Vec<PathBuf>,
     /// Canonical host paths of the staged inputs.
     staged: Vec<PathBuf>,
@@ -66,30 +70,13 @@ struct OpenShellCaseEnvironment {
     pulls: Mutex<u32>,
 }
 
-struct OpenShellCommands(Arc<Session>);
-
-impl CommandFactory for OpenShellCommands {
-    fn label(&self) -> String {
-        "openshell".into()
-    }
-
-    fn command(&self, spec: &CommandSpec) -> Result<tokio::process::Command, String> {
-        let opts = ExecOptions {
-            workdir: spec.workdir.clone(),
-            env: spec.env.iter().cloned().collect(),
-            timeout: None,
-        };
-        self.0.command(&spec.argv, &opts).map_err(|e| e.to_string())
-    }
-}
-
-impl OpenShellCaseEnvironment {
+impl Remote {
     /// Downloads `inside` and puts it in place of the host folder `mirror`.
-    async fn pull(&self, inside: &str, mirror: &Path, n: u32) -> Result<(), String> {
-        let fresh = self.session.dir().join(format!("pull-{n}"));
+    async fn pull(&self, session: &Session, inside: &str, mirror: &Path, n: u32) -> Result<(), String> {
+        let fresh = session.dir().join(format!("pull-{n}"));
         let target = fresh.join(mirror.file_name().unwrap_or_default());
         std::fs::create_dir_all(&fresh).map_err(|e| format!("{}: {e}", fresh.display()))?;
-        self.session
+        session
             .download(inside, &target)
             .await
             .map_err(|e| format!("downloading {inside}: {e}"))?;
@@ -100,33 +87,15 @@ impl OpenShellCaseEnvironment {
     }
 }
 
-impl CaseEnvironment for OpenShellCaseEnvironment {
-    fn backend(&self) -> String {
-        "openshell".into()
-    }
-    fn factory(&self) -> Arc<dyn CommandFactory> {
-        Arc::new(OpenShellCommands(self.session.clone()))
-    }
-    fn workdir(&self) -> String {
-        self.session.policy().workdir.clone()
-    }
-    fn home(&self) -> String {
-        bwrap::HOME_INSIDE.to_string()
-    }
-    fn home_host(&self) -> PathBuf {
-        self.session.home_dir().to_path_buf()
-    }
-    fn serve_link(&self) -> ServeLink {
-        ServeLink::Unavailable(
-            "warm mode is not built for the openshell backend (no bridge between sandbox commands); use `hosts.opencode.mode: cold`"
-                .into(),
-        )
-    }
-    fn config_dir_host(&self) -> PathBuf {
-        self.session.config_dir().to_path_buf()
-    }
-    fn config_dir(&self) -> String {
-        bwrap::CONFIG_INSIDE.to_string()
+impl SessionFlavor for Remote {
+    /// Warm mode: `opencode serve` and each turn's `run --attach` are both `sandbox exec`s of
+    /// this one sandbox, so they share its loopback; the host sees the server answer through
+    /// `openshell forward`. Only when asked for (`warm_by_default` is false here).
+    fn serve_link(&self, session: &Session) -> ServeLink {
+        match session.forward_argvs() {
+            Some((start, stop)) => ServeLink::Forwarded { start, stop },
+            None => ServeLink::Unavailable("the `openshell` CLI was not found".into()),
+        }
     }
     fn map_path(&self, host: &Path) -> String {
         let real = host.canonicalize().unwrap_or_else(|_| host.to_path_buf());
@@ -142,19 +111,23 @@ impl CaseEnvironment for OpenShellCaseEnvironment {
         // A runtime (an MCP server's package): the image carries it at its real path.
         real.to_string_lossy().into_owned()
     }
-    fn final_workspace(&self) -> Option<PathBuf> {
-        Some(self.session.workspace_dir().to_path_buf())
+    /// Stdio MCP servers run inside the agent's sandbox here (no relay on OpenShell).
+    fn mcp_command(&self, _server: &ResolvedMcp) -> Option<Vec<String>> {
+        None
     }
-    fn denials(&self) -> Vec<EgressDenial> {
+    fn denials(&self, _session: &Session) -> Vec<EgressDenial> {
         self.denials.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
-    fn push_prepared(&self) -> BoxFuture<'_, Result<(), String>> {
+    fn scratch_dirs(&self, session: &Session) -> Vec<(String, PathBuf)> {
+        vec![("HOME".into(), session.home_dir().to_path_buf())]
+    }
+    fn push_prepared<'a>(&'a self, session: &'a Session) -> BoxFuture<'a, Result<(), String>> {
         Box::pin(async move {
             for (host, inside) in [
-                (self.session.home_dir(), bwrap::HOME_INSIDE),
-                (self.session.config_dir(), bwrap::CONFIG_INSIDE),
+                (session.home_dir(), bwrap::HOME_INSIDE),
+                (session.config_dir(), bwrap::CONFIG_INSIDE),
             ] {
-                self.session
+                session
                     .upload(host, inside)
                     .await
                     .map_err(|e| format!("uploading {inside}: {e}"))?;
@@ -162,56 +135,40 @@ impl CaseEnvironment for OpenShellCaseEnvironment {
             Ok(())
         })
     }
-    fn pull_results(&self) -> BoxFuture<'_, Result<(), String>> {
+    fn pull_results<'a>(&'a self, session: &'a Session) -> BoxFuture<'a, Result<(), String>> {
         Box::pin(async move {
             let n = {
                 let mut p = self.pulls.lock().unwrap_or_else(|e| e.into_inner());
                 *p += 1;
                 *p
             };
-            let workdir = self.session.policy().workdir.clone();
-            self.pull(&workdir, self.session.workspace_dir(), n).await?;
+            let workdir = session.policy().workdir.clone();
+            self.pull(session, &workdir, session.workspace_dir(), n).await?;
             // HOME only once the agent has run: before that the host mirror is the newer one
             // (the login entries and OpenCode's lock file are seeded there, then uploaded).
             if n > 1 {
-                self.pull(bwrap::HOME_INSIDE, self.session.home_dir(), n).await?;
+                self.pull(session, bwrap::HOME_INSIDE, session.home_dir(), n).await?;
             }
             // OpenShell's own log (its proxy's decisions) goes into the session's log.
-            let logs = self.session.logs().await.map_err(|e| format!("openshell logs: {e}"))?;
+            let logs = session.logs().await.map_err(|e| format!("openshell logs: {e}"))?;
             *self.denials.lock().unwrap_or_else(|e| e.into_inner()) = parse_denials(&logs);
             Ok(())
         })
     }
-    /// Stdio MCP servers run inside the agent's sandbox here (no relay on OpenShell).
-    fn mcp_command(&self, _server: &crate::spec::resolved::ResolvedMcp) -> Option<Vec<String>> {
-        None
-    }
-    fn scratch_dirs(&self) -> Vec<(String, PathBuf)> {
-        vec![("HOME".into(), self.home_host())]
-    }
-    fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
+    /// A kept sandbox stays for debugging, without the staged login.
+    fn before_delete<'a>(&'a self, session: &'a Session) -> BoxFuture<'a, ()> {
         Box::pin(async move {
-            match Arc::try_unwrap(self.session) {
-                Ok(session) => {
-                    if session.policy().keep {
-                        // A kept sandbox stays for debugging, without the staged login.
-                        let auth = format!(
-                            "{}/{}/auth.json",
-                            bwrap::HOME_INSIDE,
-                            crate::providers::auth_file::DATA_DIR_IN_HOME
-                        );
-                        let rm = ["rm".to_string(), "-f".to_string(), auth];
-                        if let Err(e) = session.exec(&rm, &ExecOptions::default(), None).await {
-                            tracing::warn!("removing the login file from the kept openshell sandbox failed: {e}");
-                        }
-                    }
-                    if let Err(e) = session.delete().await {
-                        tracing::warn!("openshell sandbox delete failed: {e}");
-                    }
-                }
-                Err(_) => {
-                    tracing::warn!("openshell session still in use at close; it ends when its last user drops it")
-                }
+            if !session.policy().keep {
+                return;
+            }
+            let auth = format!(
+                "{}/{}/auth.json",
+                bwrap::HOME_INSIDE,
+                crate::providers::auth_file::DATA_DIR_IN_HOME
+            );
+            let rm = ["rm".to_string(), "-f".to_string(), auth];
+            if let Err(e) = session.exec(&rm, &ExecOptions::default(), None).await {
+                tracing::warn!("removing the login file from the kept openshell sandbox failed: {e}");
             }
         })
     }

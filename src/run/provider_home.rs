@@ -208,6 +208,9 @@ impl CaseEnvironment for SeededEnvironment {
     fn pull_results(&self) -> BoxFuture<'_, Result<(), String>> {
         self.inner.pull_results()
     }
+    fn fetch<'a>(&'a self, inside: &'a str, local: &'a Path) -> BoxFuture<'a, Result<(), String>> {
+        self.inner.fetch(inside, local)
+    }
     fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
         let SeededEnvironment { inner, auth } = *self;
         Box::pin(async move {
@@ -366,6 +369,9 @@ mod tests {
         }
         fn pull_results(&self) -> BoxFuture<'_, Result<(), String>> {
             Box::pin(async { Err("fake: pull".into()) })
+        }
+        fn fetch<'a>(&'a self, inside: &'a str, local: &'a Path) -> BoxFuture<'a, Result<(), String>> {
+            self.0.fetch(inside, local)
         }
         fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
             self.0.close()

@@ -13,8 +13,8 @@ use std::sync::Arc;
 
 use super::environment::{CaseEnvironment, EgressDenial, EnvironmentFactory, ServeLink};
 use super::mcp_relay::McpRelay;
-use super::spawn::{CommandFactory, CommandSpec};
-use crate::sandbox::{ExecOptions, Role, Sandbox, SandboxPolicy, Session, bwrap};
+use super::session_env::{SessionEnvironment, SessionFlavor};
+use crate::sandbox::{Role, Sandbox, SandboxPolicy, Session};
 use crate::spec::SandboxBackend;
 use crate::spec::resolved::ResolvedMcp;
 
@@ -70,51 +70,23 @@ impl EnvironmentFactory for SandboxEnvironmentFactory {
         Box::pin(async move {
             let session = Arc::new(self.sandbox.session(Role::Agent).await.map_err(|e| e.to_string())?);
             let relay = McpRelay::start(&session, &self.mcps)?;
-            Ok(Box::new(SandboxCaseEnvironment { session, relay }) as Box<dyn CaseEnvironment>)
+            Ok(Box::new(SessionEnvironment {
+                session,
+                flavor: BoundFolders { relay },
+            }) as Box<dyn CaseEnvironment>)
         })
     }
 }
 
-struct SandboxCaseEnvironment {
-    session: Arc<Session>,
+/// The local sandbox's flavor: the agent sees the host folders themselves, stdio MCP servers
+/// are relayed, and warm mode's server and turns meet through the bridge program.
+struct BoundFolders {
     relay: Option<McpRelay>,
 }
 
-struct SessionCommands(Arc<Session>);
-
-impl CommandFactory for SessionCommands {
-    fn label(&self) -> String {
-        format!("{:?}", self.0.policy().backend).to_lowercase()
-    }
-
-    fn command(&self, spec: &CommandSpec) -> Result<tokio::process::Command, String> {
-        let opts = ExecOptions {
-            workdir: spec.workdir.clone(),
-            env: spec.env.iter().cloned().collect(),
-            timeout: None,
-        };
-        self.0.command(&spec.argv, &opts).map_err(|e| e.to_string())
-    }
-}
-
-impl CaseEnvironment for SandboxCaseEnvironment {
-    fn backend(&self) -> String {
-        format!("{:?}", self.session.policy().backend).to_lowercase()
-    }
-    fn factory(&self) -> Arc<dyn CommandFactory> {
-        Arc::new(SessionCommands(self.session.clone()))
-    }
-    fn workdir(&self) -> String {
-        self.session.policy().workdir.clone()
-    }
-    fn home(&self) -> String {
-        bwrap::HOME_INSIDE.to_string()
-    }
-    fn home_host(&self) -> PathBuf {
-        self.session.home_dir().to_path_buf()
-    }
-    fn serve_link(&self) -> ServeLink {
-        match self.session.helper_exe() {
+impl SessionFlavor for BoundFolders {
+    fn serve_link(&self, session: &Session) -> ServeLink {
+        match session.helper_exe() {
             Some(exe) => ServeLink::Bridged {
                 exe: exe.to_string_lossy().into_owned(),
             },
@@ -124,23 +96,14 @@ impl CaseEnvironment for SandboxCaseEnvironment {
             ),
         }
     }
-    fn config_dir_host(&self) -> PathBuf {
-        self.session.config_dir().to_path_buf()
-    }
-    fn config_dir(&self) -> String {
-        bwrap::CONFIG_INSIDE.to_string()
-    }
     fn map_path(&self, host: &Path) -> String {
         host.to_string_lossy().into_owned()
     }
     fn mcp_command(&self, server: &ResolvedMcp) -> Option<Vec<String>> {
         self.relay.as_ref().and_then(|r| r.command_for(&server.name))
     }
-    fn final_workspace(&self) -> Option<PathBuf> {
-        Some(self.session.workspace_dir().to_path_buf())
-    }
-    fn denials(&self) -> Vec<EgressDenial> {
-        self.session
+    fn denials(&self, session: &Session) -> Vec<EgressDenial> {
+        session
             .denials()
             .into_iter()
             .map(|d| EgressDenial {
@@ -152,29 +115,20 @@ impl CaseEnvironment for SandboxCaseEnvironment {
             })
             .collect()
     }
-    fn scratch_dirs(&self) -> Vec<(String, PathBuf)> {
-        super::observe_files::session_scratch(self.session.home_dir(), self.session.dir())
+    fn scratch_dirs(&self, session: &Session) -> Vec<(String, PathBuf)> {
+        super::observe_files::session_scratch(session.home_dir(), session.dir())
     }
     /// The agent sees the host folders themselves: nothing to send or bring back.
-    fn push_prepared(&self) -> BoxFuture<'_, Result<(), String>> {
+    fn push_prepared<'a>(&'a self, _session: &'a Session) -> BoxFuture<'a, Result<(), String>> {
         Box::pin(async { Ok(()) })
     }
-    fn pull_results(&self) -> BoxFuture<'_, Result<(), String>> {
+    fn pull_results<'a>(&'a self, _session: &'a Session) -> BoxFuture<'a, Result<(), String>> {
         Box::pin(async { Ok(()) })
     }
-    fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
+    fn before_delete<'a>(&'a self, _session: &'a Session) -> BoxFuture<'a, ()> {
         Box::pin(async move {
-            let this = *self;
-            if let Some(r) = &this.relay {
+            if let Some(r) = &self.relay {
                 r.stop();
-            }
-            match Arc::try_unwrap(this.session) {
-                Ok(session) => {
-                    if let Err(e) = session.delete().await {
-                        tracing::warn!("sandbox session delete failed: {e}");
-                    }
-                }
-                Err(_) => tracing::warn!("sandbox session still in use at close; it ends when its last user drops it"),
             }
         })
     }

@@ -44,12 +44,19 @@ impl TrialDir {
     }
 
     /// The trial's group commit, on a blocking thread (renames and fsyncs must not stall the
-    /// runtime): the event log closed as events.jsonl, then case.json, events.jsonl and
-    /// workspace-after/ made durable together, then `verdict` written as verdict.json.
+    /// runtime): the event log closed as events.jsonl, then case.json, events.jsonl,
+    /// workspace-after/ and the downloads made durable together, then `verdict` written as
+    /// verdict.json.
     pub async fn commit(self, log: EventLog, verdict: Vec<u8>) -> std::io::Result<()> {
         crate::util::blocking::off_runtime(move || {
             log.finish()?;
-            let files = [self.case_file(), self.events(), self.workspace_after()];
+            let files = [
+                self.case_file(),
+                self.events(),
+                self.workspace_after(),
+                super::downloads::downloads_dir(&self.path),
+                super::downloads::downloads_manifest(&self.path),
+            ];
             crate::util::durable::commit(&files, &self.verdict(), &verdict)
         })
         .await

@@ -137,6 +137,19 @@ pub fn download_args(name: &str, path: &str, local: &Path) -> Vec<String> {
     ]
 }
 
+/// `openshell forward start -d PORT N`: the host's 127.0.0.1:PORT reaches 127.0.0.1:PORT inside.
+pub fn forward_start_args(name: &str, port: &str) -> Vec<String> {
+    ["forward", "start", "-d", port, name]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// `openshell forward stop PORT N`.
+pub fn forward_stop_args(name: &str, port: &str) -> Vec<String> {
+    ["forward", "stop", port, name].iter().map(|s| s.to_string()).collect()
+}
+
 /// `openshell logs N`.
 pub fn logs_args(name: &str) -> Vec<String> {
     vec!["logs".into(), name.into()]
@@ -362,6 +375,19 @@ mod tests {
         );
         assert_eq!(&e[9..12], ["--env", "HOME=/sandbox/home", "--"]);
         assert_eq!(&e[e.len() - 3..], ["ghostlab-env", "HOME", "ls"]);
+    }
+
+    #[test]
+    fn forward_lines_follow_the_cli_definition() {
+        // `forward start [-d] [BIND:]PORT NAME` and `forward stop PORT NAME` (openshell-cli).
+        assert_eq!(
+            forward_start_args("agent-1", "4321"),
+            ["forward", "start", "-d", "4321", "agent-1"]
+        );
+        assert_eq!(
+            forward_stop_args("agent-1", "4321"),
+            ["forward", "stop", "4321", "agent-1"]
+        );
     }
 
     #[test]

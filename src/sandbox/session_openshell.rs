@@ -12,11 +12,26 @@ use super::super::openshell;
 use super::super::policy::NetworkPolicy;
 use super::{ExecOptions, SandboxError, Session};
 
+/// Variables Ghostlab sets per command whose values are ids, not secrets, though their names
+/// look secret-shaped (`…SESSION…`): the process host's `AGENT_SESSION_ID` is the case id.
+const HARNESS_IDS: &[&str] = &["AGENT_SESSION_ID"];
+
 impl Session {
     pub(super) fn openshell(&self) -> Result<&Path, SandboxError> {
         self.openshell_bin
             .as_deref()
             .ok_or_else(|| SandboxError::Unavailable("openshell: the `openshell` CLI was not found".into()))
+    }
+
+    /// The host argvs that start and stop a forward of the sandbox's loopback port `{port}`
+    /// (warm mode's server); `None` off OpenShell.
+    pub fn forward_argvs(&self) -> Option<(Vec<String>, Vec<String>)> {
+        let bin = self.openshell().ok()?.to_string_lossy().into_owned();
+        let with_bin = |args: Vec<String>| std::iter::once(bin.clone()).chain(args).collect::<Vec<_>>();
+        Some((
+            with_bin(openshell::forward_start_args(&self.id, "{port}")),
+            with_bin(openshell::forward_stop_args(&self.id, "{port}")),
+        ))
     }
 
     pub(super) async fn run_openshell(&self, args: &[String]) -> Result<ExecOutput, SandboxError> {
@@ -61,7 +76,7 @@ impl Session {
             if held && session_env.get(k) == Some(v) {
                 continue;
             }
-            if held || crate::util::secret_ref::is_secret_name(k) {
+            if held || (crate::util::secret_ref::is_secret_name(k) && !HARNESS_IDS.contains(&k.as_str())) {
                 return Err(SandboxError::Policy(format!(
                     "`{k}` is a credential; on the openshell backend credentials reach commands only through the \
                      session's env file (sandbox.credentials.env), never an `--env` argument"

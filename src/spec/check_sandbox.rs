@@ -7,10 +7,8 @@ use super::diagnostics::{Diagnostic, diag, in_range, index, join};
 use super::path_policy::{PathPolicy, Want, normalize};
 use super::rules::network_rules;
 use super::sandbox::SandboxSpec;
+use super::sandbox_download::{SANDBOX_ROOT, resolve_download};
 use crate::util::units::{parse_bytes, parse_duration};
-
-/// The folder every sandbox path lives under.
-const SANDBOX_ROOT: &str = "/sandbox";
 
 /// The network mode and its allowlist, by the rules the lab's Sandbox step applies too.
 pub fn check_network(path: &Path, sb: &SandboxSpec, ds: &mut Vec<Diagnostic>) {
@@ -32,6 +30,7 @@ pub fn check_sandbox(path: &Path, policy: &PathPolicy, sb: &SandboxSpec, ds: &mu
         }
     }
     inside_sandbox(path, "sandbox.workdir", &sb.workdir, ds);
+    check_downloads(path, sb, ds);
     check_limits(path, sb, ds);
     for (key, names) in [
         ("credentials.env", &sb.credentials.env),
@@ -39,6 +38,21 @@ pub fn check_sandbox(path: &Path, policy: &PathPolicy, sb: &SandboxSpec, ds: &mu
     ] {
         for (i, name) in names.iter().enumerate() {
             check_var_name(path, &index(&join("sandbox", key), i), name, ds);
+        }
+    }
+}
+
+/// `sandbox.download`: each path resolves inside the sandbox, and no two land on one artifact.
+fn check_downloads(path: &Path, sb: &SandboxSpec, ds: &mut Vec<Diagnostic>) {
+    let mut seen: Vec<String> = Vec::new();
+    for (i, declared) in sb.download.iter().enumerate() {
+        let at = index("sandbox.download", i);
+        match resolve_download(&sb.workdir, declared) {
+            Err(why) => ds.push(diag(path, at, why)),
+            Ok(resolved) if seen.contains(&resolved) => {
+                ds.push(diag(path, at, format!("`{declared}` ({resolved}) is listed twice")))
+            }
+            Ok(resolved) => seen.push(resolved),
         }
     }
 }

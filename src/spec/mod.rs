@@ -22,6 +22,7 @@ pub mod review;
 mod rules;
 pub use rules::{Broken, gate_rules, network_rules};
 pub mod sandbox;
+pub mod sandbox_download;
 pub mod save;
 pub mod schema;
 mod schema_errors;

@@ -37,6 +37,11 @@ pub struct SandboxSpec {
     /// Extra files staged into the sandbox.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub uploads: Vec<Upload>,
+    /// Paths brought back after each case into the trial's `downloads/` folder: relative to
+    /// `workdir`, or absolute under /sandbox. The same on every backend (OpenShell fetches them
+    /// with `sandbox download`; bubblewrap and local copy them from the session's folders).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub download: Vec<String>,
     /// Keep the sandbox after the run for debugging.
     #[serde(default)]
     pub keep: bool,
@@ -78,6 +83,7 @@ impl Default for SandboxSpec {
             providers: Vec::new(),
             env_allowlist: Vec::new(),
             uploads: Vec::new(),
+            download: Vec::new(),
             keep: false,
             cpu: None,
             memory: None,

@@ -111,20 +111,12 @@ fn shape(run: &Path) -> (Vec<String>, Vec<String>, serde_json::Value) {
     (kinds, tools, verdict)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn fake_openshell_runs_the_real_opencode_like_bubblewrap() {
-    opencode_bin();
-    let tmp = tempfile::tempdir().unwrap();
-    let fake = Fake {
-        argv_log: tmp.path().join("openshell-argv.log"),
-        root: tmp.path().join("fake-openshell-root"),
-        record: tmp.path().join("fake-openshell-record"),
-    };
-    std::fs::create_dir_all(&fake.root).unwrap();
-    std::fs::create_dir_all(&fake.record).unwrap();
-    let dir = tmp.path().join("release-bot");
+/// A fresh FAKE gateway under `tmp`, and the release-bot example copied beside it with its
+/// cases generated and the harness's scripted model answers in place.
+fn release_bot_with_fake(tmp: &Path) -> (Fake, PathBuf) {
+    let fake = new_fake(tmp);
+    let dir = tmp.join("release-bot");
     copy_release_bot(&dir);
-    let original = tree_digest(&dir.join("release-repo"));
     let generated = ghostlab(&dir, &fake)
         .args(["generate", "--job", "job.yaml"])
         .output()
@@ -135,41 +127,31 @@ async fn fake_openshell_runs_the_real_opencode_like_bubblewrap() {
         String::from_utf8_lossy(&generated.stderr)
     );
     std::fs::write(dir.join("cassettes/harness-script.json"), HARNESS_SCRIPT).unwrap();
+    (fake, dir)
+}
 
+/// The FAKE gateway's folders under `tmp`.
+fn new_fake(tmp: &Path) -> Fake {
+    let fake = Fake {
+        argv_log: tmp.join("openshell-argv.log"),
+        root: tmp.join("fake-openshell-root"),
+        record: tmp.join("fake-openshell-record"),
+    };
+    std::fs::create_dir_all(&fake.root).unwrap();
+    std::fs::create_dir_all(&fake.record).unwrap();
+    fake
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fake_openshell_runs_the_real_opencode_like_bubblewrap() {
+    opencode_bin();
+    let tmp = tempfile::tempdir().unwrap();
+    let (fake, dir) = release_bot_with_fake(tmp.path());
+    let original = tree_digest(&dir.join("release-repo"));
     let mut shapes = Vec::new();
     let mut runs = Vec::new();
     for backend in ["bubblewrap", "openshell"] {
-        let server = start(
-            Cassette::load(&dir.join("cassettes/harness-script.json")).unwrap(),
-            ServerOptions::default(),
-        )
-        .await
-        .unwrap();
-        write_job(
-            &dir,
-            &server.base_url(),
-            backend,
-            &format!("./cassettes/harness-{backend}.json"),
-        );
-        let (d, f) = (dir.clone(), fake_copy(&fake));
-        let out = tokio::task::spawn_blocking(move || {
-            let mut args = test_one_case_args(CASE, true);
-            args.extend(["--junit".into(), "junit.xml".into()]);
-            ghostlab(&d, &f).args(args).output().unwrap()
-        })
-        .await
-        .unwrap();
-        server.shutdown().await;
-        let run = newest_run(&dir);
-        let (stdout, stderr) = (
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr),
-        );
-        assert_eq!(out.status.code(), Some(0), "{backend}:\n{stdout}\n{stderr}");
-        assert!(stdout.contains("1 PASS"), "{backend}: {stdout}");
-        let bumped =
-            std::fs::read_to_string(run.join(format!("cases/{CASE}/trial-1/workspace-after/package.json"))).unwrap();
-        assert!(bumped.contains("\"version\": \"1.3.0\""), "{backend}: {bumped}");
+        let run = run_release_case(&dir, &fake, backend, false).await;
         shapes.push(shape(&run));
         runs.push(run);
     }
@@ -218,6 +200,181 @@ async fn fake_openshell_runs_the_real_opencode_like_bubblewrap() {
         0,
         "a sandbox was not deleted"
     );
+}
+
+/// Runs the release-bot case once on `backend` (OpenCode warm when `warm`, else the backend's
+/// default) against a fresh model server; checks it passed and bumped the version; returns
+/// the run folder.
+async fn run_release_case(dir: &Path, fake: &Fake, backend: &str, warm: bool) -> PathBuf {
+    let server = start(
+        Cassette::load(&dir.join("cassettes/harness-script.json")).unwrap(),
+        ServerOptions::default(),
+    )
+    .await
+    .unwrap();
+    let label = if warm {
+        format!("{backend}-warm")
+    } else {
+        backend.to_string()
+    };
+    write_job(
+        dir,
+        &server.base_url(),
+        backend,
+        &format!("./cassettes/harness-{label}.json"),
+    );
+    if warm {
+        let job = dir.join("job.yaml");
+        let text = std::fs::read_to_string(&job).unwrap();
+        std::fs::write(&job, format!("{text}hosts:\n  opencode: {{ mode: warm }}\n")).unwrap();
+    }
+    let (d, f) = (dir.to_path_buf(), fake_copy(fake));
+    let out = tokio::task::spawn_blocking(move || {
+        let mut args = test_one_case_args(CASE, true);
+        args.extend(["--junit".into(), "junit.xml".into()]);
+        ghostlab(&d, &f).args(args).output().unwrap()
+    })
+    .await
+    .unwrap();
+    server.shutdown().await;
+    let run = newest_run(dir);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(0), "{label}:\n{stdout}\n{stderr}");
+    assert!(stdout.contains("1 PASS"), "{label}: {stdout}");
+    let bumped =
+        std::fs::read_to_string(run.join(format!("cases/{CASE}/trial-1/workspace-after/package.json"))).unwrap();
+    assert!(bumped.contains("\"version\": \"1.3.0\""), "{label}: {bumped}");
+    run
+}
+
+/// Warm mode on OpenShell, asked for with `hosts.opencode.mode: warm` (the backend's default
+/// stays cold): `opencode serve` is one `sandbox exec`, the host sees it answer through
+/// `openshell forward start -d PORT NAME`, and every turn is another `sandbox exec` running
+/// `opencode run --attach http://127.0.0.1:PORT` inside the same sandbox. Against the FAKE
+/// CLI only (this sandbox's policy has an endpoint, so the fake puts it on the host's network
+/// and its forward has nothing to relay; the relay itself is checked in
+/// `fake_openshell_execs_share_one_loopback_and_forward_reaches_it`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fake_openshell_runs_opencode_warm_through_serve_exec_and_forward() {
+    opencode_bin();
+    let tmp = tempfile::tempdir().unwrap();
+    let (fake, dir) = release_bot_with_fake(tmp.path());
+    let run = run_release_case(&dir, &fake, "openshell", true).await;
+    let (_, tools, verdict) = shape(&run);
+    assert_eq!(verdict["verdict"], "PASS");
+    for t in ["release_ci_status", "filesystem_read_text_file", "edit"] {
+        assert!(tools.contains(&t.to_string()), "{t} not called: {tools:?}");
+    }
+    let calls = std::fs::read_to_string(&fake.argv_log).unwrap();
+    assert!(!calls.contains(CANARY), "a secret reached an openshell argv:\n{calls}");
+    let lines: Vec<&str> = calls.lines().collect();
+    let name = lines
+        .iter()
+        .find(|l| l.starts_with("sandbox create "))
+        .and_then(|l| l.split_whitespace().nth(3))
+        .unwrap();
+    let at = |pred: &dyn Fn(&str) -> bool, what: &str| {
+        lines
+            .iter()
+            .position(|l| pred(l))
+            .unwrap_or_else(|| panic!("no {what}:\n{calls}"))
+    };
+    let serve = at(
+        &|l| l.starts_with(&format!("sandbox exec -n {name} ")) && l.contains(" opencode serve --port "),
+        "serve exec",
+    );
+    let port = lines[serve]
+        .split(" serve --port ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap()
+        .to_string();
+    let forward = at(&|l| l == format!("forward start -d {port} {name}"), "forward start");
+    let turn = at(
+        &|l| {
+            l.starts_with(&format!("sandbox exec -n {name} "))
+                && l.contains(&format!(" opencode run --attach http://127.0.0.1:{port} "))
+        },
+        "attached turn",
+    );
+    let stop = at(&|l| l == format!("forward stop {port} {name}"), "forward stop");
+    let delete = at(&|l| l == format!("sandbox delete {name}"), "delete");
+    assert!(
+        serve < forward && forward < turn && turn < stop && stop < delete,
+        "{calls}"
+    );
+    assert!(
+        !lines.iter().any(|l| l.contains("opencode run --format json")),
+        "a cold turn ran in warm mode:\n{calls}"
+    );
+    assert_eq!(
+        std::fs::read_dir(&fake.root).unwrap().count(),
+        0,
+        "a sandbox was not deleted"
+    );
+}
+
+/// The FAKE's own faithfulness on what warm mode rests on: every `sandbox exec` of one
+/// sandbox shares its loopback (one container in the real OpenShell), which the host cannot
+/// reach until `forward start -d PORT NAME`, and no longer after `forward stop PORT NAME`.
+#[test]
+fn fake_openshell_execs_share_one_loopback_and_forward_reaches_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("root");
+    std::fs::create_dir_all(&root).unwrap();
+    let cli = |args: &[&str]| {
+        let mut c = std::process::Command::new(fake_cli());
+        c.args(args)
+            .env("FAKE_OPENSHELL_LOG", tmp.path().join("argv.log"))
+            .env("FAKE_OPENSHELL_ROOT", &root);
+        c
+    };
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+        .to_string();
+    assert!(cli(&["sandbox", "create", "--name", "w"]).status().unwrap().success());
+    let server = format!(
+        "import socket\ns=socket.socket(); s.bind(('127.0.0.1',{port})); s.listen(4)\n\
+         while True:\n  c,_=s.accept(); c.sendall(b'inside\\n'); c.close()\n"
+    );
+    let mut srv = cli(&["sandbox", "exec", "-n", "w", "--no-tty", "--", "python3", "-c", &server])
+        .spawn()
+        .unwrap();
+    let fetch = "import socket,sys\nfor _ in range(100):\n  try:\n    c=socket.create_connection(('127.0.0.1',int(sys.argv[1])),timeout=2); print(c.recv(99).decode().strip()); break\n  except OSError:\n    import time; time.sleep(0.1)\nelse:\n  print('refused')\n";
+    let from_exec = cli(&[
+        "sandbox", "exec", "-n", "w", "--no-tty", "--", "python3", "-c", fetch, &port,
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(String::from_utf8_lossy(&from_exec.stdout).trim(), "inside");
+    let host = || {
+        std::net::TcpStream::connect(("127.0.0.1", port.parse::<u16>().unwrap()))
+            .ok()
+            .and_then(|mut s| {
+                use std::io::Read;
+                let mut b = String::new();
+                s.set_read_timeout(Some(std::time::Duration::from_secs(5))).ok()?;
+                s.read_to_string(&mut b).ok().map(|_| b)
+            })
+            .unwrap_or_default()
+    };
+    assert_eq!(host(), "", "the host reached the sandbox's loopback without a forward");
+    assert!(cli(&["forward", "start", "-d", &port, "w"]).status().unwrap().success());
+    assert_eq!(host(), "inside\n");
+    assert!(cli(&["forward", "stop", &port, "w"]).status().unwrap().success());
+    assert_eq!(host(), "", "the forward outlived its stop");
+    let again = cli(&["forward", "stop", &port, "w"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&again.stderr).contains("no active forward"));
+    let _ = srv.kill();
+    let _ = srv.wait();
+    assert!(cli(&["sandbox", "delete", "w"]).status().unwrap().success());
+    assert_eq!(std::fs::read_dir(&root).unwrap().count(), 0);
 }
 
 fn fake_copy(f: &Fake) -> Fake {
@@ -323,20 +480,12 @@ fn check_calls(fake: &Fake) {
     assert!(!policy.contains(CANARY));
 }
 
-/// A policy OpenShell refuses (here the user's own `network: policy` file with
-/// `read_write: [/]`) fails the sandbox's creation: every case is INFRA_ERROR with OpenShell's
-/// own message, never a fallback to another backend.
-#[test]
-fn fake_openshell_refused_create_is_infra_error_with_openshells_message() {
-    let tmp = tempfile::tempdir().unwrap();
-    let fake = Fake {
-        argv_log: tmp.path().join("argv.log"),
-        root: tmp.path().join("root"),
-        record: tmp.path().join("record"),
-    };
-    std::fs::create_dir_all(&fake.root).unwrap();
-    std::fs::create_dir_all(&fake.record).unwrap();
-    let dir = tmp.path().join("job");
+/// A process-host job (offline roles, a README workspace) with `sandbox_yaml` as its sandbox
+/// block and `agent` as its `sh -c` script, generated and tested through the fake CLI. Returns
+/// the fake's records, `ghostlab test`'s exit code and stdout, and the trials' folders.
+fn run_process_job(tmp: &Path, sandbox_yaml: &str, agent: &str) -> (Fake, Option<i32>, String, Vec<PathBuf>) {
+    let fake = new_fake(tmp);
+    let dir = tmp.join("job");
     std::fs::create_dir_all(dir.join("ws")).unwrap();
     std::fs::write(dir.join("ws/README.md"), "hello\n").unwrap();
     std::fs::write(
@@ -346,11 +495,12 @@ fn fake_openshell_refused_create_is_infra_error_with_openshells_message() {
     .unwrap();
     std::fs::write(
         dir.join("job.yaml"),
-        "version: 1\nagent:\n  id: echo-agent\n  description: Answers questions about the README.\n  \
-         runtime: { backend: process }\n  workspace: ./ws\n\
-         sandbox:\n  backend: openshell\n  network: policy\n  policy: ./openshell-policy.yaml\n\
-         hosts:\n  process: { command: [sh, -c, \"printf 'ok: '; cat\"], prompt: stdin }\n\
-         generation:\n  proposer: { provider: offline }\n  emulator: { provider: offline }\n  judge: { provider: offline }\n",
+        format!(
+            "version: 1\nagent:\n  id: echo-agent\n  description: Answers questions about the README.\n  \
+             runtime: {{ backend: process }}\n  workspace: ./ws\nsandbox:\n{sandbox_yaml}\
+             hosts:\n  process: {{ command: [sh, -c, {agent:?}], prompt: stdin }}\n\
+             generation:\n  proposer: {{ provider: offline }}\n  emulator: {{ provider: offline }}\n  judge: {{ provider: offline }}\n"
+        ),
     )
     .unwrap();
     let generated = ghostlab(&dir, &fake)
@@ -366,17 +516,33 @@ fn fake_openshell_refused_create_is_infra_error_with_openshells_message() {
         .args(["test", "--job", "job.yaml", "--include-pending"])
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_ne!(out.status.code(), Some(0), "{stdout}");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let run = newest_run(&dir);
-    let verdicts: Vec<serde_json::Value> = walkdir::WalkDir::new(run.join("cases"))
+    let trials: Vec<PathBuf> = walkdir::WalkDir::new(run.join("cases"))
         .into_iter()
         .filter_map(Result::ok)
         .filter(|e| e.file_name() == "verdict.json")
-        .map(|e| serde_json::from_str(&std::fs::read_to_string(e.path()).unwrap()).unwrap())
+        .map(|e| e.path().parent().unwrap().to_path_buf())
         .collect();
-    assert!(!verdicts.is_empty(), "{stdout}");
-    for v in &verdicts {
+    assert!(!trials.is_empty(), "{stdout}");
+    (fake, out.status.code(), stdout, trials)
+}
+
+/// A policy OpenShell refuses (here the user's own `network: policy` file with
+/// `read_write: [/]`) fails the sandbox's creation: every case is INFRA_ERROR with OpenShell's
+/// own message, never a fallback to another backend.
+#[test]
+fn fake_openshell_refused_create_is_infra_error_with_openshells_message() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (fake, code, stdout, trials) = run_process_job(
+        tmp.path(),
+        "  backend: openshell\n  network: policy\n  policy: ./openshell-policy.yaml\n",
+        "printf 'ok: '; cat",
+    );
+    assert_ne!(code, Some(0), "{stdout}");
+    for trial in &trials {
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(trial.join("verdict.json")).unwrap()).unwrap();
         assert_eq!(v["verdict"], "INFRA_ERROR", "{v:#}");
         assert!(
             v.to_string().contains(
@@ -492,4 +658,77 @@ fn fake_openshell_refuses_what_the_real_cli_refuses() {
     assert_eq!(String::from_utf8_lossy(&out.stdout), "through stdin");
     assert!(run(&["sandbox", "delete", "b"]).status.success());
     assert_eq!(std::fs::read_dir(&root).unwrap().count(), 0);
+}
+
+/// `sandbox.download` means the same on bubblewrap and on the FAKE OpenShell: a file the agent
+/// wrote in the workspace and one in HOME come back into the trial's `downloads/`, redacted
+/// (the credential the agent wrote is masked), and a missing path is recorded, not fatal. On
+/// OpenShell each goes through `openshell sandbox download` before the sandbox is deleted.
+#[test]
+fn fake_openshell_and_bubblewrap_bring_back_sandbox_download_paths() {
+    for backend in ["bubblewrap", "openshell"] {
+        let tmp = tempfile::tempdir().unwrap();
+        // The agent: writes a report (with the credential in it) and a note in HOME, then answers.
+        let (fake, _, stdout, trials) = run_process_job(
+            tmp.path(),
+            &format!(
+                "  backend: {backend}\n  credentials: {{ env: [RELEASE_TOKEN] }}\n  \
+                 download: [out/report.txt, /sandbox/home/note.txt, missing.txt]\n"
+            ),
+            "mkdir -p out && printf 'report %s\\n' \"$RELEASE_TOKEN\" > out/report.txt && \
+             printf 'note\\n' > \"$HOME/note.txt\"; printf 'ok: '; cat",
+        );
+        for trial in &trials {
+            let verdict = std::fs::read_to_string(trial.join("verdict.json")).unwrap();
+            assert!(!verdict.contains("INFRA_ERROR"), "{backend}: {verdict}");
+            let report = std::fs::read_to_string(trial.join("downloads/workspace/out/report.txt"))
+                .unwrap_or_else(|e| panic!("{backend}: {e}: {stdout}"));
+            assert!(report.starts_with("report "), "{backend}: {report}");
+            assert!(!report.contains(CANARY), "{backend}: the download was not redacted");
+            assert_eq!(
+                std::fs::read_to_string(trial.join("downloads/home/note.txt")).unwrap(),
+                "note\n",
+                "{backend}"
+            );
+            let manifest: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(trial.join("downloads.json")).unwrap()).unwrap();
+            assert_eq!(manifest["version"], 1);
+            let d = manifest["downloads"].as_array().unwrap();
+            assert_eq!(d[0]["inside"], "/sandbox/workspace/out/report.txt", "{manifest:#}");
+            assert_eq!(d[0]["saved"], "downloads/workspace/out/report.txt", "{manifest:#}");
+            assert_eq!(d[1]["saved"], "downloads/home/note.txt", "{manifest:#}");
+            assert_eq!(d[2]["inside"], "/sandbox/workspace/missing.txt", "{manifest:#}");
+            assert!(d[2]["saved"].is_null() && d[2]["error"].is_string(), "{manifest:#}");
+        }
+        let calls = std::fs::read_to_string(&fake.argv_log).unwrap_or_default();
+        if backend == "bubblewrap" {
+            assert!(
+                !calls.contains("sandbox"),
+                "bubblewrap used the openshell CLI:\n{calls}"
+            );
+            continue;
+        }
+        assert!(!calls.contains(CANARY), "a secret reached an openshell argv:\n{calls}");
+        // Per case: each declared path through `sandbox download NAME PATH LOCAL`, before the delete.
+        let lines: Vec<&str> = calls.lines().collect();
+        for created in lines.iter().filter(|l| l.starts_with("sandbox create ")) {
+            let name = created.split_whitespace().nth(3).unwrap();
+            let at = |prefix: String| {
+                lines
+                    .iter()
+                    .position(|l| l.starts_with(&prefix))
+                    .unwrap_or_else(|| panic!("no `{prefix}`:\n{calls}"))
+            };
+            let delete = at(format!("sandbox delete {name}"));
+            for inside in [
+                "/sandbox/workspace/out/report.txt",
+                "/sandbox/home/note.txt",
+                "/sandbox/workspace/missing.txt",
+            ] {
+                let i = at(format!("sandbox download {name} {inside} "));
+                assert!(i < delete, "{inside} downloaded after the delete:\n{calls}");
+                assert_eq!(lines[i].split_whitespace().count(), 5, "{}", lines[i]);
+            }
+        }
+    }
 }

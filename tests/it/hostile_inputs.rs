@@ -217,6 +217,21 @@ const CASES: &[Case] = &[
         expect: &["sandbox.workdir", "resolved: /etc"],
     },
     Case {
+        name: "download escaping the workspace",
+        setup: |d| job_with(d, "sandbox:\n  download: [out.txt, ../../etc/shadow]\n"),
+        expect: &["sandbox.download[1]", "leaves the workspace"],
+    },
+    Case {
+        name: "download outside /sandbox",
+        setup: |d| job_with(d, "sandbox:\n  download: [/etc/passwd]\n"),
+        expect: &["sandbox.download[0]", "is not under /sandbox/"],
+    },
+    Case {
+        name: "download listed twice",
+        setup: |d| job_with(d, "sandbox:\n  download: [out.txt, /sandbox/workspace/out.txt]\n"),
+        expect: &["sandbox.download[1]", "is listed twice"],
+    },
+    Case {
         name: "credentials.env literal",
         setup: |d| {
             job_with(
