@@ -121,7 +121,6 @@ impl AgentRunner for OpencodeRunner {
 
     fn turn<'a>(&'a mut self, _turn: u32, message: &'a str) -> BoxFuture<'a, Result<TurnOutput, RunnerError>> {
         Box::pin(async move {
-            std::fs::create_dir_all(format!("{}/tmp", self.setup.home)).ok();
             let spec = CommandSpec {
                 argv: self.argv(message),
                 env: self.env(),

@@ -247,7 +247,6 @@ impl AgentRunner for OpencodeWarmRunner {
                 self.start().await?;
                 start_ms = started.elapsed().as_millis() as u64;
             }
-            std::fs::create_dir_all(format!("{}/tmp", self.inner.setup().home)).ok();
             let spec = CommandSpec {
                 argv: self.turn_argv(message),
                 env: self.client_env(),

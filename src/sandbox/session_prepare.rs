@@ -103,6 +103,11 @@ impl Session {
                 }
             }
             scratch_note = format!("{}{scratch_note}", bound.describe(scratch_bytes));
+            // Agents keep TMPDIR under HOME (`$HOME/tmp`); made here, where HOME lives on the
+            // host, so no runner creates an in-sandbox path on the host (the session folder's
+            // chown below hands it to the sandbox user).
+            let home_tmp = l.home.join("tmp");
+            std::fs::create_dir_all(&home_tmp).map_err(io("creating HOME/tmp"))?;
             write_minimal_etc(&l.etc, inner_uid, inner_gid).map_err(io("writing the sandbox's /etc"))?;
             let mut budget = workspace_bound;
             if let Some(ws) = &ws {

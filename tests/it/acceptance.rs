@@ -147,6 +147,12 @@ fn lab_yes_on_release_bot_runs_everything_inside_the_sandbox() {
         logs.contains("HOME and TMPDIR: size-limited tmpfs") || unsafe { libc::geteuid() } != 0,
         "HOME/TMPDIR not bounded by a tmpfs as root"
     );
+    // The in-sandbox paths are the session's: nothing made them on the host (the runners once
+    // created `/sandbox/home/tmp` on the host before every turn).
+    assert!(
+        !std::path::Path::new("/sandbox/home").exists(),
+        "a run created /sandbox/home on the host"
+    );
     // Each stdio MCP server ran as its own sandbox command (own PID namespace), reached by
     // the agent through the relay, not as a child of the agent.
     for server in ["release", "filesystem"] {
