@@ -73,7 +73,7 @@ pub struct RunContext {
 /// Runs a case and writes its artifacts under `dir`; returns its verdict file.
 pub async fn run_case(ctx: &RunContext, case: &CaseSpec, dir: PathBuf) -> std::io::Result<VerdictFile> {
     let started = Instant::now();
-    let mut log = EventLog::create(&dir, &case.id, ctx.redactor.clone(), ctx.sinks.clone())?;
+    let mut log = EventLog::create(&dir, &case.id, ctx.redactor.clone(), ctx.sinks.clone())?.of_trial(case.trial);
     // The case as it ran, so `rescore` can re-judge without the dataset.
     // Not synced here: the trial's commit in `finish` makes it durable with the rest.
     crate::util::durable::write_json_replace(&TrialDir::at(&dir).case_file(), case)?;

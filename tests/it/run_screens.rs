@@ -5,7 +5,7 @@
 use chrono::{TimeZone, Utc};
 use ghostlab::app::RunResults;
 use ghostlab::app::run_results::{FirstFailure, TrialResult};
-use ghostlab::lab::dashboard_state::{DashboardState, Filter, Nav, Screen, Selection, TRANSCRIPT_RING};
+use ghostlab::lab::dashboard_state::{DashboardState, Filter, Nav, Screen, Selection};
 use ghostlab::lab::stored_run::StoredRun;
 use ghostlab::lab::{Event, Lab, Phase, Saved, StepId};
 use ghostlab::trial::{Envelope, Verdict};
@@ -33,50 +33,57 @@ fn text_of(buf: &Buffer) -> String {
     out
 }
 
-fn env(seq: u64, secs: i64, case: &str, event: serde_json::Value) -> Envelope {
+pub fn env(seq: u64, secs: i64, case: &str, event: serde_json::Value) -> Envelope {
     let ts = Utc.with_ymd_and_hms(2026, 11, 29, 12, 0, 0).unwrap() + chrono::Duration::seconds(secs);
     let mut v = json!({"v": 1, "seq": seq, "ts": ts, "case": case});
     v.as_object_mut().unwrap().extend(event.as_object().unwrap().clone());
     serde_json::from_value(v).expect("envelope")
 }
 
-/// Trial `i` of a run: started, `turns` turns with a tool call each, then `verdict` if any.
-fn trial(d: &mut DashboardState, i: usize, turns: u32, verdict: Option<Verdict>) {
+/// The events of trial `i` of a run: started, `turns` turns with a tool call each, then
+/// `verdict` if any.
+pub fn trial_events(i: usize, turns: u32, verdict: Option<Verdict>) -> Vec<Envelope> {
     let persona = ["hurried-maintainer", "careful-reviewer", "new-contributor"][i % 3];
     let case = format!("{persona}--scenario-{i:03}");
     let t = i as i64 * 7;
-    d.push(env(0, t, &case, json!({"type": "case_started", "persona": persona, "scenario": format!("scenario-{i:03}"), "trial": 1, "max_turns": 6})));
+    let mut out = vec![
+        json!({"type": "case_started", "persona": persona, "scenario": format!("scenario-{i:03}"), "trial": 1, "max_turns": 6}),
+    ];
+    let mut at = vec![t];
     for turn in 1..=turns {
-        let s = t + turn as i64;
-        d.push(env(1, s, &case, json!({"type": "user_message", "turn": turn, "text": format!("Please cut release 1.{turn}.0"), "latency_ms": 5})));
-        d.push(env(2, s, &case, json!({"type": "tool_call", "turn": turn, "call_id": "c1", "tool": "release_ci_status", "arguments": {"ref": "main"}, "result": "green", "status": if turn == 2 { "denied_by_host" } else { "completed" }, "latency_ms": 40})));
-        d.push(env(3, s, &case, json!({"type": "agent_message", "turn": turn, "text": "CI is green. Shall I tag it?", "latency_ms": 900, "tokens": 350, "cost_usd": 0.0021})));
+        out.push(json!({"type": "user_message", "turn": turn, "text": format!("Please cut release 1.{turn}.0"), "latency_ms": 5}));
+        out.push(json!({"type": "tool_call", "turn": turn, "call_id": "c1", "tool": "release_ci_status", "arguments": {"ref": "main"}, "result": "green", "status": if turn == 2 { "denied_by_host" } else { "completed" }, "latency_ms": 40}));
+        out.push(json!({"type": "agent_message", "turn": turn, "text": "CI is green. Shall I tag it?", "latency_ms": 900, "tokens": 350, "cost_usd": 0.0021}));
+        at.extend([t + turn as i64; 3]);
     }
     if turns >= 3 {
-        d.push(env(
-            4,
-            t + 4,
-            &case,
+        out.push(
             json!({"type": "egress_denied", "host": "registry.npmjs.org", "port": 443, "at": "2026-11-29T12:00:00Z"}),
-        ));
-        d.push(env(
-            5,
-            t + 4,
-            &case,
+        );
+        out.push(
             json!({"type": "emulator_break", "turn": 3, "kind": "role_swap", "evidence": "As an AI assistant I would"}),
-        ));
+        );
+        at.extend([t + 4; 2]);
     }
     if let Some(v) = verdict {
-        d.push(env(
-            6,
-            t + 5,
-            &case,
-            json!({"type": "case_finished", "verdict": v, "duration_ms": 5_000 + i as u64 * 10}),
-        ));
+        out.push(json!({"type": "case_finished", "verdict": v, "duration_ms": 5_000 + i as u64 * 10}));
+        at.push(t + 5);
+    }
+    out.into_iter()
+        .zip(at)
+        .enumerate()
+        .map(|(k, (e, secs))| env(k as u64 + 1, secs, &case, e))
+        .collect()
+}
+
+/// Folds trial `i` (see [`trial_events`]) into `d`.
+pub fn trial(d: &mut DashboardState, i: usize, turns: u32, verdict: Option<Verdict>) {
+    for e in trial_events(i, turns, verdict) {
+        d.push(e);
     }
 }
 
-fn many() -> DashboardState {
+pub fn many() -> DashboardState {
     let mut d = DashboardState::new(Some(40));
     let verdicts = [
         Some(Verdict::Pass),
@@ -246,21 +253,6 @@ fn filters_counts_and_the_pinned_row_leaving_the_filter() {
     }));
     let names: Vec<&str> = d.visible().iter().map(|&i| d.rows[i].scenario.as_str()).collect();
     assert_eq!(names, ["scenario-010", "scenario-013", "scenario-016", "scenario-019"]);
-    d.navigate(Nav::SetFilter(Filter {
-        text: "CUT RELEASE 1.3".into(),
-        ..Filter::default()
-    }));
-    assert_eq!(d.visible().len(), 30, "text search reaches the transcript");
-}
-
-#[test]
-fn a_trial_keeps_only_its_newest_events() {
-    let mut d = DashboardState::new(None);
-    trial(&mut d, 0, 300, None);
-    let row = &d.rows[0];
-    assert_eq!(row.transcript.len(), TRANSCRIPT_RING);
-    assert_eq!(row.dropped, 1 + 300 * 3 + 2 - TRANSCRIPT_RING);
-    assert_eq!(row.turn, 300);
 }
 
 #[test]
@@ -276,12 +268,8 @@ fn the_lab_shows_results_after_its_run() {
     });
     lab.handle(Event::Accept);
     assert!(matches!(lab.phase, Phase::Running { .. }));
-    let mut d = DashboardState::new(None);
-    trial(&mut d, 1, 3, Some(Verdict::Fail));
-    for row in d.rows {
-        for e in row.transcript {
-            lab.handle(Event::RunEvent(Box::new(e)));
-        }
+    for e in trial_events(1, 3, Some(Verdict::Fail)) {
+        lab.handle(Event::RunEvent(Box::new(e)));
     }
     lab.handle(Event::RunFinished(Ok(Box::new(results(false)))));
     let Phase::Running { dashboard, .. } = &lab.phase else {
