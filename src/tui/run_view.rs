@@ -9,6 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 
 use super::dashboard::{RunKey, draw_dashboard, run_key};
+use super::footer::{draw_footer, footer_height};
 use super::results::draw_results;
 use super::theme::Theme;
 use crate::lab::dashboard_state::{Filter, Nav, Screen};
@@ -113,11 +114,12 @@ pub fn view_hints(run: &StoredRun, ui: &ViewUi) -> String {
 pub fn draw_view(frame: &mut Frame, run: &StoredRun, ui: &ViewUi, theme: &Theme) {
     let area = frame.area();
     frame.render_widget(Block::default().style(theme.base()), area);
+    let hint_text = view_hints(run, ui);
     let [title, body, status, hints] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(3),
         Constraint::Length(1),
-        Constraint::Length(1),
+        Constraint::Length(footer_height(&hint_text, area.width)),
     ])
     .areas(area);
     let id = run
@@ -143,5 +145,5 @@ pub fn draw_view(frame: &mut Frame, run: &StoredRun, ui: &ViewUi, theme: &Theme)
         (None, None, Some(r)) => Line::styled(r.line.clone(), theme.muted()),
     };
     frame.render_widget(Paragraph::new(line), status);
-    frame.render_widget(Paragraph::new(view_hints(run, ui)).style(theme.muted()), hints);
+    draw_footer(frame, &hint_text, theme, hints);
 }

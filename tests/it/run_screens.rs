@@ -1,6 +1,7 @@
-//! The run dashboard, the results screen and `ghostlab view`'s frame: snapshots of each state
-//! (empty, one trial, many, failed, results) at 80×24 and 160×40, each theme with styles, and
-//! the selection rules (follow, pin, up/down, filters) and the transcript ring.
+//! The run dashboard, the results screen and `ghostlab view`'s frame: each state (empty, one
+//! trial, many, repeated trials, searching, failed, results) for `screen_matrix`, which
+//! snapshots them at 80×24 and 160×40 in every theme; and the selection rules (follow, pin,
+//! up/down, filters).
 
 use chrono::{TimeZone, Utc};
 use ghostlab::app::RunResults;
@@ -16,22 +17,7 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use serde_json::json;
 
-fn settings() -> insta::Settings {
-    let mut s = insta::Settings::clone_current();
-    s.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"));
-    s.set_prepend_module_to_snapshot(false);
-    s
-}
-
-fn text_of(buf: &Buffer) -> String {
-    let mut out = String::new();
-    for y in 0..buf.area.height {
-        let line: String = (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect();
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
-}
+use crate::lab_review_snapshots::{settings, text_of};
 
 pub fn env(seq: u64, secs: i64, case: &str, event: serde_json::Value) -> Envelope {
     let ts = Utc.with_ymd_and_hms(2026, 11, 29, 12, 0, 0).unwrap() + chrono::Duration::seconds(secs);
@@ -145,56 +131,58 @@ fn view(dashboard: DashboardState, results: Option<RunResults>) -> StoredRun {
     StoredRun { dashboard, results }
 }
 
-fn render(run: &StoredRun, theme: &Theme, w: u16, h: u16) -> Buffer {
+pub fn render(run: &StoredRun, ui: &ViewUi, theme: &Theme, w: u16, h: u16) -> Buffer {
     let mut t = Terminal::new(TestBackend::new(w, h)).expect("terminal");
-    t.draw(|f| draw_view(f, run, &ViewUi::default(), theme)).expect("draw");
+    t.draw(|f| draw_view(f, run, ui, theme)).expect("draw");
     t.backend().buffer().clone()
 }
 
-fn states() -> Vec<(&'static str, StoredRun)> {
+/// Each state of `ghostlab view`'s screens, named, for `screen_matrix`.
+pub fn run_states() -> Vec<(&'static str, StoredRun, ViewUi)> {
     let mut one = DashboardState::new(Some(1));
     trial(&mut one, 0, 2, None);
     let mut failed = DashboardState::new(Some(3));
     for i in 0..3 {
         trial(&mut failed, i, 3, Some(Verdict::InfraError));
     }
+    let mut repeats = DashboardState::new(Some(4));
+    // Two trials of each case at once, their events interleaved.
+    for i in 0..2 {
+        for e in trial_events(i, 3 - i as u32, (i == 0).then_some(Verdict::Pass)) {
+            for k in 1..=2 {
+                d_push_trial(&mut repeats, e.clone(), k);
+            }
+        }
+    }
     let mut finished = many();
     finished.navigate(Nav::ShowResults);
+    let searching = ViewUi {
+        search: Some("scenario-02".into()),
+        ..ViewUi::default()
+    };
+    let mut filtered = many();
+    filtered.navigate(Nav::SetFilter(Filter {
+        text: "scenario-02".into(),
+        ..Filter::default()
+    }));
     vec![
-        ("empty", view(DashboardState::new(Some(12)), None)),
-        ("one", view(one, None)),
-        ("many", view(many(), None)),
-        ("failed", view(failed, None)),
-        ("results", view(finished, Some(results(false)))),
+        ("empty", view(DashboardState::new(Some(12)), None), ViewUi::default()),
+        ("one", view(one, None), ViewUi::default()),
+        ("many", view(many(), None), ViewUi::default()),
+        ("repeats", view(repeats, None), ViewUi::default()),
+        ("searching", view(filtered, None), searching),
+        ("failed", view(failed, None), ViewUi::default()),
+        ("results", view(finished, Some(results(false))), ViewUi::default()),
     ]
 }
 
-#[test]
-fn each_state_narrow_and_wide() {
-    let s = settings();
-    let theme = Theme::builtin("default").expect("theme");
-    for (name, run) in states() {
-        for (w, h) in [(80, 24), (160, 40)] {
-            let text = text_of(&render(&run, &theme, w, h));
-            s.bind(|| insta::assert_snapshot!(format!("run_{name}_{w}x{h}"), text));
-        }
+/// Folds `e` in as an event of trial `k` of its case.
+fn d_push_trial(d: &mut DashboardState, mut e: Envelope, k: u32) {
+    e.trial = k;
+    if let ghostlab::trial::RunEvent::CaseStarted { trial, .. } = &mut e.event {
+        *trial = k;
     }
-}
-
-#[test]
-fn each_theme_with_styles() {
-    let s = settings();
-    let mut themes: Vec<Theme> = Theme::builtin_names()
-        .into_iter()
-        .map(|n| Theme::builtin(n).expect(n))
-        .collect();
-    themes.push(Theme::monochrome());
-    for theme in themes {
-        for (name, run) in states().into_iter().filter(|(n, _)| ["many", "results"].contains(n)) {
-            let buf = render(&run, &theme, 80, 24);
-            s.bind(|| insta::assert_snapshot!(format!("run_{name}_theme_{}", theme.name), format!("{buf:?}")));
-        }
-    }
+    d.push(e);
 }
 
 #[test]
