@@ -187,7 +187,10 @@ fn draw_table(frame: &mut Frame, s: &DashboardState, spinner: Option<&str>, them
         };
         let verdict = r.verdict.map(Verdict::as_str).unwrap_or("running");
         let persona = if s.max_trial > 1 {
-            format!("{} #{}", r.persona, r.trial)
+            // The trial number stays visible: the persona gives way to it.
+            let tag = format!(" #{}", r.trial);
+            let room = persona_w.saturating_sub(tag.chars().count());
+            format!("{}{tag}", clip(&r.persona, room).trim_end())
         } else {
             r.persona.clone()
         };
