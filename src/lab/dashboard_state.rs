@@ -166,7 +166,7 @@ pub struct DashboardState {
     pub max_trial: u32,
     pub selection: Selection,
     /// The transcript of the selected trial, the only one kept in memory.
-    pub focus: FocusTranscript,
+    pub focus: Box<FocusTranscript>,
     /// The run folder, once known: where a selected trial's earlier events are read from.
     pub run_dir: Option<PathBuf>,
     pub screen: Screen,
@@ -192,7 +192,7 @@ impl DashboardState {
             planned,
             max_trial: 0,
             selection: Selection::Follow,
-            focus: FocusTranscript::default(),
+            focus: Box::default(),
             run_dir: None,
             screen: Screen::Dashboard,
             filter: Filter::default(),

@@ -13,15 +13,15 @@ use ghostlab::tui::run_view::ViewUi;
 use ghostlab::tui::{Theme, Ui};
 
 enum Shown {
-    Lab(Lab, Ui),
-    View(StoredRun, ViewUi),
+    Lab(Box<(Lab, Ui)>),
+    View(Box<(StoredRun, ViewUi)>),
 }
 
 impl Shown {
     fn render(&self, theme: &Theme, w: u16, h: u16) -> Buffer {
         match self {
-            Shown::Lab(lab, ui) => render_lab(lab, ui, theme, w, h),
-            Shown::View(run, ui) => render_view(run, ui, theme, w, h),
+            Shown::Lab(b) => render_lab(&b.0, &b.1, theme, w, h),
+            Shown::View(b) => render_view(&b.0, &b.1, theme, w, h),
         }
     }
 }
@@ -56,11 +56,11 @@ fn every_screen_state_size_and_theme() {
     for step in [StepId::Profile, StepId::Personas, StepId::Scenarios] {
         for (state, lab, ui) in review_states(&f, step) {
             let name = format!("review_{:02}_{}_{state}", step.number(), step.id());
-            all.push((name, (140, 40), Shown::Lab(lab, ui)));
+            all.push((name, (140, 40), Shown::Lab(Box::new((lab, ui)))));
         }
     }
     for (state, run, ui) in run_states() {
-        all.push((format!("run_{state}"), (160, 40), Shown::View(run, ui)));
+        all.push((format!("run_{state}"), (160, 40), Shown::View(Box::new((run, ui)))));
     }
     for (name, wide, shown) in all {
         for (w, h) in [(80, 24), wide] {
