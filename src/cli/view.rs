@@ -72,7 +72,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         }
     };
     let mut run = load_run(&dir).map_err(|e| CliError::usage(e.to_string()))?;
-    run.dashboard.navigate(Nav::SetFilter(Filter {
+    run.navigate(Nav::SetFilter(Filter {
         verdict: args.verdict.map(Verdict::from),
         persona: args.persona.clone(),
         text: args.search.clone().unwrap_or_default(),

@@ -1,23 +1,25 @@
 //! The run dashboard's state, built only from typed `RunEvent`s: one row per trial, the verdict
-//! counts, tokens and cost so far, which case is selected, and the filter `ghostlab view` applies.
-//! No terminal, no clock: elapsed time comes from the events' own timestamps.
+//! counts, tokens and cost so far, which trial is selected, and the filter `ghostlab view`
+//! applies. No terminal, no clock, no files: elapsed time comes from the events' own timestamps,
+//! and a selected trial's earlier events are handed in by the caller ([`DashboardState::fill_transcript`]).
 //!
-//! Memory rule: a row keeps at most [`TRANSCRIPT_RING`] events of its transcript (the newest;
-//! older ones are counted in `dropped` and stay in the trial's events.jsonl), so the state grows
-//! with the number of trials, never with the number of turns.
+//! Memory rule: a row is a fixed summary (status, persona, scenario, turn, verdict, duration,
+//! counters); only the focused trial keeps transcript events ([`FocusTranscript`], a ring). The
+//! state grows with the number of trials by a row each, never with the number of turns.
 
 use chrono::{DateTime, Utc};
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
+use std::path::PathBuf;
 
-use crate::trial::{Envelope, RunEvent, Verdict};
+use super::focus_transcript::shown;
+pub use super::focus_transcript::{Coverage, FocusTranscript, TRANSCRIPT_RING};
+use crate::trial::{Envelope, RunEvent, ToolStatus, Verdict};
 
-/// Events kept per trial for its transcript.
-pub const TRANSCRIPT_RING: usize = 200;
-
-/// One trial in the case table.
+/// One trial in the case table: a summary, never its transcript.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CaseRow {
     pub case: String,
+    /// 1-based; 0 while unknown (an old log before its `case_started`).
     pub trial: u32,
     pub persona: String,
     pub scenario: String,
@@ -28,13 +30,35 @@ pub struct CaseRow {
     pub duration_ms: Option<u64>,
     pub started: Option<DateTime<Utc>>,
     pub last: Option<DateTime<Utc>>,
-    /// The newest events, at most [`TRANSCRIPT_RING`].
-    pub transcript: VecDeque<Envelope>,
-    /// Events that fell out of the ring.
-    pub dropped: usize,
+    /// Its `case_started` arrived.
+    pub announced: bool,
+    /// Transcript events so far (model calls not counted).
+    pub events: u32,
+    pub tool_calls: u32,
+    /// Denied tool calls and egress, emulator breaks, infrastructure errors.
+    pub flags: u32,
 }
 
 impl CaseRow {
+    fn new(case: &str, trial: u32, ts: DateTime<Utc>) -> Self {
+        CaseRow {
+            case: case.to_string(),
+            trial,
+            persona: String::new(),
+            scenario: String::new(),
+            turn: 0,
+            max_turns: 0,
+            verdict: None,
+            duration_ms: None,
+            started: Some(ts),
+            last: None,
+            announced: false,
+            events: 0,
+            tool_calls: 0,
+            flags: 0,
+        }
+    }
+
     /// Milliseconds from its first to its last event (or its stated duration once finished).
     pub fn duration(&self) -> Option<u64> {
         self.duration_ms.or_else(|| match (self.started, self.last) {
@@ -42,6 +66,52 @@ impl CaseRow {
             _ => None,
         })
     }
+
+    /// Folds one of its events into the summary.
+    fn fold(&mut self, env: &Envelope) {
+        self.last = Some(env.ts);
+        match &env.event {
+            RunEvent::CaseStarted {
+                persona,
+                scenario,
+                trial,
+                max_turns,
+            } => {
+                (self.persona, self.scenario) = (persona.clone(), scenario.clone());
+                self.max_turns = *max_turns;
+                if self.trial == 0 {
+                    self.trial = *trial;
+                }
+                self.announced = true;
+            }
+            RunEvent::ToolCall { turn, status, .. } => {
+                self.turn = self.turn.max(*turn);
+                self.tool_calls += 1;
+                self.flags += u32::from(*status == ToolStatus::DeniedByHost);
+            }
+            RunEvent::EmulatorBreak { turn, .. } => {
+                self.turn = self.turn.max(*turn);
+                self.flags += 1;
+            }
+            RunEvent::UserMessage { turn, .. }
+            | RunEvent::AgentMessage { turn, .. }
+            | RunEvent::UserRefusal { turn, .. } => self.turn = self.turn.max(*turn),
+            RunEvent::EgressDenied { .. } | RunEvent::InfraError { .. } => self.flags += 1,
+            RunEvent::CaseFinished { verdict, duration_ms } => {
+                self.verdict = Some(*verdict);
+                self.duration_ms = Some(*duration_ms);
+            }
+            _ => {}
+        }
+        self.events += u32::from(shown(&env.event));
+    }
+}
+
+/// Which trial a row is: its case and trial number.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TrialKey {
+    pub case: String,
+    pub trial: u32,
 }
 
 /// Which case the transcript shows.
@@ -88,13 +158,22 @@ pub enum Nav {
 #[derive(Debug, Clone, PartialEq)]
 pub struct DashboardState {
     pub rows: Vec<CaseRow>,
-    /// Case id → the row of its newest trial (events carry the case id only).
-    by_case: HashMap<String, usize>,
+    /// Case id → its rows (one per trial, and per attempt of a re-run trial), oldest first.
+    by_case: HashMap<String, Vec<usize>>,
     /// Trials the run will have, when known.
     pub planned: Option<usize>,
+    /// The highest trial number seen: above 1, the table tells trials apart.
+    pub max_trial: u32,
     pub selection: Selection,
+    /// The transcript of the selected trial, the only one kept in memory.
+    pub focus: Box<FocusTranscript>,
+    /// The run folder, once known: where a selected trial's earlier events are read from.
+    pub run_dir: Option<PathBuf>,
     pub screen: Screen,
     pub filter: Filter,
+    /// Rows whose stored transcript mentions `filter.text`, sorted (transcripts are not in
+    /// memory, so whoever reads the run folder computes this when the text changes).
+    pub text_hits: Vec<usize>,
     pub tokens: u64,
     pub cost_usd: f64,
     /// Some model call had no known price: the cost is a lower bound.
@@ -111,9 +190,13 @@ impl DashboardState {
             rows: Vec::new(),
             by_case: HashMap::new(),
             planned,
+            max_trial: 0,
             selection: Selection::Follow,
+            focus: Box::default(),
+            run_dir: None,
             screen: Screen::Dashboard,
             filter: Filter::default(),
+            text_hits: Vec::new(),
             tokens: 0,
             cost_usd: 0.0,
             cost_unknown: false,
@@ -127,29 +210,7 @@ impl DashboardState {
     pub fn push(&mut self, env: Envelope) {
         self.first_ts.get_or_insert(env.ts);
         self.last_ts = Some(env.ts);
-        let row = match (&env.event, self.by_case.get(&env.case)) {
-            (
-                RunEvent::CaseStarted {
-                    persona,
-                    scenario,
-                    trial,
-                    max_turns,
-                },
-                _,
-            ) => match self.by_case.get(&env.case) {
-                // Sandbox and setup events come before `CaseStarted`: fill in their row.
-                Some(&i) if self.rows[i].trial == 0 && self.rows[i].verdict.is_none() => {
-                    let r = &mut self.rows[i];
-                    (r.persona, r.scenario) = (persona.clone(), scenario.clone());
-                    (r.trial, r.max_turns) = (*trial, *max_turns);
-                    i
-                }
-                _ => self.start_row(&env, persona, scenario, *trial, *max_turns),
-            },
-            (_, Some(&i)) if self.rows[i].verdict.is_none() => i,
-            // The first event of a trial (its case not announced yet, or its last trial over).
-            _ => self.start_row(&env, "", "", 0, 0),
-        };
+        let row = self.row_for(&env);
         match &env.event {
             RunEvent::AgentMessage { tokens, cost_usd, .. } => {
                 self.tokens += tokens;
@@ -168,46 +229,63 @@ impl DashboardState {
             }
             _ => {}
         }
+        // Focus first: a followed trial that starts now is kept whole from this event on.
+        self.refocus();
         let r = &mut self.rows[row];
-        r.last = Some(env.ts);
-        match &env.event {
-            RunEvent::UserMessage { turn, .. }
-            | RunEvent::AgentMessage { turn, .. }
-            | RunEvent::ToolCall { turn, .. }
-            | RunEvent::UserRefusal { turn, .. }
-            | RunEvent::EmulatorBreak { turn, .. } => r.turn = r.turn.max(*turn),
-            RunEvent::CaseFinished { verdict, duration_ms } => {
-                r.verdict = Some(*verdict);
-                r.duration_ms = Some(*duration_ms);
-            }
-            _ => {}
-        }
-        if !matches!(env.event, RunEvent::ModelCall { .. }) {
-            if r.transcript.len() == TRANSCRIPT_RING {
-                r.transcript.pop_front();
-                r.dropped += 1;
-            }
-            r.transcript.push_back(env);
+        r.fold(&env);
+        self.max_trial = self.max_trial.max(r.trial);
+        if self.focus.row == Some(row) && shown(&env.event) {
+            self.focus.push(env);
         }
     }
 
-    fn start_row(&mut self, env: &Envelope, persona: &str, scenario: &str, trial: u32, max_turns: u32) -> usize {
-        self.rows.push(CaseRow {
-            case: env.case.clone(),
-            trial,
-            persona: persona.to_string(),
-            scenario: scenario.to_string(),
-            turn: 0,
-            max_turns,
-            verdict: None,
-            duration_ms: None,
-            started: Some(env.ts),
-            last: None,
-            transcript: VecDeque::new(),
-            dropped: 0,
+    /// The row an event belongs to: its trial's open row, or a new one.
+    fn row_for(&mut self, env: &Envelope) -> usize {
+        let rows = &self.rows;
+        // Envelopes without a trial number (old logs) go to the case's newest open row.
+        let same_trial = |i: usize| env.trial == 0 || rows[i].trial == 0 || rows[i].trial == env.trial;
+        let open = self.by_case.get(&env.case).and_then(|v| {
+            v.iter()
+                .rev()
+                .copied()
+                .find(|&i| same_trial(i) && rows[i].verdict.is_none())
         });
-        self.by_case.insert(env.case.clone(), self.rows.len() - 1);
-        self.rows.len() - 1
+        match (&env.event, open) {
+            // Sandbox and setup events come before `CaseStarted`: it fills in their row.
+            (RunEvent::CaseStarted { .. }, Some(i)) if !rows[i].announced => i,
+            (_, Some(i)) if !matches!(env.event, RunEvent::CaseStarted { .. }) => i,
+            _ => {
+                self.rows.push(CaseRow::new(&env.case, env.trial, env.ts));
+                let i = self.rows.len() - 1;
+                self.by_case.entry(env.case.clone()).or_default().push(i);
+                i
+            }
+        }
+    }
+
+    /// Keeps the focused transcript on the selected row.
+    fn refocus(&mut self) {
+        if let Some(i) = self.selected() {
+            self.focus.refocus(i, self.rows[i].events as usize);
+        }
+    }
+
+    /// The trial whose earlier events the focused transcript waits for, if any.
+    pub fn wants_transcript(&self) -> Option<TrialKey> {
+        let i = self.focus.row.filter(|_| self.focus.wants_earlier())?;
+        let r = &self.rows[i];
+        Some(TrialKey {
+            case: r.case.clone(),
+            trial: r.trial,
+        })
+    }
+
+    /// Hands in the stored events of `key` (read from its events.jsonl), or why they could
+    /// not be read. Ignored when the focus has moved on since they were asked for.
+    pub fn fill_transcript(&mut self, key: &TrialKey, stored: Result<Vec<Envelope>, String>) {
+        if self.wants_transcript().as_ref() == Some(key) {
+            self.focus.fill(stored);
+        }
     }
 
     /// Trials finished so far.
@@ -236,25 +314,41 @@ impl DashboardState {
         (done > 0).then(|| self.elapsed_ms() / done * total.saturating_sub(done))
     }
 
+    /// True when row `i` passes the filter (`needle`: its text, lowercased).
+    fn passes(&self, i: usize, needle: &str) -> bool {
+        let (r, f) = (&self.rows[i], &self.filter);
+        f.verdict.is_none_or(|v| r.verdict == Some(v))
+            && f.persona.as_ref().is_none_or(|p| &r.persona == p)
+            && (needle.is_empty()
+                || [&r.case, &r.persona, &r.scenario]
+                    .iter()
+                    .any(|s| s.to_lowercase().contains(needle))
+                || self.text_hits.binary_search(&i).is_ok())
+    }
+
     /// Row indexes passing the filter, in start order.
     pub fn visible(&self) -> Vec<usize> {
-        let f = &self.filter;
-        let needle = f.text.to_lowercase();
-        (0..self.rows.len())
-            .filter(|&i| {
-                let r = &self.rows[i];
-                f.verdict.is_none_or(|v| r.verdict == Some(v))
-                    && f.persona.as_ref().is_none_or(|p| &r.persona == p)
-                    && (needle.is_empty() || row_mentions(r, &needle))
-            })
-            .collect()
+        let needle = self.filter.text.to_lowercase();
+        (0..self.rows.len()).filter(|&i| self.passes(i, &needle)).collect()
     }
 
     /// The selected row: the pinned one, else the newest visible one.
     pub fn selected(&self) -> Option<usize> {
         match self.selection {
             Selection::Pinned(i) if i < self.rows.len() => Some(i),
-            _ => self.visible().last().copied(),
+            _ => {
+                let needle = self.filter.text.to_lowercase();
+                (0..self.rows.len()).rev().find(|&i| self.passes(i, &needle))
+            }
+        }
+    }
+
+    /// How the dashboard names a row's trial: `case`, or `case #2` once a case has several.
+    pub fn trial_label(&self, r: &CaseRow) -> String {
+        if self.max_trial > 1 {
+            format!("{} #{}", r.case, r.trial)
+        } else {
+            r.case.clone()
         }
     }
 
@@ -297,6 +391,7 @@ impl DashboardState {
                 }
             }
         }
+        self.refocus();
     }
 }
 
@@ -305,13 +400,4 @@ impl DashboardState {
 pub fn planned_trials(scenarios: Option<&serde_json::Value>) -> Option<usize> {
     let v = scenarios?;
     v.get("scenarios").unwrap_or(v).as_array().map(Vec::len)
-}
-
-fn row_mentions(r: &CaseRow, needle: &str) -> bool {
-    [&r.case, &r.persona, &r.scenario]
-        .iter()
-        .any(|s| s.to_lowercase().contains(needle))
-        || r.transcript
-            .iter()
-            .any(|e| e.event.one_line().to_lowercase().contains(needle))
 }

@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::propose::StepProposer;
 use super::state::{Effect, Event};
 use super::store::{self, StoreError};
-use super::traits::{McpDiscovery, SuiteRunner};
+use super::traits::{McpDiscovery, RunUpdate, SuiteRunner};
 use crate::generate::ArtifactKind;
 use crate::generate::store::write_artifact;
 
@@ -157,8 +157,11 @@ impl Executor {
                     let (etx, mut erx) = unbounded_channel();
                     let forward_tx = tx.clone();
                     let forward = tokio::spawn(async move {
-                        while let Some(envelope) = erx.recv().await {
-                            let _ = forward_tx.send(Event::RunEvent(Box::new(envelope)));
+                        while let Some(update) = erx.recv().await {
+                            let _ = forward_tx.send(match update {
+                                RunUpdate::Folder(dir) => Event::RunFolder(dir),
+                                RunUpdate::Event(envelope) => Event::RunEvent(Box::new(envelope)),
+                            });
                         }
                     });
                     let result = guarded("the suite runner", runner.run(file, etx, cancel)).await;
@@ -169,6 +172,11 @@ impl Executor {
             Effect::CancelWork => {
                 self.work.cancel();
                 self.work = CancellationToken::new();
+            }
+            Effect::LoadTranscript { run_dir, key } => {
+                // A few hundred lines of one trial: read at once, answered like any other work.
+                let events = super::stored_run::read_trial(&run_dir, &key);
+                let _ = self.tx.send(Event::TranscriptLoaded { key, events });
             }
             Effect::CancelRun => self.run.cancel(),
             Effect::Quit => return Ok(true),

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
-use super::traits::{GenerateKind, GenerateRequest, Generator, McpDiscovery, SuiteRunner};
+use super::traits::{GenerateKind, GenerateRequest, Generator, McpDiscovery, RunUpdate, SuiteRunner};
 use crate::app::{RunResults, TestSettings, run_tests};
 use crate::generate::pipeline::{DEFAULT_PERSONAS, DEFAULT_SCENARIOS_PER_PERSONA, infer_profile};
 use crate::generate::store::write_artifact;
@@ -18,7 +18,7 @@ use crate::generate::{
 };
 use crate::spec::job::Capabilities;
 use crate::spec::{Job, LoadedJob, McpInput};
-use crate::trial::{ChannelSink, Envelope, Sinks};
+use crate::trial::{EventSink, Sinks, SuiteEvent};
 
 /// A job held in memory, resolved as if it were saved as `<job_dir>/job.yaml`.
 fn resolve(job: Job, job_dir: &Path) -> Result<LoadedJob, String> {
@@ -180,7 +180,7 @@ impl SuiteRunner for LabSuiteRunner {
     fn run(
         &self,
         job_file: PathBuf,
-        events: UnboundedSender<Envelope>,
+        events: UnboundedSender<RunUpdate>,
         cancel: CancellationToken,
     ) -> BoxFuture<'static, Result<RunResults, String>> {
         let cassette = self.agent_cassette.clone();
@@ -202,7 +202,11 @@ impl SuiteRunner for LabSuiteRunner {
                 settings.run_dir = Some(dir);
                 settings.resume = true;
             }
-            let sinks = Sinks::none().with(Arc::new(ChannelSink(events)));
+            // Fixed here rather than inside `run_tests` so the dashboard knows it from the start.
+            let run = crate::app::test_run::resolve_run_dir(&settings).map_err(|e| e.to_string())?;
+            settings.run_dir = Some(run.path().to_path_buf());
+            let _ = events.send(RunUpdate::Folder(run.path().to_path_buf()));
+            let sinks = Sinks::none().with(Arc::new(UpdateSink(events)));
             let outcome = tokio::select! {
                 o = run_tests(&settings, sinks) => o.map_err(|e| e.to_string())?,
                 _ = cancel.cancelled() => return Err("cancelled; finished trials are kept in the run folder".into()),
@@ -210,6 +214,18 @@ impl SuiteRunner for LabSuiteRunner {
             let paths = outcome.report.map_err(|e| e.to_string())?;
             Ok(RunResults::of(&outcome.run, &outcome.summary, paths, None))
         })
+    }
+}
+
+/// Forwards each case event of the suite into the lab's channel (a closed receiver is not an
+/// error for the run).
+struct UpdateSink(UnboundedSender<RunUpdate>);
+
+impl EventSink for UpdateSink {
+    fn handle(&self, event: &SuiteEvent) {
+        if let SuiteEvent::Case(envelope) = event {
+            let _ = self.0.send(RunUpdate::Event(envelope.clone()));
+        }
     }
 }
 

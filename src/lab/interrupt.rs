@@ -35,6 +35,8 @@ impl Lab {
             | Event::ProposalFailed { .. }
             | Event::Discovered { .. }
             | Event::RunEvent(_)
+            | Event::RunFolder(_)
+            | Event::TranscriptLoaded { .. }
             | Event::RunFinished(_)) => {
                 self.confirm_quit = false;
                 let fx = self.handle(e);

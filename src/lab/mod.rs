@@ -7,10 +7,14 @@
 
 pub mod apply;
 pub mod dashboard_state;
+#[cfg(test)]
+mod dashboard_state_tests;
 pub mod driver;
 pub mod executors;
+pub mod focus_transcript;
 pub mod headless;
 mod interrupt;
+mod persona_drop;
 pub mod policy;
 pub mod propose;
 mod purpose_draft;
@@ -30,4 +34,6 @@ pub use driver::{Executor, LabError};
 pub use propose::{Seeds, StepProposer};
 pub use state::{Discovery, Effect, Event, Lab, Phase, Proposal, RunOutcome, Saved};
 pub use step::StepId;
-pub use traits::{ConfiguredModels, GenerateKind, GenerateRequest, Generator, McpDiscovery, ModelCatalog, SuiteRunner};
+pub use traits::{
+    ConfiguredModels, GenerateKind, GenerateRequest, Generator, McpDiscovery, ModelCatalog, RunUpdate, SuiteRunner,
+};

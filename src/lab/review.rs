@@ -83,6 +83,9 @@ impl Lab {
         };
         let proposal = proposal.clone();
         let position = |id: &str| list.iter().position(|v| item_id(v) == id);
+        if !matches!(event, ReviewEvent::Drop(_)) {
+            self.review.confirm_drop = None;
+        }
         match event {
             ReviewEvent::Add => {
                 self.review.editing = Some(ItemEdit::Add);
@@ -105,6 +108,9 @@ impl Lab {
             }
             ReviewEvent::Drop(id) => {
                 let Some(i) = position(&id) else { return Vec::new() };
+                if step == StepId::Personas {
+                    return self.drop_persona(&id, proposal, list, i);
+                }
                 let mut list = list;
                 list.remove(i);
                 self.replace_items(proposal, list, Some(&id))
@@ -292,7 +298,7 @@ impl Lab {
 
     /// Shows the changed set, caches it, and for scenarios brings the curation along (a changed
     /// scenario goes back to pending; a dropped one leaves the dataset).
-    fn replace_items(&mut self, proposal: Proposal, list: Vec<Value>, changed: Option<&str>) -> Vec<Effect> {
+    pub(super) fn replace_items(&mut self, proposal: Proposal, list: Vec<Value>, changed: Option<&str>) -> Vec<Effect> {
         let mut updated = proposal;
         updated.text = to_answer_yaml(&self.set_value(&updated, list));
         self.review.editing = None;
@@ -313,7 +319,7 @@ impl Lab {
         fx
     }
 
-    fn curation_effects(&self, text: &str) -> Vec<Effect> {
+    pub(super) fn curation_effects(&self, text: &str) -> Vec<Effect> {
         let (Some(dataset), Ok(scenarios)) = (&self.review.curation, yaml_serde::from_str::<ScenarioSet>(text)) else {
             return Vec::new();
         };

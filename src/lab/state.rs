@@ -193,6 +193,19 @@ impl Lab {
             Event::Dashboard(nav) => {
                 if let Phase::Running { dashboard, .. } = &mut self.phase {
                     dashboard.navigate(nav);
+                    return transcript_wanted(dashboard);
+                }
+                Vec::new()
+            }
+            Event::RunFolder(dir) => {
+                if let Phase::Running { dashboard, .. } = &mut self.phase {
+                    dashboard.run_dir = Some(dir);
+                }
+                Vec::new()
+            }
+            Event::TranscriptLoaded { key, events } => {
+                if let Phase::Running { dashboard, .. } = &mut self.phase {
+                    dashboard.fill_transcript(&key, events);
                 }
                 Vec::new()
             }
@@ -412,5 +425,20 @@ pub(super) fn deciding(proposal: Proposal, notice: Option<String>) -> Phase {
         proposal,
         notice,
         confirm: None,
+    }
+}
+
+/// Asks for the selected trial's earlier events when its transcript needs them; without a
+/// run folder (not announced yet) the dashboard shows what it has, and says so.
+fn transcript_wanted(dashboard: &mut super::dashboard_state::DashboardState) -> Vec<Effect> {
+    let Some(key) = dashboard.wants_transcript() else {
+        return Vec::new();
+    };
+    match dashboard.run_dir.clone() {
+        Some(run_dir) => vec![Effect::LoadTranscript { run_dir, key }],
+        None => {
+            dashboard.fill_transcript(&key, Err("the run folder is not known yet".into()));
+            Vec::new()
+        }
     }
 }

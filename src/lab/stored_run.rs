@@ -6,11 +6,11 @@
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
-use super::dashboard_state::{DashboardState, Filter, Screen};
+use super::dashboard_state::{DashboardState, Filter, Nav, Screen, TrialKey};
 use crate::app::RunResults;
 use crate::app::run_results::{FirstFailure, ResultsError};
 use crate::run::run_dir::RunDir;
-use crate::trial::Verdict;
+use crate::trial::{Envelope, Verdict};
 
 /// A run folder, loaded.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,6 +47,7 @@ pub fn load_run(dir: &Path) -> Result<StoredRun, StoredRunError> {
     }
     let trials = run.trials();
     let mut dashboard = DashboardState::new(Some(trials.len()));
+    dashboard.run_dir = Some(dir.to_path_buf());
     for t in &trials {
         // An unreadable log leaves its trial out of the table; its verdict still counts below.
         for env in t.read_events().unwrap_or_default() {
@@ -68,6 +69,24 @@ pub fn load_run(dir: &Path) -> Result<StoredRun, StoredRunError> {
         dashboard.screen = Screen::Results;
     }
     Ok(StoredRun { dashboard, results })
+}
+
+/// The stored events of one trial of the run in `run_dir` (events.jsonl, or the `.partial` log
+/// of a trial still running or interrupted), for the transcript of a newly selected trial.
+pub fn read_trial(run_dir: &Path, key: &TrialKey) -> Result<Vec<Envelope>, String> {
+    let trial = RunDir::new(run_dir).trial(&key.case, key.trial);
+    trial.read_events().map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => "not on disk yet".to_string(),
+        _ => e.to_string(),
+    })
+}
+
+/// Reads back the focused trial's earlier events when the dashboard asks for them.
+pub fn fill_focus(dashboard: &mut DashboardState) {
+    if let (Some(key), Some(dir)) = (dashboard.wants_transcript(), dashboard.run_dir.clone()) {
+        let stored = read_trial(&dir, &key);
+        dashboard.fill_transcript(&key, stored);
+    }
 }
 
 /// The next verdict filter in `v`'s cycle: all → PASS → FAIL → INCONCLUSIVE → INFRA_ERROR → all.
@@ -127,6 +146,19 @@ pub struct DumpFilter<'a> {
 }
 
 impl StoredRun {
+    /// Applies a move; a new search text is looked up in every trial's stored transcript (they
+    /// are not kept in memory), and a newly selected trial's transcript is read back.
+    pub fn navigate(&mut self, nav: Nav) {
+        let d = &mut self.dashboard;
+        if let (Nav::SetFilter(f), Some(dir)) = (&nav, &d.run_dir)
+            && f.text != d.filter.text
+        {
+            d.text_hits = transcript_hits(dir, d, &f.text.to_lowercase());
+        }
+        d.navigate(nav);
+        fill_focus(d);
+    }
+
     /// The `--json` view of this run under its dashboard's filter.
     pub fn dump<'a>(&'a self, run_dir: &'a Path) -> Dump<'a> {
         let d = &self.dashboard;
@@ -165,4 +197,24 @@ impl StoredRun {
             results: self.results.as_ref(),
         }
     }
+}
+
+/// Rows whose stored transcript mentions `needle` (lowercase), in row order.
+fn transcript_hits(dir: &Path, d: &DashboardState, needle: &str) -> Vec<usize> {
+    if needle.is_empty() {
+        return Vec::new();
+    }
+    (0..d.rows.len())
+        .filter(|&i| {
+            let key = TrialKey {
+                case: d.rows[i].case.clone(),
+                trial: d.rows[i].trial,
+            };
+            read_trial(dir, &key).is_ok_and(|events| {
+                events
+                    .iter()
+                    .any(|e| e.event.one_line().to_lowercase().contains(needle))
+            })
+        })
+        .collect()
 }

@@ -87,12 +87,21 @@ pub trait Generator: Send + Sync {
     ) -> BoxFuture<'static, Result<Value, String>>;
 }
 
+/// What a running suite streams to the lab.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunUpdate {
+    /// The run's folder, sent before its first event: where the dashboard reads back a
+    /// selected trial's earlier events.
+    Folder(PathBuf),
+    Event(Envelope),
+}
+
 /// Runs the suite of accepted scenarios, streaming events; returns what the run states.
 pub trait SuiteRunner: Send + Sync {
     fn run(
         &self,
         job_file: PathBuf,
-        events: UnboundedSender<Envelope>,
+        events: UnboundedSender<RunUpdate>,
         cancel: CancellationToken,
     ) -> BoxFuture<'static, Result<RunResults, String>>;
 }

@@ -122,6 +122,13 @@ pub enum Event {
     QuitConfirmed,
     QuitCancelled,
     RunEvent(Box<Envelope>),
+    /// The running suite's folder (before its first event).
+    RunFolder(std::path::PathBuf),
+    /// A selected trial's stored events, read back for its transcript (or why they could not be).
+    TranscriptLoaded {
+        key: super::dashboard_state::TrialKey,
+        events: Result<Vec<Envelope>, String>,
+    },
     /// Item-level review of personas and scenarios.
     Review(ReviewEvent),
     RunFinished(Result<Box<RunResults>, String>),
@@ -161,6 +168,11 @@ pub enum Effect {
     /// Run the suite of the saved job.yaml (the preceding `SaveJob` wrote it) →
     /// `Event::RunEvent`… then `Event::RunFinished`.
     RunSuite,
+    /// Read a trial's stored events from the run folder → `Event::TranscriptLoaded`.
+    LoadTranscript {
+        run_dir: std::path::PathBuf,
+        key: super::dashboard_state::TrialKey,
+    },
     /// Abort the proposal or discovery in flight.
     CancelWork,
     /// Abort the suite run.
@@ -212,4 +224,6 @@ pub struct Review {
     pub regenerating: Option<(String, Proposal)>,
     /// The curation of the scenarios shown, as in dataset.json.
     pub curation: Option<crate::generate::Dataset>,
+    /// A persona whose drop waits for a second `d` (some of its scenarios are approved).
+    pub confirm_drop: Option<String>,
 }

@@ -75,7 +75,7 @@ pub async fn run_case(ctx: &RunContext, case: &CaseSpec, dir: PathBuf) -> std::i
     let started = Instant::now();
     let (redactor, sinks, spec, at) = (ctx.redactor.clone(), ctx.sinks.clone(), case.clone(), dir.clone());
     let mut log = crate::util::blocking::off_runtime(move || {
-        let log = EventLog::create(&at, &spec.id, redactor, sinks)?;
+        let log = EventLog::create(&at, &spec.id, redactor, sinks)?.of_trial(spec.trial);
         // The case as it ran, so `rescore` can re-judge without the dataset.
         // Not synced here: the trial's commit in `finish` makes it durable with the rest.
         crate::util::durable::write_json_replace(&TrialDir::at(&at).case_file(), &spec)?;

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 /// The jsonl writer of one case, and its door to the other sinks.
 pub struct EventLog {
     case: String,
+    trial: u32,
     seq: u64,
     partial: PathBuf,
     file: std::fs::File,
@@ -22,13 +23,14 @@ pub struct EventLog {
 }
 
 impl EventLog {
-    /// Opens `<dir>/events.jsonl.partial` for a case.
+    /// Opens `<dir>/events.jsonl.partial` for a case (trial unstated: see [`EventLog::of_trial`]).
     pub fn create(dir: &Path, case: &str, redactor: Redactor, sinks: Sinks) -> std::io::Result<Self> {
         std::fs::create_dir_all(dir)?;
         let partial = TrialDir::at(dir).events_partial();
         let file = std::fs::File::create(&partial)?;
         Ok(EventLog {
             case: case.to_string(),
+            trial: 0,
             seq: 0,
             partial,
             file,
@@ -36,6 +38,13 @@ impl EventLog {
             sinks,
             events: Vec::new(),
         })
+    }
+
+    /// Stamps every envelope with the trial number, so live readers tell concurrent trials of
+    /// one case apart.
+    pub fn of_trial(mut self, trial: u32) -> Self {
+        self.trial = trial;
+        self
     }
 
     /// Records one event: redacted, numbered, written, forwarded. Returns the stored envelope.
@@ -53,6 +62,7 @@ impl EventLog {
             seq: self.seq,
             ts: chrono::Utc::now(),
             case: self.case.clone(),
+            trial: self.trial,
             event,
         };
         let line = envelope_line(&env, &value)?;
@@ -138,7 +148,7 @@ mod tests {
         r.add_secret("canary-token-123");
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let sinks = Sinks::none().with(Arc::new(ChannelSink(tx)));
-        let mut log = EventLog::create(dir.path(), "case-1", r, sinks).unwrap();
+        let mut log = EventLog::create(dir.path(), "case-1", r, sinks).unwrap().of_trial(1);
         log.emit(RunEvent::UserMessage {
             turn: 1,
             text: "hi".into(),

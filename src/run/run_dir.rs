@@ -183,11 +183,16 @@ impl TrialDir {
     /// The trial's events: `events.jsonl`, or the `.partial` log of a trial that never finished.
     pub fn read_events(&self) -> std::io::Result<Vec<crate::trial::Envelope>> {
         let done = self.events();
-        if done.is_file() {
+        let mut events = if done.is_file() {
             super::event_log::read_events(&done)
         } else {
             super::event_log::read_events(&self.events_partial())
+        }?;
+        // Logs written before envelopes carried their trial: the folder says which it is.
+        for e in events.iter_mut().filter(|e| e.trial == 0) {
+            e.trial = self.trial;
         }
+        Ok(events)
     }
 }
 

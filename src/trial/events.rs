@@ -166,6 +166,12 @@ pub struct Envelope {
     pub seq: u64,
     pub ts: DateTime<Utc>,
     pub case: String,
+    /// Which trial of the case (1-based). Two trials of one case can run at once, so the case
+    /// id alone does not say whose event this is. 0 in logs written before the field existed
+    /// (one trial per folder: readers know it from the folder). Stored as `trial_no`, since
+    /// `case_started`'s own `trial` shares the line.
+    #[serde(default, rename = "trial_no")]
+    pub trial: u32,
     #[serde(flatten)]
     pub event: RunEvent,
 }

@@ -11,7 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::theme::Theme;
-use crate::lab::dashboard_state::{CaseRow, DashboardState, Nav, Selection};
+use crate::lab::dashboard_state::{CaseRow, Coverage, DashboardState, Nav, Selection};
 use crate::trial::{RunEvent, ToolStatus, Verdict};
 
 /// What a key asks of a run screen.
@@ -118,7 +118,7 @@ fn header_lines<'a>(s: &DashboardState, spinner: Option<&str>, theme: &Theme, wi
     }
     let mode = match s.selection {
         Selection::Follow => "following newest".to_string(),
-        Selection::Pinned(i) => format!("pinned {}", s.rows.get(i).map(|r| r.case.as_str()).unwrap_or("")),
+        Selection::Pinned(i) => format!("pinned {}", s.rows.get(i).map(|r| s.trial_label(r)).unwrap_or_default()),
     };
     second.push(Span::styled(format!("   {mode}"), theme.accent()));
     let f = &s.filter;
@@ -186,8 +186,11 @@ fn draw_table(frame: &mut Frame, s: &DashboardState, spinner: Option<&str>, them
             r.turn.to_string()
         };
         let verdict = r.verdict.map(Verdict::as_str).unwrap_or("running");
-        let persona = if r.trial > 1 {
-            format!("{} #{}", r.persona, r.trial)
+        let persona = if s.max_trial > 1 {
+            // The trial number stays visible: the persona gives way to it.
+            let tag = format!(" #{}", r.trial);
+            let room = persona_w.saturating_sub(tag.chars().count());
+            format!("{}{tag}", clip(&r.persona, room).trim_end())
         } else {
             r.persona.clone()
         };
@@ -283,8 +286,9 @@ fn draw_transcript(frame: &mut Frame, s: &DashboardState, theme: &Theme, area: R
         );
         return;
     };
-    let dropped = if row.dropped > 0 {
-        format!(", {} older in events.jsonl", row.dropped)
+    let focus = &s.focus;
+    let dropped = if focus.dropped > 0 {
+        format!(", {} older in events.jsonl", focus.dropped)
     } else {
         String::new()
     };
@@ -296,10 +300,22 @@ fn draw_transcript(frame: &mut Frame, s: &DashboardState, theme: &Theme, area: R
     let b = block(format!(" {}{trial}{dropped} ", row.case), theme);
     let inner = b.inner(area);
     frame.render_widget(b, area);
+    let note = match &focus.coverage {
+        Coverage::Whole => None,
+        Coverage::Loading { earlier } => Some(format!("… reading {earlier} earlier events from events.jsonl")),
+        Coverage::SinceSelected { earlier, why } => Some(format!(
+            "… {earlier} earlier events not shown ({why}); what arrived since it was selected:"
+        )),
+    };
+    let events = if focus.row == s.selected() {
+        &focus.events
+    } else {
+        &std::collections::VecDeque::new()
+    };
     // From the newest event back until the pane is full: only what shows is formatted.
-    let height = inner.height as usize;
-    let mut lines: Vec<Line> = Vec::with_capacity(height);
-    for e in row.transcript.iter().rev() {
+    let height = (inner.height as usize).saturating_sub(usize::from(note.is_some()));
+    let mut lines: Vec<Line> = Vec::with_capacity(height + 1);
+    for e in events.iter().rev() {
         let mut ls = event_lines(&e.event, theme);
         while let Some(line) = ls.pop() {
             if lines.len() == height {
@@ -311,6 +327,7 @@ fn draw_transcript(frame: &mut Frame, s: &DashboardState, theme: &Theme, area: R
             break;
         }
     }
+    lines.extend(note.map(|n| Line::styled(n, theme.warn())));
     lines.reverse();
     frame.render_widget(Paragraph::new(lines), inner);
 }

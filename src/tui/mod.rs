@@ -6,6 +6,7 @@
 
 pub mod app;
 pub mod dashboard;
+pub mod footer;
 pub mod keymap;
 pub mod personas;
 pub mod profile_view;

@@ -90,7 +90,7 @@ pub fn hints(lab: &Lab) -> Option<String> {
     review_items(lab)?;
     Some(match lab.step {
         StepId::Scenarios => {
-            "Enter accept · ↑↓ move · y approve · n reject · x needs edit · u pending · a add · e edit · d drop · \
+            "Enter accept · ↑↓ move · y/n/x/u approve/reject/needs-edit/pending · a add · e edit · d drop · \
              r regen one · R regen all · h hint · E edit all · PgUp/Dn detail"
         }
         _ => "Enter accept · ↑↓ move · a add · e edit · d drop · r regen one · R regen all · h hint · E edit all · PgUp/Dn detail",

@@ -9,6 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 
 use super::dashboard::{RunKey, draw_dashboard, run_key};
+use super::footer::{draw_footer, footer_height};
 use super::results::draw_results;
 use super::theme::Theme;
 use crate::lab::dashboard_state::{Filter, Nav, Screen};
@@ -38,14 +39,14 @@ pub fn on_view_key(key: KeyEvent, run: &mut StoredRun, ui: &mut ViewUi) -> ViewI
     if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
         return ViewIntent::Quit;
     }
-    let d = &mut run.dashboard;
+    let filter = run.dashboard.filter.clone();
     if let Some(text) = &mut ui.search {
         match key.code {
             KeyCode::Esc => {
                 ui.search = None;
-                d.navigate(Nav::SetFilter(Filter {
+                run.navigate(Nav::SetFilter(Filter {
                     text: String::new(),
-                    ..d.filter.clone()
+                    ..filter
                 }));
             }
             KeyCode::Enter => ui.search = None,
@@ -58,40 +59,35 @@ pub fn on_view_key(key: KeyEvent, run: &mut StoredRun, ui: &mut ViewUi) -> ViewI
         if let Some(text) = &ui.search {
             let f = Filter {
                 text: text.clone(),
-                ..d.filter.clone()
+                ..run.dashboard.filter.clone()
             };
-            d.navigate(Nav::SetFilter(f));
+            run.navigate(Nav::SetFilter(f));
         }
         return ViewIntent::Changed;
     }
-    match key.code {
+    let f = match key.code {
         KeyCode::Char('/') => {
-            ui.search = Some(d.filter.text.clone());
+            ui.search = Some(filter.text.clone());
             return ViewIntent::Changed;
         }
-        KeyCode::Char('v') => {
-            let f = Filter {
-                verdict: next_verdict(d.filter.verdict),
-                ..d.filter.clone()
-            };
-            d.navigate(Nav::SetFilter(f));
-            d.navigate(Nav::ShowDashboard);
-            return ViewIntent::Changed;
-        }
-        KeyCode::Char('P') => {
-            let f = Filter {
-                persona: next_persona(d, d.filter.persona.as_deref()),
-                ..d.filter.clone()
-            };
-            d.navigate(Nav::SetFilter(f));
-            d.navigate(Nav::ShowDashboard);
-            return ViewIntent::Changed;
-        }
-        _ => {}
+        KeyCode::Char('v') => Filter {
+            verdict: next_verdict(filter.verdict),
+            ..filter
+        },
+        KeyCode::Char('P') => Filter {
+            persona: next_persona(&run.dashboard, filter.persona.as_deref()),
+            ..filter
+        },
+        _ => filter,
+    };
+    if f != run.dashboard.filter {
+        run.navigate(Nav::SetFilter(f));
+        run.navigate(Nav::ShowDashboard);
+        return ViewIntent::Changed;
     }
     match run_key(key.code, false, run.results.is_some()) {
         Some(RunKey::Nav(nav)) => {
-            d.navigate(nav);
+            run.navigate(nav);
             ViewIntent::Changed
         }
         Some(RunKey::OpenReport) => ViewIntent::OpenReport,
@@ -118,11 +114,12 @@ pub fn view_hints(run: &StoredRun, ui: &ViewUi) -> String {
 pub fn draw_view(frame: &mut Frame, run: &StoredRun, ui: &ViewUi, theme: &Theme) {
     let area = frame.area();
     frame.render_widget(Block::default().style(theme.base()), area);
+    let hint_text = view_hints(run, ui);
     let [title, body, status, hints] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(3),
         Constraint::Length(1),
-        Constraint::Length(1),
+        Constraint::Length(footer_height(&hint_text, area.width)),
     ])
     .areas(area);
     let id = run
@@ -148,5 +145,5 @@ pub fn draw_view(frame: &mut Frame, run: &StoredRun, ui: &ViewUi, theme: &Theme)
         (None, None, Some(r)) => Line::styled(r.line.clone(), theme.muted()),
     };
     frame.render_widget(Paragraph::new(line), status);
-    frame.render_widget(Paragraph::new(view_hints(run, ui)).style(theme.muted()), hints);
+    draw_footer(frame, &hint_text, theme, hints);
 }

@@ -72,12 +72,17 @@ pub fn draw(frame: &mut Frame, lab: &Lab, ui: &Ui, theme: &Theme) {
         frame.render_widget(Paragraph::new(msg).style(theme.warn()).wrap(Wrap { trim: true }), area);
         return;
     }
-    let [body, hints] = Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(area);
+    let hint_text = key_hints(lab, ui);
+    let [body, hints] = Layout::vertical([
+        Constraint::Min(0),
+        Constraint::Length(super::footer::footer_height(&hint_text, area.width)),
+    ])
+    .areas(area);
     let list_width = if body.width >= 90 { 29 } else { 22 };
     let [list, main] = Layout::horizontal([Constraint::Length(list_width), Constraint::Min(0)]).areas(body);
     draw_steps(frame, lab, theme, list);
     draw_main(frame, lab, ui, theme, main);
-    frame.render_widget(Paragraph::new(key_hints(lab, ui)).style(theme.muted()), hints);
+    super::footer::draw_footer(frame, &hint_text, theme, hints);
     if ui.hint.is_some() {
         draw_hint_prompt(frame, ui, theme, body);
     }

@@ -12,10 +12,9 @@ use tokio_util::sync::CancellationToken;
 
 use ghostlab::lab::headless::{HeadlessError, run_headless};
 use ghostlab::lab::{
-    ConfiguredModels, Event, Executor, GenerateKind, GenerateRequest, Generator, Lab, McpDiscovery, Phase, Seeds,
-    StepId, StepProposer, SuiteRunner, store,
+    ConfiguredModels, Event, Executor, GenerateKind, GenerateRequest, Generator, Lab, McpDiscovery, Phase, RunUpdate,
+    Seeds, StepId, StepProposer, SuiteRunner, store,
 };
-use ghostlab::run::Envelope;
 use ghostlab::spec::job::Capabilities;
 use ghostlab::spec::{McpInput, SandboxBackend};
 
@@ -79,7 +78,7 @@ impl SuiteRunner for FakeSuiteRunner {
     fn run(
         &self,
         file: PathBuf,
-        tx: UnboundedSender<Envelope>,
+        tx: UnboundedSender<RunUpdate>,
         _: CancellationToken,
     ) -> BoxFuture<'static, Result<ghostlab::app::RunResults, String>> {
         Box::pin(async move {
@@ -87,8 +86,10 @@ impl SuiteRunner for FakeSuiteRunner {
             for seq in 0..3u64 {
                 let env = json!({"v": 1, "seq": seq, "ts": "2026-11-29T12:00:00Z", "case": "c1",
                     "type": "user_message", "turn": seq + 1, "text": "hello", "latency_ms": 1});
-                tx.send(serde_json::from_value(env).map_err(|e| e.to_string())?)
-                    .map_err(|e| e.to_string())?;
+                tx.send(RunUpdate::Event(
+                    serde_json::from_value(env).map_err(|e| e.to_string())?,
+                ))
+                .map_err(|e| e.to_string())?;
             }
             Ok(crate::run_fakes::fake_results("fake-run", true))
         })

@@ -17,12 +17,11 @@ use ghostlab::lab::apply::to_answer_yaml;
 use ghostlab::lab::executors::PipelineGenerator;
 use ghostlab::lab::review::{ReviewEvent, item_id, items};
 use ghostlab::lab::{
-    ConfiguredModels, Effect, Event, Executor, Lab, McpDiscovery, Phase, Proposal, Saved, Seeds, StepId, StepProposer,
-    SuiteRunner, store,
+    ConfiguredModels, Effect, Event, Executor, Lab, McpDiscovery, Phase, Proposal, RunUpdate, Saved, Seeds, StepId,
+    StepProposer, SuiteRunner, store,
 };
 use ghostlab::spec::McpInput;
 use ghostlab::spec::job::Capabilities;
-use ghostlab::trial::Envelope;
 
 /// The offline proposer's profile, personas and scenarios for a private copy of the example.
 pub struct Fixture {
@@ -214,7 +213,7 @@ impl SuiteRunner for NoRun {
     fn run(
         &self,
         _: PathBuf,
-        _: UnboundedSender<Envelope>,
+        _: UnboundedSender<RunUpdate>,
         _: CancellationToken,
     ) -> BoxFuture<'static, Result<ghostlab::app::RunResults, String>> {
         Box::pin(async { Err("fake: the run is not part of this test".into()) })

@@ -454,7 +454,7 @@ fn the_run_streams_lines_and_ends_with_the_report() {
     lab.handle(Event::Tick);
     lab.handle(Event::RunEvent(Box::new(envelope)));
     assert!(
-        matches!(&lab.phase, Phase::Running { dashboard, tick: 1, .. } if dashboard.rows[0].transcript[0].transcript_line().contains("user: Please cut 1.2.0"))
+        matches!(&lab.phase, Phase::Running { dashboard, tick: 1, .. } if dashboard.focus.events[0].transcript_line().contains("user: Please cut 1.2.0"))
     );
     assert_eq!(lab.handle(Event::Cancel), vec![Effect::CancelRun]);
     lab.handle(Event::RunFinished(Ok(Box::new(crate::run_fakes::fake_results(

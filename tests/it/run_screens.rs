@@ -1,11 +1,12 @@
-//! The run dashboard, the results screen and `ghostlab view`'s frame: snapshots of each state
-//! (empty, one trial, many, failed, results) at 80×24 and 160×40, each theme with styles, and
-//! the selection rules (follow, pin, up/down, filters) and the transcript ring.
+//! The run dashboard, the results screen and `ghostlab view`'s frame: each state (empty, one
+//! trial, many, repeated trials, searching, failed, results) for `screen_matrix`, which
+//! snapshots them at 80×24 and 160×40 in every theme; and the selection rules (follow, pin,
+//! up/down, filters).
 
 use chrono::{TimeZone, Utc};
 use ghostlab::app::RunResults;
 use ghostlab::app::run_results::{FirstFailure, TrialResult};
-use ghostlab::lab::dashboard_state::{DashboardState, Filter, Nav, Screen, Selection, TRANSCRIPT_RING};
+use ghostlab::lab::dashboard_state::{DashboardState, Filter, Nav, Screen, Selection};
 use ghostlab::lab::stored_run::StoredRun;
 use ghostlab::lab::{Event, Lab, Phase, Saved, StepId};
 use ghostlab::trial::{Envelope, Verdict};
@@ -16,67 +17,59 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use serde_json::json;
 
-fn settings() -> insta::Settings {
-    let mut s = insta::Settings::clone_current();
-    s.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"));
-    s.set_prepend_module_to_snapshot(false);
-    s
-}
+use crate::lab_review_snapshots::{settings, text_of};
 
-fn text_of(buf: &Buffer) -> String {
-    let mut out = String::new();
-    for y in 0..buf.area.height {
-        let line: String = (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect();
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
-}
-
-fn env(seq: u64, secs: i64, case: &str, event: serde_json::Value) -> Envelope {
+pub fn env(seq: u64, secs: i64, case: &str, event: serde_json::Value) -> Envelope {
     let ts = Utc.with_ymd_and_hms(2026, 11, 29, 12, 0, 0).unwrap() + chrono::Duration::seconds(secs);
     let mut v = json!({"v": 1, "seq": seq, "ts": ts, "case": case});
     v.as_object_mut().unwrap().extend(event.as_object().unwrap().clone());
     serde_json::from_value(v).expect("envelope")
 }
 
-/// Trial `i` of a run: started, `turns` turns with a tool call each, then `verdict` if any.
-fn trial(d: &mut DashboardState, i: usize, turns: u32, verdict: Option<Verdict>) {
+/// The events of trial `i` of a run: started, `turns` turns with a tool call each, then
+/// `verdict` if any.
+pub fn trial_events(i: usize, turns: u32, verdict: Option<Verdict>) -> Vec<Envelope> {
     let persona = ["hurried-maintainer", "careful-reviewer", "new-contributor"][i % 3];
     let case = format!("{persona}--scenario-{i:03}");
     let t = i as i64 * 7;
-    d.push(env(0, t, &case, json!({"type": "case_started", "persona": persona, "scenario": format!("scenario-{i:03}"), "trial": 1, "max_turns": 6})));
+    let mut out = vec![
+        json!({"type": "case_started", "persona": persona, "scenario": format!("scenario-{i:03}"), "trial": 1, "max_turns": 6}),
+    ];
+    let mut at = vec![t];
     for turn in 1..=turns {
-        let s = t + turn as i64;
-        d.push(env(1, s, &case, json!({"type": "user_message", "turn": turn, "text": format!("Please cut release 1.{turn}.0"), "latency_ms": 5})));
-        d.push(env(2, s, &case, json!({"type": "tool_call", "turn": turn, "call_id": "c1", "tool": "release_ci_status", "arguments": {"ref": "main"}, "result": "green", "status": if turn == 2 { "denied_by_host" } else { "completed" }, "latency_ms": 40})));
-        d.push(env(3, s, &case, json!({"type": "agent_message", "turn": turn, "text": "CI is green. Shall I tag it?", "latency_ms": 900, "tokens": 350, "cost_usd": 0.0021})));
+        out.push(json!({"type": "user_message", "turn": turn, "text": format!("Please cut release 1.{turn}.0"), "latency_ms": 5}));
+        out.push(json!({"type": "tool_call", "turn": turn, "call_id": "c1", "tool": "release_ci_status", "arguments": {"ref": "main"}, "result": "green", "status": if turn == 2 { "denied_by_host" } else { "completed" }, "latency_ms": 40}));
+        out.push(json!({"type": "agent_message", "turn": turn, "text": "CI is green. Shall I tag it?", "latency_ms": 900, "tokens": 350, "cost_usd": 0.0021}));
+        at.extend([t + turn as i64; 3]);
     }
     if turns >= 3 {
-        d.push(env(
-            4,
-            t + 4,
-            &case,
+        out.push(
             json!({"type": "egress_denied", "host": "registry.npmjs.org", "port": 443, "at": "2026-11-29T12:00:00Z"}),
-        ));
-        d.push(env(
-            5,
-            t + 4,
-            &case,
+        );
+        out.push(
             json!({"type": "emulator_break", "turn": 3, "kind": "role_swap", "evidence": "As an AI assistant I would"}),
-        ));
+        );
+        at.extend([t + 4; 2]);
     }
     if let Some(v) = verdict {
-        d.push(env(
-            6,
-            t + 5,
-            &case,
-            json!({"type": "case_finished", "verdict": v, "duration_ms": 5_000 + i as u64 * 10}),
-        ));
+        out.push(json!({"type": "case_finished", "verdict": v, "duration_ms": 5_000 + i as u64 * 10}));
+        at.push(t + 5);
+    }
+    out.into_iter()
+        .zip(at)
+        .enumerate()
+        .map(|(k, (e, secs))| env(k as u64 + 1, secs, &case, e))
+        .collect()
+}
+
+/// Folds trial `i` (see [`trial_events`]) into `d`.
+pub fn trial(d: &mut DashboardState, i: usize, turns: u32, verdict: Option<Verdict>) {
+    for e in trial_events(i, turns, verdict) {
+        d.push(e);
     }
 }
 
-fn many() -> DashboardState {
+pub fn many() -> DashboardState {
     let mut d = DashboardState::new(Some(40));
     let verdicts = [
         Some(Verdict::Pass),
@@ -138,56 +131,58 @@ fn view(dashboard: DashboardState, results: Option<RunResults>) -> StoredRun {
     StoredRun { dashboard, results }
 }
 
-fn render(run: &StoredRun, theme: &Theme, w: u16, h: u16) -> Buffer {
+pub fn render(run: &StoredRun, ui: &ViewUi, theme: &Theme, w: u16, h: u16) -> Buffer {
     let mut t = Terminal::new(TestBackend::new(w, h)).expect("terminal");
-    t.draw(|f| draw_view(f, run, &ViewUi::default(), theme)).expect("draw");
+    t.draw(|f| draw_view(f, run, ui, theme)).expect("draw");
     t.backend().buffer().clone()
 }
 
-fn states() -> Vec<(&'static str, StoredRun)> {
+/// Each state of `ghostlab view`'s screens, named, for `screen_matrix`.
+pub fn run_states() -> Vec<(&'static str, StoredRun, ViewUi)> {
     let mut one = DashboardState::new(Some(1));
     trial(&mut one, 0, 2, None);
     let mut failed = DashboardState::new(Some(3));
     for i in 0..3 {
         trial(&mut failed, i, 3, Some(Verdict::InfraError));
     }
+    let mut repeats = DashboardState::new(Some(4));
+    // Two trials of each case at once, their events interleaved.
+    for i in 0..2 {
+        for e in trial_events(i, 3 - i as u32, (i == 0).then_some(Verdict::Pass)) {
+            for k in 1..=2 {
+                d_push_trial(&mut repeats, e.clone(), k);
+            }
+        }
+    }
     let mut finished = many();
     finished.navigate(Nav::ShowResults);
+    let searching = ViewUi {
+        search: Some("scenario-02".into()),
+        ..ViewUi::default()
+    };
+    let mut filtered = many();
+    filtered.navigate(Nav::SetFilter(Filter {
+        text: "scenario-02".into(),
+        ..Filter::default()
+    }));
     vec![
-        ("empty", view(DashboardState::new(Some(12)), None)),
-        ("one", view(one, None)),
-        ("many", view(many(), None)),
-        ("failed", view(failed, None)),
-        ("results", view(finished, Some(results(false)))),
+        ("empty", view(DashboardState::new(Some(12)), None), ViewUi::default()),
+        ("one", view(one, None), ViewUi::default()),
+        ("many", view(many(), None), ViewUi::default()),
+        ("repeats", view(repeats, None), ViewUi::default()),
+        ("searching", view(filtered, None), searching),
+        ("failed", view(failed, None), ViewUi::default()),
+        ("results", view(finished, Some(results(false))), ViewUi::default()),
     ]
 }
 
-#[test]
-fn each_state_narrow_and_wide() {
-    let s = settings();
-    let theme = Theme::builtin("default").expect("theme");
-    for (name, run) in states() {
-        for (w, h) in [(80, 24), (160, 40)] {
-            let text = text_of(&render(&run, &theme, w, h));
-            s.bind(|| insta::assert_snapshot!(format!("run_{name}_{w}x{h}"), text));
-        }
+/// Folds `e` in as an event of trial `k` of its case.
+fn d_push_trial(d: &mut DashboardState, mut e: Envelope, k: u32) {
+    e.trial = k;
+    if let ghostlab::trial::RunEvent::CaseStarted { trial, .. } = &mut e.event {
+        *trial = k;
     }
-}
-
-#[test]
-fn each_theme_with_styles() {
-    let s = settings();
-    let mut themes: Vec<Theme> = Theme::builtin_names()
-        .into_iter()
-        .map(|n| Theme::builtin(n).expect(n))
-        .collect();
-    themes.push(Theme::monochrome());
-    for theme in themes {
-        for (name, run) in states().into_iter().filter(|(n, _)| ["many", "results"].contains(n)) {
-            let buf = render(&run, &theme, 80, 24);
-            s.bind(|| insta::assert_snapshot!(format!("run_{name}_theme_{}", theme.name), format!("{buf:?}")));
-        }
-    }
+    d.push(e);
 }
 
 #[test]
@@ -246,21 +241,6 @@ fn filters_counts_and_the_pinned_row_leaving_the_filter() {
     }));
     let names: Vec<&str> = d.visible().iter().map(|&i| d.rows[i].scenario.as_str()).collect();
     assert_eq!(names, ["scenario-010", "scenario-013", "scenario-016", "scenario-019"]);
-    d.navigate(Nav::SetFilter(Filter {
-        text: "CUT RELEASE 1.3".into(),
-        ..Filter::default()
-    }));
-    assert_eq!(d.visible().len(), 30, "text search reaches the transcript");
-}
-
-#[test]
-fn a_trial_keeps_only_its_newest_events() {
-    let mut d = DashboardState::new(None);
-    trial(&mut d, 0, 300, None);
-    let row = &d.rows[0];
-    assert_eq!(row.transcript.len(), TRANSCRIPT_RING);
-    assert_eq!(row.dropped, 1 + 300 * 3 + 2 - TRANSCRIPT_RING);
-    assert_eq!(row.turn, 300);
 }
 
 #[test]
@@ -276,12 +256,8 @@ fn the_lab_shows_results_after_its_run() {
     });
     lab.handle(Event::Accept);
     assert!(matches!(lab.phase, Phase::Running { .. }));
-    let mut d = DashboardState::new(None);
-    trial(&mut d, 1, 3, Some(Verdict::Fail));
-    for row in d.rows {
-        for e in row.transcript {
-            lab.handle(Event::RunEvent(Box::new(e)));
-        }
+    for e in trial_events(1, 3, Some(Verdict::Fail)) {
+        lab.handle(Event::RunEvent(Box::new(e)));
     }
     lab.handle(Event::RunFinished(Ok(Box::new(results(false)))));
     let Phase::Running { dashboard, .. } = &lab.phase else {
