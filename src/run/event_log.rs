@@ -100,6 +100,7 @@ fn envelope_line(env: &Envelope, value: &serde_json::Value) -> std::io::Result<V
     put(&mut line, b",\"seq\":", &env.seq)?;
     put(&mut line, b",\"ts\":", &env.ts)?;
     put(&mut line, b",\"case\":", &env.case)?;
+    put(&mut line, b",\"trial_no\":", &env.trial)?;
     let event = serde_json::to_vec(value).map_err(std::io::Error::other)?;
     match event.split_first() {
         // `{...}`: its fields continue the envelope's object.
