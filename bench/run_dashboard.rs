@@ -18,7 +18,9 @@ use ratatui::backend::TestBackend;
 use serde_json::json;
 use std::time::Instant;
 
-const TRIALS: usize = 500;
+/// Trials streamed unless the first argument says otherwise (`run_dashboard 5000` shows whether
+/// memory follows the run's size).
+const DEFAULT_TRIALS: usize = 500;
 const TURNS: u32 = 20;
 const AT_ONCE: usize = 4;
 
@@ -63,9 +65,9 @@ fn trial_events(i: usize) -> Vec<serde_json::Value> {
 
 /// Hands every event of the run to `f`, `AT_ONCE` trials interleaved at a time, generating
 /// them batch by batch so the stream itself does not count toward peak memory.
-fn stream(mut f: impl FnMut(Envelope)) {
+fn stream(trials: usize, mut f: impl FnMut(Envelope)) {
     let mut seq = 0u64;
-    for batch in (0..TRIALS).collect::<Vec<_>>().chunks(AT_ONCE) {
+    for batch in (0..trials).collect::<Vec<_>>().chunks(AT_ONCE) {
         let events: Vec<Vec<serde_json::Value>> = batch.iter().map(|&i| trial_events(i)).collect();
         let longest = events.iter().map(Vec::len).max().unwrap_or(0);
         for k in 0..longest {
@@ -98,6 +100,9 @@ fn stats(mut us: Vec<f64>) -> (f64, f64, f64) {
 }
 
 fn main() {
+    let trials: usize = std::env::args()
+        .nth(1)
+        .map_or(DEFAULT_TRIALS, |a| a.parse().expect("TRIALS: a number"));
     let theme = Theme::builtin("default").expect("theme");
     let mut total = 0usize;
     let base_hwm = vm_hwm_kib();
@@ -105,13 +110,13 @@ fn main() {
     let mut term = Terminal::new(TestBackend::new(120, 40)).expect("terminal");
     let mut lab_us = Vec::new();
     let mut view = StoredRun {
-        dashboard: DashboardState::new(Some(TRIALS)),
+        dashboard: DashboardState::new(Some(trials)),
         results: None,
     };
     let mut wide = Terminal::new(TestBackend::new(200, 60)).expect("terminal");
     let mut view_us = Vec::new();
     let fold = Instant::now();
-    stream(|env| {
+    stream(trials, |env| {
         let n = total;
         total += 1;
         view.dashboard.push(env.clone());
@@ -132,7 +137,7 @@ fn main() {
     };
     let kept = dashboard.focus.events.len() + view.dashboard.focus.events.len();
     println!(
-        "{TRIALS} trials × {TURNS} turns = {total} events, {AT_ONCE} at a time; profile: {}",
+        "{trials} trials × {TURNS} turns = {total} events, {AT_ONCE} at a time; profile: {}",
         if cfg!(debug_assertions) { "dev" } else { "release" }
     );
     println!("| frame | frames | mean µs | p99 µs | max µs |");
