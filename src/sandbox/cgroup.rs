@@ -63,6 +63,7 @@ impl CgroupSet {
             match make(&dir, file, &m.to_string()) {
                 Ok(()) => {
                     notes.push(format!("cgroups: {} {file}={m} (whole tree)", dir.display()));
+                    notes.extend(cap_swap(&dir, v2, m));
                     set.memory = Some(dir);
                 }
                 Err(e) => notes.push(format!("cgroups: no memory cgroup ({e}); RLIMIT_DATA only")),
@@ -89,23 +90,25 @@ impl CgroupSet {
         self.pids.is_some()
     }
 
+    /// Whether this set caps the tree's memory (`memory.max` / `memory.limit_in_bytes`).
+    pub fn caps_memory(&self) -> bool {
+        self.memory.is_some()
+    }
+
     /// How often the tree hit the process limit so far.
     pub fn pids_max_hits(&self) -> u64 {
         let Some(d) = &self.pids else { return 0 };
         read_counter(&d.join("pids.events"), "max")
     }
 
-    /// How often the tree hit the memory limit so far.
+    /// How often the memory cap killed a process of the tree so far. The OOM kill is the hit:
+    /// usage touching the cap and page cache being reclaimed (`memory.events` `max`,
+    /// `memory.failcnt`, which with swap capped counts in `memory.memsw.failcnt` instead) is
+    /// routine and not a failure of the command.
     pub fn memory_hits(&self) -> u64 {
         let Some(d) = &self.memory else { return 0 };
-        if self.v2 {
-            read_counter(&d.join("memory.events"), "max")
-        } else {
-            std::fs::read_to_string(d.join("memory.failcnt"))
-                .ok()
-                .and_then(|s| s.trim().parse().ok())
-                .unwrap_or(0)
-        }
+        let file = if self.v2 { "memory.events" } else { "memory.oom_control" };
+        read_counter(&d.join(file), "oom_kill")
     }
 
     /// Removes the cgroups once the killed processes have left them: polls `cgroup.procs`
@@ -172,8 +175,29 @@ fn read_counter(file: &Path, key: &str) -> u64 {
     std::fs::read_to_string(file)
         .ok()
         .and_then(|t| {
-            t.lines()
-                .find_map(|l| l.strip_prefix(key).and_then(|r| r.trim().parse().ok()))
+            t.lines().find_map(|l| match l.split_once(' ') {
+                Some((k, v)) if k == key => v.trim().parse().ok(),
+                _ => None,
+            })
         })
         .unwrap_or(0)
+}
+
+/// Keeps the memory cap from being dodged through swap: no swap at all on v2
+/// (`memory.swap.max`), memory plus swap at the same cap on v1 (`memory.memsw.limit_in_bytes`,
+/// present only when the kernel accounts swap). Machines without swap have neither file.
+fn cap_swap(dir: &Path, v2: bool, bytes: u64) -> Option<String> {
+    let (file, value) = if v2 {
+        ("memory.swap.max", "0".to_string())
+    } else {
+        ("memory.memsw.limit_in_bytes", bytes.to_string())
+    };
+    let path = dir.join(file);
+    if !path.exists() {
+        return None;
+    }
+    Some(match std::fs::write(&path, &value) {
+        Ok(()) => format!("cgroups: {file}={value}"),
+        Err(e) => format!("cgroups: swap not capped ({file}: {e})"),
+    })
 }

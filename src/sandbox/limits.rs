@@ -6,7 +6,9 @@
 //! What is enforced (and what is not):
 //! - RLIMIT_CPU and RLIMIT_FSIZE and RLIMIT_DATA are per process: a tree of N processes may use
 //!   N times the memory. RLIMIT_DATA (not RLIMIT_AS) because JavaScript runtimes reserve huge
-//!   address ranges they never touch.
+//!   address ranges they never touch; even so RLIMIT_DATA counts private writable
+//!   reservations, which costs JavaScriptCore its JIT, so it is only the fallback: when the
+//!   session's memory cgroup exists the launcher drops it (`Session::command`).
 //! - RLIMIT_NPROC counts every process of the *real uid* on the host, and the kernel skips the
 //!   check for host root. So when Ghostlab runs as root the sandbox runs as the unprivileged
 //!   uid [`SANDBOX_UID`], and the limit is set to the processes that uid already has plus the

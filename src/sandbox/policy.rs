@@ -112,7 +112,8 @@ impl fmt::Display for HostPort {
 pub struct Limits {
     /// RLIMIT_CPU per process, in seconds.
     pub cpu_seconds: Option<u64>,
-    /// RLIMIT_DATA per process, in bytes.
+    /// Memory cap in bytes: the session's memory cgroup (whole tree) when Ghostlab runs as
+    /// root, else RLIMIT_DATA per process.
     pub memory_bytes: Option<u64>,
     /// Processes the sandbox user may add (RLIMIT_NPROC above what it already runs).
     pub processes: Option<u32>,

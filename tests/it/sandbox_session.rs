@@ -115,3 +115,69 @@ fn local_backend_is_explicit_and_still_works_on_a_copy() {
         assert!(!Path::new(&tmp.path().join("ws/b.txt")).exists());
     });
 }
+
+/// JavaScript runtimes reserve far more address space than they touch (JavaScriptCore, so Bun
+/// and OpenCode, wants a 1 GiB code region for its JIT). With the session's memory cgroup the
+/// reservation must be granted and only touched memory capped: RLIMIT_DATA, which counts
+/// reservations, had silently cost OpenCode its JIT (3x slower turns). Without cgroups (not
+/// root) RLIMIT_DATA is the only cap left, and the same reservation is refused.
+#[test]
+fn memory_cap_counts_touched_memory_not_reserved_address_space() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    if let Err(why) = bwrap_works(&rt) {
+        println!("SKIPPED: bubblewrap cannot start here: {why}");
+        return;
+    }
+    rt.block_on(async {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut policy = SandboxPolicy::minimal(SandboxBackend::Bubblewrap);
+        policy.limits.memory_bytes = Some(256 << 20);
+        let sb = Sandbox::open(policy, tmp.path().join("logs")).await.unwrap();
+        let s = sb.session(Role::Agent).await.unwrap();
+        // MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, read-write: what a JIT reserves.
+        let map = "import mmap; m = mmap.mmap(-1, LEN, flags=0x02 | 0x20 | 0x4000); ";
+        let reserve = format!("{map}print('reserved')").replace("LEN", &(4u64 << 30).to_string());
+        let o = s
+            .exec(&["python3".into(), "-c".into(), reserve], &ExecOptions::default(), None)
+            .await
+            .unwrap();
+        let touch = format!("{map}m.write(b'x' * LEN); print('touched')").replace("LEN", &(512u64 << 20).to_string());
+        let t = s
+            .exec(&["python3".into(), "-c".into(), touch], &ExecOptions::default(), None)
+            .await
+            .unwrap();
+        s.flush_log().unwrap();
+        let log = std::fs::read_to_string(s.log_path()).unwrap_or_default();
+        s.delete().await.unwrap();
+        // SAFETY: trivial getter.
+        let root = unsafe { libc::geteuid() } == 0;
+        if root {
+            assert_eq!(
+                o.stdout_text(),
+                "reserved\n",
+                "a 4 GiB reservation was refused: {}",
+                o.stderr_text()
+            );
+        } else {
+            assert!(
+                !o.stdout_text().contains("reserved"),
+                "RLIMIT_DATA (the fallback) did not apply"
+            );
+        }
+        assert!(
+            !t.stdout_text().contains("touched") && t.status != 0,
+            "512 MiB touched under a 256 MiB cap: exit {}, {}",
+            t.status,
+            t.stderr_text()
+        );
+        if root {
+            assert_eq!(
+                t.limit_hit,
+                Some("memory (cgroup)"),
+                "exit {}: {}\n{log}",
+                t.status,
+                t.stderr_text()
+            );
+        }
+    });
+}
