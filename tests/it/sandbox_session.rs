@@ -6,9 +6,17 @@ use std::time::Duration;
 use ghostlab::sandbox::{ExecOptions, Role, Sandbox, SandboxPolicy};
 use ghostlab::spec::SandboxBackend;
 
-fn bwrap_works(rt: &tokio::runtime::Runtime) -> Result<(), String> {
+/// A runtime when bubblewrap can start here; otherwise an honest skip (a failure under
+/// `GHOSTLAB_REQUIRE_ALL=1`, as in CI).
+fn runtime_with_bwrap() -> Option<tokio::runtime::Runtime> {
+    let rt = tokio::runtime::Runtime::new().unwrap();
     let p = rt.block_on(ghostlab::sandbox::doctor::probe_bubblewrap());
-    if p.works { Ok(()) } else { Err(p.detail) }
+    if p.works {
+        Some(rt)
+    } else {
+        ghostlab::util::skip::skipped(&format!("SKIPPED: bubblewrap cannot start here: {}", p.detail));
+        None
+    }
 }
 
 fn sh(s: &str) -> Vec<String> {
@@ -17,11 +25,7 @@ fn sh(s: &str) -> Vec<String> {
 
 #[test]
 fn upload_download_and_keep() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    if let Err(why) = bwrap_works(&rt) {
-        println!("SKIPPED: bubblewrap cannot start here: {why}");
-        return;
-    }
+    let Some(rt) = runtime_with_bwrap() else { return };
     rt.block_on(async {
         let tmp = tempfile::tempdir().unwrap();
         let ws = tmp.path().join("ws");
@@ -123,11 +127,7 @@ fn local_backend_is_explicit_and_still_works_on_a_copy() {
 /// root) RLIMIT_DATA is the only cap left, and the same reservation is refused.
 #[test]
 fn memory_cap_counts_touched_memory_not_reserved_address_space() {
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    if let Err(why) = bwrap_works(&rt) {
-        println!("SKIPPED: bubblewrap cannot start here: {why}");
-        return;
-    }
+    let Some(rt) = runtime_with_bwrap() else { return };
     rt.block_on(async {
         let tmp = tempfile::tempdir().unwrap();
         let mut policy = SandboxPolicy::minimal(SandboxBackend::Bubblewrap);
