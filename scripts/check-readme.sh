@@ -5,6 +5,7 @@
 set -euo pipefail
 src="${1:-$(cd "$(dirname "$0")/.." && pwd)}"
 work="$(mktemp -d -t ghostlab-readme-XXXXXX)"
+chmod 755 "$work"   # mktemp makes it 0700; the sandbox user must reach the checkout's inputs
 trap 'echo "clone kept in $work"' EXIT
 git clone --quiet "$src" "$work/ghostlab"
 cd "$work/ghostlab"
