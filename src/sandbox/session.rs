@@ -317,19 +317,7 @@ impl Session {
                 // The memfd must stay open until the command is spawned: the hook owns it.
                 setup.held.push(std::sync::Arc::new(fd));
                 if let Some(cg) = &self.cgroups {
-                    setup.cgroup_procs = cg.procs_files();
-                    if cg.caps_processes() {
-                        // The session's own pids cgroup bounds the tree; a per-uid RLIMIT_NPROC
-                        // would be shared with every other sandbox of the same uid.
-                        setup.rlimits.retain(|(r, _)| *r != libc::RLIMIT_NPROC);
-                    }
-                    if cg.caps_memory() {
-                        // The memory cgroup bounds what the tree really uses. RLIMIT_DATA
-                        // also counts address space reserved and never touched, and
-                        // JavaScriptCore (Bun, so OpenCode) then cannot reserve its JIT's
-                        // code region and interprets everything: turns ran ~3x slower.
-                        setup.rlimits.retain(|(r, _)| *r != libc::RLIMIT_DATA);
-                    }
+                    setup.join_cgroups(cg);
                 }
                 setup.install(&mut cmd);
                 cmd
