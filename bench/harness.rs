@@ -4,7 +4,8 @@
 //!     case) — turns per second;
 //! (c) `--parallel` scaling: the emulator is a real OpenAI-compatible model server on
 //!     127.0.0.1 that adds a fixed 100 ms to every answer; throughput at 1, 4, 16 and 64 as a
-//!     fraction of ideal (P × the single-case rate).
+//!     fraction of ideal (P × the single-case rate), for a short run (2 waves of P cases, where
+//!     the run's fixed start and end weigh) and a long one (8 waves: the steady state).
 //! Fakes are named as such; no network beyond loopback. `GHOSTLAB_BENCH_PHASES=1` also prints,
 //! per level, the median case's wall time and where the cases' time went.
 
@@ -77,13 +78,23 @@ fn ctx(job: ghostlab::spec::LoadedJob, emulator: Arc<dyn UserEmulator>, judge: A
     })
 }
 
-/// Where the cases' time went (from their timing events): the median case's wall time and
-/// the summed phases, so a slow level shows whether the cases or the wait between them grew.
-fn case_times(run: &std::path::Path) -> String {
+/// Where the cases' time went (from their timing events): the median case's wall time, the
+/// summed phases, and the run's own time before its first and after its last event, so a slow
+/// level shows whether the cases, the wait between them or the run's fixed ends grew.
+fn case_times(
+    run: &std::path::Path,
+    began: chrono::DateTime<chrono::Utc>,
+    ended: chrono::DateTime<chrono::Utc>,
+) -> String {
+    let (mut first, mut last) = (ended, began);
     let mut walls = Vec::new();
     let mut sum = ghostlab::report::timing::Timing::default();
     for trial in ghostlab::run::run_dir::RunDir::new(run).trials() {
         let events = trial.read_events().unwrap_or_default();
+        for e in [events.first(), events.last()].into_iter().flatten() {
+            first = first.min(e.ts);
+            last = last.max(e.ts);
+        }
         if let Some(t) = ghostlab::report::timing::Timing::from_events(events.iter().map(|e| &e.event)) {
             sum.add(&t);
         }
@@ -96,8 +107,10 @@ fn case_times(run: &std::path::Path) -> String {
     let median = walls.get(walls.len() / 2).copied().unwrap_or(0);
     let n = walls.len().max(1) as u64;
     format!(
-        "case wall median {median} ms, max {} ms; per case: sandbox {} ms, user {} ms, agent {} ms, judge {} ms",
+        "case wall median {median} ms, max {} ms; run start {} ms, run end {} ms; per case: sandbox {} ms, user {} ms, agent {} ms, judge {} ms",
         walls.last().copied().unwrap_or(0),
+        (first - began).num_milliseconds(),
+        (ended - last).num_milliseconds(),
         sum.sandbox_ms / n,
         sum.user_ms / n,
         (sum.model_ms + sum.tools_ms + sum.agent_start_ms) / n,
@@ -112,14 +125,15 @@ async fn timed(c: Arc<RunContext>, n: usize, turns: u32, parallel: usize, dir: &
         parallel,
         resume: false,
     };
-    let t = Instant::now();
+    let (t, began) = (Instant::now(), chrono::Utc::now());
     let s = run_suite(c, cases(n, turns), &opts, &run, GateFacts::default())
         .await
         .unwrap();
+    let ended = chrono::Utc::now();
     assert_eq!(s.summary.pass, n, "bench cases must pass: {:?}", s.summary);
     let secs = t.elapsed().as_secs_f64();
     if std::env::var_os("GHOSTLAB_BENCH_PHASES").is_some() {
-        println!("      {}", case_times(&run));
+        println!("      {}", case_times(&run, began, ended));
     }
     (secs, n * turns as usize)
 }
@@ -127,7 +141,11 @@ async fn timed(c: Arc<RunContext>, n: usize, turns: u32, parallel: usize, dir: &
 fn main() {
     // `cargo bench` passes --bench; under `cargo test --all-targets` this runs as a small smoke.
     let full = std::env::args().any(|a| a == "--bench");
-    let (n_a, levels): (usize, &[usize]) = if full { (1000, &[1, 4, 16, 64]) } else { (20, &[1, 4]) };
+    let (n_a, levels, waves): (usize, &[usize], &[usize]) = if full {
+        (1000, &[1, 4, 16, 64], &[2, 8])
+    } else {
+        (20, &[1, 4], &[2])
+    };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -145,14 +163,16 @@ fn main() {
         let server = start(Cassette::load(&path).unwrap(), ServerOptions { port: 0, latency: Duration::from_millis(100) }).await.unwrap();
         let role = ghostlab::spec::ModelRole { provider: ghostlab::spec::ModelProvider::Openai, model: Some("scripted".into()), base_url: Some(server.base_url()), ..Default::default() };
         let slow = ghostlab::llm::from_role(&role, dir.path()).unwrap();
-        let mut base = None;
         println!("(c) parallel scaling, emulator behind a model server adding 100 ms per answer, 3 turns per case:");
-        for &p in levels {
-            let n = (p * 2).max(8);
-            let (secs, _) = timed(ctx(job.clone(), Arc::new(LlmEmulator::new(slow.clone())), Arc::new(LlmJudge::new(fake.clone()))), n, 3, p, dir.path()).await;
-            let rate = n as f64 / secs;
-            let single = *base.get_or_insert(rate);
-            println!("    parallel {p:>2}: {n:>3} cases in {secs:6.2} s = {rate:6.2} cases/s, {:.2} of ideal ({p} x single)", rate / (single * p as f64));
+        for &w in waves {
+            let mut base = None;
+            for &p in levels {
+                let n = (p * w).max(8);
+                let (secs, _) = timed(ctx(job.clone(), Arc::new(LlmEmulator::new(slow.clone())), Arc::new(LlmJudge::new(fake.clone()))), n, 3, p, dir.path()).await;
+                let rate = n as f64 / secs;
+                let single = *base.get_or_insert(rate);
+                println!("    {w} waves, parallel {p:>2}: {n:>3} cases in {secs:6.2} s = {rate:6.2} cases/s, {:.2} of ideal ({p} x single)", rate / (single * p as f64));
+            }
         }
         server.shutdown().await;
     });

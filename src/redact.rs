@@ -177,6 +177,20 @@ impl Redactor {
         out
     }
 
+    /// A file's bytes at the artifact boundary: text with its secrets masked (borrowed when
+    /// clean), a binary kept as it is, or `None` for a binary with something secret-shaped in
+    /// it, which cannot be masked without corrupting it and so must be withheld.
+    pub fn redact_file_bytes<'a>(&self, bytes: &'a [u8]) -> Option<Cow<'a, [u8]>> {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => Some(match self.redact(text) {
+                Cow::Borrowed(_) => Cow::Borrowed(bytes),
+                Cow::Owned(masked) => Cow::Owned(masked.into_bytes()),
+            }),
+            Err(_) if matches!(self.redact(&String::from_utf8_lossy(bytes)), Cow::Owned(_)) => None,
+            Err(_) => Some(Cow::Borrowed(bytes)),
+        }
+    }
+
     /// Masks secrets in every string (and key) of a JSON value, in place; true when anything
     /// was masked.
     pub fn redact_value(&self, value: &mut Value) -> bool {

@@ -380,8 +380,8 @@ async fn finish(
     // `rescore` and reviewers can see what the agent changed.
     let kept = match workspace.clone() {
         Some(ws) => {
-            let trial = TrialDir::at(dir);
-            crate::util::blocking::off_runtime(move || Ok(trial.keep_workspace(&ws))).await?
+            let (trial, redactor) = (TrialDir::at(dir), ctx.redactor.clone());
+            crate::util::blocking::off_runtime(move || Ok(trial.keep_workspace(&ws, &redactor))).await?
         }
         None => None,
     };

@@ -8,7 +8,6 @@
 //! made a file is for the checks to judge.
 
 use serde::Serialize;
-use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use super::environment::CaseEnvironment;
@@ -154,17 +153,10 @@ fn keep(src: &Path, dst: &Path, redactor: &Redactor, budget: &mut u64) -> std::i
             continue;
         }
         let bytes = std::fs::read(e.path())?;
-        let kept: Cow<[u8]> = match std::str::from_utf8(&bytes) {
-            Ok(text) => match redactor.redact(text) {
-                Cow::Borrowed(_) => Cow::Borrowed(&bytes),
-                Cow::Owned(r) => Cow::Owned(r.into_bytes()),
-            },
-            // Not text: kept only when nothing secret-shaped shows in it.
-            Err(_) if matches!(redactor.redact(&String::from_utf8_lossy(&bytes)), Cow::Owned(_)) => {
-                withheld.push(format!("{shown}: not text, and holds a secret"));
-                continue;
-            }
-            Err(_) => Cow::Borrowed(&bytes),
+        // Not text and holding a secret: withheld, since masking would corrupt it.
+        let Some(kept) = redactor.redact_file_bytes(&bytes) else {
+            withheld.push(format!("{shown}: not text, and holds a secret"));
+            continue;
         };
         *budget -= len;
         if let Some(parent) = target.parent() {
