@@ -16,6 +16,21 @@ use super::{ExecOptions, SandboxError, Session};
 /// look secret-shaped (`…SESSION…`): the process host's `AGENT_SESSION_ID` is the case id.
 const HARNESS_IDS: &[&str] = &["AGENT_SESSION_ID"];
 
+/// Why a per-command variable may not travel as an `--env` argument, if it may not: one the
+/// session holds with another value, a secret-named one (the harness's own ids aside), or any
+/// whose value the redactor masks — a registered secret or a token shape under an innocent
+/// name.
+fn argv_env_refusal(name: &str, value: &str, held: bool) -> Option<String> {
+    let secret_named = crate::util::secret_ref::is_secret_name(name) && !HARNESS_IDS.contains(&name);
+    let secret_valued = matches!(crate::redact::Redactor::new().redact(value), std::borrow::Cow::Owned(_));
+    (held || secret_named || secret_valued).then(|| {
+        format!(
+            "`{name}` holds a credential; on the openshell backend credentials reach commands only through the \
+             session's env file (sandbox.credentials.env), never an `--env` argument"
+        )
+    })
+}
+
 impl Session {
     pub(super) fn openshell(&self) -> Result<&Path, SandboxError> {
         self.openshell_bin
@@ -76,11 +91,8 @@ impl Session {
             if held && session_env.get(k) == Some(v) {
                 continue;
             }
-            if held || (crate::util::secret_ref::is_secret_name(k) && !HARNESS_IDS.contains(&k.as_str())) {
-                return Err(SandboxError::Policy(format!(
-                    "`{k}` is a credential; on the openshell backend credentials reach commands only through the \
-                     session's env file (sandbox.credentials.env), never an `--env` argument"
-                )));
+            if let Some(why) = argv_env_refusal(k, v, held) {
+                return Err(SandboxError::Policy(why));
             }
             per_command.insert(k.clone(), v.clone());
         }
@@ -146,4 +158,21 @@ fn write_private(path: &Path, bytes: &[u8]) -> Result<(), SandboxError> {
         .map_err(|e| SandboxError::Io("writing the env file".into(), e))?;
     f.write_all(bytes)
         .map_err(|e| SandboxError::Io("writing the env file".into(), e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::argv_env_refusal;
+
+    #[test]
+    fn secrets_by_name_by_value_or_held_never_go_on_the_argv() {
+        assert!(argv_env_refusal("AGENT_SESSION_ID", "case-7", false).is_none());
+        assert!(argv_env_refusal("LANG", "C.UTF-8", false).is_none());
+        assert!(argv_env_refusal("GITHUB_TOKEN", "x", false).is_some());
+        assert!(argv_env_refusal("LANG", "C.UTF-8", true).is_some(), "held by the session");
+        // A token shape under an innocent name, and a registered secret under the harness id.
+        assert!(argv_env_refusal("NOTES", "ghp_abcdefghijklmnopqrstuvwxyz", false).is_some());
+        crate::redact::register_secret("argv-registered-secret-81");
+        assert!(argv_env_refusal("AGENT_SESSION_ID", "argv-registered-secret-81", false).is_some());
+    }
 }
