@@ -45,13 +45,23 @@ pub fn broken_mcp_server(calls: &[ToolCallRecord], mcp_servers: &[String]) -> Op
         return Some(dead);
     }
     calls.iter().filter(|c| c.status == ToolStatus::Error).find_map(|c| {
-        let (_, meaning) = TRANSPORT_FAILURES.iter().find(|(m, _)| c.result.contains(m))?;
+        let (_, meaning) = TRANSPORT_FAILURES.iter().find(|(m, _)| is_client_error(&c.result, m))?;
         let server = server_of(&c.tool, mcp_servers)?;
         Some((
             format!("mcp server `{server}`"),
             format!("{meaning}: tool `{}` got \"{}\"", c.tool, first_line(&c.result)),
         ))
     })
+}
+
+/// Whether a tool result is the MCP client's own error `marker` (alone, or followed by `:` and
+/// its detail, perhaps as a JavaScript `Error: …`), not a server's text that mentions it: a
+/// tool answering "Not connected to the database" is the agent's business, not a broken peer.
+fn is_client_error(result: &str, marker: &str) -> bool {
+    let line = first_line(result).trim();
+    let line = line.strip_prefix("Error: ").unwrap_or(line);
+    line.strip_prefix(marker)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(':'))
 }
 
 /// The MCP server a tool belongs to (`<server>_<tool>`, longest server name first, so `git`
@@ -107,6 +117,21 @@ mod tests {
             reason.contains("closed its connection") && reason.contains("release_ci_status"),
             "{reason}"
         );
+    }
+
+    #[test]
+    fn a_server_text_that_mentions_a_client_error_is_not_a_broken_peer() {
+        for (result, broken) in [
+            ("Not connected", true),
+            ("Error: Not connected", true),
+            ("MCP error -32000: Connection closed\n  at close", true),
+            ("Not connected to the database; retry later", false),
+            ("upstream said: MCP error -32000: Connection closed", false),
+            ("MCP error -320001: something else", false),
+        ] {
+            let calls = [call("release_ci_status", result, ToolStatus::Error)];
+            assert_eq!(broken_mcp_server(&calls, &servers()).is_some(), broken, "{result:?}");
+        }
     }
 
     #[test]

@@ -169,7 +169,10 @@ mod tests {
         assert!(argv_env_refusal("AGENT_SESSION_ID", "case-7", false).is_none());
         assert!(argv_env_refusal("LANG", "C.UTF-8", false).is_none());
         assert!(argv_env_refusal("GITHUB_TOKEN", "x", false).is_some());
-        assert!(argv_env_refusal("LANG", "C.UTF-8", true).is_some(), "held by the session");
+        assert!(
+            argv_env_refusal("LANG", "C.UTF-8", true).is_some(),
+            "held by the session"
+        );
         // A token shape under an innocent name, and a registered secret under the harness id.
         assert!(argv_env_refusal("NOTES", "ghp_abcdefghijklmnopqrstuvwxyz", false).is_some());
         crate::redact::register_secret("argv-registered-secret-81");
