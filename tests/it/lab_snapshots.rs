@@ -198,20 +198,27 @@ fn running(events: usize) -> Lab {
     lab
 }
 
-#[test]
-fn step_12_running_and_finished() {
-    let s = settings();
+/// Step 12 while its run streams (following, then pinned) and once it finished; the theme
+/// matrix renders the same states.
+pub fn step_12_states() -> Vec<(&'static str, Lab)> {
     let mut lab = running(40);
     lab.handle(Event::Tick);
-    s.bind(|| insta::assert_snapshot!("12_preview_running", screen(&lab, &Ui::default())));
     let mut pinned = lab.clone();
     pinned.handle(Event::Dashboard(ghostlab::lab::dashboard_state::Nav::Pin));
-    s.bind(|| insta::assert_snapshot!("12_preview_running_scrolled", screen(&pinned, &Ui::default())));
-    lab.handle(Event::RunFinished(Ok(Box::new(crate::run_fakes::fake_results(
+    let mut finished = lab.clone();
+    finished.handle(Event::RunFinished(Ok(Box::new(crate::run_fakes::fake_results(
         ".ghostlab/runs/20261129-1200",
         false,
     )))));
-    s.bind(|| insta::assert_snapshot!("12_preview_finished", screen(&lab, &Ui::default())));
+    vec![("running", lab), ("running_scrolled", pinned), ("finished", finished)]
+}
+
+#[test]
+fn step_12_running_and_finished() {
+    let s = settings();
+    for (state, lab) in step_12_states() {
+        s.bind(|| insta::assert_snapshot!(format!("12_preview_{state}"), screen(&lab, &Ui::default())));
+    }
 }
 
 #[test]

@@ -1,6 +1,6 @@
-//! Every screen of the lab's review steps and of `ghostlab view` in every state, at 80×24 and
-//! wide, in every theme: the text once per size (themes change colours, never layout: checked
-//! here) and, per theme, the style runs of every row.
+//! Every screen of the lab's review steps, of its step 12 run and of `ghostlab view` in every
+//! state, at 80×24 and wide, in every theme: the text once per size (themes change colours,
+//! never layout: checked here) and, per theme, the style runs of every row.
 
 use ratatui::buffer::Buffer;
 
@@ -58,6 +58,13 @@ fn every_screen_state_size_and_theme() {
             let name = format!("review_{:02}_{}_{state}", step.number(), step.id());
             all.push((name, (140, 40), Shown::Lab(Box::new((lab, ui)))));
         }
+    }
+    for (state, lab) in crate::lab_snapshots::step_12_states() {
+        all.push((
+            format!("preview_12_{state}"),
+            (140, 40),
+            Shown::Lab(Box::new((lab, Ui::default()))),
+        ));
     }
     for (state, run, ui) in run_states() {
         all.push((format!("run_{state}"), (160, 40), Shown::View(Box::new((run, ui)))));
