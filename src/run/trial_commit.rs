@@ -42,19 +42,13 @@ impl TrialDir {
             if e.file_type().is_dir() {
                 std::fs::create_dir_all(&target).ok()?;
             } else if e.file_type().is_file() {
+                // Read once: the bytes are both checked for secrets and written.
                 let bytes = std::fs::read(e.path()).ok()?;
-                match redactor.redact_file_bytes(&bytes) {
-                    // Clean: copied, so the file keeps its mode.
-                    Some(Cow::Borrowed(_)) => {
-                        std::fs::copy(e.path(), &target).ok()?;
-                    }
-                    masked => {
-                        let kept = masked.unwrap_or(Cow::Borrowed(MASK.as_bytes()));
-                        std::fs::write(&target, kept).ok()?;
-                        let mode = e.metadata().ok()?.permissions();
-                        std::fs::set_permissions(&target, mode).ok()?;
-                    }
-                }
+                let kept = redactor
+                    .redact_file_bytes(&bytes)
+                    .unwrap_or(Cow::Borrowed(MASK.as_bytes()));
+                std::fs::write(&target, kept).ok()?;
+                std::fs::set_permissions(&target, e.metadata().ok()?.permissions()).ok()?;
             }
         }
         Some(dst)
