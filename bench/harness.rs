@@ -6,6 +6,9 @@
 //!     127.0.0.1 that adds a fixed 100 ms to every answer; throughput at 1, 4, 16 and 64 as a
 //!     fraction of ideal (P × the single-case rate), for a short run (2 waves of P cases, where
 //!     the run's fixed start and end weigh) and a long one (8 waves: the steady state).
+//! (d) keeping a case's final workspace in its trial folder: a 2,000-file workspace copied
+//!     (masked) and its source then removed, against masked in place and renamed (what a
+//!     `backend: local` case does), alternating in one run.
 //! Fakes are named as such; no network beyond loopback. `GHOSTLAB_BENCH_PHASES=1` also prints,
 //! per level, the median case's wall time and where the cases' time went.
 
@@ -138,6 +141,64 @@ async fn timed(c: Arc<RunContext>, n: usize, turns: u32, parallel: usize, dir: &
     (secs, n * turns as usize)
 }
 
+/// A final workspace of `files` small source files in 40 folders, one of them holding a secret.
+fn workspace_tree(root: &std::path::Path, files: usize) {
+    for i in 0..files {
+        let dir = root.join(format!("src/m{:02}", i % 40));
+        std::fs::create_dir_all(&dir).unwrap();
+        let body = format!("// file {i}\n{}\n", "fn f() -> u32 { 42 }\n".repeat(80));
+        std::fs::write(dir.join(format!("f{i:04}.rs")), body).unwrap();
+    }
+    std::fs::write(root.join("src/.env"), "TOKEN=bench-secret-value-123\n").unwrap();
+}
+
+/// (d): seconds to keep the workspace and then remove what is left of the environment.
+fn keep_once(scratch: &std::path::Path, round: usize, files: usize, movable: bool) -> f64 {
+    let env_root = scratch.join(format!("env-{round}-{movable}"));
+    let ws = env_root.join("workspace");
+    workspace_tree(&ws, files);
+    let trial = scratch.join(format!("trial-{round}-{movable}"));
+    std::fs::create_dir_all(&trial).unwrap();
+    let mut redactor = Redactor::new();
+    redactor.add_secret("bench-secret-value-123");
+    let t = Instant::now();
+    let kept = ghostlab::run::run_dir::TrialDir::at(&trial).keep_workspace(&ws, &redactor, movable);
+    std::fs::remove_dir_all(&env_root).unwrap();
+    let secs = t.elapsed().as_secs_f64();
+    let kept = kept.expect("the workspace is kept");
+    assert!(
+        !std::fs::read_to_string(kept.join("src/.env"))
+            .unwrap()
+            .contains("bench-secret")
+    );
+    std::fs::remove_dir_all(&trial).unwrap();
+    secs
+}
+
+fn keep_workspace_bench(rounds: usize, files: usize) {
+    let scratch = tempfile::tempdir().unwrap();
+    let (mut copied, mut moved) = (Vec::new(), Vec::new());
+    for round in 0..rounds {
+        // Alternating which goes first, so neither always meets the other's removals.
+        let first_moves = round % 2 == 1;
+        for movable in [first_moves, !first_moves] {
+            let secs = keep_once(scratch.path(), round, files, movable);
+            if movable { moved.push(secs) } else { copied.push(secs) }
+        }
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (c, m) = (median(&mut copied), median(&mut moved));
+    println!(
+        "(d) keeping a {files}-file final workspace, median of {rounds}: copied {:.1} ms, moved {:.1} ms = {:.2}x",
+        c * 1000.0,
+        m * 1000.0,
+        m / c
+    );
+}
+
 fn main() {
     // `cargo bench` passes --bench; under `cargo test --all-targets` this runs as a small smoke.
     let full = std::env::args().any(|a| a == "--bench");
@@ -176,4 +237,9 @@ fn main() {
         }
         server.shutdown().await;
     });
+    if full {
+        keep_workspace_bench(9, 2000)
+    } else {
+        keep_workspace_bench(2, 100)
+    }
 }

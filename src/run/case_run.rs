@@ -376,12 +376,16 @@ async fn finish(
         None => (None, None),
     };
     let workspace = env.and_then(|e| e.final_workspace());
+    let movable = match env {
+        Some(e) => e.final_workspace_movable().await,
+        None => false,
+    };
     // Keep the final workspace with the run (bounded) so file checks can be re-run by
     // `rescore` and reviewers can see what the agent changed.
     let kept = match workspace.clone() {
         Some(ws) => {
             let (trial, redactor) = (TrialDir::at(dir), ctx.redactor.clone());
-            crate::util::blocking::off_runtime(move || Ok(trial.keep_workspace(&ws, &redactor))).await?
+            crate::util::blocking::off_runtime(move || Ok(trial.keep_workspace(&ws, &redactor, movable))).await?
         }
         None => None,
     };

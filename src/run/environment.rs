@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 use futures::future::BoxFuture;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::spawn::{CommandFactory, HostCommandFactory};
 use crate::sandbox::files::copy_tree;
@@ -46,6 +47,9 @@ pub trait CaseEnvironment: Send + Sync {
     fn mcp_command(&self, server: &crate::spec::resolved::ResolvedMcp) -> Option<Vec<String>>;
     /// The workspace copy on the host after the conversation (for file checks).
     fn final_workspace(&self) -> Option<PathBuf>;
+    /// Whether `final_workspace` is a folder the harness made, owns and removes at close, so
+    /// the run may move it into the trial folder instead of copying it.
+    fn final_workspace_movable(&self) -> BoxFuture<'_, bool>;
     /// Egress attempts refused so far.
     fn denials(&self) -> Vec<EgressDenial>;
     /// Host folders the agent can write besides the workspace, labelled as the agent sees
@@ -99,6 +103,8 @@ pub trait EnvironmentFactory: Send + Sync {
 /// config and state — but the agent's tools can reach anything the user can.
 pub struct LocalEnvironment {
     root: tempfile::TempDir,
+    /// Whether a command factory was handed out, so a process of this case may still live.
+    commands_made: AtomicBool,
 }
 
 impl LocalEnvironment {
@@ -113,7 +119,10 @@ impl LocalEnvironment {
         std::fs::create_dir_all(root.path().join("home/tmp"))?;
         // `config/` is made by the first file written there (the agent's generated config);
         // a folder per case that no agent needs costs an inode allocation and a removal.
-        Ok(LocalEnvironment { root })
+        Ok(LocalEnvironment {
+            root,
+            commands_made: AtomicBool::new(false),
+        })
     }
 }
 
@@ -122,6 +131,7 @@ impl CaseEnvironment for LocalEnvironment {
         "local".into()
     }
     fn factory(&self) -> Arc<dyn CommandFactory> {
+        self.commands_made.store(true, Ordering::Relaxed);
         Arc::new(HostCommandFactory)
     }
     fn workdir(&self) -> String {
@@ -147,6 +157,22 @@ impl CaseEnvironment for LocalEnvironment {
     }
     fn final_workspace(&self) -> Option<PathBuf> {
         Some(self.root.path().join("workspace"))
+    }
+    /// Unless a process the agent left running (escaped from its process group: a dev server)
+    /// still works in this environment: moved, the workspace would take its later writes, past
+    /// the redaction, into the run folder.
+    fn final_workspace_movable(&self) -> BoxFuture<'_, bool> {
+        let (commands_made, root) = (
+            self.commands_made.load(Ordering::Relaxed),
+            self.root.path().to_path_buf(),
+        );
+        Box::pin(async move {
+            if !commands_made {
+                return true;
+            }
+            let idle = move || Ok(crate::sandbox::procs::pids_using(&root).is_empty());
+            crate::util::blocking::off_runtime(idle).await.unwrap_or(false)
+        })
     }
     fn denials(&self) -> Vec<EgressDenial> {
         Vec::new()
@@ -200,5 +226,28 @@ impl EnvironmentFactory for LocalEnvironmentFactory {
                 .map(|e| Box::new(e) as Box<dyn CaseEnvironment>)
                 .map_err(|e| format!("cannot prepare the local workspace copy: {e}"))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_local_workspace_is_movable_unless_a_process_left_behind_still_works_in_it() {
+        let env = LocalEnvironment::create(None).unwrap();
+        assert!(env.final_workspace_movable().await, "no command ran");
+        let _ = env.factory();
+        assert!(env.final_workspace_movable().await, "commands ran, none is left");
+        let mut left_behind = std::process::Command::new("sleep")
+            .arg("30")
+            .current_dir(env.workdir())
+            .spawn()
+            .unwrap();
+        let movable = env.final_workspace_movable().await;
+        left_behind.kill().unwrap();
+        left_behind.wait().unwrap();
+        assert!(!movable, "a process still working in the workspace keeps it a copy");
+        assert!(env.final_workspace_movable().await);
     }
 }

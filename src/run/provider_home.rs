@@ -193,6 +193,9 @@ impl CaseEnvironment for SeededEnvironment {
     fn final_workspace(&self) -> Option<PathBuf> {
         self.inner.final_workspace()
     }
+    fn final_workspace_movable(&self) -> BoxFuture<'_, bool> {
+        self.inner.final_workspace_movable()
+    }
     fn denials(&self) -> Vec<EgressDenial> {
         self.inner.denials()
     }
@@ -357,6 +360,9 @@ mod tests {
         }
         fn final_workspace(&self) -> Option<PathBuf> {
             self.0.final_workspace()
+        }
+        fn final_workspace_movable(&self) -> BoxFuture<'_, bool> {
+            Box::pin(async { false })
         }
         fn denials(&self) -> Vec<EgressDenial> {
             self.0.denials()

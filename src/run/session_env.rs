@@ -87,6 +87,11 @@ impl<F: SessionFlavor> CaseEnvironment for SessionEnvironment<F> {
     fn final_workspace(&self) -> Option<PathBuf> {
         Some(self.session.workspace_dir().to_path_buf())
     }
+    /// Copied: the sandboxed agent's files may belong to another user, and the session's
+    /// delete is the one that accounts for its folders.
+    fn final_workspace_movable(&self) -> BoxFuture<'_, bool> {
+        Box::pin(async { false })
+    }
     fn denials(&self) -> Vec<EgressDenial> {
         self.flavor.denials(&self.session)
     }
