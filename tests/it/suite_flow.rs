@@ -231,3 +231,56 @@ async fn partitions_cover_all_cases_and_merge_back_into_one_run() {
     );
     assert!(twice.is_err());
 }
+
+/// `backend: local` moves the workspace copy into the run folder when no process is left in
+/// it; a process the agent left running (escaped from its process group) must not be able to
+/// write into the run's artifacts afterwards, past the redaction.
+#[tokio::test]
+async fn a_process_left_behind_cannot_write_into_the_kept_workspace() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut job = job(dir.path());
+    let (go, done) = (dir.path().join("go"), dir.path().join("done"));
+    // The agent gives its writer time to leave the process group the runner kills at the end
+    // of the turn; it writes only once the run is over.
+    let writer = format!(
+        "until [ -e {go} ]; do sleep 0.05; done; echo late > late.txt; touch {done}",
+        go = go.display(),
+        done = done.display()
+    );
+    job.job.agent.runtime.backend = ghostlab::spec::Backend::Process;
+    job.job.hosts.process = Some(ghostlab::spec::job::ProcessHost {
+        command: vec![
+            "sh".into(),
+            "-c".into(),
+            format!("setsid sh -c '{writer}' </dev/null >/dev/null 2>&1 & sleep 0.3; echo new > NEW.md; echo done"),
+        ],
+        prompt: ghostlab::spec::job::PromptVia::Stdin,
+    });
+    let run = dir.path().join("runs/r1");
+    let opts = SuiteOptions {
+        repeat: 1,
+        parallel: 1,
+        resume: false,
+    };
+    run_suite(
+        ctx(job, Arc::new(OfflineJudge)),
+        cases(1),
+        &opts,
+        &run,
+        GateFacts::default(),
+    )
+    .await
+    .unwrap();
+    std::fs::write(&go, "").unwrap();
+    let waited = std::time::Instant::now();
+    while !done.exists() && waited.elapsed() < std::time::Duration::from_secs(20) {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(done.exists(), "the left-behind writer never ran");
+    let kept = run.join("cases/case-0/trial-1/workspace-after");
+    assert_eq!(std::fs::read_to_string(kept.join("NEW.md")).unwrap(), "new\n");
+    assert!(
+        !kept.join("late.txt").exists(),
+        "a write after the case reached the run folder"
+    );
+}
