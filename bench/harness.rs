@@ -162,7 +162,14 @@ fn keep_once(scratch: &std::path::Path, round: usize, files: usize, movable: boo
     let mut redactor = Redactor::new();
     redactor.add_secret("bench-secret-value-123");
     let t = Instant::now();
-    let kept = ghostlab::run::run_dir::TrialDir::at(&trial).keep_workspace(&ws, &redactor, movable);
+    let by = if movable {
+        ghostlab::run::KeepBy::Move {
+            processes_may_remain: false,
+        }
+    } else {
+        ghostlab::run::KeepBy::Copy
+    };
+    let kept = ghostlab::run::run_dir::TrialDir::at(&trial).keep_workspace(&ws, &redactor, by);
     std::fs::remove_dir_all(&env_root).unwrap();
     let secs = t.elapsed().as_secs_f64();
     let kept = kept.expect("the workspace is kept");

@@ -376,16 +376,13 @@ async fn finish(
         None => (None, None),
     };
     let workspace = env.and_then(|e| e.final_workspace());
-    let movable = match env {
-        Some(e) => e.final_workspace_movable().await,
-        None => false,
-    };
+    let by = env.map_or(crate::run::KeepBy::Copy, |e| e.keep_final_workspace_by());
     // Keep the final workspace with the run (bounded) so file checks can be re-run by
     // `rescore` and reviewers can see what the agent changed.
     let kept = match workspace.clone() {
         Some(ws) => {
             let (trial, redactor) = (TrialDir::at(dir), ctx.redactor.clone());
-            crate::util::blocking::off_runtime(move || Ok(trial.keep_workspace(&ws, &redactor, movable))).await?
+            crate::util::blocking::off_runtime(move || Ok(trial.keep_workspace(&ws, &redactor, by))).await?
         }
         None => None,
     };

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::spawn::{CommandFactory, HostCommandFactory};
+use super::workspace_keep::KeepBy;
 use crate::sandbox::files::copy_tree;
 
 /// One attempt the sandbox refused.
@@ -47,9 +48,9 @@ pub trait CaseEnvironment: Send + Sync {
     fn mcp_command(&self, server: &crate::spec::resolved::ResolvedMcp) -> Option<Vec<String>>;
     /// The workspace copy on the host after the conversation (for file checks).
     fn final_workspace(&self) -> Option<PathBuf>;
-    /// Whether `final_workspace` is a folder the harness made, owns and removes at close, so
-    /// the run may move it into the trial folder instead of copying it.
-    fn final_workspace_movable(&self) -> BoxFuture<'_, bool>;
+    /// How the run keeps `final_workspace`: moved when it is a folder the harness made, owns
+    /// and removes at close, else copied.
+    fn keep_final_workspace_by(&self) -> KeepBy;
     /// Egress attempts refused so far.
     fn denials(&self) -> Vec<EgressDenial>;
     /// Host folders the agent can write besides the workspace, labelled as the agent sees
@@ -158,21 +159,11 @@ impl CaseEnvironment for LocalEnvironment {
     fn final_workspace(&self) -> Option<PathBuf> {
         Some(self.root.path().join("workspace"))
     }
-    /// Unless a process the agent left running (escaped from its process group: a dev server)
-    /// still works in this environment: moved, the workspace would take its later writes, past
-    /// the redaction, into the run folder.
-    fn final_workspace_movable(&self) -> BoxFuture<'_, bool> {
-        let (commands_made, root) = (
-            self.commands_made.load(Ordering::Relaxed),
-            self.root.path().to_path_buf(),
-        );
-        Box::pin(async move {
-            if !commands_made {
-                return true;
-            }
-            let idle = move || Ok(crate::sandbox::procs::pids_using(&root).is_empty());
-            crate::util::blocking::off_runtime(idle).await.unwrap_or(false)
-        })
+    /// Moved; checked for processes the agent left running when any command ran here.
+    fn keep_final_workspace_by(&self) -> KeepBy {
+        KeepBy::Move {
+            processes_may_remain: self.commands_made.load(Ordering::Relaxed),
+        }
     }
     fn denials(&self) -> Vec<EgressDenial> {
         Vec::new()
@@ -233,21 +224,12 @@ impl EnvironmentFactory for LocalEnvironmentFactory {
 mod tests {
     use super::*;
 
-    #[tokio::test]
-    async fn a_local_workspace_is_movable_unless_a_process_left_behind_still_works_in_it() {
+    #[test]
+    fn a_local_workspace_is_moved_and_checked_for_processes_once_a_command_ran() {
         let env = LocalEnvironment::create(None).unwrap();
-        assert!(env.final_workspace_movable().await, "no command ran");
+        let by = |processes_may_remain| KeepBy::Move { processes_may_remain };
+        assert_eq!(env.keep_final_workspace_by(), by(false), "no command ran");
         let _ = env.factory();
-        assert!(env.final_workspace_movable().await, "commands ran, none is left");
-        let mut left_behind = std::process::Command::new("sleep")
-            .arg("30")
-            .current_dir(env.workdir())
-            .spawn()
-            .unwrap();
-        let movable = env.final_workspace_movable().await;
-        left_behind.kill().unwrap();
-        left_behind.wait().unwrap();
-        assert!(!movable, "a process still working in the workspace keeps it a copy");
-        assert!(env.final_workspace_movable().await);
+        assert_eq!(env.keep_final_workspace_by(), by(true));
     }
 }

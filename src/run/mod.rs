@@ -36,6 +36,8 @@ pub mod spawn;
 pub mod suite;
 mod summary_line;
 mod trial_commit;
+mod workspace_keep;
+pub use workspace_keep::KeepBy;
 pub mod turn_stream;
 
 // The trial vocabulary moved to `crate::trial`; these paths stay for code not yet updated.

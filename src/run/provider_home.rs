@@ -193,8 +193,8 @@ impl CaseEnvironment for SeededEnvironment {
     fn final_workspace(&self) -> Option<PathBuf> {
         self.inner.final_workspace()
     }
-    fn final_workspace_movable(&self) -> BoxFuture<'_, bool> {
-        self.inner.final_workspace_movable()
+    fn keep_final_workspace_by(&self) -> crate::run::KeepBy {
+        self.inner.keep_final_workspace_by()
     }
     fn denials(&self) -> Vec<EgressDenial> {
         self.inner.denials()
@@ -361,8 +361,8 @@ mod tests {
         fn final_workspace(&self) -> Option<PathBuf> {
             self.0.final_workspace()
         }
-        fn final_workspace_movable(&self) -> BoxFuture<'_, bool> {
-            Box::pin(async { false })
+        fn keep_final_workspace_by(&self) -> crate::run::KeepBy {
+            crate::run::KeepBy::Copy
         }
         fn denials(&self) -> Vec<EgressDenial> {
             self.0.denials()

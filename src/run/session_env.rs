@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use super::environment::{CaseEnvironment, EgressDenial, ServeLink};
 use super::spawn::{CommandFactory, CommandSpec};
+use super::workspace_keep::KeepBy;
 use crate::sandbox::{ExecOptions, Session, bwrap};
 use crate::spec::resolved::ResolvedMcp;
 
@@ -87,10 +88,10 @@ impl<F: SessionFlavor> CaseEnvironment for SessionEnvironment<F> {
     fn final_workspace(&self) -> Option<PathBuf> {
         Some(self.session.workspace_dir().to_path_buf())
     }
-    /// Copied: the sandboxed agent's files may belong to another user, and the session's
-    /// delete is the one that accounts for its folders.
-    fn final_workspace_movable(&self) -> BoxFuture<'_, bool> {
-        Box::pin(async { false })
+    /// Copied: the sandboxed agent's files may belong to another user, its processes live until
+    /// the session's delete, and a kept session keeps its workspace.
+    fn keep_final_workspace_by(&self) -> KeepBy {
+        KeepBy::Copy
     }
     fn denials(&self) -> Vec<EgressDenial> {
         self.flavor.denials(&self.session)

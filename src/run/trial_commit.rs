@@ -1,40 +1,38 @@
-//! The end of a trial on disk: the final workspace kept beside it, then the group commit that
-//! makes its files durable together and writes verdict.json last as the marker that the trial
-//! is done (docs/ARCHITECTURE.md, "Durability").
+//! The end of a trial on disk: the final workspace kept beside it (`workspace_keep`), then the
+//! group commit that makes its files durable together and writes verdict.json last as the
+//! marker that the trial is done (docs/ARCHITECTURE.md, "Durability").
 
-use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
-use crate::redact::{MASK, Redactor};
+use crate::redact::Redactor;
 
 use super::event_log::EventLog;
 use super::run_dir::TrialDir;
+use super::workspace_keep::KeepBy;
+use super::workspace_keep::{WorkspaceWalk, move_masked};
 
 /// Largest final workspace kept with a run.
-const KEEP_WORKSPACE_LIMIT: u64 = 32 << 20;
+pub(super) const KEEP_WORKSPACE_LIMIT: u64 = 32 << 20;
 
 impl TrialDir {
     /// Keeps the final workspace (without `.git`) as `workspace-after/` when it is under the
     /// size limit; unsynced, the commit covers it. The trial folder is an artifact boundary:
     /// text files are kept with their secrets masked, and a binary file holding a secret is
     /// kept as the mask alone (it still exists for the file checks; its bytes do not leave).
-    ///
-    /// `movable`: `src` is a folder the harness made and removes at close anyway (a local
-    /// environment's copy). It is then masked in place and renamed, which spares a folder and a
-    /// file per entry being made here and removed there; a rename the file systems refuse
-    /// (another mount) falls back to the copy, with the same result.
-    pub fn keep_workspace(&self, src: &Path, redactor: &Redactor, movable: bool) -> Option<PathBuf> {
+    /// `KeepBy::Move` moves the harness's own copy instead when it can vouch for the result
+    /// (`workspace_keep`), and copies otherwise.
+    pub fn keep_workspace(&self, src: &Path, redactor: &Redactor, by: KeepBy) -> Option<PathBuf> {
         let dst = self.workspace_after();
+        if let KeepBy::Move { processes_may_remain } = by {
+            match move_masked(src, &dst, redactor, processes_may_remain) {
+                Ok(()) => return Some(dst),
+                Err(why) => tracing::debug!("workspace copied, not moved: {why}"),
+            }
+        }
         let walk = WorkspaceWalk::of(src);
         if walk.bytes > KEEP_WORKSPACE_LIMIT {
             tracing::warn!(bytes = walk.bytes, "final workspace too large to keep with the run");
             return None;
-        }
-        if movable {
-            match walk.mask_in_place_and_rename(src, &dst, redactor) {
-                Ok(()) => return Some(dst),
-                Err(e) => tracing::debug!("workspace not moved ({e}); copying it"),
-            }
         }
         walk.copy_masked(src, &dst, redactor).ok()?;
         Some(dst)
@@ -60,103 +58,15 @@ impl TrialDir {
     }
 }
 
-/// What of a final workspace is kept: its folders and regular files outside any `.git`, and
-/// what is not (the `.git` folders, symlinks and special files).
-struct WorkspaceWalk {
-    kept: Vec<walkdir::DirEntry>,
-    dropped: Vec<walkdir::DirEntry>,
-    bytes: u64,
-    /// A folder or file could not be read: renaming the tree would carry along what was not
-    /// checked for secrets, so only the copy (which leaves it out) may keep it.
-    unread: bool,
-}
-
-impl WorkspaceWalk {
-    fn of(src: &Path) -> WorkspaceWalk {
-        let mut walk = WorkspaceWalk {
-            kept: Vec::new(),
-            dropped: Vec::new(),
-            bytes: 0,
-            unread: false,
-        };
-        let mut entries = walkdir::WalkDir::new(src).follow_links(false).into_iter();
-        while let Some(entry) = entries.next() {
-            let Ok(e) = entry else {
-                walk.unread = true;
-                continue;
-            };
-            let git = e.depth() > 0 && e.file_name() == ".git";
-            if git && e.file_type().is_dir() {
-                entries.skip_current_dir();
-            }
-            if git || !(e.file_type().is_dir() || e.file_type().is_file()) {
-                walk.dropped.push(e);
-                continue;
-            }
-            if e.file_type().is_file() {
-                walk.bytes += e.metadata().map(|m| m.len()).unwrap_or(0);
-            }
-            walk.kept.push(e);
-        }
-        walk
-    }
-
-    fn copy_masked(&self, src: &Path, dst: &Path, redactor: &Redactor) -> std::io::Result<()> {
-        for e in &self.kept {
-            let target = dst.join(e.path().strip_prefix(src).map_err(std::io::Error::other)?);
-            if e.file_type().is_dir() {
-                std::fs::create_dir_all(&target)?;
-            } else {
-                // Read once: the bytes are both checked for secrets and written.
-                let bytes = std::fs::read(e.path())?;
-                std::fs::write(&target, masked(redactor, &bytes))?;
-                std::fs::set_permissions(&target, e.metadata()?.permissions())?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Files are replaced, never written through: a hard link the agent made to a file outside
-    /// the workspace must not carry the mask (or the run folder) to that file.
-    fn mask_in_place_and_rename(&self, src: &Path, dst: &Path, redactor: &Redactor) -> std::io::Result<()> {
-        use std::os::unix::fs::MetadataExt;
-        if self.unread {
-            return Err(std::io::Error::other("part of the workspace could not be read"));
-        }
-        for e in self.dropped.iter().rev() {
-            if e.file_type().is_dir() {
-                std::fs::remove_dir_all(e.path())?;
-            } else {
-                std::fs::remove_file(e.path())?;
-            }
-        }
-        for e in self.kept.iter().filter(|e| e.file_type().is_file()) {
-            let bytes = std::fs::read(e.path())?;
-            let kept = masked(redactor, &bytes);
-            let meta = e.metadata()?;
-            if matches!(kept, Cow::Borrowed(b) if std::ptr::eq(b, bytes.as_slice())) && meta.nlink() == 1 {
-                continue; // clean and not shared: stays as it is
-            }
-            std::fs::remove_file(e.path())?;
-            std::fs::write(e.path(), kept)?;
-            std::fs::set_permissions(e.path(), meta.permissions())?;
-        }
-        std::fs::rename(src, dst)
-    }
-}
-
-/// A file's bytes as they may leave: masked text, or the mask alone for a binary that holds a
-/// secret.
-fn masked<'a>(redactor: &Redactor, bytes: &'a [u8]) -> Cow<'a, [u8]> {
-    redactor
-        .redact_file_bytes(bytes)
-        .unwrap_or(Cow::Borrowed(MASK.as_bytes()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::redact::MASK;
     use std::os::unix::fs::PermissionsExt;
+
+    const MOVE: KeepBy = KeepBy::Move {
+        processes_may_remain: true,
+    };
 
     const SECRET: &str = "kept-secret-value-42";
 
@@ -202,7 +112,7 @@ mod tests {
         let mut r = Redactor::new();
         r.add_secret(SECRET);
         let kept = TrialDir::at(tmp.path().join("trial"))
-            .keep_workspace(&ws, &r, false)
+            .keep_workspace(&ws, &r, KeepBy::Copy)
             .unwrap();
         assert_kept_masked(&kept);
         let original = std::fs::read_to_string(ws.join("notes.txt")).unwrap();
@@ -218,7 +128,7 @@ mod tests {
         r.add_secret(SECRET);
         std::fs::create_dir_all(tmp.path().join("trial")).unwrap();
         let kept = TrialDir::at(tmp.path().join("trial"))
-            .keep_workspace(&ws, &r, true)
+            .keep_workspace(&ws, &r, MOVE)
             .unwrap();
         assert_kept_masked(&kept);
         assert!(!ws.exists(), "moved, not copied");
@@ -238,7 +148,7 @@ mod tests {
         r.add_secret(SECRET);
         std::fs::create_dir_all(tmp.path().join("trial")).unwrap();
         let kept = TrialDir::at(tmp.path().join("trial"))
-            .keep_workspace(&ws, &r, true)
+            .keep_workspace(&ws, &r, MOVE)
             .unwrap();
         assert_kept_masked(&kept);
         assert_eq!(
@@ -268,9 +178,86 @@ mod tests {
         r.add_secret(SECRET);
         // The trial folder does not exist yet: the rename fails, the copy makes the folders.
         let kept = TrialDir::at(tmp.path().join("trial"))
-            .keep_workspace(&ws, &r, true)
+            .keep_workspace(&ws, &r, MOVE)
             .unwrap();
         assert_kept_masked(&kept);
         assert!(ws.exists(), "copied, not moved");
+    }
+
+    #[test]
+    fn a_workspace_a_left_behind_process_still_works_in_is_copied_and_left_as_it_was() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = planted_workspace(tmp.path());
+        let mut r = Redactor::new();
+        r.add_secret(SECRET);
+        std::fs::create_dir_all(tmp.path().join("trial")).unwrap();
+        let mut left_behind = std::process::Command::new("sleep")
+            .arg("30")
+            .current_dir(ws.join("bin"))
+            .spawn()
+            .unwrap();
+        let kept = TrialDir::at(tmp.path().join("trial")).keep_workspace(&ws, &r, MOVE);
+        left_behind.kill().unwrap();
+        left_behind.wait().unwrap();
+        assert_kept_masked(&kept.unwrap());
+        assert!(std::fs::read_to_string(ws.join("notes.txt")).unwrap().contains(SECRET));
+        assert!(ws.join(".git/config").exists() && ws.join("passwd").symlink_metadata().is_ok());
+        let names: Vec<_> = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names.len(), 2, "no staging folder is left behind: {names:?}");
+    }
+
+    #[test]
+    fn a_workspace_with_extended_attributes_is_copied_without_them() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = planted_workspace(tmp.path());
+        let path = std::ffi::CString::new(ws.join("bin/clean").as_os_str().as_encoded_bytes()).unwrap();
+        let value = format!("https://example.test/?token={SECRET}");
+        // SAFETY: NUL-terminated name and path; the value's pointer and length match.
+        let set = unsafe {
+            libc::lsetxattr(
+                path.as_ptr(),
+                c"user.xdg.origin.url".as_ptr(),
+                value.as_ptr().cast(),
+                value.len(),
+                0,
+            )
+        };
+        assert_eq!(
+            set,
+            0,
+            "this file system must take user xattrs: {}",
+            std::io::Error::last_os_error()
+        );
+        let mut r = Redactor::new();
+        r.add_secret(SECRET);
+        std::fs::create_dir_all(tmp.path().join("trial")).unwrap();
+        let kept = TrialDir::at(tmp.path().join("trial"))
+            .keep_workspace(&ws, &r, MOVE)
+            .unwrap();
+        assert_kept_masked(&kept);
+        assert!(ws.exists(), "copied, not moved");
+        let kept_path = std::ffi::CString::new(kept.join("bin/clean").as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a size query on a NUL-terminated path.
+        assert_eq!(
+            unsafe { libc::llistxattr(kept_path.as_ptr(), std::ptr::null_mut(), 0) },
+            0
+        );
+    }
+
+    #[test]
+    fn a_moved_read_only_folder_is_made_removable() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = planted_workspace(tmp.path());
+        std::fs::set_permissions(ws.join("vendor/lib"), std::fs::Permissions::from_mode(0o555)).unwrap();
+        std::fs::create_dir_all(tmp.path().join("trial")).unwrap();
+        let kept = TrialDir::at(tmp.path().join("trial"))
+            .keep_workspace(&ws, &Redactor::new(), MOVE)
+            .unwrap();
+        assert!(!ws.exists(), "moved");
+        let mode = std::fs::metadata(kept.join("vendor/lib")).unwrap().permissions().mode();
+        assert_eq!(mode & 0o700, 0o700);
     }
 }

@@ -57,30 +57,37 @@ pub fn kill_session(needle: &Path, session_id: &str) -> usize {
 
 /// Pids (other than this one) whose working folder or an open file lies under `root`: a
 /// process the agent left running (a dev server, escaped from its process group) that may still
-/// write there. Processes this user cannot inspect are not seen.
-pub fn pids_using(root: &Path) -> Vec<i32> {
+/// write there. `None` when that cannot be told (no readable `/proc`). A process whose links
+/// cannot be read is not seen: another user's (which cannot enter a folder only this user may),
+/// or one that made itself non-dumpable — an agent set on hiding is beyond what `backend:
+/// local`, unisolated by choice, can hold anyway; a container's init is one too.
+pub fn pids_using(root: &Path) -> Option<Vec<i32>> {
+    // The kernel shows resolved paths: a root reached through a symlink (TMPDIR) must be too.
+    let root = std::fs::canonicalize(root).ok()?;
     let me = std::process::id() as i32;
-    let under = |link: &Path| std::fs::read_link(link).is_ok_and(|t| t.starts_with(root));
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
     let mut out = Vec::new();
-    for e in dir.filter_map(Result::ok) {
+    for e in std::fs::read_dir("/proc").ok()?.filter_map(Result::ok) {
         let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
             continue;
         };
         if pid == me {
             continue;
         }
-        let fds = std::fs::read_dir(e.path().join("fd"))
+        let links = std::iter::once(e.path().join("cwd")).chain(
+            std::fs::read_dir(e.path().join("fd"))
+                .into_iter()
+                .flatten()
+                .filter_map(Result::ok)
+                .map(|fd| fd.path()),
+        );
+        if links
             .into_iter()
-            .flatten()
-            .filter_map(Result::ok);
-        if under(&e.path().join("cwd")) || fds.into_iter().any(|fd| under(&fd.path())) {
+            .any(|l| std::fs::read_link(l).is_ok_and(|t| t.starts_with(&root)))
+        {
             out.push(pid);
         }
     }
-    out
+    Some(out)
 }
 
 #[cfg(test)]
@@ -88,22 +95,39 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_process_working_in_a_folder_is_seen_and_one_elsewhere_is_not() {
+    fn a_process_working_in_or_holding_a_file_of_a_folder_is_seen_and_one_elsewhere_is_not() {
         let tmp = tempfile::tempdir().unwrap();
         let (busy, idle) = (tmp.path().join("busy"), tmp.path().join("idle"));
         std::fs::create_dir_all(&busy).unwrap();
         std::fs::create_dir_all(&idle).unwrap();
-        let mut child = std::process::Command::new("sleep")
+        // One works there; the other works in `/` but holds a file there open.
+        let mut in_it = std::process::Command::new("sleep")
             .arg("30")
             .current_dir(&busy)
             .spawn()
             .unwrap();
-        let pid = child.id() as i32;
-        let seen = pids_using(&busy);
-        let not_seen = pids_using(&idle);
-        child.kill().unwrap();
-        child.wait().unwrap();
-        assert!(seen.contains(&pid), "{seen:?}");
-        assert!(!not_seen.contains(&pid));
+        let log = busy.join("log");
+        let mut holding = std::process::Command::new("sh")
+            .args(["-c", &format!("exec 3>>'{}'; sleep 30", log.display())])
+            .current_dir("/")
+            .spawn()
+            .unwrap();
+        let waited = std::time::Instant::now();
+        while !log.exists() && waited.elapsed() < std::time::Duration::from_secs(10) {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        // Reached through a symlink, as a TMPDIR may be.
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(&busy, &link).unwrap();
+        let seen = pids_using(&link).unwrap();
+        let not_seen = pids_using(&idle).unwrap();
+        for child in [&mut in_it, &mut holding] {
+            child.kill().unwrap();
+            child.wait().unwrap();
+        }
+        assert!(seen.contains(&(in_it.id() as i32)), "{seen:?}");
+        assert!(seen.contains(&(holding.id() as i32)), "an open file: {seen:?}");
+        assert!(!not_seen.contains(&(in_it.id() as i32)));
     }
 }

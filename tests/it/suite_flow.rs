@@ -243,7 +243,7 @@ async fn a_process_left_behind_cannot_write_into_the_kept_workspace() {
     // The agent gives its writer time to leave the process group the runner kills at the end
     // of the turn; it writes only once the run is over.
     let writer = format!(
-        "until [ -e {go} ]; do sleep 0.05; done; echo late > late.txt; touch {done}",
+        "i=0; until [ -e {go} ] || [ $i -ge 600 ]; do sleep 0.05; i=$((i+1)); done; echo late > late.txt; touch {done}",
         go = go.display(),
         done = done.display()
     );
