@@ -90,6 +90,17 @@ mod tests {
         ws
     }
 
+    /// Keeps `ws` into `<tmp>/trial` (made first unless `trial_exists` is false) with the
+    /// planted secret registered.
+    fn keep(tmp: &Path, ws: &Path, by: KeepBy, trial_exists: bool) -> Option<PathBuf> {
+        let mut r = Redactor::new();
+        r.add_secret(SECRET);
+        if trial_exists {
+            std::fs::create_dir_all(tmp.join("trial")).unwrap();
+        }
+        TrialDir::at(tmp.join("trial")).keep_workspace(ws, &r, by)
+    }
+
     fn assert_kept_masked(kept: &Path) {
         assert_eq!(
             std::fs::read_to_string(kept.join("notes.txt")).unwrap(),
@@ -109,11 +120,7 @@ mod tests {
     fn a_copied_workspace_is_masked_and_the_original_left_alone() {
         let tmp = tempfile::tempdir().unwrap();
         let ws = planted_workspace(tmp.path());
-        let mut r = Redactor::new();
-        r.add_secret(SECRET);
-        let kept = TrialDir::at(tmp.path().join("trial"))
-            .keep_workspace(&ws, &r, KeepBy::Copy)
-            .unwrap();
+        let kept = keep(tmp.path(), &ws, KeepBy::Copy, false).unwrap();
         assert_kept_masked(&kept);
         let original = std::fs::read_to_string(ws.join("notes.txt")).unwrap();
         assert!(original.contains(SECRET), "not movable: the source is only read");
@@ -124,12 +131,7 @@ mod tests {
     fn a_movable_workspace_is_masked_in_place_and_renamed() {
         let tmp = tempfile::tempdir().unwrap();
         let ws = planted_workspace(tmp.path());
-        let mut r = Redactor::new();
-        r.add_secret(SECRET);
-        std::fs::create_dir_all(tmp.path().join("trial")).unwrap();
-        let kept = TrialDir::at(tmp.path().join("trial"))
-            .keep_workspace(&ws, &r, MOVE)
-            .unwrap();
+        let kept = keep(tmp.path(), &ws, MOVE, true).unwrap();
         assert_kept_masked(&kept);
         assert!(!ws.exists(), "moved, not copied");
     }
@@ -144,12 +146,7 @@ mod tests {
         std::fs::write(&clean_outside, "plain\n").unwrap();
         std::fs::hard_link(&secret_outside, ws.join("linked-secret")).unwrap();
         std::fs::hard_link(&clean_outside, ws.join("linked-clean")).unwrap();
-        let mut r = Redactor::new();
-        r.add_secret(SECRET);
-        std::fs::create_dir_all(tmp.path().join("trial")).unwrap();
-        let kept = TrialDir::at(tmp.path().join("trial"))
-            .keep_workspace(&ws, &r, MOVE)
-            .unwrap();
+        let kept = keep(tmp.path(), &ws, MOVE, true).unwrap();
         assert_kept_masked(&kept);
         assert_eq!(
             std::fs::read_to_string(&secret_outside).unwrap(),
@@ -174,12 +171,8 @@ mod tests {
     fn a_movable_workspace_the_rename_cannot_take_is_copied_with_the_same_result() {
         let tmp = tempfile::tempdir().unwrap();
         let ws = planted_workspace(tmp.path());
-        let mut r = Redactor::new();
-        r.add_secret(SECRET);
         // The trial folder does not exist yet: the rename fails, the copy makes the folders.
-        let kept = TrialDir::at(tmp.path().join("trial"))
-            .keep_workspace(&ws, &r, MOVE)
-            .unwrap();
+        let kept = keep(tmp.path(), &ws, MOVE, false).unwrap();
         assert_kept_masked(&kept);
         assert!(ws.exists(), "copied, not moved");
     }
@@ -188,15 +181,12 @@ mod tests {
     fn a_workspace_a_left_behind_process_still_works_in_is_copied_and_left_as_it_was() {
         let tmp = tempfile::tempdir().unwrap();
         let ws = planted_workspace(tmp.path());
-        let mut r = Redactor::new();
-        r.add_secret(SECRET);
-        std::fs::create_dir_all(tmp.path().join("trial")).unwrap();
         let mut left_behind = std::process::Command::new("sleep")
             .arg("30")
             .current_dir(ws.join("bin"))
             .spawn()
             .unwrap();
-        let kept = TrialDir::at(tmp.path().join("trial")).keep_workspace(&ws, &r, MOVE);
+        let kept = keep(tmp.path(), &ws, MOVE, true);
         left_behind.kill().unwrap();
         left_behind.wait().unwrap();
         assert_kept_masked(&kept.unwrap());
@@ -231,12 +221,7 @@ mod tests {
             "this file system must take user xattrs: {}",
             std::io::Error::last_os_error()
         );
-        let mut r = Redactor::new();
-        r.add_secret(SECRET);
-        std::fs::create_dir_all(tmp.path().join("trial")).unwrap();
-        let kept = TrialDir::at(tmp.path().join("trial"))
-            .keep_workspace(&ws, &r, MOVE)
-            .unwrap();
+        let kept = keep(tmp.path(), &ws, MOVE, true).unwrap();
         assert_kept_masked(&kept);
         assert!(ws.exists(), "copied, not moved");
         let kept_path = std::ffi::CString::new(kept.join("bin/clean").as_os_str().as_encoded_bytes()).unwrap();
@@ -252,10 +237,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let ws = planted_workspace(tmp.path());
         std::fs::set_permissions(ws.join("vendor/lib"), std::fs::Permissions::from_mode(0o555)).unwrap();
-        std::fs::create_dir_all(tmp.path().join("trial")).unwrap();
-        let kept = TrialDir::at(tmp.path().join("trial"))
-            .keep_workspace(&ws, &Redactor::new(), MOVE)
-            .unwrap();
+        let kept = keep(tmp.path(), &ws, MOVE, true).unwrap();
         assert!(!ws.exists(), "moved");
         let mode = std::fs::metadata(kept.join("vendor/lib")).unwrap().permissions().mode();
         assert_eq!(mode & 0o700, 0o700);
