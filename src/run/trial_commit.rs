@@ -8,11 +8,7 @@ use crate::redact::Redactor;
 
 use super::event_log::EventLog;
 use super::run_dir::TrialDir;
-use super::workspace_keep::KeepBy;
-use super::workspace_keep::{WorkspaceWalk, move_masked};
-
-/// Largest final workspace kept with a run.
-pub(super) const KEEP_WORKSPACE_LIMIT: u64 = 32 << 20;
+use super::workspace_keep::{KEEP_WORKSPACE_LIMIT, KeepBy, WorkspaceWalk, move_masked};
 
 impl TrialDir {
     /// Keeps the final workspace (without `.git`) as `workspace-after/` when it is under the

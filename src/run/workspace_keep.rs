@@ -15,6 +15,9 @@ use std::path::{Path, PathBuf};
 
 use crate::redact::{MASK, Redactor};
 
+/// Largest final workspace kept with a run.
+pub(super) const KEEP_WORKSPACE_LIMIT: u64 = 32 << 20;
+
 /// How the final workspace is kept.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum KeepBy {
@@ -130,7 +133,7 @@ pub(super) fn move_masked(
     }
     let walk = WorkspaceWalk::of(&staging);
     let plan = match Replacements::read(&walk, redactor) {
-        Ok(plan) if !walk.unread && walk.bytes <= super::trial_commit::KEEP_WORKSPACE_LIMIT => plan,
+        Ok(plan) if !walk.unread && walk.bytes <= KEEP_WORKSPACE_LIMIT => plan,
         Ok(_) => return Err(restore("part of it could not be read, or it is too large".into())),
         Err(why) => return Err(restore(why)),
     };
