@@ -19,12 +19,17 @@ impl TrialDir {
     /// (`workspace_keep`), and copies otherwise.
     pub fn keep_workspace(&self, src: &Path, redactor: &Redactor, by: KeepBy) -> Option<PathBuf> {
         let dst = self.workspace_after();
+        let mut src = src.to_path_buf();
         if let KeepBy::Move { processes_may_remain } = by {
-            match move_masked(src, &dst, redactor, processes_may_remain) {
+            match move_masked(&src, &dst, redactor, processes_may_remain) {
                 Ok(()) => return Some(dst),
-                Err(why) => tracing::debug!("workspace copied, not moved: {why}"),
+                Err(not) => {
+                    tracing::debug!("workspace copied, not moved: {}", not.why);
+                    src = not.tree;
+                }
             }
         }
+        let src = src.as_path();
         let walk = WorkspaceWalk::of(src);
         if walk.bytes > KEEP_WORKSPACE_LIMIT {
             tracing::warn!(bytes = walk.bytes, "final workspace too large to keep with the run");
@@ -237,5 +242,32 @@ mod tests {
         assert!(!ws.exists(), "moved");
         let mode = std::fs::metadata(kept.join("vendor/lib")).unwrap().permissions().mode();
         assert_eq!(mode & 0o700, 0o700);
+    }
+
+    #[test]
+    fn a_workspace_replaced_by_a_symlink_is_neither_followed_nor_moved() {
+        let tmp = tempfile::tempdir().unwrap();
+        let project = planted_workspace(tmp.path()); // the user's files, outside the environment
+        let env = tmp.path().join("env");
+        std::fs::create_dir_all(&env).unwrap();
+        let ws = env.join("workspace");
+        std::os::unix::fs::symlink(&project, &ws).unwrap();
+        for by in [MOVE, KeepBy::Copy] {
+            let kept = keep(tmp.path(), &ws, by, true).unwrap();
+            assert!(
+                std::fs::read_dir(&kept).map_or(true, |mut d| d.next().is_none()),
+                "{by:?} followed the link"
+            );
+        }
+        assert!(project.join(".git/config").exists() && project.join("passwd").symlink_metadata().is_ok());
+        assert!(
+            std::fs::read_to_string(project.join("notes.txt"))
+                .unwrap()
+                .contains(SECRET)
+        );
+        assert!(
+            ws.symlink_metadata().unwrap().file_type().is_symlink(),
+            "left where it was"
+        );
     }
 }

@@ -47,7 +47,11 @@ impl WorkspaceWalk {
             bytes: 0,
             unread: false,
         };
-        let mut entries = walkdir::WalkDir::new(src).follow_links(false).into_iter();
+        // A workspace the agent replaced by a symlink is not followed out (to the user's files).
+        let mut entries = walkdir::WalkDir::new(src)
+            .follow_links(false)
+            .follow_root_links(false)
+            .into_iter();
         while let Some(entry) = entries.next() {
             let Ok(e) = entry else {
                 walk.unread = true;
@@ -96,27 +100,47 @@ fn masked<'a>(redactor: &Redactor, bytes: &'a [u8]) -> Cow<'a, [u8]> {
         .unwrap_or(Cow::Borrowed(MASK.as_bytes()))
 }
 
-/// Moves `src` to `dst` masked, or says why not with `src` left as it was.
+/// Why a workspace was not moved, and where its tree is now (for the copy): `src`, or the
+/// private name it was set aside under when it could not be put back.
+pub(super) struct NotMoved {
+    pub why: String,
+    pub tree: PathBuf,
+}
+
+/// Moves `src` to `dst` masked, or says why not with the tree left as it was.
 pub(super) fn move_masked(
     src: &Path,
     dst: &Path,
     redactor: &Redactor,
     processes_may_remain: bool,
-) -> Result<(), String> {
-    let parent = dst.parent().ok_or("no trial folder")?;
-    let device = |p: &Path| {
-        std::fs::metadata(p)
-            .map(|m| m.dev())
-            .map_err(|e| format!("{}: {e}", p.display()))
+) -> Result<(), NotMoved> {
+    let refuse = |why: String| NotMoved {
+        why,
+        tree: src.to_path_buf(),
     };
-    if device(src)? != device(parent)? {
-        return Err("the run folder is on another file system".into());
+    let parent = dst.parent().ok_or_else(|| refuse("no trial folder".into()))?;
+    let real_folder = std::fs::symlink_metadata(src).map_err(|e| refuse(format!("{}: {e}", src.display())))?;
+    if !real_folder.is_dir() {
+        return Err(refuse("the workspace is no longer a folder".into()));
+    }
+    let parent_dev = std::fs::metadata(parent).map_err(|e| refuse(format!("{}: {e}", parent.display())))?;
+    if real_folder.dev() != parent_dev.dev() {
+        return Err(refuse("the run folder is on another file system".into()));
     }
     let staging = src.with_file_name(format!(".ghostlab-keeping-{:016x}", rand::random::<u64>()));
-    std::fs::rename(src, &staging).map_err(|e| format!("cannot set the workspace aside: {e}"))?;
+    std::fs::rename(src, &staging).map_err(|e| refuse(format!("cannot set the workspace aside: {e}")))?;
     let restore = |why: String| match std::fs::rename(&staging, src) {
-        Ok(()) => why,
-        Err(e) => format!("{why}; and it could not be put back: {e}"),
+        Ok(()) => refuse(why),
+        Err(e) => {
+            tracing::warn!(
+                "the workspace could not be put back ({e}); it is kept from {}",
+                staging.display()
+            );
+            NotMoved {
+                why,
+                tree: staging.clone(),
+            }
+        }
     };
     if processes_may_remain {
         match crate::sandbox::procs::pids_using(&staging) {
@@ -132,7 +156,7 @@ pub(super) fn move_masked(
         }
     }
     let walk = WorkspaceWalk::of(&staging);
-    let plan = match Replacements::read(&walk, redactor) {
+    let plan = match Replacements::read(&walk, redactor, real_folder.dev()) {
         Ok(plan) if !walk.unread && walk.bytes <= KEEP_WORKSPACE_LIMIT => plan,
         Ok(_) => return Err(restore("part of it could not be read, or it is too large".into())),
         Err(why) => return Err(restore(why)),
@@ -154,8 +178,9 @@ struct Replacements {
 
 impl Replacements {
     /// Reads every kept file once; refuses a tree with extended attributes (an origin URL with
-    /// a token in it would travel unmasked; the copy leaves them behind).
-    fn read(walk: &WorkspaceWalk, redactor: &Redactor) -> Result<Replacements, String> {
+    /// a token in it would travel unmasked; the copy leaves them behind) or with another file
+    /// system mounted in it (an agent's FUSE mount must not be changed, nor land in the run).
+    fn read(walk: &WorkspaceWalk, redactor: &Redactor, dev: u64) -> Result<Replacements, String> {
         let mut plan = Replacements {
             files: Vec::new(),
             folders: Vec::new(),
@@ -166,6 +191,9 @@ impl Replacements {
                 return Err(format!("{} has extended attributes", path.display()));
             }
             let meta = e.metadata().map_err(|err| format!("{}: {err}", path.display()))?;
+            if meta.dev() != dev {
+                return Err(format!("{} is on another file system", path.display()));
+            }
             let mode = meta.permissions().mode();
             if e.file_type().is_dir() {
                 if mode & 0o700 != 0o700 {
@@ -194,27 +222,48 @@ impl Replacements {
                 std::fs::remove_file(e.path())?;
             }
         }
+        // A new file renamed over the old name: a full disk leaves the old file whole, and a
+        // hard link's other names keep their bytes.
         for (path, bytes, mode) in &self.files {
-            std::fs::remove_file(path)?;
             use std::io::Write;
-            let mut f = std::fs::OpenOptions::new()
+            let temp = path.with_file_name(format!(".ghostlab-mask-{:016x}", rand::random::<u64>()));
+            let written = std::fs::OpenOptions::new()
                 .write(true)
                 .create_new(true)
                 .mode(0o600)
-                .open(path)?;
-            f.write_all(bytes)?;
-            f.set_permissions(std::fs::Permissions::from_mode(*mode))?;
+                .open(&temp)
+                .and_then(|mut f| {
+                    f.write_all(bytes)?;
+                    f.set_permissions(std::fs::Permissions::from_mode(*mode))
+                })
+                .and_then(|()| std::fs::rename(&temp, path));
+            if let Err(e) = written {
+                let _ = std::fs::remove_file(&temp);
+                return Err(e);
+            }
         }
         Ok(())
     }
 }
 
-/// Whether `path` (not followed) carries extended attributes.
+/// Whether `path` (not followed) carries extended attributes other than `security.*` (an
+/// SELinux label is on every file there, and says nothing the agent wrote).
 fn has_xattrs(path: &Path) -> bool {
     let Ok(c) = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()) else {
         return true;
     };
     // SAFETY: a size query (null buffer, length 0) on a NUL-terminated path.
-    let n = unsafe { libc::llistxattr(c.as_ptr(), std::ptr::null_mut(), 0) };
-    n > 0
+    let size = unsafe { libc::llistxattr(c.as_ptr(), std::ptr::null_mut(), 0) };
+    if size <= 0 {
+        return false;
+    }
+    let mut names = vec![0u8; size as usize];
+    // SAFETY: the buffer's pointer and length match; the kernel writes at most that many bytes.
+    let got = unsafe { libc::llistxattr(c.as_ptr(), names.as_mut_ptr().cast(), names.len()) };
+    if got < 0 {
+        return true; // changed since the size query: not vouched for
+    }
+    names[..got as usize]
+        .split(|b| *b == 0)
+        .any(|name| !name.is_empty() && !name.starts_with(b"security."))
 }
