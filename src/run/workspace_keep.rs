@@ -6,11 +6,12 @@
 //! name (a process writing by absolute path no longer finds it), checked for processes still
 //! working in it, and read whole; only then are files replaced (never written through, so a hard
 //! link cannot carry the mask out) and the folder renamed into the trial folder. Anything it
-//! cannot vouch for (another file system, a process left behind, an unreadable entry, extended
-//! attributes it would carry along) leaves the tree as it was, for the copy.
+//! cannot vouch for (a workspace that became a symlink, another file system or a mount inside,
+//! a process left behind, an unreadable entry, extended attributes it would carry along) leaves
+//! the tree as it was, for the copy.
 
 use std::borrow::Cow;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::redact::{MASK, Redactor};
@@ -222,25 +223,11 @@ impl Replacements {
                 std::fs::remove_file(e.path())?;
             }
         }
-        // A new file renamed over the old name: a full disk leaves the old file whole, and a
-        // hard link's other names keep their bytes.
+        // A new file renamed over the old name (unsynced: the trial's commit covers it): a full
+        // disk leaves the old file whole, and a hard link's other names keep their bytes.
         for (path, bytes, mode) in &self.files {
-            use std::io::Write;
-            let temp = path.with_file_name(format!(".ghostlab-mask-{:016x}", rand::random::<u64>()));
-            let written = std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .open(&temp)
-                .and_then(|mut f| {
-                    f.write_all(bytes)?;
-                    f.set_permissions(std::fs::Permissions::from_mode(*mode))
-                })
-                .and_then(|()| std::fs::rename(&temp, path));
-            if let Err(e) = written {
-                let _ = std::fs::remove_file(&temp);
-                return Err(e);
-            }
+            crate::util::durable::write_replace(path, bytes)?;
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(*mode))?;
         }
         Ok(())
     }

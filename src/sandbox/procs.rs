@@ -14,20 +14,13 @@ pub const SESSION_ENV: &str = "GHOSTLAB_SANDBOX_SESSION";
 /// Pids whose argv contains `needle` as a whole argument or whose environment has
 /// `GHOSTLAB_SANDBOX_SESSION=<session_id>`.
 pub fn session_pids(needle: &Path, session_id: &str) -> Vec<i32> {
-    let me = std::process::id() as i32;
     let needle = needle.as_os_str().as_encoded_bytes().to_vec();
     let marker = format!("{SESSION_ENV}={session_id}").into_bytes();
-    let Ok(dir) = std::fs::read_dir("/proc") else {
+    let Some(others) = other_processes() else {
         return Vec::new();
     };
     let mut out = Vec::new();
-    for e in dir.filter_map(Result::ok) {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
-            continue;
-        };
-        if pid == me {
-            continue;
-        }
+    for (pid, e) in others {
         let hit = |file: &str, want: &[u8]| {
             std::fs::read(e.path().join(file))
                 .map(|b| {
@@ -41,6 +34,16 @@ pub fn session_pids(needle: &Path, session_id: &str) -> Vec<i32> {
         }
     }
     out
+}
+
+/// Every process but this one, as its pid and `/proc/<pid>` entry; `None` without `/proc`.
+fn other_processes() -> Option<impl Iterator<Item = (i32, std::fs::DirEntry)>> {
+    let me = std::process::id() as i32;
+    let dir = std::fs::read_dir("/proc").ok()?;
+    Some(dir.filter_map(Result::ok).filter_map(move |e| {
+        let pid = e.file_name().to_string_lossy().parse::<i32>().ok()?;
+        (pid != me).then_some((pid, e))
+    }))
 }
 
 /// SIGKILLs every process of the session; returns how many were signalled.
@@ -64,15 +67,8 @@ pub fn kill_session(needle: &Path, session_id: &str) -> usize {
 pub fn pids_using(root: &Path) -> Option<Vec<i32>> {
     // The kernel shows resolved paths: a root reached through a symlink (TMPDIR) must be too.
     let root = std::fs::canonicalize(root).ok()?;
-    let me = std::process::id() as i32;
     let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").ok()?.filter_map(Result::ok) {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
-            continue;
-        };
-        if pid == me {
-            continue;
-        }
+    for (pid, e) in other_processes()? {
         let links = std::iter::once(e.path().join("cwd")).chain(
             std::fs::read_dir(e.path().join("fd"))
                 .into_iter()
