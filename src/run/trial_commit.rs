@@ -270,4 +270,18 @@ mod tests {
             "left where it was"
         );
     }
+
+    #[test]
+    fn a_workspace_over_the_limit_is_neither_moved_nor_copied_and_left_as_it_was() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = planted_workspace(tmp.path());
+        let big = std::fs::File::create(ws.join("big.bin")).unwrap();
+        big.set_len(KEEP_WORKSPACE_LIMIT + 1).unwrap(); // sparse: costs no disk
+        assert!(keep(tmp.path(), &ws, MOVE, true).is_none());
+        assert!(
+            ws.join("big.bin").exists() && ws.join(".git/config").exists(),
+            "put back whole"
+        );
+        assert!(!tmp.path().join("trial/workspace-after").exists());
+    }
 }

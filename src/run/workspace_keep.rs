@@ -157,11 +157,11 @@ pub(super) fn move_masked(
         }
     }
     let walk = WorkspaceWalk::of(&staging);
-    let plan = match Replacements::read(&walk, redactor, real_folder.dev()) {
-        Ok(plan) if !walk.unread && walk.bytes <= KEEP_WORKSPACE_LIMIT => plan,
-        Ok(_) => return Err(restore("part of it could not be read, or it is too large".into())),
-        Err(why) => return Err(restore(why)),
-    };
+    // Before any file is read: a tree over the limit is not kept at all (the copy says so).
+    if walk.unread || walk.bytes > KEEP_WORKSPACE_LIMIT {
+        return Err(restore("part of it could not be read, or it is too large".into()));
+    }
+    let plan = Replacements::read(&walk, redactor, real_folder.dev()).map_err(restore)?;
     // From here the tree changes; a failure still puts it back where the copy looks for it.
     let finish = || -> std::io::Result<()> {
         plan.apply(&walk)?;
