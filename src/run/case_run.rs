@@ -21,6 +21,8 @@ use super::opencode::{OpencodeRunner, OpencodeSetup};
 use super::opencode_warm::{OpencodeWarmRunner, WarmLink};
 use super::refusal_attribution::AttributedRefusals;
 use super::run_dir::TrialDir;
+use super::trial_commit::PendingTrial;
+use super::trial_committer::{CommitQueue, Committed};
 use super::runner::AgentRunner;
 use super::runners::{MockRunner, ProcessRunner};
 use super::spawn::{CommandSpec, run_bounded};
@@ -70,8 +72,14 @@ pub struct RunContext {
     pub sinks: Sinks,
 }
 
-/// Runs a case and writes its artifacts under `dir`; returns its verdict file.
-pub async fn run_case(ctx: &RunContext, case: &CaseSpec, dir: PathBuf) -> std::io::Result<VerdictFile> {
+/// Runs a case and writes its artifacts under `dir`; hands the decided trial to `commits` and
+/// returns its verdict file with the answer of its commit (see `trial_committer`).
+pub async fn run_case(
+    ctx: &RunContext,
+    case: &CaseSpec,
+    dir: PathBuf,
+    commits: &CommitQueue,
+) -> std::io::Result<(VerdictFile, Committed)> {
     let started = Instant::now();
     let (redactor, sinks, spec, at) = (ctx.redactor.clone(), ctx.sinks.clone(), case.clone(), dir.clone());
     let mut log = crate::util::blocking::off_runtime(move || {
@@ -95,7 +103,8 @@ pub async fn run_case(ctx: &RunContext, case: &CaseSpec, dir: PathBuf) -> std::i
                 reason,
             })?;
             let sandbox_ms = env_started.elapsed().as_millis() as u64;
-            return finish(ctx, case, &dir, log, end, None, (started, sandbox_ms, 0)).await;
+            let decided = finish(ctx, case, &dir, log, end, None, (started, sandbox_ms, 0)).await;
+            return hand_in(decided, commits).await;
         }
     };
     let sandbox_ms = env_started.elapsed().as_millis() as u64;
@@ -140,8 +149,19 @@ pub async fn run_case(ctx: &RunContext, case: &CaseSpec, dir: PathBuf) -> std::i
         (started, sandbox_ms, setup_ms),
     )
     .await;
+    // Handed in before the environment closes, so its commit overlaps the removal.
+    let answer = hand_in(verdict, commits).await;
     env.close().await;
-    verdict
+    answer
+}
+
+/// Hands a decided trial to the group commit.
+async fn hand_in(
+    decided: std::io::Result<(VerdictFile, PendingTrial)>,
+    commits: &CommitQueue,
+) -> std::io::Result<(VerdictFile, Committed)> {
+    let (verdict, pending) = decided?;
+    Ok((verdict, commits.submit(pending).await))
 }
 
 type Prepared = Result<ConversationEnd, (String, String)>;
@@ -369,7 +389,7 @@ async fn finish(
     end: ConversationEnd,
     env: Option<(&dyn CaseEnvironment, Option<FileFacts>)>,
     (started, sandbox_ms, setup_ms): (Instant, u64, u64),
-) -> std::io::Result<VerdictFile> {
+) -> std::io::Result<(VerdictFile, PendingTrial)> {
     let events = log.events().to_vec();
     let (env, files) = match env {
         Some((e, f)) => (Some(e), f),
@@ -410,10 +430,12 @@ async fn finish(
         verdict: verdict.verdict,
         duration_ms: started.elapsed().as_millis() as u64,
     })?;
-    TrialDir::at(dir)
-        .commit(log, verdict_bytes(&verdict, &ctx.redactor)?)
-        .await?;
-    Ok(verdict)
+    let pending = PendingTrial {
+        trial: TrialDir::at(dir),
+        log,
+        verdict: verdict_bytes(&verdict, &ctx.redactor)?,
+    };
+    Ok((verdict, pending))
 }
 
 /// The time the job's setup steps took, from their events.

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use super::case::CaseSpec;
 use super::case_run::{RunContext, run_case};
+use super::trial_committer::{Committed, commit_queue};
 use super::run_dir::RunDir;
 use crate::judge::case_verdict::VerdictFile;
 use crate::judge::default_gates::{effective_gates, label_defaults, something_judged};
@@ -61,14 +62,19 @@ pub async fn run_suite(
             work.push(c);
         }
     }
-    let results: Vec<std::io::Result<VerdictFile>> = futures::stream::iter(work.into_iter().map(|case| {
-        let ctx = ctx.clone();
+    // Decided trials are committed in batches beside the cases (`trial_committer`); a case's
+    // slot does not wait for its commit, and the summary waits for all of them.
+    let (commits, committer) = commit_queue(opts.parallel.max(1));
+    let case_ctx = ctx.clone();
+    // The closure owns the queue's last clone: the queue closes once the stream is done.
+    let cases_done = futures::stream::iter(work.into_iter().map(move |case| {
+        let (ctx, commits) = (case_ctx.clone(), commits.clone());
         let dir = trial_dir(run_dir, &case.id, case.trial);
         let resume = opts.resume;
         async move {
             if resume {
                 match read_verdict(&dir.join("verdict.json")) {
-                    Some(done) if done.verdict != crate::judge::Verdict::InfraError => return Ok(done),
+                    Some(done) if done.verdict != crate::judge::Verdict::InfraError => return Ok((done, None)),
                     // An infrastructure error or an interrupted attempt is re-run; the old
                     // attempt stays in the trial's history.
                     _ if dir.exists() => {
@@ -77,15 +83,33 @@ pub async fn run_suite(
                     _ => {}
                 }
             }
-            run_case(&ctx, &case, dir).await
+            let (verdict, committed) = run_case(&ctx, &case, dir, &commits).await?;
+            Ok((verdict, Some(committed)))
         }
     }))
     .buffer_unordered(opts.parallel.max(1))
-    .collect()
-    .await;
+    .collect::<Vec<std::io::Result<(VerdictFile, Option<Committed>)>>>();
+    let (results, ()) = futures::join!(cases_done, committer.run());
     let mut verdicts = Vec::with_capacity(results.len());
+    let mut first_error = None;
     for r in results {
-        verdicts.push(r?);
+        match r {
+            Ok((verdict, committed)) => {
+                if let Some(Err(e)) = match committed {
+                    Some(c) => Some(c.landed().await),
+                    None => None,
+                } {
+                    first_error.get_or_insert(e);
+                }
+                verdicts.push(verdict);
+            }
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    if let Some(e) = first_error {
+        return Err(e);
     }
     verdicts.sort_by(|a, b| (a.case.as_str(), a.trial).cmp(&(b.case.as_str(), b.trial)));
     let run_id = RunDir::new(run_dir).id();

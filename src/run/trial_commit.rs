@@ -1,6 +1,7 @@
 //! The end of a trial on disk: the final workspace kept beside it (`workspace_keep`), then the
-//! group commit that makes its files durable together and writes verdict.json last as the
-//! marker that the trial is done (docs/ARCHITECTURE.md, "Durability").
+//! trial as a unit of the group commit (`trial_committer`) that makes its files durable and
+//! writes verdict.json last as the marker that the trial is done (docs/ARCHITECTURE.md,
+//! "Durability").
 
 use std::path::{Path, PathBuf};
 
@@ -9,6 +10,7 @@ use crate::redact::Redactor;
 use super::event_log::EventLog;
 use super::run_dir::TrialDir;
 use super::workspace_keep::{KEEP_WORKSPACE_LIMIT, KeepBy, WorkspaceWalk, move_masked};
+use crate::util::durable::Unit;
 
 impl TrialDir {
     /// Keeps the final workspace (without `.git`) as `workspace-after/` when it is under the
@@ -38,24 +40,33 @@ impl TrialDir {
         walk.copy_masked(src, &dst, redactor).ok()?;
         Some(dst)
     }
+}
 
-    /// The trial's group commit, on a blocking thread (renames and fsyncs must not stall the
-    /// runtime): the event log closed as events.jsonl, then case.json, events.jsonl,
-    /// workspace-after/ and the downloads made durable together, then `verdict` written as
-    /// verdict.json.
-    pub async fn commit(self, log: EventLog, verdict: Vec<u8>) -> std::io::Result<()> {
-        crate::util::blocking::off_runtime(move || {
-            log.finish()?;
-            let files = [
-                self.case_file(),
-                self.events(),
-                self.workspace_after(),
-                super::downloads::downloads_dir(&self.path),
-                super::downloads::downloads_manifest(&self.path),
-            ];
-            crate::util::durable::commit(&files, &self.verdict(), &verdict)
+/// A decided trial whose files wait for the group commit (`run::trial_committer`).
+pub struct PendingTrial {
+    pub trial: TrialDir,
+    pub log: EventLog,
+    pub verdict: Vec<u8>,
+}
+
+impl PendingTrial {
+    /// Closes the event log as events.jsonl; then the trial is a commit unit: case.json,
+    /// events.jsonl, workspace-after/ and the downloads made durable, `verdict` written last
+    /// as verdict.json.
+    pub fn into_unit(self) -> std::io::Result<Unit> {
+        self.log.finish()?;
+        let t = &self.trial;
+        Ok(Unit {
+            files: vec![
+                t.case_file(),
+                t.events(),
+                t.workspace_after(),
+                super::downloads::downloads_dir(&t.path),
+                super::downloads::downloads_manifest(&t.path),
+            ],
+            marker: t.verdict(),
+            marker_bytes: self.verdict,
         })
-        .await
     }
 }
 

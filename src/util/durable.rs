@@ -4,10 +4,10 @@
 //! `write_atomic` pays two fsyncs per file (the temp file and its folder). A trial writes
 //! several files, so a run paid ~7 fsyncs per trial, each waiting for a journal commit. Here
 //! the files of one unit (a trial) are written with `write_replace` (temp file + rename: a
-//! killed process leaves the old or the new file, never a torn one), then `commit` fsyncs them
-//! all, writes the marker atomically and fsyncs the folders once. A reader treats a unit
-//! without its marker as not done, so a power loss before the marker is on disk loses the
-//! unit, never half of it.
+//! killed process leaves the old or the new file, never a torn one), then `commit_batch`
+//! fsyncs them all — and those of every other unit ready at the same time — writes each
+//! marker atomically and fsyncs the folders once. A reader treats a unit without its marker
+//! as not done, so a power loss before the marker is on disk loses the unit, never half of it.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -41,25 +41,73 @@ pub fn sync_files(files: &[PathBuf]) -> std::io::Result<()> {
     parallel_sync(&dirs, sync_dir)
 }
 
-/// Commits a unit: writes `marker` to a temp file; makes it, `files` and the folders holding
-/// them durable together (their names too: a rename such as events.jsonl's is durable before
-/// the marker exists); renames the marker into place; then fsyncs its folder and the one above.
-/// Two journal waits, whatever the number of files.
-pub fn commit(files: &[PathBuf], marker: &Path, marker_bytes: &[u8]) -> std::io::Result<()> {
+/// One unit of a commit: files written with `write_replace` (or folders of them) and the
+/// marker that says they are all there.
+pub struct Unit {
+    pub files: Vec<PathBuf>,
+    pub marker: PathBuf,
+    pub marker_bytes: Vec<u8>,
+}
+
+/// Commits units together (a trial each): writes every marker to a temp file beside it; makes
+/// those, every unit's files and the folders holding them durable in one wave (their names
+/// too: a rename such as events.jsonl's is durable before any marker exists); renames each
+/// marker into place; then fsyncs the markers' folders and the ones above in a second wave.
+/// Two journal waits per call, whatever the number of units or files. Returns one result per
+/// unit, in order: a unit whose marker cannot be staged or renamed fails alone; a failed
+/// fsync wave fails every unit it covered (none of their markers is renamed).
+pub fn commit_batch(units: Vec<Unit>) -> Vec<std::io::Result<()>> {
+    let mut results: Vec<Option<std::io::Result<()>>> = units.iter().map(|_| None).collect();
+    let mut staged = Vec::new();
+    let mut first = Vec::new();
+    let mut dirs = Vec::new();
+    for (i, unit) in units.iter().enumerate() {
+        match stage_marker(&unit.marker, &unit.marker_bytes) {
+            Ok(tmp) => {
+                let (files, unit_dirs) = expand(&unit.files);
+                first.extend(files);
+                first.push(tmp.path().to_path_buf());
+                dirs.extend(unit_dirs);
+                staged.push((i, tmp));
+            }
+            Err(e) => results[i] = Some(Err(e)),
+        }
+    }
+    dirs.sort();
+    dirs.dedup();
+    first.extend(dirs);
+    if let Err(e) = parallel_sync(&first, sync_path) {
+        for (i, _) in &staged {
+            results[*i] = Some(Err(std::io::Error::new(e.kind(), e.to_string())));
+        }
+        return results.into_iter().map(|r| r.expect("every unit has its result")).collect();
+    }
+    let mut last = Vec::new();
+    for (i, tmp) in staged {
+        let dir = parent_of(&units[i].marker).to_path_buf();
+        match tmp.persist(&units[i].marker) {
+            Ok(_) => {
+                last.extend(dir.parent().map(Path::to_path_buf));
+                last.push(dir);
+                results[i] = Some(Ok(()));
+            }
+            Err(e) => results[i] = Some(Err(e.error)),
+        }
+    }
+    last.sort();
+    last.dedup();
+    // sync_dir cannot fail: a folder that cannot be opened or synced is skipped.
+    let _ = parallel_sync(&last, sync_dir);
+    results.into_iter().map(|r| r.expect("every unit has its result")).collect()
+}
+
+/// `marker_bytes` in a temp file in the marker's folder (made if missing).
+fn stage_marker(marker: &Path, marker_bytes: &[u8]) -> std::io::Result<tempfile::NamedTempFile> {
     let dir = parent_of(marker);
     std::fs::create_dir_all(dir)?;
     let mut tmp = tempfile::Builder::new().prefix(TEMP_PREFIX).tempfile_in(dir)?;
     tmp.write_all(marker_bytes)?;
-    let (mut first, dirs) = expand(files);
-    first.push(tmp.path().to_path_buf());
-    first.extend(dirs);
-    parallel_sync(&first, sync_path)?;
-    tmp.persist(marker).map_err(|e| e.error)?;
-    let mut last = vec![dir.to_path_buf()];
-    if let Some(above) = dir.parent() {
-        last.push(above.to_path_buf());
-    }
-    parallel_sync(&last, sync_dir)
+    Ok(tmp)
 }
 
 /// The regular files among `files` and under folders among them, and every folder holding
@@ -133,22 +181,27 @@ fn parallel_sync(paths: &[PathBuf], f: fn(&Path) -> std::io::Result<()>) -> std:
 mod tests {
     use super::*;
 
+    fn unit(files: Vec<PathBuf>, marker: PathBuf, bytes: &[u8]) -> Unit {
+        Unit {
+            files,
+            marker,
+            marker_bytes: bytes.to_vec(),
+        }
+    }
+
     #[test]
     fn commit_writes_the_marker_after_the_files_and_leaves_no_temp() {
         let dir = tempfile::tempdir().unwrap();
-        let unit = dir.path().join("trial-1");
-        write_replace(&unit.join("a.json"), b"a").unwrap();
-        write_json_replace(&unit.join("sub/b.json"), &serde_json::json!({"version": 1})).unwrap();
-        write_replace(&unit.join("a.json"), b"a2").unwrap();
-        commit(
-            &[unit.join("a.json"), unit.join("sub")],
-            &unit.join("verdict.json"),
-            b"{}\n",
-        )
-        .unwrap();
-        assert_eq!(std::fs::read_to_string(unit.join("a.json")).unwrap(), "a2");
-        assert_eq!(std::fs::read_to_string(unit.join("verdict.json")).unwrap(), "{}\n");
-        let temps = walkdir::WalkDir::new(&unit)
+        let unit_dir = dir.path().join("trial-1");
+        write_replace(&unit_dir.join("a.json"), b"a").unwrap();
+        write_json_replace(&unit_dir.join("sub/b.json"), &serde_json::json!({"version": 1})).unwrap();
+        write_replace(&unit_dir.join("a.json"), b"a2").unwrap();
+        let files = vec![unit_dir.join("a.json"), unit_dir.join("sub")];
+        let results = commit_batch(vec![unit(files, unit_dir.join("verdict.json"), b"{}\n")]);
+        assert!(results.into_iter().all(|r| r.is_ok()));
+        assert_eq!(std::fs::read_to_string(unit_dir.join("a.json")).unwrap(), "a2");
+        assert_eq!(std::fs::read_to_string(unit_dir.join("verdict.json")).unwrap(), "{}\n");
+        let temps = walkdir::WalkDir::new(&unit_dir)
             .into_iter()
             .filter_map(Result::ok)
             .filter(|e| e.file_name().to_string_lossy().starts_with(TEMP_PREFIX))
@@ -157,11 +210,29 @@ mod tests {
     }
 
     #[test]
-    fn syncing_a_missing_file_is_not_an_error_but_an_unreadable_marker_folder_is() {
+    fn a_unit_whose_marker_cannot_be_written_fails_alone_in_its_batch() {
         let dir = tempfile::tempdir().unwrap();
-        sync_files(&[dir.path().join("gone")]).unwrap();
         let blocker = dir.path().join("file");
         std::fs::write(&blocker, "x").unwrap();
-        assert!(commit(&[], &blocker.join("verdict.json"), b"{}").is_err());
+        let mut units = Vec::new();
+        for i in 0..3 {
+            let d = dir.path().join(format!("trial-{i}"));
+            write_replace(&d.join("events.jsonl"), b"e").unwrap();
+            units.push(unit(vec![d.join("events.jsonl")], d.join("verdict.json"), b"{}"));
+        }
+        // The middle unit's marker would go inside a file.
+        units[1].marker = blocker.join("verdict.json");
+        let results = commit_batch(units);
+        assert!(results[0].is_ok() && results[2].is_ok(), "{results:?}");
+        assert!(results[1].is_err());
+        assert!(dir.path().join("trial-0/verdict.json").exists());
+        assert!(dir.path().join("trial-2/verdict.json").exists());
+        assert!(!dir.path().join("trial-1/verdict.json").exists());
+    }
+
+    #[test]
+    fn syncing_a_missing_file_is_not_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        sync_files(&[dir.path().join("gone")]).unwrap();
     }
 }

@@ -1,0 +1,163 @@
+//! The suite's group commit: decided trials queue here and are made durable in batches, so a
+//! case's slot is free for the next case while its files reach the disk, and every trial that
+//! is ready at the same moment shares the same two journal waits (`util::durable::commit_batch`).
+//!
+//! The guarantee is the one in docs/ARCHITECTURE.md ("Durability"): a trial's verdict.json is
+//! renamed into place only after its files are durable, so a crash leaves it committed or not
+//! done. What changes is when: a trial's verdict may be shown live before its commit lands,
+//! and the suite writes summary.json only after every commit has answered.
+
+use tokio::sync::{mpsc, oneshot};
+
+use super::trial_commit::PendingTrial;
+
+/// At most this many trials in one commit call: bounds the files one fsync wave covers.
+const MAX_BATCH: usize = 64;
+
+type Reply = oneshot::Sender<std::io::Result<()>>;
+
+/// Where cases hand in their decided trials.
+#[derive(Clone)]
+pub struct CommitQueue {
+    tx: mpsc::Sender<(PendingTrial, Reply)>,
+}
+
+/// The answer to one handed-in trial: whether its commit landed.
+pub struct Committed(oneshot::Receiver<std::io::Result<()>>);
+
+/// The loop that commits what the queue receives; ends when every `CommitQueue` is dropped
+/// and the queue is empty.
+pub struct Committer {
+    rx: mpsc::Receiver<(PendingTrial, Reply)>,
+}
+
+/// A queue that holds at most `waiting` trials besides the batch being committed; a case that
+/// finds it full waits (so a slow disk slows the cases instead of piling up their logs).
+pub fn commit_queue(waiting: usize) -> (CommitQueue, Committer) {
+    let (tx, rx) = mpsc::channel(waiting.max(1));
+    (CommitQueue { tx }, Committer { rx })
+}
+
+impl CommitQueue {
+    /// Hands `trial` in; returns once it is queued, not once it is durable.
+    pub async fn submit(&self, trial: PendingTrial) -> Committed {
+        let (reply, answer) = oneshot::channel();
+        // A send fails only when the committer is gone; the dropped reply then answers
+        // `Committed::landed` with an error.
+        let _ = self.tx.send((trial, reply)).await;
+        Committed(answer)
+    }
+}
+
+impl Committed {
+    /// Waits for the trial's commit.
+    pub async fn landed(self) -> std::io::Result<()> {
+        self.0
+            .await
+            .unwrap_or_else(|_| Err(std::io::Error::other("the trial committer stopped before this trial's commit")))
+    }
+}
+
+impl Committer {
+    /// Commits batches until the queue is closed: each batch is whatever waited while the
+    /// previous one was on its way to the disk.
+    pub async fn run(mut self) {
+        while let Some(first) = self.rx.recv().await {
+            let mut batch = vec![first];
+            while batch.len() < MAX_BATCH {
+                match self.rx.try_recv() {
+                    Ok(next) => batch.push(next),
+                    Err(_) => break,
+                }
+            }
+            let (trials, replies): (Vec<PendingTrial>, Vec<Reply>) = batch.into_iter().unzip();
+            let results = crate::util::blocking::off_runtime(move || Ok(commit_trials(trials)))
+                .await
+                .unwrap_or_else(|e| (0..replies.len()).map(|_| Err(std::io::Error::new(e.kind(), e.to_string()))).collect());
+            for (reply, result) in replies.into_iter().zip(results) {
+                let _ = reply.send(result);
+            }
+        }
+    }
+}
+
+/// Closes each trial's log, then commits all of them together; one result per trial.
+fn commit_trials(trials: Vec<PendingTrial>) -> Vec<std::io::Result<()>> {
+    let mut results: Vec<Option<std::io::Result<()>>> = Vec::with_capacity(trials.len());
+    let mut units = Vec::new();
+    let mut at = Vec::new();
+    for (i, trial) in trials.into_iter().enumerate() {
+        match trial.into_unit() {
+            Ok(unit) => {
+                units.push(unit);
+                at.push(i);
+                results.push(None);
+            }
+            Err(e) => results.push(Some(Err(e))),
+        }
+    }
+    for (i, r) in at.into_iter().zip(crate::util::durable::commit_batch(units)) {
+        results[i] = Some(r);
+    }
+    results.into_iter().map(|r| r.expect("every trial has its result")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::redact::Redactor;
+    use crate::run::event_log::EventLog;
+    use crate::run::run_dir::TrialDir;
+    use crate::trial::{RunEvent, Sinks};
+
+    fn pending(root: &std::path::Path, i: usize) -> PendingTrial {
+        let trial = TrialDir::at(root.join(format!("cases/c{i}/trial-1")));
+        let mut log = EventLog::create(&trial.path, &format!("c{i}"), Redactor::new(), Sinks::none()).unwrap();
+        log.emit(RunEvent::CaseFinished {
+            verdict: crate::judge::Verdict::Pass,
+            duration_ms: 1,
+        })
+        .unwrap();
+        PendingTrial {
+            trial,
+            log,
+            verdict: format!("{{\"case\":\"c{i}\"}}\n").into_bytes(),
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn every_handed_in_trial_is_committed_before_the_committer_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let (queue, committer) = commit_queue(2);
+        let root = dir.path().to_path_buf();
+        let cases = async move {
+            let mut answers = Vec::new();
+            for i in 0..20 {
+                answers.push(queue.submit(pending(&root, i)).await);
+            }
+            answers
+        };
+        let (answers, ()) = futures::join!(cases, committer.run());
+        for a in answers {
+            a.landed().await.unwrap();
+        }
+        for i in 0..20 {
+            let t = TrialDir::at(dir.path().join(format!("cases/c{i}/trial-1")));
+            assert!(t.events().exists() && !t.events_partial().exists());
+            assert_eq!(
+                std::fs::read_to_string(t.verdict()).unwrap(),
+                format!("{{\"case\":\"c{i}\"}}\n")
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn a_trial_handed_in_after_the_committer_is_gone_gets_an_error_not_a_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let (queue, committer) = commit_queue(1);
+        drop(committer);
+        let answer = queue.submit(pending(dir.path(), 0)).await;
+        assert!(answer.landed().await.is_err());
+        assert!(!TrialDir::at(dir.path().join("cases/c0/trial-1")).verdict().exists());
+    }
+}
