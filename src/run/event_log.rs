@@ -2,7 +2,7 @@
 //!
 //! Lines go to `events.jsonl.partial` as they happen (written per event, so a killed process
 //! loses at most the line being written); `finish` renames it to `events.jsonl`. Neither
-//! fsyncs: the trial's group commit (`run::case_run`, `util::durable::commit`) makes the log
+//! fsyncs: the group commit (`run::trial_committer`, `util::durable::commit_batch`) makes the log
 //! durable before verdict.json marks the trial done. Readers skip a torn last line.
 
 use super::run_dir::TrialDir;

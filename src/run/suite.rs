@@ -64,7 +64,7 @@ pub async fn run_suite(
     }
     // Decided trials are committed in batches beside the cases (`trial_committer`); a case's
     // slot does not wait for its commit, and the summary waits for all of them.
-    let (commits, committer) = commit_queue(opts.parallel.max(1));
+    let (commits, committer) = commit_queue(2 * opts.parallel.max(1));
     let case_ctx = ctx.clone();
     // The closure owns the queue's last clone: the queue closes once the stream is done.
     let cases_done = futures::stream::iter(work.into_iter().map(move |case| {

@@ -7,12 +7,16 @@
 //! done. What changes is when: a trial's verdict may be shown live before its commit lands,
 //! and the suite writes summary.json only after every commit has answered.
 
+use futures::StreamExt;
+use futures::stream::FuturesUnordered;
 use tokio::sync::{mpsc, oneshot};
 
 use super::trial_commit::PendingTrial;
 
 /// At most this many trials in one commit call: bounds the files one fsync wave covers.
 const MAX_BATCH: usize = 64;
+/// Batches committing at once (each fsyncs on up to four blocking threads).
+const IN_FLIGHT: usize = 4;
 
 type Reply = oneshot::Sender<std::io::Result<()>>;
 
@@ -59,25 +63,41 @@ impl Committed {
 }
 
 impl Committer {
-    /// Commits batches until the queue is closed: each batch is whatever waited while the
-    /// previous one was on its way to the disk.
+    /// Commits batches until the queue is closed. A batch is whatever waited when a commit
+    /// could start; up to `IN_FLIGHT` batches are on their way to the disk at once, so the
+    /// journal can commit one while the next one's fsyncs queue behind it.
     pub async fn run(mut self) {
-        while let Some(first) = self.rx.recv().await {
-            let mut batch = vec![first];
-            while batch.len() < MAX_BATCH {
-                match self.rx.try_recv() {
-                    Ok(next) => batch.push(next),
-                    Err(_) => break,
-                }
-            }
-            let (trials, replies): (Vec<PendingTrial>, Vec<Reply>) = batch.into_iter().unzip();
-            let results = crate::util::blocking::off_runtime(move || Ok(commit_trials(trials)))
-                .await
-                .unwrap_or_else(|e| (0..replies.len()).map(|_| Err(std::io::Error::new(e.kind(), e.to_string()))).collect());
-            for (reply, result) in replies.into_iter().zip(results) {
-                let _ = reply.send(result);
+        let mut in_flight = FuturesUnordered::new();
+        let mut open = true;
+        while open || !in_flight.is_empty() {
+            tokio::select! {
+                got = self.rx.recv(), if open && in_flight.len() < IN_FLIGHT => match got {
+                    Some(first) => {
+                        let mut batch = vec![first];
+                        while batch.len() < MAX_BATCH {
+                            match self.rx.try_recv() {
+                                Ok(next) => batch.push(next),
+                                Err(_) => break,
+                            }
+                        }
+                        in_flight.push(commit_and_answer(batch));
+                    }
+                    None => open = false,
+                },
+                Some(()) = in_flight.next(), if !in_flight.is_empty() => {}
             }
         }
+    }
+}
+
+/// Commits one batch on a blocking thread and answers each trial's hand-in.
+async fn commit_and_answer(batch: Vec<(PendingTrial, Reply)>) {
+    let (trials, replies): (Vec<PendingTrial>, Vec<Reply>) = batch.into_iter().unzip();
+    let results = crate::util::blocking::off_runtime(move || Ok(commit_trials(trials)))
+        .await
+        .unwrap_or_else(|e| (0..replies.len()).map(|_| Err(std::io::Error::new(e.kind(), e.to_string()))).collect());
+    for (reply, result) in replies.into_iter().zip(results) {
+        let _ = reply.send(result);
     }
 }
 
