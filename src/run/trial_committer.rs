@@ -180,4 +180,29 @@ mod tests {
         assert!(answer.landed().await.is_err());
         assert!(!TrialDir::at(dir.path().join("cases/c0/trial-1")).verdict().exists());
     }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_trial_whose_commit_fails_is_answered_with_the_error_and_left_uncommitted() {
+        let dir = tempfile::tempdir().unwrap();
+        let (queue, committer) = commit_queue(4);
+        let trials: Vec<PendingTrial> = (0..3).map(|i| pending(dir.path(), i)).collect();
+        // The middle trial's log is gone: closing it as events.jsonl fails.
+        std::fs::remove_file(trials[1].trial.events_partial()).unwrap();
+        let cases = async move {
+            let mut answers = Vec::new();
+            for t in trials {
+                answers.push(queue.submit(t).await);
+            }
+            answers
+        };
+        let (answers, ()) = futures::join!(cases, committer.run());
+        let mut landed = Vec::new();
+        for a in answers {
+            landed.push(a.landed().await.is_ok());
+        }
+        assert_eq!(landed, [true, false, true]);
+        let verdict = |i: usize| TrialDir::at(dir.path().join(format!("cases/c{i}/trial-1"))).verdict();
+        assert!(verdict(0).exists() && verdict(2).exists());
+        assert!(!verdict(1).exists(), "a trial whose files are not all there must not be marked done");
+    }
 }
