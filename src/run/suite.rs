@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use super::case::CaseSpec;
 use super::case_run::{RunContext, run_case};
-use super::trial_committer::{Committed, commit_queue};
 use super::run_dir::RunDir;
+use super::trial_committer::{Committed, commit_queue};
 use crate::judge::case_verdict::VerdictFile;
 use crate::judge::default_gates::{effective_gates, label_defaults, something_judged};
 use crate::judge::junit::{JunitCase, render_junit};

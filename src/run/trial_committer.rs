@@ -56,9 +56,11 @@ impl CommitQueue {
 impl Committed {
     /// Waits for the trial's commit.
     pub async fn landed(self) -> std::io::Result<()> {
-        self.0
-            .await
-            .unwrap_or_else(|_| Err(std::io::Error::other("the trial committer stopped before this trial's commit")))
+        self.0.await.unwrap_or_else(|_| {
+            Err(std::io::Error::other(
+                "the trial committer stopped before this trial's commit",
+            ))
+        })
     }
 }
 
@@ -95,7 +97,11 @@ async fn commit_and_answer(batch: Vec<(PendingTrial, Reply)>) {
     let (trials, replies): (Vec<PendingTrial>, Vec<Reply>) = batch.into_iter().unzip();
     let results = crate::util::blocking::off_runtime(move || Ok(commit_trials(trials)))
         .await
-        .unwrap_or_else(|e| (0..replies.len()).map(|_| Err(std::io::Error::new(e.kind(), e.to_string()))).collect());
+        .unwrap_or_else(|e| {
+            (0..replies.len())
+                .map(|_| Err(std::io::Error::new(e.kind(), e.to_string())))
+                .collect()
+        });
     for (reply, result) in replies.into_iter().zip(results) {
         let _ = reply.send(result);
     }
@@ -119,7 +125,10 @@ fn commit_trials(trials: Vec<PendingTrial>) -> Vec<std::io::Result<()>> {
     for (i, r) in at.into_iter().zip(crate::util::durable::commit_batch(units)) {
         results[i] = Some(r);
     }
-    results.into_iter().map(|r| r.expect("every trial has its result")).collect()
+    results
+        .into_iter()
+        .map(|r| r.expect("every trial has its result"))
+        .collect()
 }
 
 #[cfg(test)]
@@ -203,6 +212,9 @@ mod tests {
         assert_eq!(landed, [true, false, true]);
         let verdict = |i: usize| TrialDir::at(dir.path().join(format!("cases/c{i}/trial-1"))).verdict();
         assert!(verdict(0).exists() && verdict(2).exists());
-        assert!(!verdict(1).exists(), "a trial whose files are not all there must not be marked done");
+        assert!(
+            !verdict(1).exists(),
+            "a trial whose files are not all there must not be marked done"
+        );
     }
 }

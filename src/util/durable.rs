@@ -81,7 +81,10 @@ pub fn commit_batch(units: Vec<Unit>) -> Vec<std::io::Result<()>> {
         for (i, _) in &staged {
             results[*i] = Some(Err(std::io::Error::new(e.kind(), e.to_string())));
         }
-        return results.into_iter().map(|r| r.expect("every unit has its result")).collect();
+        return results
+            .into_iter()
+            .map(|r| r.expect("every unit has its result"))
+            .collect();
     }
     let mut last = Vec::new();
     for (i, tmp) in staged {
@@ -99,7 +102,10 @@ pub fn commit_batch(units: Vec<Unit>) -> Vec<std::io::Result<()>> {
     last.dedup();
     // sync_dir cannot fail: a folder that cannot be opened or synced is skipped.
     let _ = parallel_sync(&last, sync_dir);
-    results.into_iter().map(|r| r.expect("every unit has its result")).collect()
+    results
+        .into_iter()
+        .map(|r| r.expect("every unit has its result"))
+        .collect()
 }
 
 /// `marker_bytes` in a temp file in the marker's folder (made if missing).

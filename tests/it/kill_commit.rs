@@ -3,7 +3,7 @@
 //! or whole (case.json, events.jsonl ending in `case_finished`, verdict.json all readable and
 //! agreeing), and `test --resume`, `rescore`, `merge` and `report` agree on what is done.
 //! This covers a killed process; a power loss is covered by the fsync order in
-//! `util::durable::commit`, which no test here can cut.
+//! `util::durable::commit_batch`, which no test here can cut.
 
 use crate::common;
 
