@@ -95,10 +95,10 @@ pub async fn run_suite(
     for r in results {
         match r {
             Ok((verdict, committed)) => {
-                if let Some(Err(e)) = match committed {
-                    Some(c) => Some(c.landed().await),
-                    None => None,
-                } {
+                // Every commit has answered by now: the committer ran until the queue closed.
+                if let Some(c) = committed
+                    && let Err(e) = c.landed().await
+                {
                     first_error.get_or_insert(e);
                 }
                 verdicts.push(verdict);
