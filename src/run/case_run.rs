@@ -74,7 +74,7 @@ pub struct RunContext {
 
 /// Runs a case and writes its artifacts under `dir`; hands the decided trial to `commits` and
 /// returns its verdict file with the answer of its commit (see `trial_committer`).
-pub async fn run_case(
+pub(crate) async fn run_case(
     ctx: &RunContext,
     case: &CaseSpec,
     dir: PathBuf,
@@ -149,9 +149,8 @@ pub async fn run_case(
         (started, sandbox_ms, setup_ms),
     )
     .await;
-    // Handed in before the environment closes, so its commit overlaps the removal.
-    let answer = hand_in(verdict, commits).await;
-    env.close().await;
+    // Handed in while the environment closes: a full commit queue must not keep a sandbox up.
+    let (answer, ()) = futures::join!(hand_in(verdict, commits), env.close());
     answer
 }
 

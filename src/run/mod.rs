@@ -36,7 +36,7 @@ pub mod spawn;
 pub mod suite;
 mod summary_line;
 mod trial_commit;
-pub mod trial_committer;
+mod trial_committer;
 mod workspace_keep;
 pub use workspace_keep::KeepBy;
 pub mod turn_stream;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::case::CaseSpec;
 use super::case_run::{RunContext, run_case};
 use super::run_dir::RunDir;
-use super::trial_committer::{Committed, commit_queue};
+use super::trial_committer::{Committed, commit_queue, wait_for_earlier_commits};
 use crate::judge::case_verdict::VerdictFile;
 use crate::judge::default_gates::{effective_gates, label_defaults, something_judged};
 use crate::judge::junit::{JunitCase, render_junit};
@@ -62,11 +62,18 @@ pub async fn run_suite(
             work.push(c);
         }
     }
+    // A batch of a dropped earlier run may still be landing: not while trial folders are read.
+    crate::util::blocking::off_runtime(|| {
+        wait_for_earlier_commits();
+        Ok(())
+    })
+    .await?;
     // Decided trials are committed in batches beside the cases (`trial_committer`); a case's
     // slot does not wait for its commit, and the summary waits for all of them.
     let (commits, committer) = commit_queue(2 * opts.parallel.max(1));
     let case_ctx = ctx.clone();
-    // The closure owns the queue's last clone: the queue closes once the stream is done.
+    // The closure owns the queue's last clone, so the queue closes when the stream is dropped:
+    // `join!` drops each future as soon as it completes, which ends `committer.run()`.
     let cases_done = futures::stream::iter(work.into_iter().map(move |case| {
         let (ctx, commits) = (case_ctx.clone(), commits.clone());
         let dir = trial_dir(run_dir, &case.id, case.trial);

@@ -13,6 +13,17 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::trial_commit::PendingTrial;
 
+/// Held, shared, by every batch on its way to the disk. A run whose future is dropped (the
+/// lab's cancel) cannot stop a batch already on a blocking thread, which may still rename a
+/// verdict.json in; a new suite takes it exclusively first (`wait_for_earlier_commits`), so no
+/// earlier batch lands while it reads or archives trial folders.
+static COMMITTING: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+/// Blocks until every batch of every earlier run in this process has landed.
+pub fn wait_for_earlier_commits() {
+    drop(COMMITTING.write().unwrap_or_else(|p| p.into_inner()));
+}
+
 /// At most this many trials in one commit call: bounds the files one fsync wave covers.
 const MAX_BATCH: usize = 64;
 /// Batches committing at once (each fsyncs on up to four blocking threads).
@@ -95,13 +106,16 @@ impl Committer {
 /// Commits one batch on a blocking thread and answers each trial's hand-in.
 async fn commit_and_answer(batch: Vec<(PendingTrial, Reply)>) {
     let (trials, replies): (Vec<PendingTrial>, Vec<Reply>) = batch.into_iter().unzip();
-    let results = crate::util::blocking::off_runtime(move || Ok(commit_trials(trials)))
-        .await
-        .unwrap_or_else(|e| {
-            (0..replies.len())
-                .map(|_| Err(std::io::Error::new(e.kind(), e.to_string())))
-                .collect()
-        });
+    let results = crate::util::blocking::off_runtime(move || {
+        let _landing = COMMITTING.read().unwrap_or_else(|p| p.into_inner());
+        Ok(commit_trials(trials))
+    })
+    .await
+    .unwrap_or_else(|e| {
+        (0..replies.len())
+            .map(|_| Err(std::io::Error::new(e.kind(), e.to_string())))
+            .collect()
+    });
     for (reply, result) in replies.into_iter().zip(results) {
         let _ = reply.send(result);
     }
@@ -125,10 +139,7 @@ fn commit_trials(trials: Vec<PendingTrial>) -> Vec<std::io::Result<()>> {
     for (i, r) in at.into_iter().zip(crate::util::durable::commit_batch(units)) {
         results[i] = Some(r);
     }
-    results
-        .into_iter()
-        .map(|r| r.expect("every trial has its result"))
-        .collect()
+    crate::util::durable::every_answer(results)
 }
 
 #[cfg(test)]
@@ -156,27 +167,32 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn every_handed_in_trial_is_committed_before_the_committer_ends() {
-        let dir = tempfile::tempdir().unwrap();
-        let (queue, committer) = commit_queue(2);
-        let root = dir.path().to_path_buf();
-        let cases = async move {
-            let mut answers = Vec::new();
-            for i in 0..20 {
-                answers.push(queue.submit(pending(&root, i)).await);
+        // More trials than one batch holds; a queue that is often full (cases wait) and one
+        // that never is (batches up to MAX_BATCH, several in flight).
+        const TRIALS: usize = 3 * MAX_BATCH;
+        for waiting in [2, TRIALS] {
+            let dir = tempfile::tempdir().unwrap();
+            let (queue, committer) = commit_queue(waiting);
+            let root = dir.path().to_path_buf();
+            let cases = async move {
+                let mut answers = Vec::new();
+                for i in 0..TRIALS {
+                    answers.push(queue.submit(pending(&root, i)).await);
+                }
+                answers
+            };
+            let (answers, ()) = futures::join!(cases, committer.run());
+            for a in answers {
+                a.landed().await.unwrap();
             }
-            answers
-        };
-        let (answers, ()) = futures::join!(cases, committer.run());
-        for a in answers {
-            a.landed().await.unwrap();
-        }
-        for i in 0..20 {
-            let t = TrialDir::at(dir.path().join(format!("cases/c{i}/trial-1")));
-            assert!(t.events().exists() && !t.events_partial().exists());
-            assert_eq!(
-                std::fs::read_to_string(t.verdict()).unwrap(),
-                format!("{{\"case\":\"c{i}\"}}\n")
-            );
+            for i in 0..TRIALS {
+                let t = TrialDir::at(dir.path().join(format!("cases/c{i}/trial-1")));
+                assert!(t.events().exists() && !t.events_partial().exists());
+                assert_eq!(
+                    std::fs::read_to_string(t.verdict()).unwrap(),
+                    format!("{{\"case\":\"c{i}\"}}\n")
+                );
+            }
         }
     }
 
@@ -216,5 +232,41 @@ mod tests {
             !verdict(1).exists(),
             "a trial whose files are not all there must not be marked done"
         );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn after_a_dropped_run_no_commit_lands_once_the_next_run_has_waited() {
+        let dir = tempfile::tempdir().unwrap();
+        let (queue, committer) = commit_queue(200);
+        let root = dir.path().to_path_buf();
+        let cases = async move {
+            let mut answers = Vec::new();
+            for i in 0..150 {
+                answers.push(queue.submit(pending(&root, i)).await);
+            }
+            answers
+        };
+        let run = async { futures::join!(cases, committer.run()) };
+        let cut = tokio::time::timeout(std::time::Duration::from_millis(3), run).await;
+        assert!(cut.is_err(), "the run was to be dropped before it ended");
+        crate::util::blocking::off_runtime(|| {
+            wait_for_earlier_commits();
+            Ok(())
+        })
+        .await
+        .unwrap();
+        let committed = || {
+            (0..150)
+                .filter(|i| {
+                    let t = TrialDir::at(dir.path().join(format!("cases/c{i}/trial-1")));
+                    let done = t.verdict().exists();
+                    assert!(!done || t.events().exists(), "c{i}: marked done without its log");
+                    done
+                })
+                .count()
+        };
+        let before = committed();
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        assert_eq!(committed(), before, "a batch of the dropped run landed after the wait");
     }
 }

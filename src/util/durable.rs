@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use super::atomic::TEMP_PREFIX;
 
 /// Writes `bytes` to `path` through a temp file and a rename, without fsync: atomic against a
-/// killed process, durable only once a later `commit` or `sync_files` covers it.
+/// killed process, durable only once a later `commit_batch` or `sync_files` covers it.
 pub fn write_replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = parent_of(path);
     std::fs::create_dir_all(dir)?;
@@ -75,16 +75,14 @@ pub fn commit_batch(units: Vec<Unit>) -> Vec<std::io::Result<()>> {
     }
     dirs.sort();
     dirs.dedup();
-    start_writeback(&first);
+    // Only a hint (the fsyncs below are what make the files durable): its outcome is ignored.
+    let _ = parallel_sync(&first, start_writeback);
     first.extend(dirs);
     if let Err(e) = parallel_sync(&first, sync_path) {
         for (i, _) in &staged {
             results[*i] = Some(Err(std::io::Error::new(e.kind(), e.to_string())));
         }
-        return results
-            .into_iter()
-            .map(|r| r.expect("every unit has its result"))
-            .collect();
+        return every_answer(results);
     }
     let mut last = Vec::new();
     for (i, tmp) in staged {
@@ -100,11 +98,23 @@ pub fn commit_batch(units: Vec<Unit>) -> Vec<std::io::Result<()>> {
     }
     last.sort();
     last.dedup();
-    // sync_dir cannot fail: a folder that cannot be opened or synced is skipped.
-    let _ = parallel_sync(&last, sync_dir);
+    // A folder that cannot be opened or synced is skipped (`sync_dir`), but the wave itself can
+    // fail (a thread that never answered): then the renamed markers are not known durable.
+    if let Err(e) = parallel_sync(&last, sync_dir) {
+        for r in results.iter_mut().flatten() {
+            if r.is_ok() {
+                *r = Err(std::io::Error::new(e.kind(), e.to_string()));
+            }
+        }
+    }
+    every_answer(results)
+}
+
+/// Unwraps per-item results once each item has been given one.
+pub fn every_answer(results: Vec<Option<std::io::Result<()>>>) -> Vec<std::io::Result<()>> {
     results
         .into_iter()
-        .map(|r| r.expect("every unit has its result"))
+        .map(|r| r.expect("every item has its result"))
         .collect()
 }
 
@@ -144,27 +154,29 @@ fn expand(files: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
     (regular, dirs)
 }
 
-/// Starts writing every file's data to the disk without waiting (`sync_file_range`), so their
-/// blocks are allocated in the journal transaction the first fsync of the wave commits, instead
-/// of each later fsync finding new allocations and forcing a commit of its own. Only a hint:
-/// the fsyncs that follow are what make the files durable, so a failure here is ignored.
-fn start_writeback(files: &[PathBuf]) {
+/// Starts writing a file's data to the disk without waiting (`sync_file_range`), so the blocks
+/// of every file of a wave are allocated in the journal transaction its first fsync commits,
+/// instead of each later fsync finding new allocations and forcing a commit of its own.
+fn start_writeback(path: &Path) -> std::io::Result<()> {
     #[cfg(target_os = "linux")]
-    for f in files {
+    {
         use std::os::fd::AsRawFd;
-        if let Ok(file) = std::fs::File::open(f) {
-            // SAFETY: a plain syscall on a descriptor this function owns for the call.
-            unsafe {
-                libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE);
-            }
+        let file = std::fs::File::open(path)?;
+        // SAFETY: a plain syscall on a descriptor `file` owns for the whole call.
+        unsafe {
+            libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE);
         }
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = files;
+    let _ = path;
+    Ok(())
 }
 
+/// fsyncs a file; an error names it (a batch's error is every unit's answer).
 fn sync_file(path: &Path) -> std::io::Result<()> {
-    std::fs::File::open(path)?.sync_all()
+    std::fs::File::open(path)
+        .and_then(|f| f.sync_all())
+        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
 }
 
 fn sync_path(path: &Path) -> std::io::Result<()> {
