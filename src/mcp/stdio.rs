@@ -98,8 +98,16 @@ impl StdioChild {
     /// stdout, last stderr lines. Waits briefly so a child that is exiting is seen as exited.
     pub async fn explain(&mut self) -> String {
         let status = tokio::time::timeout(Duration::from_millis(300), self.child.wait()).await;
+        // Once the child has exited its stderr ends, so the drain finishes as soon as it has
+        // read the last lines; a loaded machine can take longer than 300 ms for that (the
+        // message then lacked the server's own reason). Only a grandchild still holding the
+        // pipe makes the longer bound count.
+        let drain_within = match status {
+            Ok(Ok(_)) => Duration::from_secs(3),
+            _ => Duration::from_millis(300),
+        };
         if let Some(task) = self.stderr_task.as_mut() {
-            let _ = tokio::time::timeout(Duration::from_millis(300), task).await;
+            let _ = tokio::time::timeout(drain_within, task).await;
             self.stderr_task = None;
         }
         let mut parts = Vec::new();
