@@ -63,11 +63,7 @@ pub async fn run_suite(
         }
     }
     // A batch of a dropped earlier run may still be landing: not while trial folders are read.
-    crate::util::blocking::off_runtime(|| {
-        wait_for_earlier_commits();
-        Ok(())
-    })
-    .await?;
+    wait_for_earlier_commits().await;
     // Decided trials are committed in batches beside the cases (`trial_committer`); a case's
     // slot does not wait for its commit, and the summary waits for all of them.
     let (commits, committer) = commit_queue(2 * opts.parallel.max(1));

@@ -9,19 +9,22 @@
 
 use futures::StreamExt;
 use futures::stream::FuturesUnordered;
-use tokio::sync::{mpsc, oneshot};
+use std::sync::Arc;
+use tokio::sync::{RwLock, mpsc, oneshot};
 
 use super::trial_commit::PendingTrial;
 
 /// Held, shared, by every batch on its way to the disk. A run whose future is dropped (the
 /// lab's cancel) cannot stop a batch already on a blocking thread, which may still rename a
 /// verdict.json in; a new suite takes it exclusively first (`wait_for_earlier_commits`), so no
-/// earlier batch lands while it reads or archives trial folders.
-static COMMITTING: std::sync::RwLock<()> = std::sync::RwLock::new(());
+/// earlier batch lands while it reads or archives trial folders. A batch takes its share
+/// before its blocking work is spawned and hands it to that work (an owned guard), so no
+/// spawned-but-not-yet-started batch slips past the wait.
+static COMMITTING: std::sync::LazyLock<Arc<RwLock<()>>> = std::sync::LazyLock::new(|| Arc::new(RwLock::new(())));
 
-/// Blocks until every batch of every earlier run in this process has landed.
-pub fn wait_for_earlier_commits() {
-    drop(COMMITTING.write().unwrap_or_else(|p| p.into_inner()));
+/// Waits until every batch of every earlier run in this process has landed.
+pub async fn wait_for_earlier_commits() {
+    drop(COMMITTING.write().await);
 }
 
 /// At most this many trials in one commit call: bounds the files one fsync wave covers.
@@ -106,8 +109,9 @@ impl Committer {
 /// Commits one batch on a blocking thread and answers each trial's hand-in.
 async fn commit_and_answer(batch: Vec<(PendingTrial, Reply)>) {
     let (trials, replies): (Vec<PendingTrial>, Vec<Reply>) = batch.into_iter().unzip();
+    let landing = COMMITTING.clone().read_owned().await;
     let results = crate::util::blocking::off_runtime(move || {
-        let _landing = COMMITTING.read().unwrap_or_else(|p| p.into_inner());
+        let _landing = landing;
         Ok(commit_trials(trials))
     })
     .await
@@ -249,12 +253,7 @@ mod tests {
         let run = async { futures::join!(cases, committer.run()) };
         let cut = tokio::time::timeout(std::time::Duration::from_millis(3), run).await;
         assert!(cut.is_err(), "the run was to be dropped before it ended");
-        crate::util::blocking::off_runtime(|| {
-            wait_for_earlier_commits();
-            Ok(())
-        })
-        .await
-        .unwrap();
+        wait_for_earlier_commits().await;
         let committed = || {
             (0..150)
                 .filter(|i| {
