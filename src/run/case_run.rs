@@ -431,7 +431,7 @@ async fn finish(
     })?;
     let pending = PendingTrial {
         trial: TrialDir::at(dir),
-        log,
+        log: log.close(),
         verdict: verdict_bytes(&verdict, &ctx.redactor)?,
     };
     Ok((verdict, pending))

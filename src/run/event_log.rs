@@ -81,6 +81,24 @@ impl EventLog {
 
     /// Renames the log to `events.jsonl` (made durable by the trial's commit).
     pub fn finish(self) -> std::io::Result<PathBuf> {
+        self.close().finish()
+    }
+
+    /// Closes the file and lets go of the events kept in memory; what stays is the partial
+    /// log's path, for a trial waiting in the commit queue.
+    pub fn close(self) -> ClosedLog {
+        ClosedLog { partial: self.partial }
+    }
+}
+
+/// A complete event log, closed, still named `events.jsonl.partial`.
+pub struct ClosedLog {
+    partial: PathBuf,
+}
+
+impl ClosedLog {
+    /// Renames the log to `events.jsonl` (made durable by the trial's commit).
+    pub fn finish(self) -> std::io::Result<PathBuf> {
         let done = TrialDir::at(self.partial.parent().unwrap_or(Path::new("."))).events();
         std::fs::rename(&self.partial, &done)?;
         Ok(done)

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::redact::Redactor;
 
-use super::event_log::EventLog;
+use super::event_log::ClosedLog;
 use super::run_dir::TrialDir;
 use super::workspace_keep::{KEEP_WORKSPACE_LIMIT, KeepBy, WorkspaceWalk, move_masked};
 use crate::util::durable::Unit;
@@ -45,7 +45,8 @@ impl TrialDir {
 /// A decided trial whose files wait for the group commit (`run::trial_committer`).
 pub struct PendingTrial {
     pub trial: TrialDir,
-    pub log: EventLog,
+    /// Closed when the trial is handed in, so a waiting trial holds no file and no events.
+    pub log: ClosedLog,
     pub verdict: Vec<u8>,
 }
 
