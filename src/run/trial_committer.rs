@@ -1,6 +1,7 @@
 //! The suite's group commit: decided trials queue here and are made durable in batches, so a
-//! case's slot is free for the next case while its files reach the disk, and every trial that
-//! is ready at the same moment shares the same two journal waits (`util::durable::commit_batch`).
+//! case's slot is free for the next case while its files reach the disk, and the trials that
+//! arrive within a few milliseconds of each other share the same two journal waits
+//! (`util::durable::commit_batch`).
 //!
 //! The guarantee is the one in docs/ARCHITECTURE.md ("Durability"): a trial's verdict.json is
 //! renamed into place only after its files are durable, so a crash leaves it committed or not
@@ -54,8 +55,8 @@ pub struct Committer {
     rx: mpsc::Receiver<(PendingTrial, Reply)>,
 }
 
-/// A queue that holds at most `waiting` trials besides the batch being committed; a case that
-/// finds it full waits (so a slow disk slows the cases instead of piling up their logs).
+/// A queue that holds at most `waiting` trials besides the batches gathering and committing; a
+/// case that finds it full waits (so a slow disk slows the cases instead of piling up trials).
 pub fn commit_queue(waiting: usize) -> (CommitQueue, Committer) {
     let (tx, rx) = mpsc::channel(waiting.max(1));
     (CommitQueue { tx }, Committer { rx })
@@ -209,6 +210,25 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A batch that never fills still goes once it has gathered for `GATHER`: a trial is not
+    /// held until the queue closes.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_lone_trial_lands_while_the_queue_stays_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let (queue, committer) = commit_queue(4);
+        let trial = pending(dir.path(), 0);
+        let verdict = trial.trial.verdict();
+        let committing = tokio::spawn(committer.run());
+        let answer = queue.submit(trial).await;
+        tokio::time::timeout(std::time::Duration::from_secs(20), answer.landed())
+            .await
+            .expect("a lone trial must land without the queue closing")
+            .unwrap();
+        assert!(verdict.exists());
+        drop(queue);
+        committing.await.unwrap();
     }
 
     #[tokio::test]
