@@ -32,10 +32,10 @@ pub async fn wait_for_earlier_commits() {
 const MAX_BATCH: usize = 64;
 /// Batches committing at once.
 const IN_FLIGHT: usize = 8;
-/// How long a batch gathers trials before it goes (unless it is full or the run is over).
-/// Every commit costs journal commits that also stall the running cases' own file creation,
-/// so fewer, larger batches keep the cases fast; a case never waits for this (its slot is
-/// free once its trial is queued), only the run's end does, by at most this much.
+/// How long a batch gathers trials before it goes (unless it is full, or the queue has closed:
+/// the run's end does not wait for it). Every commit costs journal commits that also stall the
+/// running cases' own file creation, so fewer, larger batches keep the cases fast; a case does
+/// not wait for this (its slot is free once its trial is queued).
 const GATHER: std::time::Duration = std::time::Duration::from_millis(10);
 
 type Reply = oneshot::Sender<std::io::Result<()>>;
