@@ -34,7 +34,7 @@ use crate::judge::llm_judge::Judge;
 use crate::redact::Redactor;
 use crate::spec::job::OpencodeMode;
 use crate::spec::{Backend, LoadedJob};
-use crate::trial::Sinks;
+use crate::trial::{Sinks, Usage};
 
 /// OpenCode's built-in tools, always known to the agent besides its MCP tools.
 pub const OPENCODE_BUILTIN_TOOLS: &[&str] = &[
@@ -72,14 +72,23 @@ pub struct RunContext {
     pub sinks: Sinks,
 }
 
-/// Runs a case and writes its artifacts under `dir`; hands the decided trial to `commits` and
-/// returns its verdict file with the answer of its commit (see `trial_committer`).
+/// A decided trial as the suite sees it.
+pub(crate) struct CaseResult {
+    pub verdict: VerdictFile,
+    /// What its calls used, counted from its events while still in memory, so the summary
+    /// does not read every trial's events.jsonl back.
+    pub usage: Usage,
+    /// The answer of its commit (see `trial_committer`).
+    pub committed: Committed,
+}
+
+/// Runs a case and writes its artifacts under `dir`; hands the decided trial to `commits`.
 pub(crate) async fn run_case(
     ctx: &RunContext,
     case: &CaseSpec,
     dir: PathBuf,
     commits: &CommitQueue,
-) -> std::io::Result<(VerdictFile, Committed)> {
+) -> std::io::Result<CaseResult> {
     let started = Instant::now();
     let (redactor, sinks, spec, at) = (ctx.redactor.clone(), ctx.sinks.clone(), case.clone(), dir.clone());
     let mut log = crate::util::blocking::off_runtime(move || {
@@ -156,11 +165,15 @@ pub(crate) async fn run_case(
 
 /// Hands a decided trial to the group commit.
 async fn hand_in(
-    decided: std::io::Result<(VerdictFile, PendingTrial)>,
+    decided: std::io::Result<(VerdictFile, Usage, PendingTrial)>,
     commits: &CommitQueue,
-) -> std::io::Result<(VerdictFile, Committed)> {
-    let (verdict, pending) = decided?;
-    Ok((verdict, commits.submit(pending).await))
+) -> std::io::Result<CaseResult> {
+    let (verdict, usage, pending) = decided?;
+    Ok(CaseResult {
+        verdict,
+        usage,
+        committed: commits.submit(pending).await,
+    })
 }
 
 type Prepared = Result<ConversationEnd, (String, String)>;
@@ -388,7 +401,7 @@ async fn finish(
     end: ConversationEnd,
     env: Option<(&dyn CaseEnvironment, Option<FileFacts>)>,
     (started, sandbox_ms, setup_ms): (Instant, u64, u64),
-) -> std::io::Result<(VerdictFile, PendingTrial)> {
+) -> std::io::Result<(VerdictFile, Usage, PendingTrial)> {
     let events = log.events().to_vec();
     let (env, files) = match env {
         Some((e, f)) => (Some(e), f),
@@ -429,12 +442,13 @@ async fn finish(
         verdict: verdict.verdict,
         duration_ms: started.elapsed().as_millis() as u64,
     })?;
+    let usage = Usage::from_events(log.events().iter().map(|e| &e.event));
     let pending = PendingTrial {
         trial: TrialDir::at(dir),
         log: log.close(),
         verdict: verdict_bytes(&verdict, &ctx.redactor)?,
     };
-    Ok((verdict, pending))
+    Ok((verdict, usage, pending))
 }
 
 /// The time the job's setup steps took, from their events.

@@ -14,6 +14,7 @@ use crate::judge::case_verdict::VerdictFile;
 use crate::judge::default_gates::{effective_gates, label_defaults, something_judged};
 use crate::judge::junit::{JunitCase, render_junit};
 use crate::judge::{CaseTrials, GateFacts, GateResult, Summary, apply_gates, summarize};
+use crate::trial::Usage;
 
 pub const SUMMARY_VERSION: u32 = 1;
 
@@ -37,7 +38,7 @@ pub struct SuiteSummary {
     pub cases: Vec<CaseTrials>,
     /// Tokens and cost per role over every trial (absent in summaries written before it).
     #[serde(default)]
-    pub usage: crate::trial::Usage,
+    pub usage: Usage,
 }
 
 /// The folder of one trial.
@@ -74,7 +75,9 @@ pub async fn run_suite(
         let (ctx, commits) = (case_ctx.clone(), commits.clone());
         let dir = trial_dir(run_dir, &case.id, case.trial);
         let resume = opts.resume;
-        async move {
+        // Each case is its own task, so cases use every worker thread; dropping the stream
+        // (a dropped run) aborts them (`owned_task`).
+        crate::util::owned_task::spawn_owned(async move {
             if resume {
                 match read_verdict(&dir.join("verdict.json")) {
                     Some(done) if done.verdict != crate::judge::Verdict::InfraError => return Ok((done, None)),
@@ -86,25 +89,30 @@ pub async fn run_suite(
                     _ => {}
                 }
             }
-            let (verdict, committed) = run_case(&ctx, &case, dir, &commits).await?;
-            Ok((verdict, Some(committed)))
-        }
+            let ran = run_case(&ctx, &case, dir, &commits).await?;
+            Ok((ran.verdict, Some((ran.usage, ran.committed))))
+        })
     }))
     .buffer_unordered(opts.parallel.max(1))
-    .collect::<Vec<std::io::Result<(VerdictFile, Option<Committed>)>>>();
+    .collect::<Vec<std::io::Result<(VerdictFile, Option<(Usage, Committed)>)>>>();
     let (results, ()) = futures::join!(cases_done, committer.run());
     let mut verdicts = Vec::with_capacity(results.len());
     let mut first_error = None;
     for r in results {
         match r {
-            Ok((verdict, committed)) => {
+            Ok((verdict, ran)) => {
                 // Every commit has answered by now: the committer ran until the queue closed.
-                if let Some(c) = committed
-                    && let Err(e) = c.landed().await
-                {
-                    first_error.get_or_insert(e);
-                }
-                verdicts.push(verdict);
+                let usage = match ran {
+                    Some((usage, committed)) => {
+                        if let Err(e) = committed.landed().await {
+                            first_error.get_or_insert(e);
+                        }
+                        Some(usage)
+                    }
+                    // Judged in an earlier attempt: its usage is read from its events.
+                    None => None,
+                };
+                verdicts.push((verdict, usage));
             }
             Err(e) => {
                 first_error.get_or_insert(e);
@@ -114,9 +122,10 @@ pub async fn run_suite(
     if let Some(e) = first_error {
         return Err(e);
     }
-    verdicts.sort_by(|a, b| (a.case.as_str(), a.trial).cmp(&(b.case.as_str(), b.trial)));
+    verdicts.sort_by(|(a, _), (b, _)| (a.case.as_str(), a.trial).cmp(&(b.case.as_str(), b.trial)));
+    let (verdicts, usages): (Vec<VerdictFile>, Vec<Option<Usage>>) = verdicts.into_iter().unzip();
     let run_id = RunDir::new(run_dir).id();
-    let summary = write_outcome(&ctx.job.job.review.gates, &run_id, &verdicts, run_dir, &facts)?;
+    let summary = write_outcome_with(&ctx.job.job.review.gates, &run_id, &verdicts, usages, run_dir, &facts)?;
     Ok(summary)
 }
 
@@ -125,6 +134,19 @@ pub fn write_outcome(
     gates: &crate::spec::Gates,
     run_id: &str,
     verdicts: &[VerdictFile],
+    run_dir: &Path,
+    facts: &GateFacts,
+) -> std::io::Result<SuiteSummary> {
+    write_outcome_with(gates, run_id, verdicts, vec![None; verdicts.len()], run_dir, facts)
+}
+
+/// `write_outcome` with each trial's usage where it is already known (`None`: read from the
+/// trial's events).
+fn write_outcome_with(
+    gates: &crate::spec::Gates,
+    run_id: &str,
+    verdicts: &[VerdictFile],
+    known_usages: Vec<Option<Usage>>,
     run_dir: &Path,
     facts: &GateFacts,
 ) -> std::io::Result<SuiteSummary> {
@@ -155,14 +177,17 @@ pub fn write_outcome(
     let met = gate_results.iter().all(|g| g.met);
     let run = RunDir::new(run_dir);
     // Each trial's tokens and cost, from its events (a trial without readable events has none).
-    let usages: Vec<crate::trial::Usage> = verdicts
+    let usages: Vec<Usage> = verdicts
         .iter()
-        .map(|v| {
-            let events = run.trial(&v.case, v.trial).read_events().unwrap_or_default();
-            crate::trial::Usage::from_events(events.iter().map(|e| &e.event))
+        .zip(known_usages)
+        .map(|(v, known)| {
+            known.unwrap_or_else(|| {
+                let events = run.trial(&v.case, v.trial).read_events().unwrap_or_default();
+                Usage::from_events(events.iter().map(|e| &e.event))
+            })
         })
         .collect();
-    let mut usage = crate::trial::Usage::default();
+    let mut usage = Usage::default();
     for u in &usages {
         usage.add(u);
     }
