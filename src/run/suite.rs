@@ -75,9 +75,7 @@ pub async fn run_suite(
         let (ctx, commits) = (case_ctx.clone(), commits.clone());
         let dir = trial_dir(run_dir, &case.id, case.trial);
         let resume = opts.resume;
-        // Each case is its own task, so cases use every worker thread; dropping the stream
-        // (a dropped run) aborts them (`owned_task`).
-        crate::util::owned_task::spawn_owned(async move {
+        async move {
             if resume {
                 match read_verdict(&dir.join("verdict.json")) {
                     Some(done) if done.verdict != crate::judge::Verdict::InfraError => return Ok((done, None)),
@@ -91,7 +89,7 @@ pub async fn run_suite(
             }
             let ran = run_case(&ctx, &case, dir, &commits).await?;
             Ok((ran.verdict, Some((ran.usage, ran.committed))))
-        })
+        }
     }))
     .buffer_unordered(opts.parallel.max(1))
     .collect::<Vec<std::io::Result<(VerdictFile, Option<(Usage, Committed)>)>>>();
@@ -200,7 +198,9 @@ fn write_outcome_with(
         cases,
         usage,
     };
-    crate::util::write_json_atomic(&run.summary(), &out)?;
+    // Both written (temp file + rename each), then made durable together: one fsync wave
+    // for the two files and one for their folder, instead of two waits per file in turn.
+    crate::util::durable::write_json_replace(&run.summary(), &out)?;
     let junit: Vec<JunitCase<'_>> = verdicts
         .iter()
         .zip(usages)
@@ -213,7 +213,8 @@ fn write_outcome_with(
             usage,
         })
         .collect();
-    crate::util::write_atomic(&run.junit(), render_junit("ghostlab", &junit).as_bytes())?;
+    crate::util::durable::write_replace(&run.junit(), render_junit("ghostlab", &junit).as_bytes())?;
+    crate::util::durable::sync_files(&[run.summary(), run.junit()])?;
     Ok(out)
 }
 

@@ -37,8 +37,8 @@ pub fn write_json_replace<T: serde::Serialize>(path: &Path, value: &T) -> std::i
 /// few threads: one wait for the files, one for the folders.
 pub fn sync_files(files: &[PathBuf]) -> std::io::Result<()> {
     let (regular, dirs) = expand(files);
-    parallel_sync(&regular, sync_file)?;
-    parallel_sync(&dirs, sync_dir)
+    parallel_sync(&regular, |p| sync_file(p))?;
+    parallel_sync(&dirs, |p| sync_dir(p))
 }
 
 /// One unit of a commit: files written with `write_replace` (or folders of them) and the
@@ -76,9 +76,14 @@ pub fn commit_batch(units: Vec<Unit>) -> Vec<std::io::Result<()>> {
     dirs.sort();
     dirs.dedup();
     // Only a hint (the fsyncs below are what make the files durable): its outcome is ignored.
-    let _ = parallel_sync(&first, start_writeback);
-    first.extend(dirs);
-    if let Err(e) = parallel_sync(&first, sync_path) {
+    let _ = parallel_sync(&first, |p| start_writeback(p));
+    // Each path is known to be a file or a folder here: no second look at what it is.
+    let wave: Vec<Synced> = first
+        .into_iter()
+        .map(Synced::File)
+        .chain(dirs.into_iter().map(Synced::Dir))
+        .collect();
+    if let Err(e) = parallel_sync(&wave, Synced::sync) {
         for (i, _) in &staged {
             results[*i] = Some(Err(std::io::Error::new(e.kind(), e.to_string())));
         }
@@ -100,7 +105,7 @@ pub fn commit_batch(units: Vec<Unit>) -> Vec<std::io::Result<()>> {
     last.dedup();
     // A folder that cannot be opened or synced is skipped (`sync_dir`), but the wave itself can
     // fail (a thread that never answered): then the renamed markers are not known durable.
-    if let Err(e) = parallel_sync(&last, sync_dir) {
+    if let Err(e) = parallel_sync(&last, |p| sync_dir(p)) {
         for r in results.iter_mut().flatten() {
             if r.is_ok() {
                 *r = Err(std::io::Error::new(e.kind(), e.to_string()));
@@ -133,7 +138,9 @@ fn expand(files: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let mut regular = Vec::new();
     let mut dirs: Vec<PathBuf> = Vec::new();
     for f in files {
-        if f.is_dir() {
+        // One look per listed path (it may be missing: a trial without downloads).
+        let Ok(meta) = std::fs::metadata(f) else { continue };
+        if meta.is_dir() {
             for e in walkdir::WalkDir::new(f)
                 .follow_links(false)
                 .into_iter()
@@ -144,7 +151,7 @@ fn expand(files: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
                     dirs.push(parent_of(e.path()).to_path_buf());
                 }
             }
-        } else if f.is_file() {
+        } else if meta.is_file() {
             regular.push(f.clone());
             dirs.push(parent_of(f).to_path_buf());
         }
@@ -179,8 +186,20 @@ fn sync_file(path: &Path) -> std::io::Result<()> {
         .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
 }
 
-fn sync_path(path: &Path) -> std::io::Result<()> {
-    if path.is_dir() { sync_dir(path) } else { sync_file(path) }
+/// A path of a commit's first wave, as `expand` found it.
+#[derive(Clone)]
+enum Synced {
+    File(PathBuf),
+    Dir(PathBuf),
+}
+
+impl Synced {
+    fn sync(&self) -> std::io::Result<()> {
+        match self {
+            Synced::File(p) => sync_file(p),
+            Synced::Dir(p) => sync_dir(p),
+        }
+    }
 }
 
 /// fsyncs a folder (its entries); filesystems that cannot are ignored.
@@ -204,16 +223,16 @@ fn parent_of(path: &Path) -> &Path {
 /// (`util::blocking::run_parallel`), not new ones per commit.
 const MAX_PARTS: usize = 32;
 
-fn parallel_sync(paths: &[PathBuf], f: fn(&Path) -> std::io::Result<()>) -> std::io::Result<()> {
+fn parallel_sync<T: Clone + Send + 'static>(paths: &[T], f: fn(&T) -> std::io::Result<()>) -> std::io::Result<()> {
     if paths.len() <= 1 {
-        return paths.iter().try_for_each(|p| f(p));
+        return paths.iter().try_for_each(f);
     }
     let chunk = paths.len().div_ceil(MAX_PARTS).max(2);
     let jobs = paths
         .chunks(chunk)
         .map(|part| {
             let part = part.to_vec();
-            Box::new(move || part.iter().try_for_each(|p| f(p))) as Box<dyn FnOnce() -> std::io::Result<()> + Send>
+            Box::new(move || part.iter().try_for_each(f)) as Box<dyn FnOnce() -> std::io::Result<()> + Send>
         })
         .collect();
     super::blocking::run_parallel(jobs)

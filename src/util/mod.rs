@@ -6,7 +6,6 @@ pub mod atomic;
 pub mod blocking;
 pub mod durable;
 pub mod ids;
-pub mod owned_task;
 pub mod secret_ref;
 pub mod skip;
 pub mod tls;

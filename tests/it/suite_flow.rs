@@ -288,39 +288,3 @@ async fn a_process_left_behind_cannot_write_into_the_kept_workspace() {
         "a write after the case reached the run folder"
     );
 }
-
-/// Cases are tasks of their own: their work runs on the runtime's worker threads, never on the
-/// one thread that polls the suite (where, polled inline, every case's work used to queue up).
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn cases_run_on_the_runtimes_worker_threads() {
-    let dir = tempfile::tempdir().unwrap();
-    let suite_thread = std::thread::current().id();
-    let judged_on = Arc::new(std::sync::Mutex::new(Vec::new()));
-    let seen = judged_on.clone();
-    let judge = FakeLlm::answering(move |r| {
-        seen.lock().unwrap().push(std::thread::current().id());
-        always_yes(r)
-    })
-    .labelled("fake-always-yes-noting-threads");
-    let opts = SuiteOptions {
-        repeat: 1,
-        parallel: 4,
-        resume: false,
-    };
-    let s = run_suite(
-        ctx(job(dir.path()), Arc::new(LlmJudge::new(Arc::new(judge)))),
-        cases(4),
-        &opts,
-        &dir.path().join("runs/r1"),
-        GateFacts::default(),
-    )
-    .await
-    .unwrap();
-    assert_eq!(s.summary.pass, 4, "{s:?}");
-    let threads = judged_on.lock().unwrap().clone();
-    assert_eq!(threads.len(), 4);
-    assert!(
-        threads.iter().all(|t| *t != suite_thread),
-        "a case was judged on the suite's own thread"
-    );
-}
