@@ -148,6 +148,8 @@ fn write_outcome_with(
     run_dir: &Path,
     facts: &GateFacts,
 ) -> std::io::Result<SuiteSummary> {
+    // One entry per verdict: the zips below would otherwise drop trials from junit.xml.
+    debug_assert_eq!(known_usages.len(), verdicts.len());
     let mut cases: Vec<CaseTrials> = Vec::new();
     for v in verdicts {
         match cases.iter_mut().find(|c| c.case_id == v.case) {
