@@ -52,7 +52,7 @@ pub fn build_report_with(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> Resul
         r,
     );
     let mut summary = summary_page(manifest.as_ref(), suite.as_ref(), &trials, r);
-    summary.tokens = role_tokens(run_dir);
+    summary.tokens = role_tokens(&trials);
     if let Some(time) = run_timing(&trials) {
         summary
             .manifest
@@ -102,13 +102,14 @@ fn run_timing(trials: &[TrialReport]) -> Option<super::timing::Timing> {
     Some(run)
 }
 
+/// Every trial's report, in the run folder's order; a large run's trials are read and parsed
+/// on a few threads at once.
 fn read_trials(run: &RunDir, r: &Redactor) -> Vec<TrialReport> {
-    run.trials()
-        .iter()
-        .enumerate()
-        .map(|(i, t)| read_trial(i, t, r))
-        .collect()
+    crate::util::blocking::map_in_shares(&run.trials(), TRIALS_PER_READER, |i, t| read_trial(i, t, r))
 }
+
+/// Below this many trials per thread a reader thread's start costs more than it saves.
+const TRIALS_PER_READER: usize = 32;
 
 fn read_trial(index: usize, dir: &TrialDir, r: &Redactor) -> TrialReport {
     let (case_id, trial) = (dir.case_id.as_str(), dir.trial);

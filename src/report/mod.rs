@@ -75,7 +75,8 @@ pub fn latest_run(job: &LoadedJob) -> Result<PathBuf, ReportError> {
 }
 
 /// Builds the report of `run_dir` and writes every requested format, plus `critique.md` in
-/// the run folder and in each trial folder. Returns the files written.
+/// the run folder and in each trial folder (left as it is when unchanged). Returns the files
+/// written.
 pub fn write_all(job: &LoadedJob, run_dir: &Path, outputs: &ReportOutputs) -> Result<Vec<PathBuf>, ReportError> {
     let redactor = Redactor::for_job(job);
     let report = build_report_with(job, run_dir, &redactor)?;
@@ -90,42 +91,20 @@ pub fn write_report(
     redactor: &Redactor,
 ) -> Result<Vec<PathBuf>, ReportError> {
     let mut written = Vec::new();
-    let mut put = |path: &Path, bytes: &[u8]| -> Result<(), ReportError> {
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|source| ReportError::Write {
-                path: path.to_path_buf(),
-                source,
-            })?;
-        }
-        // Regenerable files: atomic against a kill now, made durable together below.
-        crate::util::durable::write_replace(path, bytes).map_err(|source| ReportError::Write {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        written.push(path.to_path_buf());
-        Ok(())
-    };
     put(
+        &mut written,
         &run_dir.join("critique.md"),
         redactor.redact(&render_critique_markdown(report, None)).as_bytes(),
     )?;
-    for (i, t) in report.trials.iter().enumerate() {
-        let dir = RunDir::new(run_dir).trial(&t.case_id, t.trial).path;
-        if dir.is_dir() {
-            put(
-                &dir.join("critique.md"),
-                redactor.redact(&render_critique_markdown(report, Some(i))).as_bytes(),
-            )?;
-        }
-    }
+    written.extend(write_trial_critiques(report, run_dir, redactor)?);
     if let Some(p) = &outputs.markdown {
-        put(p, redactor.redact(&render_markdown(report)).as_bytes())?;
+        put(&mut written, p, redactor.redact(&render_markdown(report)).as_bytes())?;
     }
     if let Some(p) = &outputs.html {
-        put(p, redactor.redact(&render_html(report)).as_bytes())?;
+        put(&mut written, p, redactor.redact(&render_html(report)).as_bytes())?;
     }
     if let Some(p) = &outputs.pdf {
-        put(p, &render_pdf(report, redactor)?)?;
+        put(&mut written, p, &render_pdf(report, redactor)?)?;
     }
     crate::util::durable::sync_files(&written).map_err(|source| ReportError::Write {
         path: run_dir.to_path_buf(),
@@ -133,3 +112,43 @@ pub fn write_report(
     })?;
     Ok(written)
 }
+
+/// Writes one regenerable file (atomic against a kill now, made durable with the others at the
+/// end of `write_report`) and lists it in `written`.
+fn put(written: &mut Vec<PathBuf>, path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
+    let failed = |source| ReportError::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(failed)?;
+    }
+    crate::util::durable::write_replace(path, bytes).map_err(failed)?;
+    written.push(path.to_path_buf());
+    Ok(())
+}
+
+/// Each trial folder's `critique.md`, rendered and written on a few threads (a run of
+/// thousands of trials is otherwise one thread's loop of renders, creates and renames). A
+/// critique already on disk with the same bytes is not rewritten (a re-rendered report), so
+/// only the files written are returned, for the final sync. A trial folder that is gone is
+/// skipped; the first error is returned, after every share has run.
+fn write_trial_critiques(report: &Report, run_dir: &Path, redactor: &Redactor) -> Result<Vec<PathBuf>, ReportError> {
+    let run = RunDir::new(run_dir);
+    let written = crate::util::blocking::map_in_shares(&report.trials, CRITIQUES_PER_WRITER, |i, t| {
+        let dir = run.trial(&t.case_id, t.trial).path;
+        if !dir.is_dir() {
+            return Ok(None);
+        }
+        let path = dir.join("critique.md");
+        let text = redactor.redact(&render_critique_markdown(report, Some(i))).into_owned();
+        match crate::util::durable::write_replace_if_changed(&path, text.as_bytes()) {
+            Ok(wrote) => Ok(wrote.then_some(path)),
+            Err(source) => Err(ReportError::Write { path, source }),
+        }
+    });
+    written.into_iter().filter_map(Result::transpose).collect()
+}
+
+/// Below this many trials per thread a writer thread's start costs more than it saves.
+const CRITIQUES_PER_WRITER: usize = 32;

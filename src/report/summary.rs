@@ -3,14 +3,11 @@
 //!
 //! Readiness never treats INCONCLUSIVE or INFRA_ERROR as a pass.
 
-use std::path::Path;
-
 use super::model::*;
 use super::read::red;
 use crate::judge::Verdict;
 use crate::redact::Redactor;
 use crate::run::manifest::Manifest;
-use crate::run::run_dir::RunDir;
 use crate::run::suite::SuiteSummary;
 
 pub(super) fn summary_page(
@@ -113,14 +110,12 @@ pub fn readiness(s: Option<&SuiteSummary>) -> Readiness {
     }
 }
 
-/// Token and cost totals per role, summed over every trial's events.
-pub(super) fn role_tokens(run_dir: &Path) -> TokenTotals {
+/// Token and cost totals per role, summed over the trials' usage (each counted from its
+/// events when the trial was read, so no events.jsonl is read a second time).
+pub(super) fn role_tokens(trials: &[TrialReport]) -> TokenTotals {
     let mut usage = crate::trial::Usage::default();
-    for dir in RunDir::new(run_dir).trials() {
-        let Ok(events) = dir.read_events() else {
-            continue;
-        };
-        usage.add(&crate::trial::Usage::from_events(events.iter().map(|e| &e.event)));
+    for t in trials {
+        usage.add(&t.usage);
     }
     let total = usage.total();
     TokenTotals {

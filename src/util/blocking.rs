@@ -54,6 +54,45 @@ pub fn run_parallel(jobs: Vec<Box<dyn FnOnce() -> std::io::Result<()> + Send + '
     result
 }
 
+/// `f` over every item, in order, with the items split into contiguous shares among a few
+/// scoped threads (at most `available_parallelism`, 8, and one per `per_thread` items): for
+/// file-heavy work over thousands of run artifacts that would otherwise be one thread's loop.
+/// `f` gets each item's index in `items`. A panic in `f` is carried to the caller.
+pub fn map_in_shares<T: Sync, R: Send>(items: &[T], per_thread: usize, f: impl Fn(usize, &T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(MAX_SHARE_THREADS)
+        .min(items.len().div_ceil(per_thread.max(1)))
+        .max(1);
+    if threads == 1 {
+        return items.iter().enumerate().map(|(i, t)| f(i, t)).collect();
+    }
+    let share = items.len().div_ceil(threads);
+    let f = &f;
+    std::thread::scope(|s| {
+        let parts: Vec<_> = items
+            .chunks(share)
+            .enumerate()
+            .map(|(k, chunk)| {
+                s.spawn(move || {
+                    chunk
+                        .iter()
+                        .enumerate()
+                        .map(|(i, t)| f(k * share + i, t))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|p| p.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
+}
+
+/// Threads of one `map_in_shares` call at most.
+const MAX_SHARE_THREADS: usize = 8;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,5 +136,25 @@ mod tests {
         .unwrap_err();
         assert_eq!(err.to_string(), "job 3 failed");
         assert_eq!(count.load(Ordering::SeqCst), 10);
+    }
+
+    #[test]
+    fn shares_keep_the_items_order_and_indexes() {
+        for n in [0, 1, 5, 64, 1001] {
+            let items: Vec<usize> = (0..n).map(|i| i * 3).collect();
+            let out = map_in_shares(&items, 4, |i, v| (i, *v + 1));
+            assert_eq!(out, (0..n).map(|i| (i, i * 3 + 1)).collect::<Vec<_>>(), "n = {n}");
+        }
+    }
+
+    #[test]
+    fn shares_run_on_several_threads_when_there_is_enough_work() {
+        let items = vec![(); 400];
+        let ids = std::sync::Mutex::new(std::collections::HashSet::new());
+        map_in_shares(&items, 10, |_, ()| {
+            ids.lock().unwrap().insert(std::thread::current().id());
+        });
+        let expected = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+        assert_eq!(ids.lock().unwrap().len(), expected);
     }
 }

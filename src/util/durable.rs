@@ -25,6 +25,17 @@ pub fn write_replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
+/// `write_replace` unless `path` already holds exactly `bytes`; returns whether it wrote. For
+/// regenerated files (a re-rendered report rewrites thousands of identical critiques): an equal
+/// file is left as it is, so it needs no new rename and no new fsync.
+pub fn write_replace_if_changed(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
+    if std::fs::read(path).is_ok_and(|old| old == bytes) {
+        return Ok(false);
+    }
+    write_replace(path, bytes)?;
+    Ok(true)
+}
+
 /// `write_replace` of pretty JSON with a trailing newline.
 pub fn write_json_replace<T: serde::Serialize>(path: &Path, value: &T) -> std::io::Result<()> {
     let mut text = serde_json::to_vec_pretty(value).map_err(std::io::Error::other)?;

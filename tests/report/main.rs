@@ -2,5 +2,6 @@
 //! process environment, which must not leak into the other integration tests.
 
 mod report_long;
+mod report_many;
 mod report_render;
 mod report_support;

@@ -505,6 +505,60 @@ pub fn build_long_run(turns: u32) -> Fixture {
     }
 }
 
+/// A run of `n` one-turn trials, case ids `many-000`…, whose agent answer in trial `i` used
+/// `i + 1` tokens (so totals over the trials are known), each with a PASS verdict.
+pub fn build_many_trials(n: u32) -> Fixture {
+    set_canary_env();
+    let tmp = tempfile::tempdir().unwrap();
+    let job_file = example_job(tmp.path());
+    let job = ghostlab::spec::load_job(&job_file).unwrap_or_else(|e| panic!("{e}"));
+    let run_id = format!("20261202T190000Z-many{n}");
+    let run_dir = job.state_dir().join("runs").join(&run_id);
+    let mut ids = Vec::new();
+    for i in 0..n {
+        let case = tool_case(&format!("many-{i:03}"), 1);
+        let dir = trial_dir(&run_dir, &case.id, 1);
+        ghostlab::util::write_json_atomic(&dir.join("case.json"), &case).unwrap();
+        let mut log = EventLog::create(&dir, &case.id, Redactor::new(), ghostlab::trial::Sinks::none()).unwrap();
+        log.emit(RunEvent::UserMessage {
+            turn: 1,
+            text: format!("Trial {i}: is CI green?"),
+            latency_ms: 10,
+        })
+        .unwrap();
+        log.emit(RunEvent::AgentMessage {
+            turn: 1,
+            text: format!("Trial {i}: CI is green."),
+            latency_ms: 20,
+            tokens: u64::from(i) + 1,
+            cost_usd: 0.0,
+        })
+        .unwrap();
+        let verdict = VerdictFile {
+            version: VERDICT_VERSION,
+            case: case.id.clone(),
+            trial: 1,
+            verdict: Verdict::Pass,
+            reasons: vec!["every criterion upheld".into()],
+            criteria: vec![],
+            checks: vec![],
+            judge: "fake-scripted-judge".into(),
+            duration_ms: 30,
+            observed: Default::default(),
+        };
+        write_verdict(&dir.join("verdict.json"), &verdict, &Redactor::new()).unwrap();
+        log.finish().unwrap();
+        ids.push(case.id);
+    }
+    finish_run(&job, &run_dir, &run_id, ids, 1);
+    Fixture {
+        _tmp: tmp,
+        job_file,
+        job,
+        run_dir,
+    }
+}
+
 /// agent-profile.json, personas.json, scenarios.json and contract.json as the generation and
 /// discovery commands write them.
 pub fn write_state_files(state: &Path) {
