@@ -14,25 +14,7 @@ BEFORE=$(realpath "$1"); AFTER=$(realpath "$2")
 ROUNDS=${ROUNDS:-5}; CASES=${CASES:-100}; PARALLEL=${PARALLEL:-1}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/ghostlab-before-after.XXXXXX")
 mkdir -p "$WORK/mock"
-cat >"$WORK/mock/job.yaml" <<'YAML'
-version: 1
-agent:
-  id: mock-bench
-  runtime:
-    backend: mock
-sandbox:
-  backend: local
-hosts:
-  mock:
-    replies:
-      - "I read the request. Shall I proceed with step 2?"
-      - "Step 2 is done. Shall I proceed with step 3?"
-      - "All three steps are done."
-generation:
-  proposer: { provider: offline }
-  emulator: { provider: offline }
-  judge: { provider: offline }
-YAML
+cp "$HERE/mock-job.yaml" "$WORK/mock/job.yaml"
 python3 "$HERE/compare-python/gen_cases.py" "$CASES" "$WORK/mock/.ghostlab" "$WORK/py-unused" >/dev/null
 t() { local s e; s=$(date +%s.%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s.%N); echo "$e - $s" | bc; }
 run() { "$1" test --job "$WORK/mock/job.yaml" --parallel "$PARALLEL" -q --run "$WORK/runs/$2" "${@:3}"; }

@@ -25,25 +25,7 @@ BEFORE=$(realpath "$1"); AFTER=$(realpath "$2")
 ROUNDS=${ROUNDS:-6}; CASES=${CASES:-1000}; export PARALLEL=${PARALLEL:-8}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/ghostlab-report-before-after.XXXXXX")
 mkdir -p "$WORK/mock"
-cat >"$WORK/mock/job.yaml" <<'YAML'
-version: 1
-agent:
-  id: mock-bench
-  runtime:
-    backend: mock
-sandbox:
-  backend: local
-hosts:
-  mock:
-    replies:
-      - "I read the request. Shall I proceed with step 2?"
-      - "Step 2 is done. Shall I proceed with step 3?"
-      - "All three steps are done."
-generation:
-  proposer: { provider: offline }
-  emulator: { provider: offline }
-  judge: { provider: offline }
-YAML
+cp "$HERE/mock-job.yaml" "$WORK/mock/job.yaml"
 python3 "$HERE/compare-python/gen_cases.py" "$CASES" "$WORK/mock/.ghostlab" "$WORK/py-unused" >/dev/null
 round() {
   if [ "${FRESH_FS:-0}" = 1 ]; then "$HERE/fresh-fs.sh" "$HERE/report-before-after.sh" --round "$1" "$WORK/mock"

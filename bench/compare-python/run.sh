@@ -74,28 +74,7 @@ grep -q 'backend: local' "$WORK/rust/discover-local/job.yaml" || { echo "could n
 
 # Mock dataset: the same CASES cases (4 personas, max_turns 3) for both sides.
 mkdir -p "$WORK/rust/mock"
-cat >"$WORK/rust/mock/job.yaml" <<'EOF'
-version: 1
-agent:
-  id: mock-bench
-  runtime:
-    backend: mock
-sandbox:
-  backend: local
-hosts:
-  mock:
-    # The offline emulator approves a harmless "Shall I proceed ...?" and ends the
-    # conversation otherwise, so these replies give 3 agent turns per case, like the
-    # Python mock pair (its mock user ends the conversation on its 3rd turn).
-    replies:
-      - "I read the request. Shall I proceed with step 2?"
-      - "Step 2 is done. Shall I proceed with step 3?"
-      - "All three steps are done."
-generation:
-  proposer: { provider: offline }
-  emulator: { provider: offline }
-  judge: { provider: offline }
-EOF
+cp "$HERE/../mock-job.yaml" "$WORK/rust/mock/job.yaml"
 "$PYTHON" "$HERE/gen_cases.py" "$CASES" "$WORK/rust/mock/.ghostlab" "$WORK/py/dataset"
 
 # ---------------------------------------------------------------- 1. cold start

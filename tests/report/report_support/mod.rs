@@ -437,14 +437,11 @@ pub fn write_tool_trial(run_dir: &Path, repeat: u32) {
 /// A run of one trial with `turns` turns, each with a user message, a tool call with a long
 /// result and an agent reply (used by the long-run test and the benchmark).
 pub fn build_long_run(turns: u32) -> Fixture {
-    set_canary_env();
-    let tmp = tempfile::tempdir().unwrap();
-    let job_file = example_job(tmp.path());
-    let job = ghostlab::spec::load_job(&job_file).unwrap_or_else(|e| panic!("{e}"));
     let run_id = format!("20261129T210000Z-{turns:04}");
-    let run_dir = job.state_dir().join("runs").join(&run_id);
+    let fx = empty_run(&run_id);
+    let (job, run_dir) = (&fx.job, &fx.run_dir);
     let case = tool_case("long-conversation", 1);
-    let dir = trial_dir(&run_dir, &case.id, 1);
+    let dir = trial_dir(run_dir, &case.id, 1);
     ghostlab::util::write_json_atomic(&dir.join("case.json"), &case).unwrap();
     let mut log = EventLog::create(&dir, &case.id, Redactor::new(), ghostlab::trial::Sinks::none()).unwrap();
     let long_result = "line of CI log output: step ok, cache hit, 0 warnings\n".repeat(60);
@@ -474,50 +471,31 @@ pub fn build_long_run(turns: u32) -> Fixture {
             cost_usd: 0.001,
         });
     }
-    let verdict = VerdictFile {
-        version: VERDICT_VERSION,
-        case: case.id.clone(),
-        trial: 1,
-        verdict: Verdict::Pass,
-        reasons: vec!["every criterion upheld".into()],
-        criteria: vec![CriterionResult {
-            id: "s1".into(),
-            kind: CriterionKind::Success,
-            text: "checks CI before answering".into(),
-            answer: Answer::Upheld {
-                evidence: vec!["e2".into()],
-                rationale: "called the CI tool on the first turn".into(),
-            },
-        }],
-        checks: vec![],
-        judge: "fake-scripted-judge".into(),
-        duration_ms: 1000,
-        observed: Default::default(),
+    let upheld = CriterionResult {
+        id: "s1".into(),
+        kind: CriterionKind::Success,
+        text: "checks CI before answering".into(),
+        answer: Answer::Upheld {
+            evidence: vec!["e2".into()],
+            rationale: "called the CI tool on the first turn".into(),
+        },
     };
-    write_verdict(&dir.join("verdict.json"), &verdict, &Redactor::new()).unwrap();
+    write_pass(&dir, &case.id, vec![upheld], 1000);
     log.finish().unwrap();
-    finish_run(&job, &run_dir, &run_id, vec![case.id.clone()], 1);
-    Fixture {
-        _tmp: tmp,
-        job_file,
-        job,
-        run_dir,
-    }
+    finish_run(job, run_dir, &run_id, vec![case.id.clone()], 1);
+    fx
 }
 
 /// A run of `n` one-turn trials, case ids `many-000`…, whose agent answer in trial `i` used
 /// `i + 1` tokens (so totals over the trials are known), each with a PASS verdict.
 pub fn build_many_trials(n: u32) -> Fixture {
-    set_canary_env();
-    let tmp = tempfile::tempdir().unwrap();
-    let job_file = example_job(tmp.path());
-    let job = ghostlab::spec::load_job(&job_file).unwrap_or_else(|e| panic!("{e}"));
     let run_id = format!("20261202T190000Z-many{n}");
-    let run_dir = job.state_dir().join("runs").join(&run_id);
+    let fx = empty_run(&run_id);
+    let (job, run_dir) = (&fx.job, &fx.run_dir);
     let mut ids = Vec::new();
     for i in 0..n {
         let case = tool_case(&format!("many-{i:03}"), 1);
-        let dir = trial_dir(&run_dir, &case.id, 1);
+        let dir = trial_dir(run_dir, &case.id, 1);
         ghostlab::util::write_json_atomic(&dir.join("case.json"), &case).unwrap();
         let mut log = EventLog::create(&dir, &case.id, Redactor::new(), ghostlab::trial::Sinks::none()).unwrap();
         log.emit(RunEvent::UserMessage {
@@ -534,23 +512,38 @@ pub fn build_many_trials(n: u32) -> Fixture {
             cost_usd: 0.0,
         })
         .unwrap();
-        let verdict = VerdictFile {
-            version: VERDICT_VERSION,
-            case: case.id.clone(),
-            trial: 1,
-            verdict: Verdict::Pass,
-            reasons: vec!["every criterion upheld".into()],
-            criteria: vec![],
-            checks: vec![],
-            judge: "fake-scripted-judge".into(),
-            duration_ms: 30,
-            observed: Default::default(),
-        };
-        write_verdict(&dir.join("verdict.json"), &verdict, &Redactor::new()).unwrap();
+        write_pass(&dir, &case.id, vec![], 30);
         log.finish().unwrap();
         ids.push(case.id);
     }
-    finish_run(&job, &run_dir, &run_id, ids, 1);
+    finish_run(job, run_dir, &run_id, ids, 1);
+    fx
+}
+
+/// A PASS verdict.json for trial 1 of `case` in `dir`, as the fake scripted judge gives it.
+fn write_pass(dir: &Path, case: &str, criteria: Vec<CriterionResult>, duration_ms: u64) {
+    let verdict = VerdictFile {
+        version: VERDICT_VERSION,
+        case: case.into(),
+        trial: 1,
+        verdict: Verdict::Pass,
+        reasons: vec!["every criterion upheld".into()],
+        criteria,
+        checks: vec![],
+        judge: "fake-scripted-judge".into(),
+        duration_ms,
+        observed: Default::default(),
+    };
+    write_verdict(&dir.join("verdict.json"), &verdict, &Redactor::new()).unwrap();
+}
+
+/// The example job (canary set) and the path of a run folder `run_id` not yet written.
+fn empty_run(run_id: &str) -> Fixture {
+    set_canary_env();
+    let tmp = tempfile::tempdir().unwrap();
+    let job_file = example_job(tmp.path());
+    let job = ghostlab::spec::load_job(&job_file).unwrap_or_else(|e| panic!("{e}"));
+    let run_dir = job.state_dir().join("runs").join(run_id);
     Fixture {
         _tmp: tmp,
         job_file,
