@@ -1,6 +1,6 @@
 //! A report over many trials: the trials are read on several threads yet keep the run
-//! folder's order, the token totals come from the trials' own events (read once), and a
-//! re-rendered report leaves every unchanged trial critique as it is.
+//! folder's order and their own token counts, the run's totals equal the sum over the trials,
+//! and a re-rendered report leaves every unchanged trial critique as it is.
 
 use crate::report_support;
 
