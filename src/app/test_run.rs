@@ -3,7 +3,7 @@
 //! manifest, run every trial into the given sinks (with run-level start and finish events),
 //! aggregate summary.json and junit.xml, then write the report (the PDF only when asked).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::judge::facts::contract_facts;
@@ -94,6 +94,27 @@ pub fn resolve_run_dir(settings: &TestSettings) -> Result<RunDir, TestRunError> 
     }
 }
 
+/// Writes the run's report on the blocking pool: reading every trial and writing the critiques
+/// (and the PDF when asked) takes long enough to stall the other tasks on a runtime worker,
+/// the lab's screen among them.
+async fn write_report_off_runtime(
+    job: &LoadedJob,
+    run_dir: &Path,
+    outputs: ReportOutputs,
+) -> Result<Vec<PathBuf>, ReportError> {
+    let (job, at) = (job.clone(), run_dir.to_path_buf());
+    match tokio::task::spawn_blocking(move || crate::report::write_all(&job, &at, &outputs)).await {
+        Ok(written) => written,
+        Err(e) => match e.try_into_panic() {
+            Ok(panic) => std::panic::resume_unwind(panic),
+            Err(e) => Err(ReportError::Write {
+                path: run_dir.to_path_buf(),
+                source: std::io::Error::other(e),
+            }),
+        },
+    }
+}
+
 /// Runs the selected cases of the job into `sinks` and writes every artifact of the run.
 pub async fn run_tests(settings: &TestSettings, sinks: Sinks) -> Result<TestOutcome, TestRunError> {
     let job = &settings.job;
@@ -154,7 +175,7 @@ pub async fn run_tests(settings: &TestSettings, sinks: Sinks) -> Result<TestOutc
         None if settings.write_pdf => outputs.pdf,
         None => None,
     };
-    let report = crate::report::write_all(job, run.path(), &outputs);
+    let report = write_report_off_runtime(job, run.path(), outputs).await;
     Ok(TestOutcome {
         run,
         summary,

@@ -117,7 +117,9 @@ impl LocalEnvironment {
             Some(src) => copy_tree(src, &ws)?,
             None => std::fs::create_dir_all(&ws)?,
         }
-        std::fs::create_dir_all(root.path().join("home/tmp"))?;
+        // Each made directly: the root is new, so `create_dir_all` would only add a failed try.
+        std::fs::create_dir(root.path().join("home"))?;
+        std::fs::create_dir(root.path().join("home/tmp"))?;
         // `config/` is made by the first file written there (the agent's generated config);
         // a folder per case that no agent needs costs an inode allocation and a removal.
         Ok(LocalEnvironment {

@@ -35,8 +35,11 @@ const IN_FLIGHT: usize = 8;
 /// How long a batch gathers trials before it goes (unless it is full, or the queue has closed:
 /// the run's end does not wait for it). Every commit costs journal commits that also stall the
 /// running cases' own file creation, so fewer, larger batches keep the cases fast; a case does
-/// not wait for this (its slot is free once its trial is queued).
-const GATHER: std::time::Duration = std::time::Duration::from_millis(10);
+/// not wait for this (its slot is free once its trial is queued). A fast run fills a batch
+/// (`MAX_BATCH`) before this; a slow one, whose trials take seconds, commits each trial at most
+/// this much later than 10 ms did — nothing a user sees, and a crash in that window loses only
+/// trials not yet committed, which a resume re-runs (docs/benchmarks.md: 10 → 100 ms).
+const GATHER: std::time::Duration = std::time::Duration::from_millis(100);
 
 type Reply = oneshot::Sender<std::io::Result<()>>;
 

@@ -13,14 +13,27 @@ pub const TEMP_PREFIX: &str = ".ghostlab-tmp-";
 /// concurrent writer's file is never swept from under it.
 pub const STALE_TEMP_AGE: Duration = Duration::from_secs(60);
 
+/// A new temp file in `dir`, beside the file it will replace; `dir` (and the folders above it)
+/// are made only when missing. Most writes go to a folder that exists: trying the file first
+/// spares each of them a failing `mkdir` and a `stat` (`create_dir_all` on an existing folder).
+pub fn temp_file_in(dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+    let make = || tempfile::Builder::new().prefix(TEMP_PREFIX).tempfile_in(dir);
+    match make() {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::create_dir_all(dir)?;
+            make()
+        }
+        made => made,
+    }
+}
+
 /// Writes `bytes` to `path` through a temp file in the same directory and a rename.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::Builder::new().prefix(TEMP_PREFIX).tempfile_in(dir)?;
+    let mut tmp = temp_file_in(dir)?;
     tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;

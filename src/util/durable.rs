@@ -12,14 +12,12 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::atomic::TEMP_PREFIX;
+use super::atomic::temp_file_in;
 
 /// Writes `bytes` to `path` through a temp file and a rename, without fsync: atomic against a
 /// killed process, durable only once a later `commit_batch` or `sync_files` covers it.
 pub fn write_replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = parent_of(path);
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::Builder::new().prefix(TEMP_PREFIX).tempfile_in(dir)?;
+    let mut tmp = temp_file_in(parent_of(path))?;
     tmp.write_all(bytes)?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
@@ -136,9 +134,7 @@ pub fn every_answer(results: Vec<Option<std::io::Result<()>>>) -> Vec<std::io::R
 
 /// `marker_bytes` in a temp file in the marker's folder (made if missing).
 fn stage_marker(marker: &Path, marker_bytes: &[u8]) -> std::io::Result<tempfile::NamedTempFile> {
-    let dir = parent_of(marker);
-    std::fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::Builder::new().prefix(TEMP_PREFIX).tempfile_in(dir)?;
+    let mut tmp = temp_file_in(parent_of(marker))?;
     tmp.write_all(marker_bytes)?;
     Ok(tmp)
 }
@@ -252,6 +248,7 @@ fn parallel_sync<T: Clone + Send + 'static>(paths: &[T], f: fn(&T) -> std::io::R
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::util::atomic::TEMP_PREFIX;
 
     fn unit(files: Vec<PathBuf>, marker: PathBuf, bytes: &[u8]) -> Unit {
         Unit {
@@ -279,6 +276,18 @@ mod tests {
             .filter(|e| e.file_name().to_string_lossy().starts_with(TEMP_PREFIX))
             .count();
         assert_eq!(temps, 0);
+    }
+
+    #[test]
+    fn a_replace_and_a_marker_make_their_missing_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a/b/case.json");
+        write_replace(&file, b"c").unwrap();
+        let marker = dir.path().join("x/y/verdict.json");
+        let results = commit_batch(vec![unit(vec![file.clone()], marker.clone(), b"{}")]);
+        assert!(results.into_iter().all(|r| r.is_ok()));
+        assert_eq!(std::fs::read(&file).unwrap(), b"c");
+        assert_eq!(std::fs::read(&marker).unwrap(), b"{}");
     }
 
     #[test]
