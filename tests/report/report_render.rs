@@ -325,30 +325,37 @@ fn load_through_recorder(chromium: &str, page: &Path, shot: &Path) -> Vec<String
     let port = listener.local_addr().unwrap().port();
     let seen = Arc::new(Mutex::new(Vec::new()));
     let stop = Arc::new(AtomicBool::new(false));
+    // Each connection is read on its own thread, so one that stays silent (Chromium preconnects
+    // to the proxy) holds up no other; a silent one carried no request and is not recorded.
+    // Once Chromium has exited, connections still waiting to be accepted are read too.
+    let read_first_line = |mut conn: std::net::TcpStream, seen: Arc<Mutex<Vec<String>>>| {
+        std::thread::spawn(move || {
+            conn.set_nonblocking(false).unwrap();
+            conn.set_read_timeout(Some(std::time::Duration::from_secs(5))).unwrap();
+            let mut buf = [0u8; 512];
+            let n = conn.read(&mut buf).unwrap_or(0);
+            let line = String::from_utf8_lossy(&buf[..n])
+                .lines()
+                .next()
+                .unwrap_or("")
+                .to_string();
+            if !line.is_empty() {
+                seen.lock().unwrap().push(line);
+            }
+        })
+    };
     let recorder = {
         let (seen, stop) = (seen.clone(), stop.clone());
         std::thread::spawn(move || {
-            while !stop.load(Ordering::Relaxed) {
+            let mut readers = Vec::new();
+            loop {
                 match listener.accept() {
-                    Ok((mut conn, _)) => {
-                        conn.set_nonblocking(false).unwrap();
-                        conn.set_read_timeout(Some(std::time::Duration::from_secs(2))).unwrap();
-                        let mut buf = [0u8; 512];
-                        let n = conn.read(&mut buf).unwrap_or(0);
-                        let line = String::from_utf8_lossy(&buf[..n])
-                            .lines()
-                            .next()
-                            .unwrap_or("")
-                            .to_string();
-                        // A connection opened ahead of need (Chromium preconnects) that sent
-                        // nothing within the timeout carried no request: seen once under load.
-                        if !line.is_empty() {
-                            seen.lock().unwrap().push(line);
-                        }
-                    }
+                    Ok((conn, _)) => readers.push(read_first_line(conn, seen.clone())),
+                    Err(_) if stop.load(Ordering::Relaxed) => break,
                     Err(_) => std::thread::sleep(std::time::Duration::from_millis(20)),
                 }
             }
+            readers.into_iter().for_each(|r| r.join().unwrap());
         })
     };
     let profile = tempfile::tempdir().unwrap();
