@@ -5,14 +5,16 @@
 //! several files, so a run paid ~7 fsyncs per trial, each waiting for a journal commit. Here
 //! the files of one unit (a trial) are written with `write_replace` (temp file + rename: a
 //! killed process leaves the old or the new file, never a torn one), then `commit_batch`
-//! fsyncs them all — and those of every other unit ready at the same time — writes each
-//! marker atomically and fsyncs the folders once. A reader treats a unit without its marker
+//! fsyncs them all — and those of every other unit ready at the same time, or syncs their file
+//! system whole when that is cheaper (`util::fs_sync`) — writes each marker atomically and
+//! fsyncs the folders once. A reader treats a unit without its marker
 //! as not done, so a power loss before the marker is on disk loses the unit, never half of it.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::atomic::temp_file_in;
+use super::fs_sync::{syncfs_all, syncfs_anchors};
 
 /// Writes `bytes` to `path` through a temp file and a rename, without fsync: atomic against a
 /// killed process, durable only once a later `commit_batch` or `sync_files` covers it.
@@ -44,8 +46,12 @@ pub fn write_json_replace<T: serde::Serialize>(path: &Path, value: &T) -> std::i
 /// Makes `files` (and every regular file under a folder among them) durable, then their
 /// folders. Concurrent fsyncs share the filesystem journal's commit, so each wave runs on a
 /// few threads: one wait for the files, one for the folders.
+/// A large wave takes one syncfs per file system instead (`util::fs_sync`).
 pub fn sync_files(files: &[PathBuf]) -> std::io::Result<()> {
     let (regular, dirs) = expand(files);
+    if let Some(anchors) = syncfs_anchors(regular.len() + dirs.len(), &dirs) {
+        return syncfs_all(&anchors);
+    }
     parallel_sync(&regular, |p| sync_file(p))?;
     parallel_sync(&dirs, |p| sync_dir(p))
 }
@@ -62,7 +68,8 @@ pub struct Unit {
 /// those, every unit's files and the folders holding them durable in one wave (their names
 /// too: a rename such as events.jsonl's is durable before any marker exists); renames each
 /// marker into place; then fsyncs the markers' folders and the ones above in a second wave.
-/// Two journal waits per call, whatever the number of units or files. Returns one result per
+/// Two journal waits per call, whatever the number of units or files; a large batch makes each
+/// wave durable with one syncfs per file system (`util::fs_sync`). Returns one result per
 /// unit, in order: a unit whose marker cannot be staged or renamed fails alone; a failed
 /// fsync wave fails every unit it covered (none of their markers is renamed).
 pub fn commit_batch(units: Vec<Unit>) -> Vec<std::io::Result<()>> {
@@ -77,6 +84,7 @@ pub fn commit_batch(units: Vec<Unit>) -> Vec<std::io::Result<()>> {
                 first.extend(files);
                 first.push(tmp.path().to_path_buf());
                 dirs.extend(unit_dirs);
+                dirs.push(parent_of(&unit.marker).to_path_buf());
                 staged.push((i, tmp));
             }
             Err(e) => results[i] = Some(Err(e)),
@@ -84,15 +92,13 @@ pub fn commit_batch(units: Vec<Unit>) -> Vec<std::io::Result<()>> {
     }
     dirs.sort();
     dirs.dedup();
-    // Only a hint (the fsyncs below are what make the files durable): its outcome is ignored.
-    let _ = parallel_sync(&first, |p| start_writeback(p));
-    // Each path is known to be a file or a folder here: no second look at what it is.
-    let wave: Vec<Synced> = first
-        .into_iter()
-        .map(Synced::File)
-        .chain(dirs.into_iter().map(Synced::Dir))
-        .collect();
-    if let Err(e) = parallel_sync(&wave, Synced::sync) {
+    let wave_size = first.len() + dirs.len();
+    let by_syncfs = syncfs_anchors(wave_size, &dirs);
+    let synced = match &by_syncfs {
+        Some(anchors) => syncfs_all(anchors),
+        None => sync_each(first, dirs),
+    };
+    if let Err(e) = synced {
         for (i, _) in &staged {
             results[*i] = Some(Err(std::io::Error::new(e.kind(), e.to_string())));
         }
@@ -114,7 +120,11 @@ pub fn commit_batch(units: Vec<Unit>) -> Vec<std::io::Result<()>> {
     last.dedup();
     // A folder that cannot be opened or synced is skipped (`sync_dir`), but the wave itself can
     // fail (a thread that never answered): then the renamed markers are not known durable.
-    if let Err(e) = parallel_sync(&last, |p| sync_dir(p)) {
+    let synced = match by_syncfs.and_then(|_| syncfs_anchors(wave_size, &last)) {
+        Some(anchors) => syncfs_all(&anchors),
+        None => parallel_sync(&last, |p| sync_dir(p)),
+    };
+    if let Err(e) = synced {
         for r in results.iter_mut().flatten() {
             if r.is_ok() {
                 *r = Err(std::io::Error::new(e.kind(), e.to_string()));
@@ -122,6 +132,19 @@ pub fn commit_batch(units: Vec<Unit>) -> Vec<std::io::Result<()>> {
         }
     }
     every_answer(results)
+}
+
+/// The per-path first wave: the files' writeback started, then every file and folder fsynced.
+fn sync_each(files: Vec<PathBuf>, dirs: Vec<PathBuf>) -> std::io::Result<()> {
+    // Only a hint (the fsyncs below are what make the files durable): its outcome is ignored.
+    let _ = parallel_sync(&files, |p| start_writeback(p));
+    // Each path is known to be a file or a folder here: no second look at what it is.
+    let wave: Vec<Synced> = files
+        .into_iter()
+        .map(Synced::File)
+        .chain(dirs.into_iter().map(Synced::Dir))
+        .collect();
+    parallel_sync(&wave, Synced::sync)
 }
 
 /// Unwraps per-item results once each item has been given one.
@@ -309,6 +332,33 @@ mod tests {
         assert!(dir.path().join("trial-0/verdict.json").exists());
         assert!(dir.path().join("trial-2/verdict.json").exists());
         assert!(!dir.path().join("trial-1/verdict.json").exists());
+    }
+
+    #[test]
+    fn a_batch_large_enough_for_syncfs_commits_every_unit() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut units = Vec::new();
+        for i in 0..super::super::fs_sync::SYNCFS_FROM_PATHS {
+            let d = dir.path().join(format!("c{i}/trial-1"));
+            write_replace(&d.join("events.jsonl"), b"e").unwrap();
+            write_replace(&d.join("workspace-after/src/a.rs"), b"fn a() {}").unwrap();
+            units.push(unit(
+                vec![d.join("events.jsonl"), d.join("workspace-after")],
+                d.join("verdict.json"),
+                b"{}",
+            ));
+        }
+        let (files, dirs) = expand(&units.iter().flat_map(|u| u.files.clone()).collect::<Vec<_>>());
+        assert!(files.len() + dirs.len() >= super::super::fs_sync::SYNCFS_FROM_PATHS);
+        let results = commit_batch(units);
+        assert!(results.iter().all(|r| r.is_ok()), "{results:?}");
+        for i in 0..super::super::fs_sync::SYNCFS_FROM_PATHS {
+            assert_eq!(
+                std::fs::read(dir.path().join(format!("c{i}/trial-1/verdict.json"))).unwrap(),
+                b"{}"
+            );
+        }
+        sync_files(&[dir.path().to_path_buf()]).unwrap();
     }
 
     #[test]

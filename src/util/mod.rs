@@ -5,6 +5,7 @@
 pub mod atomic;
 pub mod blocking;
 pub mod durable;
+pub mod fs_sync;
 pub mod ids;
 pub mod secret_ref;
 pub mod skip;

@@ -1,0 +1,190 @@
+//! A large wave of a group commit made durable with one `syncfs` per file system instead of an
+//! fsync per path, where that is known to be safe.
+//!
+//! A commit wave holds every file and folder of up to 64 trials: hundreds of paths, each fsync
+//! an open, a syscall and a close on one of up to 32 threads, and on ext4 often a device flush
+//! of its own after the journal commit it waited for. One syncfs writes the file system's dirty
+//! data back, commits its journal and flushes the device once (1.3× the mock run's turns/s here,
+//! docs/benchmarks.md). It also writes back data that is not the run's (another program's
+//! files on the same file system), so it is chosen only for waves of at least
+//! `SYNCFS_FROM_PATHS` paths; a small wave keeps its fsyncs, untouched by other writers.
+//!
+//! syncfs is trusted only where its answer covers what it could not write: Linux 5.8 or later
+//! (before, it ignored writeback errors) and file systems whose sync is real (ext4, xfs, btrfs,
+//! f2fs; tmpfs, where nothing is durable either way). FUSE (whose sync may do nothing), network
+//! and other file systems keep per-path fsyncs.
+
+use std::path::{Path, PathBuf};
+
+/// Paths in a wave from which one syncfs per file system replaces their fsyncs (four trials'
+/// files and folders).
+pub const SYNCFS_FROM_PATHS: usize = 32;
+
+/// One folder per file system holding `dirs` when a wave of `paths` paths in them is better
+/// made durable by syncfs; `None` when each path keeps its fsync (a small wave, an older
+/// kernel, a file system not trusted here, or a folder that cannot be looked at). A wave's
+/// files are covered through their folders: a file is on its folder's file system unless
+/// something is mounted over it, which the harness never does in a run folder.
+pub fn syncfs_anchors(paths: usize, dirs: &[PathBuf]) -> Option<Vec<PathBuf>> {
+    if paths < SYNCFS_FROM_PATHS || !kernel_reports_syncfs_errors() {
+        return None;
+    }
+    anchors(dirs, file_system_of)
+}
+
+/// `dirs` reduced to one per file system (`fs` gives a folder's device and whether syncfs is
+/// trusted there); `None` if any is unknown or untrusted.
+fn anchors(dirs: &[PathBuf], fs: impl Fn(&Path) -> Option<(u64, bool)>) -> Option<Vec<PathBuf>> {
+    let mut seen: Vec<(u64, &PathBuf)> = Vec::new();
+    for dir in dirs {
+        let (dev, trusted) = fs(dir)?;
+        if !trusted {
+            return None;
+        }
+        if !seen.iter().any(|(d, _)| *d == dev) {
+            seen.push((dev, dir));
+        }
+    }
+    Some(seen.into_iter().map(|(_, dir)| dir.clone()).collect())
+}
+
+/// syncfs of the file system of each of `anchors`; an error names the folder.
+pub fn syncfs_all(anchors: &[PathBuf]) -> std::io::Result<()> {
+    anchors.iter().try_for_each(|dir| {
+        syncfs(dir).map_err(|e| std::io::Error::new(e.kind(), format!("{}: syncfs: {e}", dir.display())))
+    })
+}
+
+#[cfg(target_os = "linux")]
+fn syncfs(dir: &Path) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let folder = std::fs::File::open(dir)?;
+    // SAFETY: a plain syscall on a descriptor `folder` owns for the whole call.
+    if unsafe { libc::syncfs(folder.as_raw_fd()) } == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn syncfs(_: &Path) -> std::io::Result<()> {
+    Err(std::io::Error::other("syncfs is Linux only"))
+}
+
+/// A folder's device and whether syncfs is trusted on its file system.
+#[cfg(target_os = "linux")]
+fn file_system_of(dir: &Path) -> Option<(u64, bool)> {
+    use std::os::unix::fs::MetadataExt;
+    let dev = std::fs::metadata(dir).ok()?.dev();
+    let path = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).ok()?;
+    // SAFETY: `statfs` fills the zeroed struct it is given for a NUL-terminated path.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::statfs(path.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    // The magic numbers fit in 32 bits; `f_type`'s width varies by architecture.
+    let trusted = [
+        libc::EXT4_SUPER_MAGIC,
+        libc::XFS_SUPER_MAGIC,
+        libc::BTRFS_SUPER_MAGIC,
+        libc::F2FS_SUPER_MAGIC,
+        libc::TMPFS_MAGIC,
+    ]
+    .iter()
+    .any(|m| *m as u32 == st.f_type as u32);
+    Some((dev, trusted))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn file_system_of(_: &Path) -> Option<(u64, bool)> {
+    None
+}
+
+/// Whether this kernel's syncfs reports writeback errors (Linux 5.8 and later).
+fn kernel_reports_syncfs_errors() -> bool {
+    static ANSWER: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ANSWER.get_or_init(|| {
+        kernel_release()
+            .and_then(|r| release_at_least(&r, (5, 8)))
+            .unwrap_or(false)
+    })
+}
+
+#[cfg(target_os = "linux")]
+fn kernel_release() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/osrelease").ok()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn kernel_release() -> Option<String> {
+    None
+}
+
+/// Whether a release such as `6.1.0-18-amd64` is at least `min` (major, minor); `None` when it
+/// does not start with two numbers.
+fn release_at_least(release: &str, min: (u32, u32)) -> Option<bool> {
+    let mut parts = release.trim().split(['.', '-']);
+    let major = parts.next()?.parse::<u32>().ok()?;
+    let minor = parts.next()?.parse::<u32>().ok()?;
+    Some((major, minor) >= min)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_releases_before_5_8_do_not_qualify() {
+        assert_eq!(release_at_least("6.1.0-18-amd64", (5, 8)), Some(true));
+        assert_eq!(release_at_least("5.8.0\n", (5, 8)), Some(true));
+        assert_eq!(release_at_least("5.7.19", (5, 8)), Some(false));
+        assert_eq!(release_at_least("4.19.0-27-amd64", (5, 8)), Some(false));
+        assert_eq!(release_at_least("6", (5, 8)), None);
+        assert_eq!(release_at_least("weird", (5, 8)), None);
+    }
+
+    #[test]
+    fn one_anchor_per_file_system_and_none_if_any_is_untrusted_or_unknown() {
+        let dirs: Vec<PathBuf> = ["/r/a", "/r/b", "/m/c", "/r/d"].iter().map(PathBuf::from).collect();
+        let dev = |p: &Path| if p.starts_with("/m") { 2 } else { 1 };
+        let got = anchors(&dirs, |p| Some((dev(p), true))).unwrap();
+        assert_eq!(got, vec![PathBuf::from("/r/a"), PathBuf::from("/m/c")]);
+        assert_eq!(
+            anchors(&dirs, |p| Some((dev(p), !p.starts_with("/m")))),
+            None,
+            "untrusted"
+        );
+        assert_eq!(
+            anchors(&dirs, |p| (!p.ends_with("d")).then_some((1, true))),
+            None,
+            "unknown"
+        );
+        assert_eq!(anchors(&[], |_| None), Some(vec![]));
+    }
+
+    #[test]
+    fn a_small_wave_keeps_its_fsyncs() {
+        let dir = tempfile::tempdir().unwrap();
+        let dirs = vec![dir.path().to_path_buf()];
+        assert_eq!(syncfs_anchors(SYNCFS_FROM_PATHS - 1, &dirs), None);
+    }
+
+    #[test]
+    fn this_machines_temp_folder_is_synced_whole_and_a_missing_one_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let dirs = vec![dir.path().join("a"), dir.path().join("b")];
+        for d in &dirs {
+            std::fs::create_dir(d).unwrap();
+        }
+        // Where this kernel and file system qualify (the CI machine's do), both folders share
+        // one anchor; elsewhere the wave keeps its fsyncs.
+        if let Some(anchors) = syncfs_anchors(SYNCFS_FROM_PATHS, &dirs) {
+            assert_eq!(anchors, vec![dirs[0].clone()]);
+            syncfs_all(&anchors).unwrap();
+        }
+        assert_eq!(syncfs_anchors(SYNCFS_FROM_PATHS, &[dir.path().join("gone")]), None);
+        let err = syncfs_all(&[dir.path().join("gone")]).unwrap_err();
+        assert!(err.to_string().contains("gone"), "{err}");
+    }
+}
