@@ -29,19 +29,24 @@ pub fn syncfs_anchors(paths: usize, dirs: &[PathBuf]) -> Option<Vec<PathBuf>> {
     if paths < SYNCFS_FROM_PATHS || !kernel_reports_syncfs_errors() {
         return None;
     }
-    anchors(dirs, file_system_of)
+    anchors(dirs, device_of, syncfs_trusted_at)
 }
 
-/// `dirs` reduced to one per file system (`fs` gives a folder's device and whether syncfs is
-/// trusted there); `None` if any is unknown or untrusted.
-fn anchors(dirs: &[PathBuf], fs: impl Fn(&Path) -> Option<(u64, bool)>) -> Option<Vec<PathBuf>> {
+/// `dirs` reduced to one per file system (`device` gives a folder's, `trusted` whether syncfs
+/// is trusted on a folder's file system: asked once per device); `None` if any is unknown or
+/// untrusted.
+fn anchors(
+    dirs: &[PathBuf],
+    device: impl Fn(&Path) -> Option<u64>,
+    trusted: impl Fn(&Path) -> Option<bool>,
+) -> Option<Vec<PathBuf>> {
     let mut seen: Vec<(u64, &PathBuf)> = Vec::new();
     for dir in dirs {
-        let (dev, trusted) = fs(dir)?;
-        if !trusted {
-            return None;
-        }
+        let dev = device(dir)?;
         if !seen.iter().any(|(d, _)| *d == dev) {
+            if !trusted(dir)? {
+                return None;
+            }
             seen.push((dev, dir));
         }
     }
@@ -72,11 +77,14 @@ fn syncfs(_: &Path) -> std::io::Result<()> {
     Err(std::io::Error::other("syncfs is Linux only"))
 }
 
-/// A folder's device and whether syncfs is trusted on its file system.
-#[cfg(target_os = "linux")]
-fn file_system_of(dir: &Path) -> Option<(u64, bool)> {
+fn device_of(dir: &Path) -> Option<u64> {
     use std::os::unix::fs::MetadataExt;
-    let dev = std::fs::metadata(dir).ok()?.dev();
+    std::fs::metadata(dir).ok().map(|m| m.dev())
+}
+
+/// Whether syncfs is trusted on the file system holding `dir`.
+#[cfg(target_os = "linux")]
+fn syncfs_trusted_at(dir: &Path) -> Option<bool> {
     let path = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).ok()?;
     // SAFETY: `statfs` fills the zeroed struct it is given for a NUL-terminated path.
     let mut st: libc::statfs = unsafe { std::mem::zeroed() };
@@ -93,11 +101,11 @@ fn file_system_of(dir: &Path) -> Option<(u64, bool)> {
     ]
     .iter()
     .any(|m| *m as u32 == st.f_type as u32);
-    Some((dev, trusted))
+    Some(trusted)
 }
 
 #[cfg(not(target_os = "linux"))]
-fn file_system_of(_: &Path) -> Option<(u64, bool)> {
+fn syncfs_trusted_at(_: &Path) -> Option<bool> {
     None
 }
 
@@ -147,20 +155,27 @@ mod tests {
     #[test]
     fn one_anchor_per_file_system_and_none_if_any_is_untrusted_or_unknown() {
         let dirs: Vec<PathBuf> = ["/r/a", "/r/b", "/m/c", "/r/d"].iter().map(PathBuf::from).collect();
-        let dev = |p: &Path| if p.starts_with("/m") { 2 } else { 1 };
-        let got = anchors(&dirs, |p| Some((dev(p), true))).unwrap();
+        let dev = |p: &Path| Some(if p.starts_with("/m") { 2 } else { 1 });
+        let asked = std::cell::Cell::new(0);
+        let trusted = |_: &Path| {
+            asked.set(asked.get() + 1);
+            Some(true)
+        };
+        let got = anchors(&dirs, dev, trusted).unwrap();
         assert_eq!(got, vec![PathBuf::from("/r/a"), PathBuf::from("/m/c")]);
+        assert_eq!(asked.get(), 2, "the file system is asked about once per device");
+        assert_eq!(anchors(&dirs, dev, |p| Some(!p.starts_with("/m"))), None, "untrusted");
         assert_eq!(
-            anchors(&dirs, |p| Some((dev(p), !p.starts_with("/m")))),
+            anchors(&dirs, dev, |p| (!p.starts_with("/m")).then_some(true)),
             None,
-            "untrusted"
+            "unknown fs"
         );
         assert_eq!(
-            anchors(&dirs, |p| (!p.ends_with("d")).then_some((1, true))),
+            anchors(&dirs, |p| (!p.ends_with("d")).then_some(1), |_| Some(true)),
             None,
-            "unknown"
+            "unknown folder"
         );
-        assert_eq!(anchors(&[], |_| None), Some(vec![]));
+        assert_eq!(anchors(&[], |_| None, |_| None), Some(vec![]));
     }
 
     #[test]
