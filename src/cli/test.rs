@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use super::generate::block_on;
 use super::{CliError, gates_exit};
 use crate::app::{TestRunError, TestSettings, run_tests};
 use crate::run::dataset_cases::Selection;
@@ -98,6 +97,16 @@ impl EventSink for TerminalPrinter {
     }
 }
 
+/// Runs the suite on a multi-thread runtime (as the lab does): its cases are tasks that the
+/// worker threads share.
+fn block_on_workers<F: std::future::Future>(future: F) -> Result<F::Output, CliError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::usage(format!("cannot start the async runtime: {e}")))?;
+    Ok(runtime.block_on(future))
+}
+
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let job = crate::spec::load_job(&args.job)?;
     if job.job.sandbox.backend == SandboxBackend::Local {
@@ -111,7 +120,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     } else {
         Sinks::none().with(Arc::new(TerminalPrinter))
     };
-    let outcome = block_on(run_tests(&settings, sinks))?.map_err(|e| match e {
+    let outcome = block_on_workers(run_tests(&settings, sinks))?.map_err(|e| match e {
         TestRunError::NoCases => CliError::usage("no cases selected")
             .with_hint("approve cases with `ghostlab dataset approve --all --job …`, or pass --include-pending"),
         other => CliError::usage(other.to_string()),

@@ -75,7 +75,7 @@ pub async fn run_suite(
         let (ctx, commits) = (case_ctx.clone(), commits.clone());
         let dir = trial_dir(run_dir, &case.id, case.trial);
         let resume = opts.resume;
-        async move {
+        spawn_case(async move {
             if resume {
                 match read_verdict(&dir.join("verdict.json")) {
                     Some(done) if done.verdict != crate::judge::Verdict::InfraError => return Ok((done, None)),
@@ -89,7 +89,7 @@ pub async fn run_suite(
             }
             let ran = run_case(&ctx, &case, dir, &commits).await?;
             Ok((ran.verdict, Some((ran.usage, ran.committed))))
-        }
+        })
     }))
     .buffer_unordered(opts.parallel.max(1))
     .collect::<Vec<std::io::Result<(VerdictFile, Option<(Usage, Committed)>)>>>();
@@ -125,6 +125,23 @@ pub async fn run_suite(
     let run_id = RunDir::new(run_dir).id();
     let summary = write_outcome_with(&ctx.job.job.review.gates, &run_id, &verdicts, usages, run_dir, &facts)?;
     Ok(summary)
+}
+
+/// Runs a case as a task of its own, started when its slot is free (the stream pulls it): the
+/// runtime's worker threads share the cases instead of the one thread polling the suite.
+/// Dropping the returned future (a cancelled run) aborts the case; a panic in it is carried on.
+fn spawn_case<T: Send + 'static>(
+    case: impl std::future::Future<Output = std::io::Result<T>> + Send + 'static,
+) -> impl std::future::Future<Output = std::io::Result<T>> {
+    use tracing::Instrument;
+    let task = tokio_util::task::AbortOnDropHandle::new(tokio::spawn(case.in_current_span()));
+    async move {
+        match task.await {
+            Ok(outcome) => outcome,
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(e) => Err(std::io::Error::other(format!("a case's task ended early: {e}"))),
+        }
+    }
 }
 
 /// Aggregates verdicts, applies gates, writes summary.json and junit.xml.
@@ -225,4 +242,57 @@ pub fn read_verdict(path: &Path) -> Option<VerdictFile> {
     let text = std::fs::read_to_string(path).ok()?;
     let v: VerdictFile = serde_json::from_str(&text).ok()?;
     (v.version == crate::judge::case_verdict::VERDICT_VERSION).then_some(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spawn_case;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    /// Sets its flag when dropped: the case's environment, say.
+    struct Dropped(Arc<AtomicBool>);
+
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_dropped_case_is_aborted_and_its_state_dropped() {
+        let (dropped, finished) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
+        let (d, f) = (Dropped(dropped.clone()), finished.clone());
+        let (started_tx, started) = tokio::sync::oneshot::channel();
+        let case = spawn_case(async move {
+            let _env = d;
+            let _ = started_tx.send(());
+            tokio::time::sleep(std::time::Duration::from_secs(30)).await;
+            f.store(true, Ordering::SeqCst);
+            Ok(())
+        });
+        let run = tokio::spawn(case);
+        started.await.unwrap();
+        run.abort();
+        let waited = std::time::Instant::now();
+        while !dropped.load(Ordering::SeqCst) {
+            assert!(
+                waited.elapsed().as_secs() < 10,
+                "the aborted case still holds its state"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+        assert!(!finished.load(Ordering::SeqCst));
+    }
+
+    fn explode() -> std::io::Result<()> {
+        panic!("case exploded")
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_panic_in_a_case_reaches_the_suite() {
+        let outcome = tokio::spawn(spawn_case(async { explode() })).await;
+        let panic = outcome.unwrap_err().into_panic();
+        assert_eq!(panic.downcast_ref::<&str>(), Some(&"case exploded"));
+    }
 }
