@@ -7,7 +7,10 @@
 //! data back, commits its journal and flushes the device once (1.3× the mock run's turns/s here,
 //! docs/benchmarks.md). It also writes back data that is not the run's (another program's
 //! files on the same file system), so it is chosen only for waves of at least
-//! `SYNCFS_FROM_PATHS` paths; a small wave keeps its fsyncs, untouched by other writers.
+//! `SYNCFS_FROM_PATHS` paths; a small wave keeps its fsyncs, untouched by other writers. A syncfs
+//! that took longer than `SLOW_SYNCFS` (measured: a neighbour's 1.5 GB of unwritten data made the
+//! first one take seconds) turns syncfs off for `BACK_OFF`, so such a neighbour costs the run one
+//! slow commit, not every one.
 //!
 //! syncfs is trusted only where its answer covers what it could not write: Linux 5.8 or later
 //! (before, it ignored writeback errors) and file systems whose sync is real (ext4, xfs, btrfs,
@@ -15,6 +18,7 @@
 //! and other file systems keep per-path fsyncs.
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// Paths in a wave from which one syncfs per file system replaces their fsyncs (four trials'
 /// files and folders).
@@ -26,10 +30,38 @@ pub const SYNCFS_FROM_PATHS: usize = 32;
 /// files are covered through their folders: a file is on its folder's file system unless
 /// something is mounted over it, which the harness never does in a run folder.
 pub fn syncfs_anchors(paths: usize, dirs: &[PathBuf]) -> Option<Vec<PathBuf>> {
-    if paths < SYNCFS_FROM_PATHS || !kernel_reports_syncfs_errors() {
+    if paths < SYNCFS_FROM_PATHS || !kernel_reports_syncfs_errors() || !backoff().allows(Instant::now()) {
         return None;
     }
     anchors(dirs, device_of, syncfs_trusted_at)
+}
+
+/// A syncfs slower than this is taken for someone else's unwritten data: back off.
+const SLOW_SYNCFS: Duration = Duration::from_millis(500);
+/// How long waves keep their fsyncs after a slow syncfs.
+const BACK_OFF: Duration = Duration::from_secs(30);
+
+/// When syncfs may be used again after a slow one (process-wide: the file system is shared).
+#[derive(Debug, Default)]
+struct Backoff {
+    until: Option<Instant>,
+}
+
+impl Backoff {
+    fn allows(&self, now: Instant) -> bool {
+        self.until.is_none_or(|until| now >= until)
+    }
+
+    fn record(&mut self, ended: Instant, took: Duration) {
+        if took > SLOW_SYNCFS {
+            self.until = Some(ended + BACK_OFF);
+        }
+    }
+}
+
+fn backoff() -> std::sync::MutexGuard<'static, Backoff> {
+    static BACKOFF: std::sync::Mutex<Backoff> = std::sync::Mutex::new(Backoff { until: None });
+    BACKOFF.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// `dirs` reduced to one per file system (`device` gives a folder's, `trusted` whether syncfs
@@ -54,9 +86,17 @@ fn anchors(
 }
 
 /// syncfs of the file system of each of `anchors`; an error names the folder.
+/// A slow one backs syncfs off (`Backoff`).
 pub fn syncfs_all(anchors: &[PathBuf]) -> std::io::Result<()> {
     anchors.iter().try_for_each(|dir| {
-        syncfs(dir).map_err(|e| std::io::Error::new(e.kind(), format!("{}: syncfs: {e}", dir.display())))
+        let started = Instant::now();
+        let synced = syncfs(dir).map_err(|e| std::io::Error::new(e.kind(), format!("{}: syncfs: {e}", dir.display())));
+        let took = started.elapsed();
+        if took > SLOW_SYNCFS {
+            tracing::debug!(?took, dir = %dir.display(), "a slow syncfs: per-path fsyncs for a while");
+        }
+        backoff().record(Instant::now(), took);
+        synced
     })
 }
 
@@ -176,6 +216,21 @@ mod tests {
             "unknown folder"
         );
         assert_eq!(anchors(&[], |_| None, |_| None), Some(vec![]));
+    }
+
+    #[test]
+    fn a_slow_syncfs_turns_syncfs_off_for_a_while() {
+        let mut b = Backoff::default();
+        let t0 = Instant::now();
+        assert!(b.allows(t0));
+        b.record(t0, SLOW_SYNCFS);
+        assert!(b.allows(t0), "not slower than the limit");
+        b.record(t0, SLOW_SYNCFS + Duration::from_millis(1));
+        assert!(!b.allows(t0));
+        assert!(!b.allows(t0 + BACK_OFF - Duration::from_millis(1)));
+        assert!(b.allows(t0 + BACK_OFF));
+        b.record(t0 + BACK_OFF, Duration::from_millis(3));
+        assert!(b.allows(t0 + BACK_OFF), "a fast one changes nothing");
     }
 
     #[test]
