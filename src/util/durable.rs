@@ -73,6 +73,15 @@ pub struct Unit {
 /// unit, in order: a unit whose marker cannot be staged or renamed fails alone; a failed
 /// fsync wave fails every unit it covered (none of their markers is renamed).
 pub fn commit_batch(units: Vec<Unit>) -> Vec<std::io::Result<()>> {
+    commit_batch_by(units, syncfs_anchors)
+}
+
+/// `commit_batch` with `by_syncfs` choosing, from a wave's size and folders, the folders whose
+/// file systems are synced whole (`None`: per-path fsyncs); tests force either way with it.
+fn commit_batch_by(
+    units: Vec<Unit>,
+    by_syncfs: impl Fn(usize, &[PathBuf]) -> Option<Vec<PathBuf>>,
+) -> Vec<std::io::Result<()>> {
     let mut results: Vec<Option<std::io::Result<()>>> = units.iter().map(|_| None).collect();
     let mut staged = Vec::new();
     let mut first = Vec::new();
@@ -93,8 +102,8 @@ pub fn commit_batch(units: Vec<Unit>) -> Vec<std::io::Result<()>> {
     dirs.sort();
     dirs.dedup();
     let wave_size = first.len() + dirs.len();
-    let by_syncfs = syncfs_anchors(wave_size, &dirs);
-    let synced = match &by_syncfs {
+    let syncfs_first = by_syncfs(wave_size, &dirs);
+    let synced = match &syncfs_first {
         Some(anchors) => syncfs_all(anchors),
         None => sync_each(first, dirs),
     };
@@ -120,7 +129,7 @@ pub fn commit_batch(units: Vec<Unit>) -> Vec<std::io::Result<()>> {
     last.dedup();
     // A folder that cannot be opened or synced is skipped (`sync_dir`), but the wave itself can
     // fail (a thread that never answered): then the renamed markers are not known durable.
-    let synced = match by_syncfs.and_then(|_| syncfs_anchors(wave_size, &last)) {
+    let synced = match syncfs_first.and_then(|_| by_syncfs(wave_size, &last)) {
         Some(anchors) => syncfs_all(&anchors),
         None => parallel_sync(&last, |p| sync_dir(p)),
     };
@@ -334,11 +343,13 @@ mod tests {
         assert!(!dir.path().join("trial-1/verdict.json").exists());
     }
 
-    #[test]
-    fn a_batch_large_enough_for_syncfs_commits_every_unit() {
+    /// Commits 32 trials (each with a file and a kept workspace) the way `by_syncfs` chooses,
+    /// and checks every unit landed whole with no temp file left.
+    fn commit_large_batch(by_syncfs: impl Fn(usize, &[PathBuf]) -> Option<Vec<PathBuf>>) {
         let dir = tempfile::tempdir().unwrap();
+        let n = crate::util::fs_sync::SYNCFS_FROM_PATHS;
         let mut units = Vec::new();
-        for i in 0..super::super::fs_sync::SYNCFS_FROM_PATHS {
+        for i in 0..n {
             let d = dir.path().join(format!("c{i}/trial-1"));
             write_replace(&d.join("events.jsonl"), b"e").unwrap();
             write_replace(&d.join("workspace-after/src/a.rs"), b"fn a() {}").unwrap();
@@ -349,16 +360,50 @@ mod tests {
             ));
         }
         let (files, dirs) = expand(&units.iter().flat_map(|u| u.files.clone()).collect::<Vec<_>>());
-        assert!(files.len() + dirs.len() >= super::super::fs_sync::SYNCFS_FROM_PATHS);
-        let results = commit_batch(units);
+        assert!(files.len() + dirs.len() >= n);
+        let results = commit_batch_by(units, by_syncfs);
         assert!(results.iter().all(|r| r.is_ok()), "{results:?}");
-        for i in 0..super::super::fs_sync::SYNCFS_FROM_PATHS {
-            assert_eq!(
-                std::fs::read(dir.path().join(format!("c{i}/trial-1/verdict.json"))).unwrap(),
-                b"{}"
-            );
+        for i in 0..n {
+            let t = dir.path().join(format!("c{i}/trial-1"));
+            assert_eq!(std::fs::read(t.join("verdict.json")).unwrap(), b"{}");
+            assert_eq!(std::fs::read(t.join("workspace-after/src/a.rs")).unwrap(), b"fn a() {}");
         }
+        let temps = walkdir::WalkDir::new(dir.path())
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().starts_with(TEMP_PREFIX))
+            .count();
+        assert_eq!(temps, 0);
         sync_files(&[dir.path().to_path_buf()]).unwrap();
+    }
+
+    #[test]
+    fn a_large_batch_commits_every_unit_by_syncfs_by_fsyncs_and_as_this_machine_chooses() {
+        // One anchor per device, whatever this machine's kernel, file system and dirty data.
+        commit_large_batch(|_, dirs| crate::util::fs_sync::anchors_by_device(dirs));
+        commit_large_batch(|_, _| None);
+        commit_large_batch(syncfs_anchors);
+    }
+
+    #[test]
+    fn a_failed_syncfs_fails_every_unit_of_its_wave_and_renames_no_marker() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut units = Vec::new();
+        for i in 0..3 {
+            let d = dir.path().join(format!("trial-{i}"));
+            write_replace(&d.join("events.jsonl"), b"e").unwrap();
+            units.push(unit(vec![d.join("events.jsonl")], d.join("verdict.json"), b"{}"));
+        }
+        // An anchor that is gone: its syncfs fails.
+        let results = commit_batch_by(units, |_, _| Some(vec![dir.path().join("gone")]));
+        assert!(
+            results
+                .iter()
+                .all(|r| r.as_ref().is_err_and(|e| e.to_string().contains("gone")))
+        );
+        for i in 0..3 {
+            assert!(!dir.path().join(format!("trial-{i}/verdict.json")).exists());
+        }
     }
 
     #[test]

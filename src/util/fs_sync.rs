@@ -7,10 +7,11 @@
 //! data back, commits its journal and flushes the device once (1.3× the mock run's turns/s here,
 //! docs/benchmarks.md). It also writes back data that is not the run's (another program's
 //! files on the same file system), so it is chosen only for waves of at least
-//! `SYNCFS_FROM_PATHS` paths; a small wave keeps its fsyncs, untouched by other writers. A syncfs
-//! that took longer than `SLOW_SYNCFS` (measured: a neighbour's 1.5 GB of unwritten data made the
-//! first one take seconds) turns syncfs off for `BACK_OFF`, so such a neighbour costs the run one
-//! slow commit, not every one.
+//! `SYNCFS_FROM_PATHS` paths, and only while the machine holds less than `DIRTY_LIMIT` of
+//! unwritten data (/proc/meminfo's `Dirty`; a mock run's own stays near 2 MB): a small wave, or
+//! one next to a neighbour's unwritten gigabyte, keeps its fsyncs. A syncfs that still took
+//! longer than `SLOW_SYNCFS` (a neighbour writing on, a slow device) turns syncfs off for
+//! `BACK_OFF`, so such a neighbour costs the run one slow commit, not every one.
 //!
 //! syncfs is trusted only where its answer covers what it could not write: Linux 5.8 or later
 //! (before, it ignored writeback errors) and file systems whose sync is real (ext4, xfs, btrfs,
@@ -33,7 +34,26 @@ pub fn syncfs_anchors(paths: usize, dirs: &[PathBuf]) -> Option<Vec<PathBuf>> {
     if paths < SYNCFS_FROM_PATHS || !kernel_reports_syncfs_errors() || !backoff().allows(Instant::now()) {
         return None;
     }
+    if unwritten_bytes().is_none_or(|dirty| dirty >= DIRTY_LIMIT) {
+        return None;
+    }
     anchors(dirs, device_of, syncfs_trusted_at)
+}
+
+/// Unwritten data on the machine above which a syncfs could mostly be writing someone else's.
+const DIRTY_LIMIT: u64 = 32 << 20;
+
+/// The machine's unwritten file data in bytes (all file systems: an upper bound for one).
+fn unwritten_bytes() -> Option<u64> {
+    dirty_in_meminfo(&std::fs::read_to_string("/proc/meminfo").ok()?)
+}
+
+/// `Dirty:` of a /proc/meminfo text, in bytes.
+fn dirty_in_meminfo(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|l| l.starts_with("Dirty:"))?;
+    let mut words = line.split_whitespace().skip(1);
+    let value: u64 = words.next()?.parse().ok()?;
+    (words.next()? == "kB").then_some(value * 1024)
 }
 
 /// A syncfs slower than this is taken for someone else's unwritten data: back off.
@@ -86,6 +106,13 @@ fn anchors(
 }
 
 /// syncfs of the file system of each of `anchors`; an error names the folder.
+/// `dirs` reduced to one per device, trusting every file system: for tests that must take the
+/// syncfs path whatever the machine.
+#[cfg(test)]
+pub fn anchors_by_device(dirs: &[PathBuf]) -> Option<Vec<PathBuf>> {
+    anchors(dirs, device_of, |_| Some(true))
+}
+
 /// A slow one backs syncfs off (`Backoff`).
 pub fn syncfs_all(anchors: &[PathBuf]) -> std::io::Result<()> {
     anchors.iter().try_for_each(|dir| {
@@ -231,6 +258,22 @@ mod tests {
         assert!(b.allows(t0 + BACK_OFF));
         b.record(t0 + BACK_OFF, Duration::from_millis(3));
         assert!(b.allows(t0 + BACK_OFF), "a fast one changes nothing");
+    }
+
+    #[test]
+    fn unwritten_data_is_read_from_meminfo() {
+        let text = "MemTotal:       24000000 kB\nDirty:              1744 kB\nWriteback:           0 kB\n";
+        assert_eq!(dirty_in_meminfo(text), Some(1744 * 1024));
+        assert_eq!(
+            dirty_in_meminfo("Dirty: 12 MB\n"),
+            None,
+            "an unknown unit is not guessed"
+        );
+        assert_eq!(dirty_in_meminfo("MemTotal: 1 kB\n"), None);
+        assert!(
+            unwritten_bytes().is_some(),
+            "this machine has a /proc/meminfo with Dirty"
+        );
     }
 
     #[test]
