@@ -160,3 +160,11 @@ pub fn mock_release_bot(dir: &Path, replies: &[&str]) {
         );
     }
 }
+
+/// A `tmp/` folder in `dir` (made here) for a ghostlab process the test will SIGKILL: the
+/// environments it cannot remove stay inside the test's own temp folder, not the machine's.
+pub fn scratch_tmp(dir: &Path) -> PathBuf {
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    tmp
+}

@@ -39,6 +39,8 @@ const RUN_ARGS: &[&str] = &[
 fn kill_at(dir: &Path, run: &Path, after: Duration) -> bool {
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ghostlab"))
         .current_dir(dir)
+        // Its environments, which a SIGKILL leaves behind, go with the test's folder.
+        .env("TMPDIR", common::scratch_tmp(dir))
         .env("RELEASE_TOKEN", "x-token-value")
         .args(RUN_ARGS)
         .arg("--run")

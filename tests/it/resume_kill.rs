@@ -61,6 +61,8 @@ fn verdicts(run: &Path) -> Vec<PathBuf> {
 fn kill_after_first_verdict(dir: &Path, args: &[&str]) {
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ghostlab"))
         .current_dir(dir)
+        // Its environments, which a SIGKILL leaves behind, go with the test's folder.
+        .env("TMPDIR", common::scratch_tmp(dir))
         .env("RELEASE_TOKEN", "x-token-value")
         .env("NO_COLOR", "1")
         .args(args)
