@@ -111,7 +111,17 @@ fn proposer_llm(loaded: &LoadedJob) -> Result<Arc<dyn Llm>, CliError> {
 
 /// Runs a future on a small runtime owned by the command.
 pub fn block_on<F: Future>(future: F) -> Result<F::Output, CliError> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
+    run_on(tokio::runtime::Builder::new_current_thread(), future)
+}
+
+/// Runs a future on a multi-thread runtime owned by the command: for work spread over tasks
+/// (a suite's cases) that the worker threads share.
+pub fn block_on_workers<F: Future>(future: F) -> Result<F::Output, CliError> {
+    run_on(tokio::runtime::Builder::new_multi_thread(), future)
+}
+
+fn run_on<F: Future>(mut builder: tokio::runtime::Builder, future: F) -> Result<F::Output, CliError> {
+    let runtime = builder
         .enable_all()
         .build()
         .map_err(|e| CliError::usage(format!("cannot start the async runtime: {e}")))?;

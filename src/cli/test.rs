@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use super::generate::block_on_workers;
 use super::{CliError, gates_exit};
 use crate::app::{TestRunError, TestSettings, run_tests};
 use crate::run::dataset_cases::Selection;
@@ -95,16 +96,6 @@ impl EventSink for TerminalPrinter {
             eprintln!("[{}] {}", env.case, env.event.one_line());
         }
     }
-}
-
-/// Runs the suite on a multi-thread runtime (as the lab does): its cases are tasks that the
-/// worker threads share.
-fn block_on_workers<F: std::future::Future>(future: F) -> Result<F::Output, CliError> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::usage(format!("cannot start the async runtime: {e}")))?;
-    Ok(runtime.block_on(future))
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
