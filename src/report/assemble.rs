@@ -239,6 +239,8 @@ fn entry(e: &Envelope, r: &Redactor) -> Option<Entry> {
         | RunEvent::TurnTiming { .. }
         | RunEvent::CaseTiming { .. } => None,
         RunEvent::SandboxReady { role, backend, .. } => note(None, format!("sandbox ready for {role:?} ({backend})")),
+        RunEvent::AgentHost { label, note: why } if why.is_empty() => note(None, format!("agent host: {label}")),
+        RunEvent::AgentHost { label, note: why } => note(None, format!("agent host: {label} ({why})")),
         RunEvent::SetupStep {
             name,
             exit_code,

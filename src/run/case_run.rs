@@ -123,8 +123,12 @@ pub(crate) async fn run_case(
         detail: env.workdir(),
     })?;
     let mut baseline = None;
-    let (conversation, calls) =
-        crate::llm::meter::metered(prepare_and_converse(ctx, case, env.as_ref(), &mut log, &mut baseline)).await;
+    let ((conversation, calls), host_output) = super::host_output::capture(crate::llm::meter::metered(
+        prepare_and_converse(ctx, case, env.as_ref(), &mut log, &mut baseline),
+    ))
+    .await;
+    let (log_path, redactor) = (TrialDir::at(&dir).host_log(), ctx.redactor.clone());
+    crate::util::blocking::off_runtime(move || super::host_output::write(&log_path, &host_output, &redactor)).await?;
     emit_model_calls(&mut log, Role::Emulator, calls)?;
     let end = match conversation? {
         Ok(end) => end,
@@ -221,10 +225,15 @@ async fn prepare_and_converse(
         return Ok(Err(("sandbox".into(), reason)));
     }
     *baseline = Some(FileBaseline::take(env));
-    let runner: Box<dyn AgentRunner> = match build_runner(ctx, env, case) {
+    let mut host_note = String::new();
+    let runner: Box<dyn AgentRunner> = match build_runner(ctx, env, case, &mut host_note) {
         Ok(r) => r,
         Err(reason) => return Ok(Err(("agent host".into(), reason))),
     };
+    log.emit(RunEvent::AgentHost {
+        label: runner.label(),
+        note: host_note,
+    })?;
     if let Err(reason) = env.push_prepared().await {
         return Ok(Err(("sandbox".into(), reason)));
     }
@@ -240,7 +249,14 @@ async fn prepare_and_converse(
     Ok(Ok(end))
 }
 
-fn build_runner(ctx: &RunContext, env: &dyn CaseEnvironment, case: &CaseSpec) -> Result<Box<dyn AgentRunner>, String> {
+/// The agent's runner for this case; `host_note` receives why its mode differs from the
+/// job's defaults, if it does.
+fn build_runner(
+    ctx: &RunContext,
+    env: &dyn CaseEnvironment,
+    case: &CaseSpec,
+    host_note: &mut String,
+) -> Result<Box<dyn AgentRunner>, String> {
     let job = &ctx.job.job;
     let credentials = credential_env(&ctx.job);
     match job.agent.runtime.backend {
@@ -300,14 +316,16 @@ fn build_runner(ctx: &RunContext, env: &dyn CaseEnvironment, case: &CaseSpec) ->
                     turn_timeout: ctx.turn_timeout,
                 },
             );
-            // Warm unless asked otherwise, or unless this sandbox cannot keep a server between
-            // turns (then cold, rather than a case that cannot start) or only through a forward.
-            let mode = match job.hosts.opencode.as_ref().and_then(|h| h.mode) {
-                Some(m) => m,
-                None if !env.serve_link().warm_by_default() => OpencodeMode::Cold,
-                None => OpencodeMode::Warm,
-            };
-            if mode == OpencodeMode::Cold {
+            // Warm unless asked otherwise, unless this sandbox cannot keep a server between
+            // turns (then cold, rather than a case that cannot start) or only through a forward,
+            // and unless the workspace is not a git repository (`opencode_mode` says why).
+            let choice = super::opencode_mode::choose(
+                job.hosts.opencode.as_ref().and_then(|h| h.mode),
+                env.serve_link().warm_by_default(),
+                env.final_workspace().as_deref(),
+            )?;
+            *host_note = choice.note;
+            if choice.mode == OpencodeMode::Cold {
                 return Ok(Box::new(cold));
             }
             let link = WarmLink {

@@ -158,6 +158,11 @@ impl TrialDir {
         self.path.join("events.jsonl.partial")
     }
 
+    /// The agent host's stdout and stderr of every turn command (redacted, bounded).
+    pub fn host_log(&self) -> PathBuf {
+        self.path.join("agent-host.log")
+    }
+
     pub fn verdict(&self) -> PathBuf {
         self.path.join("verdict.json")
     }

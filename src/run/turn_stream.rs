@@ -75,6 +75,12 @@ pub async fn run_turn_command(
     let done = run_bounded(cmd, None, timeout)
         .await
         .map_err(|e| RunnerError::Start(e.to_string()))?;
+    let program = spec
+        .argv
+        .first()
+        .map(|p| p.rsplit('/').next().unwrap_or(p))
+        .unwrap_or("");
+    super::host_output::record(program, &done);
     if done.timed_out {
         return Err(RunnerError::Timeout {
             seconds: timeout.as_secs(),

@@ -78,6 +78,13 @@ pub enum RunEvent {
         exit_code: i32,
         duration_ms: u64,
     },
+    /// How the agent host runs this case (e.g. OpenCode warm or cold), and why when Ghostlab
+    /// chose a mode other than the one the job's defaults would give.
+    AgentHost {
+        label: String,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        note: String,
+    },
     UserMessage {
         turn: u32,
         text: String,
@@ -188,6 +195,8 @@ impl RunEvent {
             } => format!("▶ {scenario} as {persona} (trial {trial})"),
             RunEvent::SandboxReady { role, backend, .. } => format!("  sandbox ready for {role:?} ({backend})"),
             RunEvent::SetupStep { name, exit_code, .. } => format!("  setup `{name}` → exit {exit_code}"),
+            RunEvent::AgentHost { label, note } if note.is_empty() => format!("  agent host: {label}"),
+            RunEvent::AgentHost { label, note } => format!("  agent host: {label} ({note})"),
             RunEvent::UserMessage { turn, text, .. } => format!("  [{turn}] user: {}", first_line(text)),
             RunEvent::AgentMessage { turn, text, .. } => format!("  [{turn}] agent: {}", first_line(text)),
             RunEvent::ToolCall {
