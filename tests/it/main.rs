@@ -43,6 +43,7 @@ mod mcp_lint;
 mod mcp_real_servers;
 mod mcp_secrets;
 mod model_server;
+mod newcomer_workspace;
 mod opencode_emit;
 mod planted_faults;
 mod real_model;
