@@ -9,6 +9,7 @@ use super::CliError;
 use crate::app::RunResults;
 use crate::lab::executors::{EndpointModels, LabSuiteRunner, PipelineGenerator, SandboxedDiscovery};
 use crate::lab::headless::{HeadlessError, run_headless};
+use crate::lab::run_flags::{self, RunFlags};
 use crate::lab::{Lab, RunOutcome, Saved, Seeds, StepProposer, store};
 use crate::spec::SandboxBackend;
 use crate::tui::{Theme, TuiOutcome, run_tui};
@@ -57,9 +58,9 @@ pub struct Args {
     /// Step 12: serve the agent's model from this cassette through a local model server.
     #[arg(long)]
     pub agent_cassette: Option<PathBuf>,
-    /// Step 12: cases running at once.
-    #[arg(long, default_value_t = 4)]
-    pub parallel: usize,
+    /// Step 12: cases running at once [default: 4, or what this lab was started with].
+    #[arg(long)]
+    pub parallel: Option<usize>,
     /// Color theme: default, light, high-contrast (NO_COLOR turns colors off).
     #[arg(long, default_value = "default")]
     pub theme: String,
@@ -85,6 +86,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     for note in ignored_flags(&args, &lab) {
         eprintln!("note: {note}");
     }
+    let flags = run_flags(&args, &lab)?;
     let proposer = StepProposer {
         job_file: args.job.clone(),
         seeds,
@@ -97,9 +99,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         job_file: args.job.clone(),
     });
     let runner = Arc::new(LabSuiteRunner {
-        agent_cassette: args.agent_cassette.clone(),
-        parallel: args.parallel,
+        agent_cassette: flags.agent_cassette.clone(),
+        parallel: flags.parallel(),
     });
+    let resume_command = flags.resume_command(&args.job);
     if args.yes {
         let mut progress = |line: String| eprintln!("{line}");
         let result = runtime.block_on(run_headless(lab, proposer, discovery, runner, &mut progress));
@@ -110,7 +113,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             }
             Err(HeadlessError::Run(e)) => Err(CliError::usage(format!("the run failed: {e}"))),
             Err(e) => Err(CliError::usage(e.to_string()).with_hint(format!(
-                "accepted steps are saved in {}; fix the cause and rerun with --resume",
+                "accepted steps are saved in {}; fix the cause, then `{resume_command} --yes` continues",
                 args.job.display()
             ))),
         };
@@ -124,8 +127,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     match outcome {
         TuiOutcome::Quit { completed } => {
             eprintln!(
-                "{completed} of 12 steps saved in {}; `ghostlab lab --resume --job {}` continues",
-                args.job.display(),
+                "{completed} of 12 steps saved in {}; `{resume_command}` continues",
                 args.job.display()
             );
             Ok(ExitCode::SUCCESS)
@@ -222,6 +224,26 @@ fn ignored_flags(args: &Args, lab: &Lab) -> Vec<String> {
             )
         })
         .collect()
+}
+
+/// The run-shaping flags: as given, else as this lab was started with (saved when given, so
+/// `--resume` runs the same way).
+fn run_flags(args: &Args, lab: &Lab) -> Result<RunFlags, CliError> {
+    let dir = store::lab_dir(&args.job, &lab.job);
+    let given = RunFlags {
+        agent_cassette: args.agent_cassette.clone(),
+        parallel: args.parallel,
+        ..RunFlags::default()
+    };
+    let saved = if args.resume {
+        run_flags::load(&dir).map_err(|e| CliError::usage(e.to_string()))?
+    } else {
+        None
+    };
+    if !given.is_empty() {
+        run_flags::save(&dir, &given.clone().over(saved.clone())).map_err(|e| CliError::usage(e.to_string()))?;
+    }
+    Ok(given.over(saved))
 }
 
 fn open_lab(args: &Args) -> Result<Lab, CliError> {

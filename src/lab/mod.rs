@@ -22,6 +22,7 @@ pub mod review;
 pub mod review_cost;
 pub mod role_models;
 pub mod roles_step;
+pub mod run_flags;
 pub mod state;
 pub mod step;
 pub mod store;
