@@ -171,7 +171,7 @@ fn gather_tools(loaded: &LoadedJob, state_dir: &Path, docs: &[SourceDoc]) -> Res
                     server: server.clone(),
                     name: name.clone(),
                     description: None,
-                    labels: labels_for(name, None),
+                    labels: labels_for(name, None, None),
                     source: "job.capabilities".into(),
                 });
             }
@@ -199,7 +199,7 @@ fn gather_tools(loaded: &LoadedJob, state_dir: &Path, docs: &[SourceDoc]) -> Res
                         server: server.to_string(),
                         name: name.to_string(),
                         description: None,
-                        labels: labels_for(name, None),
+                        labels: labels_for(name, None, None),
                         source: doc.file.clone(),
                     });
                 }

@@ -8,6 +8,10 @@ use serde::Serialize;
 use serde_json::Value;
 use std::path::Path;
 
+use crate::mcp::contract::labels::label_tool;
+use crate::mcp::contract::words::split_identifier;
+use crate::mcp::inventory::ToolEntry;
+
 /// One tool as purpose inference sees it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolInfo {
@@ -97,7 +101,7 @@ fn tool_from_value(server: &str, tool: &Value) -> Option<ToolInfo> {
         .filter_map(|v| v.as_str().map(str::to_string))
         .collect();
     let labels = if given.is_empty() {
-        labels_for(&name, tool.get("annotations"))
+        labels_for(&name, description.as_deref(), tool.get("annotations"))
     } else {
         given
     };
@@ -110,76 +114,35 @@ fn tool_from_value(server: &str, tool: &Value) -> Option<ToolInfo> {
     })
 }
 
-/// Risk labels from MCP annotations first, then from the tool name's words.
-pub fn labels_for(name: &str, annotations: Option<&Value>) -> Vec<String> {
-    let hint = |k: &str| annotations.and_then(|a| a.get(k)).and_then(Value::as_bool);
-    let words = name_words(name);
-    let has = |set: &[&str]| words.iter().any(|w| set.contains(&w.as_str()));
-    let mut labels = Vec::new();
-    let read_only = hint("readOnlyHint");
-    let destructive = hint("destructiveHint");
-    match (read_only, destructive) {
-        (Some(true), _) => labels.push("read-only"),
-        (_, Some(true)) => labels.extend(["mutates-state", "destructive"]),
-        (Some(false), _) => labels.push("mutates-state"),
-        _ => {
-            if has(DESTRUCTIVE) {
-                labels.extend(["mutates-state", "destructive"]);
-            } else if has(MUTATING) {
-                labels.push("mutates-state");
-            } else if has(READING) {
-                labels.push("read-only");
-            } else {
-                labels.push("unknown-mutation");
-            }
-        }
+/// Risk labels as contract lint gives them (`mcp::contract::labels`: one vocabulary for lint,
+/// the report and generation), plus `unknown-mutation` when neither annotations nor words
+/// decide whether the tool changes anything (then it is treated as if it might).
+pub fn labels_for(name: &str, description: Option<&str>, annotations: Option<&Value>) -> Vec<String> {
+    let entry: Option<ToolEntry> = serde_json::from_value(serde_json::json!({
+        "name": name,
+        "description": description,
+        "annotations": annotations.filter(|a| a.is_object()),
+    }))
+    .ok();
+    let mut labels: Vec<String> = entry
+        .map(|e| label_tool(&e))
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|l| serde_json::to_value(l.label).ok())
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect();
+    let decided = labels
+        .iter()
+        .any(|l| l == "read-only" || l == "mutates-state" || l == "destructive");
+    if !decided {
+        labels.insert(0, "unknown-mutation".into());
     }
-    if hint("openWorldHint") == Some(true) || (hint("openWorldHint").is_none() && has(NETWORK)) {
-        labels.push("external-network");
-    }
-    if has(CREDENTIAL) {
-        labels.push("credential-bearing");
-    }
-    labels.into_iter().map(str::to_string).collect()
+    labels
 }
-
-const READING: &[&str] = &[
-    "get", "list", "read", "search", "find", "show", "status", "view", "describe", "query",
-];
-const MUTATING: &[&str] = &[
-    "create", "update", "set", "write", "add", "edit", "move", "rename", "tag", "bump", "put",
-];
-const DESTRUCTIVE: &[&str] = &[
-    "delete", "remove", "drop", "destroy", "purge", "reset", "kill", "publish", "force",
-];
-const NETWORK: &[&str] = &[
-    "fetch", "http", "url", "web", "publish", "send", "email", "post", "upload",
-];
-const CREDENTIAL: &[&str] = &["token", "secret", "password", "credential", "apikey"];
 
 /// Lowercase words of a tool name, split at `_`, `-`, `.` and camelCase boundaries.
 pub fn name_words(name: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut current = String::new();
-    let mut prev_lower = false;
-    for c in name.chars() {
-        if !c.is_alphanumeric() {
-            if !current.is_empty() {
-                words.push(std::mem::take(&mut current));
-            }
-            prev_lower = false;
-            continue;
-        }
-        if c.is_uppercase() && prev_lower && !current.is_empty() {
-            words.push(std::mem::take(&mut current));
-        }
-        prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        current.extend(c.to_lowercase());
-    }
-    if !current.is_empty() {
-        words.push(current);
-    }
-    words
+    split_identifier(name)
 }
 
 #[cfg(test)]
@@ -189,21 +152,41 @@ mod tests {
 
     #[test]
     fn annotations_win_over_names() {
-        let ro = labels_for("delete_cache", Some(&json!({"readOnlyHint": true})));
+        let ro = labels_for("delete_cache", None, Some(&json!({"readOnlyHint": true})));
         assert_eq!(ro, vec!["read-only"]);
         let d = labels_for(
             "publish_release",
+            None,
             Some(&json!({"readOnlyHint": false, "destructiveHint": true, "openWorldHint": true})),
         );
         assert_eq!(d, vec!["mutates-state", "destructive", "external-network"]);
     }
 
     #[test]
+    fn generation_labels_tools_as_lint_does() {
+        // Read-only tools of the reference filesystem server, named without a reading verb.
+        for name in ["directory_tree", "get_file_info", "list_allowed_directories", "search_files"] {
+            assert_eq!(labels_for(name, None, None), vec!["read-only"], "{name}");
+        }
+        // Words only lint knew: each changes state.
+        for name in ["truncate_table", "revoke_access", "merge_pull_request"] {
+            assert!(labels_for(name, None, None).contains(&"mutates-state".to_string()), "{name}");
+        }
+        // The description decides what the name leaves open.
+        assert_eq!(
+            labels_for("tinyqueue", Some("Deletes every queued job."), None),
+            vec!["mutates-state", "destructive"]
+        );
+        // A name saying nothing stays unknown, which generation treats as possibly mutating.
+        assert_eq!(labels_for("frobnicate", None, None), vec!["unknown-mutation"]);
+    }
+
+    #[test]
     fn names_split_camel_case() {
         assert_eq!(name_words("getUserToken"), vec!["get", "user", "token"]);
-        assert_eq!(labels_for("getUser", None), vec!["read-only"]);
-        assert!(labels_for("export_all_users", None).contains(&"unknown-mutation".to_string()));
-        assert!(!labels_for("max_tokens", None).contains(&"credential-bearing".to_string()));
+        assert_eq!(labels_for("getUser", None, None), vec!["read-only"]);
+        assert!(labels_for("export_all_users", None, None).contains(&"unknown-mutation".to_string()));
+        assert!(!labels_for("max_tokens", None, None).contains(&"credential-bearing".to_string()));
     }
 
     #[test]

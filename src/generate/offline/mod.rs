@@ -4,6 +4,7 @@
 //!
 //! It must never emit text that cannot be traced to an input.
 
+mod audience;
 mod checks;
 mod personas;
 mod profile;
@@ -11,6 +12,7 @@ mod purpose;
 mod risks;
 mod scenarios;
 pub mod text;
+mod tool_phrase;
 mod writing;
 
 use futures::future::BoxFuture;

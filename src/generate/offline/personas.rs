@@ -153,6 +153,11 @@ pub fn role_and_project(audience: &str) -> (String, Option<String>) {
         );
     }
     let word = head.split_whitespace().last().unwrap_or("user").to_lowercase();
+    // A group is not a person: one of its members is ("small team" → "team member").
+    const GROUPS: &[&str] = &["team", "teams", "group", "groups", "staff", "crew", "squad", "community", "org"];
+    if GROUPS.contains(&word.as_str()) {
+        return (format!("{} member", word.trim_end_matches('s')), project);
+    }
     let singular = if word.len() > 3 && word.ends_with('s') && !word.ends_with("ss") {
         word[..word.len() - 1].to_string()
     } else {
@@ -194,5 +199,7 @@ mod tests {
             ("user".into(), Some("Bot".into()))
         );
         assert_eq!(role_and_project("support agents").0, "agent");
+        assert_eq!(role_and_project("small team").0, "team member");
+        assert_eq!(role_and_project("teams of acme"), ("team member".into(), Some("acme".into())));
     }
 }

@@ -117,8 +117,6 @@ pub(super) fn purpose(ctx: &ProfileContext) -> (String, Vec<EvidenceRef>, bool) 
 }
 
 pub(super) fn audience(ctx: &ProfileContext) -> (String, Vec<EvidenceRef>) {
-    let re =
-        regex::Regex::new(r"(?i)\bhelps?\s+(?:the\s+)?([a-z][\w-]*(?:\s+of\s+`?[\w.-]+`?)?)").expect("static regex");
     let mut candidates: Vec<(String, EvidenceKind, String, Option<String>)> = Vec::new();
     if let Some(d) = &ctx.description {
         candidates.push((d.clone(), EvidenceKind::Description, "agent.description".into(), None));
@@ -145,8 +143,7 @@ pub(super) fn audience(ctx: &ProfileContext) -> (String, Vec<EvidenceRef>) {
         }
     }
     for (text, kind, source, section) in candidates {
-        if let Some(c) = re.captures(&text) {
-            let who = c[1].replace('`', "");
+        if let Some(who) = super::audience::audience_phrase(&text) {
             let ev = EvidenceRef {
                 kind,
                 source,

@@ -5,6 +5,7 @@
 
 use super::profile::{Builder, Line, RiskDraft};
 use super::purpose::{QUOTE, heading, tool_evidence};
+use super::tool_phrase::tool_action;
 use super::text::{
     content_words, is_prohibition_heading, is_scope_rule, lower_first, mentions_irreversible, mentions_secret, overlap,
     rule_clause, slug, unique, violation,
@@ -224,11 +225,7 @@ impl Builder<'_> {
             if self.risks.iter().any(|d| d.caps.contains(&q)) {
                 continue;
             }
-            let what = t
-                .description
-                .as_deref()
-                .map(|d| lower_first(d.split(". ").next().unwrap_or(d).trim_end_matches('.')))
-                .unwrap_or_else(|| name_words(&t.name).join(" "));
+            let what = tool_action(&name_words(&t.name), t.description.as_deref());
             let severity = if t.has("destructive") || t.has("credential-bearing") || t.has("external-network") {
                 Severity::High
             } else {
