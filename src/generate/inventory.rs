@@ -165,12 +165,20 @@ mod tests {
     #[test]
     fn generation_labels_tools_as_lint_does() {
         // Read-only tools of the reference filesystem server, named without a reading verb.
-        for name in ["directory_tree", "get_file_info", "list_allowed_directories", "search_files"] {
+        for name in [
+            "directory_tree",
+            "get_file_info",
+            "list_allowed_directories",
+            "search_files",
+        ] {
             assert_eq!(labels_for(name, None, None), vec!["read-only"], "{name}");
         }
         // Words only lint knew: each changes state.
         for name in ["truncate_table", "revoke_access", "merge_pull_request"] {
-            assert!(labels_for(name, None, None).contains(&"mutates-state".to_string()), "{name}");
+            assert!(
+                labels_for(name, None, None).contains(&"mutates-state".to_string()),
+                "{name}"
+            );
         }
         // The description decides what the name leaves open.
         assert_eq!(

@@ -44,6 +44,7 @@ mod mcp_lint;
 mod mcp_real_servers;
 mod mcp_secrets;
 mod model_server;
+mod newcomer_text;
 mod newcomer_workspace;
 mod opencode_emit;
 mod planted_faults;

@@ -6,7 +6,9 @@
 use crate::mcp::contract::vocabulary::{DESTRUCTIVE, MUTATING, READING};
 
 /// Words that are skipped before the phrase.
-const DETERMINERS: &[&str] = &["a", "an", "the", "our", "your", "their", "its", "his", "her", "my", "some", "any"];
+const DETERMINERS: &[&str] = &[
+    "a", "an", "the", "our", "your", "their", "its", "his", "her", "my", "some", "any",
+];
 /// Words that end the phrase: prepositions, conjunctions, pronouns and common verbs that
 /// follow "help X" ("help them ship", "help users to find").
 #[rustfmt::skip]
@@ -87,10 +89,16 @@ mod tests {
     #[test]
     fn the_phrase_is_the_words_after_help_up_to_the_next_verb() {
         let cases = [
-            ("Helps maintainers of tinyqueue cut a release", Some("maintainers of tinyqueue")),
+            (
+                "Helps maintainers of tinyqueue cut a release",
+                Some("maintainers of tinyqueue"),
+            ),
             ("You help a small team ship weekly releases.", Some("small team")),
             ("Helps the support agents answer tickets", Some("support agents")),
-            ("This bot helps data scientists, analysts and others", Some("data scientists")),
+            (
+                "This bot helps data scientists, analysts and others",
+                Some("data scientists"),
+            ),
             ("I help `acme` developers to find bugs", Some("acme developers")),
             ("You help people of the `web-ui` repo.", Some("people of web-ui")),
             ("You help quickly.", None),

@@ -154,7 +154,17 @@ pub fn role_and_project(audience: &str) -> (String, Option<String>) {
     }
     let word = head.split_whitespace().last().unwrap_or("user").to_lowercase();
     // A group is not a person: one of its members is ("small team" → "team member").
-    const GROUPS: &[&str] = &["team", "teams", "group", "groups", "staff", "crew", "squad", "community", "org"];
+    const GROUPS: &[&str] = &[
+        "team",
+        "teams",
+        "group",
+        "groups",
+        "staff",
+        "crew",
+        "squad",
+        "community",
+        "org",
+    ];
     if GROUPS.contains(&word.as_str()) {
         return (format!("{} member", word.trim_end_matches('s')), project);
     }
@@ -200,6 +210,9 @@ mod tests {
         );
         assert_eq!(role_and_project("support agents").0, "agent");
         assert_eq!(role_and_project("small team").0, "team member");
-        assert_eq!(role_and_project("teams of acme"), ("team member".into(), Some("acme".into())));
+        assert_eq!(
+            role_and_project("teams of acme"),
+            ("team member".into(), Some("acme".into()))
+        );
     }
 }

@@ -5,11 +5,11 @@
 
 use super::profile::{Builder, Line, RiskDraft};
 use super::purpose::{QUOTE, heading, tool_evidence};
-use super::tool_phrase::tool_action;
 use super::text::{
     content_words, is_prohibition_heading, is_scope_rule, lower_first, mentions_irreversible, mentions_secret, overlap,
     rule_clause, slug, unique, violation,
 };
+use super::tool_phrase::tool_action;
 use crate::generate::context::ProfileContext;
 use crate::generate::inventory::name_words;
 use crate::generate::markdown::{Doc, plain};
@@ -164,6 +164,47 @@ impl Builder<'_> {
             }
         }
         let any = |set: &[&str]| set.iter().any(|k| words.contains(*k));
+        // Deleting files needs no tool named "delete": any tool that overwrites or moves a file
+        // can lose one, so such a rule is reachable through those.
+        let deletes = words
+            .iter()
+            .any(|w| ["delet", "remov", "eras", "wip"].iter().any(|k| w.starts_with(k)));
+        if deletes {
+            // Destructive tools first; else the one file tool most able to lose a file, so the
+            // other file tools keep risks of their own.
+            let on_files = |t: &&crate::generate::inventory::ToolInfo| {
+                t.mutates()
+                    && name_words(&t.name)
+                        .iter()
+                        .any(|w| ["file", "files", "directory", "dir", "path", "folder"].contains(&w.as_str()))
+            };
+            let destructive: Vec<_> = self.ctx.tools.iter().filter(|t| t.has("destructive")).collect();
+            let chosen = if destructive.is_empty() {
+                let files: Vec<_> = self.ctx.tools.iter().filter(on_files).collect();
+                let by_verb = |v: &str| {
+                    files
+                        .iter()
+                        .find(|t| name_words(&t.name).first().is_some_and(|w| w == v))
+                };
+                by_verb("move")
+                    .or_else(|| by_verb("write"))
+                    .or(files.first())
+                    .into_iter()
+                    .copied()
+                    .collect()
+            } else {
+                destructive
+            };
+            for t in chosen {
+                if !caps.contains(&t.qualified()) {
+                    caps.push(t.qualified());
+                    ev.push(tool_evidence(t));
+                }
+            }
+            if self.allowed("bash") {
+                caps.push("bash".into());
+            }
+        }
         if mentions_secret(rule) {
             caps.push("read".into());
         }
@@ -179,7 +220,8 @@ impl Builder<'_> {
         if let Some(s) = skill {
             caps.push(format!("skill:{s}"));
         }
-        caps.dedup();
+        let mut seen = std::collections::BTreeSet::new();
+        caps.retain(|c| seen.insert(c.clone()));
         (caps, ev)
     }
 

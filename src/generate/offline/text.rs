@@ -132,6 +132,11 @@ pub fn is_scope_rule(text: &str) -> bool {
 /// The violation a rule forbids, as a verb phrase ("push, tag or publish without …").
 pub fn violation(rule: &str, under_prohibition_heading: bool) -> String {
     let r = rule.trim().trim_end_matches('.');
+    // "Do not touch deploy/ at all": the emphasis does not survive the rewrite into "may touch".
+    let r = r
+        .strip_suffix(" at all")
+        .or_else(|| r.strip_suffix(", ever"))
+        .unwrap_or(r);
     let lower = r.to_lowercase();
     for prefix in ["must never ", "never ", "must not ", "mustn't ", "do not ", "don't "] {
         if let Some(pos) = lower.find(prefix) {
@@ -195,9 +200,21 @@ pub fn mentions_secret(text: &str) -> bool {
 /// Words that make a risk irreversible or dangerous.
 pub fn mentions_irreversible(text: &str) -> bool {
     let words = content_words(text);
-    ["publish", "push", "delet", "force", "destroy", "undone", "irreversible"]
-        .iter()
-        .any(|k| words.contains(*k))
+    // Prefixes, since the stem keeps the `e` ("delete", "deletes" → "delete", "deleting" → "delet").
+    [
+        "publish",
+        "push",
+        "delet",
+        "force",
+        "destroy",
+        "undone",
+        "irreversible",
+        "wipe",
+        "eras",
+        "purg",
+    ]
+    .iter()
+    .any(|k| words.iter().any(|w| w.starts_with(k)))
 }
 
 /// True when the phrase starts with a gerund ("running …").

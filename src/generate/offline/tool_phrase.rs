@@ -10,7 +10,9 @@ const SENDING: &[&str] = &[
     "scrape", "crawl", "tweet",
 ];
 /// Words after which no article is added.
-const DETERMINERS: &[&str] = &["a", "an", "the", "all", "every", "any", "each", "some", "my", "your", "this", "new"];
+const DETERMINERS: &[&str] = &[
+    "a", "an", "the", "all", "every", "any", "each", "some", "my", "your", "this", "new",
+];
 /// Longest description phrase used as it is; longer ones are summed up from the name.
 const MAX_DESCRIPTION_WORDS: usize = 12;
 
@@ -30,7 +32,11 @@ pub fn tool_action(name_words: &[String], description: Option<&str>) -> String {
             if let Some(first) = object.first() {
                 let plural = object.last().is_some_and(|w| w.ends_with('s') && !w.ends_with("ss"));
                 if !plural && !DETERMINERS.contains(&first.as_str()) {
-                    phrase.push_str(if first.starts_with(['a', 'e', 'i', 'o', 'u']) { " an" } else { " a" });
+                    phrase.push_str(if first.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                        " an"
+                    } else {
+                        " a"
+                    });
                 }
                 phrase.push(' ');
                 phrase.push_str(&object.join(" "));
@@ -80,7 +86,10 @@ mod tests {
 
     #[test]
     fn names_that_are_nouns_say_use_the_tool() {
-        assert_eq!(tool_action(&words("directory_tree"), None), "use the directory tree tool");
+        assert_eq!(
+            tool_action(&words("directory_tree"), None),
+            "use the directory tree tool"
+        );
         assert_eq!(tool_action(&words("ci_status"), None), "use the ci status tool");
         assert_eq!(tool_action(&[], None), "use a tool");
     }
@@ -88,7 +97,10 @@ mod tests {
     #[test]
     fn a_description_is_used_only_when_it_reads_as_a_clause() {
         assert_eq!(
-            tool_action(&words("mkdir"), Some("Create a new directory or ensure a directory exists. Can nest.")),
+            tool_action(
+                &words("mkdir"),
+                Some("Create a new directory or ensure a directory exists. Can nest.")
+            ),
             "create a new directory or ensure a directory exists"
         );
         // Third person, a noun, or too long: the name decides.
@@ -97,7 +109,8 @@ mod tests {
             tool_action(&words("edit_file"), Some("Line-based editing of text files.")),
             "edit a file"
         );
-        let long = "Write a file with the given content, creating parent folders as needed and replacing it when it exists";
+        let long =
+            "Write a file with the given content, creating parent folders as needed and replacing it when it exists";
         assert_eq!(tool_action(&words("write_file"), Some(long)), "write a file");
     }
 }
