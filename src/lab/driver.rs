@@ -9,7 +9,7 @@ use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio_util::sync::CancellationToken;
 
 use super::propose::StepProposer;
-use super::state::{Effect, Event};
+use super::state::{DiscoveryError, Effect, Event};
 use super::store::{self, StoreError};
 use super::traits::{McpDiscovery, RunUpdate, SuiteRunner};
 use crate::generate::ArtifactKind;
@@ -114,7 +114,7 @@ impl Executor {
                     let error = format!("server `{server}` is not in the proposal");
                     let _ = self.tx.send(Event::Discovered {
                         server,
-                        result: Err(error),
+                        result: Err(DiscoveryError::Invalid(error)),
                     });
                     return Ok(false);
                 };
@@ -122,7 +122,9 @@ impl Executor {
                 let dir = crate::spec::load::job_dir(&self.job_file());
                 tokio::spawn(async move {
                     let result = tokio::select! {
-                        r = guarded("discovery", disc.discover(dir, mcp, cancel.clone())) => r,
+                        r = guarded("discovery", async { Ok(disc.discover(dir, mcp, cancel.clone()).await) }) => {
+                            r.unwrap_or_else(|crash| Err(DiscoveryError::Failed(crash)))
+                        }
                         _ = cancel.cancelled() => return,
                     };
                     let _ = tx.send(Event::Discovered { server, result });

@@ -10,6 +10,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 use super::traits::{GenerateKind, GenerateRequest, Generator, McpDiscovery, RunUpdate, SuiteRunner};
+use super::types::DiscoveryError;
 use crate::app::{RunResults, TestSettings, run_tests};
 use crate::generate::pipeline::{DEFAULT_PERSONAS, DEFAULT_SCENARIOS_PER_PERSONA, infer_profile};
 use crate::generate::store::write_artifact;
@@ -36,17 +37,24 @@ impl McpDiscovery for SandboxedDiscovery {
         job_dir: PathBuf,
         mcp: McpInput,
         cancel: CancellationToken,
-    ) -> BoxFuture<'static, Result<Capabilities, String>> {
+    ) -> BoxFuture<'static, Result<Capabilities, DiscoveryError>> {
         let job_file = self.job_file.clone();
         Box::pin(async move {
-            let loaded = crate::spec::load_job(&job_file).map_err(|e| format!("the job does not validate yet: {e}"))?;
+            let failed = DiscoveryError::Failed;
+            let loaded =
+                crate::spec::load_job(&job_file).map_err(|e| failed(format!("the job does not validate yet: {e}")))?;
             let mut ds = Vec::new();
             let resolved = crate::spec::resolve_mcps(&job_file, &job_dir, std::slice::from_ref(&mcp), &mut ds);
+            // What `validate` would refuse in this answer blocks the step (`Invalid`).
             let Some(server) = resolved.into_iter().next() else {
-                return Err(ds.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("; "));
+                return Err(DiscoveryError::Invalid(
+                    ds.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("; "),
+                ));
             };
             let logs = loaded.state_dir().join("logs");
-            let (launcher, session) = crate::mcp::sandboxed::launcher_for_job(&loaded, logs.clone()).await?;
+            let (launcher, session) = crate::mcp::sandboxed::launcher_for_job(&loaded, logs.clone())
+                .await
+                .map_err(failed)?;
             let opts = crate::mcp::DiscoverOptions {
                 launcher,
                 timeout: None,
@@ -54,12 +62,12 @@ impl McpDiscovery for SandboxedDiscovery {
             };
             let entry = tokio::select! {
                 e = crate::mcp::discover_one(&server, &opts, &|_, _| {}) => e,
-                _ = cancel.cancelled() => return Err("cancelled".into()),
+                _ = cancel.cancelled() => return Err(failed("cancelled".into())),
             };
             drop(opts);
             crate::mcp::sandboxed::close_session(session).await;
             match entry.error {
-                Some(e) => Err(e),
+                Some(e) => Err(failed(e)),
                 None => Ok(crate::mcp::discover::capabilities_of(&entry)),
             }
         })

@@ -150,6 +150,7 @@ fn describe(d: &Discovery) -> String {
             c.prompts.len()
         ),
         Discovery::Failed(e) => format!("discovery failed: {e}"),
+        Discovery::Invalid(e) => format!("not usable: {e}"),
         Discovery::Skipped => "discovery skipped".into(),
     }
 }

@@ -33,7 +33,7 @@ pub mod usable_models;
 
 pub use driver::{Executor, LabError};
 pub use propose::{Seeds, StepProposer};
-pub use state::{Discovery, Effect, Event, Lab, Phase, Proposal, RunOutcome, Saved};
+pub use state::{Discovery, DiscoveryError, Effect, Event, Lab, Phase, Proposal, RunOutcome, Saved};
 pub use step::StepId;
 pub use traits::{
     ConfiguredModels, GenerateKind, GenerateRequest, Generator, McpDiscovery, ModelCatalog, RunUpdate, SuiteRunner,

@@ -8,7 +8,9 @@ use std::collections::BTreeMap;
 
 use super::apply::apply_answer;
 use super::step::StepId;
-pub use super::types::{Artifacts, Discovery, Effect, Event, Phase, Proposal, Review, RunOutcome, Saved};
+pub use super::types::{
+    Artifacts, Discovery, DiscoveryError, Effect, Event, Phase, Proposal, Review, RunOutcome, Saved,
+};
 use crate::spec::Job;
 
 /// The whole wizard state.
@@ -112,7 +114,8 @@ impl Lab {
                 {
                     *d = match result {
                         Ok(c) => Discovery::Found(c),
-                        Err(e) => Discovery::Failed(e),
+                        Err(DiscoveryError::Invalid(e)) => Discovery::Invalid(e),
+                        Err(DiscoveryError::Failed(e)) => Discovery::Failed(e),
                     };
                 }
                 Vec::new()
@@ -340,6 +343,21 @@ impl Lab {
         let step = self.step;
         if let Some(notice) = self.review_blocks_accept() {
             self.phase = deciding(proposal, Some(notice));
+            return Vec::new();
+        }
+        if step == StepId::Mcps
+            && let Some((server, why)) = self.discovery.iter().find_map(|(s, d)| match d {
+                Discovery::Invalid(why) => Some((s.clone(), why.clone())),
+                _ => None,
+            })
+        {
+            self.phase = deciding(
+                proposal,
+                Some(format!(
+                    "server `{server}` cannot be used: {why}. Edit the answer (e) to name a server of the file, \
+                     or fix the file, then accept again"
+                )),
+            );
             return Vec::new();
         }
         if step == StepId::Mcps {

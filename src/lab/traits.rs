@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
+use super::types::DiscoveryError;
 use crate::app::RunResults;
 use crate::spec::job::Capabilities;
 use crate::spec::{Job, McpInput};
@@ -55,7 +56,7 @@ pub trait McpDiscovery: Send + Sync {
         job_dir: PathBuf,
         mcp: McpInput,
         cancel: CancellationToken,
-    ) -> BoxFuture<'static, Result<Capabilities, String>>;
+    ) -> BoxFuture<'static, Result<Capabilities, DiscoveryError>>;
 }
 
 /// Which artifact to generate.

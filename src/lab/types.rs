@@ -45,8 +45,23 @@ impl Proposal {
 pub enum Discovery {
     Pending,
     Found(Capabilities),
+    /// The server ran (or tried to) and failed: a peer fault, shown but not blocking the step.
     Failed(String),
+    /// The answer itself is wrong (no such server in the file, a file that does not load): the
+    /// step cannot be accepted until it is fixed, as `validate` would refuse it.
+    Invalid(String),
     Skipped,
+}
+
+/// Why discovering one server gave no capabilities.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DiscoveryError {
+    /// The Step 4 answer does not resolve to a server `validate` accepts.
+    #[error("{0}")]
+    Invalid(String),
+    /// The server could not be started, answered wrongly, or the discovery was cancelled.
+    #[error("{0}")]
+    Failed(String),
 }
 
 /// How the suite run ended.
@@ -102,7 +117,7 @@ pub enum Event {
     },
     Discovered {
         server: String,
-        result: Result<Capabilities, String>,
+        result: Result<Capabilities, DiscoveryError>,
     },
     Accept,
     Edit,

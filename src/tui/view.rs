@@ -307,6 +307,7 @@ fn status_lines<'a>(lab: &Lab, notice: Option<&'a str>, confirm: Option<&'a str>
                     theme.ok(),
                 ),
                 Discovery::Failed(e) => (format!("✗ {server}: {e}"), theme.warn()),
+                Discovery::Invalid(e) => (format!("✗ {server}: {e} (fix it to accept)"), theme.error()),
                 Discovery::Skipped => (format!("- {server}: skipped"), theme.muted()),
             };
             out.push(Line::styled(text, style));

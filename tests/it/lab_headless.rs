@@ -62,7 +62,7 @@ impl McpDiscovery for FakeDiscovery {
         _: PathBuf,
         mcp: McpInput,
         _: CancellationToken,
-    ) -> BoxFuture<'static, Result<Capabilities, String>> {
+    ) -> BoxFuture<'static, Result<Capabilities, ghostlab::lab::DiscoveryError>> {
         Box::pin(async move {
             Ok(Capabilities {
                 tools: vec![format!("{}_tool", mcp.server.unwrap_or_default())],

@@ -202,8 +202,12 @@ impl McpDiscovery for NoDiscovery {
         _: PathBuf,
         _: McpInput,
         _: CancellationToken,
-    ) -> BoxFuture<'static, Result<Capabilities, String>> {
-        Box::pin(async { Err("fake: discovery is not part of this test".into()) })
+    ) -> BoxFuture<'static, Result<Capabilities, ghostlab::lab::DiscoveryError>> {
+        Box::pin(async {
+            Err(ghostlab::lab::DiscoveryError::Failed(
+                "fake: discovery is not part of this test".into(),
+            ))
+        })
     }
 }
 

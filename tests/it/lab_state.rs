@@ -466,3 +466,58 @@ fn the_run_streams_lines_and_ends_with_the_report() {
     );
     assert!(lab.handle(Event::Goto(StepId::Model)).is_empty(), "no leaving a run");
 }
+
+/// Walks to Step 4 and proposes its answer; returns the lab deciding on it.
+fn at_mcps_deciding() -> Lab {
+    let mut lab = Lab::new();
+    lab.handle(Event::Start);
+    for step in [StepId::Source, StepId::Purpose, StepId::Model] {
+        accept_step(&mut lab, step);
+    }
+    lab.handle(Event::Proposed {
+        step: StepId::Mcps,
+        proposal: answer(StepId::Mcps),
+    });
+    lab
+}
+
+#[test]
+fn step_4_refuses_what_validate_refuses_and_names_the_fix() {
+    use ghostlab::lab::DiscoveryError;
+    // A server the file does not have: the step cannot be accepted.
+    let mut lab = at_mcps_deciding();
+    lab.handle(Event::Discovered {
+        server: "tools".into(),
+        result: Err(DiscoveryError::Invalid(
+            "mcp.json has no server `tools` (it has: release)".into(),
+        )),
+    });
+    assert_eq!(
+        lab.discovery.get("tools"),
+        Some(&Discovery::Invalid(
+            "mcp.json has no server `tools` (it has: release)".into()
+        ))
+    );
+    let fx = lab.handle(Event::Accept);
+    assert!(saved_job(&fx).is_none(), "accepted an answer validate refuses: {fx:?}");
+    assert_eq!(lab.step, StepId::Mcps);
+    let Phase::Deciding {
+        notice: Some(notice), ..
+    } = &lab.phase
+    else {
+        panic!("no notice: {:?}", lab.phase)
+    };
+    assert!(
+        notice.contains("`tools`") && notice.contains("it has: release") && notice.contains("Edit"),
+        "{notice}"
+    );
+
+    // A server that exists but failed to start is a peer fault: shown, not blocking.
+    let mut lab = at_mcps_deciding();
+    lab.handle(Event::Discovered {
+        server: "tools".into(),
+        result: Err(DiscoveryError::Failed("the process exited (exit status: 1)".into())),
+    });
+    let fx = lab.handle(Event::Accept);
+    assert!(saved_job(&fx).is_some(), "a failing peer blocked the step: {fx:?}");
+}
