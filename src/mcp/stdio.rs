@@ -39,6 +39,8 @@ pub struct StdioChild {
     diag: Arc<Mutex<DiagState>>,
     stderr_task: Option<JoinHandle<()>>,
     redact: Arc<Vec<String>>,
+    /// Where the whole stderr goes, named in error messages (they keep only its last lines).
+    stderr_log: Option<PathBuf>,
 }
 
 /// Starts `spec` through `launcher`; returns the child and the (reader, writer) pair rmcp
@@ -63,7 +65,7 @@ pub fn spawn(
 
     let (to_rmcp, from_filter) = tokio::io::duplex(1 << 16);
     tokio::spawn(filter_stdout(stdout, to_rmcp, diag.clone(), redact.clone()));
-    let stderr_task = tokio::spawn(drain_stderr(stderr, stderr_log, diag.clone(), redact.clone()));
+    let stderr_task = tokio::spawn(drain_stderr(stderr, stderr_log.clone(), diag.clone(), redact.clone()));
     Ok((
         StdioChild {
             child,
@@ -71,6 +73,7 @@ pub fn spawn(
             diag,
             stderr_task: Some(stderr_task),
             redact,
+            stderr_log,
         },
         from_filter,
         stdin,
@@ -128,6 +131,9 @@ impl StdioChild {
         if !d.stderr_tail.is_empty() {
             let tail: Vec<&str> = d.stderr_tail.iter().map(String::as_str).collect();
             parts.push(format!("last stderr: {}", tail.join(" | ")));
+        }
+        if let Some(log) = self.stderr_log.as_ref().filter(|_| d.stderr_bytes > 0) {
+            parts.push(format!("its whole stderr is in {}", log.display()));
         }
         redact(&parts.join("; "), &self.redact)
     }

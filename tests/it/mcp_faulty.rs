@@ -75,6 +75,25 @@ async fn exits_at_start_reports_exit_status_and_stderr() {
     assert!(err.contains("initialize"), "{err}");
     assert!(err.contains("exit status: 3"), "{err}");
     assert!(err.contains("DATABASE_URL is not set"), "{err}");
+    assert!(!err.contains("whole stderr"), "no log was kept, none is named: {err}");
+}
+
+#[tokio::test]
+async fn a_failure_names_the_log_that_holds_the_whole_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("mcp-dead.stderr.log");
+    let err = discover(&node("exit_at_start.mjs", &[]), &opts(5, Some(log.clone())))
+        .await
+        .unwrap_err();
+    assert!(
+        err.contains(&format!("its whole stderr is in {}", log.display())),
+        "{err}"
+    );
+    assert!(
+        std::fs::read_to_string(&log)
+            .unwrap()
+            .contains("DATABASE_URL is not set")
+    );
 }
 
 #[tokio::test]
