@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::Path;
 
+use super::answer_check::{AnswerKey, parse_answer};
 use super::step::StepId;
 use super::types::Artifacts;
 use crate::spec::review::Gates;
@@ -85,7 +86,11 @@ pub fn apply_answer(step: StepId, text: &str, job: &mut Job, artifacts: &Artifac
             let _ = super::usable_models::opt_in_for_model(job, model);
         }
         StepId::Mcps => {
-            let mcps: Vec<McpInput> = parse_yaml(text, "the MCP server list")?;
+            let key = AnswerKey {
+                keys: &["agent", "inputs", "mcps"],
+                merge: false,
+            };
+            let mcps: Vec<McpInput> = parse_answer(text, "the MCP server list", key, job)?;
             for (i, m) in mcps.iter().enumerate() {
                 if m.server.is_none() {
                     return Err(format!("MCP server {} has no `server` name", i + 1));
@@ -100,11 +105,19 @@ pub fn apply_answer(step: StepId, text: &str, job: &mut Job, artifacts: &Artifac
             job.agent.inputs.assets = a.assets;
         }
         StepId::Permissions => {
-            let rules: IndexMap<String, PermissionRule> = parse_yaml(text, "the permission map")?;
+            let key = AnswerKey {
+                keys: &["agent", "runtime", "permission"],
+                merge: false,
+            };
+            let rules: IndexMap<String, PermissionRule> = parse_answer(text, "the permission map", key, job)?;
             job.agent.runtime.permission = Some(Permission::PerTool(rules));
         }
         StepId::Sandbox => {
-            let a: SandboxAnswer = parse_yaml(text, "the sandbox")?;
+            let key = AnswerKey {
+                keys: &["sandbox"],
+                merge: true,
+            };
+            let a: SandboxAnswer = parse_answer(text, "the sandbox answer", key, job)?;
             if let Some(b) = network_rules(a.network, &a.allow, job.sandbox.policy.is_some()).first() {
                 return Err(b.to_string());
             }
@@ -133,7 +146,11 @@ pub fn apply_answer(step: StepId, text: &str, job: &mut Job, artifacts: &Artifac
             out.artifact = Some(value);
         }
         StepId::Gates => {
-            let gates: Gates = parse_yaml(text, "the gates")?;
+            let key = AnswerKey {
+                keys: &["review", "gates"],
+                merge: false,
+            };
+            let gates: Gates = parse_answer(text, "the gates answer", key, job)?;
             if let Some(b) = gate_rules(&gates).first() {
                 return Err(b.to_string());
             }
@@ -145,7 +162,8 @@ pub fn apply_answer(step: StepId, text: &str, job: &mut Job, artifacts: &Artifac
 }
 
 fn parse_yaml<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<T, String> {
-    yaml_serde::from_str(text).map_err(|e| format!("{what} is not valid: {e}"))
+    yaml_serde::from_str(text)
+        .map_err(|e| format!("{what} cannot be used: {}", super::answer_check::plain(&e.to_string())))
 }
 
 /// Serializes a value as answer text (YAML without a document marker).

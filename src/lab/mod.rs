@@ -5,6 +5,7 @@
 //! imports ratatui or crossterm; `driver::Executor` performs the effects and answers with events.
 //! Every accepted answer is saved to job.yaml at once, with the step recorded in `lab.completed`.
 
+mod answer_check;
 pub mod apply;
 pub mod dashboard_state;
 #[cfg(test)]

@@ -258,7 +258,10 @@ fn entry(e: &Envelope, r: &Redactor) -> Option<Entry> {
         RunEvent::InfraError { component, reason } => {
             note(None, format!("infrastructure error in {component}: {reason}"))
         }
-        RunEvent::Stopped { reason, detail } => note(None, format!("stopped: {reason:?} {detail}")),
+        RunEvent::Stopped { reason, detail } if detail.is_empty() => {
+            note(None, format!("stopped: {}", reason.describe()))
+        }
+        RunEvent::Stopped { reason, detail } => note(None, format!("stopped: {} ({detail})", reason.describe())),
     }
 }
 

@@ -25,7 +25,7 @@ pub mod sandbox;
 pub mod sandbox_download;
 pub mod save;
 pub mod schema;
-mod schema_errors;
+pub(crate) mod schema_errors;
 pub mod yaml_guard;
 
 pub use agent::{Action, Agent, AgentDef, Backend, Inputs, McpInput, Permission, PermissionRule, Runtime};

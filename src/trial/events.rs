@@ -47,6 +47,22 @@ pub enum StopReason {
     Cancelled,
 }
 
+impl StopReason {
+    /// Plain words for people (transcripts, reports); the JSON name stays snake_case.
+    pub fn describe(self) -> &'static str {
+        match self {
+            StopReason::GoalReached => "the user's goal was reached",
+            StopReason::FailureSignal => "a failure signal was seen",
+            StopReason::MaxTurns => "the turn limit was reached",
+            StopReason::AgentError => "the agent failed",
+            StopReason::EmulatorBroke => "the simulated user broke character",
+            StopReason::UserDone => "the user had nothing more to say",
+            StopReason::Infra => "a peer failed",
+            StopReason::Cancelled => "the run was cancelled",
+        }
+    }
+}
+
 /// How a conversation ended, as far as the verdict is concerned.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ConversationEnd {
@@ -216,7 +232,8 @@ impl RunEvent {
             } => format!("  model call {role:?} {model} ({latency_ms} ms)"),
             RunEvent::EmulatorBreak { kind, .. } => format!("  ! user emulator broke character: {kind}"),
             RunEvent::InfraError { component, reason } => format!("  ! infrastructure error in {component}: {reason}"),
-            RunEvent::Stopped { reason, detail } => format!("  ■ stopped: {reason:?} {detail}"),
+            RunEvent::Stopped { reason, detail } if detail.is_empty() => format!("  ■ stopped: {}", reason.describe()),
+            RunEvent::Stopped { reason, detail } => format!("  ■ stopped: {} ({detail})", reason.describe()),
             RunEvent::CaseFinished { verdict, duration_ms } => {
                 format!("  = {} in {:.1} s", verdict.as_str(), *duration_ms as f64 / 1000.0)
             }

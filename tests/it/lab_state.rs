@@ -400,7 +400,7 @@ fn invalid_answers_show_a_notice_and_save_nothing() {
     for (step, text, needle) in [
         (StepId::Model, "gpt-4", "provider/model"),
         (StepId::Gates, "min_pass_rate: 1.5\n", "between 0 and 1"),
-        (StepId::Gates, "min_pass: 0.5\n", "unknown field"),
+        (StepId::Gates, "min_pass: 0.5\n", "unknown key `min_pass`"),
         (StepId::Sandbox, "backend: bubblewrap\nnetwork: allowlist\n", "allow"),
         (StepId::Source, "version: 1\nagent: {}\n", "id"),
     ] {
@@ -520,4 +520,64 @@ fn step_4_refuses_what_validate_refuses_and_names_the_fix() {
     });
     let fx = lab.handle(Event::Accept);
     assert!(saved_job(&fx).is_some(), "a failing peer blocked the step: {fx:?}");
+}
+
+/// Words of serde and Rust internals that must never reach a person.
+const INTERNALS: &[&str] = &[
+    "untagged enum",
+    "variant of",
+    "expected struct",
+    "f64",
+    "u32",
+    "u64",
+    "usize",
+    "i64",
+    "Answer",
+    "Option<",
+    "serde",
+    "is not valid:",
+];
+
+#[test]
+fn wrong_answers_are_refused_in_plain_words_naming_the_key() {
+    let cases: &[(StepId, &str, &str)] = &[
+        (StepId::Mcps, "- server: tools\n  enabled: maybe\n", "enabled"),
+        (StepId::Mcps, "server: tools\n", "list"),
+        (StepId::Permissions, "bash: sometimes\n", "bash"),
+        (StepId::Permissions, "edit: [allow]\n", "edit"),
+        (StepId::Sandbox, "backend: docker\nnetwork: disabled\n", "backend"),
+        (StepId::Sandbox, "just a sentence", "expected object"),
+        (StepId::Gates, "min_pass_rate: lots\n", "min_pass_rate"),
+        (StepId::Gates, "min_pass_rate: [1]\n", "min_pass_rate"),
+        (StepId::Gates, "no_such_gate: 1\n", "no_such_gate"),
+    ];
+    for (step, text, key) in cases {
+        let mut lab = Lab::new();
+        lab.handle(Event::Start);
+        for s in StepId::ALL.iter().take_while(|s| *s != step) {
+            accept_step(&mut lab, *s);
+        }
+        lab.handle(Event::Proposed {
+            step: *step,
+            proposal: Proposal::new(*text, vec![]),
+        });
+        let fx = lab.handle(Event::Accept);
+        assert!(saved_job(&fx).is_none(), "{step:?} accepted {text:?}");
+        let Phase::Deciding {
+            notice: Some(notice), ..
+        } = &lab.phase
+        else {
+            panic!("{step:?} {text:?}: no notice: {:?}", lab.phase)
+        };
+        assert!(
+            notice.contains(key),
+            "{step:?} {text:?}: the key is not named: {notice}"
+        );
+        for internal in INTERNALS {
+            assert!(
+                !notice.contains(internal),
+                "{step:?} {text:?}: internal phrase {internal:?} in {notice}"
+            );
+        }
+    }
 }
