@@ -14,6 +14,9 @@ pub struct Args {
     /// Folder of the merged run (default: a new run under the job's state folder).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Refuse (exit 2) when an input changed since the run, instead of a note.
+    #[arg(long)]
+    pub strict: bool,
     /// Shard run folders, e.g. downloaded CI artifacts.
     #[arg(required = true)]
     pub shards: Vec<PathBuf>,
@@ -21,6 +24,8 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let job = crate::spec::load_job(&args.job)?;
+    let shards: Vec<&std::path::Path> = args.shards.iter().map(PathBuf::as_path).collect();
+    super::replay::check_inputs(&job, &shards, args.strict)?;
     let out = args
         .out
         .unwrap_or_else(|| RunDir::fresh(&job.state_dir()).path().to_path_buf());

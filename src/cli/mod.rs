@@ -20,6 +20,7 @@ mod merge;
 mod model_server;
 mod models;
 mod profile;
+mod replay;
 mod report;
 mod rescore;
 mod sandbox;

@@ -24,6 +24,9 @@ pub struct Args {
     /// Write PDF here.
     #[arg(long)]
     pub pdf: Option<PathBuf>,
+    /// Refuse (exit 2) when an input changed since the run, instead of a note.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
@@ -32,6 +35,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         Some(r) => r,
         None => latest_run(&job).map_err(|e| CliError::usage(e.to_string()))?,
     };
+    super::replay::check_inputs(&job, &[&run_dir], args.strict)?;
     let outputs = if args.md.is_none() && args.html.is_none() && args.pdf.is_none() {
         ReportOutputs::defaults(&run_dir)
     } else {

@@ -15,6 +15,9 @@ pub struct Args {
     /// Folder of the re-judged run (default: a new run under the job's state folder).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Refuse (exit 2) when an input changed since the run, instead of a note.
+    #[arg(long)]
+    pub strict: bool,
     /// The stored run folder to re-judge.
     pub run: PathBuf,
 }
@@ -27,6 +30,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             args.run.display()
         )));
     }
+    super::replay::check_inputs(&job, &[&args.run], args.strict)?;
     let out = args
         .out
         .unwrap_or_else(|| RunDir::fresh(&job.state_dir()).path().to_path_buf());

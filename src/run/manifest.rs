@@ -46,8 +46,14 @@ impl Manifest {
         let mut paths = vec![job.file.clone()];
         paths.extend(job.input_paths());
         paths.extend(job.workspace());
+        paths.push(job.state_dir().join("dataset.json"));
+        // The job's own files change with every run; a workspace that holds them is
+        // fingerprinted without them, and `replay_check` skips them the same way.
+        let own = own_paths(job);
         for p in paths {
-            if let Some(h) = fingerprint(&p) {
+            // Absolute, so a later check from another folder compares the same files.
+            let p = std::path::absolute(&p).unwrap_or(p);
+            if let Some(h) = fingerprint_skipping(&p, &own) {
                 fingerprints.insert(p.to_string_lossy().into_owned(), h);
             }
         }
@@ -70,14 +76,29 @@ impl Manifest {
     }
 }
 
+/// The job's own files (job.yaml, its state folder), absolute: never part of an input's
+/// fingerprint even when the workspace holds them.
+pub fn own_paths(job: &LoadedJob) -> Vec<std::path::PathBuf> {
+    [job.file.clone(), job.state_dir()]
+        .into_iter()
+        .map(|p| std::path::absolute(&p).unwrap_or(p))
+        .collect()
+}
+
 /// sha256 of a file, or of a folder's files (relative names and contents, in order).
 pub fn fingerprint(path: &Path) -> Option<String> {
+    fingerprint_skipping(path, &[])
+}
+
+/// [`fingerprint`], leaving out `skip` (and everything under a skipped folder) inside a folder.
+pub fn fingerprint_skipping(path: &Path, skip: &[std::path::PathBuf]) -> Option<String> {
     let mut h = Sha256::new();
     if path.is_file() {
         h.update(std::fs::read(path).ok()?);
     } else if path.is_dir() {
         let mut files: Vec<_> = walkdir::WalkDir::new(path)
             .into_iter()
+            .filter_entry(|e| e.depth() == 0 || !skip.iter().any(|s| e.path() == s))
             .filter_map(Result::ok)
             .filter(|e| e.file_type().is_file())
             .collect();

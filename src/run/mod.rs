@@ -26,6 +26,7 @@ pub mod openshell_env;
 pub mod peer_faults;
 pub mod provider_home;
 pub mod refusal_attribution;
+pub mod replay_check;
 pub mod rescore;
 pub mod run_dir;
 pub mod runner;

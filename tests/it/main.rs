@@ -52,6 +52,7 @@ mod real_model;
 mod real_model_openai;
 mod real_model_support;
 mod redaction_ids;
+mod replay_inputs;
 mod rescore_cli;
 mod resume_kill;
 mod run_fakes;
