@@ -6,6 +6,8 @@
 //! the suite runs twice: as root, and re-executed as the unprivileged uid 65534 (the
 //! `containment_suite_as_non_root` test), so both ways Ghostlab can be run are probed.
 
+#[path = "sandbox_containment/host_reach.rs"]
+mod host_reach;
 #[path = "sandbox_containment/isolation.rs"]
 mod isolation;
 
@@ -706,6 +708,7 @@ async fn run_all(secret_env: &str) -> Vec<Row> {
         job_file: fx.checkout.join("job.yaml"),
     };
     rows.extend(isolation::rows(&ctx).await);
+    rows.extend(host_reach::rows(&ctx).await);
     rows
 }
 

@@ -70,6 +70,10 @@ pub const CONFIG_INSIDE: &str = "/sandbox/config";
 pub const MCP_SOCKETS_INSIDE: &str = "/run/ghostlab-mcp";
 /// Size of the in-sandbox /tmp (a tmpfs per command).
 pub const TMPFS_BYTES: u64 = 256 << 20;
+/// Size of the in-sandbox /dev/shm (a tmpfs per command).
+pub const SHM_BYTES: u64 = 256 << 20;
+/// procfs files replaced by /dev/null: the kernel keys (and key users) the uid may view.
+pub const HIDDEN_PROC_FILES: &[&str] = &["/proc/keys", "/proc/key-users"];
 
 impl Layout {
     /// The layout below `dir`.
@@ -144,6 +148,7 @@ pub fn args(policy: &SandboxPolicy, layout: &Layout, spec: &CommandSpec<'_>) -> 
         }
         push(&["--ro-bind", &layout.etc.to_string_lossy(), "/etc"]);
         push(&["--dev", "/dev", "--proc", "/proc"]);
+        push_kernel_masks(&mut push);
         push(&["--size", &tmp_size, "--tmpfs", "/tmp"]);
     } else {
         for (kind, path, target) in root_entries() {
@@ -153,6 +158,7 @@ pub fn args(policy: &SandboxPolicy, layout: &Layout, spec: &CommandSpec<'_>) -> 
             }
         }
         push(&["--dev", "/dev", "--proc", "/proc"]);
+        push_kernel_masks(&mut push);
         for d in MASKED_DIRS {
             if Path::new(d).is_dir() {
                 if *d == "/tmp" {
@@ -254,6 +260,17 @@ pub fn args(policy: &SandboxPolicy, layout: &Layout, spec: &CommandSpec<'_>) -> 
     }
     a.extend(spec.argv.iter().cloned());
     a
+}
+
+/// After `--dev` and `--proc`: /dev/shm as its own bounded tmpfs (bwrap's /dev is an
+/// unbounded one), and the kernel's key lists hidden (a same-uid sandbox would otherwise list
+/// the host user's keys by description).
+fn push_kernel_masks(push: &mut impl FnMut(&[&str])) {
+    let shm = SHM_BYTES.to_string();
+    push(&["--size", &shm, "--tmpfs", "/dev/shm"]);
+    for f in HIDDEN_PROC_FILES {
+        push(&["--ro-bind", "/dev/null", f]);
+    }
 }
 
 enum Entry {
@@ -421,6 +438,8 @@ mod tests {
         assert!(joined.contains("--ro-bind /tmp/ghostlab-s2/etc /etc"));
         assert!(joined.contains("--ro-bind /tmp/ghostlab-s2/inputs/0 /srv/job/AGENTS.md"));
         assert!(joined.contains(&format!("--size {TMPFS_BYTES} --tmpfs /tmp")));
+        assert!(joined.contains(&format!("--size {SHM_BYTES} --tmpfs /dev/shm")));
+        assert!(joined.contains("--ro-bind /dev/null /proc/keys"));
         for absent in ["/home", "/root", "/opt", "/srv /srv", "/var", "/etc/shadow"] {
             assert!(!joined.contains(&format!("--ro-bind {absent}")), "{absent} bound");
         }

@@ -19,6 +19,32 @@ pub fn copy_tree(src: &Path, dst: &Path) -> std::io::Result<()> {
 /// budget shrinks by what was copied, so several trees can share one bound). Exceeding it is
 /// an error naming the bound, never a partial copy passed off as complete.
 pub fn copy_tree_bounded(src: &Path, dst: &Path, budget: &mut u64) -> std::io::Result<()> {
+    let mut b = CopyBudget {
+        bytes: *budget,
+        entries: u64::MAX,
+    };
+    let r = copy_tree_within(src, dst, &mut b, &|_, _| true);
+    *budget = b.bytes;
+    r
+}
+
+/// What a copy may still take: bytes of file content and entries (files, folders, links).
+#[derive(Debug, Clone, Copy)]
+pub struct CopyBudget {
+    /// Bytes of file content left.
+    pub bytes: u64,
+    /// Entries left.
+    pub entries: u64,
+}
+
+/// Copies `src` to `dst` within `budget`, leaving out every entry (and, for a folder, its
+/// whole subtree) for which `keep` says no. Symlinks are recreated as links.
+pub fn copy_tree_within(
+    src: &Path,
+    dst: &Path,
+    budget: &mut CopyBudget,
+    keep: &dyn Fn(&Path, &std::fs::Metadata) -> bool,
+) -> std::io::Result<()> {
     let meta = std::fs::symlink_metadata(src)?;
     if !meta.is_dir() {
         if let Some(parent) = dst.parent() {
@@ -27,7 +53,11 @@ pub fn copy_tree_bounded(src: &Path, dst: &Path, budget: &mut u64) -> std::io::R
         charge(budget, &meta, src)?;
         return copy_entry(src, dst, &meta);
     }
-    for entry in WalkDir::new(src).follow_links(false) {
+    let walk = WalkDir::new(src)
+        .follow_links(false)
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || e.metadata().map(|m| keep(e.path(), &m)).unwrap_or(false));
+    for entry in walk {
         let entry = entry.map_err(std::io::Error::other)?;
         let rel = entry.path().strip_prefix(src).map_err(std::io::Error::other)?;
         let target = dst.join(rel);
@@ -43,21 +73,28 @@ pub fn copy_tree_bounded(src: &Path, dst: &Path, budget: &mut u64) -> std::io::R
     Ok(())
 }
 
-fn charge(budget: &mut u64, meta: &std::fs::Metadata, path: &Path) -> std::io::Result<()> {
+fn charge(budget: &mut CopyBudget, meta: &std::fs::Metadata, path: &Path) -> std::io::Result<()> {
+    if budget.entries == 0 {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::StorageFull,
+            format!("copy bound exceeded at {}: too many files and folders", path.display()),
+        ));
+    }
+    budget.entries -= 1;
     if !meta.is_file() {
         return Ok(());
     }
-    if meta.len() > *budget {
+    if meta.len() > budget.bytes {
         return Err(std::io::Error::new(
             std::io::ErrorKind::StorageFull,
             format!(
                 "copy bound exceeded at {} ({} bytes left of the bound)",
                 path.display(),
-                budget
+                budget.bytes
             ),
         ));
     }
-    *budget -= meta.len();
+    budget.bytes -= meta.len();
     Ok(())
 }
 
@@ -145,6 +182,31 @@ mod tests {
         let mut budget = 1200;
         copy_tree_bounded(&src, &d.path().join("dst2"), &mut budget).unwrap();
         assert_eq!(budget, 0);
+    }
+
+    #[test]
+    fn the_entry_bound_is_enforced_and_filtered_subtrees_are_skipped() {
+        let d = tempfile::tempdir().unwrap();
+        let src = d.path().join("src");
+        std::fs::create_dir_all(src.join(".hidden")).unwrap();
+        for i in 0..5 {
+            std::fs::write(src.join(format!("f{i}")), "x").unwrap();
+            std::fs::write(src.join(format!(".hidden/g{i}")), "x").unwrap();
+        }
+        // The root plus five files fit; the hidden folder and its files are never counted.
+        let skip_dots = |p: &Path, _: &std::fs::Metadata| !p.file_name().unwrap().to_string_lossy().starts_with('.');
+        let mut b = CopyBudget {
+            bytes: 1 << 20,
+            entries: 6,
+        };
+        copy_tree_within(&src, &d.path().join("a"), &mut b, &skip_dots).unwrap();
+        assert!(!d.path().join("a/.hidden").exists());
+        let mut b = CopyBudget {
+            bytes: 1 << 20,
+            entries: 6,
+        };
+        let err = copy_tree_within(&src, &d.path().join("b"), &mut b, &|_, _| true).unwrap_err();
+        assert!(err.to_string().contains("too many files"), "{err}");
     }
 
     #[test]

@@ -8,8 +8,6 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::spec::resolved::{McpTransport, ResolvedMcp};
-
 /// Host folders that form the system runtime every isolated sandbox shows (read-only).
 pub const SYSTEM_RUNTIME: &[&str] = &["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 
@@ -76,28 +74,6 @@ pub fn package_folder(exe: &Path) -> Option<PathBuf> {
         return parent.parent().map(Path::to_path_buf);
     }
     Some(parent.to_path_buf())
-}
-
-/// Runtime folders the declared stdio MCP servers need beyond the system runtime: for each
-/// command that resolves outside /usr, its executable's package folder. Commands that do not
-/// resolve add nothing; they fail when started, with the reason (see [`check_program`]).
-pub fn mcp_runtimes(mcps: &[ResolvedMcp]) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for m in mcps {
-        let McpTransport::Stdio { command, .. } = &m.transport else {
-            continue;
-        };
-        let Some(exe) = command.first().and_then(|c| resolve_program(c)) else {
-            continue;
-        };
-        if in_system_runtime(&exe) {
-            continue;
-        }
-        if let Some(pkg) = package_folder(&exe) {
-            out.push(pkg);
-        }
-    }
-    out
 }
 
 /// In isolated mode: whether `program` exists inside, given the paths the sandbox shows.

@@ -1,5 +1,6 @@
 //! What runs in the forked child between `fork` and `exec` of the sandbox launcher: resource
-//! limits, dropping root to the unprivileged sandbox user, and un-hiding inherited fds.
+//! limits, dropping root to the unprivileged sandbox user, closing every descriptor the
+//! launcher was not handed on purpose, and a fresh session keyring.
 //!
 //! Only async-signal-safe libc calls happen in the child; everything is computed before fork.
 //!
@@ -15,6 +16,13 @@
 //!   policy's budget. As a normal user the same arithmetic applies to that user's processes.
 //! - Total disk use and tmpfs sizes beyond the per-file limit are not bounded.
 //! - Tree-wide process and memory caps come from cgroups (`super::cgroup`) when root.
+//! - Descriptors: whatever the process that started Ghostlab left open without close-on-exec
+//!   (a CI runner's directory fd, `flock 9`, make's jobserver pipe) would pass through bwrap
+//!   into the sandbox, and a directory fd leads to the host root through `/proc/self/fd/N/..`.
+//!   So every fd above 2 is marked close-on-exec ([`seal_inherited_fds`]) and only
+//!   [`ChildSetup::inherit_fds`] is opened again.
+//! - Keyrings: the launcher joins a new anonymous session keyring, so the host session's
+//!   keys (and any Ghostlab stored there) are neither possessed nor listed in `/proc/keys`.
 
 use std::os::fd::RawFd;
 use std::os::unix::fs::MetadataExt;
@@ -130,6 +138,7 @@ impl ChildSetup {
 
     fn apply_in_child(&self) -> std::io::Result<()> {
         let last = std::io::Error::last_os_error;
+        seal_inherited_fds()?;
         for fd in &self.inherit_fds {
             // SAFETY: fcntl on an fd number we own; failure is reported.
             if unsafe { libc::fcntl(*fd, libc::F_SETFD, 0) } != 0 {
@@ -156,6 +165,7 @@ impl ChildSetup {
                 }
             }
         }
+        join_fresh_session_keyring()?;
         if let Some((uid, gid)) = self.drop_to {
             // SAFETY: plain credential syscalls; order is groups, gid, then uid.
             unsafe {
@@ -185,6 +195,66 @@ impl ChildSetup {
     }
 }
 
+/// Marks every descriptor above stderr close-on-exec, so nothing the parent process inherited
+/// reaches the launcher; the caller then re-opens exactly the descriptors it passes on purpose.
+/// Close-on-exec rather than close: the standard library's own exec-error pipe must stay open
+/// until exec. Async-signal-safe (raw syscalls only).
+pub(crate) fn seal_inherited_fds() -> std::io::Result<()> {
+    const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+    // SAFETY: close_range(2) with flags only changes descriptor flags of this process.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_close_range,
+            3 as libc::c_uint,
+            libc::c_uint::MAX,
+            CLOSE_RANGE_CLOEXEC,
+        )
+    };
+    if rc == 0 {
+        return Ok(());
+    }
+    let err = std::io::Error::last_os_error();
+    if !matches!(err.raw_os_error(), Some(libc::ENOSYS) | Some(libc::EINVAL)) {
+        return Err(err);
+    }
+    // Kernels before 5.11: walk every number a descriptor can have.
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit with a valid struct.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let top = lim.rlim_cur.max(lim.rlim_max).min(1 << 20) as i32;
+    for fd in 3..top {
+        // SAFETY: fcntl on a number that may not be open; EBADF is expected and ignored.
+        unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+    }
+    Ok(())
+}
+
+/// Replaces the inherited session keyring with a new anonymous one. Only a kernel without
+/// keyrings (ENOSYS) is tolerated: there is then nothing to inherit.
+pub(crate) fn join_fresh_session_keyring() -> std::io::Result<()> {
+    const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
+    // SAFETY: keyctl(2) with a NULL name creates and joins an anonymous session keyring.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_keyctl,
+            KEYCTL_JOIN_SESSION_KEYRING,
+            std::ptr::null::<libc::c_char>(),
+        )
+    };
+    if rc < 0 {
+        let err = std::io::Error::last_os_error();
+        if err.raw_os_error() != Some(libc::ENOSYS) {
+            return Err(err);
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -212,5 +282,91 @@ mod tests {
         );
         let nproc = s.rlimits[3].1;
         assert!(nproc >= 10 + LAUNCHER_PROCESSES);
+    }
+
+    /// A descriptor opened without close-on-exec by the process that starts the launcher, and
+    /// the one passed on purpose, as the launched program sees them.
+    fn fds_seen_by_child(setup: ChildSetup) -> (String, i32, i32) {
+        // SAFETY: open(2) without O_CLOEXEC, as a CI wrapper's leftover would be.
+        let stray = unsafe { libc::open(c"/".as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY) };
+        assert!(stray > 2);
+        let passed = crate::sandbox::seccomp::memfd_with(b"x").unwrap();
+        use std::os::fd::AsRawFd;
+        let passed_fd = passed.as_raw_fd();
+        let mut setup = setup;
+        setup.inherit_fds.push(passed_fd);
+        let mut cmd = tokio::process::Command::new("sh");
+        cmd.args(["-c", "ls /proc/$$/fd | tr '\\n' ' '"]);
+        setup.install(&mut cmd);
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let out = rt.block_on(async move { cmd.output().await }).unwrap();
+        // SAFETY: closing the descriptor opened above.
+        unsafe { libc::close(stray) };
+        (String::from_utf8_lossy(&out.stdout).into_owned(), stray, passed_fd)
+    }
+
+    #[test]
+    fn only_descriptors_passed_on_purpose_reach_the_launcher() {
+        let (seen, stray, passed) = fds_seen_by_child(ChildSetup::default());
+        let seen: Vec<&str> = seen.split_whitespace().collect();
+        assert!(
+            !seen.contains(&stray.to_string().as_str()),
+            "stray fd {stray} inherited: {seen:?}"
+        );
+        assert!(
+            seen.contains(&passed.to_string().as_str()),
+            "passed fd {passed} missing: {seen:?}"
+        );
+    }
+
+    #[test]
+    fn the_launcher_gets_a_session_keyring_of_its_own() {
+        let name = std::ffi::CString::new(format!("ghostlab-unit-{:08x}", rand::random::<u32>())).unwrap();
+        // Whether the launched program still holds the "host session": a named keyring the
+        // parent joined. The check runs in the child after the setup, and fails the spawn.
+        let still_possessed = |apply: bool| {
+            let name = name.clone();
+            let setup = ChildSetup::default();
+            let mut cmd = std::process::Command::new("true");
+            use std::os::unix::process::CommandExt;
+            // SAFETY: raw syscalls on data prepared before fork; no allocation.
+            unsafe {
+                cmd.pre_exec(move || {
+                    if libc::syscall(libc::SYS_keyctl, 1 as libc::c_long, name.as_ptr()) < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    if apply {
+                        setup.apply_in_child()?;
+                    }
+                    let mut buf = [0u8; 256];
+                    // KEYCTL_DESCRIBE of KEY_SPEC_SESSION_KEYRING: "type;uid;gid;perm;description".
+                    let n = libc::syscall(
+                        libc::SYS_keyctl,
+                        6 as libc::c_long,
+                        -3 as libc::c_long,
+                        buf.as_mut_ptr(),
+                        buf.len(),
+                    );
+                    let held = n > 0 && buf.windows(name.as_bytes().len()).any(|w| w == name.as_bytes());
+                    if held {
+                        Err(std::io::Error::from_raw_os_error(libc::EEXIST))
+                    } else {
+                        Ok(())
+                    }
+                });
+            }
+            cmd.status().is_err()
+        };
+        assert!(
+            still_possessed(false),
+            "control: without the setup the parent's session keyring is held"
+        );
+        assert!(
+            !still_possessed(true),
+            "the parent's session keyring reached the launcher"
+        );
     }
 }

@@ -16,6 +16,7 @@ pub mod inputs;
 pub mod limits;
 pub mod log;
 pub mod mcp_link;
+pub mod mcp_staging;
 pub mod openshell;
 pub mod policy;
 pub mod procs;

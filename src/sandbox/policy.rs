@@ -21,6 +21,8 @@ pub const DEFAULT_PROCESSES: u32 = 512;
 pub const DEFAULT_FILE_SIZE: u64 = 4 << 30;
 /// Default bound on the workspace copy (and uploads) of one session.
 pub const DEFAULT_WORKSPACE_BYTES: u64 = 1 << 30;
+/// Default bound on the entries (files, folders, links) of the workspace copy and uploads.
+pub const DEFAULT_WORKSPACE_FILES: u64 = 100_000;
 /// Default memory cap of one sandboxed tree when job.yaml sets none (2 GiB).
 pub const DEFAULT_MEMORY: u64 = 2 << 30;
 
@@ -121,6 +123,9 @@ pub struct Limits {
     pub file_size_bytes: Option<u64>,
     /// Bound on the workspace copy and uploads staged into one session, in bytes.
     pub workspace_bytes: u64,
+    /// Bound on the files, folders and links of the workspace copy and uploads (and, as root,
+    /// the inodes of its tmpfs and of HOME's and TMPDIR's).
+    pub workspace_files: u64,
     /// Bound on HOME and on TMPDIR inside the sandbox, each, in bytes (see `super::scratch`).
     pub scratch_bytes: u64,
     /// Wall-clock limit for one `exec`; the whole tree is killed when it passes.
@@ -135,6 +140,7 @@ impl Default for Limits {
             processes: Some(DEFAULT_PROCESSES),
             file_size_bytes: Some(DEFAULT_FILE_SIZE),
             workspace_bytes: DEFAULT_WORKSPACE_BYTES,
+            workspace_files: DEFAULT_WORKSPACE_FILES,
             scratch_bytes: super::scratch::DEFAULT_SCRATCH_BYTES,
             wall_timeout: DEFAULT_TIMEOUT,
         }
@@ -156,6 +162,11 @@ pub struct SandboxPolicy {
     /// The job's own inputs: copied into each session (readable by the sandbox user) and
     /// shown read-only at their real host path.
     pub staged: Vec<PathBuf>,
+    /// Folders brought only because an MCP server's command lives there (see
+    /// `super::mcp_staging`): staged without dotfiles or owner-only files.
+    pub implied: Vec<PathBuf>,
+    /// Paths the job names itself; an implied folder's copy always keeps these.
+    pub declared: Vec<PathBuf>,
     /// Host paths bound writable at the same path inside (rare; the workspace is a copy).
     pub read_write: Vec<PathBuf>,
     /// Host paths hidden behind an empty tmpfs (the user's checkout); `read_only` entries
@@ -190,6 +201,7 @@ impl fmt::Debug for SandboxPolicy {
             .field("image", &self.image)
             .field("read_only", &self.read_only)
             .field("staged", &self.staged)
+            .field("implied", &self.implied)
             .field("read_write", &self.read_write)
             .field("masked", &self.masked)
             .field("workspace", &self.workspace)
@@ -212,6 +224,8 @@ impl SandboxPolicy {
             image: None,
             read_only: Vec::new(),
             staged: Vec::new(),
+            implied: Vec::new(),
+            declared: Vec::new(),
             read_write: Vec::new(),
             masked: Vec::new(),
             workspace: None,
@@ -310,27 +324,10 @@ impl SandboxPolicy {
             .collect();
         let masked = mask_candidates(&job.dir);
         let mut read_only = job.input_paths();
-        // An MCP server script usually needs its sibling modules: bind its folder, unless
-        // that folder is the checkout itself (which must stay masked).
-        for mcp in &job.mcps {
-            for p in mcp.host_paths() {
-                let parent = if p.is_file() {
-                    p.parent().map(Path::to_path_buf)
-                } else {
-                    None
-                };
-                if let Some(dir) = parent {
-                    let real = dir.canonicalize().unwrap_or(dir);
-                    // A package inside a node_modules tree resolves its dependencies from
-                    // that tree: make the whole topmost node_modules visible.
-                    let real = topmost_node_modules(&real).unwrap_or(real);
-                    if !masked.iter().any(|m| m.starts_with(&real)) {
-                        read_only.push(real);
-                    }
-                }
-            }
-        }
-        read_only.extend(super::inputs::mcp_runtimes(&job.mcps));
+        // What an MCP server's command implies (its script's folder, its package folder):
+        // refused when it holds credentials, and copied without dotfiles or private files.
+        let implied = super::mcp_staging::implied_folders(job, &masked)?;
+        read_only.extend(implied.iter().cloned());
         let (staged, read_only) = super::inputs::partition(read_only);
         Ok(SandboxPolicy {
             backend: spec.backend,
@@ -338,6 +335,8 @@ impl SandboxPolicy {
             image: spec.image.clone(),
             read_only,
             staged,
+            implied,
+            declared: job.input_paths(),
             read_write: Vec::new(),
             masked,
             workspace: job.workspace(),
@@ -363,14 +362,6 @@ impl SandboxPolicy {
 
 /// The job's folder is the user's checkout: hide it unless it is a system folder whose
 /// masking would break the sandbox itself.
-/// The outermost `node_modules` folder above `path`, if any.
-fn topmost_node_modules(path: &Path) -> Option<PathBuf> {
-    path.ancestors()
-        .filter(|a| a.file_name().is_some_and(|n| n == "node_modules"))
-        .last()
-        .map(Path::to_path_buf)
-}
-
 fn mask_candidates(dir: &Path) -> Vec<PathBuf> {
     const SYSTEM: &[&str] = &[
         "/", "/usr", "/bin", "/lib", "/lib64", "/etc", "/sbin", "/opt", "/proc", "/dev", "/sys",

@@ -4,8 +4,15 @@
 //! out), accepts `CONNECT host:port` and absolute-URI HTTP requests, lets through only listed
 //! `host:port` pairs and answers 403 to everything else. Every refusal is recorded with host,
 //! port and time. It never resolves or connects to a destination before the check passes.
+//!
+//! A sandboxed process must not be able to exhaust it: at most [`MAX_CONNECTIONS`] client
+//! connections of one session are served at a time (about twice as many descriptors with their
+//! upstreams: the session's descriptor budget); connections beyond it are closed at once, the
+//! episode logged and recorded as a denial. An accept error (EMFILE, ENFILE, ENOBUFS) is logged
+//! and retried after a back-off; it never ends the loop.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -19,6 +26,13 @@ use super::policy::HostPort;
 const MAX_HEAD: usize = 16 * 1024;
 /// How long a client may take to send its request head.
 const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
+/// Client connections one session's proxy serves at once.
+pub const MAX_CONNECTIONS: usize = 256;
+/// The `host` of the denial that records connections refused over [`MAX_CONNECTIONS`].
+pub const CONNECTION_CAP_HOST: &str = "egress-proxy-connection-cap";
+/// Back-off after a failed accept, doubling up to [`ACCEPT_BACKOFF_MAX`].
+const ACCEPT_BACKOFF_MIN: Duration = Duration::from_millis(5);
+const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
 
 /// One refused egress attempt; these become findings.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -52,16 +66,9 @@ impl EgressProxy {
             allow,
             log,
             denials: denials.clone(),
+            active: AtomicUsize::new(0),
         });
-        let task = tokio::spawn(async move {
-            loop {
-                let Ok((stream, _)) = listener.accept().await else {
-                    break;
-                };
-                let s = shared.clone();
-                tokio::spawn(async move { s.serve(stream).await });
-            }
-        });
+        let task = tokio::spawn(accept_loop(listener, shared, MAX_CONNECTIONS));
         Ok(EgressProxy {
             socket: socket.to_path_buf(),
             denials,
@@ -90,6 +97,58 @@ struct Shared {
     allow: Vec<HostPort>,
     log: SessionLog,
     denials: Arc<Mutex<Vec<Denial>>>,
+    /// Client connections being served now.
+    active: AtomicUsize,
+}
+
+/// Accepts until the proxy is dropped. Over `cap` a connection is closed unserved; a failed
+/// accept backs off and retries.
+async fn accept_loop(listener: UnixListener, shared: Arc<Shared>, cap: usize) {
+    let mut backoff = ACCEPT_BACKOFF_MIN;
+    let mut failing = false;
+    // Connections refused in the current over-cap episode.
+    let mut refused: u64 = 0;
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                if !failing {
+                    shared.log.note(&format!(
+                        "egress proxy: accept failed ({e}); retrying with back-off up to {} ms",
+                        ACCEPT_BACKOFF_MAX.as_millis()
+                    ));
+                    failing = true;
+                }
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(ACCEPT_BACKOFF_MAX);
+                continue;
+            }
+        };
+        if failing {
+            shared.log.note("egress proxy: accepting again");
+            failing = false;
+        }
+        backoff = ACCEPT_BACKOFF_MIN;
+        if shared.active.load(Ordering::SeqCst) >= cap {
+            if refused == 0 {
+                shared.refuse_over_cap(cap);
+            }
+            refused += 1;
+            drop(stream);
+            continue;
+        }
+        if refused > 0 {
+            shared.log.note(&format!(
+                "egress proxy: {refused} connection(s) refused over the cap of {cap}"
+            ));
+            refused = 0;
+        }
+        let slot = Slot::take(shared.clone());
+        tokio::spawn(async move {
+            slot.0.serve(stream).await;
+            drop(slot);
+        });
+    }
 }
 
 /// What the first line of a proxy request asks for.
@@ -152,7 +211,37 @@ pub(crate) fn parse_head(head: &[u8]) -> Option<Target> {
     })
 }
 
+/// One of the [`MAX_CONNECTIONS`] places, given back when the connection ends (even by panic).
+struct Slot(Arc<Shared>);
+
+impl Slot {
+    fn take(shared: Arc<Shared>) -> Self {
+        shared.active.fetch_add(1, Ordering::SeqCst);
+        Slot(shared)
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.active.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 impl Shared {
+    /// The start of an over-cap episode: a log line and one denial, so it becomes a finding.
+    fn refuse_over_cap(&self, cap: usize) {
+        self.log.note(&format!(
+            "egress REFUSED connection: {cap} connections to the egress proxy already open (the session's cap); \
+             further refusals are counted"
+        ));
+        self.denials.lock().unwrap_or_else(|p| p.into_inner()).push(Denial {
+            host: CONNECTION_CAP_HOST.to_string(),
+            port: 0,
+            method: "OVER_CAP".to_string(),
+            time: chrono::Utc::now().to_rfc3339(),
+        });
+    }
+
     async fn serve(&self, mut client: UnixStream) {
         let (head, body_start) = match tokio::time::timeout(HEAD_TIMEOUT, read_head(&mut client)).await {
             Ok(Some(x)) => x,
@@ -282,5 +371,51 @@ mod tests {
         assert_eq!(t.port, 80);
         assert!(parse_head(b"GET /relative HTTP/1.1\r\n\r\n").is_none());
         assert!(parse_head(b"GET http://user@evil.com/ HTTP/1.1\r\n\r\n").is_none());
+    }
+
+    /// Reads what the proxy sends before closing; empty when it closed unserved.
+    async fn answer(c: &mut UnixStream) -> Vec<u8> {
+        let mut out = Vec::new();
+        let _ = tokio::time::timeout(Duration::from_secs(5), c.read_to_end(&mut out)).await;
+        out
+    }
+
+    #[tokio::test]
+    async fn connections_over_the_cap_are_refused_logged_and_recorded_then_served_again() {
+        let d = tempfile::tempdir().unwrap();
+        let log = SessionLog::create(&d.path().join("log"), "test", Vec::new()).unwrap();
+        let sock = d.path().join("p.sock");
+        let proxy = EgressProxy::start(&sock, Vec::new(), log.clone()).unwrap();
+        let mut held = Vec::new();
+        for _ in 0..MAX_CONNECTIONS {
+            held.push(UnixStream::connect(&sock).await.unwrap());
+        }
+        // Let the loop accept all of them before the ones over the cap arrive.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let mut over = Vec::new();
+        for _ in 0..5 {
+            over.push(UnixStream::connect(&sock).await.unwrap());
+        }
+        for c in &mut over {
+            assert!(answer(c).await.is_empty(), "a connection over the cap was served");
+        }
+        let caps: Vec<Denial> = proxy
+            .denials()
+            .into_iter()
+            .filter(|d| d.host == CONNECTION_CAP_HOST)
+            .collect();
+        assert_eq!(caps.len(), 1, "one denial per over-cap episode");
+        drop(held);
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let mut c = UnixStream::connect(&sock).await.unwrap();
+        c.write_all(b"CONNECT denied.example:443 HTTP/1.1\r\n\r\n")
+            .await
+            .unwrap();
+        let got = String::from_utf8_lossy(&answer(&mut c).await).into_owned();
+        assert!(got.starts_with("HTTP/1.1 403"), "served again after the flood: {got:?}");
+        log.flush().unwrap();
+        let text = std::fs::read_to_string(log.path()).unwrap();
+        assert!(text.contains("egress REFUSED connection"), "{text}");
+        assert!(text.contains("5 connection(s) refused over the cap"), "{text}");
     }
 }

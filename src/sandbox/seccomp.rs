@@ -1,6 +1,8 @@
 //! The seccomp filter handed to bubblewrap (`--seccomp FD`): a deny list of syscalls that
 //! reach kernel attack surface or undo the sandbox (ptrace, mounts, bpf, io_uring, keyrings,
-//! namespaces) and of socket families other than AF_UNIX.
+//! namespaces), of calls that move descriptors or memory between processes (pidfd_getfd,
+//! process_vm_*, process_madvise, kcmp, userfaultfd), and of socket families other than
+//! AF_UNIX.
 //!
 //! It never allows more than the namespaces already allow; it is a second wall, not the first.
 
@@ -19,6 +21,11 @@ pub const BLOCKED_SYSCALLS: &[(&str, libc::c_long)] = &[
     ("ptrace", libc::SYS_ptrace),
     ("process_vm_readv", libc::SYS_process_vm_readv),
     ("process_vm_writev", libc::SYS_process_vm_writev),
+    // Taking another process's descriptor (and the secret behind it), advising on its memory,
+    // and comparing its kernel objects: all reach into a sibling of the same sandbox.
+    ("pidfd_getfd", libc::SYS_pidfd_getfd),
+    ("process_madvise", libc::SYS_process_madvise),
+    ("kcmp", libc::SYS_kcmp),
     ("mount", libc::SYS_mount),
     ("umount2", libc::SYS_umount2),
     ("fsopen", libc::SYS_fsopen),

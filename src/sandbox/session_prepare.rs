@@ -7,8 +7,9 @@
 use super::super::bridge;
 use super::super::cgroup::CgroupSet;
 use super::super::etc::write_minimal_etc;
-use super::super::files::{chown_tree, copy_tree_bounded, readable_by};
+use super::super::files::{CopyBudget, chown_tree, copy_tree_bounded, copy_tree_within, readable_by};
 use super::super::limits::sandbox_uid;
+use super::super::mcp_staging::brought;
 use super::super::policy::NetworkPolicy;
 use super::super::proxy::EgressProxy;
 use super::super::scratch::{ScratchBound, mount_tmpfs, unmount};
@@ -64,6 +65,10 @@ impl Session {
         let inputs = self.policy.read_only.clone();
         let staged = self.policy.staged.clone();
         let workspace_bound = self.policy.limits.workspace_bytes;
+        let workspace_files = self.policy.limits.workspace_files;
+        let implied = self.policy.implied.clone();
+        let declared = self.policy.declared.clone();
+        let own = self.policy.masked.clone();
         let scratch_bytes = self.policy.limits.scratch_bytes;
         let backend = self.policy.backend;
         let report = tokio::task::spawn_blocking(move || -> Result<Staged, SandboxError> {
@@ -85,7 +90,16 @@ impl Session {
                 let what = what.to_string();
                 move |e| SandboxError::Io(what, e)
             };
-            for d in [&l.workspace, &l.home, &l.tmp, &l.uploads, &l.egress, &l.config, &l.inputs, &l.mcp] {
+            for d in [
+                &l.workspace,
+                &l.home,
+                &l.tmp,
+                &l.uploads,
+                &l.egress,
+                &l.config,
+                &l.inputs,
+                &l.mcp,
+            ] {
                 std::fs::create_dir_all(d).map_err(io("creating session folders"))?;
             }
             let (inner_uid, inner_gid, is_root) = sandbox_uid();
@@ -93,10 +107,11 @@ impl Session {
             let mut scratch_note = String::new();
             if is_root && backend != SandboxBackend::Openshell {
                 let owner = owner.unwrap_or((0, 0));
-                let mounted = mount_tmpfs(&l.home, scratch_bytes, owner)
-                    .and_then(|()| mount_tmpfs(&l.tmp, scratch_bytes, owner).inspect_err(|_| {
+                let mounted = mount_tmpfs(&l.home, scratch_bytes, owner).and_then(|()| {
+                    mount_tmpfs(&l.tmp, scratch_bytes, owner).inspect_err(|_| {
                         unmount(&l.home);
-                    }));
+                    })
+                });
                 match mounted {
                     Ok(()) => bound = ScratchBound::Tmpfs,
                     Err(e) => scratch_note = format!(" (mounting a tmpfs failed: {e})"),
@@ -109,39 +124,65 @@ impl Session {
             let home_tmp = l.home.join("tmp");
             std::fs::create_dir_all(&home_tmp).map_err(io("creating HOME/tmp"))?;
             write_minimal_etc(&l.etc, inner_uid, inner_gid).map_err(io("writing the sandbox's /etc"))?;
-            let mut budget = workspace_bound;
+            let mut budget = CopyBudget {
+                bytes: workspace_bound,
+                entries: workspace_files,
+            };
+            let bounds = format!("bound {workspace_bound} bytes, {workspace_files} entries");
             if let Some(ws) = &ws {
-                copy_tree_bounded(ws, &l.workspace, &mut budget)
-                    .map_err(io(&format!("copying the workspace {} (bound {workspace_bound} bytes)", ws.display())))?;
+                copy_tree_within(ws, &l.workspace, &mut budget, &|_, _| true)
+                    .map_err(io(&format!("copying the workspace {} ({bounds})", ws.display())))?;
             }
             for (src, dest) in &uploads {
                 let host = map_inside(&writable, dest)?;
-                copy_tree_bounded(src, &host, &mut budget)
-                    .map_err(io(&format!("staging upload {}", src.display())))?;
+                copy_tree_within(src, &host, &mut budget, &|_, _| true)
+                    .map_err(io(&format!("staging upload {} ({bounds})", src.display())))?;
             }
             // Inputs are copies, so the sandbox user reads them even when the job lives in a
-            // folder only root can enter; the originals are never shown.
+            // folder only root can enter; the originals are never shown. A folder implied by
+            // an MCP server's command comes without dotfiles and private files.
             let mut input_budget = STAGED_INPUT_BYTES;
             let mut binds = Vec::new();
+            let mut left_out = 0u64;
             for (i, p) in staged.iter().enumerate() {
                 if std::fs::symlink_metadata(p).is_err() {
                     continue;
                 }
                 let real = p.canonicalize().unwrap_or_else(|_| p.clone());
                 let copy = l.inputs.join(i.to_string());
-                copy_tree_bounded(&real, &copy, &mut input_budget)
-                    .map_err(io(&format!("staging input {} (bound {STAGED_INPUT_BYTES} bytes)", real.display())))?;
+                let what = format!("staging input {} (bound {STAGED_INPUT_BYTES} bytes)", real.display());
+                if implied.contains(p) {
+                    let mut b = CopyBudget {
+                        bytes: input_budget,
+                        entries: u64::MAX,
+                    };
+                    let left_out_count = std::cell::Cell::new(0u64);
+                    let keep = |path: &std::path::Path, meta: &std::fs::Metadata| {
+                        let ok = brought(path, meta, &own, &declared);
+                        if !ok {
+                            left_out_count.set(left_out_count.get() + 1);
+                        }
+                        ok
+                    };
+                    copy_tree_within(&real, &copy, &mut b, &keep).map_err(io(&what))?;
+                    left_out += left_out_count.get();
+                    input_budget = b.bytes;
+                } else {
+                    copy_tree_bounded(&real, &copy, &mut input_budget).map_err(io(&what))?;
+                }
                 binds.push((copy, real));
             }
             if let Some((u, g)) = owner {
                 chown_tree(&l.dir, u, g).map_err(io("handing the session folder to the sandbox user"))?;
             }
             let note = format!(
-                "staged {} input(s) ({} bytes) as copies in {} readable by uid {inner_uid}; workspace copy {} bytes (bound {workspace_bound})",
+                "staged {} input(s) ({} bytes) as copies in {} readable by uid {inner_uid}; {left_out} dotfile(s) or \
+                 private file(s) beside MCP server commands left out; workspace copy {} bytes, {} entries ({bounds})",
                 binds.len(),
                 STAGED_INPUT_BYTES - input_budget,
                 l.inputs.display(),
-                workspace_bound - budget
+                workspace_bound - budget.bytes,
+                workspace_files - budget.entries
             );
             Ok((binds, note, bound, scratch_note))
         })
