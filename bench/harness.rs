@@ -70,7 +70,10 @@ fn ctx(job: ghostlab::spec::LoadedJob, emulator: Arc<dyn UserEmulator>, judge: A
     let ws = job.workspace();
     Arc::new(RunContext {
         job,
-        environments: Arc::new(LocalEnvironmentFactory { workspace: ws }),
+        environments: Arc::new(LocalEnvironmentFactory {
+            workspace: ws,
+            exclude: Vec::new(),
+        }),
         emulator,
         judge,
         redactor: Redactor::new(),

@@ -4,14 +4,13 @@
 use std::path::Path;
 
 use super::CliError;
-use crate::run::manifest::own_paths;
 use crate::run::replay_check::check_run;
 use crate::spec::LoadedJob;
 
 /// Prints a note per run whose inputs changed (or could not be compared); with `strict`, any
 /// such run is an error (exit 2) instead.
 pub fn check_inputs(job: &LoadedJob, runs: &[&Path], strict: bool) -> Result<(), CliError> {
-    let skip = own_paths(job);
+    let skip = job.own_paths();
     for run in runs {
         let check = check_run(run, &skip);
         if check.is_clean() {

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::spawn::{CommandFactory, HostCommandFactory};
 use super::workspace_keep::KeepBy;
-use crate::sandbox::files::copy_tree;
+use crate::sandbox::files::{CopyBudget, copy_tree, copy_tree_within};
 
 /// One attempt the sandbox refused.
 #[derive(Debug, Clone, PartialEq)]
@@ -111,10 +111,23 @@ pub struct LocalEnvironment {
 impl LocalEnvironment {
     /// Copies `workspace` (if any) into a fresh temp folder.
     pub fn create(workspace: Option<&Path>) -> std::io::Result<Self> {
+        Self::create_without(workspace, &[])
+    }
+
+    /// [`Self::create`], leaving `exclude` (absolute paths) out of the copy.
+    pub fn create_without(workspace: Option<&Path>, exclude: &[PathBuf]) -> std::io::Result<Self> {
         let root = tempfile::Builder::new().prefix("ghostlab-local-").tempdir()?;
         let ws = root.path().join("workspace");
         match workspace {
-            Some(src) => copy_tree(src, &ws)?,
+            Some(src) => {
+                let src = std::path::absolute(src)?;
+                let mut unbounded = CopyBudget {
+                    bytes: u64::MAX,
+                    entries: u64::MAX,
+                };
+                let keep = |p: &Path, _: &std::fs::Metadata| !exclude.iter().any(|x| p == x);
+                copy_tree_within(&src, &ws, &mut unbounded, &keep)?
+            }
             None => std::fs::create_dir_all(&ws)?,
         }
         // Each made directly: the root is new, so `create_dir_all` would only add a failed try.
@@ -208,13 +221,15 @@ impl CaseEnvironment for LocalEnvironment {
 /// Creates a `LocalEnvironment` per case (explicit `backend: local`).
 pub struct LocalEnvironmentFactory {
     pub workspace: Option<PathBuf>,
+    /// Absolute paths left out of the copy (the job's own files).
+    pub exclude: Vec<PathBuf>,
 }
 
 impl EnvironmentFactory for LocalEnvironmentFactory {
     fn create<'a>(&'a self, _case_id: &'a str) -> BoxFuture<'a, Result<Box<dyn CaseEnvironment>, String>> {
-        let workspace = self.workspace.clone();
+        let (workspace, exclude) = (self.workspace.clone(), self.exclude.clone());
         Box::pin(async move {
-            crate::util::blocking::off_runtime(move || LocalEnvironment::create(workspace.as_deref()))
+            crate::util::blocking::off_runtime(move || LocalEnvironment::create_without(workspace.as_deref(), &exclude))
                 .await
                 .map(|e| Box::new(e) as Box<dyn CaseEnvironment>)
                 .map_err(|e| format!("cannot prepare the local workspace copy: {e}"))

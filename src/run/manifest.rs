@@ -49,7 +49,7 @@ impl Manifest {
         paths.push(job.state_dir().join("dataset.json"));
         // The job's own files change with every run; a workspace that holds them is
         // fingerprinted without them, and `replay_check` skips them the same way.
-        let own = own_paths(job);
+        let own = job.own_paths();
         for p in paths {
             // Absolute, so a later check from another folder compares the same files.
             let p = std::path::absolute(&p).unwrap_or(p);
@@ -74,15 +74,6 @@ impl Manifest {
             replay_note: "Replaying this run reproduces its inputs and Ghostlab's behaviour; model answers are only reproduced where a cassette recorded them.".into(),
         }
     }
-}
-
-/// The job's own files (job.yaml, its state folder), absolute: never part of an input's
-/// fingerprint even when the workspace holds them.
-pub fn own_paths(job: &LoadedJob) -> Vec<std::path::PathBuf> {
-    [job.file.clone(), job.state_dir()]
-        .into_iter()
-        .map(|p| std::path::absolute(&p).unwrap_or(p))
-        .collect()
 }
 
 /// sha256 of a file, or of a folder's files (relative names and contents, in order).

@@ -289,7 +289,10 @@ mod tests {
         let run = tmp.path().join("run");
         std::fs::create_dir_all(&run).unwrap();
         record(true).write(&run).unwrap();
-        let local = Arc::new(crate::run::environment::LocalEnvironmentFactory { workspace: None });
+        let local = Arc::new(crate::run::environment::LocalEnvironmentFactory {
+            workspace: None,
+            exclude: Vec::new(),
+        });
 
         // Opted in, but nothing to stage: the report must not claim a mount.
         let none = SeededEnvironments::wrap(local.clone(), HomeSeed::default(), Some((run.clone(), record(true))));
@@ -397,7 +400,10 @@ mod tests {
 
     #[tokio::test]
     async fn the_seeded_wrapper_passes_on_the_relay_scratch_folders_and_transfers() {
-        let local = Arc::new(crate::run::environment::LocalEnvironmentFactory { workspace: None });
+        let local = Arc::new(crate::run::environment::LocalEnvironmentFactory {
+            workspace: None,
+            exclude: Vec::new(),
+        });
         let wrapped = SeededEnvironments::wrap(Arc::new(FakeRelayingFactory(local)), HomeSeed::default(), None);
         let env = wrapped.create("c1").await.unwrap();
         let server = crate::spec::resolved::ResolvedMcp {

@@ -49,6 +49,8 @@ pub const LOCAL_PROVIDER: &str = "ghostlab";
 pub struct AgentModel {
     pub server: RunningServer,
     pub provider: (String, Value, String),
+    /// The cassette served, absolute: kept out of the agent's workspace copy.
+    pub cassette: PathBuf,
 }
 
 /// Starts `ghostlab model-server` in-process for the agent, serving `cassette`.
@@ -66,6 +68,7 @@ pub async fn start_agent_model(cassette: &Path) -> Result<AgentModel, SetupError
     Ok(AgentModel {
         server,
         provider: (LOCAL_PROVIDER.into(), config, "scripted".into()),
+        cassette: std::path::absolute(cassette).unwrap_or_else(|_| cassette.to_path_buf()),
     })
 }
 
@@ -98,14 +101,20 @@ pub async fn environments(
     run_dir: &Path,
     endpoints: &[String],
     opencode_bin: Option<&Path>,
+    agent_cassette: Option<&Path>,
 ) -> Result<Arc<dyn EnvironmentFactory>, SetupError> {
+    // The job's own files and the agent's cassette never reach the agent's copy.
+    let mut exclude = job.own_paths();
+    exclude.extend(agent_cassette.map(Path::to_path_buf));
     if job.job.sandbox.backend == SandboxBackend::Local {
         return Ok(Arc::new(LocalEnvironmentFactory {
             workspace: job.workspace(),
+            exclude,
         }));
     }
     let run = super::run_dir::RunDir::new(run_dir);
     let mut policy = SandboxPolicy::from_job(job)?;
+    policy.workspace_exclude = exclude;
     let extra: Vec<HostPort> = endpoints.iter().filter_map(|e| HostPort::parse(e)).collect();
     if !extra.is_empty() {
         policy.network = match policy.network {
@@ -247,7 +256,8 @@ pub async fn context(
         Some(p) => p.hosts(),
         None => model_endpoints(&job, provider.as_ref()),
     };
-    let mut environments = environments(&job, run_dir, &endpoints, opencode_bin.as_deref()).await?;
+    let cassette = agent_model.map(|m| m.cassette.as_path());
+    let mut environments = environments(&job, run_dir, &endpoints, opencode_bin.as_deref(), cassette).await?;
     let mut redactor = Redactor::for_job(&job);
     if let Some(p) = &plan {
         environments = super::provider_home::apply_provider_plan(p, &job, run_dir, environments, &mut redactor)

@@ -174,6 +174,10 @@ pub struct SandboxPolicy {
     pub masked: Vec<PathBuf>,
     /// The user's workspace; copied per session, never bound itself.
     pub workspace: Option<PathBuf>,
+    /// Absolute paths inside the workspace left out of its copy: the job's own files (job.yaml,
+    /// its state folder with datasets, verdicts and reports, cassettes), which would hand the
+    /// agent the test's answers and grow the copy with every run.
+    pub workspace_exclude: Vec<PathBuf>,
     /// Where the workspace copy is mounted and commands start.
     pub workdir: String,
     /// Network access.
@@ -205,6 +209,7 @@ impl fmt::Debug for SandboxPolicy {
             .field("read_write", &self.read_write)
             .field("masked", &self.masked)
             .field("workspace", &self.workspace)
+            .field("workspace_exclude", &self.workspace_exclude)
             .field("workdir", &self.workdir)
             .field("network", &self.network)
             .field("env_allowlist", &self.env_allowlist)
@@ -229,6 +234,7 @@ impl SandboxPolicy {
             read_write: Vec::new(),
             masked: Vec::new(),
             workspace: None,
+            workspace_exclude: Vec::new(),
             workdir: "/sandbox/workspace".to_string(),
             network: NetworkPolicy::Disabled,
             env_allowlist: Vec::new(),
@@ -340,6 +346,7 @@ impl SandboxPolicy {
             read_write: Vec::new(),
             masked,
             workspace: job.workspace(),
+            workspace_exclude: job.own_paths(),
             workdir: spec.workdir.clone(),
             network,
             env_allowlist: spec.env_allowlist.clone(),

@@ -58,7 +58,13 @@ pub const STAGED_INPUT_BYTES: u64 = 256 << 20;
 impl Session {
     pub(super) async fn prepare(&mut self) -> Result<(), SandboxError> {
         let l = self.layout.clone();
-        let ws = self.policy.workspace.clone();
+        // Absolute, so the copy's entries compare with the absolute paths it leaves out.
+        let ws = self
+            .policy
+            .workspace
+            .clone()
+            .map(|w| std::path::absolute(&w).unwrap_or(w));
+        let exclude = self.policy.workspace_exclude.clone();
         let owner = self.owner;
         let uploads = self.policy.uploads.clone();
         let writable = l.writable(&self.policy.workdir);
@@ -130,7 +136,8 @@ impl Session {
             };
             let bounds = format!("bound {workspace_bound} bytes, {workspace_files} entries");
             if let Some(ws) = &ws {
-                copy_tree_within(ws, &l.workspace, &mut budget, &|_, _| true)
+                let keep = |p: &std::path::Path, _: &std::fs::Metadata| !exclude.iter().any(|x| p == x);
+                copy_tree_within(ws, &l.workspace, &mut budget, &keep)
                     .map_err(io(&format!("copying the workspace {} ({bounds})", ws.display())))?;
             }
             for (src, dest) in &uploads {

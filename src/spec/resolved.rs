@@ -30,6 +30,22 @@ impl LoadedJob {
         self.resolve(&self.job.paths.state_dir)
     }
 
+    /// The job's own files as absolute paths: job.yaml, its state folder (datasets, verdicts,
+    /// reports, runs) and the cassettes its roles replay. Never part of the agent's workspace
+    /// copy or of an input's fingerprint, even when the workspace holds them.
+    pub fn own_paths(&self) -> Vec<PathBuf> {
+        let g = &self.job.generation;
+        let cassettes = [&g.proposer, &g.emulator, &g.judge]
+            .into_iter()
+            .filter_map(|r| r.cassette.as_deref())
+            .map(|c| self.resolve(c));
+        [self.file.clone(), self.state_dir()]
+            .into_iter()
+            .chain(cassettes)
+            .map(|p| std::path::absolute(&p).unwrap_or(p))
+            .collect()
+    }
+
     /// The workspace folder on the host, if the agent has one.
     pub fn workspace(&self) -> Option<PathBuf> {
         self.job.agent.workspace.as_deref().map(|w| self.resolve(w))

@@ -67,3 +67,4 @@ mod spec_roundtrip;
 mod spec_validation;
 mod suite_flow;
 mod verdict_properties;
+mod workspace_own_files;

@@ -65,3 +65,29 @@ fn a_changed_prompt_is_named_by_rescore_merge_and_report_and_refused_when_strict
         assert!(err.contains("prompts/release.md (changed)"), "{args:?}: {err}");
     }
 }
+#[test]
+fn the_jobs_own_folder_inside_the_workspace_does_not_count_as_a_change() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("release-bot");
+    common::mock_release_bot(&dir, &["Done."]);
+    let job = dir.join("job.yaml");
+    let text = std::fs::read_to_string(&job)
+        .unwrap()
+        .replace("workspace: ./release-repo", "workspace: .");
+    std::fs::write(&job, text).unwrap();
+    let first = run_once(&dir);
+    // A second run writes runs, reports and logs into the state folder inside the workspace.
+    run_once(&dir);
+    let (code, err) = stderr_of(
+        &dir,
+        &[
+            "report",
+            "--job",
+            "job.yaml",
+            "--run",
+            first.to_str().unwrap(),
+            "--strict",
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+}

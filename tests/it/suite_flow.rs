@@ -82,7 +82,10 @@ fn ctx(job: ghostlab::spec::LoadedJob, judge: Arc<dyn Judge>) -> Arc<RunContext>
     let ws = job.workspace();
     Arc::new(RunContext {
         job,
-        environments: Arc::new(LocalEnvironmentFactory { workspace: ws }),
+        environments: Arc::new(LocalEnvironmentFactory {
+            workspace: ws,
+            exclude: Vec::new(),
+        }),
         emulator: Arc::new(OfflineEmulator),
         judge,
         redactor: Redactor::new(),
