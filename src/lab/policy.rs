@@ -110,6 +110,12 @@ pub fn sandbox(job: &Job, seed: Option<SandboxBackend>, gateway: &crate::sandbox
         "network: disabled, or allowlist with `allow: [host:port]`.".into(),
         "credentials: opencode_auth uploads OpenCode's login; env lists variables passed to the agent. Both off unless you opt in.".into(),
     ];
+    if let Some(ws) = &job.agent.workspace {
+        notes.push(format!(
+            "workspace: `{ws}` is copied for every case, leaving out the job's own files (job.yaml, the state folder `{}`, cassettes): the agent never reads the test's criteria or earlier results.",
+            job.paths.state_dir
+        ));
+    }
     let hosts = crate::providers::endpoints::preview_hosts(job);
     if !hosts.is_empty() {
         notes.push(format!(
