@@ -47,18 +47,7 @@ pub fn opencode(home: &Path) -> Command {
 /// Copies examples/release-bot (without state) to `dst` and points its filesystem MCP server
 /// at this checkout's npm tree, since `../../tools/npm` no longer resolves from the copy.
 pub fn copy_release_bot(dst: &Path) {
-    let src = repo().join("examples/release-bot");
-    for e in walkdir::WalkDir::new(&src).into_iter().filter_map(Result::ok) {
-        let rel = e.path().strip_prefix(&src).unwrap();
-        if rel.starts_with(".ghostlab") {
-            continue;
-        }
-        if e.file_type().is_dir() {
-            std::fs::create_dir_all(dst.join(rel)).unwrap();
-        } else {
-            std::fs::copy(e.path(), dst.join(rel)).unwrap();
-        }
-    }
+    copy_dir(&repo().join("examples/release-bot"), dst);
     let mcp = dst.join("mcp.json");
     let text = std::fs::read_to_string(&mcp)
         .unwrap()
@@ -167,4 +156,32 @@ pub fn scratch_tmp(dir: &Path) -> PathBuf {
     let tmp = dir.join("tmp");
     std::fs::create_dir_all(&tmp).unwrap();
     tmp
+}
+
+/// `ghostlab generate --job job.yaml` in `dir` (the job's own proposer), which must succeed.
+pub fn generate(dir: &Path) {
+    let out = ghostlab_in(dir, 120)
+        .args(["generate", "--job", "job.yaml"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "generate: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Copies the folder `src` to `dst`, leaving out a `.ghostlab` state folder.
+pub fn copy_dir(src: &Path, dst: &Path) {
+    for e in walkdir::WalkDir::new(src).into_iter().filter_map(Result::ok) {
+        let rel = e.path().strip_prefix(src).unwrap();
+        if rel.starts_with(".ghostlab") {
+            continue;
+        }
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(dst.join(rel)).unwrap();
+        } else {
+            std::fs::copy(e.path(), dst.join(rel)).unwrap();
+        }
+    }
 }

@@ -10,18 +10,6 @@ use std::path::Path;
 const FILESYSTEM_TOOLS: &str = "[read_text_file, write_file, edit_file, create_directory, directory_tree, move_file, \
                                 search_files, get_file_info, list_allowed_directories]";
 
-fn copy_fixture(dst: &Path) {
-    let src = repo().join("tests/fixtures/newcomer/web-helper");
-    for e in walkdir::WalkDir::new(&src).into_iter().filter_map(Result::ok) {
-        let rel = e.path().strip_prefix(&src).unwrap();
-        if e.file_type().is_dir() {
-            std::fs::create_dir_all(dst.join(rel)).unwrap();
-        } else {
-            std::fs::copy(e.path(), dst.join(rel)).unwrap();
-        }
-    }
-}
-
 fn read(dir: &Path, name: &str) -> Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join(".ghostlab").join(name)).unwrap()).unwrap()
 }
@@ -30,7 +18,7 @@ fn read(dir: &Path, name: &str) -> Value {
 fn a_newcomers_project_gets_a_profile_and_personas_that_read_right() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("web-helper");
-    copy_fixture(&dir);
+    crate::common::copy_dir(&repo().join("tests/fixtures/newcomer/web-helper"), &dir);
     let init = ghostlab_in(&dir, 60).args(["init", "--from", "."]).output().unwrap();
     assert!(init.status.success(), "{}", String::from_utf8_lossy(&init.stderr));
     let job = dir.join("job.yaml");
@@ -40,15 +28,7 @@ fn a_newcomers_project_gets_a_profile_and_personas_that_read_right() {
         format!("{text}capabilities:\n  files:\n    tools: {FILESYSTEM_TOOLS}\n"),
     )
     .unwrap();
-    let generated = ghostlab_in(&dir, 60)
-        .args(["generate", "--job", "job.yaml"])
-        .output()
-        .unwrap();
-    assert!(
-        generated.status.success(),
-        "{}",
-        String::from_utf8_lossy(&generated.stderr)
-    );
+    crate::common::generate(&dir);
 
     let profile = read(&dir, "agent-profile.json");
     assert_eq!(profile["audience"], "small team", "the audience is a noun phrase");

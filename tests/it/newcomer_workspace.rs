@@ -16,15 +16,7 @@ fn plain_folder_example(dir: &Path, hosts: &str) {
     let start = text.find("setup:\n").expect("the example has a setup block");
     let end = text[start..].find("generation:").unwrap() + start;
     std::fs::write(&job, format!("{}{}{hosts}", &text[..start], &text[end..])).unwrap();
-    let generated = ghostlab_in(dir, 120)
-        .args(["generate", "--job", "job.yaml"])
-        .output()
-        .unwrap();
-    assert!(
-        generated.status.success(),
-        "{}",
-        String::from_utf8_lossy(&generated.stderr)
-    );
+    crate::common::generate(dir);
 }
 
 fn run(dir: &Path) -> (serde_json::Value, String, std::path::PathBuf) {
