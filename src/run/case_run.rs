@@ -230,10 +230,14 @@ async fn prepare_and_converse(
         Ok(r) => r,
         Err(reason) => return Ok(Err(("agent host".into(), reason))),
     };
-    log.emit(RunEvent::AgentHost {
-        label: runner.label(),
-        note: host_note,
-    })?;
+    // Said only when the mode is not what the job's defaults give: the usual events (and the
+    // ids a judge cites) stay as they were.
+    if !host_note.is_empty() {
+        log.emit(RunEvent::AgentHost {
+            label: runner.label(),
+            note: host_note,
+        })?;
+    }
     if let Err(reason) = env.push_prepared().await {
         return Ok(Err(("sandbox".into(), reason)));
     }

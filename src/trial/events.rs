@@ -94,8 +94,8 @@ pub enum RunEvent {
         exit_code: i32,
         duration_ms: u64,
     },
-    /// How the agent host runs this case (e.g. OpenCode warm or cold), and why when Ghostlab
-    /// chose a mode other than the one the job's defaults would give.
+    /// How the agent host runs this case (e.g. OpenCode cold) when Ghostlab chose a mode other
+    /// than the one the job's defaults would give, and why.
     AgentHost {
         label: String,
         #[serde(default, skip_serializing_if = "String::is_empty")]
