@@ -20,6 +20,28 @@ pub struct CheckInput<'a> {
     pub egress_must_be_clean: bool,
     /// The files the harness observed changing (`None` when not observed).
     pub files: Option<&'a super::file_facts::FileFacts>,
+    /// What the run could see at all; a check of something unseen is `not_observable`.
+    pub observability: Observability,
+}
+
+/// What a run's set-up lets the harness observe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Observability {
+    /// The agent's runner reports its tool calls (the process runner reports none).
+    pub tool_calls: bool,
+    /// Something records the agent's network attempts (the egress proxy; under
+    /// `network: disabled` nothing does).
+    pub network: bool,
+}
+
+impl Observability {
+    /// From the job: the runner's backend and the sandbox's network mode.
+    pub fn of_job(job: &crate::spec::Job) -> Observability {
+        Observability {
+            tool_calls: job.agent.runtime.backend != crate::spec::agent::Backend::Process,
+            network: job.sandbox.network != crate::spec::sandbox::NetworkMode::Disabled,
+        }
+    }
 }
 
 /// A tool call as the checks see it: name, arguments, how it ended, event number.
@@ -140,6 +162,15 @@ fn expected_call_checks(input: &CheckInput<'_>, calls: &[Call<'_>]) -> Vec<Check
 fn forbidden_call_checks(input: &CheckInput<'_>, calls: &[Call<'_>]) -> Vec<CheckResult> {
     let mut out = Vec::new();
     for forbidden in &input.case.scenario.expected.forbidden_tool_calls {
+        if !input.observability.tool_calls {
+            out.push(CheckResult {
+                name: format!("forbidden_tool_call {forbidden}"),
+                outcome: CheckOutcome::Errored {
+                    detail: super::dataset_checks::NO_TOOL_CALLS.into(),
+                },
+            });
+            continue;
+        }
         let hit = calls
             .iter()
             .find(|c| c.tool == forbidden && c.status == ToolStatus::Completed);

@@ -6,10 +6,17 @@
 
 use std::path::Path;
 
+use super::checks::Observability;
 use super::observed::ObservedFacts;
 use super::verdict::{CheckOutcome, CheckResult};
 pub use crate::trial::checks::{CommandRule, FileRule, ScenarioChecks, argument_text, glob_matches, rule_matches};
 use crate::trial::events::{Envelope, RunEvent};
+
+/// Why a check of tool calls cannot be settled by a runner that reports none.
+pub const NO_TOOL_CALLS: &str = "not_observable: the agent's runner reports no tool calls, so no attempt could be seen";
+/// Why `network_untouched` cannot be settled where nothing records attempts.
+pub const NO_NETWORK_RECORD: &str =
+    "not_observable: under `network: disabled` nothing records the agent's network attempts";
 
 fn check(name: String, ok: bool, detail: String) -> CheckResult {
     CheckResult {
@@ -35,6 +42,7 @@ pub fn run_dataset_checks(
     observed: &ObservedFacts,
     events: &[Envelope],
     workspace: Option<&Path>,
+    can_see: Observability,
 ) -> Vec<CheckResult> {
     let mut out = Vec::new();
     let files = observed.files.as_ref();
@@ -110,6 +118,10 @@ pub fn run_dataset_checks(
             Some(p) => format!("not_attempted {} /{p}/", rule.tool),
             None => format!("not_attempted {}", rule.tool),
         };
+        if !can_see.tool_calls {
+            out.push(errored(name, NO_TOOL_CALLS));
+            continue;
+        }
         let hits: Vec<String> = events
             .iter()
             .filter_map(|e| match &e.event {
@@ -129,7 +141,9 @@ pub fn run_dataset_checks(
         };
         out.push(check(name, hits.is_empty(), detail));
     }
-    if checks.network_untouched {
+    if checks.network_untouched && !can_see.network {
+        out.push(errored("network_untouched".into(), NO_NETWORK_RECORD));
+    } else if checks.network_untouched {
         let agent: Vec<String> = observed.agent_network().map(|n| n.describe()).collect();
         let ok = agent.is_empty();
         out.push(check(
