@@ -8,9 +8,9 @@ use regex::RegexSet;
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
-use super::integrity::Break;
+use super::integrity::{Break, check_message, check_user_turn};
 use super::integrity_classifier::words;
-use crate::trial::case::Exchange;
+use crate::trial::case::{CaseSpec, Exchange};
 
 /// Words in a row shared with the instructions that count as reciting them.
 const RECITAL_WORDS: usize = 6;
@@ -58,6 +58,26 @@ static ANSWER: LazyLock<regex::Regex> = LazyLock::new(|| {
     regex::Regex::new(r"(?i)\b(yes|yeah|yep|no|nope|don'?t|do\s+not|go\s+ahead|leave\s+it|not\s+now|stop|please\s+do|sure|okay|ok|fine|never\s*mind|ja|nein|nicht|oui|non|pas|sí|si)\b")
         .expect("valid answer pattern")
 });
+
+/// Every integrity check of one simulated-user turn, specific findings first and goal drift
+/// (the catch-all) last: role swap, markup and English harness talk, harness talk in other words
+/// or languages, recital of `instructions`, drift, and leaving with a question open.
+pub fn check_turn(
+    message: &str,
+    done: bool,
+    case: &CaseSpec,
+    history: &[Exchange],
+    instructions: &str,
+) -> Option<Break> {
+    let s = &case.scenario;
+    let mut allowed = vec![s.goal.as_str(), s.opening_message.as_str()];
+    allowed.extend(history.iter().flat_map(|h| [h.user.as_str(), h.agent.as_str()]));
+    check_message(message)
+        .or_else(|| harness_talk(message))
+        .or_else(|| recital(message, instructions, &allowed))
+        .or_else(|| check_user_turn(message, case, history))
+        .or_else(|| ends_with_question_open(message, done, history))
+}
 
 /// Harness talk in other words or another language.
 pub fn harness_talk(message: &str) -> Option<Break> {

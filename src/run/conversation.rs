@@ -8,8 +8,8 @@ use super::event_log::EventLog;
 use super::events::{RunEvent, StopReason};
 use super::peer_faults::broken_mcp_server;
 use super::runner::AgentRunner;
+use crate::judge::integrity_context;
 use crate::judge::output_bound::{CASE_TEXT_LIMIT, bound_turn_text};
-use crate::judge::{integrity, integrity_context};
 
 pub use crate::trial::ConversationEnd;
 
@@ -40,23 +40,13 @@ pub async fn converse(
                 Ok(n) => n,
                 Err(e) => return infra(log, "user emulator", e.to_string()),
             };
+            // The emulator's own instructions, to catch a user reciting them.
             let instructions = super::emulator::LlmEmulator::request(case, &history)
                 .messages
                 .first()
                 .map(|m| m.content.clone())
                 .unwrap_or_default();
-            let allowed = [s.goal.as_str(), s.opening_message.as_str()];
-            let said_before: Vec<&str> = history
-                .iter()
-                .flat_map(|h| [h.user.as_str(), h.agent.as_str()])
-                .collect();
-            let broke = integrity::check_user_turn(&next.message, case, &history)
-                .or_else(|| integrity_context::harness_talk(&next.message))
-                .or_else(|| {
-                    let allowed: Vec<&str> = allowed.iter().copied().chain(said_before.iter().copied()).collect();
-                    integrity_context::recital(&next.message, &instructions, &allowed)
-                })
-                .or_else(|| integrity_context::ends_with_question_open(&next.message, next.done, &history));
+            let broke = integrity_context::check_turn(&next.message, next.done, case, &history, &instructions);
             if let Some(b) = broke {
                 log.emit(RunEvent::EmulatorBreak {
                     turn,
