@@ -62,8 +62,16 @@ pub fn files_named(text: &str) -> Vec<String> {
         regex::Regex::new(r"(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*\.(?:json|md|toml|ya?ml|lock|txt|cfg|ini|rs|py|js|mjs|ts|sh|go|rb|java|kt|swift|c|h|cpp|xml|gradle|properties)\b")
             .expect("valid file pattern")
     });
+    // A match must start a word: not the tail of `.env.json` or of `../x/y.md`.
+    let starts_word = |at: usize| {
+        text[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !(c.is_alphanumeric() || c == '.' || c == '/' || c == '_' || c == '-'))
+    };
     let mut out: Vec<String> = FILE
         .find_iter(text)
+        .filter(|m| starts_word(m.start()))
         .map(|m| m.as_str().trim_start_matches("./").to_string())
         .filter(|p| !p.starts_with('.') && !p.contains(".."))
         .collect();
