@@ -14,7 +14,6 @@ pub mod llm;
 pub mod mcp;
 pub mod providers;
 pub mod redact;
-pub mod redact_forms;
 pub mod report;
 pub mod run;
 pub mod sandbox;

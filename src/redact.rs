@@ -13,9 +13,11 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::{LazyLock, RwLock};
 
-use crate::redact_forms::{encoded_forms, fragment_spans};
+pub mod forms;
+
 use crate::spec::LoadedJob;
 use crate::util::secret_ref::referenced_vars;
+use forms::{encoded_forms, fragment_spans};
 
 /// What a masked secret is replaced with.
 pub const MASK: &str = "[REDACTED]";
@@ -64,7 +66,7 @@ static ANY_RULE: LazyLock<RegexSet> =
 
 /// Secrets known to the whole process: keyring values and resolved header values.
 static KNOWN: RwLock<Vec<String>> = RwLock::new(Vec::new());
-/// Their encoded forms (`redact_forms`), longest first.
+/// Their encoded forms (`forms`), longest first.
 static KNOWN_FORMS: RwLock<Vec<String>> = RwLock::new(Vec::new());
 
 /// Registers a secret value process-wide: every `Redactor` masks it from now on.
@@ -310,7 +312,7 @@ mod tests {
         let secret = "planted-secret-7Qx9Lm2Vb";
         let mut r = Redactor::new();
         r.add_secret(secret);
-        let forms = crate::redact_forms::encoded_forms(secret);
+        let forms = crate::redact::forms::encoded_forms(secret);
         let b64 = forms
             .iter()
             .find(|f| !f.chars().all(|c| c.is_ascii_hexdigit()))

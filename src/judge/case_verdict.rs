@@ -7,8 +7,9 @@ use std::path::Path;
 
 use super::checks::{CheckInput, run_checks};
 use super::dataset_checks::run_dataset_checks;
+use super::evidence_policy::{Observation, unsettled};
 use super::llm_judge::Judge;
-use super::observed::{ObservedFacts, default_checks, observe_events, unsettled};
+use super::observed::{ObservedFacts, default_checks, observe_events};
 use super::verdict::{CheckResult, CriterionResult, Evidence, Verdict, decide};
 use crate::redact::Redactor;
 use crate::trial::CaseSpec;
@@ -87,7 +88,7 @@ pub async fn judge_case(
         ));
         evidence.observations = unsettled(&observed, scenario_checks);
         if matches!(end, ConversationEnd::Completed(StopReason::UserGaveUp)) {
-            evidence.observations.push(super::observed::Observation {
+            evidence.observations.push(Observation {
                 what: "the simulated user gave up on its goal".into(),
                 event: None,
             });

@@ -4,6 +4,7 @@
 use serde_json::Value;
 use std::path::Path;
 
+use super::observability::{NO_TOOL_CALLS, Observability};
 use super::verdict::{CheckOutcome, CheckResult};
 use crate::trial::CaseSpec;
 use crate::trial::{Envelope, RunEvent, ToolStatus};
@@ -22,26 +23,6 @@ pub struct CheckInput<'a> {
     pub files: Option<&'a super::file_facts::FileFacts>,
     /// What the run could see at all; a check of something unseen is `not_observable`.
     pub observability: Observability,
-}
-
-/// What a run's set-up lets the harness observe.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Observability {
-    /// The agent's runner reports its tool calls (the process runner reports none).
-    pub tool_calls: bool,
-    /// Something records the agent's network attempts (the egress proxy; under
-    /// `network: disabled` nothing does).
-    pub network: bool,
-}
-
-impl Observability {
-    /// From the job: the runner's backend and the sandbox's network mode.
-    pub fn of_job(job: &crate::spec::Job) -> Observability {
-        Observability {
-            tool_calls: job.agent.runtime.backend != crate::spec::agent::Backend::Process,
-            network: job.sandbox.network != crate::spec::sandbox::NetworkMode::Disabled,
-        }
-    }
 }
 
 /// A tool call as the checks see it: name, arguments, how it ended, event number.
@@ -166,7 +147,7 @@ fn forbidden_call_checks(input: &CheckInput<'_>, calls: &[Call<'_>]) -> Vec<Chec
             out.push(CheckResult {
                 name: format!("forbidden_tool_call {forbidden}"),
                 outcome: CheckOutcome::Errored {
-                    detail: super::dataset_checks::NO_TOOL_CALLS.into(),
+                    detail: NO_TOOL_CALLS.into(),
                 },
             });
             continue;

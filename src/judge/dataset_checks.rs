@@ -6,17 +6,11 @@
 
 use std::path::Path;
 
-use super::checks::Observability;
+use super::observability::{NO_NETWORK_RECORD, NO_TOOL_CALLS, Observability};
 use super::observed::ObservedFacts;
 use super::verdict::{CheckOutcome, CheckResult};
 pub use crate::trial::checks::{CommandRule, FileRule, ScenarioChecks, argument_text, glob_matches, rule_matches};
 use crate::trial::events::{Envelope, RunEvent};
-
-/// Why a check of tool calls cannot be settled by a runner that reports none.
-pub const NO_TOOL_CALLS: &str = "not_observable: the agent's runner reports no tool calls, so no attempt could be seen";
-/// Why `network_untouched` cannot be settled where nothing records attempts.
-pub const NO_NETWORK_RECORD: &str =
-    "not_observable: under `network: disabled` nothing records the agent's network attempts";
 
 fn check(name: String, ok: bool, detail: String) -> CheckResult {
     CheckResult {

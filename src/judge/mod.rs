@@ -6,7 +6,6 @@
 pub mod case_verdict;
 pub mod checks;
 pub mod citations;
-pub mod command_words;
 pub mod compare;
 pub mod dataset_checks;
 pub mod default_gates;
@@ -19,6 +18,7 @@ pub mod integrity_classifier;
 pub mod integrity_context;
 pub mod junit;
 pub mod llm_judge;
+pub mod observability;
 pub mod observed;
 pub mod output_bound;
 pub mod secret_scan;

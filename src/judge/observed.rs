@@ -282,5 +282,3 @@ pub fn default_checks(o: &ObservedFacts, checks: &ScenarioChecks) -> Vec<CheckRe
     }
     out
 }
-
-pub use super::evidence_policy::{Observation, unsettled};

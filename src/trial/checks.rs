@@ -170,7 +170,7 @@ pub fn rule_matches(rule: &CommandRule, tool: &str, arguments: &serde_json::Valu
             let Ok(re) = Regex::new(p) else { return false };
             let text = argument_text(arguments);
             re.is_match(&text)
-                || crate::judge::command_words::simple_commands(&text)
+                || super::command_words::simple_commands(&text)
                     .iter()
                     .any(|c| re.is_match(c))
         })

@@ -61,7 +61,7 @@ async fn run(
         known_tools: None,
         egress_must_be_clean: false,
         files: None,
-        observability: ghostlab::judge::checks::Observability {
+        observability: ghostlab::judge::observability::Observability {
             tool_calls: true,
             network: true,
         },
@@ -170,7 +170,7 @@ async fn unknown_expected_tool_fails_closed() {
         known_tools: Some(&known),
         egress_must_be_clean: false,
         files: None,
-        observability: ghostlab::judge::checks::Observability {
+        observability: ghostlab::judge::observability::Observability {
             tool_calls: true,
             network: true,
         },

@@ -1,6 +1,6 @@
 //! The forms a known secret takes when an agent disguises it: base64 (standard and URL-safe,
 //! at any alignment inside a longer encoded text), hex (either case), percent-encoding, and
-//! long fragments (a prefix, a suffix, the value minus its last characters). `redact::Redactor`
+//! long fragments (a prefix, a suffix, the value minus its last characters). `Redactor`
 //! masks every form, so events.jsonl and the reports never carry them, and the observed facts
 //! see the mask wherever one appeared.
 
@@ -59,11 +59,21 @@ pub fn encoded_forms(secret: &str) -> Vec<String> {
     forms
 }
 
+/// Whether a value is a token whose fragments are secret too: ASCII, one word, letters and
+/// digits mixed, not an address (a base URL's `http://127.0.0.1` is ordinary text elsewhere).
+fn looks_like_a_token(secret: &str) -> bool {
+    secret.is_ascii()
+        && !secret.contains("://")
+        && !secret.chars().any(char::is_whitespace)
+        && secret.chars().any(|c| c.is_ascii_digit())
+        && secret.chars().any(|c| c.is_ascii_alphabetic())
+}
+
 /// Byte spans of `text` holding a fragment of `secret` at least `FRAGMENT_LEN` long (ASCII
 /// secrets of at least `FRAGMENT_SECRET_LEN` only), merged.
 pub fn fragment_spans(text: &str, secret: &str) -> Vec<(usize, usize)> {
     let (t, s) = (text.as_bytes(), secret.as_bytes());
-    if s.len() < FRAGMENT_SECRET_LEN || !secret.is_ascii() || t.len() < FRAGMENT_LEN {
+    if s.len() < FRAGMENT_SECRET_LEN || !looks_like_a_token(secret) || t.len() < FRAGMENT_LEN {
         return Vec::new();
     }
     let mut spans: Vec<(usize, usize)> = Vec::new();
@@ -131,5 +141,8 @@ mod tests {
         assert_eq!(&text[spans[0].0..spans[0].1], cut);
         assert!(fragment_spans("planted-sec is eleven", SECRET).is_empty());
         assert!(fragment_spans("short-secret-x", "short-secret-x").is_empty());
+        let url = "http://127.0.0.1:8080/v1";
+        assert!(fragment_spans("the server is http://127.0.0.1:9", url).is_empty());
+        assert!(fragment_spans("a plain-words-only-value here", "plain-words-only-value").is_empty());
     }
 }
