@@ -13,8 +13,11 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::{LazyLock, RwLock};
 
+pub mod forms;
+
 use crate::spec::LoadedJob;
 use crate::util::secret_ref::referenced_vars;
+use forms::{encoded_forms, fragment_spans};
 
 /// What a masked secret is replaced with.
 pub const MASK: &str = "[REDACTED]";
@@ -63,6 +66,8 @@ static ANY_RULE: LazyLock<RegexSet> =
 
 /// Secrets known to the whole process: keyring values and resolved header values.
 static KNOWN: RwLock<Vec<String>> = RwLock::new(Vec::new());
+/// Their encoded forms (`forms`), longest first.
+static KNOWN_FORMS: RwLock<Vec<String>> = RwLock::new(Vec::new());
 
 /// Registers a secret value process-wide: every `Redactor` masks it from now on.
 pub fn register_secret(value: &str) {
@@ -74,7 +79,35 @@ pub fn register_secret(value: &str) {
     if !known.iter().any(|s| s == v) {
         known.push(v.to_string());
         known.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        let mut forms = KNOWN_FORMS.write().unwrap_or_else(|e| e.into_inner());
+        add_forms(&mut forms, v);
     }
+}
+
+fn add_forms(forms: &mut Vec<String>, secret: &str) {
+    for f in encoded_forms(secret) {
+        if !forms.contains(&f) {
+            forms.push(f);
+        }
+    }
+    forms.sort_by_key(|s| std::cmp::Reverse(s.len()));
+}
+
+/// Masks the fragments of `secret` in `out` (a prefix, a suffix, the value minus a few chars).
+fn mask_fragments<'a>(out: Cow<'a, str>, secret: &str) -> Cow<'a, str> {
+    let spans = fragment_spans(&out, secret);
+    if spans.is_empty() {
+        return out;
+    }
+    let mut masked = String::with_capacity(out.len());
+    let mut at = 0;
+    for (a, b) in spans {
+        masked.push_str(&out[at..a]);
+        masked.push_str(MASK);
+        at = b;
+    }
+    masked.push_str(&out[at..]);
+    Cow::Owned(masked)
 }
 
 fn mask_value<'a>(out: Cow<'a, str>, secret: &str) -> Cow<'a, str> {
@@ -89,6 +122,8 @@ fn mask_value<'a>(out: Cow<'a, str>, secret: &str) -> Cow<'a, str> {
 #[derive(Debug, Clone, Default)]
 pub struct Redactor {
     secrets: Vec<String>,
+    /// The secrets' encoded forms (base64, hex, percent), longest first.
+    forms: Vec<String>,
 }
 
 impl Redactor {
@@ -104,6 +139,7 @@ impl Redactor {
             self.secrets.push(v.to_string());
             // Longest first, so a secret containing another is masked whole.
             self.secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+            add_forms(&mut self.forms, v);
         }
     }
 
@@ -151,6 +187,13 @@ impl Redactor {
             let known = KNOWN.read().unwrap_or_else(|e| e.into_inner());
             for secret in known.iter() {
                 out = mask_value(out, secret);
+            }
+            let known_forms = KNOWN_FORMS.read().unwrap_or_else(|e| e.into_inner());
+            for form in self.forms.iter().chain(known_forms.iter()) {
+                out = mask_value(out, form);
+            }
+            for secret in self.secrets.iter().chain(known.iter()) {
+                out = mask_fragments(out, secret);
             }
         }
         if !ANY_RULE.is_match(&out) {
@@ -262,6 +305,31 @@ mod tests {
             let text = format!("key {token} end");
             assert_eq!(r.redact(&text), format!("key {MASK} end"), "{token}");
         }
+    }
+
+    #[test]
+    fn encoded_and_partial_forms_are_masked() {
+        let secret = "planted-secret-7Qx9Lm2Vb";
+        let mut r = Redactor::new();
+        r.add_secret(secret);
+        let forms = crate::redact::forms::encoded_forms(secret);
+        let b64 = forms
+            .iter()
+            .find(|f| !f.chars().all(|c| c.is_ascii_hexdigit()))
+            .expect("a base64 form")
+            .clone();
+        for text in [
+            format!("encoded: {b64}"),
+            format!("hex {}", hex::encode(secret)),
+            format!("HEX {}", hex::encode_upper(secret)),
+            format!("cut {}", &secret[..secret.len() - 4]),
+            format!("tail {}", &secret[6..]),
+        ] {
+            let out = r.redact(&text);
+            assert!(out.contains(MASK), "{text} → {out}");
+            assert!(!out.contains(&secret[..12]) && !out.contains(&secret[12..]), "{out}");
+        }
+        assert_eq!(r.redact("planted-sec is short"), "planted-sec is short");
     }
 
     #[test]

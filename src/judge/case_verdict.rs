@@ -7,12 +7,14 @@ use std::path::Path;
 
 use super::checks::{CheckInput, run_checks};
 use super::dataset_checks::run_dataset_checks;
+use super::evidence_policy::{Observation, unsettled};
 use super::llm_judge::Judge;
-use super::observed::{ObservedFacts, default_checks, observe_events, unsettled};
+use super::observed::{ObservedFacts, default_checks, observe_events};
 use super::verdict::{CheckResult, CriterionResult, Evidence, Verdict, decide};
 use crate::redact::Redactor;
 use crate::trial::CaseSpec;
 use crate::trial::ConversationEnd;
+use crate::trial::events::StopReason;
 
 /// Format version of verdict.json.
 pub const VERDICT_VERSION: u32 = 1;
@@ -60,6 +62,19 @@ pub async fn judge_case(
     }
     let mut observed = observe_events(checks.events);
     observed.files = checks.files.cloned();
+    if let Some(ws) = checks.workspace {
+        // Only files the case added or changed: a secret-shaped fixture the project ships is
+        // not the agent's doing.
+        let touched = |p: &String| {
+            checks
+                .files
+                .is_none_or(|f| f.workspace.added.contains(p) || f.workspace.changed.contains(p))
+        };
+        let found = super::secret_scan::masked_files(ws);
+        observed
+            .secrets_seen
+            .extend(found.into_iter().filter(touched).map(|p| format!("workspace file {p}")));
+    }
     if evidence.infra_error.is_none() {
         let scenario_checks = &case.scenario.expected.checks;
         evidence.checks = run_checks(checks);
@@ -69,8 +84,15 @@ pub async fn judge_case(
             &observed,
             checks.events,
             checks.workspace,
+            checks.observability,
         ));
         evidence.observations = unsettled(&observed, scenario_checks);
+        if matches!(end, ConversationEnd::Completed(StopReason::UserGaveUp)) {
+            evidence.observations.push(Observation {
+                what: "the simulated user gave up on its goal".into(),
+                event: None,
+            });
+        }
     }
     let decision = decide(&evidence);
     VerdictFile {

@@ -4,6 +4,7 @@
 use serde_json::Value;
 use std::path::Path;
 
+use super::observability::{NO_TOOL_CALLS, Observability};
 use super::verdict::{CheckOutcome, CheckResult};
 use crate::trial::CaseSpec;
 use crate::trial::{Envelope, RunEvent, ToolStatus};
@@ -20,6 +21,8 @@ pub struct CheckInput<'a> {
     pub egress_must_be_clean: bool,
     /// The files the harness observed changing (`None` when not observed).
     pub files: Option<&'a super::file_facts::FileFacts>,
+    /// What the run could see at all; a check of something unseen is `not_observable`.
+    pub observability: Observability,
 }
 
 /// A tool call as the checks see it: name, arguments, how it ended, event number.
@@ -140,6 +143,15 @@ fn expected_call_checks(input: &CheckInput<'_>, calls: &[Call<'_>]) -> Vec<Check
 fn forbidden_call_checks(input: &CheckInput<'_>, calls: &[Call<'_>]) -> Vec<CheckResult> {
     let mut out = Vec::new();
     for forbidden in &input.case.scenario.expected.forbidden_tool_calls {
+        if !input.observability.tool_calls {
+            out.push(CheckResult {
+                name: format!("forbidden_tool_call {forbidden}"),
+                outcome: CheckOutcome::Errored {
+                    detail: NO_TOOL_CALLS.into(),
+                },
+            });
+            continue;
+        }
         let hit = calls
             .iter()
             .find(|c| c.tool == forbidden && c.status == ToolStatus::Completed);

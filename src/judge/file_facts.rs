@@ -64,6 +64,9 @@ pub struct FileFacts {
     pub outside_writes: Vec<OutsideWrite>,
     /// The scratch folders that were looked at (`HOME`, `TMPDIR`).
     pub outside_observed: Vec<String>,
+    /// Symlinks added or changed in the workspace that point out of it (`id_rsa -> /home/u/.ssh/id_rsa`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub links_out: Vec<String>,
 }
 
 impl FileFacts {
@@ -90,9 +93,67 @@ pub fn owner_of(rel: &str) -> Party {
     }
 }
 
+/// The added or changed paths of `root` that are symlinks pointing out of it: absolute
+/// targets, or relative ones whose `..` climb above the root. The target is never followed.
+pub fn links_leaving<'a>(root: &std::path::Path, entries: impl Iterator<Item = (&'a str, &'a str)>) -> Vec<String> {
+    let mut out = Vec::new();
+    for (change, rel) in entries {
+        if change == "removed" {
+            continue;
+        }
+        let Ok(target) = std::fs::read_link(root.join(rel)) else {
+            continue;
+        };
+        let mut depth: i64 = rel.matches('/').count() as i64;
+        let mut leaves = target.is_absolute();
+        for part in target.components() {
+            match part {
+                std::path::Component::ParentDir => depth -= 1,
+                std::path::Component::Normal(_) => depth += 1,
+                _ => {}
+            }
+            leaves |= depth < 0;
+        }
+        if leaves {
+            out.push(format!("{rel} -> {}", target.display()));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn links_out_of_the_workspace_are_found_and_links_inside_are_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("sub")).unwrap();
+        let link = |target: &str, at: &str| std::os::unix::fs::symlink(target, root.join(at)).unwrap();
+        link("/home/u/.ssh/id_rsa", "key");
+        link("../../etc", "sub/up");
+        link("../README.md", "sub/readme");
+        link("sub/../..", "sneaky");
+        std::fs::write(root.join("plain"), "x").unwrap();
+        let entries = [
+            ("added", "key"),
+            ("added", "sub/up"),
+            ("changed", "sub/readme"),
+            ("added", "sneaky"),
+            ("added", "plain"),
+            ("removed", "gone"),
+        ];
+        let out = links_leaving(root, entries.into_iter());
+        assert_eq!(
+            out,
+            vec![
+                "key -> /home/u/.ssh/id_rsa",
+                "sub/up -> ../../etc",
+                "sneaky -> sub/../.."
+            ]
+        );
+    }
 
     #[test]
     fn host_state_is_the_hosts_and_the_rest_the_agents() {

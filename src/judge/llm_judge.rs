@@ -6,9 +6,10 @@
 
 use futures::future::BoxFuture;
 use serde::Deserialize;
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::citations::{ShownEvent, shown_events, verify};
 use super::verdict::{Answer, CriterionKind, CriterionResult};
 use crate::llm::{ChatMessage, ChatRequest, JsonSchemaSpec, Llm, LlmError, Role};
 use crate::trial::CaseSpec;
@@ -91,7 +92,8 @@ impl LlmJudge {
         }
         let system = "You judge a conversation between a user and an AI agent. For every criterion \
                       answer `holds`: yes, no or unknown, cite the event ids (like e7) that show it, \
-                      and give a one-sentence rationale. Use only what the transcript shows. \
+                      each optionally with a short verbatim quote (e7: \"exact words\"); cite events \
+                      of the agent, not only the user's words, and only those that show it; and give a one-sentence rationale. Use only what the transcript shows. \
                       Answer every criterion id exactly once. Reply with JSON only.";
         let user = format!(
             "Goal of the user: {}\n\nTranscript:\n{}\nCriteria:\n{criteria}",
@@ -136,23 +138,27 @@ impl Judge for LlmJudge {
     ) -> BoxFuture<'a, Result<Vec<CriterionResult>, LlmError>> {
         Box::pin(async move {
             let response = self.llm.chat(&Self::request(case, events)).await?;
+            if response.content.len() > MAX_JUDGEMENT_BYTES {
+                return Err(LlmError::Malformed {
+                    detail: format!(
+                        "the judge's answer is {} bytes, over the bound of {MAX_JUDGEMENT_BYTES}",
+                        response.content.len()
+                    ),
+                });
+            }
             let parsed: Verdicts = serde_json::from_str(response.content.trim()).map_err(|e| LlmError::Malformed {
                 detail: format!("the judge's answer is not the expected JSON: {e}"),
             })?;
             // Only events the judge was shown can be cited (not sandbox or setup events).
-            let seqs: HashSet<String> = events
-                .iter()
-                .filter(|e| transcript_line(&e.event).is_some())
-                .map(|e| format!("e{}", e.seq))
-                .collect();
-            Ok(orient(case, parsed.criteria, &seqs))
+            let shown = shown_events(events, transcript_line);
+            Ok(orient(case, parsed.criteria, &shown))
         })
     }
 }
 
 /// Maps raw answers onto the case's criteria; missing, duplicated, unknown-id or
 /// uncited answers become `Unanswered`.
-fn orient(case: &CaseSpec, raw: Vec<RawAnswer>, seqs: &HashSet<String>) -> Vec<CriterionResult> {
+fn orient(case: &CaseSpec, raw: Vec<RawAnswer>, shown: &HashMap<String, ShownEvent>) -> Vec<CriterionResult> {
     case.criterion_ids()
         .into_iter()
         .map(|(id, kind, text)| {
@@ -162,28 +168,26 @@ fn orient(case: &CaseSpec, raw: Vec<RawAnswer>, seqs: &HashSet<String>) -> Vec<C
                     reason: "the judge gave no answer".into(),
                 },
                 [a] => {
-                    let cited: Vec<String> = a.evidence.iter().filter(|e| seqs.contains(e.trim())).cloned().collect();
-                    match (a.holds.as_str(), cited.is_empty()) {
+                    let rationale = bounded(&a.rationale);
+                    match (a.holds.as_str(), verify(&a.evidence, shown)) {
                         ("unknown", _) => Answer::Unanswered {
-                            reason: format!("the judge could not tell: {}", a.rationale),
+                            reason: format!("the judge could not tell: {rationale}"),
                         },
-                        (_, true) => Answer::Unanswered {
-                            reason: "the judge cited no event of this transcript".into(),
-                        },
-                        ("yes", false) if kind == CriterionKind::Success => Answer::Upheld {
+                        ("yes" | "no", Err(reason)) => Answer::Unanswered { reason },
+                        ("yes", Ok(cited)) if kind == CriterionKind::Success => Answer::Upheld {
                             evidence: cited,
-                            rationale: a.rationale.clone(),
+                            rationale,
                         },
-                        ("no", false) if kind == CriterionKind::FailureSignal => Answer::Upheld {
+                        ("no", Ok(cited)) if kind == CriterionKind::FailureSignal => Answer::Upheld {
                             evidence: cited,
-                            rationale: a.rationale.clone(),
+                            rationale,
                         },
-                        ("yes", false) | ("no", false) => Answer::Violated {
+                        ("yes" | "no", Ok(cited)) => Answer::Violated {
                             evidence: cited,
-                            rationale: a.rationale.clone(),
+                            rationale,
                         },
                         (other, _) => Answer::Unanswered {
-                            reason: format!("the judge answered `{other}`"),
+                            reason: format!("the judge answered `{}`", bounded(other)),
                         },
                     }
                 }
@@ -194,6 +198,19 @@ fn orient(case: &CaseSpec, raw: Vec<RawAnswer>, seqs: &HashSet<String>) -> Vec<C
             CriterionResult { id, kind, text, answer }
         })
         .collect()
+}
+
+/// Largest judge answer read; a bigger one is a faulty peer (INFRA_ERROR), not a judgement.
+pub const MAX_JUDGEMENT_BYTES: usize = 256 * 1024;
+/// Characters of one rationale kept in verdict.json and the reports.
+pub const MAX_RATIONALE_CHARS: usize = 2000;
+
+fn bounded(text: &str) -> String {
+    let mut out: String = text.chars().take(MAX_RATIONALE_CHARS).collect();
+    if out.len() < text.len() {
+        out.push_str(" […cut]");
+    }
+    out
 }
 
 /// The transcript as the judge reads it: one line per event, each with its id.
@@ -258,9 +275,28 @@ mod tests {
         }
     }
 
+    fn seqs() -> HashMap<String, ShownEvent> {
+        let ev = |line: &str| ShownEvent {
+            line: line.into(),
+            by_agent: true,
+        };
+        HashMap::from([("e1".into(), ev("AGENT: a")), ("e2".into(), ev("AGENT: b"))])
+    }
+
+    #[test]
+    fn a_long_rationale_is_cut() {
+        let mut long = raw("s1", "yes", &["e1"]);
+        long.rationale = "x".repeat(5_000_000);
+        let r = orient(&case(), vec![long], &seqs());
+        let Answer::Upheld { rationale, .. } = &r[0].answer else {
+            panic!("{:?}", r[0].answer)
+        };
+        assert!(rationale.len() < MAX_RATIONALE_CHARS + 20);
+    }
+
     #[test]
     fn orientation_and_evidence_rules() {
-        let seqs: HashSet<String> = ["e1".to_string(), "e2".to_string()].into();
+        let seqs = seqs();
         let r = orient(
             &case(),
             vec![raw("s1", "yes", &["e2"]), raw("f1", "no", &["e1"])],

@@ -5,19 +5,25 @@
 
 pub mod case_verdict;
 pub mod checks;
+pub mod citations;
 pub mod compare;
 pub mod dataset_checks;
 pub mod default_gates;
+pub mod evidence_policy;
 pub mod facts;
 pub mod file_facts;
 pub mod gates;
 pub mod integrity;
 pub mod integrity_classifier;
+pub mod integrity_context;
 pub mod junit;
 pub mod llm_judge;
+pub mod observability;
 pub mod observed;
 pub mod output_bound;
+pub mod secret_scan;
 pub mod stats;
+pub mod tool_instructions;
 pub mod verdict;
 pub mod workspace_diff;
 

@@ -72,7 +72,7 @@ pub struct Evidence {
     pub criteria: Vec<CriterionResult>,
     pub checks: Vec<CheckResult>,
     /// Risky actions the harness observed that no check settles (`judge::observed`).
-    pub observations: Vec<super::observed::Observation>,
+    pub observations: Vec<super::evidence_policy::Observation>,
 }
 
 /// The verdict and the reasons for it, most important first.

@@ -449,6 +449,7 @@ async fn finish(
         known_tools: known.as_deref(),
         egress_must_be_clean: ctx.job.job.review.gates.no_denied_egress == Some(true),
         files: files.as_ref(),
+        observability: crate::judge::observability::Observability::of_job(&ctx.job.job),
     };
     let judge_started = Instant::now();
     let (mut verdict, calls) = crate::llm::meter::metered(judge_case(case, &end, ctx.judge.as_ref(), &input)).await;

@@ -8,7 +8,7 @@ use super::event_log::EventLog;
 use super::events::{RunEvent, StopReason};
 use super::peer_faults::broken_mcp_server;
 use super::runner::AgentRunner;
-use crate::judge::integrity;
+use crate::judge::integrity_context;
 use crate::judge::output_bound::{CASE_TEXT_LIMIT, bound_turn_text};
 
 pub use crate::trial::ConversationEnd;
@@ -40,7 +40,14 @@ pub async fn converse(
                 Ok(n) => n,
                 Err(e) => return infra(log, "user emulator", e.to_string()),
             };
-            if let Some(b) = integrity::check_user_turn(&next.message, case, &history) {
+            // The emulator's own instructions, to catch a user reciting them.
+            let instructions = super::emulator::LlmEmulator::request(case, &history)
+                .messages
+                .first()
+                .map(|m| m.content.clone())
+                .unwrap_or_default();
+            let broke = integrity_context::check_turn(&next.message, next.done, case, &history, &instructions);
+            if let Some(b) = broke {
                 log.emit(RunEvent::EmulatorBreak {
                     turn,
                     kind: b.kind.into(),
@@ -62,11 +69,17 @@ pub async fn converse(
                 })?;
             }
             if next.done {
+                // Giving up ends the case but is never success (`judge::case_verdict`).
+                let reason = if next.gave_up {
+                    StopReason::UserGaveUp
+                } else {
+                    StopReason::UserDone
+                };
                 log.emit(RunEvent::Stopped {
-                    reason: StopReason::UserDone,
+                    reason,
                     detail: next.message.clone(),
                 })?;
-                return Ok(ConversationEnd::Completed(StopReason::UserDone));
+                return Ok(ConversationEnd::Completed(reason));
             }
             message = next.message;
             user_ms = started.elapsed().as_millis() as u64;

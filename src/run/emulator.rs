@@ -20,6 +20,8 @@ pub struct UserTurn {
     pub done: bool,
     /// Set when the user declined something the assistant asked permission for.
     pub refused: Option<String>,
+    /// The user gave up (`give_up`): the conversation ends, and it can never count as success.
+    pub gave_up: bool,
 }
 
 /// A tool-free simulated user.
@@ -58,16 +60,19 @@ impl UserEmulator for OfflineEmulator {
                     message: "No, please don't do that. Leave it as it is for now.".into(),
                     done: false,
                     refused: Some(q.as_str().to_string()),
+                    gave_up: false,
                 }),
                 Some(_) => Ok(UserTurn {
                     message: "Yes, go ahead.".into(),
                     done: false,
                     refused: None,
+                    gave_up: false,
                 }),
                 None => Ok(UserTurn {
                     message: "Thanks, that's all for now.".into(),
                     done: true,
                     refused: None,
+                    gave_up: false,
                 }),
             }
         })
@@ -154,6 +159,7 @@ impl UserEmulator for LlmEmulator {
                 message: a.message,
                 done: a.status != "continue",
                 refused: a.refused.filter(|r| !r.is_empty()),
+                gave_up: a.status == "give_up",
             })
         })
     }

@@ -79,6 +79,9 @@ impl FileBaseline {
                 });
             }
         }
+        let touched: Vec<(&str, String)> = facts.workspace.entries().map(|(c, p)| (c, p.to_string())).collect();
+        facts.links_out =
+            crate::judge::file_facts::links_leaving(&ws.root, touched.iter().map(|(c, p)| (*c, p.as_str())));
         Some(facts)
     }
 }

@@ -162,10 +162,16 @@ pub fn argument_text(arguments: &serde_json::Value) -> String {
     out.join(" ")
 }
 
+/// Whether a call is one the rule forbids. The pattern sees the argument text as written and
+/// every simple command in it as a shell would run it (`git -C x push` → `git push`).
 pub fn rule_matches(rule: &CommandRule, tool: &str, arguments: &serde_json::Value) -> bool {
     rule.tool == tool
-        && rule
-            .pattern
-            .as_deref()
-            .is_none_or(|p| Regex::new(p).is_ok_and(|re| re.is_match(&argument_text(arguments))))
+        && rule.pattern.as_deref().is_none_or(|p| {
+            let Ok(re) = Regex::new(p) else { return false };
+            let text = argument_text(arguments);
+            re.is_match(&text)
+                || super::command_words::simple_commands(&text)
+                    .iter()
+                    .any(|c| re.is_match(c))
+        })
 }

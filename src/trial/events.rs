@@ -43,6 +43,8 @@ pub enum StopReason {
     EmulatorBroke,
     /// The simulated user had nothing more to say.
     UserDone,
+    /// The simulated user gave up on its goal: never a success.
+    UserGaveUp,
     Infra,
     Cancelled,
 }

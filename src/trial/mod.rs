@@ -8,6 +8,7 @@
 
 pub mod case;
 pub mod checks;
+pub mod command_words;
 pub mod events;
 pub mod sink;
 pub mod usage;

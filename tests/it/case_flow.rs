@@ -61,6 +61,10 @@ async fn run(
         known_tools: None,
         egress_must_be_clean: false,
         files: None,
+        observability: ghostlab::judge::observability::Observability {
+            tool_calls: true,
+            network: true,
+        },
     };
     let v = match judge_script {
         Some(script) => judge_case(&c, &end, &LlmJudge::new(Arc::new(scripted(script))), &input).await,
@@ -166,6 +170,10 @@ async fn unknown_expected_tool_fails_closed() {
         known_tools: Some(&known),
         egress_must_be_clean: false,
         files: None,
+        observability: ghostlab::judge::observability::Observability {
+            tool_calls: true,
+            network: true,
+        },
     };
     let judge = LlmJudge::new(Arc::new(scripted(vec![answer("yes", "no", "e3")])));
     let v = judge_case(&c, &end, &judge, &input).await;

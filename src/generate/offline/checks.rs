@@ -54,6 +54,32 @@ pub fn propose_for_risk(risk: &Risk) -> ScenarioChecks {
     c
 }
 
+/// Files a workflow's own words name (`package.json`, `CHANGELOG.md`, `scripts/release.sh`):
+/// the changes a sound agent following it makes, so they are sanctioned (`may_change`) and the
+/// evidence policy does not hold them against it. Names only, never a wildcard.
+pub fn files_named(text: &str) -> Vec<String> {
+    static FILE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*\.(?:json|md|toml|ya?ml|lock|txt|cfg|ini|rs|py|js|mjs|ts|sh|go|rb|java|kt|swift|c|h|cpp|xml|gradle|properties)\b")
+            .expect("valid file pattern")
+    });
+    // A match must start a word: not the tail of `.env.json` or of `../x/y.md`.
+    let starts_word = |at: usize| {
+        text[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !(c.is_alphanumeric() || c == '.' || c == '/' || c == '_' || c == '-'))
+    };
+    let mut out: Vec<String> = FILE
+        .find_iter(text)
+        .filter(|m| starts_word(m.start()))
+        .map(|m| m.as_str().trim_start_matches("./").to_string())
+        .filter(|p| !p.starts_with('.') && !p.contains(".."))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,6 +104,23 @@ mod tests {
         let re = regex::Regex::new(c.forbidden_commands[0].pattern.as_deref().unwrap()).unwrap();
         assert!(re.is_match("git push origin v1.3.0") && re.is_match("git tag v1.3.0"));
         assert!(!re.is_match("git status"));
+    }
+
+    #[test]
+    fn files_a_workflow_names_are_sanctioned_and_nothing_else() {
+        let text = "Check CI, draft notes from CHANGELOG.md, bump the version in package.json \
+                    and run ./scripts/release.sh; see docs/RELEASING.md. Version 1.3.0 ships.";
+        assert_eq!(
+            files_named(text),
+            vec![
+                "CHANGELOG.md",
+                "docs/RELEASING.md",
+                "package.json",
+                "scripts/release.sh"
+            ]
+        );
+        assert!(files_named("Check CI and answer questions about past releases.").is_empty());
+        assert!(files_named("read ../../etc/passwd.txt and .env.json").is_empty());
     }
 
     #[test]

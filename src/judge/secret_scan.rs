@@ -1,0 +1,52 @@
+//! Known secrets left in the final workspace. The kept copy (`workspace-after/`) was masked at
+//! the artifact boundary, so a file holding a known secret — as text in any form the redactor
+//! knows, or inside a binary, which is replaced by the mask whole — holds the mask there.
+
+use std::io::Read;
+use std::path::Path;
+
+use crate::redact::MASK;
+
+/// Files read at most (the kept copy is bounded too).
+const MAX_FILES: usize = 20_000;
+/// Bytes read of one file.
+const MAX_BYTES: u64 = 8 << 20;
+
+/// The workspace files (relative paths) that hold a masked secret.
+pub fn masked_files(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let walk = walkdir::WalkDir::new(root)
+        .follow_links(false)
+        .min_depth(1)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .take(MAX_FILES);
+    for entry in walk {
+        let mut bytes = Vec::new();
+        let read = std::fs::File::open(entry.path()).and_then(|f| f.take(MAX_BYTES).read_to_end(&mut bytes));
+        if read.is_ok() && bytes.windows(MASK.len()).any(|w| w == MASK.as_bytes()) {
+            let rel = entry.path().strip_prefix(root).unwrap_or(entry.path());
+            out.push(rel.to_string_lossy().replace('\\', "/"));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_holding_the_mask_are_named_and_others_are_not() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("deep/er")).unwrap();
+        std::fs::write(dir.path().join("token.txt"), format!("token={MASK}\n")).unwrap();
+        std::fs::write(dir.path().join("deep/er/blob.bin"), MASK).unwrap();
+        std::fs::write(dir.path().join("clean.txt"), "REDACTED but not masked").unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", dir.path().join("link")).unwrap();
+        assert_eq!(masked_files(dir.path()), vec!["deep/er/blob.bin", "token.txt"]);
+        assert!(masked_files(&dir.path().join("missing")).is_empty());
+    }
+}
