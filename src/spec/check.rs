@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use super::agent::Runtime;
+use super::check_file_refs::check_file_refs;
 use super::check_sandbox::{check_network, check_sandbox};
 use super::diagnostics::{Diagnostic, SpecError, diag, in_range, index, join};
 use super::document::job_dir;
@@ -31,6 +32,7 @@ pub fn check_job(path: &Path, job: Job) -> Result<LoadedJob, SpecError> {
 
     check_agent_inputs(path, &policy, &job, &mut ds);
     check_agent_defs(path, &policy, &job.agent.runtime, &mut ds);
+    check_file_refs(path, &policy, &job.agent.runtime, &mut ds);
     check_provider_secrets(path, &job.agent.runtime, &mut ds);
     for (i, input) in job.agent.inputs.mcps.iter().enumerate() {
         if let Some(cfg) = &input.config_ref {
@@ -108,7 +110,13 @@ fn check_skill(file: &Path, policy: &PathPolicy, at: &str, rel: &str, ds: &mut V
 fn check_agent_defs(path: &Path, policy: &PathPolicy, rt: &Runtime, ds: &mut Vec<Diagnostic>) {
     for (name, def) in &rt.agents {
         let at = join("agent.runtime.agents", name);
-        if let Some(file) = def.prompt.as_deref().and_then(prompt_file) {
+        // `{file:…}` references are checked with the others (`check_file_refs`).
+        if let Some(file) = def
+            .prompt
+            .as_deref()
+            .filter(|p| !p.contains("{file:"))
+            .and_then(prompt_file)
+        {
             policy.input(&join(&at, "prompt"), file, Want::File, ds);
         }
         for (key, v) in [("temperature", def.temperature), ("top_p", def.top_p)] {

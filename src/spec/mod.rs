@@ -6,9 +6,11 @@
 pub mod agent;
 pub mod bounded;
 mod check;
+mod check_file_refs;
 mod check_sandbox;
 pub mod diagnostics;
 mod document;
+pub mod file_refs;
 pub mod instructions;
 pub mod job;
 pub mod jsonc;

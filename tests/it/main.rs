@@ -20,6 +20,7 @@ mod fuzz_inputs;
 mod generate_cli;
 mod generate_offline;
 mod generate_schemas;
+mod hostile_file_refs;
 mod hostile_inputs;
 mod import_projects;
 mod kill_commit;
