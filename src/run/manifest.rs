@@ -73,8 +73,15 @@ impl Manifest {
 /// sha256 of a file, or of a folder's files (relative names and contents, in order).
 pub fn fingerprint(path: &Path) -> Option<String> {
     let mut h = Sha256::new();
+    // Streamed through a non-blocking open: a large input is hashed without being held in
+    // memory, and a FIFO swapped in is refused instead of waited on.
+    let hash_file = |h: &mut Sha256, p: &Path| -> Option<()> {
+        let mut file = crate::util::bounded::open_regular(p).ok()?;
+        std::io::copy(&mut file, h).ok()?;
+        Some(())
+    };
     if path.is_file() {
-        h.update(std::fs::read(path).ok()?);
+        hash_file(&mut h, path)?;
     } else if path.is_dir() {
         let mut files: Vec<_> = walkdir::WalkDir::new(path)
             .into_iter()
@@ -85,7 +92,7 @@ pub fn fingerprint(path: &Path) -> Option<String> {
         for f in files {
             h.update(f.path().strip_prefix(path).ok()?.to_string_lossy().as_bytes());
             h.update([0]);
-            h.update(std::fs::read(f.path()).ok()?);
+            hash_file(&mut h, f.path())?;
         }
     } else {
         return None;

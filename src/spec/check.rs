@@ -71,10 +71,10 @@ fn check_agent_inputs(path: &Path, policy: &PathPolicy, job: &Job, ds: &mut Vec<
             // A glob must match; every file it matches is held to the same path policy.
             check_instruction(path, &job_dir(path), &at, f, ds);
             for matched in expand_entry(&job_dir(path), f) {
-                policy.contained(&at, &matched.to_string_lossy(), ds);
+                policy.input(&at, &matched.to_string_lossy(), Want::Text, ds);
             }
         } else {
-            policy.input(&at, f, Want::File, ds);
+            policy.input(&at, f, Want::Text, ds);
         }
     }
     for (i, s) in rt.skills.paths.iter().enumerate() {
@@ -103,7 +103,10 @@ fn check_skill(file: &Path, policy: &PathPolicy, at: &str, rel: &str, ds: &mut V
     };
     if !p.join("SKILL.md").is_file() {
         ds.push(diag(file, at, format!("skill folder `{rel}` has no SKILL.md")));
+        return;
     }
+    let skill_md = p.join("SKILL.md");
+    policy.input(at, &skill_md.to_string_lossy(), Want::Text, ds);
 }
 
 /// Each `agent.runtime.agents.<name>`: prompt file, sampling ranges, steps; and `default_agent`.
@@ -117,7 +120,7 @@ fn check_agent_defs(path: &Path, policy: &PathPolicy, rt: &Runtime, ds: &mut Vec
             .filter(|p| !p.contains("{file:"))
             .and_then(prompt_file)
         {
-            policy.input(&join(&at, "prompt"), file, Want::File, ds);
+            policy.input(&join(&at, "prompt"), file, Want::Text, ds);
         }
         for (key, v) in [("temperature", def.temperature), ("top_p", def.top_p)] {
             if let Some(v) = v.filter(|v| !(0.0..=2.0).contains(v)) {

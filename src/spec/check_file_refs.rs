@@ -51,7 +51,7 @@ fn check_text(path: &Path, policy: &PathPolicy, at: &str, text: &str, ds: &mut V
         Ok(refs) => {
             for r in refs {
                 let expanded = expand_home(r.path);
-                policy.input(at, &expanded.to_string_lossy(), Want::File, ds);
+                policy.input(at, &expanded.to_string_lossy(), Want::Text, ds);
             }
         }
     }

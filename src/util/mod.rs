@@ -4,6 +4,7 @@
 
 pub mod atomic;
 pub mod blocking;
+pub mod bounded;
 pub mod durable;
 pub mod fs_sync;
 pub mod ids;
