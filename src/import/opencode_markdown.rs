@@ -109,6 +109,11 @@ pub fn read_markdown(file: &Path) -> Result<(Map<String, Value>, String), SpecEr
                 .unwrap_or_default();
             SpecError::one(file, "", format!("malformed YAML frontmatter{at}: {e}"))
         })?;
+        let mut ds = Vec::new();
+        crate::spec::find_non_finite(file, &yaml, "", &mut ds);
+        if !ds.is_empty() {
+            return Err(SpecError { diagnostics: ds });
+        }
         match serde_json::to_value(&yaml) {
             Ok(Value::Object(m)) => m,
             Ok(Value::Null) => Map::new(),

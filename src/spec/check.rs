@@ -122,9 +122,10 @@ fn check_agent_defs(path: &Path, policy: &PathPolicy, rt: &Runtime, ds: &mut Vec
         {
             policy.input(&join(&at, "prompt"), file, Want::Text, ds);
         }
-        for (key, v) in [("temperature", def.temperature), ("top_p", def.top_p)] {
-            if let Some(v) = v.filter(|v| !(0.0..=2.0).contains(v)) {
-                ds.push(diag(path, join(&at, key), format!("{v} is out of range 0..=2")));
+        // top_p is a probability mass; temperature goes to 2 as in the providers' APIs.
+        for (key, v, max) in [("temperature", def.temperature, 2.0), ("top_p", def.top_p, 1.0)] {
+            if let Some(v) = v.filter(|v| !(0.0..=max).contains(v)) {
+                ds.push(diag(path, join(&at, key), format!("{v} is out of range 0..={max}")));
             }
         }
         if let Some(steps) = def.steps {
@@ -176,8 +177,21 @@ fn check_provider_secrets(path: &Path, rt: &Runtime, ds: &mut Vec<Diagnostic>) {
 fn check_setup(path: &Path, job: &Job, ds: &mut Vec<Diagnostic>) {
     for (i, step) in job.setup.iter().enumerate() {
         let at = index("setup", i);
-        if step.run.is_empty() {
-            ds.push(diag(path, join(&at, "run"), "needs a command"));
+        if step.run.is_empty() || step.run[0].trim().is_empty() {
+            ds.push(diag(
+                path,
+                join(&at, "run"),
+                "needs a command (the first word is empty)",
+            ));
+        }
+        for (j, word) in step.run.iter().enumerate() {
+            if word.contains('\0') {
+                ds.push(diag(
+                    path,
+                    index(&join(&at, "run"), j),
+                    "holds a NUL byte, which no command line can carry",
+                ));
+            }
         }
         if let Some(t) = step.timeout {
             in_range(path, &join(&at, "timeout"), t, 1, 86_400, ds);

@@ -18,6 +18,8 @@ pub mod load;
 pub mod mcp_dialects;
 pub mod mcp_file;
 mod mcp_inputs;
+mod non_finite;
+pub use non_finite::find_non_finite;
 pub mod path_policy;
 pub mod resolved;
 pub mod review;
