@@ -11,6 +11,7 @@ mod acceptance;
 mod architecture;
 mod case_flow;
 mod codex_runner;
+mod concurrent_writes;
 mod credentials;
 mod e2e_fake_openshell;
 mod e2e_faults;
