@@ -76,7 +76,16 @@ impl RunResults {
     pub fn read(run_dir: &Path) -> Result<RunResults, ResultsError> {
         let run = RunDir::new(run_dir);
         let path = run.summary();
-        let text = std::fs::read_to_string(&path).map_err(|_| ResultsError::Unfinished(run_dir.to_path_buf()))?;
+        let text = match crate::util::bounded::read_bounded_string(&path, crate::util::bounded::FileKind::State) {
+            Ok(text) => text,
+            Err(e) if e.is_not_found() => return Err(ResultsError::Unfinished(run_dir.to_path_buf())),
+            Err(e) => {
+                return Err(ResultsError::Unreadable {
+                    path: path.clone(),
+                    reason: e.reason(),
+                });
+            }
+        };
         let summary: SuiteSummary = serde_json::from_str(&text).map_err(|e| ResultsError::Unreadable {
             path: path.clone(),
             reason: e.to_string(),
@@ -92,9 +101,10 @@ impl RunResults {
             .into_iter()
             .filter_map(|t| {
                 let v = read_verdict(&t.verdict())?;
-                let spec: Option<CaseSpec> = std::fs::read_to_string(t.case_file())
-                    .ok()
-                    .and_then(|s| serde_json::from_str(&s).ok());
+                let spec: Option<CaseSpec> =
+                    crate::util::bounded::read_bounded_string(&t.case_file(), crate::util::bounded::FileKind::State)
+                        .ok()
+                        .and_then(|s| serde_json::from_str(&s).ok());
                 Some(trial_result(&v, spec.as_ref()))
             })
             .collect();

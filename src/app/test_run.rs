@@ -71,6 +71,10 @@ pub enum TestRunError {
     Write { path: PathBuf, source: std::io::Error },
     #[error("{0}")]
     Suite(std::io::Error),
+    #[error("{0}")]
+    Busy(#[from] crate::util::folder_lock::LockError),
+    #[error("--run {}: {reason}", path.display())]
+    NotARunFolder { path: PathBuf, reason: String },
 }
 
 /// What a finished suite run left behind.
@@ -88,7 +92,13 @@ pub struct TestOutcome {
 pub fn resolve_run_dir(settings: &TestSettings) -> Result<RunDir, TestRunError> {
     let state = settings.job.state_dir();
     match (&settings.run_dir, settings.resume) {
-        (Some(d), _) => Ok(RunDir::new(d)),
+        (Some(d), _) => {
+            crate::run::run_dir::check_run_folder(d).map_err(|reason| TestRunError::NotARunFolder {
+                path: d.clone(),
+                reason,
+            })?;
+            Ok(RunDir::new(d))
+        }
         (None, true) => RunDir::newest(&state).ok_or_else(|| TestRunError::NoRunToResume(RunDir::runs_root(&state))),
         (None, false) => Ok(RunDir::fresh(&state)),
     }
@@ -127,6 +137,12 @@ pub async fn run_tests(settings: &TestSettings, sinks: Sinks) -> Result<TestOutc
         return Err(TestRunError::NoCases);
     }
     let run = resolve_run_dir(settings)?;
+    // One command per run folder: two resumes of one run would each run the missing trials.
+    std::fs::create_dir_all(run.path()).map_err(|source| TestRunError::Write {
+        path: run.path().to_path_buf(),
+        source,
+    })?;
+    let _lock = crate::util::folder_lock::try_lock_folder(run.path())?;
     let facts = contract_facts(&state)?;
     let agent_model = match &settings.agent_cassette {
         Some(c) => Some(start_agent_model(c).await?),

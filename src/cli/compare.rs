@@ -19,7 +19,8 @@ pub struct Args {
 
 fn read(dir: &std::path::Path) -> Result<SuiteSummary, CliError> {
     let path = dir.join("summary.json");
-    let text = std::fs::read_to_string(&path).map_err(|e| CliError::usage(format!("{}: {e}", path.display())))?;
+    let text = crate::util::bounded::read_bounded_string(&path, crate::util::bounded::FileKind::State)
+        .map_err(|e| CliError::usage(e.to_string()))?;
     serde_json::from_str(&text).map_err(|e| CliError::usage(format!("{}: not a run summary: {e}", path.display())))
 }
 

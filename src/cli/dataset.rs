@@ -112,8 +112,18 @@ fn list(job: &Path) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The state folder's lock, held while a command reads, changes and writes the dataset, so
+/// concurrent edits are applied one after another instead of overwriting each other.
+fn lock_state(state: &Path) -> Result<Option<crate::util::folder_lock::FolderLock>, CliError> {
+    if !state.is_dir() {
+        return Ok(None); // nothing generated yet: the read below says so
+    }
+    crate::util::folder_lock::lock_folder(state).map(Some).map_err(err)
+}
+
 fn mark(args: MarkArgs, status: CaseStatus) -> Result<ExitCode, CliError> {
     let state = state_dir(&args.job)?;
+    let _lock = lock_state(&state)?;
     let mut dataset: Dataset = read_artifact(&state, ArtifactKind::Dataset).map_err(err)?;
     let ids: Vec<String> = if args.all {
         dataset.cases.iter().map(|c| c.id.clone()).collect()
@@ -162,6 +172,7 @@ fn edit(args: EditArgs) -> Result<ExitCode, CliError> {
         println!("case {} unchanged", args.case);
         return Ok(ExitCode::SUCCESS);
     }
+    let _lock = lock_state(&state)?;
     replace_scenario(&state, &args.case, edited).map_err(err)?;
     println!("case {} updated and back to pending review", args.case);
     Ok(ExitCode::SUCCESS)

@@ -250,8 +250,8 @@ fn open_lab(args: &Args) -> Result<Lab, CliError> {
     if !args.resume {
         return Ok(Lab::new());
     }
-    let text = std::fs::read_to_string(&args.job)
-        .map_err(|e| CliError::usage(format!("--resume: cannot read {}: {e}", args.job.display())))?;
+    let text = crate::util::bounded::read_bounded_string(&args.job, crate::util::bounded::FileKind::Config)
+        .map_err(|e| CliError::usage(format!("--resume: {e}")))?;
     let job = crate::spec::parse_job_text(&args.job, &text)?;
     let saved =
         store::load_saved(&store::lab_dir(&args.job, &job), &job).map_err(|e| CliError::usage(e.to_string()))?;

@@ -41,8 +41,8 @@ pub enum FailOn {
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let file = args.inventory.display().to_string();
-    let text =
-        std::fs::read_to_string(&args.inventory).map_err(|e| CliError::usage(format!("{file}: cannot read: {e}")))?;
+    let text = crate::util::bounded::read_bounded_string(&args.inventory, crate::util::bounded::FileKind::State)
+        .map_err(|e| CliError::usage(e.to_string()))?;
     let inventory = Inventory::from_json(&text).map_err(|e| CliError::usage(format!("{file}: {e}")))?;
     let contract = build_contract(&inventory);
     let rendered = match args.format {

@@ -19,7 +19,7 @@ pub struct Args {
     #[arg(long, default_value = "job.yaml")]
     pub job: PathBuf,
     /// Trials per case (pass^k needs k).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub repeat: u32,
     /// Cases running at once.
     #[arg(long, default_value_t = 4)]

@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 
 use crate::spec::agent::{AgentDef, Permission, PermissionRule};
+use crate::spec::file_refs::{expand_home, map_file_refs, mentions_file_ref};
 use crate::spec::resolved::{LoadedJob, McpTransport, ResolvedMcp, prompt_file};
 use crate::util::secret_ref::to_opencode_env;
 
@@ -110,7 +111,12 @@ pub fn emit_opencode_config(loaded: &LoadedJob, opts: &EmitOptions<'_>) -> Value
         cfg.insert("permission".into(), permission_value(p));
     }
     if !rt.commands.is_empty() {
-        let commands = serde_json::to_value(&rt.commands).expect("commands serialize");
+        // A template's `{file:…}` stays a reference, pointed at where the agent sees the file.
+        let mut commands = rt.commands.clone();
+        for c in commands.values_mut() {
+            c.template = map_file_refs(&c.template, &mut |p| map(&expand_home(p).to_string_lossy()));
+        }
+        let commands = serde_json::to_value(&commands).expect("commands serialize");
         cfg.insert("command".into(), model_refs(commands));
     }
     match provider {
@@ -204,7 +210,12 @@ pub fn emit_opencode_config(loaded: &LoadedJob, opts: &EmitOptions<'_>) -> Value
 fn agent_value(def: &AgentDef, map: &dyn Fn(&str) -> String) -> Value {
     let mut v = serde_json::to_value(def).expect("agent serializes");
     if let (Some(obj), Some(prompt)) = (v.as_object_mut(), def.prompt.as_deref()) {
-        if let Some(file) = prompt_file(prompt) {
+        if mentions_file_ref(prompt) {
+            obj.insert(
+                "prompt".into(),
+                json!(map_file_refs(prompt, &mut |p| map(&expand_home(p).to_string_lossy()))),
+            );
+        } else if let Some(file) = prompt_file(prompt) {
             obj.insert("prompt".into(), json!(format!("{{file:{}}}", map(file))));
         }
         if let Some(p) = &def.permission {

@@ -145,9 +145,11 @@ impl ProfileContext {
 }
 
 fn read_text(path: &Path) -> Result<String, GenerateError> {
-    std::fs::read_to_string(path).map_err(|e| GenerateError::Input {
-        file: path.to_path_buf(),
-        detail: format!("cannot read: {e}"),
+    crate::util::bounded::read_bounded_string(path, crate::util::bounded::FileKind::Text).map_err(|e| {
+        GenerateError::Input {
+            file: path.to_path_buf(),
+            detail: e.reason(),
+        }
     })
 }
 
@@ -289,12 +291,14 @@ pub fn workspace_shape(dir: &Path, shown: &str) -> WorkspaceEvidence {
         .iter()
         .find(|n| n.to_lowercase().starts_with("readme"))
         .map(|n| dir.join(n));
-    let readme_title = readme.and_then(|p| std::fs::read_to_string(p).ok()).and_then(|text| {
-        text.lines()
-            .map(str::trim)
-            .find(|l| !l.is_empty())
-            .map(|l| l.trim_start_matches('#').trim().to_string())
-    });
+    let readme_title = readme
+        .and_then(|p| crate::util::bounded::read_bounded_string(&p, crate::util::bounded::FileKind::Asset).ok())
+        .and_then(|text| {
+            text.lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty())
+                .map(|l| l.trim_start_matches('#').trim().to_string())
+        });
     WorkspaceEvidence {
         path: shown.to_string(),
         layout,

@@ -45,10 +45,10 @@ impl ToolInfo {
 /// Reads inventory.json if it exists. `Ok(None)` when absent; an unreadable or non-JSON file is
 /// an error naming the file (a stale or foreign file must not silently change the profile).
 pub fn read_inventory(path: &Path) -> Result<Option<Vec<ToolInfo>>, String> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("{}: cannot read: {e}", path.display())),
+    let text = match crate::util::bounded::read_optional_string(path, crate::util::bounded::FileKind::State) {
+        Ok(Some(t)) => t,
+        Ok(None) => return Ok(None),
+        Err(e) => return Err(e.to_string()),
     };
     let value: Value = serde_json::from_str(&text).map_err(|e| format!("{}: not valid JSON: {e}", path.display()))?;
     Ok(Some(tools_from_inventory(&value)))

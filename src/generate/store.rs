@@ -40,13 +40,13 @@ pub fn read_artifact_opt<T: DeserializeOwned>(
     kind: ArtifactKind,
 ) -> Result<Option<T>, GenerateError> {
     let path = artifact_path(state_dir, kind);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+    let text = match crate::util::bounded::read_optional_string(&path, crate::util::bounded::FileKind::State) {
+        Ok(Some(t)) => t,
+        Ok(None) => return Ok(None),
         Err(e) => {
             return Err(GenerateError::Artifact {
                 path,
-                detail: format!("cannot read: {e}"),
+                detail: e.reason(),
             });
         }
     };

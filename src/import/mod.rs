@@ -259,6 +259,9 @@ pub fn rebase_agent(agent: &mut Agent, src_dir: &Path, dst_dir: &Path) {
             paths::rebase_prompt(prompt, src_dir, dst_dir);
         }
     }
+    for command in rt.commands.values_mut() {
+        paths::rebase_prompt(&mut command.template, src_dir, dst_dir);
+    }
     if let Some(ws) = agent.workspace.as_mut() {
         re(ws);
     }

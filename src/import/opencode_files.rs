@@ -9,7 +9,9 @@ use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
 use crate::spec::diagnostics::{Diagnostic, SpecError, diag, join};
+use crate::spec::file_refs::{expand_home, file_refs, map_file_refs, mentions_file_ref};
 use crate::spec::jsonc::read_jsonc_document;
+use crate::spec::path_policy::{is_system_path, normalize};
 
 /// Where a project's configuration lives.
 #[derive(Debug, Clone)]
@@ -98,8 +100,9 @@ pub fn parent_configs(root: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Reads one config file: JSONC, with `{file:…}` resolved where Ghostlab can carry it.
-pub fn read_layer(file: &Path) -> Result<Map<String, Value>, SpecError> {
+/// Reads one config file: JSONC, with each `{file:…}` checked and kept as a reference to an
+/// absolute path inside the project `root` (see `carry_file_refs`).
+pub fn read_layer(file: &Path, root: &Path) -> Result<Map<String, Value>, SpecError> {
     let doc = read_jsonc_document(file)?;
     let Value::Object(mut map) = doc else {
         unreachable!("read_jsonc_document returns objects")
@@ -107,7 +110,7 @@ pub fn read_layer(file: &Path) -> Result<Map<String, Value>, SpecError> {
     let base = file.parent().unwrap_or(Path::new(".")).to_path_buf();
     let mut ds = Vec::new();
     for (key, value) in map.iter_mut() {
-        resolve_file_refs(file, &base, key, value, &mut ds);
+        resolve_file_refs(file, &base, root, key, value, &mut ds);
     }
     if ds.is_empty() {
         Ok(map)
@@ -116,85 +119,94 @@ pub fn read_layer(file: &Path) -> Result<Map<String, Value>, SpecError> {
     }
 }
 
-/// `{file:X}` in an agent prompt becomes `{file:<absolute X>}` (Ghostlab keeps prompt files as
-/// files); in a command template, or inside a longer prompt, it is replaced by the file's
-/// text as OpenCode does; anywhere else it cannot be carried and is an error.
-fn resolve_file_refs(file: &Path, base: &Path, at: &str, value: &mut Value, ds: &mut Vec<Diagnostic>) {
+/// `{file:X}` in an agent prompt or a command template stays a reference (OpenCode reads the
+/// file when it starts); anywhere else it cannot be carried and is an error.
+fn resolve_file_refs(file: &Path, base: &Path, root: &Path, at: &str, value: &mut Value, ds: &mut Vec<Diagnostic>) {
     match value {
         Value::Object(m) => {
             for (k, v) in m.iter_mut() {
-                resolve_file_refs(file, base, &join(at, k), v, ds);
+                resolve_file_refs(file, base, root, &join(at, k), v, ds);
             }
         }
         Value::Array(a) => {
             for (i, v) in a.iter_mut().enumerate() {
-                resolve_file_refs(file, base, &format!("{at}[{i}]"), v, ds);
+                resolve_file_refs(file, base, root, &format!("{at}[{i}]"), v, ds);
             }
         }
-        Value::String(s) if s.contains("{file:") => {
+        Value::String(s) if mentions_file_ref(s) => {
             let parts: Vec<&str> = at.split('.').collect();
             let is_prompt = parts.len() == 3 && matches!(parts[0], "agent" | "mode") && parts[2] == "prompt";
             let is_template = parts.len() == 3 && parts[0] == "command" && parts[2] == "template";
-            let whole = s.trim().strip_prefix("{file:").and_then(|r| r.strip_suffix('}'));
-            match (is_prompt, is_template, whole) {
-                (true, _, Some(rel)) => *s = format!("{{file:{}}}", resolve_file(base, rel).display()),
-                (true, _, None) | (_, true, _) => match inline_files(base, s) {
-                    Ok(text) => *s = text,
-                    Err(msg) => ds.push(diag(file, at, msg)),
-                },
-                _ => {
-                    let mut d = diag(
-                        file,
-                        at,
-                        "`{file:…}` is carried only in agent prompts and command templates",
-                    );
-                    d.hint = Some("for a credential, write a `{env:VAR}` reference instead".into());
-                    ds.push(d);
-                }
+            if is_prompt || is_template {
+                carry_file_refs(file, base, root, at, s, ds);
+            } else {
+                let mut d = diag(
+                    file,
+                    at,
+                    "`{file:…}` is carried only in agent prompts and command templates",
+                );
+                d.hint = Some("for a credential, write a `{env:VAR}` reference instead".into());
+                ds.push(d);
             }
         }
         _ => {}
     }
 }
 
-/// Resolves a `{file:}` path: `~/` from HOME, relative from the config file's folder.
-pub fn resolve_file(base: &Path, rel: &str) -> PathBuf {
-    if let Some(rest) = rel.strip_prefix("~/") {
-        return std::env::var_os("HOME")
-            .map(PathBuf::from)
-            .unwrap_or_default()
-            .join(rest);
+/// Rewrites each `{file:X}` in `text` to `{file:<absolute X>}` after checking that X is a
+/// regular file inside the project `root` (symlinks followed). The file is never read: its
+/// text must not end up in job.yaml, where a reference to `/proc/self/environ` or a symlink
+/// to `/etc/shadow` would copy secrets into a file the user shares.
+pub fn carry_file_refs(file: &Path, base: &Path, root: &Path, at: &str, text: &mut String, ds: &mut Vec<Diagnostic>) {
+    let refs = match file_refs(text) {
+        Ok(refs) => refs,
+        Err(e) => {
+            ds.push(diag(file, at, format!("bad file reference: {e}")));
+            return;
+        }
+    };
+    let before = ds.len();
+    for r in &refs {
+        if let Err(msg) = check_ref_target(base, root, r.path) {
+            let mut d = diag(file, at, format!("`{{file:{}}}` {msg}", r.path));
+            d.hint = Some("keep referenced files inside the project folder; secrets belong in `{env:VAR}`".into());
+            ds.push(d);
+        }
     }
-    let p = Path::new(rel);
-    if p.is_absolute() {
-        return p.to_path_buf();
+    if ds.len() == before {
+        *text = map_file_refs(text, &mut |p| resolve_file(base, p).display().to_string());
     }
-    crate::spec::resolved::resolve_against(base, rel)
 }
 
-/// Replaces every `{file:X}` in `text` by X's contents (trimmed, like OpenCode).
-fn inline_files(base: &Path, text: &str) -> Result<String, String> {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(start) = rest.find("{file:") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 6..];
-        let Some(end) = after.find('}') else {
-            return Err("`{file:` without a closing `}`".into());
-        };
-        let path = resolve_file(base, &after[..end]);
-        let content = std::fs::read_to_string(&path).map_err(|e| {
-            format!(
-                "bad file reference `{{file:{}}}`: {} ({e})",
-                &after[..end],
-                path.display()
-            )
-        })?;
-        out.push_str(content.trim());
-        rest = &after[end + 1..];
+/// Why the target of a reference cannot be carried, if it cannot.
+fn check_ref_target(base: &Path, root: &Path, rel: &str) -> Result<(), String> {
+    let lexical = resolve_file(base, rel);
+    let canonical = std::fs::canonicalize(&lexical).map_err(|e| match e.raw_os_error() {
+        Some(libc::ELOOP) => format!("is a symlink loop ({})", lexical.display()),
+        _ => format!("does not exist ({}: {e})", lexical.display()),
+    })?;
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    if is_system_path(&canonical) || !canonical.starts_with(&root) {
+        return Err(format!(
+            "resolves to {}, outside the project {}",
+            canonical.display(),
+            root.display()
+        ));
     }
-    out.push_str(rest);
-    Ok(out)
+    let meta = std::fs::metadata(&canonical).map_err(|e| format!("cannot be read: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("({}) is not a regular file", canonical.display()));
+    }
+    Ok(())
+}
+
+/// Resolves a `{file:}` path: `~/` from HOME, relative from the config file's folder.
+pub fn resolve_file(base: &Path, rel: &str) -> PathBuf {
+    let p = expand_home(rel);
+    if p.is_absolute() {
+        return normalize(&p);
+    }
+    normalize(&crate::spec::resolved::resolve_against(base, rel))
 }
 
 /// Merges `source` over `target` as OpenCode does: objects key by key, other values
@@ -267,16 +279,17 @@ mod tests {
             r#"{ "agent": {"a": {"prompt": "{file:./prompts/t.md}"}}, "command": {"t": {"template": "{file:prompts/t.md}"}}, }"#,
         )
         .unwrap();
-        let layer = read_layer(&cfg).unwrap();
+        let layer = read_layer(&cfg, d.path()).unwrap();
         let prompt = layer["agent"]["a"]["prompt"].as_str().unwrap();
         assert_eq!(prompt, format!("{{file:{}}}", dot.join("prompts/t.md").display()));
-        assert_eq!(layer["command"]["t"]["template"], "Run tests.");
+        let template = format!("{{file:{}}}", dot.join("prompts/t.md").display());
+        assert_eq!(layer["command"]["t"]["template"], template.as_str());
         std::fs::write(
             &cfg,
             r#"{ "provider": {"p": {"options": {"apiKey": "{file:~/.key}"}}} }"#,
         )
         .unwrap();
-        let e = read_layer(&cfg).unwrap_err();
+        let e = read_layer(&cfg, d.path()).unwrap_err();
         assert_eq!(e.diagnostics[0].path, "provider.p.options.apiKey");
     }
 

@@ -78,8 +78,8 @@ fn markdown_files(folder: &Path, max_depth: Option<usize>) -> Vec<(String, PathB
 
 /// Splits a markdown file into its frontmatter keys and its trimmed body.
 pub fn read_markdown(file: &Path) -> Result<(Map<String, Value>, String), SpecError> {
-    let text =
-        std::fs::read_to_string(file).map_err(|e| SpecError::one(file, "", format!("cannot read the file: {e}")))?;
+    let text = crate::util::bounded::read_bounded_string(file, crate::util::bounded::FileKind::Text)
+        .map_err(|e| SpecError::one(file, "", e.reason()))?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text).replace("\r\n", "\n");
     let Some(rest) = text.strip_prefix("---\n") else {
         return Ok((Map::new(), text.trim().to_string()));
@@ -109,6 +109,11 @@ pub fn read_markdown(file: &Path) -> Result<(Map<String, Value>, String), SpecEr
                 .unwrap_or_default();
             SpecError::one(file, "", format!("malformed YAML frontmatter{at}: {e}"))
         })?;
+        let mut ds = Vec::new();
+        crate::spec::find_non_finite(file, &yaml, "", &mut ds);
+        if !ds.is_empty() {
+            return Err(SpecError { diagnostics: ds });
+        }
         match serde_json::to_value(&yaml) {
             Ok(Value::Object(m)) => m,
             Ok(Value::Null) => Map::new(),

@@ -6,7 +6,7 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 
-use super::opencode_files::{Project, locate, merge_config, merge_value, parent_configs, read_layer};
+use super::opencode_files::{Project, carry_file_refs, locate, merge_config, merge_value, parent_configs, read_layer};
 use super::opencode_instructions::import_instructions;
 use super::opencode_keys::{
     AGENT_KEYS, COMMAND_KEYS, HANDLED, MIRRORED, REPLACED, SETTINGS, TUI_ONLY, all_keys, source_path,
@@ -15,6 +15,7 @@ use super::opencode_markdown::{markdown_agents, markdown_commands};
 use super::report::{Imported, Notes};
 use super::{job_with_agent, relative_to, slug};
 use crate::spec::diagnostics::{SpecError, diag, join, nearest};
+use crate::spec::file_refs::map_file_refs;
 use crate::spec::job::JOB_VERSION;
 use crate::spec::load::schema_diagnostics;
 use crate::spec::mcp_file::{normalize_env_refs, read_mcp_file_noted};
@@ -157,13 +158,15 @@ pub fn import_opencode_project(source: &Path, dst_dir: &Path) -> Result<Imported
         &instruction_file,
         &mut notes,
     );
+    // References were made absolute while reading; the job names them from its own folder.
+    let mut rebase = |p: &str| relative_to(&crate::spec::resolved::resolve_against(&project.root, p), dst_dir);
     for def in runtime.agents.values_mut() {
-        if let Some(prompt) = def.prompt.as_mut()
-            && let Some(file) = prompt.trim().strip_prefix("{file:").and_then(|r| r.strip_suffix('}'))
-        {
-            let abs = crate::spec::resolved::resolve_against(&project.root, file);
-            *prompt = format!("{{file:{}}}", relative_to(&abs, dst_dir));
+        if let Some(prompt) = def.prompt.as_mut() {
+            *prompt = map_file_refs(prompt, &mut rebase);
         }
+    }
+    for command in runtime.commands.values_mut() {
+        command.template = map_file_refs(&command.template, &mut rebase);
     }
     for p in runtime.skills.paths.iter_mut() {
         super::paths::rebase(p, &project.root, dst_dir);
@@ -199,7 +202,7 @@ fn merged_config(project: &Project, notes: &mut Notes) -> Result<(Map<String, Va
     let mut origins = Origins::default();
     let mut ds = Vec::new();
     for file in &project.configs {
-        let layer = match read_layer(file) {
+        let layer = match read_layer(file, &project.root) {
             Ok(l) => l,
             Err(mut e) => {
                 ds.append(&mut e.diagnostics);
@@ -245,8 +248,19 @@ fn merged_config(project: &Project, notes: &mut Notes) -> Result<(Map<String, Va
     if !ds.is_empty() {
         return Err(SpecError { diagnostics: ds });
     }
-    let agents_md = markdown_agents(&project.dot)?;
-    let commands_md = markdown_commands(&project.dot)?;
+    let mut agents_md = markdown_agents(&project.dot)?;
+    let mut commands_md = markdown_commands(&project.dot)?;
+    for def in agents_md.iter_mut().chain(commands_md.iter_mut()) {
+        let base = def.file.parent().unwrap_or(&project.root).to_path_buf();
+        for key in ["prompt", "template"] {
+            if let Some(Value::String(text)) = def.value.get_mut(key) {
+                carry_file_refs(&def.file, &base, &project.root, key, text, &mut ds);
+            }
+        }
+    }
+    if !ds.is_empty() {
+        return Err(SpecError { diagnostics: ds });
+    }
     for def in agents_md.iter().chain(&commands_md) {
         for (key, value) in &def.value {
             if key != "prompt" && key != "template" && value.to_string().contains("{env:") {

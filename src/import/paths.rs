@@ -2,6 +2,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
+use crate::spec::file_refs::{map_file_refs, mentions_file_ref};
 use crate::spec::resolved::prompt_file;
 
 /// `path` expressed relative to folder `base` (both made absolute first), `./`-prefixed.
@@ -50,15 +51,22 @@ pub fn rebase(path: &mut String, src: &Path, dst: &Path) {
     *path = relative_to(&src.join(path.as_str()), dst);
 }
 
-/// Rebases the file inside a prompt (`{file:./x}` or `./x`); inline text is left alone.
+/// Rebases the files a prompt or template refers to (`{file:./x}` anywhere in it, or a whole
+/// prompt that is a bare `./x`); inline text is left alone.
 pub fn rebase_prompt(prompt: &mut String, src: &Path, dst: &Path) {
-    let Some(file) = prompt_file(prompt).map(str::to_string) else {
+    if mentions_file_ref(prompt) {
+        *prompt = map_file_refs(prompt, &mut |p| {
+            let mut rebased = p.to_string();
+            rebase(&mut rebased, src, dst);
+            rebased
+        });
         return;
-    };
-    let braced = prompt.trim().starts_with("{file:");
-    let mut rebased = file;
-    rebase(&mut rebased, src, dst);
-    *prompt = if braced { format!("{{file:{rebased}}}") } else { rebased };
+    }
+    if let Some(file) = prompt_file(prompt) {
+        let mut rebased = file.to_string();
+        rebase(&mut rebased, src, dst);
+        *prompt = rebased;
+    }
 }
 
 #[cfg(test)]
@@ -80,5 +88,8 @@ mod tests {
         let mut prompt = "{file:./p.md}".to_string();
         rebase_prompt(&mut prompt, Path::new("/proj"), Path::new("/proj"));
         assert_eq!(prompt, "{file:./p.md}");
+        let mut mixed = "Before {file:./a.md} and {file:./b.md}".to_string();
+        rebase_prompt(&mut mixed, Path::new("/proj"), Path::new("/jobs"));
+        assert_eq!(mixed, "Before {file:../proj/a.md} and {file:../proj/b.md}");
     }
 }

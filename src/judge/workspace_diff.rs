@@ -20,9 +20,18 @@ const LISTED: usize = 200;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Fingerprint {
-    File { len: u64, digest: [u8; 32] },
-    Large { len: u64, mtime_ns: i128 },
+    File {
+        len: u64,
+        digest: [u8; 32],
+    },
+    Large {
+        len: u64,
+        mtime_ns: i128,
+    },
     Symlink(String),
+    /// A FIFO, socket or device the agent left: recorded by kind, never opened (opening a
+    /// FIFO blocks until a writer comes, which would hang the case).
+    Special(&'static str),
 }
 
 /// The files of a tree at one moment, by path relative to its root (`/`-separated).
@@ -53,7 +62,13 @@ impl Snapshot {
                 continue;
             };
             let rel = rel.to_string_lossy().replace('\\', "/");
-            match fingerprint(entry.path(), entry.file_type().is_symlink()) {
+            let kind = entry.file_type();
+            let found = if kind.is_file() || kind.is_symlink() {
+                fingerprint(entry.path(), kind.is_symlink())
+            } else {
+                Some(Fingerprint::Special(special_kind(&kind)))
+            };
+            match found {
                 Some(f) => {
                     snap.files.insert(rel, f);
                 }
@@ -82,7 +97,9 @@ fn fingerprint(path: &Path, symlink: bool) -> Option<Fingerprint> {
             .ok()
             .map(|t| Fingerprint::Symlink(t.to_string_lossy().into_owned()));
     }
-    let meta = std::fs::metadata(path).ok()?;
+    // Non-blocking and regular-only: the path may have been swapped for a FIFO since the walk.
+    let file = crate::util::bounded::open_regular(path).ok()?;
+    let meta = file.metadata().ok()?;
     if meta.len() > HASH_LIMIT {
         use std::os::unix::fs::MetadataExt;
         return Some(Fingerprint::Large {
@@ -90,11 +107,33 @@ fn fingerprint(path: &Path, symlink: bool) -> Option<Fingerprint> {
             mtime_ns: meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128,
         });
     }
-    let bytes = std::fs::read(path).ok()?;
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::Read::take(file, HASH_LIMIT + 1), &mut bytes).ok()?;
     Some(Fingerprint::File {
         len: bytes.len() as u64,
         digest: Sha256::digest(&bytes).into(),
     })
+}
+
+fn special_kind(t: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_fifo() {
+        "fifo"
+    } else if t.is_socket() {
+        "socket"
+    } else if t.is_char_device() {
+        "char-device"
+    } else if t.is_block_device() {
+        "block-device"
+    } else {
+        "special"
+    }
+}
+
+/// A small git file (`HEAD`, a ref, `packed-refs`) as text; `None` when it is missing, not a
+/// regular file (an agent can leave a FIFO there) or too large.
+fn read_git_file(path: &Path) -> Option<String> {
+    crate::util::bounded::read_bounded_string(path, crate::util::bounded::FileKind::State).ok()
 }
 
 /// What differs between two snapshots of one tree. Lists are bounded; counts are exact.
@@ -161,7 +200,7 @@ impl TreeDiff {
 /// ref files and `packed-refs` without running git.
 pub fn git_refs(git_dir: &Path) -> BTreeMap<String, String> {
     let mut refs = BTreeMap::new();
-    if let Ok(text) = std::fs::read_to_string(git_dir.join("packed-refs")) {
+    if let Some(text) = read_git_file(&git_dir.join("packed-refs")) {
         for line in text.lines().filter(|l| !l.starts_with('#') && !l.starts_with('^')) {
             if let Some((sha, name)) = line.split_once(' ') {
                 refs.insert(name.trim().to_string(), sha.trim().to_string());
@@ -173,12 +212,12 @@ pub fn git_refs(git_dir: &Path) -> BTreeMap<String, String> {
         if !e.file_type().is_file() {
             continue;
         }
-        let (Ok(rel), Ok(text)) = (e.path().strip_prefix(git_dir), std::fs::read_to_string(e.path())) else {
+        let (Ok(rel), Some(text)) = (e.path().strip_prefix(git_dir), read_git_file(e.path())) else {
             continue;
         };
         refs.insert(rel.to_string_lossy().replace('\\', "/"), text.trim().to_string());
     }
-    if let Ok(head) = std::fs::read_to_string(git_dir.join("HEAD")) {
+    if let Some(head) = read_git_file(&git_dir.join("HEAD")) {
         refs.insert("HEAD".into(), head.trim().to_string());
     }
     refs
@@ -265,6 +304,49 @@ mod tests {
         assert_eq!(g.refs_added, vec!["refs/tags/v1 -> abcdef012345"]);
         assert_eq!(g.changed_ref_paths(), vec![".git/refs/tags/v1"]);
         assert!(TreeDiff::between(&after, &after).is_empty());
+    }
+
+    fn mkfifo(path: &Path) {
+        let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    }
+
+    /// Runs `f` on another thread; a hang fails the test instead of stalling it.
+    fn within_5s<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || tx.send(f()));
+        rx.recv_timeout(std::time::Duration::from_secs(5))
+            .expect("reading the tree blocked on a special file")
+    }
+
+    #[test]
+    fn special_files_an_agent_leaves_are_recorded_never_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        std::fs::create_dir_all(root.join(".git/refs/heads")).unwrap();
+        std::fs::write(root.join("changed.txt"), "x").unwrap();
+        std::fs::write(root.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+        let before = Snapshot::take(&root);
+        // A new FIFO, a file replaced by a FIFO, FIFOs as HEAD, a loose ref and packed-refs,
+        // and a socket.
+        mkfifo(&root.join("new.fifo"));
+        std::fs::remove_file(root.join("changed.txt")).unwrap();
+        mkfifo(&root.join("changed.txt"));
+        std::fs::remove_file(root.join(".git/HEAD")).unwrap();
+        mkfifo(&root.join(".git/HEAD"));
+        mkfifo(&root.join(".git/refs/heads/main"));
+        mkfifo(&root.join(".git/packed-refs"));
+        let _sock = std::os::unix::net::UnixListener::bind(root.join("agent.sock")).unwrap();
+        let r = root.clone();
+        let after = within_5s(move || Snapshot::take(&r));
+        let r = root.clone();
+        let refs = within_5s(move || git_refs(&r.join(".git")));
+        let d = TreeDiff::between(&before, &after);
+        assert!(d.added.contains(&"new.fifo".to_string()), "{d:?}");
+        assert!(d.added.contains(&"agent.sock".to_string()), "{d:?}");
+        assert!(d.changed.contains(&"changed.txt".to_string()), "{d:?}");
+        assert!(d.changed.contains(&".git/HEAD".to_string()), "{d:?}");
+        assert!(refs.is_empty(), "special files are not refs: {refs:?}");
     }
 
     #[test]

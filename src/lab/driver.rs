@@ -61,10 +61,11 @@ impl Executor {
     }
 
     fn with_lab_dir(mut self) -> Self {
-        let on_disk = std::fs::read_to_string(self.job_file())
-            .ok()
-            .and_then(|t| crate::spec::parse_job_text(&self.job_file(), &t).ok())
-            .unwrap_or_default();
+        let on_disk =
+            crate::util::bounded::read_bounded_string(&self.job_file(), crate::util::bounded::FileKind::Config)
+                .ok()
+                .and_then(|t| crate::spec::parse_job_text(&self.job_file(), &t).ok())
+                .unwrap_or_default();
         self.lab_dir = store::lab_dir(&self.job_file(), &on_disk);
         self
     }

@@ -151,7 +151,8 @@ pub fn publish_accepted(job_file: &Path, loaded: &LoadedJob) -> Result<(), Strin
     let lab = super::store::lab_dir(job_file, &loaded.job);
     let read = |name: &str| -> Result<Value, String> {
         let path = lab.join(name);
-        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = crate::util::bounded::read_bounded_string(&path, crate::util::bounded::FileKind::State)
+            .map_err(|e| e.to_string())?;
         let file: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         file.get("accepted")
             .cloned()
@@ -246,7 +247,7 @@ fn unfinished_run(runs: &Path, ids: &[String]) -> Option<PathBuf> {
         .map(|e| e.path())
         .filter(|d| !d.join("summary.json").exists())
         .filter(|d| {
-            std::fs::read_to_string(d.join("manifest.json"))
+            crate::util::bounded::read_bounded_string(&d.join("manifest.json"), crate::util::bounded::FileKind::State)
                 .ok()
                 .and_then(|t| serde_json::from_str::<Value>(&t).ok())
                 .is_some_and(|m| {

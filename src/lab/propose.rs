@@ -103,7 +103,8 @@ impl StepProposer {
             (job, format!("imported from {}", from.display()))
         } else if self.job_file.is_file() {
             let text =
-                std::fs::read_to_string(&self.job_file).map_err(|e| format!("{}: {e}", self.job_file.display()))?;
+                crate::util::bounded::read_bounded_string(&self.job_file, crate::util::bounded::FileKind::Config)
+                    .map_err(|e| e.to_string())?;
             let job = crate::spec::parse_job_text(&self.job_file, &text).map_err(|e| e.to_string())?;
             (job, format!("the existing {}", self.job_file.display()))
         } else {
@@ -147,7 +148,7 @@ impl StepProposer {
         }
         for file in &job.agent.runtime.instructions {
             let path = crate::spec::resolved::resolve_against(&self.job_dir(), file);
-            if let Ok(text) = std::fs::read_to_string(&path) {
+            if let Ok(text) = crate::util::bounded::read_bounded_string(&path, crate::util::bounded::FileKind::Text) {
                 let para = first_paragraph(&text);
                 if !para.is_empty() {
                     return Proposal::new(para, vec![format!("A draft from {file}; edit it into your own words.")]);
@@ -296,10 +297,12 @@ impl StepProposer {
             .chain(answer.assets.iter().map(|p| (p, PathBuf::from(p))))
         {
             let path = dir.join(rel);
-            notes.push(match std::fs::read_to_string(&path) {
-                Ok(text) => format!("{label}: {}", preview(&text)),
-                Err(e) => format!("{label}: cannot read {} ({e})", path.display()),
-            });
+            notes.push(
+                match crate::util::bounded::read_bounded_string(&path, crate::util::bounded::FileKind::Asset) {
+                    Ok(text) => format!("{label}: {}", preview(&text)),
+                    Err(e) => format!("{label}: cannot read {e}"),
+                },
+            );
         }
         if notes.is_empty() {
             notes.push("No instructions, skills or assets attached.".into());
@@ -430,7 +433,8 @@ fn existing_job(from: &Path, dir: &Path) -> Result<Option<Job>, String> {
     if doc.get("version").is_none() || doc.get("agent").is_none() {
         return Ok(None);
     }
-    let text = std::fs::read_to_string(from).map_err(|e| format!("{}: {e}", from.display()))?;
+    let text = crate::util::bounded::read_bounded_string(from, crate::util::bounded::FileKind::Config)
+        .map_err(|e| e.to_string())?;
     let mut job = crate::spec::parse_job_text(from, &text).map_err(|e| e.to_string())?;
     crate::import::rebase_agent(&mut job.agent, &crate::spec::load::job_dir(from), dir);
     Ok(Some(job))

@@ -82,13 +82,13 @@ pub fn save_artifact(dir: &Path, step: StepId, value: &Value) -> Result<(), Stor
 }
 
 fn read<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Option<T>, StoreError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+    let text = match crate::util::bounded::read_optional_string(path, crate::util::bounded::FileKind::State) {
+        Ok(Some(t)) => t,
+        Ok(None) => return Ok(None),
         Err(e) => {
             return Err(StoreError::Read {
                 path: path.into(),
-                reason: e.to_string(),
+                reason: e.reason(),
             });
         }
     };

@@ -66,10 +66,13 @@ impl Default for Cassette {
 impl Cassette {
     /// Reads and checks a cassette file (version, keys matching their requests).
     pub fn load(path: &Path) -> Result<Cassette, CassetteError> {
-        let text = std::fs::read_to_string(path).map_err(|source| CassetteError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text =
+            crate::util::bounded::read_bounded_string(path, crate::util::bounded::FileKind::Cassette).map_err(|e| {
+                CassetteError::Read {
+                    path: path.to_path_buf(),
+                    source: e.into(),
+                }
+            })?;
         let invalid = |message: String| CassetteError::Invalid {
             path: path.to_path_buf(),
             message,

@@ -6,9 +6,17 @@ use std::path::Path;
 
 use crate::redact::Redactor;
 
-/// A JSON file as `T`, or `None` when it is missing or does not parse.
+/// A JSON file as `T`, or `None` when it is missing, does not parse, or is not a regular file
+/// within the size bound (a FIFO left in a run folder is skipped, never waited on).
 pub(super) fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
-    serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
+    let text = crate::util::bounded::read_bounded_string(path, crate::util::bounded::FileKind::State)
+        .inspect_err(|e| {
+            if !e.is_not_found() {
+                tracing::warn!("skipped {e}");
+            }
+        })
+        .ok()?;
+    serde_json::from_str(&text).ok()
 }
 
 /// A JSON file as a loose value (generated files owned by other commands).

@@ -152,7 +152,7 @@ fn keep(src: &Path, dst: &Path, redactor: &Redactor, budget: &mut u64) -> std::i
             withheld.push(format!("{shown}: over the {} MiB bound on downloads", KEEP_LIMIT >> 20));
             continue;
         }
-        let bytes = std::fs::read(e.path())?;
+        let bytes = crate::util::bounded::read_limited(e.path(), len)?;
         // Not text and holding a secret: withheld, since masking would corrupt it.
         let Some(kept) = redactor.redact_file_bytes(&bytes) else {
             withheld.push(format!("{shown}: not text, and holds a secret"));

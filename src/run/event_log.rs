@@ -135,7 +135,7 @@ fn envelope_line(env: &Envelope, value: &serde_json::Value) -> std::io::Result<V
 /// Reads an events file, skipping a torn final line (from a crash) but failing on a bad line
 /// elsewhere.
 pub fn read_events(path: &Path) -> std::io::Result<Vec<Envelope>> {
-    let text = std::fs::read_to_string(path)?;
+    let text = crate::util::bounded::read_bounded_string(path, crate::util::bounded::FileKind::Log)?;
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     let mut out = Vec::with_capacity(lines.len());
     for (i, line) in lines.iter().enumerate() {

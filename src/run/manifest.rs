@@ -84,8 +84,15 @@ pub fn fingerprint(path: &Path) -> Option<String> {
 /// [`fingerprint`], leaving out `skip` (and everything under a skipped folder) inside a folder.
 pub fn fingerprint_skipping(path: &Path, skip: &[std::path::PathBuf]) -> Option<String> {
     let mut h = Sha256::new();
+    // Streamed through a non-blocking open: a large input is hashed without being held in
+    // memory, and a FIFO swapped in is refused instead of waited on.
+    let hash_file = |h: &mut Sha256, p: &Path| -> Option<()> {
+        let mut file = crate::util::bounded::open_regular(p).ok()?;
+        std::io::copy(&mut file, h).ok()?;
+        Some(())
+    };
     if path.is_file() {
-        h.update(std::fs::read(path).ok()?);
+        hash_file(&mut h, path)?;
     } else if path.is_dir() {
         let mut files: Vec<_> = walkdir::WalkDir::new(path)
             .into_iter()
@@ -97,7 +104,7 @@ pub fn fingerprint_skipping(path: &Path, skip: &[std::path::PathBuf]) -> Option<
         for f in files {
             h.update(f.path().strip_prefix(path).ok()?.to_string_lossy().as_bytes());
             h.update([0]);
-            h.update(std::fs::read(f.path()).ok()?);
+            hash_file(&mut h, f.path())?;
         }
     } else {
         return None;

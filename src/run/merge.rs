@@ -40,7 +40,9 @@ pub fn merge_runs(shards: &[PathBuf], dst: &Path, gates: &Gates) -> std::io::Res
             copy_artifacts(&trial.path, &dst.join(&rel))?;
             verdicts.push(v);
         }
-        if let Ok(text) = std::fs::read_to_string(run.manifest()) {
+        if let Some(text) =
+            crate::util::bounded::read_optional_string(&run.manifest(), crate::util::bounded::FileKind::State)?
+        {
             manifests.push(serde_json::from_str::<serde_json::Value>(&text).map_err(std::io::Error::other)?);
         }
     }

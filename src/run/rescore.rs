@@ -62,8 +62,11 @@ pub async fn rescore(job: &LoadedJob, judge: &dyn Judge, src: &Path, dst: &Path)
         )));
     }
     for dir in trial_dirs {
-        let case: CaseSpec =
-            serde_json::from_str(&std::fs::read_to_string(dir.case_file())?).map_err(std::io::Error::other)?;
+        let case: CaseSpec = serde_json::from_str(&crate::util::bounded::read_bounded_string(
+            &dir.case_file(),
+            crate::util::bounded::FileKind::State,
+        )?)
+        .map_err(std::io::Error::other)?;
         let events = super::event_log::read_events(&dir.events())?;
         let end = end_from_events(&events);
         let ws = dir.workspace_after();
@@ -86,7 +89,7 @@ pub async fn rescore(job: &LoadedJob, judge: &dyn Judge, src: &Path, dst: &Path)
         write_verdict(&out.verdict(), &verdict, &redactor)?;
         verdicts.push(verdict);
     }
-    if let Ok(text) = std::fs::read_to_string(from.manifest())
+    if let Ok(text) = crate::util::bounded::read_bounded_string(&from.manifest(), crate::util::bounded::FileKind::State)
         && let Ok(mut manifest) = serde_json::from_str::<serde_json::Value>(&text)
     {
         manifest["rescored_from"] = serde_json::Value::String(src.to_string_lossy().into_owned());

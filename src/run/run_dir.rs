@@ -201,9 +201,85 @@ impl TrialDir {
     }
 }
 
+/// Why `dir` cannot be used as a run folder given with `--run`, if it cannot: a system
+/// folder, or an existing folder holding files but no manifest.json (the user's own folder:
+/// a run would overwrite their report.md and summary.json). Missing, empty, or Ghostlab's
+/// own run folders (a manifest, or only `.ghostlab-*` entries left by a killed start) are fine.
+pub fn check_run_folder(dir: &Path) -> Result<(), String> {
+    let abs = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let lexical = crate::spec::path_policy::normalize(&abs);
+    // The nearest existing ancestor decides where the run would really land.
+    let mut existing = lexical.as_path();
+    while !existing.exists() {
+        match existing.parent() {
+            Some(p) => existing = p,
+            None => break,
+        }
+    }
+    let real = std::fs::canonicalize(existing)
+        .unwrap_or_else(|_| existing.to_path_buf())
+        .join(lexical.strip_prefix(existing).unwrap_or(Path::new("")));
+    if crate::spec::path_policy::is_system_path(&real) || crate::spec::path_policy::is_system_path(&lexical) {
+        return Err(format!(
+            "{} is in a system folder; Ghostlab never writes a run there",
+            real.display()
+        ));
+    }
+    let Ok(entries) = std::fs::read_dir(&real) else {
+        return match std::fs::symlink_metadata(&real) {
+            Ok(_) => Err("exists and is not a folder".into()),
+            Err(_) => Ok(()), // made on start
+        };
+    };
+    if real.join("manifest.json").is_file() {
+        return Ok(());
+    }
+    let foreign = entries
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .find(|name| !name.starts_with(".ghostlab"));
+    match foreign {
+        Some(name) => Err(format!(
+            "holds `{name}` but no manifest.json: it is not a Ghostlab run folder, and a run would overwrite files in it"
+        )),
+        None => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn run_folders_that_are_not_ghostlabs_are_refused() {
+        let d = tempfile::tempdir().unwrap();
+        assert!(check_run_folder(&d.path().join("new")).is_ok());
+        assert!(check_run_folder(d.path()).is_ok(), "empty");
+        std::fs::write(d.path().join(".ghostlab-lock"), "").unwrap();
+        assert!(check_run_folder(d.path()).is_ok(), "only our lock");
+        std::fs::write(d.path().join("report.md"), "mine").unwrap();
+        let e = check_run_folder(d.path()).unwrap_err();
+        assert!(
+            e.contains("report.md") && e.contains("not a Ghostlab run folder"),
+            "{e}"
+        );
+        std::fs::write(d.path().join("manifest.json"), "{}").unwrap();
+        assert!(check_run_folder(d.path()).is_ok(), "a run folder");
+        for system in ["/etc/ghostlab-new-run", "/usr", "/", "/proc/self", "/sys/x"] {
+            assert!(
+                check_run_folder(Path::new(system))
+                    .unwrap_err()
+                    .contains("system folder"),
+                "{system}"
+            );
+        }
+        std::os::unix::fs::symlink("/etc", d.path().join("link")).unwrap();
+        assert!(
+            check_run_folder(&d.path().join("link/new"))
+                .unwrap_err()
+                .contains("system folder")
+        );
+    }
 
     #[test]
     fn trials_sort_by_case_then_trial_number_and_newest_is_the_latest_id() {

@@ -239,7 +239,7 @@ fn write_outcome_with(
 
 /// Reads a finished trial's verdict; `None` when absent or unreadable (it is then re-run).
 pub fn read_verdict(path: &Path) -> Option<VerdictFile> {
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = crate::util::bounded::read_bounded_string(path, crate::util::bounded::FileKind::State).ok()?;
     let v: VerdictFile = serde_json::from_str(&text).ok()?;
     (v.version == crate::judge::case_verdict::VERDICT_VERSION).then_some(v)
 }

@@ -84,7 +84,9 @@ impl WorkspaceWalk {
                 std::fs::create_dir_all(&target)?;
             } else {
                 // Read once: the bytes are both checked for secrets and written.
-                let bytes = std::fs::read(e.path())?;
+                // Regular files only, opened without blocking: the agent may have swapped one
+                // for a FIFO since the walk.
+                let bytes = crate::util::bounded::read_limited(e.path(), u64::MAX)?;
                 std::fs::write(&target, masked(redactor, &bytes))?;
                 std::fs::set_permissions(&target, e.metadata()?.permissions())?;
             }
@@ -202,7 +204,7 @@ impl Replacements {
                 }
                 continue;
             }
-            let bytes = std::fs::read(path).map_err(|err| format!("{}: {err}", path.display()))?;
+            let bytes = crate::util::bounded::read_limited(path, u64::MAX).map_err(|err| err.to_string())?;
             let kept = masked(redactor, &bytes);
             let clean = matches!(kept, Cow::Borrowed(b) if std::ptr::eq(b, bytes.as_slice()));
             if !clean || meta.nlink() > 1 {

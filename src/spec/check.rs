@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use super::agent::Runtime;
+use super::check_file_refs::check_file_refs;
 use super::check_sandbox::{check_network, check_sandbox};
 use super::diagnostics::{Diagnostic, SpecError, diag, in_range, index, join};
 use super::document::job_dir;
@@ -31,6 +32,7 @@ pub fn check_job(path: &Path, job: Job) -> Result<LoadedJob, SpecError> {
 
     check_agent_inputs(path, &policy, &job, &mut ds);
     check_agent_defs(path, &policy, &job.agent.runtime, &mut ds);
+    check_file_refs(path, &policy, &job.agent.runtime, &mut ds);
     check_provider_secrets(path, &job.agent.runtime, &mut ds);
     for (i, input) in job.agent.inputs.mcps.iter().enumerate() {
         if let Some(cfg) = &input.config_ref {
@@ -69,10 +71,10 @@ fn check_agent_inputs(path: &Path, policy: &PathPolicy, job: &Job, ds: &mut Vec<
             // A glob must match; every file it matches is held to the same path policy.
             check_instruction(path, &job_dir(path), &at, f, ds);
             for matched in expand_entry(&job_dir(path), f) {
-                policy.contained(&at, &matched.to_string_lossy(), ds);
+                policy.input(&at, &matched.to_string_lossy(), Want::Text, ds);
             }
         } else {
-            policy.input(&at, f, Want::File, ds);
+            policy.input(&at, f, Want::Text, ds);
         }
     }
     for (i, s) in rt.skills.paths.iter().enumerate() {
@@ -101,19 +103,29 @@ fn check_skill(file: &Path, policy: &PathPolicy, at: &str, rel: &str, ds: &mut V
     };
     if !p.join("SKILL.md").is_file() {
         ds.push(diag(file, at, format!("skill folder `{rel}` has no SKILL.md")));
+        return;
     }
+    let skill_md = p.join("SKILL.md");
+    policy.input(at, &skill_md.to_string_lossy(), Want::Text, ds);
 }
 
 /// Each `agent.runtime.agents.<name>`: prompt file, sampling ranges, steps; and `default_agent`.
 fn check_agent_defs(path: &Path, policy: &PathPolicy, rt: &Runtime, ds: &mut Vec<Diagnostic>) {
     for (name, def) in &rt.agents {
         let at = join("agent.runtime.agents", name);
-        if let Some(file) = def.prompt.as_deref().and_then(prompt_file) {
-            policy.input(&join(&at, "prompt"), file, Want::File, ds);
+        // `{file:…}` references are checked with the others (`check_file_refs`).
+        if let Some(file) = def
+            .prompt
+            .as_deref()
+            .filter(|p| !p.contains("{file:"))
+            .and_then(prompt_file)
+        {
+            policy.input(&join(&at, "prompt"), file, Want::Text, ds);
         }
-        for (key, v) in [("temperature", def.temperature), ("top_p", def.top_p)] {
-            if let Some(v) = v.filter(|v| !(0.0..=2.0).contains(v)) {
-                ds.push(diag(path, join(&at, key), format!("{v} is out of range 0..=2")));
+        // top_p is a probability mass; temperature goes to 2 as in the providers' APIs.
+        for (key, v, max) in [("temperature", def.temperature, 2.0), ("top_p", def.top_p, 1.0)] {
+            if let Some(v) = v.filter(|v| !(0.0..=max).contains(v)) {
+                ds.push(diag(path, join(&at, key), format!("{v} is out of range 0..={max}")));
             }
         }
         if let Some(steps) = def.steps {
@@ -165,8 +177,21 @@ fn check_provider_secrets(path: &Path, rt: &Runtime, ds: &mut Vec<Diagnostic>) {
 fn check_setup(path: &Path, job: &Job, ds: &mut Vec<Diagnostic>) {
     for (i, step) in job.setup.iter().enumerate() {
         let at = index("setup", i);
-        if step.run.is_empty() {
-            ds.push(diag(path, join(&at, "run"), "needs a command"));
+        if step.run.is_empty() || step.run[0].trim().is_empty() {
+            ds.push(diag(
+                path,
+                join(&at, "run"),
+                "needs a command (the first word is empty)",
+            ));
+        }
+        for (j, word) in step.run.iter().enumerate() {
+            if word.contains('\0') {
+                ds.push(diag(
+                    path,
+                    index(&join(&at, "run"), j),
+                    "holds a NUL byte, which no command line can carry",
+                ));
+            }
         }
         if let Some(t) = step.timeout {
             in_range(path, &join(&at, "timeout"), t, 1, 86_400, ds);

@@ -45,6 +45,13 @@ pub(super) fn parse_yaml(path: &Path, text: &str) -> Result<Value, SpecError> {
     // Through yaml_serde's own Value first: it refuses duplicate keys, which a direct
     // conversion into JSON would silently overwrite.
     let yaml: yaml_serde::Value = yaml_serde::from_str(text).map_err(|e| yaml_error(path, text, &e))?;
+    // JSON has no NaN or infinity: the conversion below would turn `.nan` into null, which
+    // reads as "not set" and slips past every range check.
+    let mut ds = Vec::new();
+    super::non_finite::find_non_finite(path, &yaml, "", &mut ds);
+    if !ds.is_empty() {
+        return Err(SpecError { diagnostics: ds });
+    }
     let value: Value = serde_json::to_value(&yaml)
         .map_err(|e| SpecError::one(path, "", format!("malformed YAML: {e} (keys must be strings)")))?;
     if !value.is_object() {

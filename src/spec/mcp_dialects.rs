@@ -165,7 +165,7 @@ pub fn client_key_notes(file: &Path, base: &Path, at: &str, obj: &serde_json::Ma
 /// The variable names an env file defines (values are never read into Ghostlab's memory
 /// beyond this line split).
 fn env_file_names(path: &Path) -> Vec<String> {
-    let Ok(text) = std::fs::read_to_string(path) else {
+    let Ok(text) = crate::util::bounded::read_bounded_string(path, crate::util::bounded::FileKind::Config) else {
         return Vec::new();
     };
     text.lines()

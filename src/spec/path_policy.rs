@@ -30,6 +30,9 @@ const STATE_ENTRIES: &[&str] = &["runs", "logs", "lab", "sandbox", "cache", "dis
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Want {
     File,
+    /// A regular file the agent or the generator reads as text (instructions, prompts,
+    /// `{file:}` targets): also within `FileKind::Text`'s size bound.
+    Text,
     Dir,
     Any,
 }
@@ -107,7 +110,7 @@ impl<'a> PathPolicy<'a> {
             Ok(m) => m,
             Err(_) => {
                 let what = match want {
-                    Want::File => "file",
+                    Want::File | Want::Text => "file",
                     Want::Dir => "folder",
                     Want::Any => "path",
                 };
@@ -121,13 +124,13 @@ impl<'a> PathPolicy<'a> {
         };
         let c = canonical(&p);
         let kind_ok = match want {
-            Want::File => meta.is_file(),
+            Want::File | Want::Text => meta.is_file(),
             Want::Dir => meta.is_dir(),
             Want::Any => meta.is_file() || meta.is_dir(),
         };
         if !kind_ok {
             let what = match want {
-                Want::File => "a regular file",
+                Want::File | Want::Text => "a regular file",
                 Want::Dir => "a folder",
                 Want::Any => "a regular file or a folder",
             };
@@ -135,6 +138,18 @@ impl<'a> PathPolicy<'a> {
             return None;
         }
         if !self.contains(at, rel, &c, ds) {
+            return None;
+        }
+        let max = crate::util::bounded::FileKind::Text.max_bytes();
+        if want == Want::Text && meta.len() > max {
+            ds.push(diag(
+                self.file,
+                at,
+                format!(
+                    "`{rel}` is {} bytes; a text input may be at most {max} bytes",
+                    meta.len()
+                ),
+            ));
             return None;
         }
         Some(c)

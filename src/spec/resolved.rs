@@ -70,6 +70,12 @@ impl LoadedJob {
                 out.push(self.resolve(file));
             }
         }
+        let texts = rt.agents.values().filter_map(|d| d.prompt.as_deref());
+        for text in texts.chain(rt.commands.values().map(|c| c.template.as_str())) {
+            for r in super::file_refs::file_refs(text).unwrap_or_default() {
+                out.push(self.resolve(&super::file_refs::expand_home(r.path).to_string_lossy()));
+            }
+        }
         for mcp in &self.mcps {
             out.extend(mcp.host_paths());
         }

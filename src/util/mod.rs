@@ -4,7 +4,9 @@
 
 pub mod atomic;
 pub mod blocking;
+pub mod bounded;
 pub mod durable;
+pub mod folder_lock;
 pub mod fs_sync;
 pub mod ids;
 pub mod secret_ref;

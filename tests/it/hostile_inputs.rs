@@ -29,6 +29,12 @@ fn mkfifo(path: &Path) {
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
 }
 
+/// A 3 GiB file that takes no disk space: reading it whole would allocate 3 GiB.
+fn sparse_giant(path: &Path) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::File::create(path).unwrap().set_len(3 << 30).unwrap();
+}
+
 fn alias_bomb() -> String {
     let mut text =
         format!("{BASE}x0: &x0 [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
@@ -281,6 +287,51 @@ const CASES: &[Case] = &[
             )
         },
         expect: &["agent.runtime.permission.bash.git push*", "allow, ask, deny"],
+    },
+    Case {
+        name: "instruction file of 3 GiB",
+        setup: |d| {
+            sparse_giant(&d.join("AGENTS.md"));
+            job_with(d, "  runtime:\n    instructions: [./AGENTS.md]\n")
+        },
+        expect: &["agent.runtime.instructions[0]", "3221225472 bytes"],
+    },
+    Case {
+        name: "glob-matched instruction of 3 GiB",
+        setup: |d| {
+            std::fs::create_dir_all(d.join("rules")).unwrap();
+            std::fs::write(d.join("rules/a.md"), "a").unwrap();
+            sparse_giant(&d.join("rules/b.md"));
+            job_with(d, "  runtime:\n    instructions: [\"rules/*.md\"]\n")
+        },
+        expect: &["agent.runtime.instructions[0]", "rules/b.md", "3221225472 bytes"],
+    },
+    Case {
+        name: "agent prompt file of 3 GiB",
+        setup: |d| {
+            sparse_giant(&d.join("p.md"));
+            job_with(d, "  runtime:\n    agents:\n      a:\n        prompt: ./p.md\n")
+        },
+        expect: &["agent.runtime.agents.a.prompt", "3221225472 bytes"],
+    },
+    Case {
+        name: "SKILL.md of 3 GiB",
+        setup: |d| {
+            sparse_giant(&d.join("skills/s/SKILL.md"));
+            job_with(d, "  inputs:\n    skills: [./skills/s]\n")
+        },
+        expect: &["agent.inputs.skills[0]", "SKILL.md", "3221225472 bytes"],
+    },
+    Case {
+        name: "{file:} target of 3 GiB in a template",
+        setup: |d| {
+            sparse_giant(&d.join("t.md"));
+            job_with(
+                d,
+                "  runtime:\n    commands:\n      c:\n        template: \"Do {file:./t.md}\"\n",
+            )
+        },
+        expect: &["agent.runtime.commands.c.template", "3221225472 bytes"],
     },
 ];
 

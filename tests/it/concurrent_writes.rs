@@ -1,0 +1,167 @@
+//! Commands that change one state folder at the same time: every change survives. Without a
+//! lock, concurrent `dataset reject` calls each read the dataset, change one case and write it
+//! back, and most changes are lost although every call exits 0.
+
+use crate::common;
+
+use serde_json::Value;
+use std::path::Path;
+
+fn statuses(dir: &Path) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(dir.join(".ghostlab/dataset.json")).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    v["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["id"].as_str().unwrap().to_string(),
+                c["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Runs one `dataset <action> --case <id>` per id, all at once; returns their exit codes.
+fn all_at_once(dir: &Path, action: &str, ids: &[String]) -> Vec<Option<i32>> {
+    let bin = assert_cmd::cargo::cargo_bin("ghostlab");
+    let children: Vec<_> = ids
+        .iter()
+        .map(|id| {
+            std::process::Command::new(&bin)
+                .current_dir(dir)
+                .env("RELEASE_TOKEN", "x-token-value")
+                .args(["dataset", action, "--job", "job.yaml", id])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    children.into_iter().map(|mut c| c.wait().unwrap().code()).collect()
+}
+
+#[test]
+fn concurrent_dataset_rejects_and_approves_keep_every_change() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("release-bot");
+    common::mock_release_bot(&dir, &["Done."]);
+    let before = statuses(&dir);
+    assert!(
+        before.len() >= 8,
+        "the example generates enough cases: {}",
+        before.len()
+    );
+    let ids: Vec<String> = before.iter().map(|(id, _)| id.clone()).take(30).collect();
+    let codes = all_at_once(&dir, "reject", &ids);
+    assert!(codes.iter().all(|c| *c == Some(0)), "{codes:?}");
+    let after = statuses(&dir);
+    let rejected: Vec<&String> = after
+        .iter()
+        .filter(|(_, s)| s == "rejected")
+        .map(|(id, _)| id)
+        .collect();
+    assert_eq!(rejected.len(), ids.len(), "every reject kept: {after:?}");
+    // Back again, and mixed with needs-edit at once: still every change.
+    let (half_a, half_b) = ids.split_at(ids.len() / 2);
+    let bin_a = half_a.to_vec();
+    let d = dir.clone();
+    let t = std::thread::spawn(move || all_at_once(&d, "approve", &bin_a));
+    let codes_b = all_at_once(&dir, "needs-edit", half_b);
+    let codes_a = t.join().unwrap();
+    assert!(codes_a.iter().chain(&codes_b).all(|c| *c == Some(0)));
+    let after = statuses(&dir);
+    for id in half_a {
+        assert!(after.contains(&(id.clone(), "approved".into())), "{id}: {after:?}");
+    }
+    for id in half_b {
+        assert!(after.contains(&(id.clone(), "needs_edit".into())), "{id}: {after:?}");
+    }
+}
+
+/// Holds `folder`'s lock the way a running ghostlab command does.
+fn hold_lock(folder: &Path) -> std::fs::File {
+    use std::os::fd::AsRawFd;
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(folder.join(".ghostlab-lock"))
+        .unwrap();
+    assert_eq!(unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) }, 0);
+    f
+}
+
+#[test]
+fn a_second_command_on_a_run_folder_in_use_refuses_and_runs_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("release-bot");
+    common::mock_release_bot(&dir, &["Done."]);
+    let out = common::ghostlab_in(&dir, 180)
+        .args(["test", "--job", "job.yaml", "--quiet"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let run = common::newest_run(&dir);
+    // Take one trial away, so a resume has work to do.
+    let trial = std::fs::read_dir(run.join("cases"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path()
+        .join("trial-1");
+    std::fs::remove_dir_all(&trial).unwrap();
+    let held = hold_lock(&run);
+    let out = common::ghostlab_in(&dir, 60)
+        .args(["test", "--job", "job.yaml", "--quiet", "--resume", "--run"])
+        .arg(&run)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("in use by another ghostlab command"), "{stderr}");
+    assert!(!trial.exists(), "the refused resume ran no trial");
+    drop(held);
+    let out = common::ghostlab_in(&dir, 180)
+        .args(["test", "--job", "job.yaml", "--quiet", "--resume", "--run"])
+        .arg(&run)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        trial.join("verdict.json").is_file(),
+        "once free, the resume runs the missing trial"
+    );
+}
+
+#[test]
+fn run_refuses_a_folder_that_is_not_a_run_and_system_folders() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("release-bot");
+    common::mock_release_bot(&dir, &["Done."]);
+    let docs = dir.join("mydocs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(docs.join("report.md"), "my own notes").unwrap();
+    std::fs::write(docs.join("summary.json"), "{\"mine\": true}").unwrap();
+    for (run, expect) in [
+        ("./mydocs", "not a Ghostlab run folder"),
+        ("/etc/ghostlab-test-run-9f1c", "system folder"),
+        ("/proc/ghostlab-run", "system folder"),
+    ] {
+        let out = common::ghostlab_in(&dir, 60)
+            .args(["test", "--job", "job.yaml", "--quiet", "--run", run])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{run}: {stderr}");
+        assert!(stderr.contains(expect) && stderr.contains("--run"), "{run}: {stderr}");
+    }
+    assert_eq!(std::fs::read_to_string(docs.join("report.md")).unwrap(), "my own notes");
+    assert_eq!(
+        std::fs::read_to_string(docs.join("summary.json")).unwrap(),
+        "{\"mine\": true}"
+    );
+    assert!(!Path::new("/etc/ghostlab-test-run-9f1c").exists());
+}
