@@ -83,6 +83,9 @@ pub enum Command {
     /// Internal: the loopback bridge to the egress proxy, run inside the sandbox.
     #[command(name = "__egress-bridge", hide = true)]
     EgressBridge(sandbox::BridgeArgs),
+    /// Internal: cleans up this process's sandboxes once it is gone (even by SIGKILL).
+    #[command(name = "__sandbox-reaper", hide = true)]
+    SandboxReaper(sandbox::ReaperArgs),
     /// Internal: the agent's end of the MCP relay, run inside the sandbox.
     #[command(name = "__mcp-connect", hide = true)]
     McpConnect(sandbox::McpConnectArgs),
@@ -139,6 +142,7 @@ pub fn dispatch(cli: Cli) -> ExitCode {
         Command::Doctor(a) => doctor::run(a),
         Command::EgressBridge(a) => sandbox::run_bridge(a),
         Command::McpConnect(a) => sandbox::run_mcp_connect(a),
+        Command::SandboxReaper(a) => sandbox::run_reaper(a),
         Command::Inspect(a) => inspect::run(a),
         Command::Discover(a) => discover::run(a),
         Command::Lint(a) => lint::run(a),

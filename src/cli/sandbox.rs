@@ -45,6 +45,22 @@ pub struct ShellArgs {
     pub role: String,
 }
 
+/// Arguments of the hidden reaper (see `crate::sandbox::reaper`).
+#[derive(Debug, clap::Args)]
+pub struct ReaperArgs {
+    /// The Ghostlab process whose sandboxes to clean up once it is gone.
+    #[arg(long)]
+    pub owner: u32,
+    /// Its start time (clock ticks after boot), so a reused pid is not taken for it.
+    #[arg(long)]
+    pub stamp: u64,
+}
+
+pub fn run_reaper(args: ReaperArgs) -> Result<ExitCode, CliError> {
+    crate::sandbox::reaper::run(args.owner, args.stamp);
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Arguments of the hidden bridge that runs inside the sandbox.
 #[derive(Debug, clap::Args)]
 pub struct BridgeArgs {

@@ -58,6 +58,8 @@ pub struct Layout {
     pub staged: Vec<(PathBuf, PathBuf)>,
 }
 
+/// Names of [`Layout::bounded`]'s folders in the session folder (for the stale sweep).
+pub const BOUNDED_FOLDERS: &[&str] = &["home", "tmp", "workspace", "uploads"];
 /// HOME inside the sandbox.
 pub const HOME_INSIDE: &str = "/sandbox/home";
 /// TMPDIR inside the sandbox.
@@ -91,6 +93,12 @@ impl Layout {
             mcp: dir.join("mcp"),
             staged: Vec::new(),
         }
+    }
+
+    /// The session's writable folders that are size-bounded tmpfs mounts when Ghostlab runs
+    /// as root (see `super::scratch`).
+    pub fn bounded(&self) -> [&PathBuf; 4] {
+        [&self.home, &self.tmp, &self.workspace, &self.uploads]
     }
 
     /// The writable (host folder, path inside) pairs; uploads and downloads go through these.

@@ -14,7 +14,7 @@
 //!   check for host root. So when Ghostlab runs as root the sandbox runs as the unprivileged
 //!   uid [`SANDBOX_UID`], and the limit is set to the processes that uid already has plus the
 //!   policy's budget. As a normal user the same arithmetic applies to that user's processes.
-//! - Total disk use and tmpfs sizes beyond the per-file limit are not bounded.
+//! - Total disk use is bounded by the session's folders (`super::scratch`), not here.
 //! - Tree-wide process and memory caps come from cgroups (`super::cgroup`) when root.
 //! - Descriptors: whatever the process that started Ghostlab left open without close-on-exec
 //!   (a CI runner's directory fd, `flock 9`, make's jobserver pipe) would pass through bwrap
@@ -287,16 +287,24 @@ mod tests {
     /// A descriptor opened without close-on-exec by the process that starts the launcher, and
     /// the one passed on purpose, as the launched program sees them.
     fn fds_seen_by_child(setup: ChildSetup) -> (String, i32, i32) {
-        // SAFETY: open(2) without O_CLOEXEC, as a CI wrapper's leftover would be.
-        let stray = unsafe { libc::open(c"/".as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY) };
-        assert!(stray > 2);
+        // SAFETY: open(2) without O_CLOEXEC, as a CI wrapper's leftover would be; moved to a
+        // number no other test of this binary uses, so the check cannot see someone else's fd.
+        let stray = unsafe {
+            let fd = libc::open(c"/".as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY);
+            assert!(fd > 2);
+            let high = libc::dup2(fd, 917);
+            libc::close(fd);
+            high
+        };
+        assert_eq!(stray, 917);
         let passed = crate::sandbox::seccomp::memfd_with(b"x").unwrap();
         use std::os::fd::AsRawFd;
         let passed_fd = passed.as_raw_fd();
         let mut setup = setup;
         setup.inherit_fds.push(passed_fd);
+        // No pipe in the script: the shell's own pipe ends would show up in its fd list.
         let mut cmd = tokio::process::Command::new("sh");
-        cmd.args(["-c", "ls /proc/$$/fd | tr '\\n' ' '"]);
+        cmd.args(["-c", "for f in /proc/$$/fd/*; do echo ${f##*/}; done"]);
         setup.install(&mut cmd);
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()

@@ -21,6 +21,7 @@ pub mod openshell;
 pub mod policy;
 pub mod procs;
 pub mod proxy;
+pub mod reaper;
 pub mod scratch;
 pub mod seccomp;
 pub mod session;
@@ -84,8 +85,8 @@ impl Sandbox {
         log_dir: PathBuf,
         bridge_exe: Option<PathBuf>,
     ) -> Result<Sandbox, SandboxError> {
-        for note in session_sweep::start_once() {
-            tracing::warn!("removed {note}");
+        for note in session_sweep::start_once(bridge_exe.as_deref()) {
+            tracing::warn!("{note}");
         }
         let openshell_bin = openshell::locate();
         let probe = probe_once(policy.backend).await;

@@ -1,6 +1,7 @@
 //! The session's HOME and TMPDIR: host folders the harness reads back (observed writes, the
 //! staged OpenCode login, warm mode's unix socket), bounded in size so a sandboxed process
-//! cannot fill the host's disk through them.
+//! cannot fill the host's disk through them. The workspace copy and uploads get the same
+//! treatment with their own bound (`workspace_bytes`, `workspace_files`).
 //!
 //! Which bound applies depends on who runs Ghostlab:
 //! - **root**: each folder is a size-limited tmpfs mounted by the harness on the host
@@ -35,9 +36,12 @@ impl ScratchBound {
     /// A short description for logs and reports.
     pub fn describe(self, bytes: u64) -> String {
         match self {
-            ScratchBound::Tmpfs => format!("HOME and TMPDIR: size-limited tmpfs of {} MiB each", bytes >> 20),
+            ScratchBound::Tmpfs => format!(
+                "HOME and TMPDIR: size-limited tmpfs of {} MiB each; workspace and uploads: tmpfs bounded in size and entries",
+                bytes >> 20
+            ),
             ScratchBound::Measured => format!(
-                "HOME and TMPDIR: {} MiB each, measured around every command (not root: cannot mount a tmpfs)",
+                "HOME and TMPDIR: {} MiB each, measured around every command, as are the workspace and uploads (not root: cannot mount a tmpfs)",
                 bytes >> 20
             ),
         }
@@ -52,11 +56,22 @@ pub fn bound_summary() -> String {
     )
 }
 
-/// Mounts a tmpfs of `bytes` at `dir`, owned by `owner` (mode 0700). Needs root.
+/// Mounts a tmpfs of `bytes` at `dir`, owned by `owner` (mode 0700), with one inode per
+/// 16 KiB of its size (at least 4096): inodes cost kernel memory that `size=` does not count.
+/// Needs root.
 pub fn mount_tmpfs(dir: &Path, bytes: u64, owner: (u32, u32)) -> std::io::Result<()> {
+    mount_bounded(dir, bytes, (bytes / (16 << 10)).max(4096), owner)
+}
+
+/// Mounts a tmpfs of `bytes` and at most `inodes` files, folders and links at `dir`, owned by
+/// `owner` (mode 0700). Needs root.
+pub fn mount_bounded(dir: &Path, bytes: u64, inodes: u64, owner: (u32, u32)) -> std::io::Result<()> {
     let target = cstring(dir)?;
-    let opts = CString::new(format!("size={bytes},mode=0700,uid={},gid={}", owner.0, owner.1))
-        .map_err(std::io::Error::other)?;
+    let opts = CString::new(format!(
+        "size={bytes},nr_inodes={inodes},mode=0700,uid={},gid={}",
+        owner.0, owner.1
+    ))
+    .map_err(std::io::Error::other)?;
     // SAFETY: mount(2) with NUL-terminated strings that outlive the call.
     let rc = unsafe {
         libc::mount(
@@ -176,5 +191,23 @@ mod tests {
         assert!(unmount(&m));
         assert!(!is_scratch_mount(&m));
         assert!(std::fs::read_dir(&m).unwrap().next().is_none(), "host folder untouched");
+    }
+
+    #[test]
+    fn tmpfs_as_root_refuses_files_beyond_its_inodes() {
+        // SAFETY: trivial getter.
+        if unsafe { libc::geteuid() } != 0 {
+            crate::util::skip::skipped("SKIPPED: mounting a tmpfs needs root");
+            return;
+        }
+        let d = tempfile::tempdir().unwrap();
+        let m = d.path().join("ws");
+        std::fs::create_dir(&m).unwrap();
+        mount_bounded(&m, 1 << 20, 10, (0, 0)).unwrap();
+        let made = (0..20)
+            .take_while(|i| std::fs::write(m.join(format!("f{i}")), "").is_ok())
+            .count();
+        assert!(unmount(&m));
+        assert!(made < 10, "{made} files in a tmpfs of 10 inodes");
     }
 }

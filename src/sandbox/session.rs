@@ -419,7 +419,7 @@ impl Session {
         let killed = procs::kill_session(&self.layout.dir, &self.id);
         self.proxy.take();
         if self.policy.keep {
-            for d in [&self.layout.home, &self.layout.tmp] {
+            for d in self.layout.bounded() {
                 if let Err(e) = scratch::preserve_then_unmount(d) {
                     self.log
                         .note(&format!("keeping {}: {e}; its tmpfs is unmounted", d.display()));
@@ -478,7 +478,13 @@ impl Session {
             ("HOME", self.layout.home.as_path()),
             ("TMPDIR", self.layout.tmp.as_path()),
         ];
-        match scratch::over_bound(&folders, self.policy.limits.scratch_bytes) {
+        let shared = [
+            ("the workspace", self.layout.workspace.as_path()),
+            ("uploads", self.layout.uploads.as_path()),
+        ];
+        let over = scratch::over_bound(&folders, self.policy.limits.scratch_bytes)
+            .or_else(|| scratch::over_bound(&shared, self.policy.limits.workspace_bytes));
+        match over {
             Some(why) => {
                 self.log.note(&format!("LIMIT HIT: {why}"));
                 Err(SandboxError::Policy(format!("sandbox limit: {why}")))
@@ -490,8 +496,9 @@ impl Session {
     /// Unmounts the HOME and TMPDIR tmpfs (their contents go with them); also after a failed
     /// creation, which may have mounted them before `scratch` was set.
     fn release_scratch(&self) {
-        scratch::unmount(&self.layout.home);
-        scratch::unmount(&self.layout.tmp);
+        for d in self.layout.bounded() {
+            scratch::unmount(d);
+        }
     }
 
     /// Waits until `sandbox-<role>-<session>.log` on disk holds every line so far.

@@ -12,7 +12,7 @@ use super::super::limits::sandbox_uid;
 use super::super::mcp_staging::brought;
 use super::super::policy::NetworkPolicy;
 use super::super::proxy::EgressProxy;
-use super::super::scratch::{ScratchBound, mount_tmpfs, unmount};
+use super::super::scratch::{ScratchBound, mount_bounded, mount_tmpfs, unmount};
 use super::{SandboxError, Session, map_inside};
 use crate::spec::SandboxBackend;
 use std::path::PathBuf;
@@ -113,14 +113,18 @@ impl Session {
             let mut scratch_note = String::new();
             if is_root && backend != SandboxBackend::Openshell {
                 let owner = owner.unwrap_or((0, 0));
-                let mounted = mount_tmpfs(&l.home, scratch_bytes, owner).and_then(|()| {
-                    mount_tmpfs(&l.tmp, scratch_bytes, owner).inspect_err(|_| {
-                        unmount(&l.home);
-                    })
-                });
+                let mounted = mount_tmpfs(&l.home, scratch_bytes, owner)
+                    .and_then(|()| mount_tmpfs(&l.tmp, scratch_bytes, owner))
+                    .and_then(|()| mount_bounded(&l.workspace, workspace_bound, workspace_files, owner))
+                    .and_then(|()| mount_bounded(&l.uploads, workspace_bound, workspace_files, owner));
                 match mounted {
                     Ok(()) => bound = ScratchBound::Tmpfs,
-                    Err(e) => scratch_note = format!(" (mounting a tmpfs failed: {e})"),
+                    Err(e) => {
+                        for d in [&l.home, &l.tmp, &l.workspace, &l.uploads] {
+                            unmount(d);
+                        }
+                        scratch_note = format!(" (mounting a tmpfs failed: {e})");
+                    }
                 }
             }
             scratch_note = format!("{}{scratch_note}", bound.describe(scratch_bytes));

@@ -31,10 +31,21 @@ pub fn owner_stamp() -> String {
 }
 
 /// The start time (clock ticks since boot) of `pid`, from /proc.
+pub fn start_time_of(pid: u32) -> Option<u64> {
+    start_time(pid)
+}
+
+/// A process that has exited but is not yet reaped (a zombie) has none: it is gone as an
+/// owner, though /proc still lists it.
 fn start_time(pid: u32) -> Option<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // Field 22; the command name (field 2) may contain spaces, so count after its `)`.
-    stat.rsplit_once(')')?.1.split_whitespace().nth(19)?.parse().ok()
+    // The command name (field 2) may contain spaces, so count after its `)`: then field 3 is
+    // the state and field 22 the start time.
+    let mut rest = stat.rsplit_once(')')?.1.split_whitespace();
+    if matches!(rest.next(), Some("Z") | Some("X")) {
+        return None;
+    }
+    rest.nth(18)?.parse().ok()
 }
 
 /// Records a live session so a signal can end it.
@@ -51,9 +62,10 @@ pub fn unregister(dir: &Path) {
     }
 }
 
-/// Once per process: sweeps stale sessions of dead owners and installs the SIGTERM/SIGINT
-/// handler that ends live sessions before exiting (128 + signal, as the default would).
-pub fn start_once() -> Vec<String> {
+/// Once per process: sweeps stale sessions of dead owners, installs the SIGTERM/SIGINT
+/// handler that ends live sessions before exiting (128 + signal, as the default would), and
+/// starts the reaper (`super::reaper`) with `ghostlab_exe` so a SIGKILL is cleaned up at once.
+pub fn start_once(ghostlab_exe: Option<&Path>) -> Vec<String> {
     if STARTED.swap(true, Ordering::SeqCst) {
         return Vec::new();
     }
@@ -72,7 +84,16 @@ pub fn start_once() -> Vec<String> {
             });
         }
     }
-    sweep(false)
+    let mut notes = sweep(false);
+    match ghostlab_exe {
+        Some(exe) => {
+            if let Err(e) = super::reaper::spawn(exe) {
+                notes.push(format!("no reaper ({e}); a SIGKILL is cleaned up by the next start"));
+            }
+        }
+        None => notes.push("no reaper (no ghostlab executable); a SIGKILL is cleaned up by the next start".into()),
+    }
+    notes
 }
 
 /// Ends every registered session: kills its processes, removes its cgroups and folder.
@@ -86,10 +107,11 @@ pub fn end_live_sessions() {
 fn remove_session(dir: &Path, id: &str) {
     procs::kill_session(dir, id);
     remove_cgroups(id);
-    // HOME and TMPDIR may be tmpfs mounts of the session (root); a folder with a mount
-    // below it cannot be removed.
-    super::scratch::unmount(&dir.join("home"));
-    super::scratch::unmount(&dir.join("tmp"));
+    // HOME, TMPDIR, the workspace and uploads may be tmpfs mounts of the session (root); a
+    // folder with a mount below it cannot be removed.
+    for d in super::bwrap::BOUNDED_FOLDERS {
+        super::scratch::unmount(&dir.join(d));
+    }
     if !dir.join(KEEP_FILE).exists() {
         // A normal `delete` may be removing the same folder on another thread right now (its
         // command just died); removal races end in ENOENT part-way, so retry until it is gone.
@@ -186,5 +208,16 @@ mod tests {
             !owner_alive(&format!("{pid} 1")),
             "a reused pid with another start time is not the owner"
         );
+    }
+
+    #[test]
+    fn an_exited_owner_not_yet_reaped_is_gone() {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        // Exited, not reaped: a zombie still listed in /proc.
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        assert!(std::path::Path::new(&format!("/proc/{pid}/stat")).exists());
+        assert_eq!(start_time_of(pid), None);
+        child.wait().unwrap();
     }
 }

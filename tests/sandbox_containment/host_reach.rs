@@ -276,12 +276,9 @@ fn ci_leaks(ctx: &Ctx) -> (Vec<Leak>, PathBuf, OwnedFd) {
     let keep_r = r.try_clone().unwrap();
     (
         vec![
-            Leak {
-                fd: lock_fd,
-                target: 10,
-            },
-            Leak { fd: r, target: 11 },
-            Leak { fd: w, target: 12 },
+            Leak { fd: lock_fd, target: 3 },
+            Leak { fd: r, target: 4 },
+            Leak { fd: w, target: 5 },
         ],
         lock,
         keep_r,
@@ -295,7 +292,7 @@ async fn fd_ci_wrapper(ctx: &Ctx, name: &'static str) -> Row {
         &ctx.job_file,
         &leaks,
         None,
-        "for n in 10 11 12; do test -e /proc/$$/fd/$n && echo \"$n=$(readlink /proc/$$/fd/$n)\"; done; true",
+        "for n in 3 4 5; do test -e /proc/$$/fd/$n && echo \"$n=$(readlink /proc/$$/fd/$n)\"; done; true",
     );
     let t = String::from_utf8_lossy(&o.stdout).into_owned();
     let lock_name = lock.file_name().unwrap().to_string_lossy().into_owned();
@@ -303,14 +300,14 @@ async fn fd_ci_wrapper(ctx: &Ctx, name: &'static str) -> Row {
     held(
         name,
         "denied",
-        short(&format!("fds 10-12 inside: [{}]", t.trim().replace('\n', " "))),
+        short(&format!("fds 3-5 inside: [{}]", t.trim().replace('\n', " "))),
         t.trim().is_empty() && !t.contains(&lock_name),
     )
 }
 
 async fn fd_jobserver_write(ctx: &Ctx, name: &'static str) -> Row {
     let (leaks, lock, r) = ci_leaks(ctx);
-    let o = wrapped(ctx, &ctx.job_file, &leaks, None, "printf 'TOKENS' >&12; echo rc=$?");
+    let o = wrapped(ctx, &ctx.job_file, &leaks, None, "printf 'TOKENS' >&5; echo rc=$?");
     drop(leaks);
     let mut buf = [0u8; 64];
     // SAFETY: read(2) on our non-blocking pipe end into a valid buffer.
@@ -341,9 +338,10 @@ async fn fd_socket(ctx: &Ctx, name: &'static str) -> Row {
     };
     let leak = Leak {
         fd: OwnedFd::from(stream),
-        target: 13,
+        target: 6,
     };
-    let o = wrapped(ctx, &ctx.job_file, &[leak], None, "timeout 3 head -c 64 <&13");
+    // dash takes single-digit descriptors only in redirections.
+    let o = wrapped(ctx, &ctx.job_file, &[leak], None, "timeout 3 head -c 11 <&6");
     let t = out_text(&o);
     held(name, "denied", short(&t), !t.contains("HOST-SOCKET"))
 }

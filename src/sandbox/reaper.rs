@@ -1,0 +1,101 @@
+//! Cleanup after a SIGKILL without waiting for the next Ghostlab start: the first sandbox a
+//! process opens starts a small reaper (`ghostlab __sandbox-reaper --owner PID --stamp T`) in a
+//! session of its own, with no terminal and no inherited pipes. It waits on a pidfd for its
+//! owner to end, however it ends, then removes the sessions whose owner is gone (processes,
+//! HOME/TMPDIR/workspace tmpfs mounts, cgroups, folder) exactly as the next start's sweep would,
+//! and exits. Kept sessions (`keep: true`) are left, as always.
+//!
+//! The reaper is a convenience on top of the sweep, not a replacement: if it cannot start (no
+//! ghostlab executable, a test harness as the current executable) the next start still sweeps.
+
+use std::path::Path;
+use std::process::Stdio;
+
+/// The hidden subcommand that runs the reaper.
+pub const SUBCOMMAND: &str = "__sandbox-reaper";
+
+/// Starts the reaper for this process with `exe` (the ghostlab executable); returns why not
+/// when it cannot.
+pub fn spawn(exe: &Path) -> Result<(), String> {
+    let stamp = super::session_sweep::owner_stamp();
+    let mut parts = stamp.split_whitespace();
+    let (pid, start) = (parts.next().unwrap_or("0"), parts.next().unwrap_or("0"));
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args([SUBCOMMAND, "--owner", pid, "--stamp", start])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setsid(2) and fcntl(2) only. A session of its own keeps a terminal's Ctrl-C
+    // (sent to the foreground process group) from ending the reaper together with its owner;
+    // descriptors this process inherited (a CI runner's pipes) are not held open by it.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::setsid() < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            super::limits::seal_inherited_fds()
+        });
+    }
+    // Not waited for: it outlives this process and is then reaped by init.
+    cmd.spawn()
+        .map(drop)
+        .map_err(|e| format!("starting the sandbox reaper {}: {e}", exe.display()))
+}
+
+/// The reaper's body: waits until `owner` (started at `stamp` clock ticks after boot) is
+/// gone, then sweeps. Returns the sweep's lines.
+pub fn run(owner: u32, stamp: u64) -> Vec<String> {
+    wait_for_exit(owner, stamp);
+    super::session_sweep::sweep(false)
+}
+
+/// Blocks until `owner` has exited; returns at once when it is already gone or the pid now
+/// belongs to another process.
+fn wait_for_exit(owner: u32, stamp: u64) {
+    // SAFETY: pidfd_open(2) on a pid; the fd is closed below.
+    let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, owner as libc::pid_t, 0) } as libc::c_int;
+    if pidfd < 0 {
+        return;
+    }
+    // Opened before the check, so a pid reused after this point is not mistaken for the owner.
+    if super::session_sweep::start_time_of(owner) == Some(stamp) {
+        let mut pfd = libc::pollfd {
+            fd: pidfd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // A pidfd becomes readable when its process exits; EINTR just polls again.
+        // SAFETY: poll(2) on one valid pollfd.
+        while unsafe { libc::poll(&mut pfd, 1, -1) } < 0 {}
+    }
+    // SAFETY: closing the pidfd opened above.
+    unsafe { libc::close(pidfd) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn waiting_ends_when_the_owner_exits_and_not_before() {
+        let mut child = std::process::Command::new("sleep").arg("0.3").spawn().unwrap();
+        let pid = child.id();
+        let stamp = super::super::session_sweep::start_time_of(pid).unwrap();
+        let t0 = std::time::Instant::now();
+        let waiter = std::thread::spawn(move || wait_for_exit(pid, stamp));
+        // The owner is our child: reap it so its pidfd becomes readable.
+        child.wait().unwrap();
+        waiter.join().unwrap();
+        assert!(
+            t0.elapsed() >= std::time::Duration::from_millis(250),
+            "returned before the owner ended"
+        );
+        let t1 = std::time::Instant::now();
+        wait_for_exit(pid, stamp.wrapping_add(1));
+        assert!(
+            t1.elapsed() < std::time::Duration::from_secs(1),
+            "a stale stamp must not wait"
+        );
+    }
+}
