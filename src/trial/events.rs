@@ -59,6 +59,7 @@ impl StopReason {
             StopReason::AgentError => "the agent failed",
             StopReason::EmulatorBroke => "the simulated user broke character",
             StopReason::UserDone => "the user had nothing more to say",
+            StopReason::UserGaveUp => "the user gave up on the goal",
             StopReason::Infra => "a peer failed",
             StopReason::Cancelled => "the run was cancelled",
         }
