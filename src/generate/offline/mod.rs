@@ -5,6 +5,7 @@
 //! It must never emit text that cannot be traced to an input.
 
 mod checks;
+pub use checks::sanction_workflow_files;
 mod personas;
 mod profile;
 mod purpose;
