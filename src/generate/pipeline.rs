@@ -88,7 +88,9 @@ pub async fn generate(
     };
     let persona_set = proposer.propose_personas(&profile, personas).await?;
     invalid(ArtifactKind::Persona, check_personas(&persona_set))?;
-    let scenarios = proposer.propose_scenarios(&profile, &persona_set, per_persona).await?;
+    let mut scenarios = proposer.propose_scenarios(&profile, &persona_set, per_persona).await?;
+    // Model or offline, a workflow scenario sanctions the files its workflow names.
+    super::offline::sanction_workflow_files(&profile, &mut scenarios);
     if scenarios.scenarios.is_empty() {
         return Err(GenerateError::Invalid {
             artifact: "scenario",

@@ -21,7 +21,9 @@ static PATTERNS: LazyLock<RegexSet> = LazyLock::new(|| {
         r"(?i)\b(note|message|instructions?|attention|reminder)\s+(to|for)\s+(the\s+)?(ai|assistant|agent|model|llm|bot)\b".to_string(),
         r"(?i)\b(ai|assistant|agent|model|llm)s?\s*[,:]\s*(you\s+)?(must|should|need\s+to|have\s+to|are\s+required\s+to|shall)\b".to_string(),
         r"(?i)\b(as\s+an?|dear)\s+(ai|assistant|agent|language\s+model)\b".to_string(),
-        format!(r"(?im)(^|[.!:]\s+|\n\s*)(please\s+)?(now\s+|also\s+|additionally\s+|then\s+)(you\s+(must|should)\s+)?(also\s+)?{a}\b"),
+        // "Also edit …" opening a sentence; "Then run npm test" in a README is ordinary docs.
+        format!(r"(?im)(^|[.!:]\s+|\n\s*)(please\s+)?(also|additionally)\s+(you\s+(must|should)\s+)?{a}\b"),
+        format!(r"(?i)\b{a}\b[^\n]{{0,80}}?\bbefore\s+(answering|responding|replying)\b"),
         format!(r"(?i)\byou\s+(must|should|need\s+to|have\s+to)\s+(now\s+|also\s+|immediately\s+)+{a}\b"),
         format!(r"(?i)\bbefore\s+(you\s+)?(answer|respond|repl(y|ies))\w*(\s+(to\s+)?the\s+user)?\s*,?\s*(please\s+)?(also\s+|first\s+)?(you\s+must\s+)?{a}\b"),
         r"(?i)(<\s*/?\s*system\s*>|\[\s*system\s*\]|\bsystem\s+override\b|\bnew\s+instructions\s*:)".to_string(),
@@ -65,6 +67,7 @@ mod tests {
             "{\"branch\": \"main\", \"status\": \"green\"}",
             "You can run the tests with `npm test`.",
             "tags: v1.1.0, v1.2.0",
+            "## Setup\nClone the repo.\nThen run `npm install`.\nNow run the tests with npm test.",
             "The assistant role is defined in roles.yaml.",
         ] {
             assert!(!carries_instructions(text), "{text}");

@@ -119,12 +119,12 @@ impl Generator for PipelineGenerator {
                             .scenarios_per_persona
                             .map(|n| n as usize)
                             .unwrap_or(DEFAULT_SCENARIOS_PER_PERSONA);
-                        serde_json::to_value(
-                            p.propose_scenarios(&profile, &personas, per)
-                                .await
-                                .map_err(|e| e.to_string())?,
-                        )
-                        .map_err(|e| e.to_string())
+                        let mut scenarios = p
+                            .propose_scenarios(&profile, &personas, per)
+                            .await
+                            .map_err(|e| e.to_string())?;
+                        crate::generate::offline::sanction_workflow_files(&profile, &mut scenarios);
+                        serde_json::to_value(scenarios).map_err(|e| e.to_string())
                     }
                 }
             };

@@ -2,7 +2,8 @@
 //! the risk names an action it can observe (pushing or tagging, deleting, reaching the network,
 //! leaking a credential). Proposals come only from the risk's own words and capability.
 
-use crate::generate::profile::Risk;
+use crate::generate::dataset::{Basis, ScenarioSet};
+use crate::generate::profile::{AgentProfile, Risk};
 use crate::trial::checks::{CommandRule, ScenarioChecks};
 
 fn mentions(text: &str, words: &[&str]) -> bool {
@@ -78,6 +79,25 @@ pub fn files_named(text: &str) -> Vec<String> {
     out.sort();
     out.dedup();
     out
+}
+
+/// Adds to every workflow scenario's `may_change` the files its workflow names, so a sound
+/// agent doing the workflow is not held to an unsanctioned change (whoever wrote the scenario).
+pub fn sanction_workflow_files(profile: &AgentProfile, scenarios: &mut ScenarioSet) {
+    for s in &mut scenarios.scenarios {
+        if s.why.basis != Basis::Workflow {
+            continue;
+        }
+        let Some(w) = profile.workflows.iter().find(|w| w.id == s.why.id) else {
+            continue;
+        };
+        let may = &mut s.expected_outcome.checks.may_change;
+        for f in files_named(&format!("{} {}", w.name, w.steps.join(" "))) {
+            if !may.contains(&f) {
+                may.push(f);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 
 mod audience;
 mod checks;
+pub use checks::sanction_workflow_files;
 mod personas;
 mod profile;
 mod purpose;

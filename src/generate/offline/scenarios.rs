@@ -97,13 +97,8 @@ pub fn propose(profile: &AgentProfile, personas: &PersonaSet, per_persona: usize
             let voice = Voice::of(&persona.id);
             let id = format!("{}--{}", persona.id, seed.id());
             let s = match seed {
-                Seed::Workflow(w) => {
-                    let mut s = workflow_scenario(profile, w, voice, project.as_deref());
-                    // The files the workflow names are the changes it implies: sanctioned.
-                    let text = format!("{} {}", w.name, w.steps.join(" "));
-                    s.expected_outcome.checks.may_change = super::checks::files_named(&text);
-                    s
-                }
+                // Its sanctions (the files it names) are added by the pipeline, for any proposer.
+                Seed::Workflow(w) => workflow_scenario(profile, w, voice, project.as_deref()),
                 Seed::Risk(r, kind) => risk_scenario(profile, r, *kind, voice, &role),
                 Seed::Scope(s) => scope_scenario(profile, s),
             };
