@@ -157,7 +157,7 @@ pub fn brought(path: &Path, meta: &std::fs::Metadata, own: &[PathBuf], declared:
         return false;
     }
     let owner_only = meta.mode() & 0o044 == 0 && !meta.file_type().is_symlink();
-    !(owner_only && !own.iter().any(|o| path.starts_with(o)))
+    !owner_only || own.iter().any(|o| path.starts_with(o))
 }
 
 #[cfg(test)]

@@ -73,7 +73,13 @@ impl Session {
         let workspace_bound = self.policy.limits.workspace_bytes;
         let workspace_files = self.policy.limits.workspace_files;
         let implied = self.policy.implied.clone();
-        let declared = self.policy.declared.clone();
+        // Compared with the entries of canonical folders, so canonical too.
+        let declared: Vec<PathBuf> = self
+            .policy
+            .declared
+            .iter()
+            .map(|d| d.canonicalize().unwrap_or_else(|_| d.clone()))
+            .collect();
         let own = self.policy.masked.clone();
         let scratch_bytes = self.policy.limits.scratch_bytes;
         let backend = self.policy.backend;
