@@ -138,17 +138,34 @@ pub async fn run_tests(settings: &TestSettings, sinks: Sinks) -> Result<TestOutc
     }
     let run = resolve_run_dir(settings)?;
     // One command per run folder: two resumes of one run would each run the missing trials.
+    let made_here = !run.path().exists();
     std::fs::create_dir_all(run.path()).map_err(|source| TestRunError::Write {
         path: run.path().to_path_buf(),
         source,
     })?;
-    let _lock = crate::util::folder_lock::try_lock_folder(run.path())?;
-    let facts = contract_facts(&state)?;
-    let agent_model = match &settings.agent_cassette {
-        Some(c) => Some(start_agent_model(c).await?),
-        None => None,
+    let lock = crate::util::folder_lock::try_lock_folder(run.path())?;
+    let prepared = async {
+        let facts = contract_facts(&state)?;
+        let agent_model = match &settings.agent_cassette {
+            Some(c) => Some(start_agent_model(c).await?),
+            None => None,
+        };
+        let ctx = context(job.clone(), run.path(), agent_model.as_ref(), sinks.clone()).await?;
+        Ok::<_, TestRunError>((facts, agent_model, ctx))
+    }
+    .await;
+    let (facts, agent_model, ctx) = match prepared {
+        Ok(p) => p,
+        Err(e) => {
+            // A run that never started (a missing credential, say) leaves no run folder behind.
+            drop(lock);
+            if made_here {
+                let _ = std::fs::remove_dir_all(run.path());
+            }
+            return Err(e);
+        }
     };
-    let ctx = context(job.clone(), run.path(), agent_model.as_ref(), sinks.clone()).await?;
+    let _lock = lock;
     let ids: Vec<String> = cases.iter().map(|c| c.id.clone()).collect();
     let manifest = Manifest::new(
         job,

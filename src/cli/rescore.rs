@@ -30,7 +30,6 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             args.run.display()
         )));
     }
-    super::replay::check_inputs(&job, &[&args.run], args.strict)?;
     let out = args
         .out
         .unwrap_or_else(|| RunDir::fresh(&job.state_dir()).path().to_path_buf());
@@ -40,6 +39,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             out.display()
         )));
     }
+    // After the argument checks, so a refusal is the first thing said.
+    super::replay::check_inputs(&job, &[&args.run], args.strict)?;
     let judge = crate::run::setup::judge(&job).map_err(|e| CliError::usage(e.to_string()))?;
     eprintln!(
         "note: rescore re-judges the stored transcripts with {}; it reproduces the inputs and the \
