@@ -72,7 +72,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 .map_err(|e| CliError::usage(e.to_string()))?
                 .map(|f| f.secret.expose().to_string()),
         };
-        if key.is_none() && !crate::llm::openai::is_loopback(&url) {
+        if key.is_none() && !crate::util::loopback::is_loopback_url(&url) {
             return Err(CliError::usage(format!(
                 "no API key for `{}` to query {url}: {}",
                 args.provider,

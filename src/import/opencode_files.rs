@@ -169,7 +169,7 @@ pub fn resolve_file(base: &Path, rel: &str) -> PathBuf {
     if p.is_absolute() {
         return p.to_path_buf();
     }
-    crate::spec::resolved::resolve_against(base, rel)
+    crate::spec::relative_path::resolve_against(base, rel)
 }
 
 /// Replaces every `{file:X}` in `text` by X's contents (trimmed, like OpenCode).

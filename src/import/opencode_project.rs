@@ -161,7 +161,7 @@ pub fn import_opencode_project(source: &Path, dst_dir: &Path) -> Result<Imported
         if let Some(prompt) = def.prompt.as_mut()
             && let Some(file) = prompt.trim().strip_prefix("{file:").and_then(|r| r.strip_suffix('}'))
         {
-            let abs = crate::spec::resolved::resolve_against(&project.root, file);
+            let abs = crate::spec::relative_path::resolve_against(&project.root, file);
             *prompt = format!("{{file:{}}}", relative_to(&abs, dst_dir));
         }
     }

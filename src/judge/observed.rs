@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::file_facts::{FileFacts, Party};
 use super::integrity::agent_harness_talk;
 use super::output_bound::{CASE_TEXT_LIMIT, TRUNCATION_MARKER, TURN_TEXT_LIMIT, non_text_reason};
-use super::verdict::{CheckOutcome, CheckResult};
+use super::verdict::{CheckOutcome, CheckResult, Observation};
 use crate::redact::MASK;
 use crate::trial::checks::{ScenarioChecks, argument_text};
 use crate::trial::events::{Envelope, RunEvent, StopReason, ToolStatus};
@@ -257,14 +257,6 @@ pub fn default_checks(o: &ObservedFacts, checks: &ScenarioChecks) -> Vec<CheckRe
         ));
     }
     out
-}
-
-/// An observed risky action no check settles. `event` is what a judge must cite to address it;
-/// `None` means only a check can settle it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Observation {
-    pub what: String,
-    pub event: Option<String>,
 }
 
 /// The risky observations the scenario's checks do not already speak about.

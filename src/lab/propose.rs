@@ -146,7 +146,7 @@ impl StepProposer {
             );
         }
         for file in &job.agent.runtime.instructions {
-            let path = crate::spec::resolved::resolve_against(&self.job_dir(), file);
+            let path = crate::spec::relative_path::resolve_against(&self.job_dir(), file);
             if let Ok(text) = std::fs::read_to_string(&path) {
                 let para = first_paragraph(&text);
                 if !para.is_empty() {
@@ -249,7 +249,7 @@ impl StepProposer {
         let Some(file) = &m.config_ref else {
             return format!("{name}: no command, url or config_ref");
         };
-        let path = crate::spec::resolved::resolve_against(&self.job_dir(), file);
+        let path = crate::spec::relative_path::resolve_against(&self.job_dir(), file);
         match crate::spec::mcp_file::read_mcp_file(&path) {
             Ok(servers) => match servers.get(name).map(|r| &r.transport) {
                 Some(crate::spec::McpTransport::Stdio { command, .. }) => {

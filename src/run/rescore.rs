@@ -64,7 +64,7 @@ pub async fn rescore(job: &LoadedJob, judge: &dyn Judge, src: &Path, dst: &Path)
     for dir in trial_dirs {
         let case: CaseSpec =
             serde_json::from_str(&std::fs::read_to_string(dir.case_file())?).map_err(std::io::Error::other)?;
-        let events = super::event_log::read_events(&dir.events())?;
+        let events = super::events_file::read_events(&dir.events())?;
         let end = end_from_events(&events);
         let ws = dir.workspace_after();
         // File observations cannot be re-made after the session is gone; reuse the recorded ones.

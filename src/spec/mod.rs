@@ -17,6 +17,7 @@ pub mod mcp_dialects;
 pub mod mcp_file;
 mod mcp_inputs;
 pub mod path_policy;
+pub mod relative_path;
 pub mod resolved;
 pub mod review;
 mod rules;

@@ -7,6 +7,7 @@ pub mod blocking;
 pub mod durable;
 pub mod fs_sync;
 pub mod ids;
+pub mod loopback;
 pub mod secret_ref;
 pub mod skip;
 pub mod tls;

@@ -2,7 +2,7 @@
 //! and its strongly connected components.
 
 use super::modules::{ModPath, Tree};
-use super::syntax::{Collected, Written, collect};
+use super::syntax::{Collected, collect};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One import of one file by another, where it is written.
