@@ -185,7 +185,7 @@ fn seeds(args: &Args) -> Result<Seeds, CliError> {
 fn role_seeds(args: &Args) -> Result<crate::lab::roles_step::RoleSeeds, CliError> {
     let check = |flag: &str, v: &Option<String>| -> Result<Option<String>, CliError> {
         if let Some(choice) = v {
-            crate::lab::roles_step::role_from_choice(choice).map_err(|e| CliError::usage(format!("{flag}: {e}")))?;
+            crate::lab::role_models::role_from_choice(choice).map_err(|e| CliError::usage(format!("{flag}: {e}")))?;
         }
         Ok(v.clone())
     };

@@ -22,6 +22,7 @@ pub mod review;
 pub mod review_cost;
 pub mod role_models;
 pub mod roles_step;
+pub mod seeds;
 pub mod state;
 pub mod step;
 pub mod store;
@@ -31,7 +32,8 @@ pub mod types;
 pub mod usable_models;
 
 pub use driver::{Executor, LabError};
-pub use propose::{Seeds, StepProposer};
+pub use propose::StepProposer;
+pub use seeds::Seeds;
 pub use state::{Discovery, Effect, Event, Lab, Phase, Proposal, RunOutcome, Saved};
 pub use step::StepId;
 pub use traits::{

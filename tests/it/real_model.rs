@@ -292,7 +292,8 @@ async fn a_provider_answering_401_is_an_infra_error_naming_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn step_3_lists_the_users_opencode_models_and_refuses_another() {
     use ghostlab::lab::executors::{EndpointModels, PipelineGenerator};
-    use ghostlab::lab::propose::{Seeds, StepProposer};
+    use ghostlab::lab::propose::StepProposer;
+    use ghostlab::lab::seeds::Seeds;
     use ghostlab::lab::step::StepId;
     if std::env::var_os("GHOSTLAB_OPENCODE_BIN").is_none() {
         return ghostlab::util::skip::skipped("GHOSTLAB_OPENCODE_BIN is not set; Step 3 asks that OpenCode");
