@@ -33,6 +33,14 @@ const MODELS: (&str, &str) = ("anthropic/claude-sonnet-4-5", "openai/gpt-5-mini"
 const CANARIES: &[&str] = &[ENV_CANARY, LOGIN_CANARY, OPENAI_CANARY];
 const KEYS: &[(&str, &str)] = &[("ANTHROPIC_API_KEY", ENV_CANARY), ("OPENAI_API_KEY", OPENAI_CANARY)];
 
+/// The impersonation below needs the egress resolver override, which only a build with the
+/// `test-hooks` feature has (the crate's self dev-dependency turns it on for tests).
+#[test]
+fn the_test_build_has_the_egress_resolver_override() {
+    assert!(ghostlab::sandbox::test_resolve::ENABLED);
+    assert_eq!(ghostlab::sandbox::test_resolve::VAR, "GHOSTLAB_TEST_EGRESS_RESOLVE");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn builtin_anthropic_provider_with_env_key_then_with_opencode_login() {
     opencode_bin();
