@@ -91,7 +91,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         models: Arc::new(EndpointModels),
         generator: Arc::new(PipelineGenerator),
     };
-    let runtime = tokio::runtime::Runtime::new()?;
+    let runtime = crate::util::runtime::multi_thread()?;
     // The same executors drive both front ends.
     let discovery = Arc::new(SandboxedDiscovery {
         job_file: args.job.clone(),

@@ -8,6 +8,7 @@ pub mod durable;
 pub mod fs_sync;
 pub mod ids;
 pub mod loopback;
+pub mod runtime;
 pub mod secret_ref;
 pub mod skip;
 pub mod tls;
