@@ -37,7 +37,8 @@ const KEYS: &[(&str, &str)] = &[("ANTHROPIC_API_KEY", ENV_CANARY), ("OPENAI_API_
 /// `test-hooks` feature has (the crate's self dev-dependency turns it on for tests).
 #[test]
 fn the_test_build_has_the_egress_resolver_override() {
-    assert!(ghostlab::sandbox::test_resolve::ENABLED);
+    // Checked when the tests compile: a test build without the feature does not build.
+    const { assert!(ghostlab::sandbox::test_resolve::ENABLED) };
     assert_eq!(ghostlab::sandbox::test_resolve::VAR, "GHOSTLAB_TEST_EGRESS_RESOLVE");
 }
 

@@ -36,7 +36,7 @@ impl Tree {
     pub fn deepest(&self, segs: &[String]) -> Option<(&ModPath, &Module)> {
         (1..=segs.len())
             .rev()
-            .find_map(|n| self.modules.get_key_value(&segs[..n].to_vec()))
+            .find_map(|n| self.modules.get_key_value(&segs[..n]))
     }
 
     fn add_file(
@@ -59,7 +59,7 @@ impl Tree {
         );
         // Children of `lib.rs`/`mod.rs` sit beside it; children of `x.rs` sit in `x/`.
         let dir = match rel.rsplit_once('/') {
-            Some((dir, name)) if name == "mod.rs" => format!("{dir}/"),
+            Some((dir, "mod.rs")) => format!("{dir}/"),
             None if rel == "lib.rs" || rel == "mod.rs" => String::new(),
             _ => format!("{}/", rel.trim_end_matches(".rs")),
         };
