@@ -4,8 +4,10 @@
 //! Every file reachable from `lib.rs` is parsed with `syn`. Every path form counts: `use crate::…`,
 //! `use super::…`, `use self::…`, groups and nested groups, renames, globs, inline paths in
 //! expressions, types, patterns and macro calls, names brought in by a `use` or a glob, and
-//! child modules named from their parent. Each path resolves to the deepest module file it names.
-//! A re-export of a module's own descendants (`pub use child::…`) is a facade, not a dependency.
+//! child modules named from their parent. Each path resolves to the deepest module file it names,
+//! and a name that module only imports (a facade's `pub use`) is followed to where it comes from.
+//! A module's reach into its own descendants (re-exports, dispatch) is the module tree itself,
+//! not a dependency; a child's use of its parent is.
 //! Test code (`#[cfg(test)]` items, inline modules and module files) is kept apart: it never
 //! counts toward the rules. Run it alone with `cargo test --test it architecture`.
 

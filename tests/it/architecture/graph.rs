@@ -46,6 +46,7 @@ impl Graph {
             let Some(target) = resolve(&all, &w.module, &w.segs, 0) else {
                 continue;
             };
+            let target = through_imports(&tree, &all, target);
             let Some((to_path, to)) = tree.deepest(&target) else {
                 continue;
             };
@@ -93,6 +94,31 @@ impl Graph {
             .filter(|e| inside(&e.from) && inside(&e.to))
             .collect()
     }
+}
+
+/// Follows a name a module only imports (a facade's `pub use`, a parent's `use` its children
+/// see through `super::`) to the module it comes from, so a facade hides no dependency.
+fn through_imports(tree: &Tree, all: &Collected, mut target: Vec<String>) -> Vec<String> {
+    for _ in 0..8 {
+        let Some((module, _)) = tree.deepest(&target) else {
+            break;
+        };
+        let module = module.clone();
+        let Some(name) = target.get(module.len()) else { break };
+        let Some(alias) = all.scopes.get(&module).and_then(|s| s.aliases.get(name)) else {
+            break;
+        };
+        // An item of another crate (`use std::fs`) stays where it was imported.
+        let Some(mut next) = resolve(all, &module, alias, 0) else {
+            break;
+        };
+        next.extend(target[module.len() + 1..].iter().cloned());
+        if next == target {
+            break;
+        }
+        target = next;
+    }
+    target
 }
 
 /// A written path as a crate-absolute module path, or `None` for another crate or a local name.

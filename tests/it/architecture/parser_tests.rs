@@ -138,6 +138,34 @@ fn a_sibling_loop_through_super_paths_is_a_cycle_with_its_lines() {
 }
 
 #[test]
+fn a_name_a_facade_reexports_resolves_to_the_file_that_defines_it() {
+    // setup.rs names `super::Ctx`, which run/mod.rs only re-exports from case.rs: the loop
+    // case.rs -> setup.rs -> case.rs is real, though it passes through the facade.
+    let g = crate_of(&[
+        ("lib.rs", "pub mod run;"),
+        ("run/mod.rs", "mod case;\nmod setup;\npub use case::Ctx;"),
+        (
+            "run/case.rs",
+            "pub struct Ctx;\npub fn go() { super::setup::prepare(); }",
+        ),
+        ("run/setup.rs", "use super::Ctx;\npub fn prepare() {}"),
+    ]);
+    let p = product(&g);
+    assert!(p.contains(&pair("run/setup.rs", "run/case.rs")), "{p:?}");
+    assert_eq!(cycles(&g.adjacency()).len(), 1);
+}
+
+#[test]
+fn an_item_of_another_crate_stays_with_the_module_that_imports_it() {
+    let g = crate_of(&[
+        ("lib.rs", "pub mod a; pub mod b;"),
+        ("a.rs", "pub use std::collections::BTreeMap;"),
+        ("b.rs", "fn f() -> crate::a::BTreeMap<u8, u8> { Default::default() }"),
+    ]);
+    assert_eq!(product(&g), [pair("b.rs", "a.rs")]);
+}
+
+#[test]
 fn path_attributes_and_inline_modules_resolve_like_rustc() {
     let g = crate_of(&[
         ("lib.rs", "pub mod s; pub mod t;"),
