@@ -102,7 +102,8 @@ pub(crate) async fn run_case(
     let env_started = Instant::now();
     let env = match ctx.environments.create(&case.id).await {
         Ok(env) => env,
-        Err(reason) => {
+        Err(e) => {
+            let reason = e.to_string();
             let end = ConversationEnd::Infra {
                 component: "sandbox".into(),
                 reason: reason.clone(),
