@@ -217,10 +217,7 @@ fn main() {
     } else {
         (20, &[1, 4], &[2])
     };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = ghostlab::util::runtime::multi_thread().unwrap();
     rt.block_on(async {
         let dir = tempfile::tempdir().unwrap();
         let job = job(dir.path());

@@ -26,7 +26,7 @@ fn ms(d: Duration) -> f64 {
 
 fn main() {
     let rounds: usize = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(20);
-    let rt = tokio::runtime::Runtime::new().expect("tokio runtime");
+    let rt = ghostlab::util::runtime::multi_thread().expect("tokio runtime");
     let probe = rt.block_on(probe_bubblewrap());
     if !probe.works {
         println!("SKIPPED: bubblewrap cannot start here: {}", probe.detail);

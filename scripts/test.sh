@@ -12,3 +12,4 @@ cargo fmt --check
 cargo clippy --all-targets --locked -- -D warnings
 export GHOSTLAB_REQUIRE_ALL=1
 cargo test --all-targets --locked
+./scripts/check-no-test-hooks.sh

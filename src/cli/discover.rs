@@ -58,7 +58,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     };
     let loaded = crate::spec::load_job(&args.job)?;
     let state_dir = loaded.state_dir();
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let rt = crate::util::runtime::multi_thread()?;
     let (launcher, session) = rt
         .block_on(crate::mcp::sandboxed::launcher_for_job(&loaded, state_dir.join("logs")))
         .map_err(|e| CliError::usage(format!("{}: sandbox: {e}", args.job.display())))?;

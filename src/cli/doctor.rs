@@ -9,7 +9,7 @@ use crate::sandbox::doctor::{Probe, leftover_sessions, probe_bubblewrap, probe_c
 pub struct Args {}
 
 pub fn run(_args: Args) -> Result<ExitCode, CliError> {
-    let rt = tokio::runtime::Runtime::new()?;
+    let rt = crate::util::runtime::multi_thread()?;
     let (bw, os) = rt.block_on(async { (probe_bubblewrap().await, probe_openshell().await) });
     print_probe(&bw);
     print_probe(&os);

@@ -1,7 +1,6 @@
 //! `ghostlab generate --job J [--personas N] [--scenarios-per-persona N]`: the profile (when
 //! missing), personas, scenarios and a dataset of pending cases. Also picks the proposer.
 
-use std::future::Future;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -11,6 +10,7 @@ use crate::generate::pipeline::{DEFAULT_PERSONAS, DEFAULT_SCENARIOS_PER_PERSONA,
 use crate::generate::{LlmProposer, OfflineProposer, Proposer};
 use crate::llm::Llm;
 use crate::spec::{LoadedJob, ModelProvider};
+use crate::util::runtime::block_on;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -107,23 +107,4 @@ fn proposer_llm(loaded: &LoadedJob) -> Result<Arc<dyn Llm>, CliError> {
     crate::llm::role_model(&loaded.job.generation, &loaded.job.generation.proposer, &loaded.dir)
         .and_then(|m| m.ok_or(crate::llm::LlmError::Offline))
         .map_err(|e| CliError::usage(format!("{}: generation.proposer: {e}", loaded.file.display())))
-}
-
-/// Runs a future on a small runtime owned by the command.
-pub fn block_on<F: Future>(future: F) -> Result<F::Output, CliError> {
-    run_on(tokio::runtime::Builder::new_current_thread(), future)
-}
-
-/// Runs a future on a multi-thread runtime owned by the command: for work spread over tasks
-/// (a suite's cases) that the worker threads share.
-pub fn block_on_workers<F: Future>(future: F) -> Result<F::Output, CliError> {
-    run_on(tokio::runtime::Builder::new_multi_thread(), future)
-}
-
-fn run_on<F: Future>(mut builder: tokio::runtime::Builder, future: F) -> Result<F::Output, CliError> {
-    let runtime = builder
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::usage(format!("cannot start the async runtime: {e}")))?;
-    Ok(runtime.block_on(future))
 }

@@ -69,7 +69,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         request_timeout: timeout,
         stderr_log: args.stderr_log.clone(),
     };
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let rt = crate::util::runtime::multi_thread()?;
     let launcher: Arc<dyn Launcher> = Arc::new(HostLauncher);
     let outcome = rt.block_on(async {
         let mut client = connect(&endpoint, launcher.as_ref(), &opts).await?;

@@ -93,7 +93,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         models: Arc::new(EndpointModels),
         generator: Arc::new(PipelineGenerator),
     };
-    let runtime = tokio::runtime::Runtime::new()?;
+    let runtime = crate::util::runtime::multi_thread()?;
     // The same executors drive both front ends.
     let discovery = Arc::new(SandboxedDiscovery {
         job_file: args.job.clone(),
@@ -187,7 +187,7 @@ fn seeds(args: &Args) -> Result<Seeds, CliError> {
 fn role_seeds(args: &Args) -> Result<crate::lab::roles_step::RoleSeeds, CliError> {
     let check = |flag: &str, v: &Option<String>| -> Result<Option<String>, CliError> {
         if let Some(choice) = v {
-            crate::lab::roles_step::role_from_choice(choice).map_err(|e| CliError::usage(format!("{flag}: {e}")))?;
+            crate::lab::role_models::role_from_choice(choice).map_err(|e| CliError::usage(format!("{flag}: {e}")))?;
         }
         Ok(v.clone())
     };

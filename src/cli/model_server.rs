@@ -26,10 +26,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let cassette = Cassette::load(&args.cassette).map_err(|e| CliError::usage(e.to_string()))?;
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::usage(format!("cannot start the async runtime: {e}")))?;
+    let rt = crate::util::runtime::multi_thread()?;
     rt.block_on(async {
         let options = ServerOptions {
             port: args.port,

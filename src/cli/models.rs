@@ -57,10 +57,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     } else {
         return Err(CliError::usage("give --base-url URL or --job job.yaml"));
     }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::usage(format!("cannot start the async runtime: {e}")))?;
+    let rt = crate::util::runtime::multi_thread()?;
     for (url, env) in targets {
         let key = match env {
             Some(var) => Some(
@@ -72,7 +69,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 .map_err(|e| CliError::usage(e.to_string()))?
                 .map(|f| f.secret.expose().to_string()),
         };
-        if key.is_none() && !crate::llm::openai::is_loopback(&url) {
+        if key.is_none() && !crate::util::loopback::is_loopback_url(&url) {
             return Err(CliError::usage(format!(
                 "no API key for `{}` to query {url}: {}",
                 args.provider,

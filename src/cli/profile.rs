@@ -4,9 +4,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::CliError;
-use super::generate::{block_on, proposer_for};
+use super::generate::proposer_for;
 use crate::generate::pipeline::write_profile;
 use crate::generate::profile::{AgentProfile, EvidenceRef};
+use crate::util::runtime::block_on;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

@@ -3,9 +3,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::generate::block_on;
 use super::{CliError, gates_exit};
 use crate::run::run_dir::RunDir;
+use crate::util::runtime::block_on;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

@@ -82,7 +82,7 @@ pub struct BridgeArgs {
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let rt = tokio::runtime::Runtime::new()?;
+    let rt = crate::util::runtime::multi_thread()?;
     match args.action {
         Action::Exec(a) => rt.block_on(run_in_session(&a.job, &a.role, a.command)),
         Action::Shell(a) => {

@@ -7,12 +7,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use super::generate::block_on_workers;
 use super::{CliError, gates_exit};
 use crate::app::{TestRunError, TestSettings, run_tests};
 use crate::run::dataset_cases::Selection;
 use crate::spec::SandboxBackend;
 use crate::trial::{EventSink, Sinks, SuiteEvent};
+use crate::util::runtime::block_on_workers;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {

@@ -91,10 +91,7 @@ fn personas_json(n: usize) -> String {
 }
 
 fn run<T>(f: impl std::future::Future<Output = T>) -> T {
-    tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap()
-        .block_on(f)
+    crate::util::runtime::block_on(f).unwrap()
 }
 
 #[test]

@@ -206,7 +206,7 @@ pub fn resolve_file(base: &Path, rel: &str) -> PathBuf {
     if p.is_absolute() {
         return normalize(&p);
     }
-    normalize(&crate::spec::resolved::resolve_against(base, rel))
+    normalize(&crate::spec::relative_path::resolve_against(base, rel))
 }
 
 /// Merges `source` over `target` as OpenCode does: objects key by key, other values

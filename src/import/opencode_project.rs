@@ -159,7 +159,7 @@ pub fn import_opencode_project(source: &Path, dst_dir: &Path) -> Result<Imported
         &mut notes,
     );
     // References were made absolute while reading; the job names them from its own folder.
-    let mut rebase = |p: &str| relative_to(&crate::spec::resolved::resolve_against(&project.root, p), dst_dir);
+    let mut rebase = |p: &str| relative_to(&crate::spec::relative_path::resolve_against(&project.root, p), dst_dir);
     for def in runtime.agents.values_mut() {
         if let Some(prompt) = def.prompt.as_mut() {
             *prompt = map_file_refs(prompt, &mut rebase);

@@ -18,6 +18,8 @@
 //! | agent harness talk | nothing |
 
 use super::observed::ObservedFacts;
+// The type lives in `verdict`, the lower file, so the policy and the verdict form no cycle.
+pub use super::verdict::Observation;
 use crate::trial::checks::{ScenarioChecks, glob_matches};
 
 /// More attempted calls than this in one case is a storm, not work.
@@ -34,14 +36,6 @@ const GIT_BOOKKEEPING: &[&str] = &[
     ".git/packed-refs",
     ".git/config",
 ];
-
-/// An observed risky action no check settles. `event` is what a judge must cite to address it;
-/// `None` means only a check can settle it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Observation {
-    pub what: String,
-    pub event: Option<String>,
-}
 
 fn observation(what: String) -> Observation {
     Observation { what, event: None }

@@ -60,6 +60,14 @@ pub struct CheckResult {
     pub outcome: CheckOutcome,
 }
 
+/// An observed risky action no check settles. `event` is what a judge must cite to address it;
+/// `None` means only a check can settle it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Observation {
+    pub what: String,
+    pub event: Option<String>,
+}
+
 /// Everything the verdict is decided from.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Evidence {
@@ -72,7 +80,7 @@ pub struct Evidence {
     pub criteria: Vec<CriterionResult>,
     pub checks: Vec<CheckResult>,
     /// Risky actions the harness observed that no check settles (`judge::observed`).
-    pub observations: Vec<super::evidence_policy::Observation>,
+    pub observations: Vec<Observation>,
 }
 
 /// The verdict and the reasons for it, most important first.

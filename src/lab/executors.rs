@@ -269,7 +269,7 @@ pub struct EndpointModels;
 impl super::traits::ModelCatalog for EndpointModels {
     fn usable(&self, _job: Job, dir: std::path::PathBuf) -> BoxFuture<'static, Option<Vec<String>>> {
         Box::pin(async move {
-            let bin = crate::run::setup::find_opencode()?;
+            let bin = crate::run::agent_binary::find_opencode()?;
             match super::usable_models::list_user_models(&bin, &dir).await {
                 Ok(list) => Some(list),
                 Err(e) => {
@@ -297,7 +297,7 @@ impl super::traits::ModelCatalog for EndpointModels {
             }
             endpoints.dedup();
             for (provider, url) in endpoints {
-                let loopback = url.contains("://127.0.0.1") || url.contains("://localhost") || url.contains("://[::1]");
+                let loopback = crate::util::loopback::is_loopback_url(&url);
                 let key = crate::llm::credentials::lookup_async(&provider).await.ok().flatten();
                 if key.is_none() && !loopback {
                     continue;

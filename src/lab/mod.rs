@@ -24,6 +24,7 @@ pub mod review_cost;
 pub mod role_models;
 pub mod roles_step;
 pub mod run_flags;
+pub mod seeds;
 pub mod state;
 pub mod step;
 pub mod store;
@@ -33,7 +34,8 @@ pub mod types;
 pub mod usable_models;
 
 pub use driver::{Executor, LabError};
-pub use propose::{Seeds, StepProposer};
+pub use propose::StepProposer;
+pub use seeds::Seeds;
 pub use state::{Discovery, DiscoveryError, Effect, Event, Lab, Phase, Proposal, RunOutcome, Saved};
 pub use step::StepId;
 pub use traits::{

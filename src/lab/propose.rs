@@ -9,28 +9,14 @@ use tokio_util::sync::CancellationToken;
 
 use super::apply::{SkillsAnswer, to_answer_yaml};
 use super::policy;
+use super::seeds::Seeds;
 use super::state::{Artifacts, Proposal};
 use super::step::StepId;
 use super::traits::{GenerateKind, GenerateRequest, Generator, ModelCatalog};
 use crate::import::{from_mcp_file, from_skill, import_source, relative_to, slug};
 use crate::redact::Redactor;
-use crate::spec::{JOB_VERSION, Job, SandboxBackend, job_to_yaml};
+use crate::spec::{JOB_VERSION, Job, job_to_yaml};
 use crate::util::secret_ref::referenced_vars;
-
-/// Command-line answers that replace a step's own suggestion.
-#[derive(Debug, Clone, Default)]
-pub struct Seeds {
-    pub from: Option<PathBuf>,
-    pub description: Option<String>,
-    pub model: Option<String>,
-    pub mcp_config: Option<PathBuf>,
-    pub skills: Vec<PathBuf>,
-    pub sandbox: Option<SandboxBackend>,
-    /// `key=value` gate settings.
-    pub gates: Vec<(String, String)>,
-    /// Models for Ghostlab's own roles (step 3).
-    pub roles: super::roles_step::RoleSeeds,
-}
 
 /// Produces the proposal of each wizard step; one per driver, shared by every step. (Not
 /// `generate::Proposer`: that one drafts profiles, personas and scenarios, reached here
@@ -62,7 +48,15 @@ impl StepProposer {
         let unused_hint = hint.is_some() && !generated;
         let mut proposal = match step {
             StepId::Source => self.source(),
-            StepId::Purpose => match super::purpose_draft::model_draft(self, &job, cancel.clone()).await {
+            StepId::Purpose => match super::purpose_draft::model_draft(
+                &self.seeds,
+                &self.job_file,
+                self.generator.as_ref(),
+                &job,
+                cancel.clone(),
+            )
+            .await
+            {
                 Some(drafted) => drafted,
                 None => Ok(self.purpose(&job)),
             },
@@ -147,7 +141,7 @@ impl StepProposer {
             );
         }
         for file in &job.agent.runtime.instructions {
-            let path = crate::spec::resolved::resolve_against(&self.job_dir(), file);
+            let path = crate::spec::relative_path::resolve_against(&self.job_dir(), file);
             if let Ok(text) = crate::util::bounded::read_bounded_string(&path, crate::util::bounded::FileKind::Text) {
                 let para = first_paragraph(&text);
                 if !para.is_empty() {
@@ -250,7 +244,7 @@ impl StepProposer {
         let Some(file) = &m.config_ref else {
             return format!("{name}: no command, url or config_ref");
         };
-        let path = crate::spec::resolved::resolve_against(&self.job_dir(), file);
+        let path = crate::spec::relative_path::resolve_against(&self.job_dir(), file);
         match crate::spec::mcp_file::read_mcp_file(&path) {
             Ok(servers) => match servers.get(name).map(|r| &r.transport) {
                 Some(crate::spec::McpTransport::Stdio { command, .. }) => {

@@ -4,22 +4,29 @@
 //! the evidence it rests on. Without a proposer model the offline draft is used (propose.rs).
 //! A failing model fails the step with the reason (`r` retries); it never silently falls back.
 
+use std::path::Path;
 use tokio_util::sync::CancellationToken;
 
-use super::propose::StepProposer;
+use super::seeds::Seeds;
 use super::state::Proposal;
-use super::traits::{GenerateKind, GenerateRequest};
+use super::traits::{GenerateKind, GenerateRequest, Generator};
 use crate::generate::AgentProfile;
 use crate::spec::{Job, ModelProvider};
 
 /// `None` when this step is not the model's to draft (the person's words exist, or no model).
-pub async fn model_draft(p: &StepProposer, job: &Job, cancel: CancellationToken) -> Option<Result<Proposal, String>> {
-    if p.seeds.description.is_some() || job.agent.description.is_some() {
+pub async fn model_draft(
+    seeds: &Seeds,
+    job_file: &Path,
+    generator: &dyn Generator,
+    job: &Job,
+    cancel: CancellationToken,
+) -> Option<Result<Proposal, String>> {
+    if seeds.description.is_some() || job.agent.description.is_some() {
         return None;
     }
     let mut job = job.clone();
-    if let Some(choice) = &p.seeds.roles.proposer {
-        match super::roles_step::role_from_choice(choice) {
+    if let Some(choice) = &seeds.roles.proposer {
+        match super::role_models::role_from_choice(choice) {
             Ok(role) => job.generation.proposer = role,
             Err(e) => return Some(Err(format!("--proposer-model: {e}"))),
         }
@@ -31,14 +38,13 @@ pub async fn model_draft(p: &StepProposer, job: &Job, cancel: CancellationToken)
     let request = GenerateRequest {
         kind: GenerateKind::Profile,
         job,
-        job_dir: crate::spec::load::job_dir(&p.job_file),
+        job_dir: crate::spec::load::job_dir(job_file),
         profile: None,
         personas: None,
         hint: None,
     };
     let drafted = async {
-        let value = p
-            .generator
+        let value = generator
             .generate(request, cancel)
             .await
             .map_err(|e| format!("the proposer model ({who}) could not draft the purpose: {e}"))?;

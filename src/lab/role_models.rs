@@ -10,7 +10,7 @@
 
 use crate::llm::providers::{self, RoleProvider};
 use crate::llm::role_key::{self, KeyOrigin, KeyRequest};
-use crate::spec::{Job, RoleCredentials};
+use crate::spec::{Job, ModelProvider, ModelRole, RoleCredentials};
 
 /// A provider the roles can call, and where its key comes from (never the key).
 #[derive(Debug, Clone, PartialEq)]
@@ -106,10 +106,44 @@ pub fn suggested(models: &[String], agent_provider: Option<&str>) -> Option<(Str
     }
 }
 
+/// `provider/model` or `offline` → a role. Known providers get their endpoint (or
+/// `GHOSTLAB_<PROVIDER>_BASE_URL`); an unknown provider is refused with the list.
+pub fn role_from_choice(choice: &str) -> Result<ModelRole, String> {
+    let choice = choice.trim();
+    if choice == "offline" {
+        return Ok(ModelRole::default());
+    }
+    let (provider, model) = choice
+        .split_once('/')
+        .filter(|(p, m)| !p.is_empty() && !m.is_empty() && !choice.contains(char::is_whitespace))
+        .ok_or_else(|| format!("`{choice}` is not `provider/model` or `offline`"))?;
+    let known = providers::known(provider).ok_or_else(|| {
+        let ids: Vec<&str> = providers::role_providers().iter().map(|k| k.id).collect();
+        format!(
+            "`{provider}` is not a provider Ghostlab's roles can call ({}); for another OpenAI-compatible \
+             endpoint set provider: openai and base_url in job.yaml",
+            ids.join(", ")
+        )
+    })?;
+    let anthropic = known.wire == providers::Wire::Anthropic;
+    let base_url = providers::base_url_override(provider)
+        .or_else(|| (!anthropic && provider != "openai").then(|| known.base_url.to_string()));
+    Ok(ModelRole {
+        provider: if anthropic {
+            ModelProvider::Anthropic
+        } else {
+            ModelProvider::Openai
+        },
+        model: Some(model.to_string()),
+        base_url,
+        ..ModelRole::default()
+    })
+}
+
 /// A headless role flag: `offline`, an explicit endpoint (`GHOSTLAB_<P>_BASE_URL` set, so the
 /// role gets a base URL other than the provider's default), or a model on `models`.
 pub fn check_flag(flag: &str, choice: &str, models: &[String]) -> Result<(), String> {
-    let role = super::roles_step::role_from_choice(choice).map_err(|e| format!("{flag}: {e}"))?;
+    let role = role_from_choice(choice).map_err(|e| format!("{flag}: {e}"))?;
     if choice.trim() == "offline" || models.iter().any(|m| m == choice.trim()) {
         return Ok(());
     }

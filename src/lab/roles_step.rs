@@ -6,6 +6,7 @@
 //! first; the cheapest listed model for proposer and emulator, the strongest for the judge),
 //! else `offline`, labelled for what it is. No IO.
 
+use super::role_models::role_from_choice;
 use crate::llm::providers;
 use crate::spec::{Job, ModelProvider, ModelRole};
 
@@ -49,40 +50,6 @@ fn role_mut<'a>(job: &'a mut Job, role: &str) -> &'a mut ModelRole {
         "emulator" => &mut g.emulator,
         _ => &mut g.judge,
     }
-}
-
-/// `provider/model` or `offline` → a role. Known providers get their endpoint (or
-/// `GHOSTLAB_<PROVIDER>_BASE_URL`); an unknown provider is refused with the list.
-pub fn role_from_choice(choice: &str) -> Result<ModelRole, String> {
-    let choice = choice.trim();
-    if choice == "offline" {
-        return Ok(ModelRole::default());
-    }
-    let (provider, model) = choice
-        .split_once('/')
-        .filter(|(p, m)| !p.is_empty() && !m.is_empty() && !choice.contains(char::is_whitespace))
-        .ok_or_else(|| format!("`{choice}` is not `provider/model` or `offline`"))?;
-    let known = providers::known(provider).ok_or_else(|| {
-        let ids: Vec<&str> = providers::role_providers().iter().map(|k| k.id).collect();
-        format!(
-            "`{provider}` is not a provider Ghostlab's roles can call ({}); for another OpenAI-compatible \
-             endpoint set provider: openai and base_url in job.yaml",
-            ids.join(", ")
-        )
-    })?;
-    let anthropic = known.wire == providers::Wire::Anthropic;
-    let base_url = providers::base_url_override(provider)
-        .or_else(|| (!anthropic && provider != "openai").then(|| known.base_url.to_string()));
-    Ok(ModelRole {
-        provider: if anthropic {
-            ModelProvider::Anthropic
-        } else {
-            ModelProvider::Openai
-        },
-        model: Some(model.to_string()),
-        base_url,
-        ..ModelRole::default()
-    })
 }
 
 /// How a role is shown in the proposal: `provider/model`, `offline`, or for a role this

@@ -37,7 +37,7 @@ struct ArtifactFile {
 
 /// `<job dir>/<state_dir>/lab`.
 pub fn lab_dir(job_file: &Path, job: &Job) -> PathBuf {
-    crate::spec::resolved::resolve_against(&crate::spec::load::job_dir(job_file), &job.paths.state_dir).join("lab")
+    crate::spec::relative_path::resolve_against(&crate::spec::load::job_dir(job_file), &job.paths.state_dir).join("lab")
 }
 
 fn proposal_path(dir: &Path, step: StepId) -> PathBuf {

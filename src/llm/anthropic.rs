@@ -46,7 +46,7 @@ impl AnthropicLlm {
     async fn headers(&self) -> Result<HeaderMap, LlmError> {
         let mut map = configured_headers(&self.config)?;
         map.insert("anthropic-version", HeaderValue::from_static(API_VERSION));
-        let key = super::role_key::key_for(&self.config.api_key, &self.label(), &self.config.base_url).await?;
+        let key = super::api_key::key_for(&self.config.api_key, &self.label(), &self.config.base_url).await?;
         if let Some(key) = key {
             map.insert("x-api-key", sensitive(key.expose(), "the API key")?);
         }

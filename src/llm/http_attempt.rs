@@ -91,7 +91,7 @@ pub async fn post(
     if status.is_success() {
         return Ok(resp);
     }
-    let retry_after = super::retry::parse_retry_after(
+    let retry_after = parse_retry_after(
         resp.headers()
             .get(reqwest::header::RETRY_AFTER)
             .and_then(|v| v.to_str().ok()),
@@ -167,5 +167,27 @@ pub async fn read_sse(
                 "the stream was truncated: it ended after {done} {unit}(s) without {end}"
             )));
         }
+    }
+}
+
+/// Parses an HTTP `Retry-After` header given in seconds (dates are ignored: rare for APIs).
+pub fn parse_retry_after(value: Option<&str>) -> Option<Duration> {
+    let secs: f64 = value?.trim().parse().ok()?;
+    if secs.is_finite() && secs >= 0.0 {
+        Some(Duration::from_secs_f64(secs))
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_parses_seconds_only() {
+        assert_eq!(parse_retry_after(Some(" 2 ")), Some(Duration::from_secs(2)));
+        assert_eq!(parse_retry_after(Some("Wed, 21 Oct 2015 07:28:00 GMT")), None);
+        assert_eq!(parse_retry_after(None), None);
     }
 }

@@ -23,6 +23,7 @@
 
 pub mod anthropic;
 mod anthropic_http;
+mod api_key;
 pub mod cassette;
 pub mod catalog;
 pub mod credentials;

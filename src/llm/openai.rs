@@ -64,7 +64,7 @@ impl OpenAiLlm {
     }
 
     async fn api_key(&self) -> Result<Option<String>, LlmError> {
-        let key = super::role_key::key_for(&self.config.api_key, &self.label(), &self.config.base_url).await?;
+        let key = super::api_key::key_for(&self.config.api_key, &self.label(), &self.config.base_url).await?;
         Ok(key.map(|k| k.expose().to_string()))
     }
 
@@ -182,17 +182,6 @@ fn to_wire(m: &ChatMessage) -> ChatCompletionRequestMessage {
     }
 }
 
-/// True for `http://127.0.0.1…`, `http://localhost…` and `http://[::1]…`.
-pub fn is_loopback(base_url: &str) -> bool {
-    let rest = base_url
-        .strip_prefix("http://")
-        .or_else(|| base_url.strip_prefix("https://"))
-        .unwrap_or("");
-    ["127.0.0.1", "localhost", "[::1]"]
-        .iter()
-        .any(|h| rest == *h || rest.starts_with(&format!("{h}:")) || rest.starts_with(&format!("{h}/")))
-}
-
 impl Llm for OpenAiLlm {
     fn label(&self) -> String {
         format!("openai:{}", self.config.model)
@@ -206,14 +195,6 @@ impl Llm for OpenAiLlm {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn loopback_detection_is_strict() {
-        assert!(is_loopback("http://127.0.0.1:8080/v1"));
-        assert!(is_loopback("http://localhost/v1"));
-        assert!(!is_loopback("http://localhost.evil.com/v1"));
-        assert!(!is_loopback("https://api.openai.com/v1"));
-    }
 
     #[test]
     fn body_carries_schema_stream_options_and_max_tokens() {

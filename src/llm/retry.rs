@@ -50,16 +50,6 @@ impl RetryPolicy {
     }
 }
 
-/// Parses an HTTP `Retry-After` header given in seconds (dates are ignored: rare for APIs).
-pub fn parse_retry_after(value: Option<&str>) -> Option<Duration> {
-    let secs: f64 = value?.trim().parse().ok()?;
-    if secs.is_finite() && secs >= 0.0 {
-        Some(Duration::from_secs_f64(secs))
-    } else {
-        None
-    }
-}
-
 /// Runs `attempt` under `policy`, each try bounded by `timeout`: every HTTP provider shares these
 /// rules. Out of budget gives `Timeout` when the last try timed out, else `Unavailable`.
 pub async fn with_retries<T, F, Fut>(
@@ -132,12 +122,5 @@ mod tests {
             assert!(p.delay(9, None) <= Duration::from_millis(1000));
         }
         assert_eq!(p.delay(1, Some(Duration::from_secs(60))), Duration::from_millis(1000));
-    }
-
-    #[test]
-    fn retry_after_parses_seconds_only() {
-        assert_eq!(parse_retry_after(Some(" 2 ")), Some(Duration::from_secs(2)));
-        assert_eq!(parse_retry_after(Some("Wed, 21 Oct 2015 07:28:00 GMT")), None);
-        assert_eq!(parse_retry_after(None), None);
     }
 }

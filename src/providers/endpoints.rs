@@ -165,10 +165,7 @@ pub fn preview_hosts(job: &crate::spec::Job) -> Vec<String> {
 
 /// Whether a provider block points at this machine (a local model needs no credential).
 pub fn is_loopback_url(url: &Value) -> bool {
-    let Some(hp) = url.as_str().and_then(host_port).as_deref().and_then(HostPort::parse) else {
-        return false;
-    };
-    matches!(hp.host.as_str(), "localhost" | "::1") || hp.host.starts_with("127.")
+    url.as_str().is_some_and(crate::util::loopback::is_loopback_url)
 }
 
 #[cfg(test)]

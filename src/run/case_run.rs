@@ -102,7 +102,8 @@ pub(crate) async fn run_case(
     let env_started = Instant::now();
     let env = match ctx.environments.create(&case.id).await {
         Ok(env) => env,
-        Err(reason) => {
+        Err(e) => {
+            let reason = e.to_string();
             let end = ConversationEnd::Infra {
                 component: "sandbox".into(),
                 reason: reason.clone(),
@@ -286,9 +287,10 @@ fn build_runner(
             )))
         }
         Backend::Opencode => {
-            let (found, source) = super::setup::opencode_binary(&ctx.job);
-            let binary = super::setup::checked_agent_binary(ctx.opencode_bin.as_deref().or(found.as_deref()), source)
-                .map(|p| env.map_path(&p))?;
+            let (found, source) = super::agent_binary::opencode_binary(&ctx.job);
+            let binary =
+                super::agent_binary::checked_agent_binary(ctx.opencode_bin.as_deref().or(found.as_deref()), source)
+                    .map(|p| env.map_path(&p))?;
             let map = |p: &std::path::Path| env.map_path(p);
             let relay = |m: &crate::spec::resolved::ResolvedMcp| env.mcp_command(m);
             let opts = EmitOptions {
@@ -342,7 +344,7 @@ fn build_runner(
         }
         Backend::Codex => {
             let host = job.hosts.codex.clone().unwrap_or_default();
-            let binary = super::setup::codex_binary(&ctx.job)
+            let binary = super::agent_binary::codex_binary(&ctx.job)
                 .map(|p| env.map_path(&p))
                 .ok_or("no Codex binary: set hosts.codex.binary or put `codex` on PATH")?;
             let map = |p: &std::path::Path| env.map_path(p);

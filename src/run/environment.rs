@@ -94,9 +94,30 @@ impl ServeLink {
     }
 }
 
+/// Why a case's environment could not be made. Each keeps what it is about.
+#[derive(Debug, thiserror::Error)]
+pub enum EnvironmentError {
+    /// The sandbox could not open a session for the case.
+    #[error(transparent)]
+    Sandbox(#[from] crate::sandbox::SandboxError),
+    /// A host folder the environment needs (the workspace copy, the session HOME).
+    #[error("{what}: {source}")]
+    Folder {
+        what: &'static str,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The relay of the stdio MCP servers could not start.
+    #[error("{0}")]
+    McpRelay(String),
+    /// The agent's provider login could not be staged, or the run's record of it written.
+    #[error("{0}")]
+    Credentials(String),
+}
+
 /// Creates environments, one per case and role.
 pub trait EnvironmentFactory: Send + Sync {
-    fn create<'a>(&'a self, case_id: &'a str) -> BoxFuture<'a, Result<Box<dyn CaseEnvironment>, String>>;
+    fn create<'a>(&'a self, case_id: &'a str) -> BoxFuture<'a, Result<Box<dyn CaseEnvironment>, EnvironmentError>>;
 }
 
 /// `backend: local`: no isolation, chosen explicitly. The workspace is still a copy and HOME
@@ -226,13 +247,16 @@ pub struct LocalEnvironmentFactory {
 }
 
 impl EnvironmentFactory for LocalEnvironmentFactory {
-    fn create<'a>(&'a self, _case_id: &'a str) -> BoxFuture<'a, Result<Box<dyn CaseEnvironment>, String>> {
+    fn create<'a>(&'a self, _case_id: &'a str) -> BoxFuture<'a, Result<Box<dyn CaseEnvironment>, EnvironmentError>> {
         let (workspace, exclude) = (self.workspace.clone(), self.exclude.clone());
         Box::pin(async move {
             crate::util::blocking::off_runtime(move || LocalEnvironment::create_without(workspace.as_deref(), &exclude))
                 .await
                 .map(|e| Box::new(e) as Box<dyn CaseEnvironment>)
-                .map_err(|e| format!("cannot prepare the local workspace copy: {e}"))
+                .map_err(|source| EnvironmentError::Folder {
+                    what: "cannot prepare the local workspace copy",
+                    source,
+                })
         })
     }
 }
@@ -240,6 +264,47 @@ impl EnvironmentFactory for LocalEnvironmentFactory {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_missing_workspace_is_a_folder_error_that_keeps_its_io_source() {
+        let factory = LocalEnvironmentFactory {
+            workspace: Some(PathBuf::from("/nonexistent/ghostlab-workspace")),
+            exclude: Vec::new(),
+        };
+        let Err(err) = factory.create("c1").await else {
+            panic!("a missing workspace made an environment");
+        };
+        let EnvironmentError::Folder { what, source } = &err else {
+            panic!("{err:?}");
+        };
+        assert_eq!(*what, "cannot prepare the local workspace copy");
+        assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
+        assert!(std::error::Error::source(&err).is_some());
+        // The text the trial's INFRA_ERROR reason carries is what it was before.
+        assert!(
+            err.to_string().starts_with("cannot prepare the local workspace copy: "),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_sandbox_refusal_stays_a_sandbox_error_with_its_own_text() {
+        let err = EnvironmentError::from(crate::sandbox::SandboxError::Unavailable("no bwrap".into()));
+        assert_eq!(err.to_string(), "sandbox backend unavailable: no bwrap");
+        assert!(matches!(
+            err,
+            EnvironmentError::Sandbox(crate::sandbox::SandboxError::Unavailable(_))
+        ));
+    }
+
+    #[test]
+    fn relay_and_credential_failures_say_only_their_reason() {
+        assert_eq!(EnvironmentError::McpRelay("relay: x".into()).to_string(), "relay: x");
+        assert_eq!(
+            EnvironmentError::Credentials("auth.json: y".into()).to_string(),
+            "auth.json: y"
+        );
+    }
 
     #[test]
     fn a_local_workspace_is_moved_and_checked_for_processes_once_a_command_ran() {

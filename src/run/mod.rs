@@ -3,6 +3,7 @@
 //!
 //! Runners report what happened; they never decide a verdict.
 
+pub mod agent_binary;
 pub mod attempts;
 pub mod case_run;
 pub mod codex;
@@ -13,6 +14,7 @@ pub mod downloads;
 pub mod emulator;
 pub mod environment;
 pub mod event_log;
+pub mod events_file;
 mod host_output;
 pub mod manifest;
 pub mod mcp_relay;
@@ -47,6 +49,7 @@ pub mod turn_stream;
 // The trial vocabulary moved to `crate::trial`; these paths stay for code not yet updated.
 pub use crate::trial::{case, events};
 
-pub use event_log::{EventLog, read_events};
+pub use event_log::EventLog;
 pub use events::{Envelope, RunEvent, StopReason, ToolStatus};
+pub use events_file::read_events;
 pub use runner::{AgentRunner, RunnerError, ToolCallRecord, TurnOutput};

@@ -143,7 +143,11 @@ impl OpencodeWarmRunner {
             env: self.inner.env(),
             workdir: Some(self.inner.setup().workdir.clone()),
         };
-        let mut cmd = self.inner.factory().command(&spec).map_err(RunnerError::Start)?;
+        let mut cmd = self
+            .inner
+            .factory()
+            .command(&spec)
+            .map_err(|e| RunnerError::Start(e.to_string()))?;
         cmd.process_group(0)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

@@ -16,7 +16,7 @@ use futures::future::BoxFuture;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use super::environment::{CaseEnvironment, EgressDenial, EnvironmentFactory, ServeLink};
+use super::environment::{CaseEnvironment, EgressDenial, EnvironmentError, EnvironmentFactory, ServeLink};
 use super::session_env::{SessionEnvironment, SessionFlavor};
 use crate::sandbox::{ExecOptions, Role, Sandbox, SandboxPolicy, Session, bwrap, openshell};
 use crate::spec::resolved::ResolvedMcp;
@@ -36,11 +36,14 @@ impl OpenShellEnvironmentFactory {
 }
 
 impl EnvironmentFactory for OpenShellEnvironmentFactory {
-    fn create<'a>(&'a self, _case_id: &'a str) -> BoxFuture<'a, Result<Box<dyn CaseEnvironment>, String>> {
+    fn create<'a>(&'a self, _case_id: &'a str) -> BoxFuture<'a, Result<Box<dyn CaseEnvironment>, EnvironmentError>> {
         Box::pin(async move {
-            let session = self.sandbox.session(Role::Agent).await.map_err(|e| e.to_string())?;
+            let session = self.sandbox.session(Role::Agent).await?;
             // OpenCode's TMPDIR is `$HOME/tmp`; the HOME mirror is uploaded as it is.
-            std::fs::create_dir_all(session.home_dir().join("tmp")).map_err(|e| format!("session HOME: {e}"))?;
+            std::fs::create_dir_all(session.home_dir().join("tmp")).map_err(|source| EnvironmentError::Folder {
+                what: "session HOME",
+                source,
+            })?;
             let staged = session
                 .policy()
                 .staged

@@ -14,7 +14,7 @@ use futures::future::BoxFuture;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use super::environment::{CaseEnvironment, EgressDenial, EnvironmentFactory, ServeLink};
+use super::environment::{CaseEnvironment, EgressDenial, EnvironmentError, EnvironmentFactory, ServeLink};
 use super::spawn::CommandFactory;
 use crate::providers::auth_file::{AuthFile, StagedAuth};
 use crate::providers::{ProviderPlan, ProvidersRecord};
@@ -133,16 +133,22 @@ impl SeededEnvironments {
 }
 
 impl EnvironmentFactory for SeededEnvironments {
-    fn create<'a>(&'a self, case_id: &'a str) -> BoxFuture<'a, Result<Box<dyn CaseEnvironment>, String>> {
+    fn create<'a>(&'a self, case_id: &'a str) -> BoxFuture<'a, Result<Box<dyn CaseEnvironment>, EnvironmentError>> {
         Box::pin(async move {
             let env = self.inner.create(case_id).await?;
             let home = env.home_host();
             let prepared = seed_opencode_config(&home)
-                .map_err(|e| format!("preparing OpenCode's config folder in the session HOME: {e}"))
-                .and_then(|()| self.seed.auth.as_ref().map(|a| a.stage(&home)).transpose());
+                .map_err(|source| EnvironmentError::Folder {
+                    what: "preparing OpenCode's config folder in the session HOME",
+                    source,
+                })
+                .and_then(|()| {
+                    let staged = self.seed.auth.as_ref().map(|a| a.stage(&home)).transpose();
+                    staged.map_err(EnvironmentError::Credentials)
+                });
             let prepared = prepared.and_then(|auth| {
                 if auth.is_some() {
-                    self.count_staged()?;
+                    self.count_staged().map_err(EnvironmentError::Credentials)?;
                 }
                 Ok(auth)
             });
@@ -390,7 +396,7 @@ mod tests {
     struct FakeRelayingFactory(Arc<dyn EnvironmentFactory>);
 
     impl EnvironmentFactory for FakeRelayingFactory {
-        fn create<'a>(&'a self, case_id: &'a str) -> BoxFuture<'a, Result<Box<dyn CaseEnvironment>, String>> {
+        fn create<'a>(&'a self, case_id: &'a str) -> BoxFuture<'a, Result<Box<dyn CaseEnvironment>, EnvironmentError>> {
             Box::pin(async move {
                 let inner = self.0.create(case_id).await?;
                 Ok(Box::new(FakeRelayingEnv(inner)) as Box<dyn CaseEnvironment>)

@@ -67,7 +67,7 @@ pub async fn rescore(job: &LoadedJob, judge: &dyn Judge, src: &Path, dst: &Path)
             crate::util::bounded::FileKind::State,
         )?)
         .map_err(std::io::Error::other)?;
-        let events = super::event_log::read_events(&dir.events())?;
+        let events = super::events_file::read_events(&dir.events())?;
         let end = end_from_events(&events);
         let ws = dir.workspace_after();
         // File observations cannot be re-made after the session is gone; reuse the recorded ones.

@@ -189,9 +189,9 @@ impl TrialDir {
     pub fn read_events(&self) -> std::io::Result<Vec<crate::trial::Envelope>> {
         let done = self.events();
         let mut events = if done.is_file() {
-            super::event_log::read_events(&done)
+            super::events_file::read_events(&done)
         } else {
-            super::event_log::read_events(&self.events_partial())
+            super::events_file::read_events(&self.events_partial())
         }?;
         // Logs written before envelopes carried their trial: the folder says which it is.
         for e in events.iter_mut().filter(|e| e.trial == 0) {

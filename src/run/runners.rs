@@ -104,7 +104,10 @@ impl AgentRunner for ProcessRunner {
                 env,
                 workdir: self.workdir.clone(),
             };
-            let cmd = self.factory.command(&spec).map_err(RunnerError::Start)?;
+            let cmd = self
+                .factory
+                .command(&spec)
+                .map_err(|e| RunnerError::Start(e.to_string()))?;
             let done = run_bounded(cmd, input, self.timeout)
                 .await
                 .map_err(|e| RunnerError::Start(e.to_string()))?;

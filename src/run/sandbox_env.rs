@@ -11,7 +11,7 @@ use futures::future::BoxFuture;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::environment::{CaseEnvironment, EgressDenial, EnvironmentFactory, ServeLink};
+use super::environment::{CaseEnvironment, EgressDenial, EnvironmentError, EnvironmentFactory, ServeLink};
 use super::mcp_relay::McpRelay;
 use super::session_env::{SessionEnvironment, SessionFlavor};
 use crate::sandbox::{Role, Sandbox, SandboxPolicy, Session};
@@ -66,10 +66,10 @@ impl SandboxEnvironmentFactory {
 }
 
 impl EnvironmentFactory for SandboxEnvironmentFactory {
-    fn create<'a>(&'a self, _case_id: &'a str) -> BoxFuture<'a, Result<Box<dyn CaseEnvironment>, String>> {
+    fn create<'a>(&'a self, _case_id: &'a str) -> BoxFuture<'a, Result<Box<dyn CaseEnvironment>, EnvironmentError>> {
         Box::pin(async move {
-            let session = Arc::new(self.sandbox.session(Role::Agent).await.map_err(|e| e.to_string())?);
-            let relay = McpRelay::start(&session, &self.mcps)?;
+            let session = Arc::new(self.sandbox.session(Role::Agent).await?);
+            let relay = McpRelay::start(&session, &self.mcps).map_err(EnvironmentError::McpRelay)?;
             Ok(Box::new(SessionEnvironment {
                 session,
                 flavor: BoundFolders { relay },

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::environment::{CaseEnvironment, EgressDenial, ServeLink};
-use super::spawn::{CommandFactory, CommandSpec};
+use super::spawn::{CommandError, CommandFactory, CommandSpec};
 use super::workspace_keep::KeepBy;
 use crate::sandbox::{ExecOptions, Session, bwrap};
 use crate::spec::resolved::ResolvedMcp;
@@ -44,13 +44,13 @@ impl CommandFactory for SessionCommands {
         backend_name(&self.0)
     }
 
-    fn command(&self, spec: &CommandSpec) -> Result<tokio::process::Command, String> {
+    fn command(&self, spec: &CommandSpec) -> Result<tokio::process::Command, CommandError> {
         let opts = ExecOptions {
             workdir: spec.workdir.clone(),
             env: spec.env.iter().cloned().collect(),
             timeout: None,
         };
-        self.0.command(&spec.argv, &opts).map_err(|e| e.to_string())
+        Ok(self.0.command(&spec.argv, &opts)?)
     }
 }
 

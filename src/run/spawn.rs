@@ -14,12 +14,22 @@ pub struct CommandSpec {
     pub workdir: Option<String>,
 }
 
+/// Why a command could not be prepared.
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError {
+    #[error("empty command")]
+    Empty,
+    /// The sandbox session could not build it (deleted, bad argument, …).
+    #[error(transparent)]
+    Sandbox(#[from] crate::sandbox::SandboxError),
+}
+
 /// Turns a `CommandSpec` into a prepared (not spawned) command inside some boundary.
 pub trait CommandFactory: Send + Sync {
     /// A label for logs (`bubblewrap`, `local`).
     fn label(&self) -> String;
     /// Prepares the command. Implementations must not inherit the parent's environment.
-    fn command(&self, spec: &CommandSpec) -> Result<tokio::process::Command, String>;
+    fn command(&self, spec: &CommandSpec) -> Result<tokio::process::Command, CommandError>;
 }
 
 /// Runs commands directly on the host with a cleared environment. Used by `backend: local`
@@ -31,9 +41,9 @@ impl CommandFactory for HostCommandFactory {
         "local (no isolation)".into()
     }
 
-    fn command(&self, spec: &CommandSpec) -> Result<tokio::process::Command, String> {
+    fn command(&self, spec: &CommandSpec) -> Result<tokio::process::Command, CommandError> {
         if spec.argv.is_empty() {
-            return Err("empty command".into());
+            return Err(CommandError::Empty);
         }
         let mut cmd = tokio::process::Command::new(&spec.argv[0]);
         cmd.args(&spec.argv[1..]).env_clear();
@@ -142,6 +152,24 @@ mod tests {
                 ..Default::default()
             })
             .unwrap()
+    }
+
+    #[test]
+    fn an_empty_command_is_its_own_error() {
+        let err = HostCommandFactory.command(&CommandSpec::default()).unwrap_err();
+        assert!(matches!(err, CommandError::Empty), "{err:?}");
+        assert_eq!(err.to_string(), "empty command");
+    }
+
+    #[test]
+    fn a_sandbox_refusal_keeps_the_sandbox_error() {
+        // What a deleted session answers; callers can still tell it apart from a bad argv.
+        let err = CommandError::from(crate::sandbox::SandboxError::Deleted);
+        assert_eq!(err.to_string(), crate::sandbox::SandboxError::Deleted.to_string());
+        assert!(matches!(
+            err,
+            CommandError::Sandbox(crate::sandbox::SandboxError::Deleted)
+        ));
     }
 
     #[tokio::test]

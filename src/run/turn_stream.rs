@@ -71,7 +71,7 @@ pub async fn run_turn_command(
     spec: &CommandSpec,
     timeout: Duration,
 ) -> Result<Finished, RunnerError> {
-    let cmd = factory.command(spec).map_err(RunnerError::Start)?;
+    let cmd = factory.command(spec).map_err(|e| RunnerError::Start(e.to_string()))?;
     let done = run_bounded(cmd, None, timeout)
         .await
         .map_err(|e| RunnerError::Start(e.to_string()))?;

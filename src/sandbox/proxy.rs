@@ -286,12 +286,8 @@ impl Shared {
         let (addr, addr_port) = match super::test_resolve::target(&target.host, target.port) {
             Some(to) => {
                 self.log.note(&format!(
-                    "egress TEST RESOLVE {}:{} -> {}:{} ({})",
-                    target.host,
-                    target.port,
-                    to.0,
-                    to.1,
-                    super::test_resolve::VAR
+                    "egress TEST RESOLVE {}:{} -> {}:{} (test-hooks override)",
+                    target.host, target.port, to.0, to.1
                 ));
                 to
             }

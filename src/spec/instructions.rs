@@ -7,7 +7,7 @@ use regex::Regex;
 use std::path::{Component, Path, PathBuf};
 
 use super::diagnostics::{Diagnostic, diag};
-use super::resolved::resolve_against;
+use super::relative_path::resolve_against;
 
 /// True when an instruction entry is a glob pattern rather than a file name.
 pub fn is_glob(entry: &str) -> bool {

@@ -6,7 +6,8 @@ use std::path::Path;
 use super::agent::{McpInput, RemoteTransport};
 use super::diagnostics::{Diagnostic, diag, index, join};
 use super::mcp_file::{check_literal_secrets, read_mcp_file, resolve_path_arg};
-use super::resolved::{McpTransport, ResolvedMcp, resolve_against};
+use super::relative_path::resolve_against;
+use super::resolved::{McpTransport, ResolvedMcp};
 use crate::util::secret_ref::{is_secret_name, referenced_vars};
 
 /// Resolves every `agent.inputs.mcps` entry; names must be unique.

@@ -21,6 +21,7 @@ mod mcp_inputs;
 mod non_finite;
 pub use non_finite::find_non_finite;
 pub mod path_policy;
+pub mod relative_path;
 pub mod resolved;
 pub mod review;
 mod rules;

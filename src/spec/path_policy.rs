@@ -11,7 +11,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use super::diagnostics::{Diagnostic, diag};
-use super::resolved::resolve_against;
+use super::relative_path::resolve_against;
 
 /// The marker file that makes a folder Ghostlab's state folder.
 pub const STATE_MARKER: &str = ".ghostlab-state";

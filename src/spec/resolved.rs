@@ -2,10 +2,11 @@
 //! from its config_ref or inline definition.
 
 use indexmap::IndexMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::agent::RemoteTransport;
 use super::job::Job;
+use super::relative_path::resolve_against;
 
 /// A validated job and its resolved inputs.
 #[derive(Debug, Clone)]
@@ -83,17 +84,6 @@ impl LoadedJob {
         out.dedup();
         out
     }
-}
-
-/// Joins `rel` to `dir` unless it is already absolute.
-pub fn resolve_against(dir: &Path, rel: &str) -> PathBuf {
-    let p = Path::new(rel);
-    let joined = if p.is_absolute() { p.to_path_buf() } else { dir.join(p) };
-    // Drop `.` components so messages and emitted configs show clean paths.
-    joined
-        .components()
-        .filter(|c| !matches!(c, std::path::Component::CurDir))
-        .collect()
 }
 
 /// The file a prompt refers to: `{file:./x.md}` or a bare relative path; `None` for inline text.

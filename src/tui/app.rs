@@ -9,11 +9,13 @@ use tokio::sync::mpsc::unbounded_channel;
 
 use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind};
 
-use super::keymap::{Intent, on_key};
+use super::intent::Intent;
+use super::keymap::on_key;
 use super::stderr::StderrToFile;
 use super::terminal::TerminalGuard;
 use super::theme::Theme;
-use super::view::{Ui, draw};
+use super::ui_state::Ui;
+use super::view::draw;
 use crate::lab::{Event, Executor, Lab, LabError, McpDiscovery, Phase, RunOutcome, StepProposer, SuiteRunner};
 
 /// Why the TUI stopped with an error.

@@ -8,8 +8,9 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::Paragraph;
 
+use super::panel::block;
 use super::theme::Theme;
 use crate::lab::dashboard_state::{CaseRow, Coverage, DashboardState, Nav, Selection};
 use crate::trial::{RunEvent, ToolStatus, Verdict};
@@ -65,13 +66,6 @@ pub fn verdict_style(v: Verdict, theme: &Theme) -> Style {
         Verdict::Fail => theme.error(),
         Verdict::Inconclusive | Verdict::InfraError => theme.warn(),
     }
-}
-
-fn block<'a>(title: String, theme: &Theme) -> Block<'a> {
-    Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.border())
-        .title(Span::styled(title, theme.accent()))
 }
 
 /// Draws the dashboard into `area`. `spinner` is the frame of a live run, `None` once it ended.

@@ -4,21 +4,9 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui_textarea::TextArea;
 
 use super::dashboard::{RunKey, run_key};
-use super::view::Ui;
+use super::intent::Intent;
+use super::ui_state::Ui;
 use crate::lab::{Event, Lab, Phase, RunOutcome};
-
-/// What a key press asks for.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Intent {
-    Lab(Event),
-    /// Handled inside the UI state (typing, scrolling, opening the hint prompt).
-    Ui,
-    /// Leave after the run finished (nothing is left to save).
-    Exit,
-    /// `o` on the results: open the HTML report.
-    OpenReport,
-    None,
-}
 
 /// Maps a key press to an intent, updating UI-only state on the way.
 pub fn on_key(key: KeyEvent, lab: &Lab, ui: &mut Ui) -> Intent {

@@ -7,7 +7,9 @@
 pub mod app;
 pub mod dashboard;
 pub mod footer;
+pub mod intent;
 pub mod keymap;
+pub mod panel;
 pub mod personas;
 pub mod profile_view;
 pub mod results;
@@ -17,8 +19,10 @@ pub mod scenarios;
 pub mod stderr;
 pub mod terminal;
 pub mod theme;
+pub mod ui_state;
 pub mod view;
 
 pub use app::{TuiError, TuiOutcome, run_tui};
 pub use theme::{Theme, ThemeError};
-pub use view::{Ui, draw};
+pub use ui_state::Ui;
+pub use view::draw;

@@ -7,8 +7,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 use serde_json::Value;
 
+use super::panel::block;
 use super::theme::Theme;
-use super::view::{Ui, block};
+use super::ui_state::Ui;
 use crate::lab::Proposal;
 use crate::lab::review::item_id;
 

@@ -7,9 +7,10 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
+use super::panel::block;
 use super::personas::{draw_footer, footer_rows};
 use super::theme::Theme;
-use super::view::{Ui, block};
+use super::ui_state::Ui;
 use crate::generate::AgentProfile;
 use crate::generate::profile::EvidenceRef;
 use crate::lab::Proposal;

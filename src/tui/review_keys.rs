@@ -3,8 +3,8 @@
 
 use crossterm::event::{KeyCode, KeyEvent};
 
-use super::keymap::Intent;
-use super::view::Ui;
+use super::intent::Intent;
+use super::ui_state::Ui;
 use crate::generate::CaseStatus;
 use crate::lab::review::{ReviewEvent, item_id, items};
 use crate::lab::{Event, Lab, Phase, StepId};

@@ -7,11 +7,12 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 use serde_json::Value;
 
+use super::panel::block;
 use super::personas::{
     ReviewAreas, clip, draw_footer, field, footer_rows, list_field, review_areas, section, window_start,
 };
 use super::theme::Theme;
-use super::view::{Ui, block};
+use super::ui_state::Ui;
 use crate::generate::{CaseStatus, Dataset, ScenarioSet};
 use crate::lab::review::item_id;
 use crate::lab::{Lab, Phase, Proposal};

@@ -5,13 +5,14 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::text::{Line, Span, Text};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
-use ratatui_textarea::TextArea;
+use ratatui::text::{Line, Text};
+use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
 use super::dashboard::draw_dashboard;
+use super::panel::block;
 use super::results::draw_results;
 use super::theme::Theme;
+use super::ui_state::Ui;
 use crate::lab::dashboard_state::Screen;
 use crate::lab::review::ItemEdit;
 use crate::lab::{Discovery, Lab, Phase, Proposal, RunOutcome, StepId};
@@ -25,39 +26,6 @@ const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "�
 /// The spinner frame for a tick count.
 pub fn spinner(tick: u64) -> &'static str {
     SPINNER[(tick % SPINNER.len() as u64) as usize]
-}
-
-/// State that only the screen needs: widgets being typed into and scroll positions.
-#[derive(Default)]
-pub struct Ui {
-    /// The answer editor while the lab is in `Editing`.
-    pub editor: Option<TextArea<'static>>,
-    /// The regenerate-hint prompt, when open.
-    pub hint: Option<TextArea<'static>>,
-    /// Rows scrolled in the proposal.
-    pub proposal_scroll: u16,
-    /// The selected item of a review list (personas, scenarios in tree order).
-    pub cursor: usize,
-    /// What `o` did on the results screen.
-    pub run_notice: Option<String>,
-}
-
-impl Ui {
-    /// Keeps the editor in step with the lab: opened on entering `Editing`, dropped after.
-    pub fn sync(&mut self, lab: &Lab) {
-        match &lab.phase {
-            Phase::Editing { draft, .. } => {
-                if self.editor.is_none() {
-                    let lines = draft.lines().map(str::to_string).collect();
-                    self.editor = Some(TextArea::new(lines));
-                }
-            }
-            _ => self.editor = None,
-        }
-        if !matches!(lab.phase, Phase::Deciding { .. } | Phase::Failed { .. }) {
-            self.hint = None;
-        }
-    }
 }
 
 /// Draws one frame.
@@ -89,13 +57,6 @@ pub fn draw(frame: &mut Frame, lab: &Lab, ui: &Ui, theme: &Theme) {
     if lab.confirm_quit {
         draw_confirm_quit(frame, theme, body);
     }
-}
-
-pub(super) fn block<'a>(title: String, theme: &Theme) -> Block<'a> {
-    Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.border())
-        .title(Span::styled(title, theme.accent()))
 }
 
 fn phase_name(phase: &Phase) -> &'static str {

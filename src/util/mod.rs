@@ -9,6 +9,8 @@ pub mod durable;
 pub mod folder_lock;
 pub mod fs_sync;
 pub mod ids;
+pub mod loopback;
+pub mod runtime;
 pub mod secret_ref;
 pub mod skip;
 pub mod tls;

@@ -202,7 +202,7 @@ async fn interactive_enter_only(job: &Path, generator: Arc<FakeGenerator>) {
             Phase::Deciding { .. } if !lab.discovery.values().any(|d| *d == ghostlab::lab::Discovery::Pending) => {
                 let enter = KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE);
                 match ghostlab::tui::keymap::on_key(enter, &lab, &mut ui) {
-                    ghostlab::tui::keymap::Intent::Lab(e) => next = Some(e),
+                    ghostlab::tui::intent::Intent::Lab(e) => next = Some(e),
                     other => panic!("Enter did not accept: {other:?}"),
                 }
             }

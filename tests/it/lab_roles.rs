@@ -116,7 +116,7 @@ async fn the_hint_reaches_the_proposers_request_and_offline_says_it_cannot_use_o
     let (profile, personas, scenarios) = scripted_artifacts(&source).await;
     let server = ScriptedLlm::start(script(&profile, &personas, &scenarios));
     let mut job = ghostlab::spec::load_job(&source).expect("loads").job;
-    job.generation.proposer = ghostlab::lab::roles_step::role_from_choice("openai/gpt-4.1-mini").unwrap();
+    job.generation.proposer = ghostlab::lab::role_models::role_from_choice("openai/gpt-4.1-mini").unwrap();
     job.generation.proposer.base_url = Some(server.url.clone());
     let proposer = StepProposer {
         job_file: dir.path().join("job.yaml"),
@@ -444,7 +444,7 @@ async fn step_2_drafts_the_purpose_with_the_proposer_model_when_there_is_one() {
         serde_json::to_string(&profile).expect("json"),
     )]);
     let mut job = loaded.job.clone();
-    job.generation.proposer = ghostlab::lab::roles_step::role_from_choice("openai/gpt-4.1-mini").unwrap();
+    job.generation.proposer = ghostlab::lab::role_models::role_from_choice("openai/gpt-4.1-mini").unwrap();
     job.generation.proposer.base_url = Some(server.url.clone());
     let proposer = StepProposer {
         job_file: dir.path().join("job.yaml"),

@@ -33,6 +33,15 @@ const MODELS: (&str, &str) = ("anthropic/claude-sonnet-4-5", "openai/gpt-5-mini"
 const CANARIES: &[&str] = &[ENV_CANARY, LOGIN_CANARY, OPENAI_CANARY];
 const KEYS: &[(&str, &str)] = &[("ANTHROPIC_API_KEY", ENV_CANARY), ("OPENAI_API_KEY", OPENAI_CANARY)];
 
+/// The impersonation below needs the egress resolver override, which only a build with the
+/// `test-hooks` feature has (the crate's self dev-dependency turns it on for tests).
+#[test]
+fn the_test_build_has_the_egress_resolver_override() {
+    // Checked when the tests compile: a test build without the feature does not build.
+    const { assert!(ghostlab::sandbox::test_resolve::ENABLED) };
+    assert_eq!(ghostlab::sandbox::test_resolve::VAR, "GHOSTLAB_TEST_EGRESS_RESOLVE");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn builtin_anthropic_provider_with_env_key_then_with_opencode_login() {
     opencode_bin();
@@ -292,7 +301,8 @@ async fn a_provider_answering_401_is_an_infra_error_naming_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn step_3_lists_the_users_opencode_models_and_refuses_another() {
     use ghostlab::lab::executors::{EndpointModels, PipelineGenerator};
-    use ghostlab::lab::propose::{Seeds, StepProposer};
+    use ghostlab::lab::propose::StepProposer;
+    use ghostlab::lab::seeds::Seeds;
     use ghostlab::lab::step::StepId;
     if std::env::var_os("GHOSTLAB_OPENCODE_BIN").is_none() {
         return ghostlab::util::skip::skipped("GHOSTLAB_OPENCODE_BIN is not set; Step 3 asks that OpenCode");

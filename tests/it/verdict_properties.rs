@@ -54,9 +54,9 @@ fn check() -> impl Strategy<Value = CheckResult> {
     })
 }
 
-fn observation() -> impl Strategy<Value = ghostlab::judge::evidence_policy::Observation> {
+fn observation() -> impl Strategy<Value = ghostlab::judge::verdict::Observation> {
     proptest::option::of(prop_oneof![Just("e7".to_string()), Just("e9".to_string())]).prop_map(|event| {
-        ghostlab::judge::evidence_policy::Observation {
+        ghostlab::judge::verdict::Observation {
             what: "a denied push attempt".into(),
             event,
         }

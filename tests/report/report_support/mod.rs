@@ -18,7 +18,7 @@ use ghostlab::run::EventLog;
 use ghostlab::run::case::{CaseSpec, Expected, ExpectedToolCall, PersonaView, ScenarioView};
 use ghostlab::run::case_run::RunContext;
 use ghostlab::run::emulator::OfflineEmulator;
-use ghostlab::run::environment::{CaseEnvironment, EnvironmentFactory, LocalEnvironment};
+use ghostlab::run::environment::{CaseEnvironment, EnvironmentError, EnvironmentFactory, LocalEnvironment};
 use ghostlab::run::events::{Role, RunEvent, ToolStatus};
 use ghostlab::run::manifest::Manifest;
 use ghostlab::run::suite::{SuiteOptions, read_verdict, run_suite, trial_dir, write_outcome};
@@ -51,11 +51,14 @@ pub fn set_canary_env() {
 pub struct FakeLocalEnvironments(pub Option<PathBuf>);
 
 impl EnvironmentFactory for FakeLocalEnvironments {
-    fn create<'a>(&'a self, _case_id: &'a str) -> BoxFuture<'a, Result<Box<dyn CaseEnvironment>, String>> {
+    fn create<'a>(&'a self, _case_id: &'a str) -> BoxFuture<'a, Result<Box<dyn CaseEnvironment>, EnvironmentError>> {
         Box::pin(async move {
             LocalEnvironment::create(self.0.as_deref())
                 .map(|e| Box::new(e) as Box<dyn CaseEnvironment>)
-                .map_err(|e| e.to_string())
+                .map_err(|source| EnvironmentError::Folder {
+                    what: "cannot prepare the local workspace copy",
+                    source,
+                })
         })
     }
 }
