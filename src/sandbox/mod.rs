@@ -85,8 +85,19 @@ impl Sandbox {
         log_dir: PathBuf,
         bridge_exe: Option<PathBuf>,
     ) -> Result<Sandbox, SandboxError> {
-        for note in session_sweep::start_once(bridge_exe.as_deref()) {
-            tracing::warn!("{note}");
+        if let Some(mut notes) = session_sweep::start_once() {
+            // The reaper cleans up after a SIGKILL at once, not at the next start.
+            match bridge_exe.as_deref() {
+                Some(exe) => {
+                    if let Err(e) = reaper::spawn(exe) {
+                        notes.push(format!("no reaper ({e}); a SIGKILL is cleaned up by the next start"));
+                    }
+                }
+                None => notes.push("no reaper (no ghostlab executable); a SIGKILL is cleaned up by the next start".into()),
+            }
+            for note in notes {
+                tracing::warn!("{note}");
+            }
         }
         let openshell_bin = openshell::locate();
         let probe = probe_once(policy.backend).await;

@@ -62,12 +62,13 @@ pub fn unregister(dir: &Path) {
     }
 }
 
-/// Once per process: sweeps stale sessions of dead owners, installs the SIGTERM/SIGINT
-/// handler that ends live sessions before exiting (128 + signal, as the default would), and
-/// starts the reaper (`super::reaper`) with `ghostlab_exe` so a SIGKILL is cleaned up at once.
-pub fn start_once(ghostlab_exe: Option<&Path>) -> Vec<String> {
+/// Once per process: sweeps stale sessions of dead owners and installs the SIGTERM/SIGINT
+/// handler that ends live sessions before exiting (128 + signal, as the default would).
+/// `None` after the first call. The caller then starts the reaper (`super::reaper`), which
+/// uses this file's sweep: kept out of here so the two files do not import each other.
+pub fn start_once() -> Option<Vec<String>> {
     if STARTED.swap(true, Ordering::SeqCst) {
-        return Vec::new();
+        return None;
     }
     if let Ok(rt) = tokio::runtime::Handle::try_current() {
         use tokio::signal::unix::{SignalKind, signal};
@@ -84,16 +85,7 @@ pub fn start_once(ghostlab_exe: Option<&Path>) -> Vec<String> {
             });
         }
     }
-    let mut notes = sweep(false);
-    match ghostlab_exe {
-        Some(exe) => {
-            if let Err(e) = super::reaper::spawn(exe) {
-                notes.push(format!("no reaper ({e}); a SIGKILL is cleaned up by the next start"));
-            }
-        }
-        None => notes.push("no reaper (no ghostlab executable); a SIGKILL is cleaned up by the next start".into()),
-    }
-    notes
+    Some(sweep(false))
 }
 
 /// Ends every registered session: kills its processes, removes its cgroups and folder.
