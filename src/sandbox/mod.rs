@@ -93,7 +93,9 @@ impl Sandbox {
                         notes.push(format!("no reaper ({e}); a SIGKILL is cleaned up by the next start"));
                     }
                 }
-                None => notes.push("no reaper (no ghostlab executable); a SIGKILL is cleaned up by the next start".into()),
+                None => {
+                    notes.push("no reaper (no ghostlab executable); a SIGKILL is cleaned up by the next start".into())
+                }
             }
             for note in notes {
                 tracing::warn!("{note}");
