@@ -349,8 +349,7 @@ pub fn normalize_env_refs(text: &str) -> String {
 /// server's argv or URL, where a secret-named `${VAR}` is refused too: both reach generated
 /// configs and process listings. The value itself is never echoed.
 pub fn check_literal_token(file: &Path, at: &str, value: &str, ds: &mut Vec<Diagnostic>) {
-    let masked = crate::redact::Redactor::new().redact(value);
-    if matches!(masked, std::borrow::Cow::Owned(_)) {
+    if crate::util::token_shape::has_token_shape(value) {
         let mut d = diag(file, at, "holds a literal credential (a token-shaped value)");
         d.hint = Some(if at.ends_with("url") {
             "send it in a header written as a `${VAR}` reference, and export that variable".into()
