@@ -137,35 +137,19 @@ pub async fn run_tests(settings: &TestSettings, sinks: Sinks) -> Result<TestOutc
         return Err(TestRunError::NoCases);
     }
     let run = resolve_run_dir(settings)?;
-    // One command per run folder: two resumes of one run would each run the missing trials.
-    let made_here = !run.path().exists();
+    let facts = contract_facts(&state)?;
+    let agent_model = match &settings.agent_cassette {
+        Some(c) => Some(start_agent_model(c).await?),
+        None => None,
+    };
+    let ctx = context(job.clone(), run.path(), agent_model.as_ref(), sinks.clone()).await?;
+    // One command per run folder (taken once the run can start, so a refused start leaves
+    // no folder): two resumes of one run would each run the missing trials.
     std::fs::create_dir_all(run.path()).map_err(|source| TestRunError::Write {
         path: run.path().to_path_buf(),
         source,
     })?;
-    let lock = crate::util::folder_lock::try_lock_folder(run.path())?;
-    let prepared = async {
-        let facts = contract_facts(&state)?;
-        let agent_model = match &settings.agent_cassette {
-            Some(c) => Some(start_agent_model(c).await?),
-            None => None,
-        };
-        let ctx = context(job.clone(), run.path(), agent_model.as_ref(), sinks.clone()).await?;
-        Ok::<_, TestRunError>((facts, agent_model, ctx))
-    }
-    .await;
-    let (facts, agent_model, ctx) = match prepared {
-        Ok(p) => p,
-        Err(e) => {
-            // A run that never started (a missing credential, say) leaves no run folder behind.
-            drop(lock);
-            if made_here {
-                let _ = std::fs::remove_dir_all(run.path());
-            }
-            return Err(e);
-        }
-    };
-    let _lock = lock;
+    let _lock = crate::util::folder_lock::try_lock_folder(run.path())?;
     let ids: Vec<String> = cases.iter().map(|c| c.id.clone()).collect();
     let manifest = Manifest::new(
         job,

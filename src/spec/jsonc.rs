@@ -36,7 +36,7 @@ pub fn parse_jsonc(path: &Path, text: &str) -> Result<Value, SpecError> {
     if text.trim().is_empty() {
         return Err(SpecError::one(path, "", "the file is empty; expected a JSON object"));
     }
-    jsonc_parser::parse_to_serde_value::<Value>(text, &options()).map_err(|e| {
+    let value = jsonc_parser::parse_to_serde_value::<Value>(text, &options()).map_err(|e| {
         SpecError::one(
             path,
             "",
@@ -47,7 +47,13 @@ pub fn parse_jsonc(path: &Path, text: &str) -> Result<Value, SpecError> {
                 e.kind()
             ),
         )
-    })
+    })?;
+    let diagnostics = super::jsonc_duplicates::duplicate_keys(path, text);
+    if diagnostics.is_empty() {
+        Ok(value)
+    } else {
+        Err(SpecError { diagnostics })
+    }
 }
 
 /// Reads a JSONC file whose top level must be an object.

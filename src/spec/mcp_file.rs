@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
 use super::agent::RemoteTransport;
-use super::diagnostics::{Diagnostic, SpecError, diag, join, nearest};
+use super::diagnostics::{Diagnostic, SpecError, diag, index, join, nearest};
 use super::document::{job_dir, json_type};
 use super::jsonc::read_json_or_yaml;
 use super::mcp_dialects::{
@@ -242,6 +242,17 @@ fn parse_entry(
 
     check_literal_secrets(file, &join(at, env_key), &env, &mut ds);
     check_literal_secrets(file, &join(at, "headers"), &headers, &mut ds);
+    for (i, arg) in command.iter().enumerate() {
+        let key = match (format, i) {
+            (McpFileFormat::Opencode, _) => index(&join(at, "command"), i),
+            (_, 0) => join(at, "command"),
+            _ => index(&join(at, "args"), i - 1),
+        };
+        check_literal_token(file, &key, arg, &mut ds);
+    }
+    if let Some(u) = &url {
+        check_literal_token(file, &join(at, "url"), u, &mut ds);
+    }
 
     let transport = match (command.is_empty(), url) {
         (false, None) => {
@@ -332,6 +343,21 @@ pub fn string_map(file: &Path, at: &str, value: Option<&Value>, ds: &mut Vec<Dia
 /// `${X:-default}`) into `${X}`.
 pub fn normalize_env_refs(text: &str) -> String {
     normalize_refs(text)
+}
+
+/// Refuses a value shaped like a credential (`sk-ant-…`, `ghp_…`, a bearer token) in a
+/// server's argv or URL, where a secret-named `${VAR}` is refused too: both reach generated
+/// configs and process listings. The value itself is never echoed.
+pub fn check_literal_token(file: &Path, at: &str, value: &str, ds: &mut Vec<Diagnostic>) {
+    if crate::util::token_shape::has_token_shape(value) {
+        let mut d = diag(file, at, "holds a literal credential (a token-shaped value)");
+        d.hint = Some(if at.ends_with("url") {
+            "send it in a header written as a `${VAR}` reference, and export that variable".into()
+        } else {
+            "pass it through the server's environment as a `${VAR}` reference, and let the server read it there".into()
+        });
+        ds.push(d);
+    }
 }
 
 /// Refuses literal values for keys that carry credentials: they would reach generated files.

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::agent::{McpInput, RemoteTransport};
 use super::diagnostics::{Diagnostic, diag, index, join};
-use super::mcp_file::{check_literal_secrets, read_mcp_file, resolve_path_arg};
+use super::mcp_file::{check_literal_secrets, check_literal_token, read_mcp_file, resolve_path_arg};
 use super::relative_path::resolve_against;
 use super::resolved::{McpTransport, ResolvedMcp};
 use crate::util::secret_ref::{is_secret_name, referenced_vars};
@@ -94,6 +94,12 @@ pub fn resolve_mcps(path: &Path, dir: &Path, inputs: &[McpInput], ds: &mut Vec<D
             };
             check_literal_secrets(path, &join(&at, "environment"), &input.environment, ds);
             check_literal_secrets(path, &join(&at, "headers"), &input.headers, ds);
+            for (j, arg) in input.command.iter().enumerate() {
+                check_literal_token(path, &index(&join(&at, "command"), j), arg, ds);
+            }
+            if let Some(u) = &input.url {
+                check_literal_token(path, &join(&at, "url"), u, ds);
+            }
             let transport = match (input.command.is_empty(), &input.url) {
                 (false, None) => McpTransport::Stdio {
                     command: input

@@ -14,6 +14,7 @@ pub mod file_refs;
 pub mod instructions;
 pub mod job;
 pub mod jsonc;
+mod jsonc_duplicates;
 pub mod load;
 pub mod mcp_dialects;
 pub mod mcp_file;

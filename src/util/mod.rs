@@ -14,6 +14,7 @@ pub mod runtime;
 pub mod secret_ref;
 pub mod skip;
 pub mod tls;
+pub mod token_shape;
 pub mod units;
 
 pub use atomic::{copy_atomic, write_atomic, write_json_atomic};

@@ -23,8 +23,9 @@ fn env_number(name: &str, default: u64) -> u64 {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
-/// Fragments that have broken parsers before: numbers at type limits, deep nesting, aliases,
-/// tags, odd scalars, control characters, paths into system folders.
+/// Fragments that have broken parsers before: numbers at type limits and non-finite ones, deep
+/// nesting, aliases, tags, odd scalars, control characters, paths into system folders,
+/// `{file:}` references out of the project, token-shaped literals, duplicate JSON keys.
 const HOSTILE: &[&str] = &[
     "99999999999999999999h",
     "18446744073709551616",
@@ -34,6 +35,15 @@ const HOSTILE: &[&str] = &[
     "1e400",
     "NaN",
     ".inf",
+    "-.inf",
+    ".NaN",
+    "1.5",
+    "{file:/proc/self/environ}",
+    "\"Do {file:../../../etc/shadow}\"",
+    "{file:./x",
+    "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz012345",
+    "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+    "\"gh\": {}, \"gh\": {}",
     "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
     "- - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - - -",
     "&a [1, 2]",

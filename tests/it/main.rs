@@ -23,6 +23,7 @@ mod generate_offline;
 mod generate_schemas;
 mod hostile_file_refs;
 mod hostile_inputs;
+mod hostile_mcp_inputs;
 mod hostile_numbers;
 mod hostile_run_files;
 mod import_projects;
