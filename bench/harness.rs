@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 fn instant(r: &ChatRequest) -> Result<String, LlmError> {
     let judge = r.messages[0].content.starts_with("You judge");
     Ok(if judge {
-        r#"{"criteria":[{"id":"s1","holds":"yes","evidence":["e3"],"rationale":"ok"}]}"#.to_string()
+        r#"{"criteria":[{"id":"s1","holds":"yes","evidence":["e3","e4"],"rationale":"ok"}]}"#.to_string()
     } else {
         r#"{"message":"And the next step?","status":"continue","refused":null}"#.to_string()
     })
