@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    ghostlab::sandbox::reaper::mark_this_binary_as_ghostlab();
     let cli = ghostlab::cli::parse();
     ghostlab::cli::init_logging();
     ghostlab::cli::dispatch(cli)

@@ -88,6 +88,8 @@ impl Sandbox {
         if let Some(mut notes) = session_sweep::start_once() {
             // The reaper cleans up after a SIGKILL at once, not at the next start.
             match bridge_exe.as_deref() {
+                // A test harness or bench as the executable: the next start sweeps instead.
+                Some(exe) if !reaper::can_run(exe) => {}
                 Some(exe) => {
                     if let Err(e) = reaper::spawn(exe) {
                         notes.push(format!("no reaper ({e}); a SIGKILL is cleaned up by the next start"));

@@ -14,6 +14,23 @@ use std::process::Stdio;
 /// The hidden subcommand that runs the reaper.
 pub const SUBCOMMAND: &str = "__sandbox-reaper";
 
+/// Set by the `ghostlab` binary's `main`: only then is this process's own executable one that
+/// knows [`SUBCOMMAND`]. A test harness or a bench opening a sandbox would otherwise start
+/// itself again with the reaper's arguments (a bench then reruns its whole workload).
+static THIS_BINARY_IS_GHOSTLAB: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Called by the `ghostlab` binary before anything else.
+pub fn mark_this_binary_as_ghostlab() {
+    THIS_BINARY_IS_GHOSTLAB.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Whether `exe` can run the reaper: another executable named explicitly (tests pass the
+/// ghostlab binary), or this process's own executable when it is the `ghostlab` binary.
+pub fn can_run(exe: &Path) -> bool {
+    let own = std::env::current_exe().ok().is_some_and(|c| c == exe);
+    !own || THIS_BINARY_IS_GHOSTLAB.load(std::sync::atomic::Ordering::SeqCst)
+}
+
 /// Starts the reaper for this process with `exe` (the ghostlab executable); returns why not
 /// when it cannot.
 pub fn spawn(exe: &Path) -> Result<(), String> {
@@ -97,5 +114,14 @@ mod tests {
             t1.elapsed() < std::time::Duration::from_secs(1),
             "a stale stamp must not wait"
         );
+    }
+
+    #[test]
+    fn a_harness_as_its_own_executable_never_starts_a_reaper_of_itself() {
+        // This test binary is a libtest harness: started with the reaper's arguments it would
+        // not reap anything. Another executable named explicitly still may.
+        let own = std::env::current_exe().unwrap();
+        assert!(!can_run(&own), "a test harness would start itself as a reaper");
+        assert!(can_run(Path::new("/usr/local/bin/ghostlab")));
     }
 }
