@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 use super::store::{LAB_FILES_VERSION, StoreError};
+use crate::util::bounded::{FileKind, read_optional_string};
 
 const FILE_NAME: &str = "run-flags.json";
 /// Cases run at once when neither the command line nor a saved lab says.
@@ -70,13 +71,14 @@ fn quoted(path: &Path) -> String {
 /// The saved flags of the lab whose files are in `lab_dir`; none when never saved.
 pub fn load(lab_dir: &Path) -> Result<Option<RunFlags>, StoreError> {
     let path = lab_dir.join(FILE_NAME);
-    let text = match read_small(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+    // The shared bounded reader: a FIFO left in its place is refused, never waited on.
+    let text = match read_optional_string(&path, FileKind::State) {
+        Ok(Some(t)) => t,
+        Ok(None) => return Ok(None),
         Err(e) => {
             return Err(StoreError::Read {
                 path,
-                reason: e.to_string(),
+                reason: e.reason(),
             });
         }
     };
@@ -91,28 +93,6 @@ pub fn load(lab_dir: &Path) -> Result<Option<RunFlags>, StoreError> {
         });
     }
     Ok(Some(flags))
-}
-
-/// The file's text: a regular file of at most 64 KiB, opened without blocking (a FIFO left in
-/// its place must not hang the lab).
-fn read_small(path: &Path) -> std::io::Result<String> {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    const LIMIT: u64 = 64 << 10;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)?;
-    let meta = file.metadata()?;
-    if !meta.is_file() || meta.len() > LIMIT {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("not a regular file of at most {LIMIT} bytes"),
-        ));
-    }
-    let mut text = String::new();
-    file.take(LIMIT).read_to_string(&mut text)?;
-    Ok(text)
 }
 
 /// Saves `flags` (atomically), with the cassette's path made absolute.

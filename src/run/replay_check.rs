@@ -89,22 +89,10 @@ pub fn check_run(run: &Path, skip: &[std::path::PathBuf]) -> ReplayCheck {
     out
 }
 
-/// The manifest as JSON: a regular file of at most 16 MiB, opened without blocking.
+/// The manifest as JSON, through the shared bounded reader (a FIFO is refused, not waited on).
 fn read_manifest(path: &Path) -> Result<Value, String> {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    const LIMIT: u64 = 16 << 20;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .map_err(|e| e.to_string())?;
-    let meta = file.metadata().map_err(|e| e.to_string())?;
-    if !meta.is_file() || meta.len() > LIMIT {
-        return Err(format!("not a regular file of at most {LIMIT} bytes"));
-    }
-    let mut text = String::new();
-    file.take(LIMIT).read_to_string(&mut text).map_err(|e| e.to_string())?;
+    let text = crate::util::bounded::read_bounded_string(path, crate::util::bounded::FileKind::State)
+        .map_err(|e| e.reason())?;
     serde_json::from_str(&text).map_err(|e| format!("not JSON: {e}"))
 }
 
