@@ -277,8 +277,12 @@ impl SandboxPolicy {
         if let Some(cores) = spec.cpu {
             limits.cpu_seconds = Some(limits.wall_timeout.as_secs().max(1) * u64::from(cores.max(1)));
         }
+        // Declared remote MCP servers stay reachable in every mode that the harness enforces:
+        // under `disabled` they are the only hosts the deny-all opens (seed 001 §4).
+        let remote_mcp = declared_remote_hosts(job);
         let network = match spec.network {
-            NetworkMode::Disabled => NetworkPolicy::Disabled,
+            NetworkMode::Disabled if remote_mcp.is_empty() => NetworkPolicy::Disabled,
+            NetworkMode::Disabled => NetworkPolicy::Allowlist(remote_mcp),
             NetworkMode::Allowlist => {
                 let mut list = Vec::new();
                 for (i, entry) in spec.allow.iter().enumerate() {
@@ -286,12 +290,7 @@ impl SandboxPolicy {
                         .ok_or_else(|| bad(&format!("allow[{i}]"), format!("`{entry}` is not host:port")))?;
                     list.push(hp);
                 }
-                // Declared remote MCP servers must stay reachable.
-                for mcp in &job.mcps {
-                    if let Some(hp) = mcp.remote_endpoint().as_deref().and_then(HostPort::parse) {
-                        list.push(hp);
-                    }
-                }
+                list.extend(remote_mcp);
                 let mut seen = std::collections::HashSet::new();
                 list.retain(|h| seen.insert(h.clone()));
                 NetworkPolicy::Allowlist(list)
@@ -381,6 +380,23 @@ fn mask_candidates(dir: &Path) -> Vec<PathBuf> {
         return Vec::new();
     }
     vec![canonical]
+}
+
+/// `host:port` of every remote (streamable HTTP / SSE) MCP server the job declares, in order,
+/// without repeats.
+pub fn declared_remote_hosts(job: &LoadedJob) -> Vec<HostPort> {
+    let mut hosts: Vec<HostPort> = Vec::new();
+    for hp in job
+        .mcps
+        .iter()
+        .filter_map(|m| m.remote_endpoint())
+        .filter_map(|e| HostPort::parse(&e))
+    {
+        if !hosts.contains(&hp) {
+            hosts.push(hp);
+        }
+    }
+    hosts
 }
 
 #[cfg(test)]

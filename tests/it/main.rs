@@ -57,6 +57,7 @@ mod real_model;
 mod real_model_openai;
 mod real_model_support;
 mod redaction_ids;
+mod remote_mcp_egress;
 mod replay_inputs;
 mod rescore_cli;
 mod resume_kill;

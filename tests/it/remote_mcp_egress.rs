@@ -1,0 +1,141 @@
+//! Declared remote MCP servers stay reachable from inside the sandbox in every network mode
+//! the harness enforces — under the default `disabled` they are the only hosts opened
+//! (seed 001 §4) — through the real binary, bubblewrap and the egress proxy.
+
+use crate::common;
+
+use assert_cmd::Command;
+use std::io::{Read, Write};
+use std::net::TcpListener;
+
+fn bwrap_works() -> Result<(), String> {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let p = rt.block_on(ghostlab::sandbox::doctor::probe_bubblewrap());
+    if p.works { Ok(()) } else { Err(p.detail) }
+}
+
+/// A local HTTP server answering `ok-<tag>` to anything: stands in for a streamable-HTTP MCP host.
+fn http_server(tag: &'static str) -> u16 {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut c in l.incoming().flatten() {
+            let mut buf = [0u8; 4096];
+            let _ = c.read(&mut buf);
+            let body = format!("ok-{tag}");
+            let _ = write!(
+                c,
+                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    port
+}
+
+fn job(dir: &std::path::Path, mcps: &str, sandbox: &str) -> std::path::PathBuf {
+    std::fs::create_dir_all(dir.join("ws")).unwrap();
+    let path = dir.join("job.yaml");
+    std::fs::write(
+        &path,
+        format!(
+            "version: 1\nagent:\n  id: remote-probe\n  workspace: ./ws\n  inputs:\n    mcps:\n{mcps}sandbox:\n  backend: bubblewrap\n  timeout: 30s\n{sandbox}"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+/// Runs `curl` for each port inside the sandbox; one line per port: the body, or `fail`.
+fn reach(job: &std::path::Path, ports: &[u16]) -> (Vec<String>, String) {
+    let script = ports
+        .iter()
+        .map(|p| format!("curl -sS --max-time 5 http://127.0.0.1:{p}/mcp 2>/dev/null | grep -q '^ok-' && curl -sS --max-time 5 http://127.0.0.1:{p}/mcp || printf fail; echo"))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let out = Command::cargo_bin("ghostlab")
+        .unwrap()
+        .args(["sandbox", "exec", "--job"])
+        .arg(job)
+        .args(["--", "sh", "-c"])
+        .arg(script)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let lines = stdout.lines().map(str::to_string).collect();
+    (lines, format!("{out:?}"))
+}
+
+fn skip_without_bwrap() -> bool {
+    match bwrap_works() {
+        Ok(()) => false,
+        Err(why) => {
+            ghostlab::util::skip::skipped(&format!("SKIPPED: bubblewrap cannot start here: {why}"));
+            true
+        }
+    }
+}
+
+#[test]
+fn under_disabled_a_declared_remote_mcp_host_is_the_only_one_opened() {
+    if skip_without_bwrap() {
+        return;
+    }
+    let (mcp, other) = (http_server("mcp"), http_server("other"));
+    let d = tempfile::tempdir().unwrap();
+    let mcps = format!(
+        "      - server: remote\n        url: http://127.0.0.1:{mcp}/mcp\n        transport: streamable-http\n"
+    );
+    let j = job(d.path(), &mcps, "  network: disabled\n");
+    let (lines, debug) = reach(&j, &[mcp, other]);
+    assert_eq!(lines, ["ok-mcp", "fail"], "{debug}");
+    // The session log records what the deny-all opened.
+    let log = std::fs::read_to_string(common::session_log(&d.path().join(".ghostlab/sandbox"), "agent")).unwrap();
+    assert!(log.contains(&format!("127.0.0.1:{mcp}")), "{log}");
+}
+
+#[test]
+fn sse_servers_and_urls_with_credentials_open_only_their_host_and_port() {
+    if skip_without_bwrap() {
+        return;
+    }
+    let (sse, plain, other) = (http_server("sse"), http_server("plain"), http_server("other"));
+    let d = tempfile::tempdir().unwrap();
+    // Userinfo in the URL and a query string never widen what is opened.
+    let mcps = format!(
+        "      - server: events\n        url: http://127.0.0.1:{sse}/sse\n        transport: sse\n      - server: plain\n        url: http://someone:pw@127.0.0.1:{plain}/mcp?x=1\n"
+    );
+    let j = job(d.path(), &mcps, "");
+    let (lines, debug) = reach(&j, &[sse, plain, other]);
+    assert_eq!(lines, ["ok-sse", "ok-plain", "fail"], "{debug}");
+}
+
+#[test]
+fn under_allowlist_declared_remote_hosts_join_the_users_list() {
+    if skip_without_bwrap() {
+        return;
+    }
+    let (mcp, listed, other) = (http_server("mcp"), http_server("listed"), http_server("other"));
+    let d = tempfile::tempdir().unwrap();
+    let mcps = format!("      - server: remote\n        url: http://127.0.0.1:{mcp}/mcp\n");
+    let j = job(
+        d.path(),
+        &mcps,
+        &format!("  network: allowlist\n  allow: [\"127.0.0.1:{listed}\"]\n"),
+    );
+    let (lines, debug) = reach(&j, &[mcp, listed, other]);
+    assert_eq!(lines, ["ok-mcp", "ok-listed", "fail"], "{debug}");
+}
+
+#[test]
+fn a_local_stdio_server_opens_nothing_under_disabled() {
+    if skip_without_bwrap() {
+        return;
+    }
+    let other = http_server("other");
+    let d = tempfile::tempdir().unwrap();
+    let mcps = format!("      - server: local\n        command: [node, ./server.mjs, \"http://127.0.0.1:{other}/\"]\n");
+    let j = job(d.path(), &mcps, "  network: disabled\n");
+    let (lines, debug) = reach(&j, &[other]);
+    assert_eq!(lines, ["fail"], "{debug}");
+}
