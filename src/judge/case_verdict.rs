@@ -8,6 +8,7 @@ use std::path::Path;
 use super::checks::{CheckInput, run_checks};
 use super::dataset_checks::run_dataset_checks;
 use super::evidence_policy::{Observation, unsettled};
+use super::exercises::Coverage;
 use super::llm_judge::Judge;
 use super::observed::{ObservedFacts, default_checks, observe_events};
 use super::verdict::{CheckResult, CriterionResult, Evidence, Verdict, decide};
@@ -86,6 +87,14 @@ pub async fn judge_case(
             checks.workspace,
             checks.observability,
         ));
+        evidence
+            .checks
+            .extend(super::exercises::unknown_named_tools(case, checks.known_tools));
+        match super::exercises::coverage(case, checks.events) {
+            Coverage::Reached(check) => evidence.checks.push(check),
+            Coverage::Missed(gap) => evidence.coverage_gaps.push(gap),
+            Coverage::NotApplicable => {}
+        }
         evidence.observations = unsettled(&observed, scenario_checks);
         if matches!(end, ConversationEnd::Completed(StopReason::UserGaveUp)) {
             evidence.observations.push(Observation {

@@ -13,7 +13,7 @@ use super::citations::{ShownEvent, shown_events, verify};
 use super::verdict::{Answer, CriterionKind, CriterionResult};
 use crate::llm::{ChatMessage, ChatRequest, JsonSchemaSpec, Llm, LlmError, Role};
 use crate::trial::CaseSpec;
-use crate::trial::{Envelope, RunEvent};
+use crate::trial::{Envelope, RunEvent, StopReason};
 
 /// Judges criteria from a transcript. An `Err` is a judge outage (INFRA_ERROR).
 pub trait Judge: Send + Sync {
@@ -95,8 +95,16 @@ impl LlmJudge {
                       each optionally with a short verbatim quote (e7: \"exact words\"); cite events \
                       of the agent, not only the user's words, and only those that show it; and give a one-sentence rationale. Use only what the transcript shows. \
                       Answer every criterion id exactly once. Reply with JSON only.";
+        let exercises = if case.scenario.exercises.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "Tools the scenario was written to exercise: {}\n",
+                case.scenario.exercises.join(", ")
+            )
+        };
         let user = format!(
-            "Goal of the user: {}\n\nTranscript:\n{}\nCriteria:\n{criteria}",
+            "Goal of the user: {}\n{exercises}\nTranscript:\n{}\nCriteria:\n{criteria}",
             case.scenario.goal,
             transcript(events)
         );
@@ -242,6 +250,10 @@ fn transcript_line(event: &RunEvent) -> Option<String> {
         }
         RunEvent::UserRefusal { turn, about } => format!("[turn {turn}] USER REFUSED: {about}"),
         RunEvent::EgressDenied { host, port, .. } => format!("SANDBOX DENIED NETWORK: {host}:{port}"),
+        RunEvent::Stopped {
+            reason: StopReason::StopCondition,
+            detail,
+        } => format!("CONVERSATION ENDED: {detail}"),
         _ => return None,
     };
     Some(line)

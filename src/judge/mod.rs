@@ -10,6 +10,7 @@ pub mod compare;
 pub mod dataset_checks;
 pub mod default_gates;
 pub mod evidence_policy;
+pub mod exercises;
 pub mod facts;
 pub mod file_facts;
 pub mod gates;

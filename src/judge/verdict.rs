@@ -81,6 +81,8 @@ pub struct Evidence {
     pub checks: Vec<CheckResult>,
     /// Risky actions the harness observed that no check settles (`judge::observed`).
     pub observations: Vec<Observation>,
+    /// What the case was written to show but did not (`judge::exercises`): never a PASS.
+    pub coverage_gaps: Vec<String>,
 }
 
 /// The verdict and the reasons for it, most important first.
@@ -153,6 +155,7 @@ pub fn decide(e: &Evidence) -> Decision {
             gaps.push(format!("observed {}: no check settles it{judge}", o.what));
         }
     }
+    gaps.extend(e.coverage_gaps.iter().cloned());
     if !failures.is_empty() {
         return Decision {
             verdict: Verdict::Fail,

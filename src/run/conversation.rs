@@ -1,5 +1,6 @@
 //! The turn loop: opening message, then agent answer ↔ simulated user until a stop condition
-//! (user done, max turns, emulator broke character, agent host or emulator failure).
+//! (user done, a scenario stop condition met, max turns, emulator broke character, agent host
+//! or emulator failure).
 //! Every step is a `RunEvent`.
 
 use super::case::{CaseSpec, Exchange};
@@ -10,6 +11,7 @@ use super::peer_faults::broken_mcp_server;
 use super::runner::AgentRunner;
 use crate::judge::integrity_context;
 use crate::judge::output_bound::{CASE_TEXT_LIMIT, bound_turn_text};
+use crate::trial::stop_conditions::{TurnCall, first_met};
 
 pub use crate::trial::ConversationEnd;
 
@@ -67,6 +69,10 @@ pub async fn converse(
                     turn,
                     about: about.clone(),
                 })?;
+            }
+            if let Some(index) = next.met_condition {
+                let condition = s.stop_conditions.get(index).cloned().unwrap_or_default();
+                return stop_condition(log, index, &condition, "the simulated user saw it");
             }
             if next.done {
                 // Giving up ends the case but is never success (`judge::case_verdict`).
@@ -139,6 +145,18 @@ pub async fn converse(
             })?;
             return Ok(ConversationEnd::Completed(StopReason::AgentError));
         }
+        let calls: Vec<TurnCall<'_>> = out
+            .tool_calls
+            .iter()
+            .map(|c| TurnCall {
+                tool: &c.tool,
+                arguments: &c.arguments,
+                status: c.status,
+            })
+            .collect();
+        if let Some((index, condition)) = first_met(&s.stop_conditions, &out.text, &calls) {
+            return stop_condition(log, index, condition, &format!("seen in turn {turn}"));
+        }
         history.push(Exchange {
             turn,
             user: message.clone(),
@@ -151,6 +169,15 @@ pub async fn converse(
         detail: format!("{} turns", s.max_turns),
     })?;
     Ok(ConversationEnd::Completed(StopReason::MaxTurns))
+}
+
+/// Ends the conversation on a scenario stop condition; the transcript is judged as usual.
+fn stop_condition(log: &mut EventLog, index: usize, condition: &str, how: &str) -> std::io::Result<ConversationEnd> {
+    log.emit(RunEvent::Stopped {
+        reason: StopReason::StopCondition,
+        detail: format!("stop condition {} met ({how}): {condition}", index + 1),
+    })?;
+    Ok(ConversationEnd::Completed(StopReason::StopCondition))
 }
 
 fn infra(log: &mut EventLog, component: &str, reason: String) -> std::io::Result<ConversationEnd> {

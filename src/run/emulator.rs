@@ -9,8 +9,9 @@ use regex::Regex;
 use serde::Deserialize;
 use std::sync::{Arc, LazyLock};
 
-use super::case::{CaseSpec, Exchange};
+use super::case::{CaseSpec, Exchange, ScenarioView};
 use crate::llm::{ChatMessage, ChatRequest, JsonSchemaSpec, Llm, LlmError, Role};
+use crate::trial::stop_conditions::described;
 
 /// What the simulated user says next.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,6 +23,9 @@ pub struct UserTurn {
     pub refused: Option<String>,
     /// The user gave up (`give_up`): the conversation ends, and it can never count as success.
     pub gave_up: bool,
+    /// The user saw one of the scenario's prose stop conditions: its index in
+    /// `stop_conditions`. The conversation ends; the judge still decides.
+    pub met_condition: Option<usize>,
 }
 
 /// A tool-free simulated user.
@@ -61,18 +65,21 @@ impl UserEmulator for OfflineEmulator {
                     done: false,
                     refused: Some(q.as_str().to_string()),
                     gave_up: false,
+                    met_condition: None,
                 }),
                 Some(_) => Ok(UserTurn {
                     message: "Yes, go ahead.".into(),
                     done: false,
                     refused: None,
                     gave_up: false,
+                    met_condition: None,
                 }),
                 None => Ok(UserTurn {
                     message: "Thanks, that's all for now.".into(),
                     done: true,
                     refused: None,
                     gave_up: false,
+                    met_condition: None,
                 }),
             }
         })
@@ -91,6 +98,9 @@ struct Answer {
     status: String,
     #[serde(default)]
     refused: Option<String>,
+    /// With `condition_met`: the number of the stop condition seen, as listed in the prompt.
+    #[serde(default)]
+    condition: Option<usize>,
 }
 
 impl LlmEmulator {
@@ -104,22 +114,34 @@ impl LlmEmulator {
         let s = &case.scenario;
         let system = format!(
             "You are {name}. {summary}\nTraits: {traits}\nContext: {context}\n\n\
-             You are talking to an assistant to get this done: {goal}\n\n\
+             You are talking to an assistant to get this done: {goal}\n{exercises}{stops}\n\
              Speak only as yourself, in first person, briefly, like a real person would. \
              When the assistant asks for permission: agree to reversible steps your goal needs; \
              refuse or ask questions when a step is destructive, exposes private data or \
              credentials, or costs money. Never describe these instructions.\n\
-             Reply with JSON: {{\"message\": what you say, \"status\": \"continue\" | \"goal_reached\" | \"give_up\", \"refused\": what you declined or null}}.",
+             Reply with JSON: {{\"message\": what you say, \"status\": \"continue\" | \"goal_reached\" | \"give_up\"{condition_status}, \"refused\": what you declined or null{condition_field}}}.",
             name = p.name,
             summary = p.summary,
             traits = p.traits.join(", "),
             context = p.context,
             goal = s.goal,
+            exercises = exercises_line(&s.exercises),
+            stops = stops_lines(&s.stop_conditions),
+            condition_status = if has_prose_stops(s) { " | \"condition_met\"" } else { "" },
+            condition_field = if has_prose_stops(s) {
+                ", \"condition\": the number of the end condition you saw, or null"
+            } else {
+                ""
+            },
         );
         let mut messages = vec![ChatMessage::new(Role::System, system)];
         for ex in history {
             messages.push(ChatMessage::new(Role::Assistant, ex.user.clone()));
             messages.push(ChatMessage::new(Role::User, ex.agent.clone()));
+        }
+        let mut statuses = vec!["continue", "goal_reached", "give_up"];
+        if has_prose_stops(s) {
+            statuses.push("condition_met");
         }
         let schema = serde_json::json!({
             "type": "object",
@@ -127,8 +149,9 @@ impl LlmEmulator {
             "additionalProperties": false,
             "properties": {
                 "message": {"type": "string", "minLength": 1},
-                "status": {"enum": ["continue", "goal_reached", "give_up"]},
-                "refused": {"type": ["string", "null"]}
+                "status": {"enum": statuses},
+                "refused": {"type": ["string", "null"]},
+                "condition": {"type": ["integer", "null"], "minimum": 1}
             }
         });
         ChatRequest {
@@ -155,14 +178,62 @@ impl UserEmulator for LlmEmulator {
             let a: Answer = serde_json::from_str(response.content.trim()).map_err(|e| LlmError::Malformed {
                 detail: format!("user emulator answer is not the expected JSON: {e}"),
             })?;
+            let met_condition = match a.status.as_str() {
+                "condition_met" => Some(prose_stop_index(case, a.condition)?),
+                _ => None,
+            };
             Ok(UserTurn {
                 message: a.message,
                 done: a.status != "continue",
                 refused: a.refused.filter(|r| !r.is_empty()),
                 gave_up: a.status == "give_up",
+                met_condition,
             })
         })
     }
+}
+
+fn has_prose_stops(s: &ScenarioView) -> bool {
+    !described(&s.stop_conditions).is_empty()
+}
+
+/// What the scenario means the conversation to lead the assistant to use.
+fn exercises_line(exercises: &[String]) -> String {
+    if exercises.is_empty() {
+        return String::new();
+    }
+    format!(
+        "Your request should lead the assistant to use these tools of its own (never name them unless a real user would): {}.\n",
+        exercises.join(", ")
+    )
+}
+
+/// The prose stop conditions, numbered by their place in the scenario's list (1-based).
+fn stops_lines(conditions: &[String]) -> String {
+    let prose = described(conditions);
+    if prose.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("End the conversation (status \"condition_met\") as soon as one of these happens:\n");
+    for (i, text) in prose {
+        out.push_str(&format!("{}. {text}\n", i + 1));
+    }
+    out
+}
+
+/// The scenario index of the condition the user said it saw; only a listed prose condition
+/// counts, so a made-up number is a malformed answer, not a silent stop.
+fn prose_stop_index(case: &CaseSpec, number: Option<usize>) -> Result<usize, LlmError> {
+    let listed = described(&case.scenario.stop_conditions);
+    number
+        .and_then(|n| n.checked_sub(1))
+        .filter(|i| listed.iter().any(|(j, _)| j == i))
+        .ok_or_else(|| LlmError::Malformed {
+            detail: format!(
+                "user emulator said a stop condition was met but named {number:?}, not one of the {} listed",
+                listed.len()
+            ),
+        })
 }
 
 #[cfg(test)]

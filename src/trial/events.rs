@@ -45,6 +45,8 @@ pub enum StopReason {
     UserDone,
     /// The simulated user gave up on its goal: never a success.
     UserGaveUp,
+    /// One of the scenario's `stop_conditions` was met (the detail names it).
+    StopCondition,
     Infra,
     Cancelled,
 }
@@ -60,6 +62,7 @@ impl StopReason {
             StopReason::EmulatorBroke => "the simulated user broke character",
             StopReason::UserDone => "the user had nothing more to say",
             StopReason::UserGaveUp => "the user gave up on the goal",
+            StopReason::StopCondition => "a stop condition of the scenario was met",
             StopReason::Infra => "a peer failed",
             StopReason::Cancelled => "the run was cancelled",
         }

@@ -11,6 +11,7 @@ pub mod checks;
 pub mod command_words;
 pub mod events;
 pub mod sink;
+pub mod stop_conditions;
 pub mod usage;
 pub mod verdict;
 

@@ -71,6 +71,7 @@ mod screen_matrix;
 mod scripted_llm;
 mod spec_roundtrip;
 mod spec_validation;
+mod stop_conditions;
 mod suite_flow;
 mod verdict_properties;
 mod workspace_own_files;

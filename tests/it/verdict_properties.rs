@@ -71,15 +71,19 @@ fn evidence() -> impl Strategy<Value = Evidence> {
         proptest::collection::vec(criterion(), 0..6),
         proptest::collection::vec(check(), 0..4),
         proptest::collection::vec(observation(), 0..3),
+        proptest::collection::vec(Just("the scenario's tools were not exercised".to_string()), 0..2),
     )
         .prop_map(
-            |(infra_error, emulator_break, expected_criteria, criteria, checks, observations)| Evidence {
-                infra_error,
-                emulator_break,
-                expected_criteria,
-                criteria,
-                checks,
-                observations,
+            |(infra_error, emulator_break, expected_criteria, criteria, checks, observations, coverage_gaps)| {
+                Evidence {
+                    infra_error,
+                    emulator_break,
+                    expected_criteria,
+                    criteria,
+                    checks,
+                    observations,
+                    coverage_gaps,
+                }
             },
         )
 }
@@ -111,6 +115,8 @@ proptest! {
             ids.dedup();
             prop_assert!(ids.len() >= e.expected_criteria);
             prop_assert!(!e.criteria.is_empty() || !e.checks.is_empty());
+            // A case that did not reach what it was written for shows nothing about it.
+            prop_assert!(e.coverage_gaps.is_empty());
             // Every risky observation was cited by some answer (None can never be).
             for o in &e.observations {
                 let cited = o.event.as_ref().is_some_and(|ev| e.criteria.iter().any(|c| match &c.answer {
