@@ -105,10 +105,14 @@ pub struct Scenario {
     pub opening_message: String,
     pub success_criteria: Vec<String>,
     pub failure_signals: Vec<String>,
+    /// When the conversation has shown enough: `tool_called: <tool>` (a `*` suffix matches a
+    /// prefix), `file_written: <workspace path>` and `agent_says: <phrase>` are settled from the
+    /// turn's events; any other sentence is watched for by the simulated user.
     pub stop_conditions: Vec<String>,
     #[schemars(range(min = 1, max = 50))]
     pub max_turns: u32,
-    /// Tools the conversation drives toward (OpenCode names); not all must be called.
+    /// Tools the conversation drives toward (OpenCode names); a PASS needs a call to at least one
+    /// of them that is not also forbidden (`judge::exercises`).
     pub exercises: Vec<String>,
     pub kind: ScenarioKind,
     pub why: Why,

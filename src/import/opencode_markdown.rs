@@ -102,6 +102,14 @@ pub fn read_markdown(file: &Path) -> Result<(Map<String, Value>, String), SpecEr
     let keys = if front.trim().is_empty() {
         Map::new()
     } else {
+        // The same linear pre-scan as job.yaml: a frontmatter of 100k brackets costs milliseconds.
+        crate::spec::yaml_guard::check_structure(front).map_err(|g| {
+            SpecError::one(
+                file,
+                g.path,
+                format!("frontmatter: {} at line {} column {}", g.message, g.line + 1, g.column),
+            )
+        })?;
         let yaml: yaml_serde::Value = yaml_serde::from_str(front).map_err(|e| {
             let at = e
                 .location()
@@ -169,5 +177,41 @@ mod tests {
         );
         write(d.path(), "command/x.md", "---\ndescription: a\nbody");
         assert!(markdown_commands(d.path()).is_err());
+    }
+
+    #[test]
+    fn hostile_frontmatter_is_refused_by_the_guard_with_its_line() {
+        let d = tempfile::tempdir().unwrap();
+        let deep = format!(
+            "---\ndescription: x\nmode: {}1{}\n---\nbody\n",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        let mut bomb = String::from("---\na: &a [x,x,x,x,x,x,x,x,x]\n");
+        for w in ["a", "b", "c", "d", "e", "f", "g", "h", "i"].windows(2) {
+            bomb.push_str(&format!(
+                "{}: &{} [{}]\n",
+                w[1],
+                w[1],
+                vec![format!("*{}", w[0]); 9].join(",")
+            ));
+        }
+        bomb.push_str("---\nbody\n");
+        // A comment ended by a bare CR hides nothing from the guard.
+        let cr = format!(
+            "---\nmode: primary # x\rtools: {}1{}\n---\nbody\n",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        for (name, text, line) in [("deep.md", deep, 3), ("bomb.md", bomb, 0), ("cr.md", cr, 3)] {
+            let f = d.path().join(name);
+            std::fs::write(&f, text).unwrap();
+            let e = read_markdown(&f).unwrap_err();
+            let msg = &e.diagnostics[0].message;
+            assert!(msg.starts_with("frontmatter: "), "{name}: {msg}");
+            if line > 0 {
+                assert!(msg.contains(&format!("at line {line} ")), "{name}: {msg}");
+            }
+        }
     }
 }

@@ -20,7 +20,8 @@ pub struct AnswerKey {
 
 /// Parses `text` (YAML) as the answer at `key` of `job`; `what` names it in messages.
 pub fn parse_answer<T: DeserializeOwned>(text: &str, what: &str, key: AnswerKey, job: &Job) -> Result<T, String> {
-    let answer: Value = yaml_serde::from_str(text).map_err(|e| format!("{what} is not readable YAML: {e}"))?;
+    let answer: Value =
+        crate::spec::yaml_guard::parse_guarded(text).map_err(|e| format!("{what} is not readable YAML: {e}"))?;
     let mut doc = serde_json::to_value(job).map_err(|e| format!("the job cannot be shown as JSON: {e}"))?;
     place(&mut doc, &key, answer.clone());
     let dotted = key.keys.join(".");
@@ -110,6 +111,29 @@ mod tests {
         assert!(!err.contains("f64") && !err.contains("is not valid"), "{err}");
         let ok: Gates = parse_answer("min_pass_rate: 0.9\n", "the gates", GATES, &job).unwrap();
         assert_eq!(ok.min_pass_rate, Some(0.9));
+    }
+
+    #[test]
+    fn hostile_answers_meet_the_same_guard_as_job_yaml() {
+        let job = Job::default();
+        let deep = format!(
+            "min_pass_rate: 0.9 # ok\rrequired: {}1{}\n",
+            "[".repeat(50_000),
+            "]".repeat(50_000)
+        );
+        let err = parse_answer::<Gates>(&deep, "the gates", GATES, &job).unwrap_err();
+        assert!(err.contains("nesting") && err.contains("line 2"), "{err}");
+        let mut bomb = String::from("a: &a [x,x,x,x,x,x,x,x,x]\n");
+        for w in ["a", "b", "c", "d", "e", "f", "g", "h", "i"].windows(2) {
+            bomb.push_str(&format!(
+                "{}: &{} [{}]\n",
+                w[1],
+                w[1],
+                vec![format!("*{}", w[0]); 9].join(",")
+            ));
+        }
+        let err = parse_answer::<Gates>(&bomb, "the gates", GATES, &job).unwrap_err();
+        assert!(err.contains("alias-expansion budget"), "{err}");
     }
 
     #[test]

@@ -162,8 +162,8 @@ pub fn apply_answer(step: StepId, text: &str, job: &mut Job, artifacts: &Artifac
 }
 
 fn parse_yaml<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<T, String> {
-    yaml_serde::from_str(text)
-        .map_err(|e| format!("{what} cannot be used: {}", super::answer_check::plain(&e.to_string())))
+    crate::spec::yaml_guard::parse_guarded(text)
+        .map_err(|e| format!("{what} cannot be used: {}", super::answer_check::plain(&e)))
 }
 
 /// Serializes a value as answer text (YAML without a document marker).

@@ -55,10 +55,39 @@ struct Scanner {
     expanded: usize,
 }
 
+/// The lines of `text` as the YAML parser counts them: LF, CR LF, a bare CR, NEL (U+0085),
+/// LINE SEPARATOR (U+2028) and PARAGRAPH SEPARATOR (U+2029) each end a line. Splitting on LF
+/// alone would let `# comment<CR>[[[[…` hide a whole line of brackets from the guard.
+pub fn yaml_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(text);
+    std::iter::from_fn(move || {
+        let t = rest?;
+        match t
+            .char_indices()
+            .find(|(_, c)| matches!(c, '\n' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}'))
+        {
+            Some((i, c)) => {
+                let after = if t[i..].starts_with("\r\n") {
+                    i + 2
+                } else {
+                    i + c.len_utf8()
+                };
+                rest = Some(&t[after..]);
+                Some(&t[..i])
+            }
+            None => {
+                rest = None;
+                // Like `str::lines`: no empty line after a final break.
+                (!t.is_empty()).then_some(t)
+            }
+        }
+    })
+}
+
 /// Checks depth and alias expansion of `text`.
 pub fn check_structure(text: &str) -> Result<(), GuardError> {
     let mut s = Scanner::default();
-    for (n, line) in text.lines().enumerate() {
+    for (n, line) in yaml_lines(text).enumerate() {
         s.line(n + 1, line)?;
     }
     Ok(())
@@ -67,7 +96,7 @@ pub fn check_structure(text: &str) -> Result<(), GuardError> {
 /// The block key path in effect at `line` (1-based), e.g. `agent.runtime.agents`.
 pub fn key_path_at(text: &str, line: usize) -> String {
     let mut s = Scanner::default();
-    for (n, l) in text.lines().enumerate().take(line) {
+    for (n, l) in yaml_lines(text).enumerate().take(line) {
         if s.line(n + 1, l).is_err() {
             break;
         }
@@ -79,7 +108,7 @@ pub fn key_path_at(text: &str, line: usize) -> String {
 /// reports a duplicate key at the start of its mapping.
 pub fn mapping_path_at(text: &str, line: usize, column: usize) -> String {
     let mut s = Scanner::default();
-    for (n, l) in text.lines().enumerate().take(line) {
+    for (n, l) in yaml_lines(text).enumerate().take(line) {
         if s.line(n + 1, l).is_err() {
             break;
         }
@@ -325,6 +354,13 @@ fn ends_with_block_scalar(content: &str) -> bool {
     matches!(chars.next(), Some('|' | '>')) && chars.all(|c| c == '-' || c == '+' || c.is_ascii_digit())
 }
 
+/// Parses YAML text that is not a whole job file (a wizard answer, a proposal being edited):
+/// the guard first, then the parser, so every YAML text Ghostlab reads is pre-scanned.
+pub fn parse_guarded<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
+    check_structure(text).map_err(|g| format!("{} at line {} column {}", g.message, g.line, g.column))?;
+    yaml_serde::from_str(text).map_err(|e| e.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -363,5 +399,19 @@ mod tests {
         assert!(e.line > 1);
         let block_bomb = "a: &a\n  - x\n  - y\nb: &b\n  - *a\n  - *a\nc:\n  - *b\n";
         check_structure(block_bomb).unwrap();
+    }
+
+    #[test]
+    fn every_line_break_the_parser_knows_ends_a_line_for_the_guard() {
+        // A comment hides the rest of its line from the guard; each of these breaks starts a
+        // new line for the parser, so the brackets after it must be scanned.
+        for brk in ["\r", "\u{85}", "\u{2028}", "\u{2029}", "\r\n"] {
+            let text = format!("a: 1 # note{brk}b: {}1{}\n", "[".repeat(10_000), "]".repeat(10_000));
+            let e = check_structure(&text).unwrap_err();
+            assert_eq!((e.line, e.path.as_str()), (2, "b"), "{brk:?}");
+        }
+        let lines: Vec<&str> = yaml_lines("a\r\nb\rc\u{2028}d\n").collect();
+        assert_eq!(lines, ["a", "b", "c", "d"]);
+        assert_eq!(yaml_lines("").count(), 0);
     }
 }

@@ -139,6 +139,36 @@ const CASES: &[Case] = &[
         expect: &["job.yaml: x:", "nesting deeper than 64", "line 4 column"],
     },
     Case {
+        name: "nesting hidden after a comment ended by a bare CR",
+        setup: |d| {
+            job_with(
+                d,
+                &format!("# note\rx: {}1{}\n", "[".repeat(100_000), "]".repeat(100_000)),
+            )
+        },
+        expect: &["job.yaml: x:", "nesting deeper than 64", "line 5 column"],
+    },
+    Case {
+        name: "nesting hidden after a comment ended by U+2028",
+        setup: |d| {
+            job_with(
+                d,
+                &format!("# note\u{2028}x: {}1{}\n", "[".repeat(100_000), "]".repeat(100_000)),
+            )
+        },
+        expect: &["job.yaml: x:", "nesting deeper than 64", "line 5 column"],
+    },
+    Case {
+        name: "nesting hidden after a comment ended by NEL",
+        setup: |d| {
+            job_with(
+                d,
+                &format!("# note\u{85}x: {}1{}\n", "[".repeat(100_000), "]".repeat(100_000)),
+            )
+        },
+        expect: &["job.yaml: x:", "nesting deeper than 64", "line 5 column"],
+    },
+    Case {
         name: "block nesting 100000",
         setup: |d| job_with(d, &format!("x:\n{}1\n", "- ".repeat(100_000))),
         expect: &["job.yaml: x", "nesting deeper than 64", "line 5 column"],
