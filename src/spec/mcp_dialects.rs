@@ -104,7 +104,14 @@ pub fn substitute_folders(text: &str, workspace: &Path) -> String {
 }
 
 /// Client-only keys of an entry that Ghostlab accepts and reports.
-pub const CLIENT_ONLY_KEYS: &[&str] = &["disabledTools", "autoApprove", "alwaysAllow", "envFile"];
+pub const CLIENT_ONLY_KEYS: &[&str] = &[
+    "disabledTools",
+    "autoApprove",
+    "alwaysAllow",
+    "envFile",
+    // Roo Code / Kilo Code: restart the server when these files change (an editor's job).
+    "watchPaths",
+];
 
 /// Tool names listed under a client-only key, when it is a list of strings.
 pub fn tool_list(value: &Value) -> Vec<String> {
@@ -139,6 +146,13 @@ pub fn client_key_notes(file: &Path, base: &Path, at: &str, obj: &serde_json::Ma
                 ),
             ));
         }
+    }
+    if obj.contains_key("watchPaths") {
+        out.push(diag(
+            file,
+            join(at, "watchPaths"),
+            "not carried: the editor restarts the server when these files change; a Ghostlab run starts it once per case",
+        ));
     }
     if let Some(Value::String(env_file)) = obj.get("envFile") {
         let path = base.join(substitute_folders(env_file, &workspace_folder(base)));

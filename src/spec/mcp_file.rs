@@ -95,6 +95,18 @@ pub fn read_mcp_file_noted(path: &Path) -> Result<McpFile, SpecError> {
     for (name, entry) in servers {
         let at = join(section, name);
         notes.extend(entry_notes(path, &base, &at, entry, &declared, &mut announced));
+        if let Some(t) = entry.get("timeout").and_then(Value::as_u64)
+            && format != McpFileFormat::Opencode
+        {
+            notes.push(diag(
+                path,
+                join(&at, "timeout"),
+                format!(
+                    "read as {t} s (the editor's unit) and carried as {} ms, OpenCode's unit",
+                    timeout_in_ms(format, t)
+                ),
+            ));
+        }
         if let Some(v) = entry.get("disabledTools") {
             disabled_tools.insert(name.clone(), tool_list(v));
         }
@@ -139,6 +151,15 @@ fn detect<'a>(path: &Path, doc: &'a Value) -> Result<(McpFileFormat, &'a Map<Str
         "",
         "no MCP servers found: expected a top-level `mcpServers`, `servers` or `mcp` mapping",
     ))
+}
+
+/// OpenCode's `timeout` is milliseconds; the editors that have one (Cline, Roo Code, Kilo
+/// Code) count seconds: carried as written, 60 would time out after 60 ms.
+fn timeout_in_ms(format: McpFileFormat, timeout: u64) -> u64 {
+    match format {
+        McpFileFormat::Opencode => timeout,
+        McpFileFormat::McpServers | McpFileFormat::VsCode => timeout.saturating_mul(1000),
+    }
 }
 
 fn parse_entry(
@@ -199,7 +220,12 @@ fn parse_entry(
         (_, Some(Value::Bool(d))) => !*d,
         _ => true,
     };
-    let timeout_ms = obj.get("timeout").and_then(Value::as_u64);
+    // OpenCode's `timeout` is milliseconds; the editors that have one (Cline, Roo Code, Kilo
+    // Code) count seconds. Carried as written, 60 would time out after 60 ms.
+    let timeout_ms = obj
+        .get("timeout")
+        .and_then(Value::as_u64)
+        .map(|t| timeout_in_ms(format, t));
 
     let command: Vec<String> = match (format, obj.get("command")) {
         (McpFileFormat::Opencode, Some(Value::Array(items))) => {

@@ -112,3 +112,49 @@ fn a_bare_dollar_variable_is_named_in_the_hint() {
     let hint = err.diagnostics[0].hint.as_deref().unwrap();
     assert!(hint.contains("`${GH_PAT}`"), "{hint}");
 }
+
+#[test]
+fn an_editor_timeout_in_seconds_becomes_opencode_milliseconds() {
+    let dir = tempfile::tempdir().unwrap();
+    // Roo Code / Kilo Code / Cline: seconds, plus Roo's `watchPaths`.
+    let roo = write(
+        dir.path(),
+        "mcp.json",
+        r#"{"mcpServers":{"r":{"command":"node","args":["s.js"],"timeout":60,"watchPaths":["s.js"],"alwaysAllow":["x"]}}}"#,
+    );
+    let file = read_mcp_file_noted(&roo).unwrap();
+    assert_eq!(file.servers["r"].timeout_ms, Some(60_000));
+    let paths: Vec<&str> = file.notes.iter().map(|d| d.path.as_str()).collect();
+    assert!(
+        paths.contains(&"mcpServers.r.watchPaths") && paths.contains(&"mcpServers.r.timeout"),
+        "{paths:?}"
+    );
+    // VS Code's `servers` dialect: seconds too.
+    let vscode = write(
+        dir.path(),
+        "vs.json",
+        r#"{"servers":{"v":{"type":"stdio","command":"node","args":["s.js"],"timeout":30}}}"#,
+    );
+    assert_eq!(
+        read_mcp_file_noted(&vscode).unwrap().servers["v"].timeout_ms,
+        Some(30_000)
+    );
+    // OpenCode's own: milliseconds, unchanged and without a note; a huge value cannot overflow.
+    let oc = write(
+        dir.path(),
+        "opencode.json",
+        r#"{"mcp":{"o":{"type":"local","command":["node","s.js"],"timeout":5000}}}"#,
+    );
+    let file = read_mcp_file_noted(&oc).unwrap();
+    assert_eq!(file.servers["o"].timeout_ms, Some(5000));
+    assert!(file.notes.iter().all(|d| !d.path.ends_with("timeout")));
+    let huge = write(
+        dir.path(),
+        "huge.json",
+        r#"{"mcpServers":{"h":{"command":"node","timeout":18446744073709551615}}}"#,
+    );
+    assert_eq!(
+        read_mcp_file_noted(&huge).unwrap().servers["h"].timeout_ms,
+        Some(u64::MAX)
+    );
+}
