@@ -11,6 +11,7 @@ mod discover;
 mod doctor;
 mod emit;
 mod error;
+mod findings;
 mod generate;
 mod init;
 mod inspect;
@@ -96,6 +97,8 @@ pub enum Command {
     Discover(discover::Args),
     /// Check an inventory.json offline: risk labels and schema findings (text, JSON or SARIF).
     Lint(lint::Args),
+    /// Accept or waive contract findings with a reason (stored beside the job, honoured by gates).
+    Findings(findings::Args),
     /// Render the rollout report (Markdown, HTML, PDF) of a run.
     Report(report::Args),
     /// Browse a stored run: dashboard, transcripts, verdicts and gates (read-only; --json for scripts).
@@ -146,6 +149,7 @@ pub fn dispatch(cli: Cli) -> ExitCode {
         Command::Inspect(a) => inspect::run(a),
         Command::Discover(a) => discover::run(a),
         Command::Lint(a) => lint::run(a),
+        Command::Findings(a) => findings::run(a),
         Command::Report(a) => report::run(a),
         Command::View(a) => view::run(a),
         Command::Lab(a) => lab::run(a),

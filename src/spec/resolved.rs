@@ -40,11 +40,16 @@ impl LoadedJob {
             .into_iter()
             .filter_map(|r| r.cassette.as_deref())
             .map(|c| self.resolve(c));
-        [self.file.clone(), self.state_dir()]
-            .into_iter()
-            .chain(cassettes)
-            .map(|p| std::path::absolute(&p).unwrap_or(p))
-            .collect()
+        // The decisions file beside the job (`mcp::contract::decisions`) is the job's too.
+        [
+            self.file.clone(),
+            self.file.with_extension("decisions.json"),
+            self.state_dir(),
+        ]
+        .into_iter()
+        .chain(cassettes)
+        .map(|p| std::path::absolute(&p).unwrap_or(p))
+        .collect()
     }
 
     /// The workspace folder on the host, if the agent has one.

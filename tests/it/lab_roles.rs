@@ -217,7 +217,24 @@ async fn full_lab_run(provider: &str, model: &str, key_var: &str) {
             .expect("count")
     };
     assert!(count("PASS") >= 1 && count("FAIL") >= 1, "PASS and FAIL: {stdout}");
-    assert_eq!(count("INCONCLUSIVE"), 0, "the judge answered every criterion: {stdout}");
+    // The judge answered every criterion: an INCONCLUSIVE here is only the scripted agent not
+    // calling a tool its scenario was written to exercise (`judge::exercises`), never a gap in
+    // the judge's answers.
+    assert!(
+        !stdout.contains("not judged"),
+        "the judge answered every criterion: {stdout}"
+    );
+    let lines: Vec<&str> = stdout.lines().collect();
+    let reasons: Vec<&str> = lines
+        .windows(2)
+        .filter(|w| w[0].starts_with("INCONCLUSIVE "))
+        .map(|w| w[1])
+        .collect();
+    assert_eq!(reasons.len() as u32, count("INCONCLUSIVE"), "{stdout}");
+    assert!(
+        reasons.iter().all(|r| r.contains("was written to exercise")),
+        "{stdout}"
+    );
 
     // job.yaml names the roles; the key stays out of every file and of the output.
     let job = ghostlab::spec::load_job(&dir.path().join("job.yaml")).expect("job loads");

@@ -1,0 +1,128 @@
+//! `ghostlab findings list|accept|waive`: decisions beside the job, with reason, who and when,
+//! refused for unknown ids, and expiring when the finding's evidence changes.
+
+use assert_cmd::Command;
+use std::path::Path;
+
+fn ghostlab(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::cargo_bin("ghostlab")
+        .unwrap()
+        .current_dir(dir)
+        .env("GHOSTLAB_USER", "ana")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// A job whose state folder holds the flawed fixture inventory and its contract.
+fn job_with_contract() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("job.yaml"), "version: 1\nagent:\n  id: findings\n").unwrap();
+    let state = d.path().join(".ghostlab");
+    std::fs::create_dir_all(&state).unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp/inventory-flawed.json");
+    std::fs::copy(&fixture, state.join("inventory.json")).unwrap();
+    let out = ghostlab(
+        d.path(),
+        &[
+            "lint",
+            "--inventory",
+            ".ghostlab/inventory.json",
+            "--format",
+            "json",
+            "--out",
+            ".ghostlab/contract.json",
+        ],
+    );
+    assert!(state.join("contract.json").is_file(), "{out:?}");
+    d
+}
+
+fn first_id(listing: &str) -> String {
+    listing
+        .lines()
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn a_waived_finding_is_stored_with_its_reason_and_shown_in_the_list() {
+    let d = job_with_contract();
+    let list = ghostlab(d.path(), &["findings", "list"]);
+    assert_eq!(list.status.code(), Some(0), "{list:?}");
+    let listing = String::from_utf8_lossy(&list.stdout).to_string();
+    assert!(listing.contains("[open]"), "{listing}");
+    let id = first_id(&listing);
+    let waive = ghostlab(
+        d.path(),
+        &["findings", "waive", &id, "--reason", "the server is ours and read-only"],
+    );
+    assert_eq!(waive.status.code(), Some(0), "{waive:?}");
+    let stored: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("job.decisions.json")).unwrap()).unwrap();
+    assert_eq!(stored["version"], 1);
+    let decision = &stored["decisions"][0];
+    assert_eq!(decision["finding"], id.as_str());
+    assert_eq!(decision["decision"], "waived");
+    assert_eq!(decision["who"], "ana");
+    assert!(decision["when"].as_str().unwrap().starts_with("20"), "{decision}");
+    let listing = String::from_utf8_lossy(&ghostlab(d.path(), &["findings", "list"]).stdout).to_string();
+    assert!(
+        listing
+            .lines()
+            .next()
+            .unwrap()
+            .contains("waived by ana (the server is ours and read-only)"),
+        "{listing}"
+    );
+}
+
+#[test]
+fn unknown_ids_and_empty_reasons_write_nothing() {
+    let d = job_with_contract();
+    let id = first_id(&String::from_utf8_lossy(
+        &ghostlab(d.path(), &["findings", "list"]).stdout,
+    ));
+    for args in [
+        vec!["findings", "accept", id.as_str(), "GL999:nope", "--reason", "x"],
+        vec!["findings", "accept", id.as_str(), "--reason", "  "],
+    ] {
+        let out = ghostlab(d.path(), &args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        assert!(!d.path().join("job.decisions.json").exists(), "{args:?}");
+    }
+    // Without a contract the command says which command makes one.
+    let bare = tempfile::tempdir().unwrap();
+    std::fs::write(bare.path().join("job.yaml"), "version: 1\nagent:\n  id: bare\n").unwrap();
+    let out = ghostlab(bare.path(), &["findings", "list"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("ghostlab discover"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn a_decision_expires_when_the_server_changes_what_the_finding_rests_on() {
+    let d = job_with_contract();
+    let id = first_id(&String::from_utf8_lossy(
+        &ghostlab(d.path(), &["findings", "list"]).stdout,
+    ));
+    ghostlab(d.path(), &["findings", "accept", &id, "--reason", "known"]);
+    // Rewrite every description in the inventory: the evidence the decision covered is gone.
+    let inv_path = d.path().join(".ghostlab/inventory.json");
+    let mut inv: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&inv_path).unwrap()).unwrap();
+    for server in inv["servers"].as_array_mut().unwrap() {
+        for tool in server["tools"].as_array_mut().into_iter().flatten() {
+            tool["description"] = serde_json::json!("Changed by the server's new release.");
+        }
+    }
+    std::fs::write(&inv_path, serde_json::to_string(&inv).unwrap()).unwrap();
+    let listing = String::from_utf8_lossy(&ghostlab(d.path(), &["findings", "list"]).stdout).to_string();
+    let line = listing.lines().find(|l| l.starts_with(&id)).unwrap();
+    assert!(line.contains("EXPIRED"), "{listing}");
+}
