@@ -14,6 +14,10 @@ use crate::trial::Usage;
 /// One test case line of the report.
 pub struct JunitCase<'a> {
     pub case_id: &'a str,
+    /// The persona's id and the scenario's title, from the trial's case.json; without them the
+    /// case is grouped under the suite and named by its id alone.
+    pub persona: Option<String>,
+    pub scenario: Option<String>,
     pub trial: u32,
     pub verdict: Verdict,
     pub reasons: &'a [String],
@@ -45,11 +49,15 @@ pub fn render_junit(suite: &str, cases: &[JunitCase<'_>]) -> String {
     }
     xml.push_str(&properties(&total, "    "));
     for c in cases {
+        // Grouped by persona; the case id and trial keep every name unique.
+        let name = match &c.scenario {
+            Some(title) => format!("{title} ({}#{})", c.case_id, c.trial),
+            None => format!("{}#{}", c.case_id, c.trial),
+        };
         xml.push_str(&format!(
-            "    <testcase classname=\"{}\" name=\"{}#{}\" time=\"{:.3}\">\n",
-            esc(suite),
-            esc(c.case_id),
-            c.trial,
+            "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\">\n",
+            esc(c.persona.as_deref().unwrap_or(suite)),
+            esc(&name),
             c.duration_s
         ));
         let message = esc(&c.reasons.join("; "));
@@ -140,6 +148,8 @@ mod tests {
             "release-bot",
             &[
                 JunitCase {
+                    persona: None,
+                    scenario: None,
                     case_id: "a",
                     trial: 1,
                     verdict: Verdict::Pass,
@@ -148,6 +158,8 @@ mod tests {
                     usage: Usage::default(),
                 },
                 JunitCase {
+                    persona: None,
+                    scenario: None,
                     case_id: "b<&>",
                     trial: 1,
                     verdict: Verdict::Inconclusive,
@@ -156,6 +168,8 @@ mod tests {
                     usage: Usage::default(),
                 },
                 JunitCase {
+                    persona: None,
+                    scenario: None,
                     case_id: "c",
                     trial: 1,
                     verdict: Verdict::InfraError,
@@ -164,6 +178,8 @@ mod tests {
                     usage: Usage::default(),
                 },
                 JunitCase {
+                    persona: None,
+                    scenario: None,
                     case_id: "d",
                     trial: 1,
                     verdict: Verdict::Fail,
@@ -193,6 +209,8 @@ mod tests {
         let priced = Usage::from_events(&[call(Role::Emulator, 0.25, false), call(Role::Judge, 0.5, false)]);
         let unpriced = Usage::from_events(&[call(Role::Judge, 0.0, true)]);
         let case = |id, usage| JunitCase {
+            persona: None,
+            scenario: None,
             case_id: id,
             trial: 1,
             verdict: Verdict::Pass,
@@ -248,6 +266,8 @@ mod tests {
         let long = vec!["x".repeat(1 << 20)];
         let odd = vec!["quote \" amp & lt < nul \u{0} end".to_string()];
         let case = |id, verdict, reasons| JunitCase {
+            persona: Some("p&<>\"".to_string()),
+            scenario: Some("Title \"quoted\" & <tagged>".to_string()),
             case_id: id,
             trial: 2,
             verdict,
@@ -274,5 +294,10 @@ mod tests {
             .output()
             .unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(xml.contains("classname=\"p&amp;&lt;&gt;&quot;\""), "{xml}");
+        assert!(
+            xml.contains("name=\"Title &quot;quoted&quot; &amp; &lt;tagged&gt; (b#2)\""),
+            "{xml}"
+        );
     }
 }
