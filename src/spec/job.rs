@@ -10,7 +10,7 @@ use super::sandbox::SandboxSpec;
 use super::{limits, schema_rules};
 
 /// The job.yaml format version this build reads and writes.
-pub const JOB_VERSION: u32 = 1;
+pub use super::limits::JOB_VERSION;
 
 /// One agent under test and everything needed to test it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]

@@ -27,6 +27,9 @@ impl<T: fmt::Display> fmt::Display for Bounds<T> {
     }
 }
 
+/// The job.yaml format version this build reads and writes (`job::JOB_VERSION`).
+pub const JOB_VERSION: u32 = 1;
+
 /// Sampling temperature, as in the providers' APIs (agents and model roles).
 pub const TEMPERATURE: Bounds<f64> = Bounds::new(0.0, 2.0);
 /// `top_p` is a probability mass.

@@ -6,8 +6,7 @@
 use schemars::Schema;
 use serde_json::{Value, json};
 
-use super::job::JOB_VERSION;
-use super::limits::{NO_NUL_PATTERN, NON_BLANK_PATTERN};
+use super::limits::{JOB_VERSION, NO_NUL_PATTERN, NON_BLANK_PATTERN};
 
 /// Appends `rule` to the schema's `allOf`.
 fn all_of(schema: &mut Schema, rule: Value) {
