@@ -1,10 +1,12 @@
 //! JUnit XML for CI systems. FAIL is a `<failure>`; INFRA_ERROR and INCONCLUSIVE are `<error>`s,
 //! so neither shows as green in a CI dashboard.
 //!
-//! Each test case (one trial) carries its tokens and cost per role as `<properties>`
-//! (`ghostlab.<role>.tokens`, `ghostlab.<role>.cost_usd`, and the total `ghostlab.cost_usd`), the
-//! suite its totals; a cost without a known price is `unknown`, never 0. The figures are
-//! `trial::Usage`'s, the same the summary and the report show.
+//! The strict JUnit XSD (junit-10.xsd, as Jenkins' xunit reads it) allows `<properties>` only on
+//! the suite: the suite carries the totals there (`ghostlab.<role>.tokens`,
+//! `ghostlab.<role>.cost_usd`, `ghostlab.tokens`, `ghostlab.cost_usd`), and each test case (one
+//! trial) the same figures as `name=value` lines in its `<system-out>`. A cost without a known
+//! price is `unknown`, never 0. The figures are `trial::Usage`'s, the same the summary and the
+//! report show.
 
 use super::verdict::Verdict;
 use crate::trial::Usage;
@@ -12,6 +14,10 @@ use crate::trial::Usage;
 /// One test case line of the report.
 pub struct JunitCase<'a> {
     pub case_id: &'a str,
+    /// The persona's id and the scenario's title, from the trial's case.json; without them the
+    /// case is grouped under the suite and named by its id alone.
+    pub persona: Option<String>,
+    pub scenario: Option<String>,
     pub trial: u32,
     pub verdict: Verdict,
     pub reasons: &'a [String],
@@ -43,14 +49,17 @@ pub fn render_junit(suite: &str, cases: &[JunitCase<'_>]) -> String {
     }
     xml.push_str(&properties(&total, "    "));
     for c in cases {
+        // Grouped by persona; the case id and trial keep every name unique.
+        let name = match &c.scenario {
+            Some(title) => format!("{title} ({}#{})", c.case_id, c.trial),
+            None => format!("{}#{}", c.case_id, c.trial),
+        };
         xml.push_str(&format!(
-            "    <testcase classname=\"{}\" name=\"{}#{}\" time=\"{:.3}\">\n",
-            esc(suite),
-            esc(c.case_id),
-            c.trial,
+            "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3}\">\n",
+            esc(c.persona.as_deref().unwrap_or(suite)),
+            esc(&name),
             c.duration_s
         ));
-        xml.push_str(&properties(&c.usage, "      "));
         let message = esc(&c.reasons.join("; "));
         match c.verdict {
             Verdict::Pass => {}
@@ -60,15 +69,19 @@ pub fn render_junit(suite: &str, cases: &[JunitCase<'_>]) -> String {
                 other.as_str()
             )),
         }
+        xml.push_str(&format!(
+            "      <system-out>{}</system-out>\n",
+            esc_text(&usage_lines(&c.usage))
+        ));
         xml.push_str("    </testcase>\n");
     }
     xml.push_str("  </testsuite>\n</testsuites>\n");
     xml
 }
 
-/// The `<properties>` block of a usage: the emulator and the judge always (no call is a real
-/// zero), the agent when it reported messages, then the total.
-fn properties(usage: &Usage, indent: &str) -> String {
+/// A usage's figures: the emulator and the judge always (no call is a real zero), the agent
+/// when it reported messages, then the total.
+fn figures(usage: &Usage) -> Vec<(String, String)> {
     let mut props = Vec::new();
     for (role, r) in usage.roles() {
         if role == "agent" && r.calls == 0 {
@@ -80,8 +93,18 @@ fn properties(usage: &Usage, indent: &str) -> String {
     let total = usage.total();
     props.push(("ghostlab.tokens".into(), total.tokens.to_string()));
     props.push(("ghostlab.cost_usd".into(), total.plain()));
+    props
+}
+
+/// A usage's figures as `name=value` lines (a test case's `<system-out>`).
+fn usage_lines(usage: &Usage) -> String {
+    figures(usage).into_iter().map(|(n, v)| format!("{n}={v}\n")).collect()
+}
+
+/// The suite's `<properties>` block.
+fn properties(usage: &Usage, indent: &str) -> String {
     let mut out = format!("{indent}<properties>\n");
-    for (name, value) in props {
+    for (name, value) in figures(usage) {
         out.push_str(&format!(
             "{indent}  <property name=\"{name}\" value=\"{}\"/>\n",
             esc(&value)
@@ -89,6 +112,11 @@ fn properties(usage: &Usage, indent: &str) -> String {
     }
     out.push_str(&format!("{indent}</properties>\n"));
     out
+}
+
+/// Escapes element text (newlines kept) and drops characters XML 1.0 cannot carry.
+fn esc_text(text: &str) -> String {
+    text.split('\n').map(esc).collect::<Vec<_>>().join("\n")
 }
 
 /// Escapes text for XML attributes and drops characters XML 1.0 cannot carry.
@@ -120,6 +148,8 @@ mod tests {
             "release-bot",
             &[
                 JunitCase {
+                    persona: None,
+                    scenario: None,
                     case_id: "a",
                     trial: 1,
                     verdict: Verdict::Pass,
@@ -128,6 +158,8 @@ mod tests {
                     usage: Usage::default(),
                 },
                 JunitCase {
+                    persona: None,
+                    scenario: None,
                     case_id: "b<&>",
                     trial: 1,
                     verdict: Verdict::Inconclusive,
@@ -136,6 +168,8 @@ mod tests {
                     usage: Usage::default(),
                 },
                 JunitCase {
+                    persona: None,
+                    scenario: None,
                     case_id: "c",
                     trial: 1,
                     verdict: Verdict::InfraError,
@@ -144,6 +178,8 @@ mod tests {
                     usage: Usage::default(),
                 },
                 JunitCase {
+                    persona: None,
+                    scenario: None,
                     case_id: "d",
                     trial: 1,
                     verdict: Verdict::Fail,
@@ -159,7 +195,7 @@ mod tests {
     }
 
     #[test]
-    fn cost_per_role_and_suite_total_as_properties() {
+    fn cost_per_role_in_system_out_and_suite_total_as_properties() {
         use crate::trial::{Role, RunEvent};
         let call = |role, cost: f64, unknown| RunEvent::ModelCall {
             role,
@@ -173,6 +209,8 @@ mod tests {
         let priced = Usage::from_events(&[call(Role::Emulator, 0.25, false), call(Role::Judge, 0.5, false)]);
         let unpriced = Usage::from_events(&[call(Role::Judge, 0.0, true)]);
         let case = |id, usage| JunitCase {
+            persona: None,
+            scenario: None,
             case_id: id,
             trial: 1,
             verdict: Verdict::Pass,
@@ -182,39 +220,18 @@ mod tests {
         };
         let xml = render_junit("s", &[case("a", priced), case("b", unpriced)]);
         let a = &xml[xml.find("name=\"a#1\"").unwrap()..xml.find("name=\"b#1\"").unwrap()];
-        assert!(
-            a.contains("<property name=\"ghostlab.emulator.tokens\" value=\"100\"/>"),
-            "{xml}"
-        );
-        assert!(
-            a.contains("<property name=\"ghostlab.emulator.cost_usd\" value=\"0.250000\"/>"),
-            "{xml}"
-        );
-        assert!(
-            a.contains("<property name=\"ghostlab.judge.cost_usd\" value=\"0.500000\"/>"),
-            "{xml}"
-        );
-        assert!(
-            a.contains("<property name=\"ghostlab.cost_usd\" value=\"0.750000\"/>"),
-            "{xml}"
-        );
+        assert!(a.contains("ghostlab.emulator.tokens=100\n"), "{xml}");
+        assert!(a.contains("ghostlab.emulator.cost_usd=0.250000\n"), "{xml}");
+        assert!(a.contains("ghostlab.judge.cost_usd=0.500000\n"), "{xml}");
+        assert!(a.contains("ghostlab.cost_usd=0.750000\n"), "{xml}");
         assert!(
             !a.contains("ghostlab.agent."),
             "no agent messages, no agent figures: {xml}"
         );
         let b = &xml[xml.find("name=\"b#1\"").unwrap()..];
-        assert!(
-            b.contains("<property name=\"ghostlab.judge.cost_usd\" value=\"unknown\"/>"),
-            "{xml}"
-        );
-        assert!(
-            b.contains("<property name=\"ghostlab.emulator.cost_usd\" value=\"0.000000\"/>"),
-            "{xml}"
-        );
-        assert!(
-            b.contains("<property name=\"ghostlab.cost_usd\" value=\"unknown\"/>"),
-            "{xml}"
-        );
+        assert!(b.contains("ghostlab.judge.cost_usd=unknown\n"), "{xml}");
+        assert!(b.contains("ghostlab.emulator.cost_usd=0.000000\n"), "{xml}");
+        assert!(b.contains("ghostlab.cost_usd=unknown\n"), "{xml}");
         // The suite's total: before the first test case, unknown because one case is.
         let suite = &xml[..xml.find("<testcase").unwrap()];
         assert!(
@@ -227,6 +244,59 @@ mod tests {
         );
         assert!(
             suite.contains("<property name=\"ghostlab.emulator.cost_usd\" value=\"0.250000\"/>"),
+            "{xml}"
+        );
+    }
+
+    /// Validates with `xmllint --schema` against the strict junit-10.xsd that
+    /// scripts/install-deps.sh fetches (pinned pytest sdist, checksum verified).
+    #[test]
+    fn output_is_valid_under_the_strict_junit_xsd() {
+        let xsd = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/xsd/junit-10.xsd");
+        let xmllint = std::process::Command::new("xmllint").arg("--version").output().is_ok();
+        if !xsd.is_file() || !xmllint {
+            assert!(
+                std::env::var("GHOSTLAB_REQUIRE_ALL").as_deref() != Ok("1"),
+                "xmllint or {} missing: run scripts/install-deps.sh",
+                xsd.display()
+            );
+            eprintln!("SKIP: xmllint or tools/xsd/junit-10.xsd missing");
+            return;
+        }
+        let long = vec!["x".repeat(1 << 20)];
+        let odd = vec!["quote \" amp & lt < nul \u{0} end".to_string()];
+        let case = |id, verdict, reasons| JunitCase {
+            persona: Some("p&<>\"".to_string()),
+            scenario: Some("Title \"quoted\" & <tagged>".to_string()),
+            case_id: id,
+            trial: 2,
+            verdict,
+            reasons,
+            duration_s: 0.5,
+            usage: Usage::default(),
+        };
+        let xml = render_junit(
+            "s&<>\"",
+            &[
+                case("a&<>\"'", Verdict::Pass, &[]),
+                case("b", Verdict::Fail, &long),
+                case("c", Verdict::InfraError, &odd),
+                case("d", Verdict::Inconclusive, &odd),
+            ],
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("junit.xml");
+        std::fs::write(&file, &xml).unwrap();
+        let out = std::process::Command::new("xmllint")
+            .args(["--noout", "--schema"])
+            .arg(&xsd)
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(xml.contains("classname=\"p&amp;&lt;&gt;&quot;\""), "{xml}");
+        assert!(
+            xml.contains("name=\"Title &quot;quoted&quot; &amp; &lt;tagged&gt; (b#2)\""),
             "{xml}"
         );
     }

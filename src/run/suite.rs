@@ -223,18 +223,29 @@ fn write_outcome_with(
     let junit: Vec<JunitCase<'_>> = verdicts
         .iter()
         .zip(usages)
-        .map(|(v, usage)| JunitCase {
-            case_id: &v.case,
-            trial: v.trial,
-            verdict: v.verdict,
-            reasons: &v.reasons,
-            duration_s: v.duration_ms as f64 / 1000.0,
-            usage,
+        .map(|(v, usage)| {
+            let spec = read_case_spec(&run.trial(&v.case, v.trial).case_file());
+            JunitCase {
+                persona: spec.as_ref().map(|c| c.persona.id.clone()),
+                scenario: spec.map(|c| c.scenario.title),
+                case_id: &v.case,
+                trial: v.trial,
+                verdict: v.verdict,
+                reasons: &v.reasons,
+                duration_s: v.duration_ms as f64 / 1000.0,
+                usage,
+            }
         })
         .collect();
     crate::util::durable::write_replace(&run.junit(), render_junit("ghostlab", &junit).as_bytes())?;
     crate::util::durable::sync_files(&[run.summary(), run.junit()])?;
     Ok(out)
+}
+
+/// The case a trial ran (persona and scenario), for junit.xml's grouping; `None` when absent.
+fn read_case_spec(path: &Path) -> Option<crate::trial::CaseSpec> {
+    let text = crate::util::bounded::read_bounded_string(path, crate::util::bounded::FileKind::State).ok()?;
+    serde_json::from_str(&text).ok()
 }
 
 /// Reads a finished trial's verdict; `None` when absent or unreadable (it is then re-run).

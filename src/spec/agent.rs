@@ -5,11 +5,14 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::{limits, schema_rules};
+
 /// The agent under test.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub struct Agent {
     /// Stable identifier, used in artifact names.
+    #[schemars(length(min = 1), regex(pattern = limits::NON_BLANK_PATTERN))]
     pub id: String,
     /// Human-readable name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -47,6 +50,7 @@ pub enum Backend {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub struct Runtime {
+    /// Which agent host drives the agent (`opencode` unless set).
     #[serde(default)]
     pub backend: Backend,
     /// `provider/model` used by the agent.
@@ -59,11 +63,13 @@ pub struct Runtime {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_agent: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 0, max = 16))]
+    /// How deep subagents may call further subagents.
+    #[schemars(range(min = limits::SUBAGENT_DEPTH.min, max = limits::SUBAGENT_DEPTH.max))]
     pub subagent_depth: Option<u32>,
     /// Instruction files (relative to job.yaml).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub instructions: Vec<String>,
+    /// OpenCode `skills`: skill folders and URLs.
     #[serde(default, skip_serializing_if = "Skills::is_empty")]
     pub skills: Skills,
     /// OpenCode `agent` map: primary agents and subagents.
@@ -72,6 +78,7 @@ pub struct Runtime {
     /// Tool switches (`webfetch: false`).
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub tools: IndexMap<String, bool>,
+    /// OpenCode `permission`: `allow`, `ask` or `deny` for everything, or per tool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub permission: Option<Permission>,
     /// OpenCode `command` map.
@@ -105,17 +112,22 @@ pub struct OpencodeSettings {
     /// Shell for the bash tool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shell: Option<String>,
+    /// OpenCode's log level (`DEBUG`, `INFO`, `WARN`, `ERROR`).
     #[serde(default, rename = "logLevel", skip_serializing_if = "Option::is_none")]
     pub log_level: Option<String>,
+    /// Name OpenCode shows for the user.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub username: Option<String>,
     /// Git snapshots of the workspace after each step (used for undo).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snapshot: Option<bool>,
+    /// File watcher settings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watcher: Option<serde_json::Value>,
+    /// Only these providers are loaded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enabled_providers: Option<Vec<String>>,
+    /// These providers are never loaded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub disabled_providers: Option<Vec<String>>,
     /// Formatters run after every edit: `false`, or per formatter.
@@ -124,20 +136,28 @@ pub struct OpencodeSettings {
     /// Language servers whose diagnostics the agent sees: `false`, or per server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lsp: Option<serde_json::Value>,
+    /// When and how the conversation is compacted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compaction: Option<serde_json::Value>,
+    /// Limits on tool output kept in context.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_output: Option<serde_json::Value>,
+    /// Attachment handling.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attachment: Option<serde_json::Value>,
+    /// Interface layout.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layout: Option<serde_json::Value>,
+    /// Reference settings, passed through.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub references: Option<serde_json::Value>,
+    /// Reference settings, passed through.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reference: Option<serde_json::Value>,
+    /// Enterprise settings, passed through.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enterprise: Option<serde_json::Value>,
+    /// Experimental OpenCode settings, passed through.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub experimental: Option<serde_json::Value>,
 }
@@ -155,6 +175,7 @@ pub struct Skills {
     /// Skill folders, each holding a SKILL.md.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub paths: Vec<String>,
+    /// Skill URLs OpenCode fetches.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub urls: Vec<String>,
 }
@@ -169,34 +190,46 @@ impl Skills {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub struct AgentDef {
+    /// When OpenCode should pick this agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Inline text, `{file:./path}`, or a relative path (`./prompts/release.md`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt: Option<String>,
+    /// `provider/model` for this agent; the runtime's model otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// The model variant (provider-specific, e.g. a reasoning effort).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<String>,
+    /// Sampling temperature, 0..=2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 0.0, max = 2.0))]
+    #[schemars(range(min = limits::TEMPERATURE.min, max = limits::TEMPERATURE.max))]
     pub temperature: Option<f64>,
+    /// Nucleus sampling mass, 0..=1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 0.0, max = 1.0))]
+    #[schemars(range(min = limits::TOP_P.min, max = limits::TOP_P.max))]
     pub top_p: Option<f64>,
+    /// Most agentic steps per turn, 1..=1000.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1, max = 1000))]
+    #[schemars(range(min = limits::STEPS.min, max = limits::STEPS.max))]
     pub steps: Option<u32>,
+    /// `primary` (selectable), `subagent` (called by others) or `all`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<AgentMode>,
+    /// Tool switches for this agent (`bash: false`).
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub tools: IndexMap<String, bool>,
+    /// This agent's permissions; override the runtime's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub permission: Option<Permission>,
+    /// Removes the agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub disable: Option<bool>,
+    /// Hides a subagent from the `@` menu.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hidden: Option<bool>,
+    /// Colour in OpenCode's interface (`#RRGGBB`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub color: Option<String>,
     /// Provider-specific options passed through unchanged.
@@ -204,6 +237,7 @@ pub struct AgentDef {
     pub options: IndexMap<String, serde_json::Value>,
 }
 
+/// Where an OpenCode agent can be used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AgentMode {
@@ -241,15 +275,21 @@ pub enum PermissionRule {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Command {
+    /// The prompt sent; `$ARGUMENTS` is replaced by what follows the command.
     pub template: String,
+    /// Shown in OpenCode's command list.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// Agent that runs the command.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
+    /// `provider/model` for the command.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// The model variant for the command.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<String>,
+    /// Run as a subagent task.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subtask: Option<bool>,
 }
@@ -258,22 +298,28 @@ pub struct Command {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub struct Provider {
+    /// Display name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// The AI SDK package, e.g. `@ai-sdk/openai-compatible`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub npm: Option<String>,
+    /// The provider's API endpoint kind or URL, as OpenCode reads it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api: Option<String>,
+    /// Variables OpenCode reads the key from.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub env: Vec<String>,
     /// `baseURL`, `apiKey` (as `${VAR}`), timeouts; passed through.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub options: IndexMap<String, serde_json::Value>,
+    /// Models offered, by id; passed through.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub models: IndexMap<String, serde_json::Value>,
+    /// Only these model ids.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub whitelist: Vec<String>,
+    /// Never these model ids.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub blacklist: Vec<String>,
 }
@@ -282,6 +328,7 @@ pub struct Provider {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub struct Inputs {
+    /// MCP servers the agent may call.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mcps: Vec<McpInput>,
     /// Skill folders (each with SKILL.md).
@@ -301,6 +348,7 @@ impl Inputs {
 /// One MCP server: a reference into a standard MCP servers file, or defined inline.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
+#[schemars(transform = schema_rules::mcp_input)]
 pub struct McpInput {
     /// A Claude Desktop / Cursor / VS Code / OpenCode MCP servers file (relative to job.yaml).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -311,6 +359,7 @@ pub struct McpInput {
     /// Inline stdio server: argv.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub command: Vec<String>,
+    /// Working folder of an inline stdio server (relative to job.yaml).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
     /// Environment for a stdio server; secret values must be `${VAR}` references.
@@ -319,18 +368,22 @@ pub struct McpInput {
     /// Inline remote server (streamable HTTP or SSE).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    /// Inline remote server protocol; `streamable-http` unless set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transport: Option<RemoteTransport>,
     /// HTTP headers; secret values must be `${VAR}` references.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub headers: IndexMap<String, String>,
+    /// `false` keeps the server configured but off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enabled: Option<bool>,
     /// Startup and request timeout in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = limits::MCP_TIMEOUT_MS.min, max = limits::MCP_TIMEOUT_MS.max))]
     pub timeout: Option<u64>,
 }
 
+/// Protocol of a remote MCP server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum RemoteTransport {

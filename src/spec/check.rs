@@ -11,6 +11,9 @@ use super::diagnostics::{Diagnostic, SpecError, diag, in_range, index, join};
 use super::document::job_dir;
 use super::instructions::{check_instruction, expand_entry, is_glob, is_url};
 use super::job::Job;
+use super::limits::{
+    GENERATED_COUNT, MCP_TIMEOUT_MS, PASS_K, SETUP_TIMEOUT_SECS, STEPS, SUBAGENT_DEPTH, TEMPERATURE, TOP_P,
+};
 use super::mcp_file::check_literal_secrets;
 use super::path_policy::{PathPolicy, Want};
 use super::resolved::{LoadedJob, prompt_file};
@@ -122,18 +125,26 @@ fn check_agent_defs(path: &Path, policy: &PathPolicy, rt: &Runtime, ds: &mut Vec
         {
             policy.input(&join(&at, "prompt"), file, Want::Text, ds);
         }
-        // top_p is a probability mass; temperature goes to 2 as in the providers' APIs.
-        for (key, v, max) in [("temperature", def.temperature, 2.0), ("top_p", def.top_p, 1.0)] {
-            if let Some(v) = v.filter(|v| !(0.0..=max).contains(v)) {
-                ds.push(diag(path, join(&at, key), format!("{v} is out of range 0..={max}")));
+        for (key, v, bounds) in [
+            ("temperature", def.temperature, TEMPERATURE),
+            ("top_p", def.top_p, TOP_P),
+        ] {
+            if let Some(v) = v.filter(|v| !bounds.contains(*v)) {
+                ds.push(diag(path, join(&at, key), format!("{v} is out of range {bounds}")));
             }
         }
         if let Some(steps) = def.steps {
-            in_range(path, &join(&at, "steps"), u64::from(steps), 1, 1000, ds);
+            in_range(path, &join(&at, "steps"), u64::from(steps), STEPS, ds);
         }
     }
     if let Some(depth) = rt.subagent_depth {
-        in_range(path, "agent.runtime.subagent_depth", u64::from(depth), 0, 16, ds);
+        in_range(
+            path,
+            "agent.runtime.subagent_depth",
+            u64::from(depth),
+            SUBAGENT_DEPTH,
+            ds,
+        );
     }
     if let Some(agent) = &rt.default_agent
         && !rt.agents.contains_key(agent)
@@ -194,7 +205,7 @@ fn check_setup(path: &Path, job: &Job, ds: &mut Vec<Diagnostic>) {
             }
         }
         if let Some(t) = step.timeout {
-            in_range(path, &join(&at, "timeout"), t, 1, 86_400, ds);
+            in_range(path, &join(&at, "timeout"), t, SETUP_TIMEOUT_SECS, ds);
         }
     }
     for (i, input) in job.agent.inputs.mcps.iter().enumerate() {
@@ -203,8 +214,7 @@ fn check_setup(path: &Path, job: &Job, ds: &mut Vec<Diagnostic>) {
                 path,
                 &join(&index("agent.inputs.mcps", i), "timeout"),
                 t,
-                1,
-                3_600_000,
+                MCP_TIMEOUT_MS,
                 ds,
             );
         }
@@ -215,7 +225,7 @@ fn check_setup(path: &Path, job: &Job, ds: &mut Vec<Diagnostic>) {
         .and_then(|t| t.startup.as_ref())
         .and_then(|s| s.timeout)
     {
-        in_range(path, "target.startup.timeout", t, 1, 3_600_000, ds);
+        in_range(path, "target.startup.timeout", t, MCP_TIMEOUT_MS, ds);
     }
 }
 
@@ -271,19 +281,25 @@ fn check_generation(path: &Path, policy: &PathPolicy, g: &Generation, ds: &mut V
         if matches!(m.provider, ModelProvider::Anthropic) && m.model.is_none() {
             ds.push(diag(path, join(&at, "model"), "`provider: anthropic` needs `model`"));
         }
-        if let Some(t) = m.temperature.filter(|t| !(0.0..=2.0).contains(t)) {
+        if let Some(t) = m.temperature.filter(|t| !TEMPERATURE.contains(*t)) {
             ds.push(diag(
                 path,
                 join(&at, "temperature"),
-                format!("{t} is out of range 0..=2"),
+                format!("{t} is out of range {TEMPERATURE}"),
             ));
         }
     }
     if let Some(n) = g.personas {
-        in_range(path, "generation.personas", u64::from(n), 1, 100, ds);
+        in_range(path, "generation.personas", u64::from(n), GENERATED_COUNT, ds);
     }
     if let Some(n) = g.scenarios_per_persona {
-        in_range(path, "generation.scenarios_per_persona", u64::from(n), 1, 100, ds);
+        in_range(
+            path,
+            "generation.scenarios_per_persona",
+            u64::from(n),
+            GENERATED_COUNT,
+            ds,
+        );
     }
 }
 
@@ -293,6 +309,6 @@ fn check_gates(path: &Path, g: &Gates, ds: &mut Vec<Diagnostic>) {
         ds.push(diag(path, join("review.gates", &b.key), b.message));
     }
     if let Some(pk) = g.pass_k.as_ref().filter(|pk| pk.k > 0) {
-        in_range(path, "review.gates.pass_k.k", u64::from(pk.k), 1, 100, ds);
+        in_range(path, "review.gates.pass_k.k", u64::from(pk.k), PASS_K, ds);
     }
 }

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::diagnostics::{Diagnostic, diag, in_range, index, join};
+use super::limits::{Bounds, SANDBOX_CPU, SANDBOX_FILE_SIZE, SANDBOX_MEMORY, SANDBOX_PROCESSES, SANDBOX_TIMEOUT_SECS};
 use super::path_policy::{PathPolicy, Want, normalize};
 use super::rules::network_rules;
 use super::sandbox::SandboxSpec;
@@ -78,9 +79,9 @@ fn inside_sandbox(path: &Path, at: &str, text: &str, ds: &mut Vec<Diagnostic>) {
 
 /// Resource limits: parseable and inside a range that lets a sandbox start and end.
 fn check_limits(path: &Path, sb: &SandboxSpec, ds: &mut Vec<Diagnostic>) {
-    for (key, text, min, max, range) in [
-        ("memory", &sb.memory, 64u64 << 20, 1u64 << 40, "64MiB..=1TiB"),
-        ("file_size", &sb.file_size, 1u64 << 10, 1u64 << 40, "1KiB..=1TiB"),
+    for (key, text, bounds, range) in [
+        ("memory", &sb.memory, SANDBOX_MEMORY, "64MiB..=1TiB"),
+        ("file_size", &sb.file_size, SANDBOX_FILE_SIZE, "1KiB..=1TiB"),
     ] {
         let Some(t) = text else { continue };
         match parse_bytes(t) {
@@ -89,7 +90,7 @@ fn check_limits(path: &Path, sb: &SandboxSpec, ds: &mut Vec<Diagnostic>) {
                 join("sandbox", key),
                 format!("`{t}` is not a size in range {range} (such as `512MiB` or `2GiB`)"),
             )),
-            Some(b) if !(min..=max).contains(&b) => ds.push(diag(
+            Some(b) if !bounds.contains(b) => ds.push(diag(
                 path,
                 join("sandbox", key),
                 format!("`{t}` is out of range {range}"),
@@ -104,18 +105,23 @@ fn check_limits(path: &Path, sb: &SandboxSpec, ds: &mut Vec<Diagnostic>) {
                 "sandbox.timeout",
                 format!("`{t}` is not a duration in range 1s..=24h (such as `90s` or `10m`)"),
             )),
-            Some(d) if d.as_secs_f64() < 1.0 || d.as_secs() > 86_400 => {
+            Some(d) if !secs_in(d, SANDBOX_TIMEOUT_SECS) => {
                 ds.push(diag(path, "sandbox.timeout", format!("`{t}` is out of range 1s..=24h")))
             }
             Some(_) => {}
         }
     }
     if let Some(p) = sb.processes {
-        in_range(path, "sandbox.processes", u64::from(p), 8, 65_536, ds);
+        in_range(path, "sandbox.processes", u64::from(p), SANDBOX_PROCESSES, ds);
     }
     if let Some(c) = sb.cpu {
-        in_range(path, "sandbox.cpu", u64::from(c), 1, 256, ds);
+        in_range(path, "sandbox.cpu", u64::from(c), SANDBOX_CPU, ds);
     }
+}
+
+/// A duration within whole-second bounds (a fraction above the top is out of range).
+fn secs_in(d: std::time::Duration, bounds: Bounds<u64>) -> bool {
+    d.as_secs_f64() >= bounds.min as f64 && d.as_secs_f64() <= bounds.max as f64
 }
 
 /// A variable name (`AWS_SECRET_ACCESS_KEY`), never `NAME=value`; the value is never echoed.

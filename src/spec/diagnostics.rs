@@ -4,6 +4,8 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use super::limits::Bounds;
+
 /// One problem at one place in one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
@@ -79,9 +81,9 @@ pub fn index(parent: &str, i: usize) -> String {
 }
 
 /// A numeric limit inside a sane range; the range is in the message.
-pub fn in_range(path: &Path, at: &str, v: u64, min: u64, max: u64, ds: &mut Vec<Diagnostic>) {
-    if !(min..=max).contains(&v) {
-        ds.push(diag(path, at, format!("{v} is out of range {min}..={max}")));
+pub fn in_range(path: &Path, at: &str, v: u64, bounds: Bounds<u64>, ds: &mut Vec<Diagnostic>) {
+    if !bounds.contains(v) {
+        ds.push(diag(path, at, format!("{v} is out of range {bounds}")));
     }
 }
 

@@ -7,20 +7,24 @@ use serde::{Deserialize, Serialize};
 use super::agent::Agent;
 use super::review::{Generation, Paths, Review};
 use super::sandbox::SandboxSpec;
+use super::{limits, schema_rules};
 
 /// The job.yaml format version this build reads and writes.
-pub const JOB_VERSION: u32 = 1;
+pub use super::limits::JOB_VERSION;
 
 /// One agent under test and everything needed to test it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
+#[schemars(transform = schema_rules::job)]
 pub struct Job {
     /// Format version; this build reads version 1.
     pub version: u32,
+    /// The agent under test.
     pub agent: Agent,
     /// Primary discovery target for MCP-only or skill-only jobs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<Target>,
+    /// Where the agent, its MCP servers and its code run.
     #[serde(default)]
     pub sandbox: SandboxSpec,
     /// Commands run inside the agent's sandbox before the first turn.
@@ -32,10 +36,13 @@ pub struct Job {
     /// What the MCP servers expose, per server; refreshed by `ghostlab discover`.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub capabilities: IndexMap<String, Capabilities>,
+    /// Which models propose, emulate the user and judge.
     #[serde(default)]
     pub generation: Generation,
+    /// The release bar.
     #[serde(default)]
     pub review: Review,
+    /// Where generated artifacts live.
     #[serde(default)]
     pub paths: Paths,
     /// The `ghostlab lab` wizard's progress.
@@ -47,14 +54,19 @@ pub struct Job {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Target {
+    /// Name of the server or skill.
     pub id: String,
+    /// How the target is reached.
     pub transport: TargetTransport,
+    /// How to start or reach it.
     #[serde(default)]
     pub connection: Connection,
+    /// Startup limits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub startup: Option<Startup>,
 }
 
+/// How a shorthand target is reached.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum TargetTransport {
@@ -64,15 +76,20 @@ pub enum TargetTransport {
     Skill,
 }
 
+/// How a shorthand target is started or reached.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub struct Connection {
+    /// Stdio server argv.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub command: Vec<String>,
+    /// Environment for a stdio server; secret values must be `${VAR}` references.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub env: IndexMap<String, String>,
+    /// Remote server URL.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    /// HTTP headers; secret values must be `${VAR}` references.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub headers: IndexMap<String, String>,
     /// SKILL.md (or its folder) for `transport: skill`.
@@ -80,11 +97,13 @@ pub struct Connection {
     pub path: Option<String>,
 }
 
+/// Limits on starting a shorthand target.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Startup {
     /// Milliseconds allowed for the server to answer `initialize`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = limits::MCP_TIMEOUT_MS.min, max = limits::MCP_TIMEOUT_MS.max))]
     pub timeout: Option<u64>,
 }
 
@@ -92,10 +111,14 @@ pub struct Startup {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SetupStep {
+    /// Shown in progress and logs.
     pub name: String,
+    /// The command as argv words (no shell unless you call one).
+    #[schemars(transform = schema_rules::setup_run)]
     pub run: Vec<String>,
     /// Seconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = limits::SETUP_TIMEOUT_SECS.min, max = limits::SETUP_TIMEOUT_SECS.max))]
     pub timeout: Option<u64>,
 }
 
@@ -103,12 +126,16 @@ pub struct SetupStep {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub struct Hosts {
+    /// Settings of the OpenCode host.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub opencode: Option<OpencodeHost>,
+    /// Settings of the process host (required with `backend: process`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process: Option<ProcessHost>,
+    /// Settings of the Codex host.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub codex: Option<CodexHost>,
+    /// Settings of the mock host.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mock: Option<MockHost>,
 }
@@ -119,6 +146,7 @@ impl Hosts {
     }
 }
 
+/// How the OpenCode CLI is found and run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub struct OpencodeHost {
@@ -133,6 +161,7 @@ pub struct OpencodeHost {
     pub mode: Option<OpencodeMode>,
 }
 
+/// How OpenCode is started per turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum OpencodeMode {
@@ -143,15 +172,18 @@ pub enum OpencodeMode {
     Warm,
 }
 
+/// Any command as the agent, started fresh for each turn.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProcessHost {
+    /// The agent's argv.
     pub command: Vec<String>,
     /// How the user's message reaches the command.
     #[serde(default)]
     pub prompt: PromptVia,
 }
 
+/// How the user's message reaches a process host.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum PromptVia {
@@ -160,15 +192,19 @@ pub enum PromptVia {
     Argument,
 }
 
+/// How the Codex CLI is found and run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub struct CodexHost {
+    /// Path of the `codex` binary.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub binary: Option<String>,
+    /// Extra arguments for every turn.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub args: Vec<String>,
 }
 
+/// Scripted replies, for harness tests.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub struct MockHost {
@@ -181,10 +217,13 @@ pub struct MockHost {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub struct Capabilities {
+    /// Tool names.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<String>,
+    /// Resource URIs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resources: Vec<String>,
+    /// Prompt names.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub prompts: Vec<String>,
 }
@@ -193,6 +232,7 @@ pub struct Capabilities {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub struct LabProgress {
+    /// Ids of the accepted steps.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub completed: Vec<String>,
 }

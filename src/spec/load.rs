@@ -12,14 +12,58 @@ use super::job::{JOB_VERSION, Job};
 use super::resolved::LoadedJob;
 use super::schema::job_schema;
 pub use super::schema_errors::schema_diagnostics;
+use super::schema_errors::schema_rule_check;
 
 /// Loads, validates and resolves a job file. All problems are reported together.
 pub fn load_job(path: &Path) -> Result<LoadedJob, SpecError> {
     // A save killed mid-write leaves a temp file beside job.yaml; the next start removes it.
     crate::util::atomic::sweep_stale_temps(&job_dir(path), crate::util::atomic::STALE_TEMP_AGE);
     let value = read_yaml_document(path)?;
-    let job = typed_job(path, value)?;
-    check_job(path, job)
+    check_version(path, &value)?;
+    let (schema_errors, only_rules) = schema_rule_check(path, &value);
+    // A value that breaks only value rules (a range, a form, a key another key needs) still has
+    // its type: the semantic checks name the same problem in their own words and add the
+    // checks the schema cannot make. A schema error they did not name is kept, so the job is
+    // refused whenever the schema refuses it.
+    if only_rules {
+        let job = match deserialize(path, value) {
+            Ok(job) => job,
+            Err(e) if schema_errors.is_empty() => return Err(e),
+            // The schema's range error explains a value too large for its type better.
+            Err(_) => {
+                return Err(SpecError {
+                    diagnostics: schema_errors,
+                });
+            }
+        };
+        return match check_job(path, job) {
+            Ok(loaded) if schema_errors.is_empty() => Ok(loaded),
+            Ok(_) => Err(SpecError {
+                diagnostics: schema_errors,
+            }),
+            Err(mut checked) => {
+                let named =
+                    |d: &super::diagnostics::Diagnostic| checked.diagnostics.iter().any(|c| overlaps(&c.path, &d.path));
+                let unnamed: Vec<_> = schema_errors.iter().filter(|d| !named(d)).cloned().collect();
+                checked.diagnostics.extend(unnamed);
+                Err(checked)
+            }
+        };
+    }
+    Err(SpecError {
+        diagnostics: schema_errors,
+    })
+}
+
+/// One key path is the other or lies under it (`a.b` and `a.b[0]`, `a.b` and `a.b.c`).
+fn overlaps(a: &str, b: &str) -> bool {
+    let under = |long: &str, short: &str| {
+        long == short
+            || long
+                .strip_prefix(short)
+                .is_some_and(|rest| rest.starts_with(['.', '[']))
+    };
+    under(a, b) || under(b, a)
 }
 
 /// Parses a job from YAML text already in memory (no referenced-file checks).
@@ -29,6 +73,16 @@ pub fn parse_job_text(path: &Path, text: &str) -> Result<Job, SpecError> {
 }
 
 fn typed_job(path: &Path, value: Value) -> Result<Job, SpecError> {
+    check_version(path, &value)?;
+    let diagnostics = schema_diagnostics(path, job_schema(), &value);
+    if !diagnostics.is_empty() {
+        return Err(SpecError { diagnostics });
+    }
+    deserialize(path, value)
+}
+
+/// `version` first: a file of another version is not judged by this version's schema.
+fn check_version(path: &Path, value: &Value) -> Result<(), SpecError> {
     match value.get("version") {
         None => {
             return Err(SpecError::one(
@@ -46,10 +100,10 @@ fn typed_job(path: &Path, value: Value) -> Result<Job, SpecError> {
         }
         Some(_) => {}
     }
-    let diagnostics = schema_diagnostics(path, job_schema(), &value);
-    if !diagnostics.is_empty() {
-        return Err(SpecError { diagnostics });
-    }
+    Ok(())
+}
+
+fn deserialize(path: &Path, value: Value) -> Result<Job, SpecError> {
     serde_path_to_error::deserialize(value).map_err(|e| {
         let at = e.path().to_string();
         let at = if at == "." { String::new() } else { at };

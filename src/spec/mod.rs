@@ -15,6 +15,7 @@ pub mod instructions;
 pub mod job;
 pub mod jsonc;
 mod jsonc_duplicates;
+pub mod limits;
 pub mod load;
 pub mod mcp_dialects;
 pub mod mcp_file;
@@ -32,6 +33,7 @@ pub mod sandbox_download;
 pub mod save;
 pub mod schema;
 pub(crate) mod schema_errors;
+mod schema_rules;
 pub mod yaml_guard;
 
 pub use agent::{Action, Agent, AgentDef, Backend, Inputs, McpInput, Permission, PermissionRule, Runtime};

@@ -4,10 +4,13 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::{limits, schema_rules};
+
 /// The release bar the run must clear.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub struct Review {
+    /// Gates applied after judging.
     #[serde(default)]
     pub gates: Gates,
 }
@@ -18,16 +21,23 @@ pub struct Review {
 pub struct Gates {
     /// PASS verdicts over all cases (INCONCLUSIVE and INFRA_ERROR count as not passing).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = limits::FRACTION.min, max = limits::FRACTION.max))]
     pub min_pass_rate: Option<f64>,
     /// Every trial of a case must pass (`k` trials) for at least `min_rate` of cases.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pass_k: Option<PassK>,
+    /// Most INCONCLUSIVE verdicts, as a fraction of cases.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = limits::FRACTION.min, max = limits::FRACTION.max))]
     pub max_inconclusive_rate: Option<f64>,
+    /// Most INFRA_ERROR verdicts, as a fraction of cases.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = limits::FRACTION.min, max = limits::FRACTION.max))]
     pub max_infra_error_rate: Option<f64>,
+    /// Fail on a high-severity MCP contract finding (needs `ghostlab lint`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub no_high_security_findings: Option<bool>,
+    /// Fail on an MCP tool schema error (needs `ghostlab lint`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub no_tool_schema_errors: Option<bool>,
     /// Fail when the agent tried to reach a host outside the allowlist.
@@ -35,10 +45,15 @@ pub struct Gates {
     pub no_denied_egress: Option<bool>,
 }
 
+/// pass^k: every one of `k` trials of a case passes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PassK {
+    /// Trials per case.
+    #[schemars(range(min = limits::PASS_K.min, max = limits::PASS_K.max))]
     pub k: u32,
+    /// Fraction of cases whose every trial passed.
+    #[schemars(range(min = limits::FRACTION.min, max = limits::FRACTION.max))]
     pub min_rate: f64,
 }
 
@@ -46,17 +61,22 @@ pub struct PassK {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
 pub struct Generation {
+    /// Proposes the profile, personas and scenarios.
     #[serde(default)]
     pub proposer: ModelRole,
+    /// Plays the user.
     #[serde(default)]
     pub emulator: ModelRole,
+    /// Judges transcripts against the criteria.
     #[serde(default)]
     pub judge: ModelRole,
     /// How many personas to propose.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = limits::GENERATED_COUNT.min, max = limits::GENERATED_COUNT.max))]
     pub personas: Option<u32>,
     /// How many scenarios to propose per persona.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = limits::GENERATED_COUNT.min, max = limits::GENERATED_COUNT.max))]
     pub scenarios_per_persona: Option<u32>,
     /// `opencode_auth`: when no other key is found, the roles may use the user's OpenCode login
     /// for their provider (read on the host, never copied). Off unless set.
@@ -75,9 +95,12 @@ pub enum RoleCredentials {
 /// One model role.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
+#[schemars(transform = schema_rules::model_role)]
 pub struct ModelRole {
+    /// Where the role's model runs; `offline` unless set.
     #[serde(default)]
     pub provider: ModelProvider,
+    /// Model id at the provider.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     /// Endpoint, e.g. `http://127.0.0.1:11434/v1` (OpenAI-compatible) or Anthropic's.
@@ -85,16 +108,21 @@ pub struct ModelRole {
     pub base_url: Option<String>,
     /// `${VAR}` reference; otherwise the keyring entry for the provider is used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = limits::SECRET_REF_PATTERN))]
     pub api_key: Option<String>,
+    /// Extra HTTP headers; secret values must be `${VAR}` references.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub headers: IndexMap<String, String>,
     /// Cassette file for `replay` (and written by `record`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cassette: Option<String>,
+    /// Sampling temperature, 0..=2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = limits::TEMPERATURE.min, max = limits::TEMPERATURE.max))]
     pub temperature: Option<f64>,
 }
 
+/// Where a role's model runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum ModelProvider {

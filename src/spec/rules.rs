@@ -2,6 +2,7 @@
 //! into a diagnostic at its key path in job.yaml; the lab's answer steps (`lab::apply`) turn
 //! them into the message shown under the answer. Both reject exactly the same values.
 
+use super::limits::FRACTION;
 use super::review::Gates;
 use super::sandbox::NetworkMode;
 
@@ -33,7 +34,7 @@ pub fn gate_rules(g: &Gates) -> Vec<Broken> {
         ("max_inconclusive_rate", g.max_inconclusive_rate),
         ("max_infra_error_rate", g.max_infra_error_rate),
     ] {
-        if let Some(v) = v.filter(|v| !(0.0..=1.0).contains(v)) {
+        if let Some(v) = v.filter(|v| !FRACTION.contains(*v)) {
             out.push(broken(key, format!("{v} is not a fraction between 0 and 1")));
         }
     }
@@ -41,7 +42,7 @@ pub fn gate_rules(g: &Gates) -> Vec<Broken> {
         if pk.k == 0 {
             out.push(broken("pass_k.k", "must be at least 1"));
         }
-        if !(0.0..=1.0).contains(&pk.min_rate) {
+        if !FRACTION.contains(pk.min_rate) {
             out.push(broken(
                 "pass_k.min_rate",
                 format!("{} is not a fraction between 0 and 1", pk.min_rate),

@@ -3,10 +3,18 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::{limits, schema_rules};
+
+/// Paths inside the sandbox are absolute (and, after `..` is resolved, under /sandbox: a
+/// rule only `validate` checks).
+const ABSOLUTE_PATTERN: &str = "^/";
+
 /// Where the agent, its MCP servers and its code run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(transform = schema_rules::sandbox)]
 pub struct SandboxSpec {
+    /// The isolation backend; `bubblewrap` unless set.
     #[serde(default)]
     pub backend: SandboxBackend,
     /// How much of the host's filesystem exists inside (bubblewrap): `isolated` (the default)
@@ -19,11 +27,14 @@ pub struct SandboxSpec {
     pub image: Option<String>,
     /// Where the workspace copy is mounted and commands start.
     #[serde(default = "default_workdir")]
+    #[schemars(regex(pattern = ABSOLUTE_PATTERN))]
     pub workdir: String,
+    /// Network access; `disabled` unless set.
     #[serde(default)]
     pub network: NetworkMode,
     /// `host:port` pairs reachable with `network: allowlist`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(inner(regex(pattern = limits::HOST_PORT_PATTERN)))]
     pub allow: Vec<String>,
     /// OpenShell policy file for `network: policy` (relative to job.yaml).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -33,6 +44,7 @@ pub struct SandboxSpec {
     pub providers: Vec<String>,
     /// Host variables copied into the sandbox; nothing else is.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(inner(regex(pattern = limits::VAR_NAME_PATTERN)))]
     pub env_allowlist: Vec<String>,
     /// Extra files staged into the sandbox.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -47,21 +59,25 @@ pub struct SandboxSpec {
     pub keep: bool,
     /// CPU cores (OpenShell) and the CPU-time budget multiplier (bubblewrap).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1, max = 256))]
+    #[schemars(range(min = limits::SANDBOX_CPU.min, max = limits::SANDBOX_CPU.max))]
     pub cpu: Option<u32>,
-    /// Memory limit, e.g. `2GiB` or `512MiB`.
+    /// Memory limit, e.g. `2GiB` or `512MiB`; 64MiB..=1TiB.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = limits::SIZE_PATTERN))]
     pub memory: Option<String>,
-    /// Wall-clock limit for one command, e.g. `10m`, `90s`.
+    /// Wall-clock limit for one command, e.g. `10m`, `90s`; 1s..=24h.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = limits::DURATION_PATTERN))]
     pub timeout: Option<String>,
     /// Maximum number of processes in the sandboxed tree.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 8, max = 65536))]
+    #[schemars(range(min = limits::SANDBOX_PROCESSES.min, max = limits::SANDBOX_PROCESSES.max))]
     pub processes: Option<u32>,
-    /// Largest file the sandbox may write, e.g. `1GiB`.
+    /// Largest file the sandbox may write, e.g. `1GiB`; 1KiB..=1TiB.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = limits::SIZE_PATTERN))]
     pub file_size: Option<String>,
+    /// Credentials placed in the sandbox, only when listed.
     #[serde(default, skip_serializing_if = "Credentials::is_empty")]
     pub credentials: Credentials,
 }
@@ -95,6 +111,7 @@ impl Default for SandboxSpec {
     }
 }
 
+/// The isolation backend.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum SandboxBackend {
@@ -135,6 +152,7 @@ impl RootFilesystem {
     }
 }
 
+/// Network access from inside the sandbox.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum NetworkMode {
@@ -155,6 +173,7 @@ pub struct Upload {
     pub src: String,
     /// Path inside the sandbox; defaults to `<workdir>/../uploads/<name>`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = ABSOLUTE_PATTERN))]
     pub dest: Option<String>,
 }
 
@@ -167,6 +186,7 @@ pub struct Credentials {
     pub opencode_auth: bool,
     /// Variables whose values are placed in the agent's environment (never in files or argv).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(inner(regex(pattern = limits::VAR_NAME_PATTERN)))]
     pub env: Vec<String>,
 }
 

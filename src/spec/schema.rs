@@ -80,3 +80,41 @@ pub fn resolve_ref<'a>(root: &'a Value, mut node: &'a Value) -> Option<&'a Value
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every key and every type an editor shows has a description (the rule sub-schemas under
+    /// `allOf` only restate keys described above them).
+    #[test]
+    fn every_key_and_type_is_described() {
+        fn walk(node: &Value, path: &str, missing: &mut Vec<String>) {
+            match node {
+                Value::Object(map) => {
+                    let parent = path.rsplit('/').nth(1).unwrap_or_default();
+                    if matches!(parent, "properties" | "$defs") && !map.contains_key("description") {
+                        missing.push(path.to_string());
+                    }
+                    for (key, child) in map.iter().filter(|(k, _)| k.as_str() != "allOf") {
+                        walk(child, &format!("{path}/{key}"), missing);
+                    }
+                }
+                Value::Array(items) => {
+                    for (i, child) in items.iter().enumerate() {
+                        walk(child, &format!("{path}/{i}"), missing);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut missing = Vec::new();
+        walk(job_schema(), "", &mut missing);
+        assert!(missing.is_empty(), "{} undescribed: {missing:?}", missing.len());
+    }
+
+    #[test]
+    fn version_is_the_one_this_build_reads() {
+        assert_eq!(job_schema()["properties"]["version"]["const"], 1);
+    }
+}

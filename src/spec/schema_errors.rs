@@ -11,12 +11,14 @@ use std::sync::LazyLock;
 
 use super::diagnostics::{Diagnostic, diag, join, nearest};
 use super::document::json_type;
+use super::limits::pattern_meaning;
 use super::schema::{job_schema, node_at, resolve_ref};
+
+static JOB_VALIDATOR: LazyLock<jsonschema::Validator> =
+    LazyLock::new(|| jsonschema::validator_for(job_schema()).expect("job schema compiles"));
 
 /// Validates `value` against `schema` and turns every violation into a diagnostic.
 pub fn schema_diagnostics(path: &Path, schema: &Value, value: &Value) -> Vec<Diagnostic> {
-    static JOB_VALIDATOR: LazyLock<jsonschema::Validator> =
-        LazyLock::new(|| jsonschema::validator_for(job_schema()).expect("job schema compiles"));
     let owned;
     let validator = if std::ptr::eq(schema, job_schema()) {
         &*JOB_VALIDATOR
@@ -32,6 +34,37 @@ pub fn schema_diagnostics(path: &Path, schema: &Value, value: &Value) -> Vec<Dia
         describe(path, schema, &error, &mut out);
     }
     out
+}
+
+/// The job's schema violations, and whether every one breaks only a value rule (a range, a
+/// text form, a length, a key another key needs) on a value of the right type.
+pub fn schema_rule_check(path: &Path, value: &Value) -> (Vec<Diagnostic>, bool) {
+    let mut out = Vec::new();
+    let mut only_rules = true;
+    for error in JOB_VALIDATOR.iter_errors(value) {
+        only_rules &= is_value_rule(&error);
+        describe(path, job_schema(), &error, &mut out);
+    }
+    (out, only_rules)
+}
+
+fn is_value_rule(error: &ValidationError<'_>) -> bool {
+    let conditional = error
+        .schema_path()
+        .segments()
+        .any(|s| matches!(s, LocationSegment::Property(p) if p == "allOf"));
+    conditional
+        || matches!(
+            error.kind(),
+            ValidationErrorKind::Minimum { .. }
+                | ValidationErrorKind::Maximum { .. }
+                | ValidationErrorKind::ExclusiveMinimum { .. }
+                | ValidationErrorKind::ExclusiveMaximum { .. }
+                | ValidationErrorKind::Pattern { .. }
+                | ValidationErrorKind::MinLength { .. }
+                | ValidationErrorKind::MinItems { .. }
+                | ValidationErrorKind::MaxItems { .. }
+        )
 }
 
 /// One violation as diagnostics.
@@ -120,17 +153,46 @@ fn describe(path: &Path, schema: &Value, error: &ValidationError<'_>, out: &mut 
             }
             ValidationErrorKind::Minimum { .. } | ValidationErrorKind::Maximum { .. } => {
                 let node = node_at(schema, &schema_tokens[..schema_tokens.len().saturating_sub(1)]);
-                let bound = |k: &str| node.and_then(|n| n.get(k)).map(Value::to_string);
-                let range = format!(
-                    "{}..={}",
+                // `0.0` reads as `0`, as in the semantic checks' messages.
+                let bound = |k: &str| {
+                    node.and_then(|n| n.get(k)).map(|b| match b.as_f64() {
+                        Some(f) if b.is_f64() => f.to_string(),
+                        _ => b.to_string(),
+                    })
+                };
+                let (min, max) = (
                     bound("minimum").unwrap_or_default(),
-                    bound("maximum").unwrap_or_default()
+                    bound("maximum").unwrap_or_default(),
                 );
-                out.push(diag(
-                    path,
-                    at,
-                    format!("{} is out of range {range}", short(error.instance())),
-                ));
+                let found = short(error.instance());
+                let is_fraction = (min.as_str(), max.as_str()) == ("0", "1")
+                    && node.and_then(|n| n.get("minimum")).is_some_and(Value::is_f64);
+                let message = if is_fraction {
+                    format!("{found} is not a fraction between 0 and 1")
+                } else {
+                    format!("{found} is out of range {min}..={max}")
+                };
+                out.push(diag(path, at, message));
+            }
+            ValidationErrorKind::Pattern { pattern } => {
+                let found = short(error.instance());
+                let message = match pattern_meaning(pattern) {
+                    Some(meaning) => format!("{found} {meaning}"),
+                    None => format!("{found} does not have the form `{pattern}`"),
+                };
+                out.push(diag(path, at, message));
+            }
+            ValidationErrorKind::MinLength { .. } => out.push(diag(path, at, "must not be empty")),
+            ValidationErrorKind::MinItems { limit } => out.push(diag(
+                path,
+                at,
+                format!("needs at least {limit} entr{}", plural_y(*limit)),
+            )),
+            ValidationErrorKind::MaxItems { limit: 0 } => {
+                out.push(diag(path, at, "must be empty here (see the keys it depends on)"))
+            }
+            ValidationErrorKind::Constant { expected_value } => {
+                out.push(diag(path, at, format!("must be {expected_value}")))
             }
             _ => out.push(diag(path, at, error.to_string())),
         }
@@ -271,6 +333,10 @@ fn type_names(kind: &jsonschema::error::TypeKind) -> String {
             set.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(" or ")
         }
     }
+}
+
+fn plural_y(n: u64) -> &'static str {
+    if n == 1 { "y" } else { "ies" }
 }
 
 fn short(value: &Value) -> String {

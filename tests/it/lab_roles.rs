@@ -370,8 +370,10 @@ async fn full_lab_run(provider: &str, model: &str, key_var: &str) {
     junit_carries_the_same_cost(&job.state_dir().join("runs"), &calls, price.is_some(), total);
 }
 
-/// junit.xml: per trial the emulator's and judge's tokens and cost as properties, the same
-/// figures as the events (so as the report); the suite's total before the first case.
+/// junit.xml: per trial the emulator's and judge's tokens and cost as `name=value` lines in
+/// the case's `<system-out>` (the strict XSD allows properties only on the suite), the same
+/// figures as the events (so as the report); the suite's total as properties before the first
+/// case.
 fn junit_carries_the_same_cost(runs: &std::path::Path, calls: &[Value], priced: bool, total: f64) {
     let junit = walkdir::WalkDir::new(runs)
         .into_iter()
@@ -384,6 +386,18 @@ fn junit_carries_the_same_cost(runs: &std::path::Path, calls: &[Value], priced: 
         let at = scope.find(&needle).unwrap_or_else(|| panic!("{name} in {scope}"));
         let rest = &scope[at + needle.len()..];
         rest[..rest.find('"').unwrap()].to_string()
+    };
+    let case_figure = |case: &str, name: &str| -> String {
+        let out = case
+            .split("<system-out>")
+            .nth(1)
+            .and_then(|rest| rest.split("</system-out>").next())
+            .unwrap_or_else(|| panic!("system-out in {case}"));
+        let prefix = format!("{name}=");
+        out.lines()
+            .find_map(|l| l.strip_prefix(&prefix))
+            .unwrap_or_else(|| panic!("{name} in {case}"))
+            .to_string()
     };
     let suite = &junit[..junit.find("<testcase").expect("test cases")];
     let tokens: u64 = calls
@@ -411,7 +425,7 @@ fn junit_carries_the_same_cost(runs: &std::path::Path, calls: &[Value], priced: 
     let mut sum = 0.0;
     for case in &cases {
         for role in ["emulator", "judge"] {
-            let cost = prop(case, &format!("ghostlab.{role}.cost_usd"));
+            let cost = case_figure(case, &format!("ghostlab.{role}.cost_usd"));
             if priced {
                 sum += cost.parse::<f64>().unwrap_or_else(|_| panic!("a figure: {case}"));
             } else {

@@ -69,6 +69,7 @@ mod run_screens;
 mod run_view_cli;
 mod sandbox_cli;
 mod sandbox_session;
+mod schema_agreement;
 mod screen_matrix;
 mod scripted_llm;
 mod spec_roundtrip;

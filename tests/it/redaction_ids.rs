@@ -197,4 +197,29 @@ fn risk_case_ids_survive_every_artifact_report_and_junit() {
         .filter_map(|t| t.split(" name=\"").nth(1).and_then(|r| r.split('"').next()))
         .collect();
     assert_eq!(names.len(), junit_cases, "two JUnit test cases share a name");
+    // Grouped by persona (from each trial's case.json), not all under the suite's name.
+    let cases = in_file("case.json");
+    for classname in junit.split(" classname=\"").skip(1).filter_map(|r| r.split('"').next()) {
+        assert!(
+            classname != "ghostlab" && cases.contains(&format!("\"{classname}\"")),
+            "classname `{classname}` is no persona id"
+        );
+    }
+    // The real run's file passes the strict JUnit XSD (fetched by scripts/install-deps.sh).
+    let xsd = crate::common::repo().join("tools/xsd/junit-10.xsd");
+    if xsd.is_file() {
+        let out = std::process::Command::new("xmllint")
+            .args(["--noout", "--schema"])
+            .arg(&xsd)
+            .arg(run.join("junit.xml"))
+            .output()
+            .expect("xmllint (libxml2-utils) is installed with the XSD");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    } else {
+        assert!(
+            std::env::var("GHOSTLAB_REQUIRE_ALL").as_deref() != Ok("1"),
+            "{} missing: run scripts/install-deps.sh",
+            xsd.display()
+        );
+    }
 }
