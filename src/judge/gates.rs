@@ -80,12 +80,42 @@ pub fn summarize(cases: &[CaseTrials]) -> Summary {
     s
 }
 
-/// Facts from outside the verdicts that some gates read.
+/// Facts from outside the verdicts that some gates read. The default knows no contract, so a
+/// contract gate built on it is not met: facts nobody gathered never read as "none found".
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct GateFacts {
-    pub high_security_findings: usize,
-    pub tool_schema_errors: usize,
+    pub contract: ContractFacts,
     pub denied_egress: usize,
+}
+
+/// What the MCP contract says, or why it could not say anything.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum ContractFacts {
+    Linted {
+        high_security_findings: usize,
+        tool_schema_errors: usize,
+    },
+    Missing {
+        reason: String,
+    },
+}
+
+impl Default for ContractFacts {
+    fn default() -> Self {
+        ContractFacts::Missing {
+            reason: "contract facts not gathered".into(),
+        }
+    }
+}
+
+impl ContractFacts {
+    /// A contract with these counts.
+    pub fn linted(high_security_findings: usize, tool_schema_errors: usize) -> Self {
+        ContractFacts::Linted {
+            high_security_findings,
+            tool_schema_errors,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -149,33 +179,46 @@ pub fn apply_gates(gates: &Gates, summary: &Summary, cases: &[CaseTrials], facts
             met: !empty && rate <= max + 1e-12,
         });
     }
-    let count_gate = |out: &mut Vec<GateResult>, on: Option<bool>, name: &str, n: usize| {
-        if on == Some(true) {
-            out.push(GateResult {
-                gate: name.into(),
-                required: "0".into(),
-                actual: n.to_string(),
-                met: n == 0,
-            });
+    let contract_gate = |out: &mut Vec<GateResult>, on: Option<bool>, name: &str, pick: fn(usize, usize) -> usize| {
+        if on != Some(true) {
+            return;
         }
+        let (actual, met) = match &facts.contract {
+            ContractFacts::Linted {
+                high_security_findings,
+                tool_schema_errors,
+            } => {
+                let n = pick(*high_security_findings, *tool_schema_errors);
+                (n.to_string(), n == 0)
+            }
+            ContractFacts::Missing { reason } => (reason.clone(), false),
+        };
+        out.push(GateResult {
+            gate: name.into(),
+            required: "0".into(),
+            actual,
+            met,
+        });
     };
-    count_gate(
+    contract_gate(
         &mut out,
         gates.no_high_security_findings,
         "no_high_security_findings",
-        facts.high_security_findings,
+        |security, _| security,
     );
-    count_gate(
+    contract_gate(
         &mut out,
         gates.no_tool_schema_errors,
         "no_tool_schema_errors",
-        facts.tool_schema_errors,
+        |_, schema| schema,
     );
-    count_gate(
-        &mut out,
-        gates.no_denied_egress,
-        "no_denied_egress",
-        facts.denied_egress,
-    );
+    if gates.no_denied_egress == Some(true) {
+        out.push(GateResult {
+            gate: "no_denied_egress".into(),
+            required: "0".into(),
+            actual: facts.denied_egress.to_string(),
+            met: facts.denied_egress == 0,
+        });
+    }
     out
 }

@@ -18,6 +18,7 @@ mod e2e_faults;
 mod e2e_opencode;
 mod fake_provider;
 mod fuzz_inputs;
+mod gate_facts_cli;
 mod generate_cli;
 mod generate_offline;
 mod generate_schemas;
