@@ -10,6 +10,7 @@ mod generate_support;
 mod acceptance;
 mod architecture;
 mod case_flow;
+mod ci_example;
 mod codex_runner;
 mod concurrent_writes;
 mod credentials;
