@@ -49,7 +49,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 path.display(),
                 path.display()
             );
-            return Ok(ExitCode::from(1));
+            return Ok(ExitCode::from(super::error::EXIT_NOT_MET));
         }
         println!("{} is current", path.display());
     } else {

@@ -17,6 +17,7 @@ mod credentials;
 mod e2e_fake_openshell;
 mod e2e_faults;
 mod e2e_opencode;
+mod exit_status_docs;
 mod fake_provider;
 mod fuzz_inputs;
 mod gate_facts_cli;
