@@ -4,7 +4,7 @@
 //! Without gates a run would exit 0 on any outcome, so "readiness: gates met" would be
 //! printed for a run that proved nothing.
 
-use super::gates::{GateResult, Summary};
+use super::gates::{Comparison, GateFigures, GateResult, GateUnit, Summary};
 use crate::spec::Gates;
 
 /// No trial may end INFRA_ERROR unless the job allows it.
@@ -44,6 +44,7 @@ pub fn something_judged(summary: &Summary) -> GateResult {
         required: ">= 1 trial PASS or FAIL".into(),
         actual: format!("{judged} of {}", summary.trials),
         met: judged > 0,
+        figures: GateFigures::new(1.0, Some(judged as f64), GateUnit::Count, Comparison::AtLeast),
     }
 }
 

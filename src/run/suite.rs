@@ -27,8 +27,8 @@ pub struct SuiteOptions {
     pub resume: bool,
 }
 
-/// summary.json.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// summary.json (its JSON Schema: `ghostlab schema --kind summary`, schemas/summary.schema.json).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SuiteSummary {
     pub version: u32,
     pub run_id: String,

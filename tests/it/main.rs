@@ -74,5 +74,6 @@ mod scripted_llm;
 mod spec_roundtrip;
 mod spec_validation;
 mod suite_flow;
+mod summary_schema;
 mod verdict_properties;
 mod workspace_own_files;
