@@ -30,10 +30,30 @@ pub fn man(args: ManArgs) -> Result<ExitCode, CliError> {
     match args.out {
         Some(dir) => {
             std::fs::create_dir_all(&dir)?;
-            clap_mangen::generate_to(cmd, &dir)?;
+            clap_mangen::generate_to(cmd.clone(), &dir)?;
+            // The top page again, with its EXIT STATUS section.
+            crate::util::write_atomic(&dir.join("ghostlab.1"), &top_page(cmd)?)?;
             println!("wrote man pages to {}", dir.display());
         }
-        None => clap_mangen::Man::new(cmd).render(&mut std::io::stdout())?,
+        None => std::io::Write::write_all(&mut std::io::stdout(), &top_page(cmd)?)?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `ghostlab(1)`: clap_mangen's sections, with EXIT STATUS (from `error::EXIT_CODES`) in place
+/// of the generic EXTRA section it would make of the same text in `--help`.
+pub fn top_page(cmd: clap::Command) -> std::io::Result<Vec<u8>> {
+    let man = clap_mangen::Man::new(cmd.clone());
+    let mut out = Vec::new();
+    man.render_title(&mut out)?;
+    man.render_name_section(&mut out)?;
+    man.render_synopsis_section(&mut out)?;
+    man.render_description_section(&mut out)?;
+    man.render_options_section(&mut out)?;
+    man.render_subcommands_section(&mut out)?;
+    out.extend_from_slice(super::error::exit_status_roff().as_bytes());
+    if cmd.get_version().is_some() {
+        man.render_version_section(&mut out)?;
+    }
+    Ok(out)
 }

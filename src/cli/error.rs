@@ -6,6 +6,55 @@ use std::process::ExitCode;
 
 use crate::spec::SpecError;
 
+/// Exit 0: the command did its work (for `test`, `lab`, `merge`, `rescore`: every gate met).
+pub const EXIT_OK: u8 = 0;
+/// Exit 1: a verdict against the input, not a failure to run.
+pub const EXIT_NOT_MET: u8 = 1;
+/// Exit 2: the command could not run.
+pub const EXIT_COULD_NOT_RUN: u8 = 2;
+/// Exit 124: `ghostlab sandbox exec` killed the command at its wall-clock limit.
+pub const EXIT_TIMED_OUT: u8 = 124;
+
+/// Every exit code Ghostlab itself chooses, with its meaning: the one table `--help` and the
+/// man page's EXIT STATUS are written from.
+pub const EXIT_CODES: &[(u8, &str)] = &[
+    (EXIT_OK, "success; for test, lab, merge and rescore: every gate met"),
+    (
+        EXIT_NOT_MET,
+        "a gate not met (test, lab, merge, rescore); findings at --fail-on (lint); a stale schema \
+         (schema --check)",
+    ),
+    (
+        EXIT_COULD_NOT_RUN,
+        "could not run: bad arguments or input (the message names the file and key), a missing \
+         prerequisite, a broken peer; init --force wrote a job that does not validate",
+    ),
+    (
+        EXIT_TIMED_OUT,
+        "sandbox exec: the command was killed at its wall-clock limit (otherwise sandbox commands \
+         exit with the command's own status)",
+    ),
+];
+
+/// The EXIT STATUS text of `--help`.
+pub fn exit_status_help() -> String {
+    let mut out = String::from("Exit status:\n");
+    for (code, meaning) in EXIT_CODES {
+        out.push_str(&format!("  {code:<3}  {meaning}\n"));
+    }
+    out
+}
+
+/// The EXIT STATUS section of the man page, in roff.
+pub fn exit_status_roff() -> String {
+    let mut out = String::from(".SH \"EXIT STATUS\"\n");
+    for (code, meaning) in EXIT_CODES {
+        // A line starting with `.` or `'` would be read as a roff request.
+        out.push_str(&format!(".TP\n\\fB{code}\\fR\n\\&{}\n", meaning.replace('\\', "\\e")));
+    }
+    out
+}
+
 /// What kind of failure, which decides the exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
@@ -17,7 +66,7 @@ impl ErrorKind {
     /// The one mapping from failure kind to exit code.
     pub fn exit_code(self) -> u8 {
         match self {
-            ErrorKind::CouldNotRun => 2,
+            ErrorKind::CouldNotRun => EXIT_COULD_NOT_RUN,
         }
     }
 }
@@ -27,7 +76,7 @@ pub fn gates_exit(gates_met: bool) -> ExitCode {
     if gates_met {
         ExitCode::SUCCESS
     } else {
-        ExitCode::from(1)
+        ExitCode::from(EXIT_NOT_MET)
     }
 }
 

@@ -85,7 +85,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             crate::util::write_atomic(&args.out, text.as_bytes())?;
             eprintln!("{e}");
             eprintln!("wrote {} anyway (--force); it does not validate", args.out.display());
-            Ok(ExitCode::from(2))
+            Ok(ExitCode::from(super::error::EXIT_COULD_NOT_RUN))
         }
         Err(e) => Err(CliError::usage(format!("{e}nothing was written"))),
     }

@@ -143,11 +143,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 /// Like `ghostlab test`: 0 when the gates are met, 1 when they are not (a run that could not
 /// finish is an error, exit 2, before this).
 fn exit_for(results: &RunResults) -> ExitCode {
-    if results.gates_met {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    }
+    super::gates_exit(results.gates_met)
 }
 
 /// The results screen as text: summary line, readiness, gates, failures, report paths.

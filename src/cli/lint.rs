@@ -63,7 +63,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         FailOn::Note => Severity::Note,
     };
     Ok(if contract.has_findings_at(level) {
-        ExitCode::from(1)
+        ExitCode::from(super::error::EXIT_NOT_MET)
     } else {
         ExitCode::SUCCESS
     })

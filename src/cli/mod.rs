@@ -30,14 +30,15 @@ mod test;
 mod validate;
 mod view;
 
-pub use error::{CliError, ErrorKind, gates_exit};
+pub use error::{CliError, EXIT_CODES, ErrorKind, gates_exit};
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 /// Does the agent I configured behave correctly?
 #[derive(Debug, Parser)]
-#[command(name = "ghostlab", version, about, long_about = None, propagate_version = true)]
+#[command(name = "ghostlab", version, about, long_about = None, propagate_version = true,
+    after_help = error::exit_status_help())]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

@@ -182,7 +182,7 @@ async fn run_attached(session: &Session, argv: &[String], timeout: std::time::Du
                 "sandbox: command killed after the wall-clock limit of {}s",
                 timeout.as_secs()
             );
-            return Ok(ExitCode::from(124));
+            return Ok(ExitCode::from(super::error::EXIT_TIMED_OUT));
         }
     };
     use std::os::unix::process::ExitStatusExt;

@@ -28,6 +28,8 @@ pub enum SchemaKind {
     Persona,
     Scenario,
     Dataset,
+    /// summary.json of a run.
+    Summary,
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
@@ -37,6 +39,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         SchemaKind::Persona => artifact_schema_text(ArtifactKind::Persona),
         SchemaKind::Scenario => artifact_schema_text(ArtifactKind::Scenario),
         SchemaKind::Dataset => artifact_schema_text(ArtifactKind::Dataset),
+        SchemaKind::Summary => crate::run::summary_schema::summary_schema_text(),
     };
     if let Some(path) = args.write {
         crate::util::write_atomic(&path, text.as_bytes())?;
@@ -49,7 +52,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 path.display(),
                 path.display()
             );
-            return Ok(ExitCode::from(1));
+            return Ok(ExitCode::from(super::error::EXIT_NOT_MET));
         }
         println!("{} is current", path.display());
     } else {

@@ -1,10 +1,10 @@
 //! Gates when the job sets none, and the rule that holds whatever the job says: a run in which
-//! no trial could be judged (every one an INFRA_ERROR) meets no gate.
+//! no trial was judged (none ended PASS or FAIL) meets no gate.
 //!
 //! Without gates a run would exit 0 on any outcome, so "readiness: gates met" would be
 //! printed for a run that proved nothing.
 
-use super::gates::{GateResult, Summary};
+use super::gates::{Comparison, GateFigures, GateResult, GateUnit, Summary};
 use crate::spec::Gates;
 
 /// No trial may end INFRA_ERROR unless the job allows it.
@@ -34,14 +34,17 @@ pub fn label_defaults(results: &mut [GateResult]) {
     }
 }
 
-/// Not met when there were trials and every one was an INFRA_ERROR: nothing was judged.
+/// Not met unless some trial ended PASS or FAIL. INCONCLUSIVE is a judge that could not decide
+/// (the offline judge decides nothing) and INFRA_ERROR a trial that never got judged: a run of
+/// only those, or of no trial at all, proved nothing.
 pub fn something_judged(summary: &Summary) -> GateResult {
-    let judged = summary.trials - summary.infra_error;
+    let judged = summary.pass + summary.fail;
     GateResult {
         gate: "some trial judged".into(),
-        required: ">= 1 trial not INFRA_ERROR".into(),
+        required: ">= 1 trial PASS or FAIL".into(),
         actual: format!("{judged} of {}", summary.trials),
         met: judged > 0,
+        figures: GateFigures::new(1.0, Some(judged as f64), GateUnit::Count, Comparison::AtLeast),
     }
 }
 
@@ -77,5 +80,12 @@ mod tests {
             ..Summary::default()
         };
         assert!(something_judged(&s).met);
+        let s = Summary {
+            trials: 2,
+            inconclusive: 2,
+            ..Summary::default()
+        };
+        assert!(!something_judged(&s).met, "INCONCLUSIVE is not judged");
+        assert!(!something_judged(&Summary::default()).met, "no trial at all");
     }
 }

@@ -1,9 +1,14 @@
-//! Facts for the non-verdict gates, read from the MCP contract (`contract.json`).
+//! Facts for the non-verdict gates, read from the MCP contract (`contract.json`) of the job's
+//! state folder. Every front end that writes a run's outcome (`test`, the lab, `merge`,
+//! `rescore`) reads them through `contract_facts`, so one job's gates read the same facts
+//! whichever command applied them. A contract that is absent is not "no findings": the gates
+//! that read it are then not met, with the reason.
 
 use std::path::{Path, PathBuf};
 
-use super::gates::GateFacts;
-use crate::mcp::contract::Contract;
+use super::gates::{ContractFacts, GateFacts};
+use crate::mcp::contract::{CONTRACT_VERSION, Contract};
+use crate::util::bounded::{BoundedError, FileKind, read_optional_string};
 
 /// Rule codes that concern security (tool poisoning, hidden characters, credentials in
 /// arguments, undeclared or mislabelled destructive tools).
@@ -12,43 +17,93 @@ pub const SECURITY_CODES: &[&str] = &["GL017", "GL019", "GL020", "GL021", "GL022
 /// Rule codes about schema quality whose error-level findings fail `no_tool_schema_errors`.
 pub const SCHEMA_CODES: &[&str] = &["GL001", "GL004", "GL010", "GL013", "GL016", "GL028"];
 
+/// Why the contract gates are not met when the state folder holds no contract.json.
+pub const NOT_LINTED: &str = "contract not linted: run `ghostlab discover` (it writes contract.json) \
+or `ghostlab lint --format json --out <state>/contract.json`, or let the lab's Step 4 discover and lint";
+
 /// Why the contract's facts could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum FactsError {
-    #[error("{}: {source}", path.display())]
-    Read { path: PathBuf, source: std::io::Error },
-    #[error("{}: {source}", path.display())]
+    #[error("{0}")]
+    Read(#[from] BoundedError),
+    #[error("{}: not a contract.json: {source}", path.display())]
     Parse { path: PathBuf, source: serde_json::Error },
+    #[error("{}: contract version {found}, this build reads version {CONTRACT_VERSION}; run `ghostlab discover` again", path.display())]
+    Version { path: PathBuf, found: u64 },
 }
 
-/// Counts high-severity security findings and schema errors; no contract means no facts.
+/// The gate facts of the job whose state folder is `state_dir`: the contract's counts, or why
+/// there are none. `denied_egress` is filled from the trials when the outcome is written.
 pub fn contract_facts(state_dir: &Path) -> Result<GateFacts, FactsError> {
     let path = state_dir.join("contract.json");
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(GateFacts::default()),
-        Err(source) => return Err(FactsError::Read { path, source }),
+    let Some(text) = read_optional_string(&path, FileKind::State)? else {
+        return Ok(GateFacts {
+            contract: ContractFacts::Missing {
+                reason: NOT_LINTED.into(),
+            },
+            denied_egress: 0,
+        });
     };
-    let contract: Contract = serde_json::from_str(&text).map_err(|source| FactsError::Parse {
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|source| FactsError::Parse {
         path: path.clone(),
         source,
     })?;
-    let is_error =
-        |f: &&crate::mcp::contract::finding::Finding| f.severity == crate::mcp::contract::rules::Severity::Error;
+    // The version first: a newer contract may not parse as this build's, and "cannot parse"
+    // would hide that the file is simply from another version.
+    match value.get("version").and_then(serde_json::Value::as_u64) {
+        Some(v) if v == u64::from(CONTRACT_VERSION) => {}
+        found => {
+            return Err(FactsError::Version {
+                path,
+                found: found.unwrap_or(0),
+            });
+        }
+    }
+    let contract: Contract = serde_json::from_value(value).map_err(|source| FactsError::Parse {
+        path: path.clone(),
+        source,
+    })?;
+    let errors_among = |codes: &[&str]| {
+        contract
+            .findings
+            .iter()
+            .filter(|f| codes.contains(&f.code.as_str()))
+            .filter(|f| f.severity == crate::mcp::contract::rules::Severity::Error)
+            .count()
+    };
     Ok(GateFacts {
-        high_security_findings: contract
-            .findings
-            .iter()
-            .filter(|f| SECURITY_CODES.contains(&f.code.as_str()))
-            .filter(is_error)
-            .count(),
-        tool_schema_errors: contract
-            .findings
-            .iter()
-            .filter(|f| SCHEMA_CODES.contains(&f.code.as_str()))
-            .filter(is_error)
-            .count(),
-        // Filled from the trials' observed network attempts when the run's outcome is written.
+        contract: ContractFacts::Linted {
+            high_security_findings: errors_among(SECURITY_CODES),
+            tool_schema_errors: errors_among(SCHEMA_CODES),
+        },
         denied_egress: 0,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_contract_is_not_zero_findings() {
+        let dir = tempfile::tempdir().unwrap();
+        let facts = contract_facts(dir.path()).unwrap();
+        assert!(matches!(facts.contract, ContractFacts::Missing { .. }), "{facts:?}");
+    }
+
+    #[test]
+    fn a_contract_of_another_version_is_refused_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("contract.json"), r#"{"version": 7, "findings": []}"#).unwrap();
+        let e = contract_facts(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("contract.json") && e.contains("version 7"), "{e}");
+    }
+
+    #[test]
+    fn a_contract_that_is_not_json_is_refused_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("contract.json"), "{ not json").unwrap();
+        let e = contract_facts(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("contract.json") && e.contains("not a contract.json"), "{e}");
+    }
 }

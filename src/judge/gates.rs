@@ -1,12 +1,13 @@
 //! Aggregation over cases and trials (pass@1, pass^k, flakiness) and the release gates.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::verdict::Verdict;
 use crate::spec::Gates;
 
 /// All trials of one case.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CaseTrials {
     pub case_id: String,
     pub trials: Vec<Verdict>,
@@ -39,7 +40,7 @@ impl CaseTrials {
 }
 
 /// Run-wide figures.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, JsonSchema)]
 pub struct Summary {
     pub cases: usize,
     pub trials: usize,
@@ -80,20 +81,96 @@ pub fn summarize(cases: &[CaseTrials]) -> Summary {
     s
 }
 
-/// Facts from outside the verdicts that some gates read.
+/// Facts from outside the verdicts that some gates read. The default knows no contract, so a
+/// contract gate built on it is not met: facts nobody gathered never read as "none found".
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct GateFacts {
-    pub high_security_findings: usize,
-    pub tool_schema_errors: usize,
+    pub contract: ContractFacts,
     pub denied_egress: usize,
 }
 
+/// What the MCP contract says, or why it could not say anything.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum ContractFacts {
+    Linted {
+        high_security_findings: usize,
+        tool_schema_errors: usize,
+    },
+    Missing {
+        reason: String,
+    },
+}
+
+impl Default for ContractFacts {
+    fn default() -> Self {
+        ContractFacts::Missing {
+            reason: "contract facts not gathered".into(),
+        }
+    }
+}
+
+impl ContractFacts {
+    /// A contract with these counts.
+    pub fn linted(high_security_findings: usize, tool_schema_errors: usize) -> Self {
+        ContractFacts::Linted {
+            high_security_findings,
+            tool_schema_errors,
+        }
+    }
+}
+
+/// One gate's outcome: `required`/`actual` for people, the flattened `figures` for machines.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GateResult {
     pub gate: String,
     pub required: String,
     pub actual: String,
     pub met: bool,
+    /// The requirement and the measured value as numbers (absent in summaries written before
+    /// them, and where nothing could be measured: `value` is then absent too).
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub figures: Option<GateFigures>,
+}
+
+/// A gate's requirement as numbers: met when `value` `comparison` `threshold`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GateFigures {
+    pub threshold: f64,
+    /// The measured value; absent when its input was missing (e.g. no contract.json).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<f64>,
+    pub unit: GateUnit,
+    pub comparison: Comparison,
+}
+
+/// What a gate's numbers count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GateUnit {
+    /// A share between 0 and 1 (0.8 = 80 %).
+    Ratio,
+    /// A number of findings, attempts or trials.
+    Count,
+}
+
+/// How `value` must relate to `threshold`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum Comparison {
+    #[serde(rename = ">=")]
+    AtLeast,
+    #[serde(rename = "<=")]
+    AtMost,
+}
+
+impl GateFigures {
+    pub fn new(threshold: f64, value: Option<f64>, unit: GateUnit, comparison: Comparison) -> Option<Self> {
+        Some(GateFigures {
+            threshold,
+            value,
+            unit,
+            comparison,
+        })
+    }
 }
 
 /// Applies every configured gate. With no cases at all, rate gates are not met: an empty run
@@ -109,6 +186,7 @@ pub fn apply_gates(gates: &Gates, summary: &Summary, cases: &[CaseTrials], facts
             required: format!(">= {}", pct(min)),
             actual: pct(summary.pass_at_1),
             met: !empty && summary.pass_at_1 + 1e-12 >= min,
+            figures: GateFigures::new(min, Some(summary.pass_at_1), GateUnit::Ratio, Comparison::AtLeast),
         });
     }
     if let Some(pk) = &gates.pass_k {
@@ -129,6 +207,7 @@ pub fn apply_gates(gates: &Gates, summary: &Summary, cases: &[CaseTrials], facts
             required: format!(">= {}", pct(pk.min_rate)),
             actual,
             met: !empty && short == 0 && rate + 1e-12 >= pk.min_rate,
+            figures: GateFigures::new(pk.min_rate, Some(rate), GateUnit::Ratio, Comparison::AtLeast),
         });
     }
     if let Some(max) = gates.max_inconclusive_rate {
@@ -138,6 +217,7 @@ pub fn apply_gates(gates: &Gates, summary: &Summary, cases: &[CaseTrials], facts
             required: format!("<= {}", pct(max)),
             actual: pct(rate),
             met: !empty && rate <= max + 1e-12,
+            figures: GateFigures::new(max, Some(rate), GateUnit::Ratio, Comparison::AtMost),
         });
     }
     if let Some(max) = gates.max_infra_error_rate {
@@ -147,35 +227,56 @@ pub fn apply_gates(gates: &Gates, summary: &Summary, cases: &[CaseTrials], facts
             required: format!("<= {}", pct(max)),
             actual: pct(rate),
             met: !empty && rate <= max + 1e-12,
+            figures: GateFigures::new(max, Some(rate), GateUnit::Ratio, Comparison::AtMost),
         });
     }
-    let count_gate = |out: &mut Vec<GateResult>, on: Option<bool>, name: &str, n: usize| {
-        if on == Some(true) {
-            out.push(GateResult {
-                gate: name.into(),
-                required: "0".into(),
-                actual: n.to_string(),
-                met: n == 0,
-            });
+    let contract_gate = |out: &mut Vec<GateResult>, on: Option<bool>, name: &str, pick: fn(usize, usize) -> usize| {
+        if on != Some(true) {
+            return;
         }
+        let (actual, met, value) = match &facts.contract {
+            ContractFacts::Linted {
+                high_security_findings,
+                tool_schema_errors,
+            } => {
+                let n = pick(*high_security_findings, *tool_schema_errors);
+                (n.to_string(), n == 0, Some(n as f64))
+            }
+            ContractFacts::Missing { reason } => (reason.clone(), false, None),
+        };
+        out.push(GateResult {
+            gate: name.into(),
+            required: "0".into(),
+            actual,
+            met,
+            figures: GateFigures::new(0.0, value, GateUnit::Count, Comparison::AtMost),
+        });
     };
-    count_gate(
+    contract_gate(
         &mut out,
         gates.no_high_security_findings,
         "no_high_security_findings",
-        facts.high_security_findings,
+        |security, _| security,
     );
-    count_gate(
+    contract_gate(
         &mut out,
         gates.no_tool_schema_errors,
         "no_tool_schema_errors",
-        facts.tool_schema_errors,
+        |_, schema| schema,
     );
-    count_gate(
-        &mut out,
-        gates.no_denied_egress,
-        "no_denied_egress",
-        facts.denied_egress,
-    );
+    if gates.no_denied_egress == Some(true) {
+        out.push(GateResult {
+            gate: "no_denied_egress".into(),
+            required: "0".into(),
+            actual: facts.denied_egress.to_string(),
+            met: facts.denied_egress == 0,
+            figures: GateFigures::new(
+                0.0,
+                Some(facts.denied_egress as f64),
+                GateUnit::Count,
+                Comparison::AtMost,
+            ),
+        });
+    }
     out
 }

@@ -28,7 +28,10 @@ pub mod tool_instructions;
 pub mod verdict;
 pub mod workspace_diff;
 
-pub use gates::{CaseTrials, GateFacts, GateResult, Summary, apply_gates, summarize};
+pub use gates::{
+    CaseTrials, Comparison, ContractFacts, GateFacts, GateFigures, GateResult, GateUnit, Summary, apply_gates,
+    summarize,
+};
 pub use verdict::{
     Answer, CheckOutcome, CheckResult, CriterionKind, CriterionResult, Decision, Evidence, Verdict, decide,
 };

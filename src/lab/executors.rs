@@ -66,10 +66,19 @@ impl McpDiscovery for SandboxedDiscovery {
             };
             drop(opts);
             crate::mcp::sandboxed::close_session(session).await;
-            match entry.error {
-                Some(e) => Err(failed(e)),
-                None => Ok(crate::mcp::discover::capabilities_of(&entry)),
+            if let Some(e) = entry.error {
+                return Err(failed(e));
             }
+            let capabilities = crate::mcp::discover::capabilities_of(&entry);
+            // Step 4 lints too, so the contract gates have a contract.json to read.
+            let mut servers: Vec<String> = loaded.mcps.iter().map(|m| m.name.clone()).collect();
+            servers.push(entry.name.clone());
+            let state = loaded.state_dir();
+            tokio::task::spawn_blocking(move || super::contract_lint::record_and_lint(&state, &servers, entry))
+                .await
+                .map_err(|e| failed(e.to_string()))?
+                .map_err(|e| failed(format!("discovered, but not linted: {e}")))?;
+            Ok(capabilities)
         })
     }
 }

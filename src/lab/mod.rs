@@ -7,6 +7,7 @@
 
 mod answer_check;
 pub mod apply;
+mod contract_lint;
 pub mod dashboard_state;
 #[cfg(test)]
 mod dashboard_state_tests;

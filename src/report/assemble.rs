@@ -84,6 +84,7 @@ pub fn build_report_with(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> Resul
                             required: r.redact(&g.required).into_owned(),
                             actual: r.redact(&g.actual).into_owned(),
                             met: g.met,
+                            figures: g.figures.clone(),
                         })
                         .collect()
                 })

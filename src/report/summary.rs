@@ -158,6 +158,7 @@ mod tests {
             required: ">= 80%".into(),
             actual: "50%".into(),
             met,
+            figures: None,
         }
     }
 

@@ -1,6 +1,7 @@
 //! Combining the shards of a partitioned run (`ghostlab test --partition I/N` on several
 //! machines) into one run: the trials are copied, then summary, gates and JUnit are recomputed
 //! over all of them. Two shards holding the same trial is an error, not a silent overwrite.
+//! The gates read the same contract facts as `ghostlab test` (`judge::facts::contract_facts`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -10,8 +11,8 @@ use super::suite::{SuiteSummary, read_verdict, write_outcome};
 use crate::judge::GateFacts;
 use crate::spec::Gates;
 
-/// Merges shard run folders into `dst`.
-pub fn merge_runs(shards: &[PathBuf], dst: &Path, gates: &Gates) -> std::io::Result<SuiteSummary> {
+/// Merges shard run folders into `dst`, applying `gates` with `facts`.
+pub fn merge_runs(shards: &[PathBuf], dst: &Path, gates: &Gates, facts: &GateFacts) -> std::io::Result<SuiteSummary> {
     let mut seen: BTreeMap<PathBuf, PathBuf> = BTreeMap::new();
     let mut verdicts = Vec::new();
     let mut manifests = Vec::new();
@@ -49,7 +50,7 @@ pub fn merge_runs(shards: &[PathBuf], dst: &Path, gates: &Gates) -> std::io::Res
     verdicts.sort_by(|a, b| (a.case.as_str(), a.trial).cmp(&(b.case.as_str(), b.trial)));
     let merged = serde_json::json!({ "version": 1, "merged_from": shards, "shards": manifests });
     crate::util::write_json_atomic(&out.manifest(), &merged)?;
-    write_outcome(gates, &out.id(), &verdicts, dst, &GateFacts::default())
+    write_outcome(gates, &out.id(), &verdicts, dst, facts)
 }
 
 /// Copies a trial folder file by file, each atomically, so a merge interrupted at any instant

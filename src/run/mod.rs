@@ -40,6 +40,7 @@ pub mod setup;
 pub mod spawn;
 pub mod suite;
 mod summary_line;
+pub mod summary_schema;
 mod trial_commit;
 mod trial_committer;
 mod workspace_keep;

@@ -10,9 +10,9 @@ use super::conversation::ConversationEnd;
 use super::events::{RunEvent, StopReason};
 use super::run_dir::RunDir;
 use super::suite::{SuiteSummary, write_outcome};
-use crate::judge::GateFacts;
 use crate::judge::case_verdict::{judge_case, write_verdict};
 use crate::judge::checks::CheckInput;
+use crate::judge::facts::contract_facts;
 use crate::judge::llm_judge::Judge;
 use crate::redact::Redactor;
 use crate::spec::LoadedJob;
@@ -49,6 +49,9 @@ pub fn end_from_events(events: &[super::events::Envelope]) -> ConversationEnd {
 
 /// Re-judges every trial of `src` into the new run folder `dst`.
 pub async fn rescore(job: &LoadedJob, judge: &dyn Judge, src: &Path, dst: &Path) -> std::io::Result<SuiteSummary> {
+    // The same contract facts `ghostlab test` reads; read before any work, so a corrupt
+    // contract.json is refused up front.
+    let facts = contract_facts(&job.state_dir()).map_err(std::io::Error::other)?;
     let redactor = Redactor::for_job(job);
     let known = known_tools(job);
     let mut verdicts = Vec::new();
@@ -96,5 +99,5 @@ pub async fn rescore(job: &LoadedJob, judge: &dyn Judge, src: &Path, dst: &Path)
         manifest["judge"] = serde_json::Value::String(judge.label());
         crate::util::write_json_atomic(&to.manifest(), &manifest)?;
     }
-    write_outcome(&job.job.review.gates, &to.id(), &verdicts, dst, &GateFacts::default())
+    write_outcome(&job.job.review.gates, &to.id(), &verdicts, dst, &facts)
 }

@@ -27,8 +27,8 @@ pub struct SuiteOptions {
     pub resume: bool,
 }
 
-/// summary.json.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// summary.json (its JSON Schema: `ghostlab schema --kind summary`, schemas/summary.schema.json).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SuiteSummary {
     pub version: u32,
     pub run_id: String,
@@ -188,9 +188,7 @@ fn write_outcome_with(
     if defaulted {
         label_defaults(&mut gate_results);
     }
-    if summary.trials > 0 {
-        gate_results.push(something_judged(&summary));
-    }
+    gate_results.push(something_judged(&summary));
     let met = gate_results.iter().all(|g| g.met);
     let run = RunDir::new(run_dir);
     // Each trial's tokens and cost, from its events (a trial without readable events has none).

@@ -11,13 +11,14 @@ use serde::{Deserialize, Serialize};
 use super::events::{Role, RunEvent};
 
 /// One role's calls, tokens and cost.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RoleUsage {
     pub calls: u64,
     pub tokens: u64,
     /// The known part of the cost in USD (all of it when `cost_unknown` is false).
     pub cost_usd: f64,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    /// Always written (false included): readers need not guess what an absent key means.
+    #[serde(default)]
     pub cost_unknown: bool,
 }
 
@@ -53,7 +54,7 @@ impl RoleUsage {
 }
 
 /// The usage of the agent and of Ghostlab's two per-case roles.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Usage {
     pub agent: RoleUsage,
     pub emulator: RoleUsage,

@@ -150,6 +150,20 @@ pub fn mock_release_bot(dir: &Path, replies: &[&str]) {
     }
 }
 
+/// `ghostlab discover --job job.yaml` in `dir`, which must succeed: it writes the contract the
+/// example's `no_high_security_findings` gate reads (without it the gate is not met).
+pub fn discover(dir: &Path) {
+    let out = ghostlab_in(dir, 120)
+        .args(["discover", "--job", "job.yaml"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "discover: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// A `tmp/` folder in `dir` (made here) for a ghostlab process the test will SIGKILL: the
 /// environments it cannot remove stay inside the test's own temp folder, not the machine's.
 pub fn scratch_tmp(dir: &Path) -> PathBuf {

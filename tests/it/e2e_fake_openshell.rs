@@ -117,6 +117,16 @@ fn release_bot_with_fake(tmp: &Path) -> (Fake, PathBuf) {
     let fake = new_fake(tmp);
     let dir = tmp.join("release-bot");
     copy_release_bot(&dir);
+    // The contract the job's no_high_security_findings gate reads.
+    let discovered = ghostlab(&dir, &fake)
+        .args(["discover", "--job", "job.yaml"])
+        .output()
+        .unwrap();
+    assert!(
+        discovered.status.success(),
+        "{}",
+        String::from_utf8_lossy(&discovered.stderr)
+    );
     let generated = ghostlab(&dir, &fake)
         .args(["generate", "--job", "job.yaml"])
         .output()

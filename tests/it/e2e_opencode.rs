@@ -63,6 +63,8 @@ async fn opencode_in_bubblewrap_with_real_mcp_recorded_then_replayed() {
     let dir = tmp.path().join("release-bot");
     copy_release_bot(&dir);
     let original = tree_digest(&dir.join("release-repo"));
+    // The contract the job's no_high_security_findings gate reads.
+    common::discover(&dir);
 
     let generated = ghostlab(&dir).args(["generate", "--job", "job.yaml"]).output().unwrap();
     assert!(

@@ -48,6 +48,8 @@ pub fn prepared(
     let dir = tmp.path().join("release-bot");
     copy_release_bot(&dir);
     std::fs::copy(ca.ca_pem(), dir.join("test-ca.pem")).unwrap();
+    // The contract the job's no_high_security_findings gate reads.
+    common::discover(&dir);
     let job = dir.join("job.yaml");
     let text = std::fs::read_to_string(&job)
         .unwrap()

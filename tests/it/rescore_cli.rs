@@ -63,8 +63,16 @@ fn rescore_rejudges_a_stored_run_with_the_current_gates() {
         .arg(&run)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
-    assert_eq!(summary(&second)["gates_met"], true);
+    // The relaxed gates are met; the contract gate is not: no contract.json was written.
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    let unmet: Vec<String> = summary(&second)["gates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["met"] == false)
+        .map(|g| g["gate"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(unmet, ["no_high_security_findings"]);
 
     // Bad input: an existing run folder as the target, and a folder that is not a run.
     for (target, source) in [(&first, run.as_path()), (&tmp.path().join("new"), tmp.path())] {

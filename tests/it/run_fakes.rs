@@ -33,6 +33,7 @@ pub fn fake_results(run_dir: &str, gates_met: bool) -> RunResults {
             required: "≥ 90.0%".into(),
             actual: if gates_met { "100.0%" } else { "0.0%" }.into(),
             met: gates_met,
+            figures: None,
         }],
         gates_met,
         readiness: ReadinessLine {

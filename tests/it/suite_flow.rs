@@ -227,7 +227,7 @@ async fn partitions_cover_all_cases_and_merge_back_into_one_run() {
         shards.push(run);
     }
     let merged = dir.path().join("runs/merged");
-    let s = ghostlab::run::merge::merge_runs(&shards, &merged, &job.job.review.gates).unwrap();
+    let s = ghostlab::run::merge::merge_runs(&shards, &merged, &job.job.review.gates, &GateFacts::default()).unwrap();
     assert_eq!(s.summary.cases, 7);
     assert_eq!(s.summary.pass, 7);
     // The same shard twice is refused, not double-counted.
@@ -235,6 +235,7 @@ async fn partitions_cover_all_cases_and_merge_back_into_one_run() {
         &[shards[0].clone(), shards[0].clone()],
         &dir.path().join("runs/bad"),
         &job.job.review.gates,
+        &GateFacts::default(),
     );
     assert!(twice.is_err());
 }

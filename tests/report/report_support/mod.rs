@@ -195,7 +195,7 @@ pub async fn build_run() -> Fixture {
         parallel: 1,
         resume: false,
     };
-    run_suite(ctx, cases.clone(), &opts, &run_dir, GateFacts::default())
+    run_suite(ctx, cases.clone(), &opts, &run_dir, linted_clean())
         .await
         .unwrap();
     write_tool_trial(&run_dir, 2);
@@ -213,6 +213,14 @@ pub async fn build_run() -> Fixture {
     }
 }
 
+/// The fixture's contract: linted, no finding that a gate counts.
+fn linted_clean() -> GateFacts {
+    GateFacts {
+        contract: ghostlab::judge::ContractFacts::linted(0, 0),
+        denied_egress: 0,
+    }
+}
+
 /// Recomputes summary.json/junit.xml over every trial folder and writes manifest.json.
 pub fn finish_run(job: &LoadedJob, run_dir: &Path, run_id: &str, case_ids: Vec<String>, repeat: u32) {
     let mut verdicts: Vec<VerdictFile> = Vec::new();
@@ -226,7 +234,7 @@ pub fn finish_run(job: &LoadedJob, run_dir: &Path, run_id: &str, case_ids: Vec<S
     let denied = verdicts.iter().filter(|v| v.case.starts_with("ci-check")).count();
     let facts = GateFacts {
         denied_egress: denied,
-        ..Default::default()
+        ..linted_clean()
     };
     write_outcome(&job.job.review.gates, run_id, &verdicts, run_dir, &facts).unwrap();
     let m = Manifest::new(
