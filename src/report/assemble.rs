@@ -52,7 +52,7 @@ pub fn build_report_with(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> Resul
         r,
     );
     let mut summary = summary_page(manifest.as_ref(), suite.as_ref(), &trials, r);
-    summary.tokens = role_tokens(&trials);
+    summary.tokens = role_tokens(&trials, manifest.as_ref().map(|m| m.emulator.as_str()));
     if let Some(time) = run_timing(&trials) {
         summary
             .manifest

@@ -63,14 +63,12 @@ pub struct SummaryPage {
     pub manifest: Vec<(String, String)>,
 }
 
-/// Tokens and cost summed from the events of every trial.
+/// Tokens, calls and cost summed from the events of every trial, all from one `Usage` each.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct TokenTotals {
-    pub agent_tokens: u64,
-    pub emulator_tokens: u64,
-    pub judge_tokens: u64,
+    /// Agent, emulator and judge, each "unknown" where its work went unrecorded.
+    pub roles: Vec<super::spend::RoleSpend>,
     pub cost_usd: f64,
-    pub model_calls: u64,
     /// Some cost has no known price: `cost_usd` is a lower bound, shown with "unknown".
     pub cost_unknown: bool,
     /// Per role, summed over the trials (`trial::Usage`, the figures of the summary and JUnit).
@@ -78,9 +76,9 @@ pub struct TokenTotals {
 }
 
 impl TokenTotals {
-    /// All tokens of every role.
+    /// All tokens of every role that recorded them (a lower bound when a role is unknown).
     pub fn total(&self) -> u64 {
-        self.agent_tokens + self.emulator_tokens + self.judge_tokens
+        self.roles.iter().map(|r| r.tokens).sum()
     }
 }
 

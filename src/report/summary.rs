@@ -110,20 +110,17 @@ pub fn readiness(s: Option<&SuiteSummary>) -> Readiness {
     }
 }
 
-/// Token and cost totals per role, summed over the trials' usage (each counted from its
+/// Token, call and cost totals per role, summed over the trials' usage (each counted from its
 /// events when the trial was read, so no events.jsonl is read a second time).
-pub(super) fn role_tokens(trials: &[TrialReport]) -> TokenTotals {
+pub(super) fn role_tokens(trials: &[TrialReport], emulator_label: Option<&str>) -> TokenTotals {
     let mut usage = crate::trial::Usage::default();
     for t in trials {
         usage.add(&t.usage);
     }
     let total = usage.total();
     TokenTotals {
-        agent_tokens: usage.agent.tokens,
-        emulator_tokens: usage.emulator.tokens,
-        judge_tokens: usage.judge.tokens,
+        roles: super::spend::role_spend(trials, emulator_label).to_vec(),
         cost_usd: total.cost_usd,
-        model_calls: usage.emulator.calls + usage.judge.calls,
         cost_unknown: total.cost_unknown,
         usage,
     }
