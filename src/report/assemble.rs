@@ -178,7 +178,7 @@ fn read_trial(index: usize, dir: &TrialDir, r: &Redactor) -> TrialReport {
         cost_usd: usage.total().cost_usd,
         usage,
         problems,
-        timing: super::timing::Timing::from_events(events.iter().map(|e| &e.event)),
+        timing: super::timing::Timing::from_envelopes(&events),
     }
 }
 
