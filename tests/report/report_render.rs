@@ -477,3 +477,48 @@ fn duration_ms(text: &str) -> f64 {
         None => text.strip_suffix(" s").unwrap().parse::<f64>().unwrap() * 1000.0,
     }
 }
+
+#[tokio::test]
+async fn no_word_of_the_pdf_is_split_across_lines() {
+    let fx = build_run().await;
+    let report = ghostlab::report::build_report(&fx.job, &fx.run_dir).unwrap();
+    let pdf = fx.run_dir.join("words.pdf");
+    std::fs::write(
+        &pdf,
+        ghostlab::report::render_pdf(&report, &ghostlab::redact::Redactor::for_job(&fx.job)).unwrap(),
+    )
+    .unwrap();
+    // Every word the report contains, from its Markdown twin.
+    let md = ghostlab::report::render_markdown(&report);
+    let words: std::collections::HashSet<String> = md
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|w| w.chars().count() >= 4)
+        .map(str::to_lowercase)
+        .collect();
+    assert!(
+        words.contains("unanswered") || words.contains("upheld"),
+        "fixture has verdict words"
+    );
+    let text = pdftotext(&pdf, None);
+    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let mut split = Vec::new();
+    for pair in lines.windows(2) {
+        let tail: String = pair[0]
+            .chars()
+            .rev()
+            .take_while(|c| c.is_alphabetic())
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        let head: String = pair[1].chars().take_while(|c| c.is_alphabetic()).collect();
+        if tail.is_empty() || head.is_empty() {
+            continue;
+        }
+        let joined = format!("{tail}{head}").to_lowercase();
+        if words.contains(&joined) && !words.contains(&tail.to_lowercase()) {
+            split.push(format!("{tail}|{head}"));
+        }
+    }
+    assert!(split.is_empty(), "words split across lines: {split:?}");
+}
