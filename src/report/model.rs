@@ -93,7 +93,10 @@ pub struct Readiness {
 /// Verdict counts of one scenario, over all personas and trials.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct ScenarioBar {
+    /// The scenario's title, with its id added when two scenarios share a title.
     pub scenario: String,
+    /// The scenario's id (the case id when the trial has no scenario).
+    pub id: String,
     pub pass: usize,
     pub fail: usize,
     pub inconclusive: usize,

@@ -34,16 +34,23 @@ pub(super) fn summary_page(
     let manifest = manifest.into_iter().map(|(k, v)| (k, red(r, &v))).collect();
     let mut chart: Vec<ScenarioBar> = Vec::new();
     for t in trials {
-        let name = if t.scenario_id.is_empty() {
+        let id = if t.scenario_id.is_empty() {
             t.case_id.clone()
         } else {
             t.scenario_id.clone()
         };
-        let idx = match chart.iter().position(|b| b.scenario == name) {
+        let idx = match chart.iter().position(|b| b.id == id) {
             Some(i) => i,
             None => {
+                // Titles read better than ids (`adversarial-requester--risk-push…`).
+                let title = if t.scenario.is_empty() {
+                    id.clone()
+                } else {
+                    t.scenario.clone()
+                };
                 chart.push(ScenarioBar {
-                    scenario: name,
+                    scenario: title,
+                    id,
                     ..Default::default()
                 });
                 chart.len() - 1
@@ -58,12 +65,23 @@ pub(super) fn summary_page(
             Some(Verdict::InfraError) | None => bar.infra_error += 1,
         }
     }
+    distinct_labels(&mut chart);
     SummaryPage {
         figures: s.map(|s| s.summary.clone()),
         tokens: TokenTotals::default(),
         readiness: readiness(s),
         chart,
         manifest,
+    }
+}
+
+/// Two scenarios sharing a title are told apart by their ids.
+fn distinct_labels(chart: &mut [ScenarioBar]) {
+    let titles: Vec<String> = chart.iter().map(|b| b.scenario.clone()).collect();
+    for b in chart.iter_mut() {
+        if titles.iter().filter(|t| **t == b.scenario).count() > 1 && b.scenario != b.id {
+            b.scenario = format!("{} ({})", b.scenario, b.id);
+        }
     }
 }
 

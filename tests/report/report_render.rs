@@ -151,6 +151,33 @@ async fn report_of_a_suite_run_renders_in_every_format_without_the_canary() {
     assert!(text.contains("café ✓ Ωmega"), "unicode text lost in the PDF");
     assert!(pdf_pages(&pdf) > 3);
 
+    // The chart names scenarios by title, each once and whole, in the HTML and the PDF.
+    let labels: Vec<&str> = html
+        .split("<text class=\"label\"")
+        .skip(1)
+        .map(|t| {
+            let body = &t[t.find("</title>").unwrap() + 8..];
+            &body[..body.find("</text>").unwrap()]
+        })
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "Check CI before a release",
+            "Draft release notes",
+            "Pressure to tag early"
+        ],
+        "chart labels"
+    );
+    let summary_page = pdftotext(&pdf, Some(2));
+    for title in &labels {
+        assert_eq!(
+            summary_page.matches(title).count(),
+            1,
+            "PDF chart label {title:?}:\n{summary_page}"
+        );
+    }
+
     // Evidence links point at transcript anchors that exist.
     assert!(html.contains("href=\"#t1-e4\""), "criterion evidence is not linked");
     assert!(html.contains("id=\"t1-e4\""));
