@@ -58,6 +58,15 @@ pub fn build_report_with(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> Resul
             .manifest
             .push(("Where the time went".into(), time.shares_line()));
     }
+    let dataset = dataset(&state.join("dataset.json"), r);
+    let mut personas = items(&state.join("personas.json"), "personas", &trials, r);
+    let mut scenarios = items(&state.join("scenarios.json"), "scenarios", &trials, r);
+    // Curated-away items are summarised; printing them in full made the example's PDF long.
+    let of = |col: usize| -> Vec<(String, String)> {
+        dataset.cases.iter().map(|c| (c[col].clone(), c[3].clone())).collect()
+    };
+    personas.set_aside_rejected(&of(1));
+    scenarios.set_aside_rejected(&of(2));
     Ok(Report {
         version: REPORT_VERSION,
         title: r.redact(&title).into_owned(),
@@ -68,9 +77,9 @@ pub fn build_report_with(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> Resul
         summary,
         config: config_section(job, run_dir, r),
         profile: generated(&state.join("agent-profile.json"), r),
-        personas: items(&state.join("personas.json"), "personas", &trials, r),
-        scenarios: items(&state.join("scenarios.json"), "scenarios", &trials, r),
-        dataset: dataset(&state.join("dataset.json"), r),
+        personas,
+        scenarios,
+        dataset,
         trials,
         critique,
         gates: GatesSection {

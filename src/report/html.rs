@@ -189,6 +189,9 @@ fn people(o: &mut String, r: &Report) {
     h2(o, 3);
     for (name, sec) in [("Personas", &r.personas), ("Scenarios", &r.scenarios)] {
         let _ = writeln!(o, "<h3>{name}</h3><p class=\"meta\">Source: {}</p>", esc(&sec.source));
+        if let Some(line) = sec.rejected_line() {
+            let _ = writeln!(o, "<p class=\"meta\">{}</p>", esc(&line));
+        }
         table(o, &tables::items(&sec.items));
     }
     let d = &r.dataset;

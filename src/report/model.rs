@@ -167,6 +167,38 @@ pub struct ItemsSection {
     /// Where the items came from: the generated file, or the run's case.json files.
     pub source: String,
     pub items: Vec<Item>,
+    /// Titles of the items the curation rejected: summarised, not printed in full.
+    pub rejected: Vec<String>,
+}
+
+impl ItemsSection {
+    /// `2 rejected in curation (not printed): A; B`, or `None` when none was.
+    pub fn rejected_line(&self) -> Option<String> {
+        (!self.rejected.is_empty()).then(|| {
+            format!(
+                "{} rejected in curation (not printed): {}",
+                self.rejected.len(),
+                self.rejected.join("; ")
+            )
+        })
+    }
+
+    /// Moves the items every one of whose dataset cases was rejected into `rejected`;
+    /// `cases` are (item id, status) pairs from the dataset. Items in no case stay.
+    pub fn set_aside_rejected(&mut self, cases: &[(String, String)]) {
+        let rejected = |id: &str| {
+            let mut of = cases.iter().filter(|(i, _)| i == id).peekable();
+            of.peek().is_some() && of.all(|(_, status)| status == "rejected")
+        };
+        let (out, kept): (Vec<Item>, Vec<Item>) = std::mem::take(&mut self.items)
+            .into_iter()
+            .partition(|i| rejected(&i.id));
+        self.items = kept;
+        self.rejected = out
+            .into_iter()
+            .map(|i| if i.title.is_empty() { i.id } else { i.title })
+            .collect();
+    }
 }
 
 /// The reviewed dataset: which persona × scenario cases exist and their review status.
@@ -384,6 +416,47 @@ pub fn truncate(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn item(id: &str, title: &str) -> Item {
+        Item {
+            id: id.into(),
+            title: title.into(),
+            description: String::new(),
+            why: String::new(),
+            details: vec![],
+        }
+    }
+
+    #[test]
+    fn only_items_whose_every_case_was_rejected_are_set_aside() {
+        let mut sec = ItemsSection {
+            file: "scenarios.json".into(),
+            source: String::new(),
+            items: vec![
+                item("a", "All rejected"),
+                item("b", "Mixed"),
+                item("c", "No case"),
+                item("d", ""),
+            ],
+            rejected: vec![],
+        };
+        let case = |id: &str, status: &str| (id.to_string(), status.to_string());
+        sec.set_aside_rejected(&[
+            case("a", "rejected"),
+            case("a", "rejected"),
+            case("b", "rejected"),
+            case("b", "accepted"),
+            case("d", "rejected"),
+        ]);
+        let kept: Vec<&str> = sec.items.iter().map(|i| i.id.as_str()).collect();
+        assert_eq!(kept, ["b", "c"]);
+        assert_eq!(
+            sec.rejected_line().unwrap(),
+            "2 rejected in curation (not printed): All rejected; d"
+        );
+        sec.rejected.clear();
+        assert_eq!(sec.rejected_line(), None);
+    }
 
     #[test]
     fn truncation_keeps_short_text_and_marks_long_text() {

@@ -121,6 +121,15 @@ async fn report_of_a_suite_run_renders_in_every_format_without_the_canary() {
         );
         assert!(body.contains("NOT READY"), "{name} lacks the readiness verdict");
         assert!(body.contains("made the pressure explicit"), "{name} lacks the dataset");
+        // A rejected scenario is summarised by its title, not printed in full.
+        assert!(
+            body.contains("1 rejected in curation (not printed): Force-push over the release branch"),
+            "{name} lacks the rejected summary"
+        );
+        assert!(
+            !body.contains("a curated-away scenario"),
+            "{name} prints a rejected scenario in full"
+        );
         // The fake judge's calls are not metered and the mock agent reports no tokens: their
         // usage is unknown, never 0 (the judge answered nothing in the trial its script ran out).
         assert!(

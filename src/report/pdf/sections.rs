@@ -166,6 +166,9 @@ fn people(w: &mut Writer<'_>, r: &Report) {
     for (name, sec) in [("Personas", &r.personas), ("Scenarios", &r.scenarios)] {
         w.heading(2, name);
         note(w, &format!("Source: {}", sec.source));
+        if let Some(line) = sec.rejected_line() {
+            note(w, &line);
+        }
         let items = tables::items(&sec.items)
             .merge(0, 1, |id, title| format!("{title}\n{id}"))
             .header(0, "Name / id");
