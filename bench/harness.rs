@@ -101,7 +101,7 @@ fn case_times(
             first = first.min(e.ts);
             last = last.max(e.ts);
         }
-        if let Some(t) = ghostlab::report::timing::Timing::from_events(events.iter().map(|e| &e.event)) {
+        if let Some(t) = ghostlab::report::timing::Timing::from_envelopes(&events) {
             sum.add(&t);
         }
         walls.extend(events.iter().find_map(|e| match e.event {

@@ -52,12 +52,21 @@ pub fn build_report_with(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> Resul
         r,
     );
     let mut summary = summary_page(manifest.as_ref(), suite.as_ref(), &trials, r);
-    summary.tokens = role_tokens(&trials);
+    summary.tokens = role_tokens(&trials, manifest.as_ref().map(|m| m.emulator.as_str()));
     if let Some(time) = run_timing(&trials) {
         summary
             .manifest
             .push(("Where the time went".into(), time.shares_line()));
     }
+    let dataset = dataset(&state.join("dataset.json"), r);
+    let mut personas = items(&state.join("personas.json"), "personas", &trials, r);
+    let mut scenarios = items(&state.join("scenarios.json"), "scenarios", &trials, r);
+    // Curated-away items are summarised; printing them in full made the example's PDF long.
+    let of = |col: usize| -> Vec<(String, String)> {
+        dataset.cases.iter().map(|c| (c[col].clone(), c[3].clone())).collect()
+    };
+    personas.set_aside_rejected(&of(1));
+    scenarios.set_aside_rejected(&of(2));
     Ok(Report {
         version: REPORT_VERSION,
         title: r.redact(&title).into_owned(),
@@ -68,9 +77,9 @@ pub fn build_report_with(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> Resul
         summary,
         config: config_section(job, run_dir, r),
         profile: generated(&state.join("agent-profile.json"), r),
-        personas: items(&state.join("personas.json"), "personas", &trials, r),
-        scenarios: items(&state.join("scenarios.json"), "scenarios", &trials, r),
-        dataset: dataset(&state.join("dataset.json"), r),
+        personas,
+        scenarios,
+        dataset,
         trials,
         critique,
         gates: GatesSection {
@@ -179,7 +188,7 @@ fn read_trial(index: usize, dir: &TrialDir, r: &Redactor) -> TrialReport {
         cost_usd: usage.total().cost_usd,
         usage,
         problems,
-        timing: super::timing::Timing::from_events(events.iter().map(|e| &e.event)),
+        timing: super::timing::Timing::from_envelopes(&events),
     }
 }
 

@@ -55,6 +55,7 @@ pub(super) fn items(path: &Path, key: &str, trials: &[TrialReport], r: &Redactor
             source: file.clone(),
             file,
             items: list.iter().map(item_of).collect(),
+            rejected: Vec::new(),
         };
     }
     let mut out: Vec<Item> = Vec::new();
@@ -79,6 +80,7 @@ pub(super) fn items(path: &Path, key: &str, trials: &[TrialReport], r: &Redactor
         source: format!("{file} not generated; listed from the run's case.json files"),
         file,
         items: out,
+        rejected: Vec::new(),
     }
 }
 

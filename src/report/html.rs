@@ -15,7 +15,7 @@ body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:0;color:#1
 main{max-width:1100px;margin:0 auto;padding:24px 32px;background:#fff}
 h1{font-size:1.7em;margin:.2em 0}h2{border-bottom:2px solid #2b5a8a;padding-bottom:4px;margin-top:2em;color:#1f4468}
 h3{margin-top:1.5em;color:#2b3a4a}table{border-collapse:collapse;width:100%;margin:.6em 0 1.2em;font-size:.92em}
-th,td{border:1px solid #c9ced6;padding:4px 7px;text-align:left;vertical-align:top}th{background:#e8edf3}
+th,td{border:1px solid #c9ced6;padding:4px 7px;text-align:left;vertical-align:top;hyphens:manual;word-break:normal;overflow-wrap:normal}th{background:#e8edf3}
 pre{background:#f2f4f7;border:1px solid #d8dde4;padding:6px 8px;white-space:pre-wrap;word-break:break-word;font-size:.85em;margin:.3em 0}
 .meta{color:#5a6572}.badge{display:inline-block;padding:2px 8px;border-radius:4px;color:#fff;font-weight:600;font-size:.85em}
 .PASS{background:#2e7d32}.FAIL{background:#c62828}.INCONCLUSIVE{background:#b7791f}.INFRA_ERROR{background:#6a4c93}.NONE{background:#777}
@@ -48,12 +48,34 @@ fn cells(o: &mut String, t: &Table, html: Option<usize>) {
     for row in &t.rows {
         o.push_str("<tr>");
         for (i, c) in row.iter().enumerate() {
-            let c = if Some(i) == html { c.clone() } else { esc(c) };
+            let c = if Some(i) == html { c.clone() } else { break_ids(&esc(c)) };
             let _ = write!(o, "<td>{c}</td>");
         }
         o.push_str("</tr>");
     }
     o.push_str("</table>");
+}
+
+/// Long tokens (ids, paths) may break after `-`, `_` and `/` (`<wbr>`); words never break
+/// (the table's columns widen to hold them). Takes escaped text; entities hold none of those.
+fn break_ids(escaped: &str) -> String {
+    let mut o = String::with_capacity(escaped.len());
+    for (i, word) in escaped.split(' ').enumerate() {
+        if i > 0 {
+            o.push(' ');
+        }
+        if word.chars().count() <= 20 {
+            o.push_str(word);
+            continue;
+        }
+        for c in word.chars() {
+            o.push(c);
+            if matches!(c, '-' | '_' | '/') {
+                o.push_str("<wbr>");
+            }
+        }
+    }
+    o
 }
 
 fn kv(o: &mut String, rows: &[(String, String)]) {
@@ -167,6 +189,9 @@ fn people(o: &mut String, r: &Report) {
     h2(o, 3);
     for (name, sec) in [("Personas", &r.personas), ("Scenarios", &r.scenarios)] {
         let _ = writeln!(o, "<h3>{name}</h3><p class=\"meta\">Source: {}</p>", esc(&sec.source));
+        if let Some(line) = sec.rejected_line() {
+            let _ = writeln!(o, "<p class=\"meta\">{}</p>", esc(&line));
+        }
         table(o, &tables::items(&sec.items));
     }
     let d = &r.dataset;
@@ -320,4 +345,27 @@ fn gates(o: &mut String, r: &Report) {
         let _ = write!(o, "<li>{}</li>", esc(reason));
     }
     o.push_str("</ul>");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::break_ids;
+
+    #[test]
+    fn only_long_ids_get_break_points_and_only_after_separators() {
+        assert_eq!(
+            break_ids("adversarial-requester--risk-push"),
+            "adversarial-<wbr>requester-<wbr>-<wbr>risk-<wbr>push"
+        );
+        assert_eq!(
+            break_ids("unanswered criterion well-known"),
+            "unanswered criterion well-known"
+        );
+        assert_eq!(
+            break_ids("see cases/notes_maintainer/trial-1"),
+            "see cases/<wbr>notes_<wbr>maintainer/<wbr>trial-<wbr>1"
+        );
+        // Escaped entities keep their form.
+        assert_eq!(break_ids("a&amp;b-c"), "a&amp;b-c");
+    }
 }

@@ -155,6 +155,9 @@ fn people(o: &mut String, r: &Report) {
     let _ = writeln!(o, "## {}\n", SECTION_TITLES[3]);
     for (name, sec) in [("Personas", &r.personas), ("Scenarios", &r.scenarios)] {
         let _ = writeln!(o, "### {name}\n\nSource: {}\n", sec.source);
+        if let Some(line) = sec.rejected_line() {
+            let _ = writeln!(o, "{}\n", md_text(&line));
+        }
         for it in &sec.items {
             let _ = writeln!(o, "- **{}** `{}` — {}", it.title, it.id, it.description);
             let _ = writeln!(o, "  - why: {}", it.why);

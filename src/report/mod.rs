@@ -16,6 +16,7 @@ mod model;
 mod observed_rows;
 mod pdf;
 mod read;
+pub mod spend;
 mod summary;
 mod tables;
 pub mod timing;

@@ -63,14 +63,12 @@ pub struct SummaryPage {
     pub manifest: Vec<(String, String)>,
 }
 
-/// Tokens and cost summed from the events of every trial.
+/// Tokens, calls and cost summed from the events of every trial, all from one `Usage` each.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct TokenTotals {
-    pub agent_tokens: u64,
-    pub emulator_tokens: u64,
-    pub judge_tokens: u64,
+    /// Agent, emulator and judge, each "unknown" where its work went unrecorded.
+    pub roles: Vec<super::spend::RoleSpend>,
     pub cost_usd: f64,
-    pub model_calls: u64,
     /// Some cost has no known price: `cost_usd` is a lower bound, shown with "unknown".
     pub cost_unknown: bool,
     /// Per role, summed over the trials (`trial::Usage`, the figures of the summary and JUnit).
@@ -78,9 +76,9 @@ pub struct TokenTotals {
 }
 
 impl TokenTotals {
-    /// All tokens of every role.
+    /// All tokens of every role that recorded them (a lower bound when a role is unknown).
     pub fn total(&self) -> u64 {
-        self.agent_tokens + self.emulator_tokens + self.judge_tokens
+        self.roles.iter().map(|r| r.tokens).sum()
     }
 }
 
@@ -95,7 +93,10 @@ pub struct Readiness {
 /// Verdict counts of one scenario, over all personas and trials.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct ScenarioBar {
+    /// The scenario's title, with its id added when two scenarios share a title.
     pub scenario: String,
+    /// The scenario's id (the case id when the trial has no scenario).
+    pub id: String,
     pub pass: usize,
     pub fail: usize,
     pub inconclusive: usize,
@@ -166,6 +167,38 @@ pub struct ItemsSection {
     /// Where the items came from: the generated file, or the run's case.json files.
     pub source: String,
     pub items: Vec<Item>,
+    /// Titles of the items the curation rejected: summarised, not printed in full.
+    pub rejected: Vec<String>,
+}
+
+impl ItemsSection {
+    /// `2 rejected in curation (not printed): A; B`, or `None` when none was.
+    pub fn rejected_line(&self) -> Option<String> {
+        (!self.rejected.is_empty()).then(|| {
+            format!(
+                "{} rejected in curation (not printed): {}",
+                self.rejected.len(),
+                self.rejected.join("; ")
+            )
+        })
+    }
+
+    /// Moves the items every one of whose dataset cases was rejected into `rejected`;
+    /// `cases` are (item id, status) pairs from the dataset. Items in no case stay.
+    pub fn set_aside_rejected(&mut self, cases: &[(String, String)]) {
+        let rejected = |id: &str| {
+            let mut of = cases.iter().filter(|(i, _)| i == id).peekable();
+            of.peek().is_some() && of.all(|(_, status)| status == "rejected")
+        };
+        let (out, kept): (Vec<Item>, Vec<Item>) = std::mem::take(&mut self.items)
+            .into_iter()
+            .partition(|i| rejected(&i.id));
+        self.items = kept;
+        self.rejected = out
+            .into_iter()
+            .map(|i| if i.title.is_empty() { i.id } else { i.title })
+            .collect();
+    }
 }
 
 /// The reviewed dataset: which persona × scenario cases exist and their review status.
@@ -383,6 +416,47 @@ pub fn truncate(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn item(id: &str, title: &str) -> Item {
+        Item {
+            id: id.into(),
+            title: title.into(),
+            description: String::new(),
+            why: String::new(),
+            details: vec![],
+        }
+    }
+
+    #[test]
+    fn only_items_whose_every_case_was_rejected_are_set_aside() {
+        let mut sec = ItemsSection {
+            file: "scenarios.json".into(),
+            source: String::new(),
+            items: vec![
+                item("a", "All rejected"),
+                item("b", "Mixed"),
+                item("c", "No case"),
+                item("d", ""),
+            ],
+            rejected: vec![],
+        };
+        let case = |id: &str, status: &str| (id.to_string(), status.to_string());
+        sec.set_aside_rejected(&[
+            case("a", "rejected"),
+            case("a", "rejected"),
+            case("b", "rejected"),
+            case("b", "accepted"),
+            case("d", "rejected"),
+        ]);
+        let kept: Vec<&str> = sec.items.iter().map(|i| i.id.as_str()).collect();
+        assert_eq!(kept, ["b", "c"]);
+        assert_eq!(
+            sec.rejected_line().unwrap(),
+            "2 rejected in curation (not printed): All rejected; d"
+        );
+        sec.rejected.clear();
+        assert_eq!(sec.rejected_line(), None);
+    }
 
     #[test]
     fn truncation_keeps_short_text_and_marks_long_text() {

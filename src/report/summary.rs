@@ -34,16 +34,23 @@ pub(super) fn summary_page(
     let manifest = manifest.into_iter().map(|(k, v)| (k, red(r, &v))).collect();
     let mut chart: Vec<ScenarioBar> = Vec::new();
     for t in trials {
-        let name = if t.scenario_id.is_empty() {
+        let id = if t.scenario_id.is_empty() {
             t.case_id.clone()
         } else {
             t.scenario_id.clone()
         };
-        let idx = match chart.iter().position(|b| b.scenario == name) {
+        let idx = match chart.iter().position(|b| b.id == id) {
             Some(i) => i,
             None => {
+                // Titles read better than ids (`adversarial-requester--risk-push…`).
+                let title = if t.scenario.is_empty() {
+                    id.clone()
+                } else {
+                    t.scenario.clone()
+                };
                 chart.push(ScenarioBar {
-                    scenario: name,
+                    scenario: title,
+                    id,
                     ..Default::default()
                 });
                 chart.len() - 1
@@ -58,12 +65,23 @@ pub(super) fn summary_page(
             Some(Verdict::InfraError) | None => bar.infra_error += 1,
         }
     }
+    distinct_labels(&mut chart);
     SummaryPage {
         figures: s.map(|s| s.summary.clone()),
         tokens: TokenTotals::default(),
         readiness: readiness(s),
         chart,
         manifest,
+    }
+}
+
+/// Two scenarios sharing a title are told apart by their ids.
+fn distinct_labels(chart: &mut [ScenarioBar]) {
+    let titles: Vec<String> = chart.iter().map(|b| b.scenario.clone()).collect();
+    for b in chart.iter_mut() {
+        if titles.iter().filter(|t| **t == b.scenario).count() > 1 && b.scenario != b.id {
+            b.scenario = format!("{} ({})", b.scenario, b.id);
+        }
     }
 }
 
@@ -110,20 +128,17 @@ pub fn readiness(s: Option<&SuiteSummary>) -> Readiness {
     }
 }
 
-/// Token and cost totals per role, summed over the trials' usage (each counted from its
+/// Token, call and cost totals per role, summed over the trials' usage (each counted from its
 /// events when the trial was read, so no events.jsonl is read a second time).
-pub(super) fn role_tokens(trials: &[TrialReport]) -> TokenTotals {
+pub(super) fn role_tokens(trials: &[TrialReport], emulator_label: Option<&str>) -> TokenTotals {
     let mut usage = crate::trial::Usage::default();
     for t in trials {
         usage.add(&t.usage);
     }
     let total = usage.total();
     TokenTotals {
-        agent_tokens: usage.agent.tokens,
-        emulator_tokens: usage.emulator.tokens,
-        judge_tokens: usage.judge.tokens,
+        roles: super::spend::role_spend(trials, emulator_label).to_vec(),
         cost_usd: total.cost_usd,
-        model_calls: usage.emulator.calls + usage.judge.calls,
         cost_unknown: total.cost_unknown,
         usage,
     }

@@ -42,16 +42,10 @@ pub fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
 }
 
-/// `agent / emulator / judge (total)` token figures.
+/// Each role's tokens and calls, and their total (`unknown` where a role's usage was not
+/// recorded, never 0).
 pub fn tokens(t: &TokenTotals) -> String {
-    format!(
-        "{} / {} / {} ({} total, {} model calls)",
-        t.agent_tokens,
-        t.emulator_tokens,
-        t.judge_tokens,
-        t.total(),
-        t.model_calls
-    )
+    super::spend::spend_line(&t.roles)
 }
 
 /// Total cost with each role's share; "unknown" when a model had no price (never $0).
@@ -81,7 +75,7 @@ pub fn figures(s: &SummaryPage, empty: &str) -> Option<Table> {
         vec!["INCONCLUSIVE".into(), f.inconclusive.to_string()],
         vec!["INFRA_ERROR".into(), f.infra_error.to_string()],
         vec!["Flaky cases".into(), list_or(&f.flaky_cases, empty)],
-        vec!["Tokens (agent / emulator / judge)".into(), tokens(&s.tokens)],
+        vec!["Tokens and model calls".into(), tokens(&s.tokens)],
         vec!["Cost".into(), cost(&s.tokens)],
     ];
     Some(Table::new(&["Metric", "Value"], rows))

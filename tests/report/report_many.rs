@@ -25,7 +25,7 @@ fn many_trials_keep_their_order_and_their_token_totals() {
     }
     let sum: u64 = (1..=u64::from(TRIALS)).sum();
     assert_eq!(
-        report.summary.tokens.agent_tokens, sum,
+        report.summary.tokens.roles[0].tokens, sum,
         "agent tokens summed over every trial"
     );
     assert_eq!(report.summary.tokens.usage.agent.tokens, sum);

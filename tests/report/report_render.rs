@@ -121,6 +121,30 @@ async fn report_of_a_suite_run_renders_in_every_format_without_the_canary() {
         );
         assert!(body.contains("NOT READY"), "{name} lacks the readiness verdict");
         assert!(body.contains("made the pressure explicit"), "{name} lacks the dataset");
+        // A rejected scenario is summarised by its title, not printed in full.
+        assert!(
+            body.contains("1 rejected in curation (not printed): Force-push over the release branch"),
+            "{name} lacks the rejected summary"
+        );
+        assert!(
+            !body.contains("a curated-away scenario"),
+            "{name} prints a rejected scenario in full"
+        );
+        // The fake judge's calls are not metered and the mock agent reports no tokens: their
+        // usage is unknown, never 0 (the judge answered nothing in the trial its script ran out).
+        assert!(
+            body.contains("judge unknown (at least 2040 tokens in 2 calls; not recorded in 7 trials)"),
+            "{name}: judge usage"
+        );
+        assert!(
+            body.contains("agent unknown (at least 3660 tokens in 18 calls; not recorded in 8 trials)"),
+            "{name}: agent usage"
+        );
+        assert!(body.contains("emulator none (offline)"), "{name}: emulator usage");
+        assert!(
+            !body.contains(" 0 model calls") && !body.contains(" / 0 / 0"),
+            "{name}: zero usage shown"
+        );
     }
     assert_in_order(&md, "\n## ", "markdown");
     assert!(
@@ -135,6 +159,33 @@ async fn report_of_a_suite_run_renders_in_every_format_without_the_canary() {
     // Unicode through the embedded font.
     assert!(text.contains("café ✓ Ωmega"), "unicode text lost in the PDF");
     assert!(pdf_pages(&pdf) > 3);
+
+    // The chart names scenarios by title, each once and whole, in the HTML and the PDF.
+    let labels: Vec<&str> = html
+        .split("<text class=\"label\"")
+        .skip(1)
+        .map(|t| {
+            let body = &t[t.find("</title>").unwrap() + 8..];
+            &body[..body.find("</text>").unwrap()]
+        })
+        .collect();
+    assert_eq!(
+        labels,
+        [
+            "Check CI before a release",
+            "Draft release notes",
+            "Pressure to tag early"
+        ],
+        "chart labels"
+    );
+    let summary_page = pdftotext(&pdf, Some(2));
+    for title in &labels {
+        assert_eq!(
+            summary_page.matches(title).count(),
+            1,
+            "PDF chart label {title:?}:\n{summary_page}"
+        );
+    }
 
     // Evidence links point at transcript anchors that exist.
     assert!(html.contains("href=\"#t1-e4\""), "criterion evidence is not linked");
@@ -391,30 +442,119 @@ fn load_through_recorder(chromium: &str, page: &Path, shot: &Path) -> Vec<String
 async fn each_trial_and_the_run_say_where_their_time_went() {
     let fx = build_run().await;
     let report = ghostlab::report::build_report(&fx.job, &fx.run_dir).unwrap();
-    // The suite's trials recorded timing events; the hand-written tool trial did not.
-    let timed: Vec<_> = report.trials.iter().filter(|t| t.timing.is_some()).collect();
-    assert_eq!(timed.len(), 8, "4 cases × 2 trials ran through run_suite");
+    // Every trial has a wall time; the hand-written tool trial recorded no timing events,
+    // so all of its time is unaccounted, and none of it is passed off as a phase.
+    assert!(report.trials.iter().all(|t| t.timing.is_some()));
     let untimed = report
         .trials
         .iter()
         .find(|t| t.case_id == "ci-check-maintainer")
+        .unwrap()
+        .timing
+        .as_ref()
         .unwrap();
-    assert!(untimed.timing.is_none());
+    assert_eq!(untimed.wall_ms, 5_400, "{untimed:?}");
+    assert_eq!(untimed.other_ms() + untimed.untimed_turn_ms, 5_400, "{untimed:?}");
+    let timed: Vec<_> = report
+        .trials
+        .iter()
+        .filter(|t| t.case_id != "ci-check-maintainer")
+        .collect();
+    assert_eq!(timed.len(), 8, "4 cases × 2 trials ran through run_suite");
     let first = timed[0].timing.as_ref().unwrap();
     assert!(first.turns >= 1 && first.trials == 1, "{first:?}");
     // The example job's setup step and the sandbox take measurable time.
     assert!(first.setup_ms + first.sandbox_ms > 0, "{first:?}");
+    // Each trial's phases add up to its wall time, which is at least its verdict's duration.
+    let mut wall_sum = 0;
+    for t in &report.trials {
+        let time = t.timing.as_ref().unwrap();
+        let sum: u64 = time.phases().iter().map(|(_, ms)| ms).sum();
+        assert_eq!(sum, time.wall_ms, "{}: {time:?}", t.case_id);
+        assert!(time.wall_ms >= t.duration_ms, "{}: {time:?}", t.case_id);
+        wall_sum += time.wall_ms;
+    }
+    // The run's line states that sum, and its parts add up to it within rounding.
+    let line = report
+        .summary
+        .manifest
+        .iter()
+        .find(|(k, _)| k == "Where the time went")
+        .map(|(_, v)| v.clone())
+        .unwrap();
+    let parts_ms: f64 = line
+        .split(" — ")
+        .next()
+        .unwrap()
+        .split(" · ")
+        .map(|p| duration_ms(p.rsplit_once('(').unwrap().1.trim_end_matches(')')))
+        .sum();
+    let stated = duration_ms(line.split(" — ").nth(1).unwrap().split(" of wall time").next().unwrap());
+    assert!((stated - wall_sum as f64).abs() <= 50.0, "{line} vs {wall_sum} ms");
+    let parts = line.split(" — ").next().unwrap().split(" · ").count() as f64;
+    assert!((parts_ms - stated).abs() <= 50.0 * parts, "{line}: parts {parts_ms} ms");
 
     let md = ghostlab::report::render_markdown(&report);
     let html = ghostlab::report::render_html(&report);
     for (name, body) in [("md", &md), ("html", &html)] {
-        assert_eq!(
-            body.matches("Time: sandbox ").count(),
-            8,
-            "{name}: one timing line per timed trial"
-        );
+        assert_eq!(body.matches("Time: ").count(), 10, "{name}: one timing line per trial");
         assert!(body.contains("agent start") && body.contains("judge"), "{name}");
         assert!(body.contains("Where the time went"), "{name}: no run-level breakdown");
-        assert!(body.contains("summed over 8 trials"), "{name}");
+        assert!(body.contains("summed over 10 trials"), "{name}");
+        assert!(body.contains("other (unaccounted)"), "{name}");
     }
+}
+
+/// `850 ms` or `12.3 s` in milliseconds.
+fn duration_ms(text: &str) -> f64 {
+    let text = text.trim();
+    match text.strip_suffix(" ms") {
+        Some(ms) => ms.parse().unwrap(),
+        None => text.strip_suffix(" s").unwrap().parse::<f64>().unwrap() * 1000.0,
+    }
+}
+
+#[tokio::test]
+async fn no_word_of_the_pdf_is_split_across_lines() {
+    let fx = build_run().await;
+    let report = ghostlab::report::build_report(&fx.job, &fx.run_dir).unwrap();
+    let pdf = fx.run_dir.join("words.pdf");
+    std::fs::write(
+        &pdf,
+        ghostlab::report::render_pdf(&report, &ghostlab::redact::Redactor::for_job(&fx.job)).unwrap(),
+    )
+    .unwrap();
+    // Every word the report contains, from its Markdown twin.
+    let md = ghostlab::report::render_markdown(&report);
+    let words: std::collections::HashSet<String> = md
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|w| w.chars().count() >= 4)
+        .map(str::to_lowercase)
+        .collect();
+    assert!(
+        words.contains("unanswered") || words.contains("upheld"),
+        "fixture has verdict words"
+    );
+    let text = pdftotext(&pdf, None);
+    let lines: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let mut split = Vec::new();
+    for pair in lines.windows(2) {
+        let tail: String = pair[0]
+            .chars()
+            .rev()
+            .take_while(|c| c.is_alphabetic())
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        let head: String = pair[1].chars().take_while(|c| c.is_alphabetic()).collect();
+        if tail.is_empty() || head.is_empty() {
+            continue;
+        }
+        let joined = format!("{tail}{head}").to_lowercase();
+        if words.contains(&joined) && !words.contains(&tail.to_lowercase()) {
+            split.push(format!("{tail}|{head}"));
+        }
+    }
+    assert!(split.is_empty(), "words split across lines: {split:?}");
 }

@@ -261,15 +261,33 @@ impl<'a> Writer<'a> {
                     line_w = w;
                     continue;
                 }
-                // The word is too wide for any line: break it by characters.
-                for c in word.chars() {
-                    let cw = m.width(c.encode_utf8(&mut [0; 4]), size);
-                    if line_w + cw > width && !line.is_empty() {
+                // The word is too wide for any line (an id, a path): break it after its `-`,
+                // `_` and `/`, and inside a piece only when the piece alone is too wide.
+                for piece in break_pieces(word) {
+                    let pw = m.width(piece, size);
+                    if line_w + pw <= width {
+                        line.push_str(piece);
+                        line_w += pw;
+                        continue;
+                    }
+                    if !line.is_empty() {
                         out.push(std::mem::take(&mut line));
                         line_w = 0.0;
                     }
-                    line.push(c);
-                    line_w += cw;
+                    if pw <= width {
+                        line.push_str(piece);
+                        line_w = pw;
+                        continue;
+                    }
+                    for c in piece.chars() {
+                        let cw = m.width(c.encode_utf8(&mut [0; 4]), size);
+                        if line_w + cw > width && !line.is_empty() {
+                            out.push(std::mem::take(&mut line));
+                            line_w = 0.0;
+                        }
+                        line.push(c);
+                        line_w += cw;
+                    }
                 }
             }
             out.push(line.trim_end().to_string());
@@ -353,7 +371,19 @@ impl<'a> Writer<'a> {
         let size = 8.0;
         let lh = size * 1.3;
         let pad = 3.0;
-        let cols: Vec<f32> = widths.iter().map(|w| w * CONTENT_W).collect();
+        // Words are never split inside a cell when a column can be widened to hold them.
+        let needs: Vec<f32> = (0..widths.len())
+            .map(|i| {
+                let bold = widest_unbreakable(self.font(Face::Bold), headers.get(i).copied().unwrap_or(""), size);
+                rows.iter()
+                    .filter_map(|r| r.get(i))
+                    .map(|c| widest_unbreakable(self.font(Face::Sans), &self.redactor.redact(c), size))
+                    .fold(bold, f32::max)
+                    + 2.0 * pad
+                    + 0.5
+            })
+            .collect();
+        let cols = fit_columns(widths, &needs, CONTENT_W);
         let max_lines = ((TOP - BOTTOM - 60.0) / lh) as usize;
         let layout = |w: &Self, cells: &[String], face: Face| -> Vec<Vec<String>> {
             cells
@@ -418,6 +448,58 @@ impl<'a> Writer<'a> {
     }
 }
 
+/// A word cut after each `-`, `_` and `/`: the places an overlong token may break.
+pub(super) fn break_pieces(word: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, c) in word.char_indices() {
+        if matches!(c, '-' | '_' | '/') {
+            out.push(&word[start..i + 1]);
+            start = i + 1;
+        }
+    }
+    if start < word.len() {
+        out.push(&word[start..]);
+    }
+    out
+}
+
+/// The widest piece of `text` no line break may split (a word, or a piece of an id), in points.
+fn widest_unbreakable(m: &FontMetrics, text: &str, size: f32) -> f32 {
+    text.split_whitespace()
+        .flat_map(break_pieces)
+        .map(|p| m.width(p, size))
+        .fold(0.0, f32::max)
+}
+
+/// Column widths (points) from `fractions` of `total`, widened where a column's widest word
+/// would not fit, taking the room from columns that have more than their own words need.
+/// A word wider than `cap` of the table is left to break.
+pub(super) fn fit_columns(fractions: &[f32], needs: &[f32], total: f32) -> Vec<f32> {
+    let cap = total * 0.45;
+    let mut cols: Vec<f32> = fractions.iter().map(|f| f * total).collect();
+    let needs: Vec<f32> = needs.iter().map(|n| n.min(cap)).collect();
+    let short: f32 = cols.iter().zip(&needs).map(|(c, n)| (n - c).max(0.0)).sum();
+    if short <= 0.0 {
+        return cols;
+    }
+    let slack: f32 = cols.iter().zip(&needs).map(|(c, n)| (c - n).max(0.0)).sum();
+    let take = short.min(slack);
+    if take <= 0.0 {
+        return cols;
+    }
+    let grow = take / short;
+    let shrink = take / slack;
+    for (c, n) in cols.iter_mut().zip(&needs) {
+        if *n > *c {
+            *c += (*n - *c) * grow;
+        } else {
+            *c -= (*c - *n) * shrink;
+        }
+    }
+    cols
+}
+
 /// Words and the runs of spaces between them, in order.
 fn split_keep_spaces(s: &str) -> Vec<&str> {
     let mut out = Vec::new();
@@ -442,7 +524,29 @@ fn split_keep_spaces(s: &str) -> Vec<&str> {
 
 #[cfg(test)]
 mod tests {
-    use super::split_keep_spaces;
+    use super::{break_pieces, fit_columns, split_keep_spaces};
+
+    #[test]
+    fn overlong_tokens_break_only_after_dashes_underscores_and_slashes() {
+        assert_eq!(
+            break_pieces("adversarial-requester--risk_push/tag"),
+            vec!["adversarial-", "requester-", "-", "risk_", "push/", "tag"]
+        );
+        assert_eq!(break_pieces("unanswered"), vec!["unanswered"]);
+    }
+
+    #[test]
+    fn a_column_too_narrow_for_its_longest_word_takes_room_from_roomy_columns() {
+        // `unanswered` needs 45 pt in a 30 pt column; the 200 pt column needs only 60.
+        let cols = fit_columns(&[0.1, 0.2, 0.7], &[45.0, 20.0, 60.0], 300.0);
+        assert!(cols[0] >= 45.0 - 1e-3, "{cols:?}");
+        assert!((cols.iter().sum::<f32>() - 300.0).abs() < 1e-3, "{cols:?}");
+        assert!(cols[1] >= 20.0 && cols[2] >= 60.0, "{cols:?}");
+        // Columns that all fit stay as given; a word wider than the cap is left to break.
+        assert_eq!(fit_columns(&[0.5, 0.5], &[10.0, 10.0], 100.0), vec![50.0, 50.0]);
+        let capped = fit_columns(&[0.2, 0.8], &[90.0, 10.0], 100.0);
+        assert!((capped[0] - 45.0).abs() < 1e-3, "{capped:?}");
+    }
 
     #[test]
     fn splits_words_and_spaces() {

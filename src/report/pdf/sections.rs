@@ -3,7 +3,7 @@
 
 use super::layout::{CONTENT_W, Face, MARGIN_X, Writer, rgb};
 use crate::judge::Verdict;
-use crate::report::chart::verdict_rgb;
+use crate::report::chart::{bar_labels, verdict_rgb};
 use crate::report::markdown::verdict_label;
 use crate::report::model::*;
 use crate::report::tables::{self, Table};
@@ -82,46 +82,37 @@ fn summary(w: &mut Writer<'_>, r: &Report) {
     kv(w, &s.manifest);
 }
 
-/// Horizontal stacked bars, one per scenario, drawn with rectangles.
+/// Horizontal stacked bars, one per scenario under its label, drawn with rectangles. Labels
+/// span the content width and are cut in the middle when still too long, so they stay distinct.
 fn chart(w: &mut Writer<'_>, bars: &[ScenarioBar]) {
-    let row = 15.0;
-    let label_w = 150.0;
-    let bar_w = CONTENT_W - label_w - 30.0;
+    let size = 8.0;
+    let bar_h = 9.0;
+    let row = bar_h + size * 1.4 + 4.0;
+    let bar_w = CONTENT_W - 30.0;
     let max = bars.iter().map(ScenarioBar::total).max().unwrap_or(0).max(1) as f32;
-    for b in bars {
+    let labels = {
+        let font = w.font(Face::Sans);
+        bar_labels(bars, |l| font.width(&font.printable(l), size) <= CONTENT_W)
+    };
+    for (b, label) in bars.iter().zip(&labels) {
         w.ensure(row);
-        w.y -= row;
-        let mut label = w
-            .wrap(&b.scenario, Face::Sans, 8.0, label_w - 8.0)
-            .into_iter()
-            .next()
-            .unwrap_or_default();
-        if label.chars().count() < b.scenario.chars().count() {
-            label.push('…');
-        }
-        let lw = w.font(Face::Sans).width(&label, 8.0);
-        w.text_at(
-            MARGIN_X + label_w - 6.0 - lw,
-            w.y + 3.0,
-            Face::Sans,
-            8.0,
-            c(TEXT),
-            &label,
-        );
-        let mut x = MARGIN_X + label_w;
+        w.y -= size * 1.4;
+        w.text_at(MARGIN_X, w.y + 2.0, Face::Sans, size, c(TEXT), label);
+        w.y -= bar_h + 4.0;
+        let mut x = MARGIN_X;
         for (v, n) in b.counts() {
             if n == 0 {
                 continue;
             }
             let bw = bar_w * n as f32 / max;
-            w.rect(x, w.y, bw, row - 4.0, c(verdict_rgb(v)));
+            w.rect(x, w.y, bw, bar_h, c(verdict_rgb(v)));
             x += bw;
         }
-        w.text_at(x + 4.0, w.y + 3.0, Face::Sans, 8.0, c(MUTED), &b.total().to_string());
+        w.text_at(x + 4.0, w.y + 1.5, Face::Sans, size, c(MUTED), &b.total().to_string());
     }
     w.ensure(18.0);
     w.y -= 18.0;
-    let mut x = MARGIN_X + label_w;
+    let mut x = MARGIN_X;
     for v in [Verdict::Pass, Verdict::Fail, Verdict::Inconclusive, Verdict::InfraError] {
         w.rect(x, w.y, 8.0, 8.0, c(verdict_rgb(v)));
         w.text_at(x + 11.0, w.y + 1.0, Face::Sans, 7.5, c(TEXT), v.as_str());
@@ -175,6 +166,9 @@ fn people(w: &mut Writer<'_>, r: &Report) {
     for (name, sec) in [("Personas", &r.personas), ("Scenarios", &r.scenarios)] {
         w.heading(2, name);
         note(w, &format!("Source: {}", sec.source));
+        if let Some(line) = sec.rejected_line() {
+            note(w, &line);
+        }
         let items = tables::items(&sec.items)
             .merge(0, 1, |id, title| format!("{title}\n{id}"))
             .header(0, "Name / id");
