@@ -139,6 +139,14 @@ pub enum Event {
     RunEvent(Box<Envelope>),
     /// The running suite's folder (before its first event).
     RunFolder(std::path::PathBuf),
+    /// How many trials the running suite will have (its approved cases × repeats).
+    RunPlanned(usize),
+    /// The wall clock, while a run is live: the dashboard's elapsed time moves between events.
+    Clock(chrono::DateTime<chrono::Utc>),
+    /// `y` to "cancel the run?" (asked on Esc during a live run).
+    CancelRunConfirmed,
+    /// `n` or Esc to "cancel the run?": it goes on.
+    CancelRunDeclined,
     /// A selected trial's stored events, read back for its transcript (or why they could not be).
     TranscriptLoaded {
         key: super::dashboard_state::TrialKey,

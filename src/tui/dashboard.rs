@@ -85,7 +85,7 @@ pub fn draw_dashboard(frame: &mut Frame, s: &DashboardState, spinner: Option<&st
 
 fn header_lines<'a>(s: &DashboardState, spinner: Option<&str>, theme: &Theme, width: u16) -> Vec<Line<'a>> {
     let done = s.done();
-    let total = s.planned.unwrap_or(s.rows.len()).max(done);
+    let total = s.total();
     let bar_w = (width as usize / 5).clamp(8, 30);
     let filled = (done * bar_w).checked_div(total).unwrap_or(0);
     let mut first = vec![
@@ -134,7 +134,7 @@ fn status_mark(r: &CaseRow, spinner: Option<&str>) -> String {
         Some(Verdict::Fail) => "✗".into(),
         Some(Verdict::Inconclusive) => "?".into(),
         Some(Verdict::InfraError) => "!".into(),
-        None => spinner.unwrap_or("…").to_string(),
+        None => spinner.unwrap_or("■").to_string(),
     }
 }
 
@@ -179,7 +179,7 @@ fn draw_table(frame: &mut Frame, s: &DashboardState, spinner: Option<&str>, them
         } else {
             r.turn.to_string()
         };
-        let verdict = r.verdict.map(Verdict::as_str).unwrap_or("running");
+        let verdict = s.row_status(r, spinner.is_some());
         let persona = if s.max_trial > 1 {
             // The trial number stays visible: the persona gives way to it.
             let tag = format!(" #{}", r.trial);
@@ -188,7 +188,7 @@ fn draw_table(frame: &mut Frame, s: &DashboardState, spinner: Option<&str>, them
         } else {
             r.persona.clone()
         };
-        let scenario = if r.scenario.is_empty() { &r.case } else { &r.scenario };
+        let scenario = s.title(r);
         let text = format!(
             "{} {} {} {:<6}{:<13}{:>7}",
             status_mark(r, spinner),

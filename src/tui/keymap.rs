@@ -95,6 +95,11 @@ pub fn on_key(key: KeyEvent, lab: &Lab, ui: &mut Ui) -> Intent {
             KeyCode::Char('q') => Intent::Lab(Event::Interrupt),
             _ => Intent::None,
         },
+        Phase::Running { dashboard, .. } if dashboard.confirm_cancel => match key.code {
+            KeyCode::Char('y') | KeyCode::Char('Y') => Intent::Lab(Event::CancelRunConfirmed),
+            KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => Intent::Lab(Event::CancelRunDeclined),
+            _ => Intent::None,
+        },
         Phase::Running { outcome, .. } => {
             let has_results = matches!(outcome, Some(RunOutcome::Report(_)));
             match run_key(key.code, outcome.is_none(), has_results) {

@@ -56,6 +56,10 @@ pub fn draw(frame: &mut Frame, lab: &Lab, ui: &Ui, theme: &Theme) {
     }
     if lab.confirm_quit {
         draw_confirm_quit(frame, theme, body);
+    } else if let Phase::Running { dashboard, .. } = &lab.phase
+        && dashboard.confirm_cancel
+    {
+        draw_confirm_cancel(frame, dashboard.done(), dashboard.total(), theme, body);
     }
 }
 
@@ -291,6 +295,11 @@ pub fn key_hints(lab: &Lab, ui: &Ui) -> String {
     if ui.hint.is_some() {
         return "Enter regenerate with this hint · Esc cancel".into();
     }
+    if let Phase::Running { dashboard, .. } = &lab.phase
+        && dashboard.confirm_cancel
+    {
+        return "y cancel the run · n keep running".into();
+    }
     let back = if lab.step.prev().is_some_and(|p| lab.is_completed(p)) {
         " · b back"
     } else {
@@ -348,6 +357,23 @@ fn draw_hint_prompt(frame: &mut Frame, ui: &Ui, theme: &Theme, area: Rect) {
     let inner = b.inner(r);
     frame.render_widget(b, r);
     frame.render_widget(hint, inner);
+}
+
+fn draw_confirm_cancel(frame: &mut Frame, done: usize, total: usize, theme: &Theme, area: Rect) {
+    let r = popup(area, 52, 6);
+    frame.render_widget(Clear, r);
+    let text = Text::from(vec![
+        Line::styled("Cancel the run?", theme.warn()),
+        Line::raw(format!("{done} of {total} trials finished; they are kept")),
+        Line::raw("in the run folder. The others are cancelled."),
+        Line::styled("y cancel the run · n keep running", theme.muted()),
+    ]);
+    frame.render_widget(
+        Paragraph::new(text)
+            .style(theme.base())
+            .block(block(" Cancel? ".into(), theme)),
+        r,
+    );
 }
 
 fn draw_confirm_quit(frame: &mut Frame, theme: &Theme, area: Rect) {
