@@ -10,7 +10,7 @@ use super::CliError;
 use crate::lab::dashboard_state::{Filter, Nav};
 use crate::lab::stored_run::{load_run, pick_run};
 use crate::trial::Verdict;
-use crate::tui::run_view::{ViewIntent, ViewUi, draw_view, on_view_key};
+use crate::tui::run_view::{ViewIntent, ViewUi, draw_view, on_view_key, on_view_mouse};
 use crate::tui::terminal::TerminalGuard;
 use crate::tui::{Theme, results::open_report};
 
@@ -100,6 +100,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 ViewIntent::OpenReport => ui.notice = run.results.as_ref().map(open_report),
                 ViewIntent::Changed | ViewIntent::None => {}
             },
+            TermEvent::Mouse(m) => {
+                on_view_mouse(m, &mut run, &ui);
+            }
             _ => {}
         }
     }

@@ -152,6 +152,26 @@ pub enum Nav {
     ShowResults,
     ShowDashboard,
     SetFilter(Filter),
+    /// Select this row (a click); ignored when the filter hides it.
+    Select(usize),
+    /// Scroll the transcript `by` lines (positive: back in time), within `0..=max` (the pane
+    /// says how far it can go, so scrolling stops at either end).
+    ScrollTranscript {
+        by: i32,
+        max: u16,
+    },
+    /// Scroll the results screen `by` rows within `0..=max`.
+    ScrollResults {
+        by: i32,
+        max: u16,
+    },
+    /// Enter: show this turn in full, or collapse it when it is the one shown in full.
+    ToggleTurn(Option<u32>),
+}
+
+/// `at + by`, kept within `0..=max`.
+pub fn scrolled(at: u16, by: i32, max: u16) -> u16 {
+    (i64::from(at) + i64::from(by)).clamp(0, i64::from(max)) as u16
 }
 
 /// Everything the dashboard draws.
@@ -365,9 +385,18 @@ impl DashboardState {
 
     /// Applies a person's move.
     pub fn navigate(&mut self, nav: Nav) {
+        let before = self.selected();
         match nav {
-            Nav::Up if self.screen == Screen::Results => self.results_scroll = self.results_scroll.saturating_sub(1),
-            Nav::Down if self.screen == Screen::Results => self.results_scroll = self.results_scroll.saturating_add(1),
+            Nav::Select(i) => {
+                if self.visible().contains(&i) {
+                    self.selection = Selection::Pinned(i);
+                }
+            }
+            Nav::ScrollTranscript { by, max } => self.transcript_scroll = scrolled(self.transcript_scroll, by, max),
+            Nav::ScrollResults { by, max } => self.results_scroll = scrolled(self.results_scroll, by, max),
+            Nav::ToggleTurn(turn) => {
+                self.expanded_turn = if self.expanded_turn == turn { None } else { turn };
+            }
             Nav::Up | Nav::Down => {
                 let visible = self.visible();
                 let Some(last) = visible.len().checked_sub(1) else {
@@ -384,7 +413,6 @@ impl DashboardState {
                 };
                 self.selection = Selection::Pinned(visible[to]);
             }
-            Nav::Follow => self.selection = Selection::Follow,
             Nav::Pin => {
                 self.selection = match (self.selection, self.selected()) {
                     (Selection::Follow, Some(i)) => Selection::Pinned(i),
@@ -393,6 +421,10 @@ impl DashboardState {
             }
             Nav::ShowResults => self.screen = Screen::Results,
             Nav::ShowDashboard => self.screen = Screen::Dashboard,
+            Nav::Follow => {
+                self.selection = Selection::Follow;
+                self.transcript_scroll = 0;
+            }
             Nav::SetFilter(f) => {
                 self.filter = f;
                 if let Selection::Pinned(i) = self.selection
@@ -401,6 +433,11 @@ impl DashboardState {
                     self.selection = Selection::Follow;
                 }
             }
+        }
+        // Another trial: its transcript starts at its end, nothing expanded.
+        if self.selected() != before {
+            self.transcript_scroll = 0;
+            self.expanded_turn = None;
         }
         self.refocus();
     }

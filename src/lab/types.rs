@@ -230,6 +230,11 @@ pub enum ReviewEvent {
         id: String,
         status: crate::generate::CaseStatus,
     },
+    /// Set several scenarios' curation state at once (bulk approve or reject).
+    CurateMany {
+        ids: Vec<String>,
+        status: crate::generate::CaseStatus,
+    },
 }
 
 /// Which item the editor holds, when it holds one item rather than the whole set.

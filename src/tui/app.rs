@@ -84,6 +84,10 @@ pub async fn run_tui(
                         Intent::Ui | Intent::None => {}
                     }
                 }
+                Some(Ok(TermEvent::Mouse(m))) => match super::keymap::on_mouse(m, &lab, &mut ui) {
+                    Intent::Lab(event) => quit = feed(&mut lab, &mut ui, &mut exec, event)?,
+                    _ => {}
+                },
                 // Resize and the rest: the next draw lays out for the new size.
                 Some(Ok(_)) => {}
                 Some(Err(e)) => return Err(e.into()),
