@@ -99,7 +99,7 @@ pub fn run_key(code: KeyCode, cx: RunContext) -> Option<RunKey> {
 pub fn run_help(cx: RunContext) -> Vec<(&'static str, &'static str)> {
     if cx.screen == Screen::Results && cx.has_results {
         return vec![
-            ("↑↓ j k", "scroll the results"),
+            ("↑ ↓ j k", "scroll the results"),
             ("PgUp PgDn Home End", "scroll a page, to the top, to the end"),
             ("d Tab", "back to the dashboard"),
             ("o", "open the HTML report"),
@@ -107,7 +107,7 @@ pub fn run_help(cx: RunContext) -> Vec<(&'static str, &'static str)> {
         ];
     }
     let mut out = vec![
-        ("↑↓ j k", "select the previous / next trial"),
+        ("↑ ↓ j k", "select the previous / next trial"),
         ("PgUp PgDn", "scroll the transcript a page back / forward"),
         ("Home", "the transcript's start"),
         ("End f", "follow the newest trial, the transcript's end"),

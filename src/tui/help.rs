@@ -74,7 +74,12 @@ pub fn lab_help(lab: &Lab, ui: &Ui) -> Vec<HelpEntry> {
         }
         Phase::Deciding { .. } if super::review_keys::review_items(lab).is_some() => {
             out.extend(super::review_keys::help(lab.step));
-            out.extend([("Enter", "accept the set"), back, ("Esc", "stop the work in flight")]);
+            out.extend([
+                ("Enter", "accept the set"),
+                back,
+                ("Esc", "stop the work in flight"),
+                ("q", "quit (asks first)"),
+            ]);
         }
         Phase::Deciding { proposal, .. } => {
             out.push(("Enter", "accept"));

@@ -8,6 +8,8 @@ pub mod app;
 pub mod dashboard;
 pub mod footer;
 pub mod help;
+#[cfg(test)]
+mod help_tests;
 pub mod intent;
 pub mod keymap;
 pub mod panel;
