@@ -84,10 +84,11 @@ pub async fn run_tui(
                         Intent::Ui | Intent::None => {}
                     }
                 }
-                Some(Ok(TermEvent::Mouse(m))) => match super::keymap::on_mouse(m, &lab, &mut ui) {
-                    Intent::Lab(event) => quit = feed(&mut lab, &mut ui, &mut exec, event)?,
-                    _ => {}
-                },
+                Some(Ok(TermEvent::Mouse(m))) => {
+                    if let Intent::Lab(event) = super::keymap::on_mouse(m, &lab, &mut ui) {
+                        quit = feed(&mut lab, &mut ui, &mut exec, event)?;
+                    }
+                }
                 // Resize and the rest: the next draw lays out for the new size.
                 Some(Ok(_)) => {}
                 Some(Err(e)) => return Err(e.into()),
