@@ -10,7 +10,7 @@ use super::CliError;
 use crate::lab::dashboard_state::{Filter, Nav};
 use crate::lab::stored_run::{load_run, pick_run};
 use crate::trial::Verdict;
-use crate::tui::run_view::{ViewIntent, ViewUi, draw_view, on_view_key};
+use crate::tui::run_view::{ViewIntent, ViewUi, draw_view, on_view_key, on_view_mouse};
 use crate::tui::terminal::TerminalGuard;
 use crate::tui::{Theme, results::open_report};
 
@@ -24,8 +24,9 @@ pub struct Args {
     /// Print the cases (after the filters) and the results as JSON instead of drawing.
     #[arg(long)]
     pub json: bool,
-    /// Only trials with this verdict: pass, fail, inconclusive, infra-error.
-    #[arg(long, value_enum)]
+    /// Only trials with this verdict: pass, fail, inconclusive, infra-error, in any case and as
+    /// the screens spell them (`FAIL`, `INFRA_ERROR`).
+    #[arg(long, value_enum, ignore_case = true)]
     pub verdict: Option<VerdictArg>,
     /// Only trials of this persona id.
     #[arg(long)]
@@ -43,6 +44,7 @@ pub enum VerdictArg {
     Pass,
     Fail,
     Inconclusive,
+    #[value(alias = "infra_error")]
     InfraError,
 }
 
@@ -98,8 +100,39 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 ViewIntent::OpenReport => ui.notice = run.results.as_ref().map(open_report),
                 ViewIntent::Changed | ViewIntent::None => {}
             },
+            TermEvent::Mouse(m) => {
+                on_view_mouse(m, &mut run, &ui);
+            }
             _ => {}
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    fn verdict(given: &str) -> Result<Option<Verdict>, String> {
+        Cli::try_parse_from(["view", "--verdict", given])
+            .map(|c| c.args.verdict.map(Verdict::from))
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn verdict_filter_accepts_the_spelling_the_screens_show_in_any_case() {
+        assert_eq!(verdict("FAIL"), Ok(Some(Verdict::Fail)));
+        assert_eq!(verdict("Pass"), Ok(Some(Verdict::Pass)));
+        assert_eq!(verdict("inconclusive"), Ok(Some(Verdict::Inconclusive)));
+        assert_eq!(verdict("INFRA_ERROR"), Ok(Some(Verdict::InfraError)));
+        assert_eq!(verdict("Infra-Error"), Ok(Some(Verdict::InfraError)));
+        assert!(verdict("passed").is_err(), "an unknown verdict is still refused");
+    }
 }

@@ -152,6 +152,26 @@ pub enum Nav {
     ShowResults,
     ShowDashboard,
     SetFilter(Filter),
+    /// Select this row (a click); ignored when the filter hides it.
+    Select(usize),
+    /// Scroll the transcript `by` lines (positive: back in time), within `0..=max` (the pane
+    /// says how far it can go, so scrolling stops at either end).
+    ScrollTranscript {
+        by: i32,
+        max: u16,
+    },
+    /// Scroll the results screen `by` rows within `0..=max`.
+    ScrollResults {
+        by: i32,
+        max: u16,
+    },
+    /// Enter: show this turn in full, or collapse it when it is the one shown in full.
+    ToggleTurn(Option<u32>),
+}
+
+/// `at + by`, kept within `0..=max`.
+pub fn scrolled(at: u16, by: i32, max: u16) -> u16 {
+    (i64::from(at) + i64::from(by)).clamp(0, i64::from(max)) as u16
 }
 
 /// Everything the dashboard draws.
@@ -178,10 +198,27 @@ pub struct DashboardState {
     pub cost_usd: f64,
     /// Some model call had no known price: the cost is a lower bound.
     pub cost_unknown: bool,
+    /// The earliest and the latest event time seen (events of parallel trials, or of trials
+    /// read back one folder after another, do not arrive in time order).
     pub first_ts: Option<DateTime<Utc>>,
     pub last_ts: Option<DateTime<Utc>>,
+    /// The wall clock while the run is live ([`DashboardState::clock`]), so elapsed time moves
+    /// between events; `None` once it ended, when only event times count.
+    pub now: Option<DateTime<Utc>>,
+    /// The first clock reading: elapsed time before the first event arrives.
+    pub clock_start: Option<DateTime<Utc>>,
+    /// Esc was pressed during the live run: the screen asks before cancelling.
+    pub confirm_cancel: bool,
+    /// The person cancelled the run: unfinished rows are cancelled, not running.
+    pub cancelled: bool,
+    /// Scenario id → its title, for the case table (the events name scenarios by id).
+    pub titles: HashMap<String, String>,
     /// Rows scrolled on the results screen.
     pub results_scroll: u16,
+    /// Lines scrolled up from the transcript's end (0: the newest line at the bottom).
+    pub transcript_scroll: u16,
+    /// The transcript turn whose tool calls are shown in full (Enter toggles).
+    pub expanded_turn: Option<u32>,
 }
 
 impl DashboardState {
@@ -202,14 +239,21 @@ impl DashboardState {
             cost_unknown: false,
             first_ts: None,
             last_ts: None,
+            now: None,
+            clock_start: None,
+            confirm_cancel: false,
+            cancelled: false,
+            titles: HashMap::new(),
             results_scroll: 0,
+            transcript_scroll: 0,
+            expanded_turn: None,
         }
     }
 
     /// Folds one event in.
     pub fn push(&mut self, env: Envelope) {
-        self.first_ts.get_or_insert(env.ts);
-        self.last_ts = Some(env.ts);
+        self.first_ts = Some(self.first_ts.map_or(env.ts, |t| t.min(env.ts)));
+        self.last_ts = Some(self.last_ts.map_or(env.ts, |t| t.max(env.ts)));
         let row = self.row_for(&env);
         match &env.event {
             RunEvent::AgentMessage { tokens, cost_usd, .. } => {
@@ -299,28 +343,15 @@ impl DashboardState {
             .map(|v| (v, self.rows.iter().filter(|r| r.verdict == Some(v)).count()))
     }
 
-    /// Milliseconds between the first and the newest event.
-    pub fn elapsed_ms(&self) -> u64 {
-        match (self.first_ts, self.last_ts) {
-            (Some(a), Some(b)) => (b - a).num_milliseconds().max(0) as u64,
-            _ => 0,
-        }
-    }
-
-    /// Remaining time at the pace so far; `None` before the first trial finishes or when the
-    /// total is unknown.
-    pub fn eta_ms(&self) -> Option<u64> {
-        let (done, total) = (self.done() as u64, self.planned? as u64);
-        (done > 0).then(|| self.elapsed_ms() / done * total.saturating_sub(done))
-    }
-
     /// True when row `i` passes the filter (`needle`: its text, lowercased).
     fn passes(&self, i: usize, needle: &str) -> bool {
         let (r, f) = (&self.rows[i], &self.filter);
         f.verdict.is_none_or(|v| r.verdict == Some(v))
-            && f.persona.as_ref().is_none_or(|p| &r.persona == p)
+            && f.persona
+                .as_ref()
+                .is_none_or(|p| r.persona.to_lowercase() == p.to_lowercase())
             && (needle.is_empty()
-                || [&r.case, &r.persona, &r.scenario]
+                || [&r.case, &r.persona, &r.scenario, self.title(r)]
                     .iter()
                     .any(|s| s.to_lowercase().contains(needle))
                 || self.text_hits.binary_search(&i).is_ok())
@@ -354,9 +385,18 @@ impl DashboardState {
 
     /// Applies a person's move.
     pub fn navigate(&mut self, nav: Nav) {
+        let before = self.selected();
         match nav {
-            Nav::Up if self.screen == Screen::Results => self.results_scroll = self.results_scroll.saturating_sub(1),
-            Nav::Down if self.screen == Screen::Results => self.results_scroll = self.results_scroll.saturating_add(1),
+            Nav::Select(i) => {
+                if self.visible().contains(&i) {
+                    self.selection = Selection::Pinned(i);
+                }
+            }
+            Nav::ScrollTranscript { by, max } => self.transcript_scroll = scrolled(self.transcript_scroll, by, max),
+            Nav::ScrollResults { by, max } => self.results_scroll = scrolled(self.results_scroll, by, max),
+            Nav::ToggleTurn(turn) => {
+                self.expanded_turn = if self.expanded_turn == turn { None } else { turn };
+            }
             Nav::Up | Nav::Down => {
                 let visible = self.visible();
                 let Some(last) = visible.len().checked_sub(1) else {
@@ -373,7 +413,6 @@ impl DashboardState {
                 };
                 self.selection = Selection::Pinned(visible[to]);
             }
-            Nav::Follow => self.selection = Selection::Follow,
             Nav::Pin => {
                 self.selection = match (self.selection, self.selected()) {
                     (Selection::Follow, Some(i)) => Selection::Pinned(i),
@@ -382,6 +421,10 @@ impl DashboardState {
             }
             Nav::ShowResults => self.screen = Screen::Results,
             Nav::ShowDashboard => self.screen = Screen::Dashboard,
+            Nav::Follow => {
+                self.selection = Selection::Follow;
+                self.transcript_scroll = 0;
+            }
             Nav::SetFilter(f) => {
                 self.filter = f;
                 if let Selection::Pinned(i) = self.selection
@@ -391,13 +434,11 @@ impl DashboardState {
                 }
             }
         }
+        // Another trial: its transcript starts at its end, nothing expanded.
+        if self.selected() != before {
+            self.transcript_scroll = 0;
+            self.expanded_turn = None;
+        }
         self.refocus();
     }
-}
-
-/// Trials a run of the accepted scenarios will have (one each): the length of the scenarios
-/// artifact, a `ScenarioSet` (`{scenarios: [...]}`) or a bare list.
-pub fn planned_trials(scenarios: Option<&serde_json::Value>) -> Option<usize> {
-    let v = scenarios?;
-    v.get("scenarios").unwrap_or(v).as_array().map(Vec::len)
 }

@@ -163,6 +163,7 @@ impl Executor {
                         while let Some(update) = erx.recv().await {
                             let _ = forward_tx.send(match update {
                                 RunUpdate::Folder(dir) => Event::RunFolder(dir),
+                                RunUpdate::Planned(n) => Event::RunPlanned(n),
                                 RunUpdate::Event(envelope) => Event::RunEvent(Box::new(envelope)),
                             });
                         }

@@ -224,6 +224,7 @@ impl SuiteRunner for LabSuiteRunner {
             let run = crate::app::test_run::resolve_run_dir(&settings).map_err(|e| e.to_string())?;
             settings.run_dir = Some(run.path().to_path_buf());
             let _ = events.send(RunUpdate::Folder(run.path().to_path_buf()));
+            let _ = events.send(RunUpdate::Planned(ids.len() * settings.repeat.max(1) as usize));
             let sinks = Sinks::none().with(Arc::new(UpdateSink(events)));
             let outcome = tokio::select! {
                 o = run_tests(&settings, sinks) => o.map_err(|e| e.to_string())?,

@@ -18,7 +18,13 @@ impl Lab {
                 if matches!(self.phase, Phase::Proposing { .. }) {
                     fx.push(Effect::CancelWork);
                 }
-                if matches!(self.phase, Phase::Running { outcome: None, .. }) {
+                if let Phase::Running {
+                    outcome: None,
+                    dashboard,
+                    ..
+                } = &mut self.phase
+                {
+                    dashboard.cancelled = true;
                     fx.push(Effect::CancelRun);
                 }
                 fx.push(Effect::Quit);
@@ -36,6 +42,8 @@ impl Lab {
             | Event::Discovered { .. }
             | Event::RunEvent(_)
             | Event::RunFolder(_)
+            | Event::RunPlanned(_)
+            | Event::Clock(_)
             | Event::TranscriptLoaded { .. }
             | Event::RunFinished(_)) => {
                 self.confirm_quit = false;
@@ -71,8 +79,33 @@ impl Lab {
                 self.phase = deciding(proposal.clone(), None);
                 Vec::new()
             }
-            Phase::Running { outcome: None, .. } => vec![Effect::CancelRun],
+            // Esc during a live run asks first: the answer comes as CancelRunConfirmed/Declined.
+            Phase::Running {
+                outcome: None,
+                dashboard,
+                ..
+            } => {
+                dashboard.confirm_cancel = true;
+                Vec::new()
+            }
             _ => Vec::new(),
         }
+    }
+
+    /// The answer to "cancel the run?": yes cancels it (its unfinished rows say so), no goes on.
+    pub(super) fn on_cancel_answer(&mut self, answer: Event) -> Vec<Effect> {
+        let Phase::Running {
+            outcome: None,
+            dashboard,
+            ..
+        } = &mut self.phase
+        else {
+            return Vec::new();
+        };
+        if !std::mem::take(&mut dashboard.confirm_cancel) || answer != Event::CancelRunConfirmed {
+            return Vec::new();
+        }
+        dashboard.cancelled = true;
+        vec![Effect::CancelRun]
     }
 }

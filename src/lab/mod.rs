@@ -8,6 +8,9 @@
 mod answer_check;
 pub mod apply;
 mod contract_lint;
+pub mod dashboard_progress;
+#[cfg(test)]
+mod dashboard_progress_tests;
 pub mod dashboard_state;
 #[cfg(test)]
 mod dashboard_state_tests;

@@ -44,7 +44,12 @@ pub fn permissions(job: &Job) -> Proposal {
     };
     let mut notes = Vec::new();
     if map.is_empty() {
-        notes.push("Safe defaults: shell asks, edits stay in the workspace copy, nothing outside it, no web.".into());
+        // Nothing here came from the person: say so, and how to take it back.
+        notes.push(
+            "Added by Ghostlab because your agent has no permission map: shell asks, edits stay in the \
+             workspace copy, nothing outside it, no web. Press e to change or remove any of them."
+                .into(),
+        );
         for (tool, action) in SAFE_PERMISSIONS {
             map.insert(tool.to_string(), PermissionRule::Action(action));
         }
@@ -216,6 +221,25 @@ mod tests {
             detail: "the `openshell` CLI is not on PATH".into(),
             fix: Some("install OpenShell and start its gateway".into()),
         }
+    }
+
+    #[test]
+    fn permissions_the_person_did_not_choose_are_named_as_added_by_ghostlab() {
+        let added = permissions(&Job::default()).notes.join("\n");
+        assert!(
+            added.contains("Added by Ghostlab because your agent has no permission map"),
+            "{added}"
+        );
+        assert!(added.contains("e to change or remove"), "{added}");
+        // The person's own map is proposed as written, with nothing added and no such note.
+        let mut job = Job::default();
+        let own: IndexMap<String, PermissionRule> = [("edit".to_string(), PermissionRule::Action(Action::Deny))]
+            .into_iter()
+            .collect();
+        job.agent.runtime.permission = Some(Permission::PerTool(own));
+        let p = permissions(&job);
+        assert!(!p.text.contains("bash"), "{}", p.text);
+        assert!(!p.notes.join("\n").contains("Added by Ghostlab"));
     }
 
     #[test]

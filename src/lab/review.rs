@@ -133,6 +133,16 @@ impl Lab {
                 }
                 self.curation_effects(&proposal.text)
             }
+            ReviewEvent::CurateMany { ids, status } => {
+                let Some(dataset) = &mut self.review.curation else {
+                    return Vec::new();
+                };
+                // Ids the dataset does not know are skipped; the known ones change.
+                if dataset.set_status(&ids, status, None).len() == ids.len() {
+                    return Vec::new();
+                }
+                self.curation_effects(&proposal.text)
+            }
         }
     }
 

@@ -206,6 +206,24 @@ impl Lab {
                 }
                 Vec::new()
             }
+            Event::RunPlanned(n) => {
+                if let Phase::Running { dashboard, .. } = &mut self.phase {
+                    dashboard.planned = Some(n);
+                }
+                Vec::new()
+            }
+            Event::Clock(now) => {
+                if let Phase::Running {
+                    dashboard,
+                    outcome: None,
+                    ..
+                } = &mut self.phase
+                {
+                    dashboard.clock(now);
+                }
+                Vec::new()
+            }
+            Event::CancelRunConfirmed | Event::CancelRunDeclined => self.on_cancel_answer(event),
             Event::TranscriptLoaded { key, events } => {
                 if let Phase::Running { dashboard, .. } = &mut self.phase {
                     dashboard.fill_transcript(&key, events);
@@ -215,6 +233,7 @@ impl Lab {
             Event::RunFinished(result) => {
                 let finished = result.is_ok();
                 if let Phase::Running { outcome, dashboard, .. } = &mut self.phase {
+                    dashboard.stop_clock();
                     *outcome = Some(match result {
                         Ok(results) => {
                             dashboard.screen = super::dashboard_state::Screen::Results;
@@ -419,9 +438,12 @@ impl Lab {
                 fx.extend(self.enter_step(next));
             }
             None => {
-                let planned = super::dashboard_state::planned_trials(self.artifacts.get(&StepId::Scenarios));
+                let scenarios = self.artifacts.get(&StepId::Scenarios);
+                let planned = super::dashboard_progress::planned_trials(scenarios, self.review.curation.as_ref());
+                let mut dashboard = super::dashboard_state::DashboardState::new(planned);
+                dashboard.titles = super::dashboard_progress::scenario_titles(scenarios);
                 self.phase = Phase::Running {
-                    dashboard: super::dashboard_state::DashboardState::new(planned),
+                    dashboard,
                     tick: 0,
                     outcome: None,
                 };

@@ -53,6 +53,9 @@ pub fn load_run(dir: &Path) -> Result<StoredRun, StoredRunError> {
         for env in t.read_events().unwrap_or_default() {
             dashboard.push(env);
         }
+        if let Some((id, title)) = scenario_title(t) {
+            dashboard.titles.entry(id).or_insert(title);
+        }
     }
     let results = match RunResults::read(dir) {
         Ok(r) => Some(r),
@@ -69,6 +72,14 @@ pub fn load_run(dir: &Path) -> Result<StoredRun, StoredRunError> {
         dashboard.screen = Screen::Results;
     }
     Ok(StoredRun { dashboard, results })
+}
+
+/// The scenario id and title a trial's case.json states (the events name it by id only).
+fn scenario_title(t: &crate::run::run_dir::TrialDir) -> Option<(String, String)> {
+    let text = crate::util::bounded::read_bounded_string(&t.case_file(), crate::util::bounded::FileKind::State).ok()?;
+    let spec: crate::trial::CaseSpec = serde_json::from_str(&text).ok()?;
+    let s = spec.scenario;
+    (!s.title.trim().is_empty()).then_some((s.id, s.title))
 }
 
 /// The stored events of one trial of the run in `run_dir` (events.jsonl, or the `.partial` log

@@ -94,6 +94,8 @@ pub enum RunUpdate {
     /// The run's folder, sent before its first event: where the dashboard reads back a
     /// selected trial's earlier events.
     Folder(PathBuf),
+    /// How many trials the run will have, once its cases are loaded.
+    Planned(usize),
     Event(Envelope),
 }
 

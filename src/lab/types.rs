@@ -74,6 +74,8 @@ pub enum RunOutcome {
 
 /// Where the current step is.
 #[derive(Debug, Clone, PartialEq)]
+// One Phase lives in the Lab at a time: boxing the run dashboard would save nothing that matters.
+#[allow(clippy::large_enum_variant)]
 pub enum Phase {
     /// Long work in flight; `tick` drives the spinner.
     Proposing { tick: u64 },
@@ -139,6 +141,14 @@ pub enum Event {
     RunEvent(Box<Envelope>),
     /// The running suite's folder (before its first event).
     RunFolder(std::path::PathBuf),
+    /// How many trials the running suite will have (its approved cases × repeats).
+    RunPlanned(usize),
+    /// The wall clock, while a run is live: the dashboard's elapsed time moves between events.
+    Clock(chrono::DateTime<chrono::Utc>),
+    /// `y` to "cancel the run?" (asked on Esc during a live run).
+    CancelRunConfirmed,
+    /// `n` or Esc to "cancel the run?": it goes on.
+    CancelRunDeclined,
     /// A selected trial's stored events, read back for its transcript (or why they could not be).
     TranscriptLoaded {
         key: super::dashboard_state::TrialKey,
@@ -220,6 +230,11 @@ pub enum ReviewEvent {
     /// Set a scenario's curation state in the dataset.
     Curate {
         id: String,
+        status: crate::generate::CaseStatus,
+    },
+    /// Set several scenarios' curation state at once (bulk approve or reject).
+    CurateMany {
+        ids: Vec<String>,
         status: crate::generate::CaseStatus,
     },
 }

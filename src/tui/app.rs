@@ -66,6 +66,10 @@ pub async fn run_tui(
                 if matches!(lab.phase, Phase::Proposing { .. } | Phase::Running { outcome: None, .. }) {
                     quit = feed(&mut lab, &mut ui, &mut exec, Event::Tick)?;
                 }
+                // The live run's clock moves between events (elapsed, ETA).
+                if matches!(lab.phase, Phase::Running { outcome: None, .. }) {
+                    quit |= feed(&mut lab, &mut ui, &mut exec, Event::Clock(chrono::Utc::now()))?;
+                }
             }
             term = input.next() => match term {
                 Some(Ok(TermEvent::Key(key))) if key.kind != KeyEventKind::Release => {
@@ -78,6 +82,11 @@ pub async fn run_tui(
                             }
                         }
                         Intent::Ui | Intent::None => {}
+                    }
+                }
+                Some(Ok(TermEvent::Mouse(m))) => {
+                    if let Intent::Lab(event) = super::keymap::on_mouse(m, &lab, &mut ui) {
+                        quit = feed(&mut lab, &mut ui, &mut exec, event)?;
                     }
                 }
                 // Resize and the rest: the next draw lays out for the new size.

@@ -3,7 +3,7 @@
 //! A pure function of `DashboardState`; only visible rows and transcript lines are formatted,
 //! so a frame costs the same for 5 trials as for 500.
 
-use crossterm::event::KeyCode;
+use crossterm::event::{KeyCode, MouseEventKind};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -12,8 +12,9 @@ use ratatui::widgets::Paragraph;
 
 use super::panel::block;
 use super::theme::Theme;
-use crate::lab::dashboard_state::{CaseRow, Coverage, DashboardState, Nav, Selection};
-use crate::trial::{RunEvent, ToolStatus, Verdict};
+use super::transcript::{TranscriptGeometry, draw_transcript};
+use crate::lab::dashboard_state::{CaseRow, DashboardState, Nav, Screen, Selection};
+use crate::trial::Verdict;
 
 /// What a key asks of a run screen.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,25 +22,138 @@ pub enum RunKey {
     Nav(Nav),
     /// `o`: open the HTML report (or show its path).
     OpenReport,
-    /// Esc while the run is live: cancel it.
+    /// Esc while the run is live: ask whether to cancel it.
     Cancel,
     Quit,
 }
 
-/// The keys shared by the lab's step 12 and `ghostlab view`.
-pub fn run_key(code: KeyCode, live: bool, has_results: bool) -> Option<RunKey> {
+/// Where the last frame put things: how far each pane scrolls, which turn Enter expands, and
+/// where the case rows are (for clicks).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunGeometry {
+    pub transcript: TranscriptGeometry,
+    pub transcript_area: Rect,
+    /// The case table's rows (below its header line).
+    pub table_rows: Rect,
+    /// Index into the visible rows of the table's first shown row.
+    pub table_first: usize,
+    /// The largest results scroll that still shows a full screen.
+    pub results_max: u16,
+}
+
+/// What the run keys depend on.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunContext {
+    pub live: bool,
+    pub has_results: bool,
+    pub screen: Screen,
+    pub geometry: RunGeometry,
+}
+
+/// Rows a PgUp/PgDn moves.
+const PAGE: i32 = 10;
+
+/// The keys shared by the lab's step 12 and `ghostlab view` (the help overlay lists them from
+/// [`run_help`], and a test checks that every key accepted here is there).
+pub fn run_key(code: KeyCode, cx: RunContext) -> Option<RunKey> {
+    let g = cx.geometry;
+    let results = |by: i32| RunKey::Nav(Nav::ScrollResults { by, max: g.results_max });
+    let transcript = |by: i32| {
+        RunKey::Nav(Nav::ScrollTranscript {
+            by,
+            max: g.transcript.max_scroll,
+        })
+    };
+    if cx.screen == Screen::Results && cx.has_results {
+        return Some(match code {
+            KeyCode::Up | KeyCode::Char('k') => results(-1),
+            KeyCode::Down | KeyCode::Char('j') => results(1),
+            KeyCode::PageUp => results(-PAGE),
+            KeyCode::PageDown => results(PAGE),
+            KeyCode::Home => results(i32::MIN / 2),
+            KeyCode::End => results(i32::MAX / 2),
+            KeyCode::Char('d') | KeyCode::Tab => RunKey::Nav(Nav::ShowDashboard),
+            KeyCode::Char('o') => RunKey::OpenReport,
+            KeyCode::Char('q') => RunKey::Quit,
+            _ => return None,
+        });
+    }
     Some(match code {
         KeyCode::Up | KeyCode::Char('k') => RunKey::Nav(Nav::Up),
         KeyCode::Down | KeyCode::Char('j') => RunKey::Nav(Nav::Down),
+        KeyCode::PageUp => transcript(PAGE),
+        KeyCode::PageDown => transcript(-PAGE),
+        KeyCode::Home => transcript(i32::MAX / 2),
+        KeyCode::Enter => RunKey::Nav(Nav::ToggleTurn(g.transcript.bottom_turn)),
         KeyCode::Char('f') | KeyCode::End => RunKey::Nav(Nav::Follow),
         KeyCode::Char('p') => RunKey::Nav(Nav::Pin),
-        KeyCode::Char('r') | KeyCode::Tab if has_results => RunKey::Nav(Nav::ShowResults),
-        KeyCode::Char('d') => RunKey::Nav(Nav::ShowDashboard),
-        KeyCode::Char('o') if has_results => RunKey::OpenReport,
-        KeyCode::Esc if live => RunKey::Cancel,
+        KeyCode::Char('r') | KeyCode::Tab if cx.has_results => RunKey::Nav(Nav::ShowResults),
+        KeyCode::Char('o') if cx.has_results => RunKey::OpenReport,
+        KeyCode::Esc if cx.live => RunKey::Cancel,
         KeyCode::Char('q') => RunKey::Quit,
         _ => return None,
     })
+}
+
+/// The help of the run keys for this context: (keys, what they do).
+pub fn run_help(cx: RunContext) -> Vec<(&'static str, &'static str)> {
+    if cx.screen == Screen::Results && cx.has_results {
+        return vec![
+            ("↑ ↓ j k", "scroll the results"),
+            ("PgUp PgDn Home End", "scroll a page, to the top, to the end"),
+            ("d Tab", "back to the dashboard"),
+            ("o", "open the HTML report"),
+            ("q", "quit"),
+        ];
+    }
+    let mut out = vec![
+        ("↑ ↓ j k", "select the previous / next trial"),
+        ("PgUp PgDn", "scroll the transcript a page back / forward"),
+        ("Home", "the transcript's start"),
+        ("End f", "follow the newest trial, the transcript's end"),
+        (
+            "Enter",
+            "show the bottom turn in full (tool arguments and results), again to collapse",
+        ),
+        ("p", "pin the selected trial (again: follow)"),
+    ];
+    if cx.has_results {
+        out.push(("r Tab", "the results screen"));
+        out.push(("o", "open the HTML report"));
+    }
+    if cx.live {
+        out.push(("Esc", "cancel the run (asks first)"));
+    }
+    out.push(("q", "quit"));
+    out
+}
+
+/// Moves a wheel or click on the run screen asks for, if any.
+pub fn run_mouse(kind: MouseEventKind, column: u16, row: u16, cx: RunContext, s: &DashboardState) -> Option<Nav> {
+    let g = cx.geometry;
+    let inside = |r: Rect| column >= r.x && column < r.x + r.width && row >= r.y && row < r.y + r.height;
+    match kind {
+        MouseEventKind::ScrollUp | MouseEventKind::ScrollDown => {
+            let by = if kind == MouseEventKind::ScrollUp { -3 } else { 3 };
+            if cx.screen == Screen::Results && cx.has_results {
+                Some(Nav::ScrollResults { by, max: g.results_max })
+            } else if inside(g.transcript_area) {
+                Some(Nav::ScrollTranscript {
+                    by: -by,
+                    max: g.transcript.max_scroll,
+                })
+            } else if inside(g.table_rows) {
+                Some(if by < 0 { Nav::Up } else { Nav::Down })
+            } else {
+                None
+            }
+        }
+        MouseEventKind::Down(_) if cx.screen == Screen::Dashboard && inside(g.table_rows) => {
+            let at = g.table_first + usize::from(row - g.table_rows.y);
+            s.visible().get(at).map(|&i| Nav::Select(i))
+        }
+        _ => None,
+    }
 }
 
 /// `12m05s`, `3.2s`.
@@ -69,7 +183,13 @@ pub fn verdict_style(v: Verdict, theme: &Theme) -> Style {
 }
 
 /// Draws the dashboard into `area`. `spinner` is the frame of a live run, `None` once it ended.
-pub fn draw_dashboard(frame: &mut Frame, s: &DashboardState, spinner: Option<&str>, theme: &Theme, area: Rect) {
+pub fn draw_dashboard(
+    frame: &mut Frame,
+    s: &DashboardState,
+    spinner: Option<&str>,
+    theme: &Theme,
+    area: Rect,
+) -> RunGeometry {
     let [header, body] = Layout::vertical([Constraint::Length(2), Constraint::Min(3)]).areas(area);
     frame.render_widget(Paragraph::new(header_lines(s, spinner, theme, header.width)), header);
     let (table, transcript) = if body.width >= 110 {
@@ -79,13 +199,19 @@ pub fn draw_dashboard(frame: &mut Frame, s: &DashboardState, spinner: Option<&st
         let [a, b] = Layout::vertical([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(body);
         (a, b)
     };
-    draw_table(frame, s, spinner, theme, table);
-    draw_transcript(frame, s, theme, transcript);
+    let (table_rows, table_first) = draw_table(frame, s, spinner, theme, table);
+    RunGeometry {
+        transcript: draw_transcript(frame, s, theme, transcript),
+        transcript_area: transcript,
+        table_rows,
+        table_first,
+        results_max: 0,
+    }
 }
 
 fn header_lines<'a>(s: &DashboardState, spinner: Option<&str>, theme: &Theme, width: u16) -> Vec<Line<'a>> {
     let done = s.done();
-    let total = s.planned.unwrap_or(s.rows.len()).max(done);
+    let total = s.total();
     let bar_w = (width as usize / 5).clamp(8, 30);
     let filled = (done * bar_w).checked_div(total).unwrap_or(0);
     let mut first = vec![
@@ -134,7 +260,7 @@ fn status_mark(r: &CaseRow, spinner: Option<&str>) -> String {
         Some(Verdict::Fail) => "✗".into(),
         Some(Verdict::Inconclusive) => "?".into(),
         Some(Verdict::InfraError) => "!".into(),
-        None => spinner.unwrap_or("…").to_string(),
+        None => spinner.unwrap_or("■").to_string(),
     }
 }
 
@@ -148,7 +274,14 @@ fn clip(text: &str, width: usize) -> String {
     }
 }
 
-fn draw_table(frame: &mut Frame, s: &DashboardState, spinner: Option<&str>, theme: &Theme, area: Rect) {
+/// Draws the case table; returns where its rows are and which visible row is first.
+fn draw_table(
+    frame: &mut Frame,
+    s: &DashboardState,
+    spinner: Option<&str>,
+    theme: &Theme,
+    area: Rect,
+) -> (Rect, usize) {
     let visible = s.visible();
     let b = block(format!(" Cases ({} of {}) ", visible.len(), s.rows.len()), theme);
     let inner = b.inner(area);
@@ -179,7 +312,7 @@ fn draw_table(frame: &mut Frame, s: &DashboardState, spinner: Option<&str>, them
         } else {
             r.turn.to_string()
         };
-        let verdict = r.verdict.map(Verdict::as_str).unwrap_or("running");
+        let verdict = s.row_status(r, spinner.is_some());
         let persona = if s.max_trial > 1 {
             // The trial number stays visible: the persona gives way to it.
             let tag = format!(" #{}", r.trial);
@@ -188,7 +321,7 @@ fn draw_table(frame: &mut Frame, s: &DashboardState, spinner: Option<&str>, them
         } else {
             r.persona.clone()
         };
-        let scenario = if r.scenario.is_empty() { &r.case } else { &r.scenario };
+        let scenario = s.title(r);
         let text = format!(
             "{} {} {} {:<6}{:<13}{:>7}",
             status_mark(r, spinner),
@@ -206,122 +339,10 @@ fn draw_table(frame: &mut Frame, s: &DashboardState, spinner: Option<&str>, them
         lines.push(Line::styled(text, style));
     }
     frame.render_widget(Paragraph::new(lines), inner);
-}
-
-/// The lines of one event: first line plus, for tool calls, the result.
-fn event_lines(e: &RunEvent, theme: &Theme) -> Vec<Line<'static>> {
-    let first = |t: &str| t.lines().next().unwrap_or("").to_string();
-    let l = |text: String, style: Style| Line::styled(text, style);
-    match e {
-        RunEvent::UserMessage { turn, text, .. } => vec![l(format!("[{turn}] user: {}", first(text)), theme.accent())],
-        RunEvent::AgentMessage { turn, text, .. } => vec![l(format!("[{turn}] agent: {}", first(text)), theme.base())],
-        RunEvent::ToolCall {
-            turn,
-            tool,
-            arguments,
-            result,
-            status,
-            ..
-        } => {
-            let style = match status {
-                ToolStatus::Completed => theme.muted(),
-                ToolStatus::Error => theme.warn(),
-                ToolStatus::DeniedByHost => theme.error(),
-            };
-            let label = match status {
-                ToolStatus::Completed => "",
-                ToolStatus::Error => " ERROR",
-                ToolStatus::DeniedByHost => " DENIED",
-            };
-            vec![
-                l(format!("[{turn}] tool {tool}({arguments}){label}"), style),
-                l(format!("      → {}", first(result)), style),
-            ]
-        }
-        RunEvent::UserRefusal { turn, about } => {
-            vec![l(format!("[{turn}] user refused: {}", first(about)), theme.warn())]
-        }
-        RunEvent::EgressDenied { host, port, .. } => vec![l(format!("✗ egress denied {host}:{port}"), theme.error())],
-        RunEvent::EmulatorBreak { turn, kind, evidence } => vec![l(
-            format!(
-                "[{turn}] integrity: user emulator broke character ({kind}): {}",
-                first(evidence)
-            ),
-            theme.warn(),
-        )],
-        RunEvent::InfraError { component, reason } => {
-            vec![l(
-                format!("! infrastructure error in {component}: {reason}"),
-                theme.error(),
-            )]
-        }
-        RunEvent::CaseFinished { verdict, .. } => {
-            vec![l(e.one_line().trim().to_string(), verdict_style(*verdict, theme))]
-        }
-        other => vec![l(other.one_line().trim().to_string(), theme.muted())],
-    }
-}
-
-fn draw_transcript(frame: &mut Frame, s: &DashboardState, theme: &Theme, area: Rect) {
-    let Some(row) = s.selected().map(|i| &s.rows[i]) else {
-        let b = block(" Transcript ".into(), theme);
-        let inner = b.inner(area);
-        frame.render_widget(b, area);
-        frame.render_widget(
-            Paragraph::new(Line::styled(
-                if s.rows.is_empty() {
-                    "No trial has started yet."
-                } else {
-                    "No trial matches the filter."
-                },
-                theme.muted(),
-            )),
-            inner,
-        );
-        return;
+    let rows_area = Rect {
+        y: inner.y.saturating_add(1),
+        height: inner.height.saturating_sub(1),
+        ..inner
     };
-    let focus = &s.focus;
-    let dropped = if focus.dropped > 0 {
-        format!(", {} older in events.jsonl", focus.dropped)
-    } else {
-        String::new()
-    };
-    let trial = if row.trial > 0 {
-        format!(" trial {}", row.trial)
-    } else {
-        String::new()
-    };
-    let b = block(format!(" {}{trial}{dropped} ", row.case), theme);
-    let inner = b.inner(area);
-    frame.render_widget(b, area);
-    let note = match &focus.coverage {
-        Coverage::Whole => None,
-        Coverage::Loading { earlier } => Some(format!("… reading {earlier} earlier events from events.jsonl")),
-        Coverage::SinceSelected { earlier, why } => Some(format!(
-            "… {earlier} earlier events not shown ({why}); what arrived since it was selected:"
-        )),
-    };
-    let events = if focus.row == s.selected() {
-        &focus.events
-    } else {
-        &std::collections::VecDeque::new()
-    };
-    // From the newest event back until the pane is full: only what shows is formatted.
-    let height = (inner.height as usize).saturating_sub(usize::from(note.is_some()));
-    let mut lines: Vec<Line> = Vec::with_capacity(height + 1);
-    for e in events.iter().rev() {
-        let mut ls = event_lines(&e.event, theme);
-        while let Some(line) = ls.pop() {
-            if lines.len() == height {
-                break;
-            }
-            lines.push(line);
-        }
-        if lines.len() == height {
-            break;
-        }
-    }
-    lines.extend(note.map(|n| Line::styled(n, theme.warn())));
-    lines.reverse();
-    frame.render_widget(Paragraph::new(lines), inner);
+    (rows_area, start)
 }

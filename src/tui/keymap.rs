@@ -1,9 +1,9 @@
 //! Keys to intents: each key press becomes a lab `Event`, a UI-only action, or nothing.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 use ratatui_textarea::TextArea;
 
-use super::dashboard::{RunKey, run_key};
+use super::dashboard::{RunContext, RunKey, run_key};
 use super::intent::Intent;
 use super::ui_state::Ui;
 use crate::lab::{Event, Lab, Phase, RunOutcome};
@@ -25,6 +25,27 @@ pub fn on_key(key: KeyEvent, lab: &Lab, ui: &mut Ui) -> Intent {
             KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => Intent::Lab(Event::QuitCancelled),
             _ => Intent::None,
         };
+    }
+    // The help overlay: any key closes it.
+    if std::mem::take(&mut ui.help) {
+        return Intent::Ui;
+    }
+    let editing = matches!(lab.phase, Phase::Editing { .. });
+    if ui.hint.is_none() && !editing && ui.bulk.is_none() {
+        match key.code {
+            KeyCode::Char('?') => {
+                ui.help = true;
+                return Intent::Ui;
+            }
+            KeyCode::Char('s') => {
+                ui.sidebar = Some(!ui.sidebar.unwrap_or(ui.sidebar_auto.get()));
+                return Intent::Ui;
+            }
+            _ => {}
+        }
+    }
+    if ui.bulk.is_none() {
+        ui.feedback = None;
     }
     if let Some(hint) = &mut ui.hint {
         return match key.code {
@@ -64,14 +85,12 @@ pub fn on_key(key: KeyEvent, lab: &Lab, ui: &mut Ui) -> Intent {
             KeyCode::Char('r') if proposal.editable => Intent::Lab(Event::Regenerate { hint: None }),
             KeyCode::Char('h') if proposal.editable => open_hint(ui),
             KeyCode::Char('b') | KeyCode::Left => back.map(Intent::Lab).unwrap_or(Intent::None),
-            KeyCode::Down | KeyCode::Char('j') => {
-                ui.proposal_scroll = ui.proposal_scroll.saturating_add(1);
-                Intent::Ui
-            }
-            KeyCode::Up | KeyCode::Char('k') => {
-                ui.proposal_scroll = ui.proposal_scroll.saturating_sub(1);
-                Intent::Ui
-            }
+            KeyCode::Down | KeyCode::Char('j') => scroll_proposal(ui, 1),
+            KeyCode::Up | KeyCode::Char('k') => scroll_proposal(ui, -1),
+            KeyCode::PageDown => scroll_proposal(ui, 10),
+            KeyCode::PageUp => scroll_proposal(ui, -10),
+            KeyCode::Home => scroll_proposal(ui, i32::MIN / 2),
+            KeyCode::End => scroll_proposal(ui, i32::MAX / 2),
             KeyCode::Char('q') => Intent::Lab(Event::Interrupt),
             _ => Intent::None,
         },
@@ -95,9 +114,19 @@ pub fn on_key(key: KeyEvent, lab: &Lab, ui: &mut Ui) -> Intent {
             KeyCode::Char('q') => Intent::Lab(Event::Interrupt),
             _ => Intent::None,
         },
-        Phase::Running { outcome, .. } => {
-            let has_results = matches!(outcome, Some(RunOutcome::Report(_)));
-            match run_key(key.code, outcome.is_none(), has_results) {
+        Phase::Running { dashboard, .. } if dashboard.confirm_cancel => match key.code {
+            KeyCode::Char('y') | KeyCode::Char('Y') => Intent::Lab(Event::CancelRunConfirmed),
+            KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => Intent::Lab(Event::CancelRunDeclined),
+            _ => Intent::None,
+        },
+        Phase::Running { outcome, dashboard, .. } => {
+            let cx = RunContext {
+                live: outcome.is_none(),
+                has_results: matches!(outcome, Some(RunOutcome::Report(_))),
+                screen: dashboard.screen,
+                geometry: ui.run_geometry.get(),
+            };
+            match run_key(key.code, cx) {
                 Some(RunKey::Nav(nav)) => Intent::Lab(Event::Dashboard(nav)),
                 Some(RunKey::OpenReport) => Intent::OpenReport,
                 Some(RunKey::Cancel) => Intent::Lab(Event::Cancel),
@@ -106,6 +135,47 @@ pub fn on_key(key: KeyEvent, lab: &Lab, ui: &mut Ui) -> Intent {
                 None => Intent::None,
             }
         }
+    }
+}
+
+/// Scrolls the proposal, stopping at its end (the last frame says where that is).
+fn scroll_proposal(ui: &mut Ui, by: i32) -> Intent {
+    ui.proposal_scroll = super::scroll::step(ui.proposal_scroll, by, ui.proposal_max.get());
+    Intent::Ui
+}
+
+/// Maps a mouse event: the wheel scrolls what is under it, a click selects a trial row or a
+/// completed step in the step list.
+pub fn on_mouse(m: MouseEvent, lab: &Lab, ui: &mut Ui) -> Intent {
+    if lab.confirm_quit || ui.help || ui.hint.is_some() || ui.bulk.is_some() {
+        return Intent::None;
+    }
+    let steps = ui.steps_area.get();
+    let in_steps = m.column >= steps.x
+        && m.column < steps.x + steps.width
+        && m.row > steps.y
+        && m.row < steps.y + steps.height.saturating_sub(1);
+    if matches!(m.kind, MouseEventKind::Down(_)) && in_steps {
+        let at = usize::from(m.row - steps.y - 1);
+        return match crate::lab::StepId::ALL.get(at) {
+            Some(&step) if lab.is_completed(step) && step != lab.step => Intent::Lab(Event::Goto(step)),
+            _ => Intent::None,
+        };
+    }
+    match &lab.phase {
+        Phase::Running { dashboard, .. } => {
+            let cx = super::help::lab_run_context(lab, ui).unwrap_or_default();
+            match super::dashboard::run_mouse(m.kind, m.column, m.row, cx, dashboard) {
+                Some(nav) => Intent::Lab(Event::Dashboard(nav)),
+                None => Intent::None,
+            }
+        }
+        Phase::Deciding { .. } => match m.kind {
+            MouseEventKind::ScrollDown => scroll_proposal(ui, 3),
+            MouseEventKind::ScrollUp => scroll_proposal(ui, -3),
+            _ => Intent::None,
+        },
+        _ => Intent::None,
     }
 }
 

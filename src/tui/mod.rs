@@ -7,6 +7,9 @@
 pub mod app;
 pub mod dashboard;
 pub mod footer;
+pub mod help;
+#[cfg(test)]
+mod help_tests;
 pub mod intent;
 pub mod keymap;
 pub mod panel;
@@ -16,9 +19,11 @@ pub mod results;
 pub mod review_keys;
 pub mod run_view;
 pub mod scenarios;
+pub mod scroll;
 pub mod stderr;
 pub mod terminal;
 pub mod theme;
+pub mod transcript;
 pub mod ui_state;
 pub mod view;
 

@@ -129,11 +129,12 @@ pub fn draw(
         Some(p) => persona_detail(p, theme),
         None => vec![Line::styled("a adds a persona (YAML of one item).", theme.muted())],
     };
-    frame.render_widget(
-        Paragraph::new(detail)
-            .wrap(Wrap { trim: false })
-            .scroll((ui.proposal_scroll, 0))
-            .block(block(" Persona ".into(), theme)),
+    super::scroll::draw_scrolled(
+        frame,
+        Paragraph::new(detail),
+        block(" Persona ".into(), theme),
+        ui.proposal_scroll,
+        &ui.proposal_max,
         areas.detail,
     );
     draw_footer(frame, &proposal.notes, status, theme, areas.footer);

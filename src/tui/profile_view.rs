@@ -5,7 +5,7 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::widgets::Paragraph;
 
 use super::panel::block;
 use super::personas::{draw_footer, footer_rows};
@@ -115,11 +115,12 @@ pub fn draw(
         Constraint::Length(footer_rows(&proposal.notes, status, 0)),
     ])
     .areas(area);
-    frame.render_widget(
-        Paragraph::new(profile_lines(profile, theme))
-            .wrap(Wrap { trim: false })
-            .scroll((ui.proposal_scroll, 0))
-            .block(block(" Profile ".into(), theme)),
+    super::scroll::draw_scrolled(
+        frame,
+        Paragraph::new(profile_lines(profile, theme)),
+        block(" Profile ".into(), theme),
+        ui.proposal_scroll,
+        &ui.proposal_max,
         body,
     );
     draw_footer(frame, &proposal.notes, status, theme, footer);

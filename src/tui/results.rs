@@ -13,20 +13,20 @@ use super::theme::Theme;
 use crate::app::RunResults;
 use crate::trial::Verdict;
 
-/// Draws the results into `area`, `scroll` rows down.
-pub fn draw_results(frame: &mut Frame, r: &RunResults, scroll: u16, theme: &Theme, area: Rect) {
+/// Draws the results into `area`, `scroll` rows down (never past the last screenful); returns
+/// the largest scroll that still shows a full screen.
+pub fn draw_results(frame: &mut Frame, r: &RunResults, scroll: u16, theme: &Theme, area: Rect) -> u16 {
     let b = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border())
         .title(Span::styled(format!(" Results of run {} ", r.run_id), theme.accent()));
     let inner = b.inner(area);
     frame.render_widget(b, area);
-    frame.render_widget(
-        Paragraph::new(result_lines(r, theme))
-            .wrap(Wrap { trim: false })
-            .scroll((scroll, 0)),
-        inner,
-    );
+    let text = Paragraph::new(result_lines(r, theme)).wrap(Wrap { trim: false });
+    let rows = text.line_count(inner.width);
+    let max = rows.saturating_sub(inner.height as usize).min(u16::MAX as usize) as u16;
+    frame.render_widget(text.scroll((scroll.min(max), 0)), inner);
+    max
 }
 
 /// Every line of the results screen.

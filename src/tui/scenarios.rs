@@ -4,7 +4,7 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::widgets::Paragraph;
 use serde_json::Value;
 
 use super::panel::block;
@@ -114,11 +114,12 @@ pub fn draw(frame: &mut Frame, lab: &Lab, items: &[Value], ui: &Ui, theme: &Them
         Some(s) => scenario_detail(s, status_of(curation, &item_id(s)), theme),
         None => vec![Line::styled("Nothing selected.", theme.muted())],
     };
-    frame.render_widget(
-        Paragraph::new(body)
-            .wrap(Wrap { trim: false })
-            .scroll((ui.proposal_scroll, 0))
-            .block(block(" Scenario ".into(), theme)),
+    super::scroll::draw_scrolled(
+        frame,
+        Paragraph::new(body),
+        block(" Scenario ".into(), theme),
+        ui.proposal_scroll,
+        &ui.proposal_max,
         detail,
     );
     let mut lines = vec![Line::styled(counts_line(lab, proposal), theme.muted())];

@@ -1,11 +1,13 @@
-//! Entering and leaving the terminal's raw, alternate-screen mode. A RAII guard restores it on
-//! every exit path, and a panic hook restores it before the panic message is printed.
+//! Entering and leaving the terminal's raw, alternate-screen mode with mouse reporting (wheel,
+//! clicks). A RAII guard restores it on every exit path, and a panic hook restores it before
+//! the panic message is printed.
 
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use std::io::{Stdout, stdout};
 
 use crossterm::ExecutableCommand;
+use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
 use crossterm::terminal::{EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode};
 
 /// Owns the terminal while the wizard runs; dropping it gives the terminal back.
@@ -14,11 +16,14 @@ pub struct TerminalGuard {
 }
 
 impl TerminalGuard {
-    /// Switches to raw mode and the alternate screen.
+    /// Switches to raw mode, the alternate screen and mouse reporting.
     pub fn enter() -> std::io::Result<Self> {
         install_panic_hook();
         enable_raw_mode()?;
-        if let Err(e) = stdout().execute(EnterAlternateScreen) {
+        if let Err(e) = stdout()
+            .execute(EnterAlternateScreen)
+            .and_then(|o| o.execute(EnableMouseCapture))
+        {
             restore();
             return Err(e);
         }
@@ -43,6 +48,7 @@ impl Drop for TerminalGuard {
 /// Best-effort restore; safe to call more than once.
 pub fn restore() {
     super::stderr::restore_stderr();
+    let _ = stdout().execute(DisableMouseCapture);
     let _ = disable_raw_mode();
     let _ = stdout().execute(LeaveAlternateScreen);
     let _ = stdout().execute(crossterm::cursor::Show);

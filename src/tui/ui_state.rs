@@ -17,6 +17,31 @@ pub struct Ui {
     pub cursor: usize,
     /// What `o` did on the results screen.
     pub run_notice: Option<String>,
+    /// Where the last frame put the run screen's panes (scroll limits, rows for clicks).
+    pub run_geometry: std::cell::Cell<super::dashboard::RunGeometry>,
+    /// The largest proposal scroll the last frame allowed.
+    pub proposal_max: std::cell::Cell<u16>,
+    /// The `?` overlay is open.
+    pub help: bool,
+    /// What the last action did, for the footer.
+    pub feedback: Option<String>,
+    /// A bulk curation waiting for `y` (it says how many it changes).
+    pub bulk: Option<Bulk>,
+    /// The step list's width was toggled with `s`: `Some(shown)` overrides the automatic choice.
+    pub sidebar: Option<bool>,
+    /// Whether the last frame chose, by its width, to show the step list in full.
+    pub sidebar_auto: std::cell::Cell<bool>,
+    /// Where the last frame drew the step list (for clicks).
+    pub steps_area: std::cell::Cell<ratatui::layout::Rect>,
+}
+
+/// A bulk approve or reject, asked before it happens.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bulk {
+    pub ids: Vec<String>,
+    pub status: crate::generate::CaseStatus,
+    /// `approve 15 scenarios of hurried-maintainer`.
+    pub what: String,
 }
 
 impl Ui {

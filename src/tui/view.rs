@@ -8,7 +8,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Text};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
-use super::dashboard::draw_dashboard;
+use super::dashboard::{RunGeometry, draw_dashboard};
 use super::panel::block;
 use super::results::draw_results;
 use super::theme::Theme;
@@ -46,16 +46,32 @@ pub fn draw(frame: &mut Frame, lab: &Lab, ui: &Ui, theme: &Theme) {
         Constraint::Length(super::footer::footer_height(&hint_text, area.width)),
     ])
     .areas(area);
-    let list_width = if body.width >= 90 { 29 } else { 22 };
+    let auto = sidebar_fits(lab, body.width);
+    ui.sidebar_auto.set(auto);
+    let full = ui.sidebar.unwrap_or(auto);
+    let list_width = match (full, body.width >= 90) {
+        (false, _) => 6,
+        (true, true) => 29,
+        (true, false) => 22,
+    };
     let [list, main] = Layout::horizontal([Constraint::Length(list_width), Constraint::Min(0)]).areas(body);
-    draw_steps(frame, lab, theme, list);
+    ui.steps_area.set(list);
+    draw_steps(frame, lab, theme, list, full);
     draw_main(frame, lab, ui, theme, main);
     super::footer::draw_footer(frame, &hint_text, theme, hints);
     if ui.hint.is_some() {
         draw_hint_prompt(frame, ui, theme, body);
     }
+    if ui.help {
+        let entries = super::help::lab_help(lab, ui);
+        super::help::draw_help(frame, &super::help::lab_help_title(lab), &entries, theme, body);
+    }
     if lab.confirm_quit {
         draw_confirm_quit(frame, theme, body);
+    } else if let Phase::Running { dashboard, .. } = &lab.phase
+        && dashboard.confirm_cancel
+    {
+        draw_confirm_cancel(frame, dashboard.done(), dashboard.total(), theme, body);
     }
 }
 
@@ -70,7 +86,18 @@ fn phase_name(phase: &Phase) -> &'static str {
     }
 }
 
-fn draw_steps(frame: &mut Frame, lab: &Lab, theme: &Theme, area: Rect) {
+/// Whether the step list is shown in full by default: it gives way below 100 columns, and
+/// during the run below 140, so names in the panes get the room (`s` toggles it).
+pub fn sidebar_fits(lab: &Lab, width: u16) -> bool {
+    let need = if matches!(lab.phase, Phase::Running { .. }) {
+        140
+    } else {
+        100
+    };
+    width >= need
+}
+
+fn draw_steps(frame: &mut Frame, lab: &Lab, theme: &Theme, area: Rect, full: bool) {
     let lines: Vec<Line> = StepId::ALL
         .iter()
         .map(|&step| {
@@ -91,10 +118,15 @@ fn draw_steps(frame: &mut Frame, lab: &Lab, theme: &Theme, area: Rect) {
             } else {
                 ("·", theme.muted())
             };
-            Line::styled(format!("{mark} {:>2} {}", step.number(), step.title()), style)
+            if full {
+                Line::styled(format!("{mark} {:>2} {}", step.number(), step.title()), style)
+            } else {
+                Line::styled(format!("{mark}{:>3}", step.number()), style)
+            }
         })
         .collect();
-    frame.render_widget(Paragraph::new(lines).block(block(" Steps ".into(), theme)), area);
+    let title = if full { " Steps " } else { "" };
+    frame.render_widget(Paragraph::new(lines).block(block(title.into(), theme)), area);
 }
 
 fn draw_main(frame: &mut Frame, lab: &Lab, ui: &Ui, theme: &Theme, area: Rect) {
@@ -136,11 +168,12 @@ fn draw_main(frame: &mut Frame, lab: &Lab, ui: &Ui, theme: &Theme, area: Rect) {
             } else {
                 " Resolved config (read-only) "
             };
-            frame.render_widget(
-                Paragraph::new(proposal.text.as_str())
-                    .style(theme.base())
-                    .scroll((ui.proposal_scroll, 0))
-                    .block(block(label.into(), theme)),
+            super::scroll::draw_scrolled(
+                frame,
+                Paragraph::new(proposal.text.as_str()).style(theme.base()),
+                block(label.into(), theme),
+                ui.proposal_scroll,
+                &ui.proposal_max,
                 answer,
             );
             draw_notes(frame, &proposal.notes, theme, notes);
@@ -188,12 +221,14 @@ fn draw_main(frame: &mut Frame, lab: &Lab, ui: &Ui, theme: &Theme, area: Rect) {
             outcome,
         } => {
             let [pane, status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(inner);
-            match outcome {
-                Some(RunOutcome::Report(r)) if dashboard.screen == Screen::Results => {
-                    draw_results(frame, r, dashboard.results_scroll, theme, pane)
-                }
+            let geometry = match outcome {
+                Some(RunOutcome::Report(r)) if dashboard.screen == Screen::Results => RunGeometry {
+                    results_max: draw_results(frame, r, dashboard.results_scroll, theme, pane),
+                    ..RunGeometry::default()
+                },
                 _ => draw_dashboard(frame, dashboard, outcome.is_none().then(|| spinner(*tick)), theme, pane),
-            }
+            };
+            ui.run_geometry.set(geometry);
             let line = match (outcome, &ui.run_notice) {
                 (None, _) => Line::styled(format!("{} Running the suite…", spinner(*tick)), theme.accent()),
                 (Some(_), Some(n)) => Line::styled(n.clone(), theme.accent()),
@@ -285,11 +320,30 @@ fn status_lines<'a>(lab: &Lab, notice: Option<&'a str>, confirm: Option<&'a str>
 
 /// The key hints for the current screen.
 pub fn key_hints(lab: &Lab, ui: &Ui) -> String {
+    if let Some(bulk) = &ui.bulk {
+        return format!("{}? y yes · any other key no", bulk.what);
+    }
+    let hints = screen_hints(lab, ui);
+    match &ui.feedback {
+        Some(done) => format!("✓ {done} · {hints}"),
+        None => hints,
+    }
+}
+
+fn screen_hints(lab: &Lab, ui: &Ui) -> String {
+    if ui.help {
+        return "any key closes the help".into();
+    }
     if lab.confirm_quit {
         return "y quit (accepted steps are saved) · n stay".into();
     }
     if ui.hint.is_some() {
         return "Enter regenerate with this hint · Esc cancel".into();
+    }
+    if let Phase::Running { dashboard, .. } = &lab.phase
+        && dashboard.confirm_cancel
+    {
+        return "y cancel the run · n keep running".into();
     }
     let back = if lab.step.prev().is_some_and(|p| lab.is_completed(p)) {
         " · b back"
@@ -313,23 +367,26 @@ pub fn key_hints(lab: &Lab, ui: &Ui) -> String {
                 keys.push("Esc skip discovery");
             }
             keys.push("↑↓ scroll");
-            format!("{}{back} · ^C quit", keys.join(" · "))
+            format!("{}{back} · ? help · ^C quit", keys.join(" · "))
         }
         Phase::Editing { .. } if lab.review.editing.is_some() => {
             "Ctrl-S save this item · Esc cancel edit · Ctrl-C quit".into()
         }
         Phase::Editing { .. } => "Ctrl-S save & accept · Esc cancel edit · Ctrl-C quit".into(),
         Phase::Failed { .. } => format!("r retry · h regenerate with hint{back} · Ctrl-C quit"),
-        Phase::Running { outcome: None, .. } => "↑↓ case · f follow · p pin · Esc cancel run · Ctrl-C quit".into(),
+        Phase::Running { outcome: None, .. } => {
+            "↑↓ case · PgUp/Dn scroll · Enter expand · f follow · p pin · Esc cancel run · ? help · Ctrl-C quit".into()
+        }
         Phase::Running {
             outcome: Some(RunOutcome::Report(_)),
             dashboard,
             ..
-        } if dashboard.screen == Screen::Results => "↑↓ scroll · o open report · d dashboard · q quit".into(),
+        } if dashboard.screen == Screen::Results => "↑↓ scroll · o open report · d dashboard · ? help · q quit".into(),
         Phase::Running {
             outcome: Some(RunOutcome::Report(_)),
             ..
-        } => "↑↓ case · f follow · p pin · r results · o open report · q quit".into(),
+        } => "↑↓ case · PgUp/Dn scroll · Enter expand · f follow · p pin · r results · o open report · ? help · q quit"
+            .into(),
         Phase::Running { .. } => "↑↓ case · f follow · p pin · q quit".into(),
     }
 }
@@ -348,6 +405,23 @@ fn draw_hint_prompt(frame: &mut Frame, ui: &Ui, theme: &Theme, area: Rect) {
     let inner = b.inner(r);
     frame.render_widget(b, r);
     frame.render_widget(hint, inner);
+}
+
+fn draw_confirm_cancel(frame: &mut Frame, done: usize, total: usize, theme: &Theme, area: Rect) {
+    let r = popup(area, 52, 6);
+    frame.render_widget(Clear, r);
+    let text = Text::from(vec![
+        Line::styled("Cancel the run?", theme.warn()),
+        Line::raw(format!("{done} of {total} trials finished; they are kept")),
+        Line::raw("in the run folder. The others are cancelled."),
+        Line::styled("y cancel the run · n keep running", theme.muted()),
+    ]);
+    frame.render_widget(
+        Paragraph::new(text)
+            .style(theme.base())
+            .block(block(" Cancel? ".into(), theme)),
+        r,
+    );
 }
 
 fn draw_confirm_quit(frame: &mut Frame, theme: &Theme, area: Rect) {

@@ -456,7 +456,9 @@ fn the_run_streams_lines_and_ends_with_the_report() {
     assert!(
         matches!(&lab.phase, Phase::Running { dashboard, tick: 1, .. } if dashboard.focus.events[0].transcript_line().contains("user: Please cut 1.2.0"))
     );
-    assert_eq!(lab.handle(Event::Cancel), vec![Effect::CancelRun]);
+    // Esc asks first; only yes cancels.
+    assert!(lab.handle(Event::Cancel).is_empty());
+    assert_eq!(lab.handle(Event::CancelRunConfirmed), vec![Effect::CancelRun]);
     lab.handle(Event::RunFinished(Ok(Box::new(crate::run_fakes::fake_results(
         ".ghostlab/runs/1",
         true,

@@ -253,6 +253,14 @@ fn tmux_accept_kill_resume_and_quit() {
         assert_eq!(completed(&job), step);
     }
     tmux.wait_for(&format!("{}deciding", title(12)));
+    // `?` lists this screen's keys; any key closes it without acting (Enter does not accept).
+    tmux.keys(&["?"]);
+    let help = tmux.wait_for("Keys: 12 Preview & run");
+    assert!(help.contains("Enter") && help.contains("Ctrl-C"), "{help}");
+    tmux.keys(&["Enter"]);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!tmux.screen().contains("Keys: "));
+    assert_eq!(completed(&job), 11, "the key that closed the help accepted nothing");
     // Ctrl-C asks; declining keeps going, never accepts on its own.
     tmux.keys(&["C-c"]);
     tmux.wait_for("Quit the lab?");
@@ -278,6 +286,11 @@ fn tmux_accept_kill_resume_and_quit() {
     tmux.wait_for("pinned ");
     tmux.keys(&["f"]);
     tmux.wait_for("following newest");
+    // The run screen's help names its transcript keys.
+    tmux.keys(&["?"]);
+    let help = tmux.wait_for("Keys: the run");
+    assert!(help.contains("PgUp") && help.contains("in full"), "{help}");
+    tmux.keys(&["x"]);
     tmux.keys(&["r"]);
     tmux.wait_for("Results of run");
     tmux.keys(&["q"]);
@@ -289,6 +302,13 @@ fn tmux_accept_kill_resume_and_quit() {
         .args(["view", "--json"])
         .output()
         .expect("view");
+    // The verdict filter takes the spelling the screens show.
+    let upper = Command::new(env!("CARGO_BIN_EXE_ghostlab"))
+        .current_dir(dir.path())
+        .args(["view", "--json", "--verdict", "FAIL"])
+        .output()
+        .expect("view --verdict FAIL");
+    assert!(upper.status.success(), "{}", String::from_utf8_lossy(&upper.stderr));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let view: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     let r = &view["results"];

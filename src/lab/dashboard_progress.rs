@@ -1,0 +1,110 @@
+//! The dashboard's progress figures: how many trials the run will have (only approved cases
+//! run), elapsed time and ETA from event times with a live clock between events, and what an
+//! unfinished row is (running, cancelled, or left unfinished by a run that stopped).
+//!
+//! The clock is handed in ([`DashboardState::clock`]) so this stays a pure function of what it
+//! was told; once the run ends the clock is dropped and only event times count, which is what
+//! `ghostlab view` computes from the stored events.
+
+use chrono::{DateTime, Utc};
+
+use super::dashboard_state::{CaseRow, DashboardState};
+use crate::generate::{CaseStatus, Dataset};
+
+impl DashboardState {
+    /// The wall clock while the run is live: elapsed time and ETA move between events.
+    pub fn clock(&mut self, now: DateTime<Utc>) {
+        self.clock_start.get_or_insert(now);
+        self.now = Some(now);
+    }
+
+    /// The run ended (finished, failed or cancelled): from now on only event times count.
+    pub fn stop_clock(&mut self) {
+        self.now = None;
+        self.confirm_cancel = false;
+    }
+
+    /// Milliseconds from the first event to the latest event, or to the clock while it runs.
+    pub fn elapsed_ms(&self) -> u64 {
+        let start = self.first_ts.or(self.clock_start.filter(|_| self.now.is_some()));
+        let end = match (self.last_ts, self.now) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        match (start, end) {
+            (Some(a), Some(b)) => (b - a).num_milliseconds().max(0) as u64,
+            _ => 0,
+        }
+    }
+
+    /// Remaining time at the pace of the trials finished so far; `None` before the first one
+    /// finishes, when the total is unknown, or once every planned trial finished.
+    pub fn eta_ms(&self) -> Option<u64> {
+        let (done, total) = (self.done() as u64, self.planned? as u64);
+        let left = total.checked_sub(done).filter(|&l| l > 0)?;
+        (done > 0).then(|| self.elapsed_ms() / done * left)
+    }
+
+    /// The trials the header counts to: the planned ones, or the rows seen when more arrived.
+    pub fn total(&self) -> usize {
+        self.planned
+            .unwrap_or(self.rows.len())
+            .max(self.rows.len())
+            .max(self.done())
+    }
+
+    /// What the case table says of a row: its verdict, else `running` while the run is live,
+    /// `cancelled` after the person cancelled it, `unfinished` for a run that stopped.
+    pub fn row_status(&self, r: &CaseRow, live: bool) -> &'static str {
+        match r.verdict {
+            Some(v) => v.as_str(),
+            None if live && !self.cancelled => "running",
+            None if self.cancelled => "cancelled",
+            None => "unfinished",
+        }
+    }
+
+    /// A row's scenario as people know it: its title when known, else its id (else the case).
+    pub fn title<'a>(&'a self, r: &'a CaseRow) -> &'a str {
+        let id = if r.scenario.is_empty() { &r.case } else { &r.scenario };
+        self.titles.get(id).map(String::as_str).unwrap_or(id)
+    }
+}
+
+/// Trials a run of the accepted scenarios will have (one each): the scenarios of the artifact
+/// (a `ScenarioSet` `{scenarios: [...]}` or a bare list) that the curation does not keep out.
+/// As at the run's start (`publish_accepted`), a case curated rejected or needs-edit stays out
+/// and one never curated runs.
+pub fn planned_trials(scenarios: Option<&serde_json::Value>, curation: Option<&Dataset>) -> Option<usize> {
+    let v = scenarios?;
+    let list = v.get("scenarios").unwrap_or(v).as_array()?;
+    let kept_out = |id: &str| {
+        curation.is_some_and(|d| {
+            d.cases
+                .iter()
+                .any(|c| c.id == id && matches!(c.status, CaseStatus::Rejected | CaseStatus::NeedsEdit))
+        })
+    };
+    Some(
+        list.iter()
+            .filter(|s| !kept_out(s.get("id").and_then(|i| i.as_str()).unwrap_or_default()))
+            .count(),
+    )
+}
+
+/// Scenario id → title, from the scenarios artifact (a `ScenarioSet` or a bare list).
+pub fn scenario_titles(scenarios: Option<&serde_json::Value>) -> std::collections::HashMap<String, String> {
+    let list = scenarios
+        .and_then(|v| v.get("scenarios").unwrap_or(v).as_array())
+        .cloned()
+        .unwrap_or_default();
+    list.iter()
+        .filter_map(|s| {
+            Some((
+                s.get("id")?.as_str()?.to_string(),
+                s.get("title")?.as_str()?.to_string(),
+            ))
+        })
+        .filter(|(_, t)| !t.trim().is_empty())
+        .collect()
+}
