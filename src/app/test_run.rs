@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::judge::facts::contract_facts;
+use crate::judge::facts::job_contract_facts;
 use crate::report::{ReportError, ReportOutputs};
 use crate::run::dataset_cases::{Selection, load_cases};
 use crate::run::manifest::Manifest;
@@ -137,7 +137,7 @@ pub async fn run_tests(settings: &TestSettings, sinks: Sinks) -> Result<TestOutc
         return Err(TestRunError::NoCases);
     }
     let run = resolve_run_dir(settings)?;
-    let facts = contract_facts(&state)?;
+    let facts = job_contract_facts(job)?;
     let agent_model = match &settings.agent_cassette {
         Some(c) => Some(start_agent_model(c).await?),
         None => None,

@@ -26,7 +26,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let job = crate::spec::load_job(&args.job)?;
     let shards: Vec<&std::path::Path> = args.shards.iter().map(PathBuf::as_path).collect();
     super::replay::check_inputs(&job, &shards, args.strict)?;
-    let facts = crate::judge::facts::contract_facts(&job.state_dir()).map_err(|e| CliError::usage(e.to_string()))?;
+    let facts = crate::judge::facts::job_contract_facts(&job).map_err(|e| CliError::usage(e.to_string()))?;
     let out = args
         .out
         .unwrap_or_else(|| RunDir::fresh(&job.state_dir()).path().to_path_buf());

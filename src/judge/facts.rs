@@ -30,11 +30,29 @@ pub enum FactsError {
     Parse { path: PathBuf, source: serde_json::Error },
     #[error("{}: contract version {found}, this build reads version {CONTRACT_VERSION}; run `ghostlab discover` again", path.display())]
     Version { path: PathBuf, found: u64 },
+    #[error("{0}")]
+    Decisions(String),
+}
+
+/// The gate facts of a job: its contract's counts without the findings people accepted or
+/// waived (`<job>.decisions.json`) while the evidence is what they decided on; an expired
+/// decision counts again. The one reader for `test`, the lab, `merge` and `rescore`.
+pub fn job_contract_facts(job: &crate::spec::LoadedJob) -> Result<GateFacts, FactsError> {
+    use crate::mcp::contract::decisions::{decisions_path, load};
+    let decisions = load(&decisions_path(&job.file)).map_err(|e| FactsError::Decisions(e.to_string()))?;
+    facts_with(&job.state_dir(), Some(&decisions))
 }
 
 /// The gate facts of the job whose state folder is `state_dir`: the contract's counts, or why
 /// there are none. `denied_egress` is filled from the trials when the outcome is written.
 pub fn contract_facts(state_dir: &Path) -> Result<GateFacts, FactsError> {
+    facts_with(state_dir, None)
+}
+
+fn facts_with(
+    state_dir: &Path,
+    decisions: Option<&crate::mcp::contract::decisions::Decisions>,
+) -> Result<GateFacts, FactsError> {
     let path = state_dir.join("contract.json");
     let Some(text) = read_optional_string(&path, FileKind::State)? else {
         return Ok(GateFacts {
@@ -63,10 +81,21 @@ pub fn contract_facts(state_dir: &Path) -> Result<GateFacts, FactsError> {
         path: path.clone(),
         source,
     })?;
+    // The inventory, for the evidence a decision was taken on; without it a decision still
+    // matches a finding whose words are unchanged and that points at nothing.
+    let inventory: Option<serde_json::Value> = match decisions {
+        Some(_) => read_optional_string(&state_dir.join("inventory.json"), FileKind::State)?
+            .and_then(|t| serde_json::from_str(&t).ok()),
+        None => None,
+    };
+    let counts = |f: &&crate::mcp::contract::Finding| {
+        decisions.is_none_or(|d| crate::mcp::contract::decisions::standing(f, inventory.as_ref(), d).counts())
+    };
     let errors_among = |codes: &[&str]| {
         contract
             .findings
             .iter()
+            .filter(counts)
             .filter(|f| codes.contains(&f.code.as_str()))
             .filter(|f| f.severity == crate::mcp::contract::rules::Severity::Error)
             .count()

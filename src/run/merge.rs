@@ -1,7 +1,7 @@
 //! Combining the shards of a partitioned run (`ghostlab test --partition I/N` on several
 //! machines) into one run: the trials are copied, then summary, gates and JUnit are recomputed
 //! over all of them. Two shards holding the same trial is an error, not a silent overwrite.
-//! The gates read the same contract facts as `ghostlab test` (`judge::facts::contract_facts`).
+//! The gates read the same contract facts as `ghostlab test` (`judge::facts::job_contract_facts`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

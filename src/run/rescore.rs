@@ -12,7 +12,7 @@ use super::run_dir::RunDir;
 use super::suite::{SuiteSummary, write_outcome};
 use crate::judge::case_verdict::{judge_case, write_verdict};
 use crate::judge::checks::CheckInput;
-use crate::judge::facts::contract_facts;
+use crate::judge::facts::job_contract_facts;
 use crate::judge::llm_judge::Judge;
 use crate::redact::Redactor;
 use crate::spec::LoadedJob;
@@ -51,7 +51,7 @@ pub fn end_from_events(events: &[super::events::Envelope]) -> ConversationEnd {
 pub async fn rescore(job: &LoadedJob, judge: &dyn Judge, src: &Path, dst: &Path) -> std::io::Result<SuiteSummary> {
     // The same contract facts `ghostlab test` reads; read before any work, so a corrupt
     // contract.json is refused up front.
-    let facts = contract_facts(&job.state_dir()).map_err(std::io::Error::other)?;
+    let facts = job_contract_facts(job).map_err(std::io::Error::other)?;
     let redactor = Redactor::for_job(job);
     let known = known_tools(job);
     let mut verdicts = Vec::new();

@@ -17,9 +17,7 @@ fn discovered_description(backend: &str, marker: &Path) -> String {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("ws")).unwrap();
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp");
-    for f in ["where_am_i.mjs"] {
-        std::fs::copy(fixtures.join(f), dir.path().join(f)).unwrap();
-    }
+    std::fs::copy(fixtures.join("where_am_i.mjs"), dir.path().join("where_am_i.mjs")).unwrap();
     let job = dir.path().join("job.yaml");
     std::fs::write(
         &job,

@@ -202,3 +202,59 @@ fn a_run_the_offline_judge_decided_nothing_in_meets_no_gate() {
         assert!(others.iter().all(|g| g["met"] == true), "{others:?}");
     }
 }
+
+#[test]
+fn waived_findings_leave_the_gates_until_their_evidence_changes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, stored) = stored_run(tmp.path(), &[]);
+    // Two security findings with different words on one tool: two ids.
+    let finding = |message: &str| {
+        serde_json::json!({"code": "GL017", "rule": "r", "severity": "error", "server": "release",
+            "item": "t", "pointer": "/servers/0/tools/0", "message": message})
+    };
+    let contract = serde_json::json!({"version": 1, "generated_at": "2026-12-04T00:00:00Z", "servers": [],
+        "findings": [finding("hidden tag"), finding("points at ~/.ssh")],
+        "summary": {"error": 2, "warning": 0, "note": 0, "info": 0}});
+    std::fs::write(dir.join(".ghostlab/contract.json"), contract.to_string()).unwrap();
+    let ids: Vec<String> = String::from_utf8_lossy(
+        &common::ghostlab_in(&dir, 60)
+            .args(["findings", "list"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .lines()
+    .filter(|l| l.starts_with("GL017"))
+    .map(|l| l.split_whitespace().next().unwrap().to_string())
+    .collect();
+    assert_eq!(ids.len(), 2, "{ids:?}");
+    // One waived: one still counts, in merge and in rescore.
+    let (code, err) = run(&dir, &["findings", "waive", &ids[0], "--reason", "our own test server"]);
+    assert_eq!(code, Some(0), "{err}");
+    for r in merge_and_rescore(&dir, &stored, "one-waived") {
+        assert_eq!(gate(&r, "no_high_security_findings")["actual"], "1");
+    }
+    // Both decided: the gate is met (the run still fails on its pass rate).
+    let (code, err) = run(
+        &dir,
+        &["findings", "accept", &ids[1], "--reason", "risk taken, reviewed"],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    for r in merge_and_rescore(&dir, &stored, "both") {
+        let g = gate(&r, "no_high_security_findings");
+        assert_eq!(
+            (g["met"].clone(), g["actual"].clone()),
+            (true.into(), "0".into()),
+            "{g}"
+        );
+    }
+    // The server changed the tool the findings point at: both decisions expire.
+    std::fs::write(
+        dir.join(".ghostlab/inventory.json"),
+        r#"{"servers": [{"tools": [{"name": "t", "description": "new words"}]}]}"#,
+    )
+    .unwrap();
+    for r in merge_and_rescore(&dir, &stored, "expired") {
+        assert_eq!(gate(&r, "no_high_security_findings")["actual"], "2");
+    }
+}

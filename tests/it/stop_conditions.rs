@@ -7,7 +7,6 @@ use ghostlab::judge::Verdict;
 use ghostlab::judge::case_verdict::judge_case;
 use ghostlab::judge::checks::CheckInput;
 use ghostlab::judge::llm_judge::LlmJudge;
-use ghostlab::llm::LlmError;
 use ghostlab::llm::fake::FakeLlm;
 use ghostlab::redact::Redactor;
 use ghostlab::run::conversation::converse;
