@@ -16,6 +16,7 @@ mod model;
 mod observed_rows;
 mod pdf;
 mod read;
+pub mod role_spend;
 pub mod spend;
 mod summary;
 mod tables;

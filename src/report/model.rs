@@ -67,7 +67,7 @@ pub struct SummaryPage {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct TokenTotals {
     /// Agent, emulator and judge, each "unknown" where its work went unrecorded.
-    pub roles: Vec<super::spend::RoleSpend>,
+    pub roles: Vec<super::role_spend::RoleSpend>,
     pub cost_usd: f64,
     /// Some cost has no known price: `cost_usd` is a lower bound, shown with "unknown".
     pub cost_unknown: bool,

@@ -2,54 +2,8 @@
 //! "unknown" wherever a role did work whose usage was never recorded (a replayed or unmetered
 //! model): such a role never shows 0 tokens or 0 calls.
 
-use serde::Serialize;
-
 use super::model::{Entry, TrialReport};
-
-/// One role's figures summed over the run's trials.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct RoleSpend {
-    pub role: String,
-    pub calls: u64,
-    pub tokens: u64,
-    /// Trials in which this role did model work but recorded no usage for it.
-    pub unrecorded_trials: u32,
-    /// The role used no model in this run (the offline emulator or judge).
-    pub offline: bool,
-}
-
-impl RoleSpend {
-    /// Every call and token of this role is known.
-    pub fn known(&self) -> bool {
-        self.unrecorded_trials == 0
-    }
-
-    /// `1830 tokens in 2 calls`, `none (offline)`, or `unknown (…)`; never a made-up 0.
-    pub fn shown(&self) -> String {
-        let counted = format!("{} tokens in {}", self.tokens, calls(self.calls));
-        match (self.known(), self.calls) {
-            (true, 0) if self.offline => "none (offline)".into(),
-            (true, _) => counted,
-            (false, 0) => format!("unknown (not recorded in {})", trials(self.unrecorded_trials)),
-            (false, _) => format!(
-                "unknown (at least {counted}; not recorded in {})",
-                trials(self.unrecorded_trials)
-            ),
-        }
-    }
-}
-
-fn calls(n: u64) -> String {
-    if n == 1 { "1 call".into() } else { format!("{n} calls") }
-}
-
-fn trials(n: u32) -> String {
-    if n == 1 {
-        "1 trial".into()
-    } else {
-        format!("{n} trials")
-    }
-}
+pub use super::role_spend::RoleSpend;
 
 /// The agent's, the emulator's and the judge's figures, and their total.
 pub fn role_spend(trials: &[TrialReport], emulator_label: Option<&str>) -> [RoleSpend; 3] {

@@ -6,12 +6,12 @@
 use crossterm::event::{KeyCode, MouseEventKind};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::panel::block;
 use super::theme::Theme;
+use super::theme::verdict_style;
 use super::transcript::{TranscriptGeometry, draw_transcript};
 use crate::lab::dashboard_state::{CaseRow, DashboardState, Nav, Screen, Selection};
 use crate::trial::Verdict;
@@ -171,14 +171,6 @@ fn tokens(n: u64) -> String {
         format!("{:.1}k", n as f64 / 1000.0)
     } else {
         n.to_string()
-    }
-}
-
-pub fn verdict_style(v: Verdict, theme: &Theme) -> Style {
-    match v {
-        Verdict::Pass => theme.ok(),
-        Verdict::Fail => theme.error(),
-        Verdict::Inconclusive | Verdict::InfraError => theme.warn(),
     }
 }
 

@@ -8,8 +8,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use std::path::{Path, PathBuf};
 
-use super::dashboard::{duration, verdict_style};
+use super::dashboard::duration;
 use super::theme::Theme;
+use super::theme::verdict_style;
 use crate::app::RunResults;
 use crate::trial::Verdict;
 

@@ -3,7 +3,9 @@
 
 use crossterm::event::{KeyCode, KeyEvent};
 
-use super::help::HelpEntry;
+/// A help row (keys, what they do); the same shape as `tui::help::HelpEntry`, spelled here so
+/// the help screen can list these keys without the two files importing each other.
+type HelpEntry = (&'static str, &'static str);
 use super::intent::Intent;
 use super::scroll::step;
 use super::ui_state::{Bulk, Ui};

@@ -201,6 +201,14 @@ fn user_config_dir() -> Option<PathBuf> {
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
 }
 
+pub fn verdict_style(v: crate::trial::Verdict, theme: &Theme) -> Style {
+    match v {
+        crate::trial::Verdict::Pass => theme.ok(),
+        crate::trial::Verdict::Fail => theme.error(),
+        crate::trial::Verdict::Inconclusive | crate::trial::Verdict::InfraError => theme.warn(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -184,7 +184,7 @@ fn event_lines(e: &RunEvent, full: bool, theme: &Theme) -> Vec<Logical> {
         RunEvent::CaseFinished { verdict, .. } => one(
             None,
             e.one_line().trim().to_string(),
-            super::dashboard::verdict_style(*verdict, theme),
+            super::theme::verdict_style(*verdict, theme),
         ),
         other => one(None, other.one_line().trim().to_string(), theme.muted()),
     }

@@ -53,6 +53,12 @@ pub fn prepared(
     let job = dir.join("job.yaml");
     let text = std::fs::read_to_string(&job)
         .unwrap()
+        // discover (above) saved job.yaml again with every sandbox key written out; the
+        // test's own `keep` replaces the default one.
+        .replace(
+            "  keep: false\n",
+            if extra_sandbox.contains("keep:") { "" } else { "  keep: false\n" },
+        )
         .replace("github-copilot/claude-sonnet-4.5", model)
         .replace("github-copilot/claude-haiku-4.5", small_model)
         .replace(
