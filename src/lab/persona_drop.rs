@@ -51,7 +51,7 @@ impl Lab {
         let proposed = self
             .cache
             .get(&StepId::Scenarios)
-            .and_then(|p| yaml_serde::from_str::<Value>(&p.text).ok());
+            .and_then(|p| crate::spec::yaml_guard::parse_guarded::<Value>(&p.text).ok());
         for set in [accepted, proposed].into_iter().flatten() {
             for s in scenario_list(&set) {
                 let sid = item_id(s);
@@ -68,7 +68,7 @@ impl Lab {
         let keep = |s: &Value| !ids.contains(&item_id(s));
         let mut fx = Vec::new();
         if let Some(mut proposal) = self.cache.get(&StepId::Scenarios).cloned()
-            && let Ok(mut set) = yaml_serde::from_str::<Value>(&proposal.text)
+            && let Ok(mut set) = crate::spec::yaml_guard::parse_guarded::<Value>(&proposal.text)
         {
             retain_scenarios(&mut set, keep);
             proposal.text = to_answer_yaml(&set);

@@ -25,7 +25,7 @@ pub fn list_key(step: StepId) -> Option<&'static str> {
 /// The items of a set proposal; `None` when the text is not a set of this step.
 pub fn items(step: StepId, text: &str) -> Option<Vec<Value>> {
     let key = list_key(step)?;
-    let value: Value = yaml_serde::from_str(text).ok()?;
+    let value: Value = crate::spec::yaml_guard::parse_guarded(text).ok()?;
     value.get(key)?.as_array().cloned()
 }
 
@@ -36,7 +36,7 @@ pub fn item_id(item: &Value) -> String {
 
 /// The curation a scenario set starts with: each case as `known` has it, else pending.
 pub fn curation_for(text: &str, known: Option<&Dataset>) -> Option<Dataset> {
-    let set: ScenarioSet = yaml_serde::from_str(text).ok()?;
+    let set: ScenarioSet = crate::spec::yaml_guard::parse_guarded(text).ok()?;
     let mut dataset = Dataset::from_scenarios(&set);
     if let Some(known) = known {
         for case in &mut dataset.cases {
@@ -162,7 +162,7 @@ impl Lab {
             };
             Vec::new()
         };
-        let item: Value = match yaml_serde::from_str(&text) {
+        let item: Value = match crate::spec::yaml_guard::parse_guarded(&text) {
             Ok(v @ Value::Object(_)) => v,
             Ok(_) => return refuse(self, "one item is a YAML mapping (id: …, name: …)".into()),
             Err(e) => return refuse(self, format!("not valid YAML: {e}")),
@@ -298,7 +298,7 @@ impl Lab {
     }
 
     fn set_value(&self, proposal: &Proposal, list: Vec<Value>) -> Value {
-        let mut value: Value = yaml_serde::from_str(&proposal.text).unwrap_or(Value::Null);
+        let mut value: Value = crate::spec::yaml_guard::parse_guarded(&proposal.text).unwrap_or(Value::Null);
         if !value.is_object() {
             value = serde_json::json!({"version": 1});
         }
@@ -330,7 +330,10 @@ impl Lab {
     }
 
     pub(super) fn curation_effects(&self, text: &str) -> Vec<Effect> {
-        let (Some(dataset), Ok(scenarios)) = (&self.review.curation, yaml_serde::from_str::<ScenarioSet>(text)) else {
+        let (Some(dataset), Ok(scenarios)) = (
+            &self.review.curation,
+            crate::spec::yaml_guard::parse_guarded::<ScenarioSet>(text),
+        ) else {
             return Vec::new();
         };
         // Only a set that passes its schema is written; accepting the step reports the problem.

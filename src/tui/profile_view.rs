@@ -17,7 +17,7 @@ use crate::lab::Proposal;
 
 /// The profile in the proposal, when it is one.
 pub fn parse(proposal: &Proposal) -> Option<AgentProfile> {
-    yaml_serde::from_str(&proposal.text).ok()
+    crate::spec::yaml_guard::parse_guarded(&proposal.text).ok()
 }
 
 fn evidence_line<'a>(e: &EvidenceRef, theme: &Theme) -> Line<'a> {

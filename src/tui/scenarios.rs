@@ -52,7 +52,7 @@ pub fn counts_line(lab: &Lab, proposal: &Proposal) -> String {
         return "curation unavailable: the set does not parse as scenarios".into();
     };
     let n = |s: CaseStatus| d.cases.iter().filter(|c| c.status == s).count();
-    let cost = match yaml_serde::from_str::<ScenarioSet>(&proposal.text) {
+    let cost = match crate::spec::yaml_guard::parse_guarded::<ScenarioSet>(&proposal.text) {
         Ok(set) => crate::lab::review_cost::estimate(&lab.job, &set, d).show(),
         Err(_) => "unknown".into(),
     };

@@ -136,6 +136,15 @@ fn add_edit_drop_and_regenerate_one_persona() {
     lab.handle(Event::Review(ReviewEvent::EditItem(first.clone())));
     lab.handle(Event::EditSubmitted("- just a list".into()));
     assert!(notice(&lab).is_some_and(|n| n.contains("mapping")));
+    // An edit meets the same YAML guard as job.yaml: nesting hidden after a comment that a bare
+    // CR ends is refused with its line, and the editor keeps the text.
+    let hostile = format!("id: x # note\rtraits: {}1{}\n", "[".repeat(50_000), "]".repeat(50_000));
+    lab.handle(Event::EditSubmitted(hostile));
+    assert!(
+        notice(&lab).is_some_and(|n| n.contains("nesting") && n.contains("line 2")),
+        "{:?}",
+        notice(&lab)
+    );
     lab.handle(Event::EditCancelled);
     assert!(lab.review.editing.is_none());
 
