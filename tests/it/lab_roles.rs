@@ -168,7 +168,9 @@ async fn the_hint_reaches_the_proposers_request_and_offline_says_it_cannot_use_o
 }
 
 /// Runs `lab --yes` with every role on `provider` (scripted at `GHOSTLAB_<P>_BASE_URL`).
-async fn full_lab_run(provider: &str, model: &str, key_var: &str) {
+/// The whole lab headless with every role on `provider`; `min_pass_rate` decides whether the
+/// gates are met (exit 0, "gates met") or not (exit 1, "gates NOT met").
+async fn full_lab_run(provider: &str, model: &str, key_var: &str, min_pass_rate: &str, gates_met: bool) {
     let (dir, source) = example();
     let (profile, personas, scenarios) = scripted_artifacts(&source).await;
     let server = ScriptedLlm::start(script(&profile, &personas, &scenarios));
@@ -178,6 +180,7 @@ async fn full_lab_run(provider: &str, model: &str, key_var: &str) {
     let dir_path = dir.path().to_path_buf();
     let (url, key) = (server.url.clone(), canary.clone());
     let key_var = key_var.to_string();
+    let min_pass_rate = min_pass_rate.to_string();
     let out = tokio::task::spawn_blocking(move || {
         let mut cmd = assert_cmd::Command::cargo_bin("ghostlab").expect("binary");
         cmd.current_dir(&dir_path)
@@ -196,7 +199,7 @@ async fn full_lab_run(provider: &str, model: &str, key_var: &str) {
                 "--judge-model",
                 &choice,
             ])
-            .args(["--gate", "min_pass_rate=0.95"])
+            .args(["--gate", &format!("min_pass_rate={min_pass_rate}")])
             .timeout(std::time::Duration::from_secs(300))
             .output()
             .expect("run")
@@ -205,8 +208,20 @@ async fn full_lab_run(provider: &str, model: &str, key_var: &str) {
     .expect("join");
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    assert_eq!(out.status.code(), Some(1), "a gate fails → exit 1\n{stdout}\n{stderr}");
-    assert!(stdout.contains("gates NOT met"), "{stdout}");
+    if gates_met {
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "every gate met → exit 0\n{stdout}\n{stderr}"
+        );
+        assert!(
+            stdout.contains("gates met") && !stdout.contains("gates NOT met"),
+            "{stdout}"
+        );
+    } else {
+        assert_eq!(out.status.code(), Some(1), "a gate fails → exit 1\n{stdout}\n{stderr}");
+        assert!(stdout.contains("gates NOT met"), "{stdout}");
+    }
     let count = |word: &str| -> u32 {
         let at = stdout.find(&format!(" {word}")).expect(word);
         stdout[..at]
@@ -451,12 +466,12 @@ fn junit_carries_the_same_cost(runs: &std::path::Path, calls: &[Value], priced: 
 
 #[tokio::test(flavor = "multi_thread")]
 async fn lab_yes_with_every_role_on_anthropic_messages() {
-    full_lab_run("anthropic", "claude-haiku-4-5", "ANTHROPIC_API_KEY").await;
+    full_lab_run("anthropic", "claude-haiku-4-5", "ANTHROPIC_API_KEY", "0.95", false).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn lab_yes_with_every_role_on_openai_chat() {
-    full_lab_run("openai", "gpt-4.1-mini", "OPENAI_API_KEY").await;
+async fn lab_yes_with_every_role_on_openai_chat_exits_0_when_every_gate_is_met() {
+    full_lab_run("openai", "gpt-4.1-mini", "OPENAI_API_KEY", "0.5", true).await;
 }
 
 #[tokio::test]
