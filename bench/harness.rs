@@ -80,6 +80,7 @@ fn ctx(job: ghostlab::spec::LoadedJob, emulator: Arc<dyn UserEmulator>, judge: A
         opencode_bin: None,
         provider_override: None,
         turn_timeout: Duration::from_secs(30),
+        case_grace: ghostlab::run::case_bound::CASE_GRACE,
         sinks: ghostlab::trial::Sinks::none(),
     })
 }

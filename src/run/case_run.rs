@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::case::CaseSpec;
+use super::case_bound::CaseBound;
 use super::codex::{CodexRunner, CodexSetup};
 use super::conversation::{ConversationEnd, converse};
 use super::emulator::UserEmulator;
@@ -68,6 +69,8 @@ pub struct RunContext {
     /// Points the agent at another model provider: (provider id, OpenCode provider config, model).
     pub provider_override: Option<(String, Value, String)>,
     pub turn_timeout: Duration,
+    /// Time a case may take beyond the sum of its own timeouts (`case_bound::CASE_GRACE`).
+    pub case_grace: Duration,
     /// Readers of every case's events besides its events.jsonl.
     pub sinks: Sinks,
 }
@@ -123,15 +126,23 @@ pub(crate) async fn run_case(
         backend: env.backend(),
         detail: env.workdir(),
     })?;
+    let bound = CaseBound::for_case(&ctx.job.job, case.scenario.max_turns, ctx.turn_timeout, ctx.case_grace);
     let mut baseline = None;
-    let ((conversation, calls), host_output) = super::host_output::capture(crate::llm::meter::metered(
-        prepare_and_converse(ctx, case, env.as_ref(), &mut log, &mut baseline),
-    ))
-    .await;
+    let bounded = async {
+        let talk = prepare_and_converse(ctx, case, env.as_ref(), &mut log, &mut baseline);
+        match bound.within(talk).await {
+            Some(prepared) => prepared,
+            None => Ok(Err((
+                "case".to_string(),
+                bound.exceeded("setting up or talking to the agent"),
+            ))),
+        }
+    };
+    let ((conversation, calls), host_output) = super::host_output::capture(crate::llm::meter::metered(bounded)).await;
     let (log_path, redactor) = (TrialDir::at(&dir).host_log(), ctx.redactor.clone());
     crate::util::blocking::off_runtime(move || super::host_output::write(&log_path, &host_output, &redactor)).await?;
     emit_model_calls(&mut log, Role::Emulator, calls)?;
-    let end = match conversation? {
+    let mut end = match conversation? {
         Ok(end) => end,
         Err((component, reason)) => {
             log.emit(RunEvent::InfraError {
@@ -148,10 +159,29 @@ pub(crate) async fn run_case(
             at: d.at,
         })?;
     }
-    // Observed before the session (and its HOME and TMPDIR) is deleted.
-    let files = baseline.as_ref().and_then(FileBaseline::observe);
+    // Observed before the session (and its HOME and TMPDIR) is deleted, off the runtime and
+    // within the case's bound: the walk must not hold a worker or outlive the case.
+    let observed = match baseline {
+        Some(b) => {
+            bound
+                .within(crate::util::blocking::off_runtime(move || Ok(b.observe())))
+                .await
+        }
+        None => Some(Ok(None)),
+    };
+    let files = match observed {
+        Some(files) => files?,
+        None => {
+            end = over_bound(&mut log, bound.exceeded("observing the final workspace"))?;
+            None
+        }
+    };
     // Also before the environment closes (an OpenShell sandbox is deleted then).
-    super::downloads::fetch_downloads(env.as_ref(), &ctx.job.job.sandbox, &dir, &ctx.redactor).await?;
+    let fetched = super::downloads::fetch_downloads(env.as_ref(), &ctx.job.job.sandbox, &dir, &ctx.redactor);
+    match bound.within(fetched).await {
+        Some(done) => done?,
+        None => end = over_bound(&mut log, bound.exceeded("downloading `sandbox.download` paths"))?,
+    }
     let setup_ms = setup_time(log.events());
     let verdict = finish(
         ctx,
@@ -166,6 +196,18 @@ pub(crate) async fn run_case(
     // Handed in while the environment closes: a full commit queue must not keep a sandbox up.
     let (answer, ()) = futures::join!(hand_in(verdict, commits), env.close());
     answer
+}
+
+/// A case stopped at its bound: said in its events, and its end whatever it was before.
+fn over_bound(log: &mut EventLog, reason: String) -> std::io::Result<ConversationEnd> {
+    log.emit(RunEvent::InfraError {
+        component: "case".into(),
+        reason: reason.clone(),
+    })?;
+    Ok(ConversationEnd::Infra {
+        component: "case".into(),
+        reason,
+    })
 }
 
 /// Hands a decided trial to the group commit.

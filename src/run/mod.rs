@@ -5,6 +5,7 @@
 
 pub mod agent_binary;
 pub mod attempts;
+pub mod case_bound;
 pub mod case_run;
 pub mod codex;
 pub mod codex_events;

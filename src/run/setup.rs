@@ -223,6 +223,7 @@ pub async fn context(
         opencode_bin,
         provider_override: provider,
         turn_timeout: timeout,
+        case_grace: super::case_bound::CASE_GRACE,
         sinks,
         job,
     })

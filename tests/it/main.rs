@@ -9,6 +9,7 @@ mod generate_support;
 
 mod acceptance;
 mod architecture;
+mod case_bound;
 mod case_flow;
 mod ci_example;
 mod codex_runner;

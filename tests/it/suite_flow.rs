@@ -92,6 +92,7 @@ fn ctx(job: ghostlab::spec::LoadedJob, judge: Arc<dyn Judge>) -> Arc<RunContext>
         opencode_bin: None,
         provider_override: None,
         turn_timeout: Duration::from_secs(10),
+        case_grace: ghostlab::run::case_bound::CASE_GRACE,
         sinks: ghostlab::trial::Sinks::none(),
     })
 }

@@ -188,6 +188,7 @@ pub async fn build_run() -> Fixture {
         opencode_bin: None,
         provider_override: None,
         turn_timeout: Duration::from_secs(30),
+        case_grace: ghostlab::run::case_bound::CASE_GRACE,
         sinks: ghostlab::trial::Sinks::none(),
     });
     let opts = SuiteOptions {
