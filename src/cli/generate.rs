@@ -46,6 +46,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         ));
     }
     let proposer = proposer_for(&loaded)?;
+    let _state_lock =
+        crate::util::folder_lock::lock_state_folder(&loaded.state_dir()).map_err(|e| CliError::usage(e.to_string()))?;
     if args.refresh_profile {
         let path =
             crate::generate::store::artifact_path(&loaded.state_dir(), crate::generate::ArtifactKind::AgentProfile);

@@ -83,6 +83,12 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
     let seeds = seeds(&args)?;
     let lab = open_lab(&args)?;
+    // One lab (or `generate`, `profile`) per state folder at a time: two sessions on one job
+    // would overwrite each other's answers and curation.
+    let state =
+        crate::spec::relative_path::resolve_against(&crate::spec::load::job_dir(&args.job), &lab.job.paths.state_dir);
+    let _state_lock =
+        crate::util::folder_lock::lock_state_folder(&state).map_err(|e| CliError::usage(e.to_string()))?;
     for note in ignored_flags(&args, &lab) {
         eprintln!("note: {note}");
     }

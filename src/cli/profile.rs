@@ -19,6 +19,8 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let loaded = crate::spec::load_job(&args.job)?;
     let proposer = proposer_for(&loaded)?;
+    let _state_lock =
+        crate::util::folder_lock::lock_state_folder(&loaded.state_dir()).map_err(|e| CliError::usage(e.to_string()))?;
     let (profile, path) =
         block_on(write_profile(&loaded, proposer.as_ref()))?.map_err(|e| CliError::usage(e.to_string()))?;
     println!("wrote {} (proposer {})", path.display(), proposer.label());

@@ -17,6 +17,12 @@ pub enum LockError {
     Open { path: PathBuf, source: std::io::Error },
     #[error("{} is in use by another ghostlab command (lock {}); wait for it to finish", folder.display(), path.display())]
     Busy { folder: PathBuf, path: PathBuf },
+    #[error("{} stayed in use by another ghostlab command for {}s (lock {}); try again when it has finished", folder.display(), waited.as_secs(), path.display())]
+    StillBusy {
+        folder: PathBuf,
+        path: PathBuf,
+        waited: std::time::Duration,
+    },
     #[error("{}: cannot lock: {source}", path.display())]
     Lock { path: PathBuf, source: std::io::Error },
 }
@@ -55,11 +61,47 @@ fn flock(file: &std::fs::File, op: libc::c_int) -> std::io::Result<()> {
     }
 }
 
-/// Waits for the folder's exclusive lock (for short read-modify-write steps).
+/// How long a short read-modify-write step waits for a folder another command holds (a lab
+/// session holds its state folder for as long as it runs).
+pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Waits for the folder's exclusive lock (for short read-modify-write steps), at most
+/// `LOCK_WAIT`: a command never hangs behind a long one.
 pub fn lock_folder(folder: &Path) -> Result<FolderLock, LockError> {
+    lock_folder_within(folder, LOCK_WAIT)
+}
+
+/// Waits at most `wait` for the folder's exclusive lock.
+pub fn lock_folder_within(folder: &Path, wait: std::time::Duration) -> Result<FolderLock, LockError> {
     let (file, path) = open(folder)?;
-    flock(&file, libc::LOCK_EX).map_err(|source| LockError::Lock { path, source })?;
-    Ok(FolderLock { _file: file })
+    let started = std::time::Instant::now();
+    loop {
+        match flock(&file, libc::LOCK_EX | libc::LOCK_NB) {
+            Ok(()) => return Ok(FolderLock { _file: file }),
+            Err(e) if e.raw_os_error() == Some(libc::EWOULDBLOCK) => {
+                if started.elapsed() >= wait {
+                    return Err(LockError::StillBusy {
+                        folder: folder.to_path_buf(),
+                        path,
+                        waited: wait,
+                    });
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(source) => return Err(LockError::Lock { path, source }),
+        }
+    }
+}
+
+/// Takes the exclusive lock of a state folder for a command that writes there for a long
+/// time (the lab, `generate`, `profile`), creating the folder first; says at once when
+/// another command holds it.
+pub fn lock_state_folder(state: &Path) -> Result<FolderLock, LockError> {
+    std::fs::create_dir_all(state).map_err(|source| LockError::Open {
+        path: state.join(LOCK_FILE),
+        source,
+    })?;
+    try_lock_folder(state)
 }
 
 /// Takes the folder's exclusive lock or says at once that another command holds it (for
@@ -94,5 +136,19 @@ mod tests {
         drop(held);
         waiter.join().unwrap().unwrap();
         try_lock_folder(dir.path()).unwrap();
+    }
+
+    #[test]
+    fn a_waiter_gives_up_after_its_bound_with_the_folder_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let _held = lock_state_folder(&dir.path().join("state")).unwrap();
+        let e = lock_folder_within(&dir.path().join("state"), std::time::Duration::from_millis(100)).unwrap_err();
+        assert!(matches!(e, LockError::StillBusy { .. }), "{e}");
+        assert!(e.to_string().contains("state"), "{e}");
+        // A state folder that cannot be made is an error naming it, not a panic.
+        let file = dir.path().join("plain-file");
+        std::fs::write(&file, "x").unwrap();
+        let e = lock_state_folder(&file.join("state")).unwrap_err();
+        assert!(e.to_string().contains("plain-file"), "{e}");
     }
 }

@@ -165,3 +165,36 @@ fn run_refuses_a_folder_that_is_not_a_run_and_system_folders() {
     );
     assert!(!Path::new("/etc/ghostlab-test-run-9f1c").exists());
 }
+
+#[test]
+fn lab_generate_and_profile_refuse_a_state_folder_another_command_holds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("release-bot");
+    common::mock_release_bot(&dir, &["Done."]);
+    let state = dir.join(".ghostlab");
+    let dataset_before = std::fs::read(state.join("dataset.json")).unwrap();
+    let job_before = std::fs::read(dir.join("job.yaml")).unwrap();
+    let held = hold_lock(&state);
+    for args in [
+        vec!["generate", "--job", "job.yaml"],
+        vec!["profile", "--job", "job.yaml"],
+        vec!["lab", "--yes", "--job", "job.yaml"],
+    ] {
+        let out = common::ghostlab_in(&dir, 60).args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("in use by another ghostlab command"),
+            "{args:?}: {stderr}"
+        );
+        assert!(stderr.contains(".ghostlab"), "names the folder: {stderr}");
+    }
+    assert_eq!(std::fs::read(state.join("dataset.json")).unwrap(), dataset_before);
+    assert_eq!(std::fs::read(dir.join("job.yaml")).unwrap(), job_before);
+    drop(held);
+    let out = common::ghostlab_in(&dir, 120)
+        .args(["profile", "--job", "job.yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}
