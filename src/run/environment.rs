@@ -137,7 +137,16 @@ impl LocalEnvironment {
 
     /// [`Self::create`], leaving `exclude` (absolute paths) out of the copy.
     pub fn create_without(workspace: Option<&Path>, exclude: &[PathBuf]) -> std::io::Result<Self> {
-        let root = tempfile::Builder::new().prefix("ghostlab-local-").tempdir()?;
+        let root = tempfile::Builder::new()
+            .prefix(crate::sandbox::session_sweep::LOCAL_PREFIX)
+            .tempdir()?;
+        // Owned, so a later start (or this process's reaper) removes it after a SIGKILL, and
+        // registered, so SIGTERM/SIGINT remove it before exiting.
+        std::fs::write(
+            root.path().join(crate::sandbox::session_sweep::OWNER_FILE),
+            crate::sandbox::session_sweep::owner_stamp(),
+        )?;
+        crate::sandbox::session_sweep::register(root.path(), "");
         let ws = root.path().join("workspace");
         match workspace {
             Some(src) => {
@@ -160,6 +169,13 @@ impl LocalEnvironment {
             root,
             commands_made: AtomicBool::new(false),
         })
+    }
+}
+
+impl Drop for LocalEnvironment {
+    fn drop(&mut self) {
+        // Before the folder itself goes (the `TempDir` field drops after this).
+        crate::sandbox::session_sweep::unregister(self.root.path());
     }
 }
 
@@ -250,6 +266,7 @@ impl EnvironmentFactory for LocalEnvironmentFactory {
     fn create<'a>(&'a self, _case_id: &'a str) -> BoxFuture<'a, Result<Box<dyn CaseEnvironment>, EnvironmentError>> {
         let (workspace, exclude) = (self.workspace.clone(), self.exclude.clone());
         Box::pin(async move {
+            crate::sandbox::start_cleanup(std::env::current_exe().ok().as_deref());
             crate::util::blocking::off_runtime(move || LocalEnvironment::create_without(workspace.as_deref(), &exclude))
                 .await
                 .map(|e| Box::new(e) as Box<dyn CaseEnvironment>)

@@ -85,24 +85,7 @@ impl Sandbox {
         log_dir: PathBuf,
         bridge_exe: Option<PathBuf>,
     ) -> Result<Sandbox, SandboxError> {
-        if let Some(mut notes) = session_sweep::start_once() {
-            // The reaper cleans up after a SIGKILL at once, not at the next start.
-            match bridge_exe.as_deref() {
-                // A test harness or bench as the executable: the next start sweeps instead.
-                Some(exe) if !reaper::can_run(exe) => {}
-                Some(exe) => {
-                    if let Err(e) = reaper::spawn(exe) {
-                        notes.push(format!("no reaper ({e}); a SIGKILL is cleaned up by the next start"));
-                    }
-                }
-                None => {
-                    notes.push("no reaper (no ghostlab executable); a SIGKILL is cleaned up by the next start".into())
-                }
-            }
-            for note in notes {
-                tracing::warn!("{note}");
-            }
-        }
+        start_cleanup(bridge_exe.as_deref());
         let openshell_bin = openshell::locate();
         let probe = probe_once(policy.backend).await;
         if !probe.works {
@@ -163,5 +146,27 @@ fn backend_name(backend: SandboxBackend) -> &'static str {
         SandboxBackend::Bubblewrap => "bubblewrap",
         SandboxBackend::Openshell => "openshell",
         SandboxBackend::Local => "local",
+    }
+}
+
+/// Once per process, before its first sandbox or local environment: sweeps what killed
+/// Ghostlab processes left, installs the signal handler that ends live sessions, and starts
+/// the reaper (with `exe`, the ghostlab executable) that cleans up after this process's SIGKILL.
+pub fn start_cleanup(exe: Option<&std::path::Path>) {
+    let Some(mut notes) = session_sweep::start_once() else {
+        return;
+    };
+    match exe {
+        // A test harness or bench as the executable: the next start sweeps instead.
+        Some(exe) if !reaper::can_run(exe) => {}
+        Some(exe) => {
+            if let Err(e) = reaper::spawn(exe) {
+                notes.push(format!("no reaper ({e}); a SIGKILL is cleaned up by the next start"));
+            }
+        }
+        None => notes.push("no reaper (no ghostlab executable); a SIGKILL is cleaned up by the next start".into()),
+    }
+    for note in notes {
+        tracing::warn!("{note}");
     }
 }

@@ -3,9 +3,10 @@
 //! an `owner.pid` file, so after a SIGKILL the next Ghostlab start removes the sessions whose
 //! owner is gone, and `ghostlab doctor` lists any that are left.
 //!
-//! It only touches folders named `ghostlab-sandbox-*` in the temp folder that carry an owner
-//! file whose process is gone, and the cgroups `ghostlab-<that session>`; kept sessions
-//! (`keep: true`) are never removed.
+//! It only touches folders named `ghostlab-sandbox-*` (and `ghostlab-local-*`, the folders of
+//! `backend: local` environments) in the temp folder that carry an owner file whose process is
+//! gone, and the cgroups `ghostlab-<that session>`; kept sessions (`keep: true`) are never
+//! removed.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -15,6 +16,9 @@ use super::procs;
 
 /// Prefix of every session folder in the temp folder.
 pub const DIR_PREFIX: &str = "ghostlab-sandbox-";
+/// Prefix of every `backend: local` environment folder in the temp folder. Such a folder has
+/// no cgroups or mounts: only the processes still using it and the folder itself.
+pub const LOCAL_PREFIX: &str = "ghostlab-local-";
 /// The owner file in a session folder: `<pid> <start time>` of the Ghostlab process.
 pub const OWNER_FILE: &str = "owner.pid";
 /// Present in a session folder whose policy says `keep: true`.
@@ -97,6 +101,10 @@ pub fn end_live_sessions() {
 }
 
 fn remove_session(dir: &Path, id: &str) {
+    if id.is_empty() {
+        remove_local(dir);
+        return;
+    }
     procs::kill_session(dir, id);
     remove_cgroups(id);
     // HOME, TMPDIR, the workspace and uploads may be tmpfs mounts of the session (root); a
@@ -113,6 +121,23 @@ fn remove_session(dir: &Path, id: &str) {
             }
             std::thread::sleep(std::time::Duration::from_millis(25));
         }
+    }
+}
+
+/// A local environment's folder: the processes its agent left running there are stopped
+/// (nothing isolates them, so they are found by what they use), then the folder goes.
+fn remove_local(dir: &Path) {
+    for pid in procs::pids_using(dir).unwrap_or_default() {
+        // SAFETY: kill(2) on a pid whose working folder or open file is in this folder.
+        unsafe {
+            libc::kill(pid, libc::SIGKILL);
+        }
+    }
+    for _ in 0..20 {
+        if std::fs::remove_dir_all(dir).is_ok() || !dir.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
     }
 }
 
@@ -141,8 +166,11 @@ pub fn stale_sessions() -> Vec<(PathBuf, String)> {
     let mut out = Vec::new();
     for e in dir.filter_map(Result::ok) {
         let name = e.file_name().to_string_lossy().into_owned();
-        let Some(rest) = name.strip_prefix(DIR_PREFIX) else {
-            continue;
+        // A local environment has no id (and so no cgroups to remove).
+        let rest = match (name.strip_prefix(DIR_PREFIX), name.starts_with(LOCAL_PREFIX)) {
+            (Some(rest), _) => Some(rest),
+            (None, true) => None,
+            (None, false) => continue,
         };
         let path = e.path();
         let Ok(owner) = std::fs::read_to_string(path.join(OWNER_FILE)) else {
@@ -152,7 +180,9 @@ pub fn stale_sessions() -> Vec<(PathBuf, String)> {
             continue;
         }
         // `<role>-<8 hex>-<tempfile suffix>`: the id is the first two parts.
-        let id: String = rest.splitn(3, '-').take(2).collect::<Vec<_>>().join("-");
+        let id: String = rest
+            .map(|rest| rest.splitn(3, '-').take(2).collect::<Vec<_>>().join("-"))
+            .unwrap_or_default();
         out.push((path, id));
     }
     out.sort();
@@ -180,7 +210,12 @@ pub fn sweep(dry_run: bool) -> Vec<String> {
         if !dry_run {
             remove_session(&dir, &id);
         }
-        notes.push(format!("stale session {id} at {} (owner gone)", dir.display()));
+        let what = if id.is_empty() {
+            "local environment".to_string()
+        } else {
+            format!("session {id}")
+        };
+        notes.push(format!("stale {what} at {} (owner gone)", dir.display()));
     }
     notes
 }
