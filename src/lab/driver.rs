@@ -138,6 +138,12 @@ impl Executor {
                     source,
                 })?;
                 self.lab_dir = store::lab_dir(&path, &job);
+                if job.lab.completed.iter().any(|c| c == super::step::StepId::Preview.id()) {
+                    super::run_marker::clear(&self.lab_dir).map_err(|source| LabError::SaveJob {
+                        path: self.lab_dir.join(super::run_marker::MARKER_FILE),
+                        source,
+                    })?;
+                }
             }
             Effect::SaveArtifact { step, value } => {
                 let dir = self.lab_dir.clone();

@@ -210,7 +210,11 @@ impl SuiteRunner for LabSuiteRunner {
             let cases = crate::run::dataset_cases::load_cases(&loaded.state_dir(), &Default::default())
                 .map_err(|e| e.to_string())?;
             let ids: Vec<String> = cases.iter().map(|c| c.id.clone()).collect();
-            let unfinished = unfinished_run(&loaded.state_dir().join("runs"), &ids);
+            // The run this step started before a kill, finished or not, comes first: its
+            // judged trials are kept and only its summary and report are written again.
+            let lab_dir = super::store::lab_dir(&job_file, &loaded.job);
+            let unfinished = super::run_marker::unrecorded_run(&lab_dir, &ids)
+                .or_else(|| unfinished_run(&loaded.state_dir().join("runs"), &ids));
             let mut settings = TestSettings::new(loaded);
             settings.parallel = parallel;
             settings.agent_cassette = cassette;
@@ -223,6 +227,8 @@ impl SuiteRunner for LabSuiteRunner {
             // Fixed here rather than inside `run_tests` so the dashboard knows it from the start.
             let run = crate::app::test_run::resolve_run_dir(&settings).map_err(|e| e.to_string())?;
             settings.run_dir = Some(run.path().to_path_buf());
+            super::run_marker::started(&lab_dir, run.path())
+                .map_err(|e| format!("{}: cannot record the run: {e}", lab_dir.display()))?;
             let _ = events.send(RunUpdate::Folder(run.path().to_path_buf()));
             let _ = events.send(RunUpdate::Planned(ids.len() * settings.repeat.max(1) as usize));
             let sinks = Sinks::none().with(Arc::new(UpdateSink(events)));

@@ -28,6 +28,7 @@ pub mod review_cost;
 pub mod role_models;
 pub mod roles_step;
 pub mod run_flags;
+pub mod run_marker;
 pub mod seeds;
 pub mod state;
 pub mod step;

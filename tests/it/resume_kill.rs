@@ -130,6 +130,21 @@ fn test_killed_mid_run_resumes_the_same_run_and_retries_infra_errors() {
         .len();
 
     kill_after_first_verdict(&dir, &["test", "--job", "job.yaml", "--quiet", "--parallel", "2"]);
+    // No other ghostlab starts in this TMPDIR: the killed process's reaper removes its local
+    // environments (two were live at the kill) on its own.
+    let left = || -> Vec<String> {
+        std::fs::read_dir(common::scratch_tmp(&dir))
+            .unwrap()
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("ghostlab-local-"))
+            .collect()
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !left().is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(left(), Vec::<String>::new(), "local environments left after SIGKILL");
     let run = runs(&dir).pop().unwrap();
     assert!(!run.join("summary.json").exists(), "killed before the summary");
     let kept: Vec<(PathBuf, String)> = verdicts(&run)
@@ -283,4 +298,40 @@ fn lab_killed_during_step_12_continues_that_run_and_marks_it_done_when_finished(
         .filter(|e| e.file_name().to_string_lossy().starts_with(".ghostlab-tmp-"))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+    let marker = dir.join(".ghostlab/lab").join(ghostlab::lab::run_marker::MARKER_FILE);
+    assert!(
+        !marker.exists(),
+        "step 12 is recorded as done, so its run marker is gone"
+    );
+
+    // The instant between the run's summary and step 12's save: the summary landed, the job
+    // does not say step 12 is done, the marker still names the run.
+    let mut job_now = ghostlab::spec::load_job(&job).unwrap().job;
+    job_now.lab.completed.retain(|c| c != "preview");
+    ghostlab::spec::save_job(&job, &job_now).unwrap();
+    ghostlab::lab::run_marker::started(&dir.join(".ghostlab/lab"), &run).unwrap();
+    let judged: Vec<(PathBuf, String)> = verdicts(&run)
+        .into_iter()
+        .map(|p| {
+            let t = std::fs::read_to_string(&p).unwrap();
+            (p, t)
+        })
+        .collect();
+    let out = ghostlab(&dir)
+        .args(["lab", "--yes", "--resume", "--parallel", "2"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        runs(&dir),
+        vec![run.clone()],
+        "no second run after a kill past the summary"
+    );
+    for (p, text) in &judged {
+        assert_eq!(&std::fs::read_to_string(p).unwrap(), text, "a judged trial was re-run");
+    }
+    assert_whole(&run, cases);
+    let done = ghostlab::spec::load_job(&job).unwrap();
+    assert_eq!(done.job.lab.completed.len(), 12, "{:?}", done.job.lab.completed);
+    assert!(!marker.exists());
 }
