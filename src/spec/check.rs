@@ -176,8 +176,14 @@ fn check_provider_secrets(path: &Path, rt: &Runtime, ds: &mut Vec<Diagnostic>) {
                 && !text.is_empty()
                 && !has_reference(text)
             {
-                let mut d = diag(path, join(&at, key), "a literal credential is not allowed here");
-                d.hint = Some("write it as a reference such as `${OPENAI_API_KEY}`".into());
+                let (message, hint) = crate::util::secret_ref::literal_credential_message(text).unwrap_or_else(|| {
+                    (
+                        "a literal credential is not allowed here".into(),
+                        "write it as a reference such as `${OPENAI_API_KEY}`".into(),
+                    )
+                });
+                let mut d = diag(path, join(&at, key), message);
+                d.hint = Some(hint);
                 ds.push(d);
             }
         }
@@ -238,10 +244,16 @@ fn check_generation(path: &Path, policy: &PathPolicy, g: &Generation, ds: &mut V
     ] {
         let at = join("generation", role);
         if let Some(key) = &m.api_key
-            && !has_reference(key)
+            && (!has_reference(key) || crate::util::secret_ref::unterminated_reference(key).is_some())
         {
-            let mut d = diag(path, join(&at, "api_key"), "a literal credential is not allowed here");
-            d.hint = Some("use a `${VAR}` reference or `ghostlab auth set`".into());
+            let (message, hint) = crate::util::secret_ref::literal_credential_message(key).unwrap_or_else(|| {
+                (
+                    "a literal credential is not allowed here".into(),
+                    "use a `${VAR}` reference or `ghostlab auth set`".into(),
+                )
+            });
+            let mut d = diag(path, join(&at, "api_key"), message);
+            d.hint = Some(hint);
             ds.push(d);
         }
         check_literal_secrets(path, &join(&at, "headers"), &m.headers, ds);

@@ -28,6 +28,10 @@ impl fmt::Display for Diagnostic {
     }
 }
 
+/// How many diagnostics a message shows: a file with 60,000 unknown keys must not print
+/// megabytes to the terminal.
+pub const SHOWN_DIAGNOSTICS: usize = 50;
+
 /// Every problem found in a file (or in the files it references).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpecError {
@@ -47,8 +51,15 @@ impl fmt::Display for SpecError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.diagnostics.len();
         writeln!(f, "{n} error{} in the job:", if n == 1 { "" } else { "s" })?;
-        for d in &self.diagnostics {
+        for d in self.diagnostics.iter().take(SHOWN_DIAGNOSTICS) {
             writeln!(f, "  {d}")?;
+        }
+        if n > SHOWN_DIAGNOSTICS {
+            writeln!(
+                f,
+                "  … and {} more (fix these first, then validate again)",
+                n - SHOWN_DIAGNOSTICS
+            )?;
         }
         Ok(())
     }
@@ -115,5 +126,18 @@ mod tests {
         let mut d = diag(Path::new("job.yaml"), "agent.x", "unknown key `x`");
         d.hint = Some("did you mean `id`?".into());
         assert_eq!(d.to_string(), "job.yaml: agent.x: unknown key `x` (did you mean `id`?)");
+    }
+
+    #[test]
+    fn a_message_shows_the_first_fifty_and_counts_the_rest() {
+        let e = SpecError {
+            diagnostics: (0..120)
+                .map(|i| diag(Path::new("job.yaml"), format!("k{i}"), "bad"))
+                .collect(),
+        };
+        let text = e.to_string();
+        assert!(text.starts_with("120 errors in the job:"));
+        assert!(text.contains("job.yaml: k49: bad") && !text.contains("k50:"), "{text}");
+        assert!(text.contains("… and 70 more"), "{text}");
     }
 }

@@ -13,20 +13,30 @@ use super::yaml_guard::{check_structure, key_path_at, mapping_path_at};
 /// Reads a YAML (or JSON) file into a JSON value, with file-level errors as diagnostics.
 pub fn read_yaml_document(path: &Path) -> Result<Value, SpecError> {
     let bytes = read_regular_file(path, MAX_INPUT_BYTES).map_err(|e| SpecError::one(path, "", e))?;
-    let text = std::str::from_utf8(&bytes).map_err(|e| {
-        SpecError::one(
-            path,
-            "",
-            format!(
-                "the file is not valid UTF-8 (first bad byte at offset {})",
-                e.valid_up_to()
-            ),
-        )
-    })?;
+    let text = std::str::from_utf8(&bytes).map_err(|e| not_utf8(path, &bytes, e.valid_up_to()))?;
     parse_yaml(path, text)
 }
 
+/// Where the first invalid byte is, as a person finds it: line, column and the key it is under.
+fn not_utf8(path: &Path, bytes: &[u8], valid_up_to: usize) -> SpecError {
+    // The prefix up to the bad byte is valid UTF-8 by definition.
+    let before = std::str::from_utf8(&bytes[..valid_up_to]).unwrap_or_default();
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    SpecError::one(
+        path,
+        key_path_at(before, line),
+        format!(
+            "the file is not valid UTF-8: byte 0x{:02x} at line {line} column {column} (byte offset {valid_up_to}); save it as UTF-8",
+            bytes[valid_up_to]
+        ),
+    )
+}
+
 pub(super) fn parse_yaml(path: &Path, text: &str) -> Result<Value, SpecError> {
+    // A byte-order mark is allowed at the start of a YAML stream; the parser would take it for
+    // the start of a second document.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if text.trim().is_empty() {
         return Err(SpecError::one(
             path,
@@ -54,6 +64,10 @@ pub(super) fn parse_yaml(path: &Path, text: &str) -> Result<Value, SpecError> {
     }
     let value: Value = serde_json::to_value(&yaml)
         .map_err(|e| SpecError::one(path, "", format!("malformed YAML: {e} (keys must be strings)")))?;
+    super::control_chars::find_control_chars(path, &value, "", &mut ds);
+    if !ds.is_empty() {
+        return Err(SpecError { diagnostics: ds });
+    }
     if !value.is_object() {
         return Err(SpecError::one(
             path,

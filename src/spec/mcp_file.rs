@@ -94,6 +94,16 @@ pub fn read_mcp_file_noted(path: &Path) -> Result<McpFile, SpecError> {
     let mut announced: Vec<String> = Vec::new();
     for (name, entry) in servers {
         let at = join(section, name);
+        if let Some(c) = super::control_chars::control_char(name) {
+            let mut d = diag(
+                path,
+                join(section, &name.escape_debug().to_string()),
+                format!("the server name holds the control character U+{:04X}", c as u32),
+            );
+            d.hint = Some("names are shown in terminals and reports; use printable characters only".into());
+            diagnostics.push(d);
+            continue;
+        }
         notes.extend(entry_notes(path, &base, &at, entry, &declared, &mut announced));
         if let Some(t) = entry.get("timeout").and_then(Value::as_u64)
             && format != McpFileFormat::Opencode
@@ -389,7 +399,14 @@ pub fn check_literal_token(file: &Path, at: &str, value: &str, ds: &mut Vec<Diag
 /// Refuses literal values for keys that carry credentials: they would reach generated files.
 pub fn check_literal_secrets(file: &Path, at: &str, map: &IndexMap<String, String>, ds: &mut Vec<Diagnostic>) {
     for (key, value) in map {
-        if is_secret_name(key) && !value.is_empty() && !has_reference(value) {
+        let unclosed = crate::util::secret_ref::unterminated_reference(value).is_some();
+        if is_secret_name(key) && !value.is_empty() && (!has_reference(value) || unclosed) {
+            if let Some((message, hint)) = crate::util::secret_ref::literal_credential_message(value) {
+                let mut d = diag(file, join(at, key), message);
+                d.hint = Some(hint);
+                ds.push(d);
+                continue;
+            }
             let mut d = diag(file, join(at, key), "a literal credential is not allowed here");
             d.hint = Some(match bare_variable(value) {
                 Some(var) => {

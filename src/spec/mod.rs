@@ -8,6 +8,7 @@ pub mod bounded;
 mod check;
 mod check_file_refs;
 mod check_sandbox;
+mod control_chars;
 pub mod diagnostics;
 mod document;
 pub mod file_refs;

@@ -227,7 +227,17 @@ impl<'a> PathPolicy<'a> {
         let at = "paths.state_dir";
         let p = resolve_against(&self.dir, rel);
         let c = canonical(&p);
-        if rel.trim().is_empty() || is_system_path(&c) {
+        if rel.trim().is_empty() {
+            let mut d = diag(
+                self.file,
+                at,
+                "is empty; it must name the folder Ghostlab keeps its state in",
+            );
+            d.hint = Some("remove the key for the default `.ghostlab`, or name a folder inside the job folder".into());
+            ds.push(d);
+            return;
+        }
+        if is_system_path(&c) {
             ds.push(diag(
                 self.file,
                 at,

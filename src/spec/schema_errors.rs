@@ -17,6 +17,10 @@ use super::schema::{job_schema, node_at, resolve_ref};
 static JOB_VALIDATOR: LazyLock<jsonschema::Validator> =
     LazyLock::new(|| jsonschema::validator_for(job_schema()).expect("job schema compiles"));
 
+/// Unknown keys of one mapping named one by one (each with its nearest valid key); the rest
+/// are counted: a file of 60,000 stray keys is a wrong file, not 60,000 typos.
+const UNKNOWN_KEYS_NAMED: usize = 40;
+
 /// Validates `value` against `schema` and turns every violation into a diagnostic.
 pub fn schema_diagnostics(path: &Path, schema: &Value, value: &Value) -> Vec<Diagnostic> {
     let owned;
@@ -76,7 +80,7 @@ fn describe(path: &Path, schema: &Value, error: &ValidationError<'_>, out: &mut 
             ValidationErrorKind::AdditionalProperties { unexpected } => {
                 let parent_tokens = &schema_tokens[..schema_tokens.len().saturating_sub(1)];
                 let known = known_keys(schema, parent_tokens);
-                for key in unexpected {
+                for key in unexpected.iter().take(UNKNOWN_KEYS_NAMED) {
                     let mut d = diag(path, join(&at, key), format!("unknown key `{key}`"));
                     d.hint = match nearest(key, known.iter().map(String::as_str)) {
                         Some(k) => Some(format!("did you mean `{k}`?")),
@@ -84,6 +88,15 @@ fn describe(path: &Path, schema: &Value, error: &ValidationError<'_>, out: &mut 
                         None => None,
                     };
                     out.push(d);
+                }
+                if unexpected.len() > UNKNOWN_KEYS_NAMED {
+                    let rest = unexpected.len() - UNKNOWN_KEYS_NAMED;
+                    let place = if at.is_empty() { "(document)" } else { at.as_str() };
+                    out.push(diag(
+                        path,
+                        at.clone(),
+                        format!("… and {rest} more unknown keys in {place}; is this the right file?"),
+                    ));
                 }
             }
             ValidationErrorKind::Required { property } => {

@@ -304,6 +304,21 @@ const CASES: &[Case] = &[
         expect: &["agent.inputs.mcps[0].config_ref", "FIFO"],
     },
     Case {
+        name: "escape sequence in a server name of an MCP servers file",
+        setup: |d| {
+            std::fs::write(
+                d.join("servers.json"),
+                r#"{"mcpServers": {"s\u001b]0;pwned\u0007": {"command": "node", "args": ["s.js"]}}}"#,
+            )
+            .unwrap();
+            job_with(
+                d,
+                "  inputs:\n    mcps:\n      - { config_ref: ./servers.json, server: s }\n",
+            )
+        },
+        expect: &["mcpServers.s\\u{1b}]0;pwned", "control character U+001B"],
+    },
+    Case {
         name: "permission bash: alow",
         setup: |d| job_with(d, "  runtime:\n    permission:\n      bash: alow\n"),
         expect: &["agent.runtime.permission.bash", "allow|ask|deny"],
@@ -363,6 +378,111 @@ const CASES: &[Case] = &[
         },
         expect: &["agent.runtime.commands.c.template", "3221225472 bytes"],
     },
+    // Refusals with the wrong reason: each must say what is really wrong.
+    Case {
+        name: "byte-order mark before a real error",
+        setup: |d| {
+            let path = d.join("job.yaml");
+            std::fs::write(&path, format!("\u{feff}{BASE}  runtime: {{ temprature: 1 }}\n")).unwrap();
+            path
+        },
+        expect: &["agent.runtime.temprature"],
+    },
+    Case {
+        name: "state_dir empty",
+        setup: |d| job_with(d, "paths: { state_dir: \"\" }\n"),
+        expect: &["paths.state_dir", "is empty", "default `.ghostlab`"],
+    },
+    Case {
+        name: "state_dir only spaces",
+        setup: |d| job_with(d, "paths: { state_dir: \"   \" }\n"),
+        expect: &["paths.state_dir", "is empty"],
+    },
+    Case {
+        name: "unterminated reference in an MCP env",
+        setup: |d| {
+            job_with(
+                d,
+                "  inputs:\n    mcps:\n      - { server: s, command: [node, s.js], environment: { API_TOKEN: \"${RELEASE_TOKEN\" } }\n",
+            )
+        },
+        expect: &[
+            "environment.API_TOKEN",
+            "`${RELEASE_TOKEN` is an unterminated reference",
+            "${RELEASE_TOKEN}",
+        ],
+    },
+    Case {
+        name: "a closed and an unclosed reference in a header",
+        setup: |d| {
+            job_with(
+                d,
+                "  inputs:\n    mcps:\n      - { server: s, url: \"https://x.example/mcp\", headers: { Authorization: \"Bearer ${A}${TOKEN\" } }\n",
+            )
+        },
+        expect: &["headers.Authorization", "`${TOKEN` is an unterminated reference"],
+    },
+    Case {
+        name: "unterminated reference as a judge api_key",
+        setup: |d| {
+            job_with(
+                d,
+                "generation:\n  judge: { provider: openai, model: m, api_key: \"${JUDGE_KEY\" }\n",
+            )
+        },
+        expect: &["generation.judge.api_key", "`${JUDGE_KEY` is an unterminated reference"],
+    },
+    Case {
+        name: "escape sequence in an MCP server name",
+        setup: |d| {
+            job_with(
+                d,
+                "  inputs:\n    mcps:\n      - { server: \"x\\e[31mRED\\e[0m\", command: [node, s.js] }\n",
+            )
+        },
+        expect: &["agent.inputs.mcps[0].server", "control character U+001B"],
+    },
+    Case {
+        name: "bell in an agent name key",
+        setup: |d| job_with(d, "  runtime:\n    agents:\n      \"re\\alease\": { model: a/b }\n"),
+        expect: &["agent.runtime.agents.re\\u{7}lease", "U+0007"],
+    },
+    Case {
+        name: "NUL in agent.id",
+        setup: |d| {
+            let path = d.join("job.yaml");
+            std::fs::write(&path, "version: 1\nagent:\n  id: \"bot\\0\"\n").unwrap();
+            path
+        },
+        expect: &["agent.id", "U+0000"],
+    },
+    Case {
+        name: "invalid UTF-8 under a key",
+        setup: |d| {
+            let path = d.join("job.yaml");
+            let mut bytes = format!("{BASE}  runtime:\n    instructions: [\"a").into_bytes();
+            bytes.extend_from_slice(b"\xff\xfe\"]\n");
+            std::fs::write(&path, bytes).unwrap();
+            path
+        },
+        expect: &[
+            "agent.runtime.instructions",
+            "byte 0xff at line 5 column",
+            "save it as UTF-8",
+        ],
+    },
+    Case {
+        name: "20,000 unknown keys",
+        setup: |d| {
+            let keys: String = (0..20_000).map(|i| format!("k{i}: 1\n")).collect();
+            job_with(d, &keys)
+        },
+        expect: &[
+            "41 errors in the job",
+            "k39: unknown key",
+            "… and 19960 more unknown keys",
+        ],
+    },
 ];
 
 #[test]
@@ -404,6 +524,12 @@ fn every_hostile_input_exits_2_fast_with_file_key_and_reason() {
         }
         if took > Duration::from_secs(1) {
             wrong.push(format!("took {took:?}"));
+        }
+        if stderr.len() > 64 * 1024 {
+            wrong.push(format!("{} bytes of stderr", stderr.len()));
+        }
+        if stderr.chars().any(|c| c.is_control() && !matches!(c, '\n' | '\t')) {
+            wrong.push("a raw control character reached stderr".into());
         }
         if stderr.contains("panicked") {
             wrong.push("panicked".into());
