@@ -265,7 +265,7 @@ async fn prepare_and_converse(
     }
     // After setup, so what setup installs is not taken for the agent's doing.
     if let Err(reason) = env.pull_results().await {
-        return Ok(Err(("sandbox".into(), reason)));
+        return Ok(Err(("sandbox".into(), reason.to_string())));
     }
     *baseline = Some(FileBaseline::take(env));
     let mut host_note = String::new();
@@ -282,7 +282,7 @@ async fn prepare_and_converse(
         })?;
     }
     if let Err(reason) = env.push_prepared().await {
-        return Ok(Err(("sandbox".into(), reason)));
+        return Ok(Err(("sandbox".into(), reason.to_string())));
     }
     // A refused model request is told apart from a host the sandbox's policy blocked.
     let denied = || env.denials().into_iter().map(|d| (d.host, d.port)).collect();
@@ -291,7 +291,7 @@ async fn prepare_and_converse(
     let end = converse(case, &mut runner, ctx.emulator.as_ref(), &mcp_servers, log).await?;
     runner.close().await;
     if let Err(reason) = env.pull_results().await {
-        return Ok(Err(("sandbox".into(), reason)));
+        return Ok(Err(("sandbox".into(), reason.to_string())));
     }
     Ok(Ok(end))
 }

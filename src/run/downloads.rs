@@ -97,7 +97,7 @@ pub async fn fetch_downloads(
                 // A fresh name that does not exist yet: the download lands exactly there.
                 let local = staging.path().join(i.to_string());
                 match env.fetch(&in_view(env, &sb.workdir, &inside), &local).await {
-                    Err(e) => rec.error = Some(e),
+                    Err(e) => rec.error = Some(e.to_string()),
                     Ok(()) => {
                         let name = download_artifact_name(&inside).to_string();
                         let dst = downloads_dir(trial).join(&name);

@@ -58,13 +58,13 @@ pub trait CaseEnvironment: Send + Sync {
     fn scratch_dirs(&self) -> Vec<(String, PathBuf)>;
     /// Sends what the host prepared after creation (generated config, seeded HOME) to where
     /// the agent reads it. Nothing to do where the agent sees the host folders themselves.
-    fn push_prepared(&self) -> BoxFuture<'_, Result<(), String>>;
+    fn push_prepared(&self) -> BoxFuture<'_, Result<(), TransferError>>;
     /// Brings the workspace (and, after the agent ran, HOME) back to `final_workspace` and
     /// `scratch_dirs` on the host. Nothing to do where those are the folders the agent uses.
-    fn pull_results(&self) -> BoxFuture<'_, Result<(), String>>;
+    fn pull_results(&self) -> BoxFuture<'_, Result<(), TransferError>>;
     /// Copies `inside` (a path as this environment's commands see it) to `local` on the host,
     /// which must not exist yet: `sandbox.download`.
-    fn fetch<'a>(&'a self, inside: &'a str, local: &'a Path) -> BoxFuture<'a, Result<(), String>>;
+    fn fetch<'a>(&'a self, inside: &'a str, local: &'a Path) -> BoxFuture<'a, Result<(), TransferError>>;
     /// Stops everything still running and removes the environment (unless kept).
     fn close(self: Box<Self>) -> BoxFuture<'static, ()>;
 }
@@ -113,6 +113,37 @@ pub enum EnvironmentError {
     /// The agent's provider login could not be staged, or the run's record of it written.
     #[error("{0}")]
     Credentials(String),
+}
+
+/// Why moving files between the host and a case's environment failed (sending the prepared
+/// config and HOME, bringing results back, `sandbox.download`). Each keeps its cause.
+#[derive(Debug, thiserror::Error)]
+pub enum TransferError {
+    /// A host-side file operation on the environment's mirror folders.
+    #[error("{}: {source}", path.display())]
+    HostFile {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The sandbox failed an upload, a download or its log.
+    #[error("{doing} {inside}: {source}")]
+    Sandbox {
+        doing: &'static str,
+        inside: String,
+        #[source]
+        source: crate::sandbox::SandboxError,
+    },
+    /// A path the environment does not hold (`backend: local` copies only from its own folder).
+    #[error("{inside} is not in the local environment's workspace or HOME")]
+    Outside { inside: String },
+    /// Copying a path out of a local environment.
+    #[error("copying {inside}: {source}")]
+    Copy {
+        inside: String,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// Creates environments, one per case and role.
@@ -226,21 +257,26 @@ impl CaseEnvironment for LocalEnvironment {
     fn scratch_dirs(&self) -> Vec<(String, PathBuf)> {
         vec![("HOME".into(), self.home_host())]
     }
-    fn push_prepared(&self) -> BoxFuture<'_, Result<(), String>> {
+    fn push_prepared(&self) -> BoxFuture<'_, Result<(), TransferError>> {
         Box::pin(async { Ok(()) })
     }
-    fn pull_results(&self) -> BoxFuture<'_, Result<(), String>> {
+    fn pull_results(&self) -> BoxFuture<'_, Result<(), TransferError>> {
         Box::pin(async { Ok(()) })
     }
     /// Only from the environment's own folder: a `local` run has no sandbox to read from.
-    fn fetch<'a>(&'a self, inside: &'a str, local: &'a Path) -> BoxFuture<'a, Result<(), String>> {
+    fn fetch<'a>(&'a self, inside: &'a str, local: &'a Path) -> BoxFuture<'a, Result<(), TransferError>> {
         Box::pin(async move {
             let path = Path::new(inside);
             let climbs = path.components().any(|c| c == std::path::Component::ParentDir);
             if !path.starts_with(self.root.path()) || climbs {
-                return Err(format!("{inside} is not in the local environment's workspace or HOME"));
+                return Err(TransferError::Outside {
+                    inside: inside.to_string(),
+                });
             }
-            copy_tree(path, local).map_err(|e| format!("copying {inside}: {e}"))
+            copy_tree(path, local).map_err(|source| TransferError::Copy {
+                inside: inside.to_string(),
+                source,
+            })
         })
     }
     fn close(self: Box<Self>) -> BoxFuture<'static, ()> {

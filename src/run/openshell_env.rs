@@ -16,7 +16,9 @@ use futures::future::BoxFuture;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use super::environment::{CaseEnvironment, EgressDenial, EnvironmentError, EnvironmentFactory, ServeLink};
+use super::environment::{
+    CaseEnvironment, EgressDenial, EnvironmentError, EnvironmentFactory, ServeLink, TransferError,
+};
 use super::session_env::{SessionEnvironment, SessionFlavor};
 use crate::sandbox::{ExecOptions, Role, Sandbox, SandboxPolicy, Session, bwrap, openshell};
 use crate::spec::resolved::ResolvedMcp;
@@ -75,16 +77,24 @@ struct Remote {
 
 impl Remote {
     /// Downloads `inside` and puts it in place of the host folder `mirror`.
-    async fn pull(&self, session: &Session, inside: &str, mirror: &Path, n: u32) -> Result<(), String> {
+    async fn pull(&self, session: &Session, inside: &str, mirror: &Path, n: u32) -> Result<(), TransferError> {
         let fresh = session.dir().join(format!("pull-{n}"));
         let target = fresh.join(mirror.file_name().unwrap_or_default());
-        std::fs::create_dir_all(&fresh).map_err(|e| format!("{}: {e}", fresh.display()))?;
+        let host = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| TransferError::HostFile { path, source }
+        };
+        std::fs::create_dir_all(&fresh).map_err(host(&fresh))?;
         session
             .download(inside, &target)
             .await
-            .map_err(|e| format!("downloading {inside}: {e}"))?;
-        std::fs::remove_dir_all(mirror).map_err(|e| format!("{}: {e}", mirror.display()))?;
-        std::fs::rename(&target, mirror).map_err(|e| format!("{}: {e}", mirror.display()))?;
+            .map_err(|source| TransferError::Sandbox {
+                doing: "downloading",
+                inside: inside.to_string(),
+                source,
+            })?;
+        std::fs::remove_dir_all(mirror).map_err(host(mirror))?;
+        std::fs::rename(&target, mirror).map_err(host(mirror))?;
         let _ = std::fs::remove_dir_all(&fresh);
         Ok(())
     }
@@ -124,7 +134,7 @@ impl SessionFlavor for Remote {
     fn scratch_dirs(&self, session: &Session) -> Vec<(String, PathBuf)> {
         vec![("HOME".into(), session.home_dir().to_path_buf())]
     }
-    fn push_prepared<'a>(&'a self, session: &'a Session) -> BoxFuture<'a, Result<(), String>> {
+    fn push_prepared<'a>(&'a self, session: &'a Session) -> BoxFuture<'a, Result<(), TransferError>> {
         Box::pin(async move {
             for (host, inside) in [
                 (session.home_dir(), bwrap::HOME_INSIDE),
@@ -133,12 +143,16 @@ impl SessionFlavor for Remote {
                 session
                     .upload(host, inside)
                     .await
-                    .map_err(|e| format!("uploading {inside}: {e}"))?;
+                    .map_err(|source| TransferError::Sandbox {
+                        doing: "uploading",
+                        inside: inside.to_string(),
+                        source,
+                    })?;
             }
             Ok(())
         })
     }
-    fn pull_results<'a>(&'a self, session: &'a Session) -> BoxFuture<'a, Result<(), String>> {
+    fn pull_results<'a>(&'a self, session: &'a Session) -> BoxFuture<'a, Result<(), TransferError>> {
         Box::pin(async move {
             let n = {
                 let mut p = self.pulls.lock().unwrap_or_else(|e| e.into_inner());
@@ -153,7 +167,11 @@ impl SessionFlavor for Remote {
                 self.pull(session, bwrap::HOME_INSIDE, session.home_dir(), n).await?;
             }
             // OpenShell's own log (its proxy's decisions) goes into the session's log.
-            let logs = session.logs().await.map_err(|e| format!("openshell logs: {e}"))?;
+            let logs = session.logs().await.map_err(|source| TransferError::Sandbox {
+                doing: "reading the log of",
+                inside: "the sandbox".into(),
+                source,
+            })?;
             *self.denials.lock().unwrap_or_else(|e| e.into_inner()) = parse_denials(&logs);
             Ok(())
         })

@@ -14,7 +14,9 @@ use futures::future::BoxFuture;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use super::environment::{CaseEnvironment, EgressDenial, EnvironmentError, EnvironmentFactory, ServeLink};
+use super::environment::{
+    CaseEnvironment, EgressDenial, EnvironmentError, EnvironmentFactory, ServeLink, TransferError,
+};
 use super::spawn::CommandFactory;
 use crate::providers::auth_file::{AuthFile, StagedAuth};
 use crate::providers::{ProviderPlan, ProvidersRecord};
@@ -211,13 +213,13 @@ impl CaseEnvironment for SeededEnvironment {
     fn scratch_dirs(&self) -> Vec<(String, PathBuf)> {
         self.inner.scratch_dirs()
     }
-    fn push_prepared(&self) -> BoxFuture<'_, Result<(), String>> {
+    fn push_prepared(&self) -> BoxFuture<'_, Result<(), TransferError>> {
         self.inner.push_prepared()
     }
-    fn pull_results(&self) -> BoxFuture<'_, Result<(), String>> {
+    fn pull_results(&self) -> BoxFuture<'_, Result<(), TransferError>> {
         self.inner.pull_results()
     }
-    fn fetch<'a>(&'a self, inside: &'a str, local: &'a Path) -> BoxFuture<'a, Result<(), String>> {
+    fn fetch<'a>(&'a self, inside: &'a str, local: &'a Path) -> BoxFuture<'a, Result<(), TransferError>> {
         self.inner.fetch(inside, local)
     }
     fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
@@ -379,13 +381,21 @@ mod tests {
         fn scratch_dirs(&self) -> Vec<(String, PathBuf)> {
             vec![("HOME".into(), self.home_host()), ("TMPDIR".into(), "/fake/tmp".into())]
         }
-        fn push_prepared(&self) -> BoxFuture<'_, Result<(), String>> {
-            Box::pin(async { Err("fake: push".into()) })
+        fn push_prepared(&self) -> BoxFuture<'_, Result<(), TransferError>> {
+            Box::pin(async {
+                Err(TransferError::Outside {
+                    inside: "fake: push".into(),
+                })
+            })
         }
-        fn pull_results(&self) -> BoxFuture<'_, Result<(), String>> {
-            Box::pin(async { Err("fake: pull".into()) })
+        fn pull_results(&self) -> BoxFuture<'_, Result<(), TransferError>> {
+            Box::pin(async {
+                Err(TransferError::Outside {
+                    inside: "fake: pull".into(),
+                })
+            })
         }
-        fn fetch<'a>(&'a self, inside: &'a str, local: &'a Path) -> BoxFuture<'a, Result<(), String>> {
+        fn fetch<'a>(&'a self, inside: &'a str, local: &'a Path) -> BoxFuture<'a, Result<(), TransferError>> {
             self.0.fetch(inside, local)
         }
         fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
@@ -429,8 +439,9 @@ mod tests {
         );
         let labels: Vec<String> = env.scratch_dirs().into_iter().map(|(l, _)| l).collect();
         assert_eq!(labels, ["HOME", "TMPDIR"]);
-        assert_eq!(env.push_prepared().await, Err("fake: push".into()));
-        assert_eq!(env.pull_results().await, Err("fake: pull".into()));
+        let said = |r: Result<(), TransferError>| r.unwrap_err().to_string();
+        assert!(said(env.push_prepared().await).starts_with("fake: push"));
+        assert!(said(env.pull_results().await).starts_with("fake: pull"));
         env.close().await;
     }
 }

@@ -11,7 +11,9 @@ use futures::future::BoxFuture;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::environment::{CaseEnvironment, EgressDenial, EnvironmentError, EnvironmentFactory, ServeLink};
+use super::environment::{
+    CaseEnvironment, EgressDenial, EnvironmentError, EnvironmentFactory, ServeLink, TransferError,
+};
 use super::mcp_relay::McpRelay;
 use super::session_env::{SessionEnvironment, SessionFlavor};
 use crate::sandbox::{Role, Sandbox, SandboxPolicy, Session};
@@ -119,10 +121,10 @@ impl SessionFlavor for BoundFolders {
         super::observe_files::session_scratch(session.home_dir(), session.dir())
     }
     /// The agent sees the host folders themselves: nothing to send or bring back.
-    fn push_prepared<'a>(&'a self, _session: &'a Session) -> BoxFuture<'a, Result<(), String>> {
+    fn push_prepared<'a>(&'a self, _session: &'a Session) -> BoxFuture<'a, Result<(), TransferError>> {
         Box::pin(async { Ok(()) })
     }
-    fn pull_results<'a>(&'a self, _session: &'a Session) -> BoxFuture<'a, Result<(), String>> {
+    fn pull_results<'a>(&'a self, _session: &'a Session) -> BoxFuture<'a, Result<(), TransferError>> {
         Box::pin(async { Ok(()) })
     }
     fn before_delete<'a>(&'a self, _session: &'a Session) -> BoxFuture<'a, ()> {

@@ -7,7 +7,7 @@ use futures::future::BoxFuture;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::environment::{CaseEnvironment, EgressDenial, ServeLink};
+use super::environment::{CaseEnvironment, EgressDenial, ServeLink, TransferError};
 use super::spawn::{CommandError, CommandFactory, CommandSpec};
 use super::workspace_keep::KeepBy;
 use crate::sandbox::{ExecOptions, Session, bwrap};
@@ -20,8 +20,8 @@ pub(super) trait SessionFlavor: Send + Sync + 'static {
     fn mcp_command(&self, server: &ResolvedMcp) -> Option<Vec<String>>;
     fn denials(&self, session: &Session) -> Vec<EgressDenial>;
     fn scratch_dirs(&self, session: &Session) -> Vec<(String, PathBuf)>;
-    fn push_prepared<'a>(&'a self, session: &'a Session) -> BoxFuture<'a, Result<(), String>>;
-    fn pull_results<'a>(&'a self, session: &'a Session) -> BoxFuture<'a, Result<(), String>>;
+    fn push_prepared<'a>(&'a self, session: &'a Session) -> BoxFuture<'a, Result<(), TransferError>>;
+    fn pull_results<'a>(&'a self, session: &'a Session) -> BoxFuture<'a, Result<(), TransferError>>;
     /// Runs before the session is deleted (stop helpers, clean a kept sandbox).
     fn before_delete<'a>(&'a self, session: &'a Session) -> BoxFuture<'a, ()>;
 }
@@ -99,14 +99,23 @@ impl<F: SessionFlavor> CaseEnvironment for SessionEnvironment<F> {
     fn scratch_dirs(&self) -> Vec<(String, PathBuf)> {
         self.flavor.scratch_dirs(&self.session)
     }
-    fn push_prepared(&self) -> BoxFuture<'_, Result<(), String>> {
+    fn push_prepared(&self) -> BoxFuture<'_, Result<(), TransferError>> {
         self.flavor.push_prepared(&self.session)
     }
-    fn pull_results(&self) -> BoxFuture<'_, Result<(), String>> {
+    fn pull_results(&self) -> BoxFuture<'_, Result<(), TransferError>> {
         self.flavor.pull_results(&self.session)
     }
-    fn fetch<'a>(&'a self, inside: &'a str, local: &'a Path) -> BoxFuture<'a, Result<(), String>> {
-        Box::pin(async move { self.session.download(inside, local).await.map_err(|e| e.to_string()) })
+    fn fetch<'a>(&'a self, inside: &'a str, local: &'a Path) -> BoxFuture<'a, Result<(), TransferError>> {
+        Box::pin(async move {
+            self.session
+                .download(inside, local)
+                .await
+                .map_err(|source| TransferError::Sandbox {
+                    doing: "downloading",
+                    inside: inside.to_string(),
+                    source,
+                })
+        })
     }
     fn close(self: Box<Self>) -> BoxFuture<'static, ()> {
         Box::pin(async move {

@@ -11,7 +11,7 @@ use ghostlab::run::case::{CaseSpec, ScenarioView};
 use ghostlab::run::case_run::RunContext;
 use ghostlab::run::emulator::OfflineEmulator;
 use ghostlab::run::environment::{
-    CaseEnvironment, EnvironmentError, EnvironmentFactory, LocalEnvironmentFactory, ServeLink,
+    CaseEnvironment, EnvironmentError, EnvironmentFactory, LocalEnvironmentFactory, ServeLink, TransferError,
 };
 use ghostlab::run::suite::{SuiteOptions, run_suite};
 use std::path::{Path, PathBuf};
@@ -92,16 +92,16 @@ impl CaseEnvironment for FakeStuckEnvironment {
     fn scratch_dirs(&self) -> Vec<(String, PathBuf)> {
         self.inner.scratch_dirs()
     }
-    fn push_prepared(&self) -> BoxFuture<'_, Result<(), String>> {
+    fn push_prepared(&self) -> BoxFuture<'_, Result<(), TransferError>> {
         self.inner.push_prepared()
     }
-    fn pull_results(&self) -> BoxFuture<'_, Result<(), String>> {
+    fn pull_results(&self) -> BoxFuture<'_, Result<(), TransferError>> {
         if self.stuck == Stuck::Pull {
             return Box::pin(std::future::pending());
         }
         self.inner.pull_results()
     }
-    fn fetch<'a>(&'a self, inside: &'a str, local: &'a Path) -> BoxFuture<'a, Result<(), String>> {
+    fn fetch<'a>(&'a self, inside: &'a str, local: &'a Path) -> BoxFuture<'a, Result<(), TransferError>> {
         if self.stuck == Stuck::Fetch {
             return Box::pin(std::future::pending());
         }
