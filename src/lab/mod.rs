@@ -34,6 +34,7 @@ pub mod state;
 pub mod step;
 pub mod store;
 pub mod stored_run;
+pub mod tool_permissions;
 pub mod traits;
 pub mod types;
 pub mod usable_models;

@@ -35,8 +35,9 @@ pub fn blast_radius(tool: &str) -> &'static str {
     }
 }
 
-/// Proposes the job's own permissions, or the safe defaults, each with its blast radius.
-pub fn permissions(job: &Job) -> Proposal {
+/// Proposes the job's own permissions, or the safe defaults, each with its blast radius, and
+/// every discovered MCP tool with its risk labels (from `contract`) and effective permission.
+pub fn permissions(job: &Job, contract: Option<&crate::mcp::contract::Contract>) -> Proposal {
     let mut map: IndexMap<String, PermissionRule> = match &job.agent.runtime.permission {
         Some(Permission::PerTool(m)) => m.clone(),
         Some(Permission::All(a)) => [("*".to_string(), PermissionRule::Action(*a))].into_iter().collect(),
@@ -58,6 +59,16 @@ pub fn permissions(job: &Job) -> Proposal {
         notes.push(format!("{tool}: {}", blast_radius(tool)));
     }
     notes.push("allow = runs without asking; ask = the simulated user decides; deny = refused.".into());
+    let tools = super::tool_permissions::tool_lines(job, &map, contract);
+    if tools.is_empty() {
+        notes.push("No MCP tools discovered yet (Step 4 discovers them); their permissions show here then.".into());
+    } else {
+        notes.push(format!(
+            "{} discovered MCP tool(s), as OpenCode names them, with their risk labels and the permission each gets (the last matching key decides; none matching = allow):",
+            tools.len()
+        ));
+        notes.extend(tools);
+    }
     Proposal::new(to_answer_yaml(&map), notes)
 }
 
@@ -225,7 +236,7 @@ mod tests {
 
     #[test]
     fn permissions_the_person_did_not_choose_are_named_as_added_by_ghostlab() {
-        let added = permissions(&Job::default()).notes.join("\n");
+        let added = permissions(&Job::default(), None).notes.join("\n");
         assert!(
             added.contains("Added by Ghostlab because your agent has no permission map"),
             "{added}"
@@ -237,7 +248,7 @@ mod tests {
             .into_iter()
             .collect();
         job.agent.runtime.permission = Some(Permission::PerTool(own));
-        let p = permissions(&job);
+        let p = permissions(&job, None);
         assert!(!p.text.contains("bash"), "{}", p.text);
         assert!(!p.notes.join("\n").contains("Added by Ghostlab"));
     }

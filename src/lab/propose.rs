@@ -63,7 +63,7 @@ impl StepProposer {
             StepId::Model => self.model(job).await,
             StepId::Mcps => self.mcps(&job),
             StepId::Skills => Ok(self.skills(&job)),
-            StepId::Permissions => Ok(policy::permissions(&job)),
+            StepId::Permissions => Ok(policy::permissions(&job, self.contract(&job).as_ref())),
             StepId::Sandbox => {
                 // Offered only where `doctor`'s own probe finds a gateway that answers.
                 let gateway = crate::sandbox::doctor::probe_openshell().await;
@@ -82,6 +82,17 @@ impl StepProposer {
                 .push("The hint was not used: this step is computed from your files and flags, not by a model.".into());
         }
         Ok(proposal)
+    }
+
+    /// The contract Step 4 linted, when there is a readable one (the tools' risk labels).
+    fn contract(&self, job: &Job) -> Option<crate::mcp::contract::Contract> {
+        let state = crate::spec::relative_path::resolve_against(&self.job_dir(), &job.paths.state_dir);
+        let text = crate::util::bounded::read_bounded_string(
+            &state.join("contract.json"),
+            crate::util::bounded::FileKind::State,
+        )
+        .ok()?;
+        serde_json::from_str(&text).ok()
     }
 
     fn source(&self) -> Result<Proposal, String> {

@@ -205,3 +205,99 @@ async fn preview_is_redacted_and_read_only_and_hints_are_honest() {
         .expect_err("the fake generator refuses");
     assert!(err.contains("fake generator"), "{err}");
 }
+
+/// Step 6 lists every discovered MCP tool with the risk labels the contract lint gave it and
+/// the permission it really gets under the proposed map, flagging a changing tool that would
+/// run without asking.
+#[tokio::test]
+async fn step_6_lists_discovered_tools_with_labels_and_effective_permissions() {
+    use ghostlab::mcp::inventory::{Inventory, ServerInventory, ServerStatus, ToolEntry};
+    let (dir, job_file) = example_copy();
+    let mut job = loaded(&job_file);
+    let tool = |name: &str, description: &str| ToolEntry {
+        name: name.into(),
+        title: None,
+        description: Some(description.into()),
+        input_schema: serde_json::json!({ "type": "object", "properties": {} }),
+        output_schema: None,
+        annotations: None,
+        meta: None,
+    };
+    let inventory = Inventory {
+        version: 1,
+        generated_at: String::new(),
+        servers: vec![ServerInventory {
+            name: "release".into(),
+            transport: "stdio".into(),
+            status: ServerStatus::Ok,
+            error: None,
+            server_info: None,
+            protocol_version: None,
+            capabilities: None,
+            instructions: None,
+            tools: vec![
+                tool("delete_tag", "Deletes a git tag from the remote."),
+                tool("read_changelog", "Reads CHANGELOG.md."),
+            ],
+            resources: Vec::new(),
+            resource_templates: Vec::new(),
+            prompts: Vec::new(),
+            elapsed_ms: 0,
+        }],
+    };
+    let contract = ghostlab::mcp::contract::build_contract(&inventory);
+    let state = dir.path().join(".ghostlab");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::write(state.join("contract.json"), serde_json::to_string(&contract).unwrap()).unwrap();
+    job.capabilities.insert(
+        "release".into(),
+        ghostlab::spec::job::Capabilities {
+            tools: vec!["delete_tag".into(), "read_changelog".into()],
+            ..Default::default()
+        },
+    );
+    let p = proposer(&job_file, Seeds::default());
+    let perms = propose(&p, StepId::Permissions, None, &job).await.expect("permissions");
+    let line = |id: &str| {
+        perms
+            .notes
+            .iter()
+            .find(|n| n.starts_with(&format!("tool {id} ")))
+            .cloned()
+            .unwrap_or_else(|| panic!("no line for {id}: {:#?}", perms.notes))
+    };
+    let delete = line("release_delete_tag");
+    assert!(delete.contains("destructive"), "{delete}");
+    assert!(delete.contains("→ allow (no key matches"), "{delete}");
+    assert!(delete.contains("⚠ changes state without asking"), "{delete}");
+    let read = line("release_read_changelog");
+    assert!(read.contains("read-only") && !read.contains('⚠'), "{read}");
+
+    // A key for the server's tools decides them, the last matching key winning.
+    job.agent.runtime.permission = Some(ghostlab::spec::Permission::PerTool(
+        [
+            (
+                "release_*".to_string(),
+                ghostlab::spec::PermissionRule::Action(ghostlab::spec::Action::Ask),
+            ),
+            (
+                "release_read_*".to_string(),
+                ghostlab::spec::PermissionRule::Action(ghostlab::spec::Action::Allow),
+            ),
+        ]
+        .into_iter()
+        .collect(),
+    ));
+    let perms = propose(&p, StepId::Permissions, None, &job).await.expect("permissions");
+    let find = |id: &str| {
+        perms
+            .notes
+            .iter()
+            .find(|n| n.starts_with(&format!("tool {id} ")))
+            .unwrap()
+            .clone()
+    };
+    assert!(find("release_delete_tag").contains("→ ask (by `release_*`)"));
+    assert!(find("release_read_changelog").contains("→ allow (by `release_read_*`)"));
+    assert!(!find("release_delete_tag").contains('⚠'));
+}

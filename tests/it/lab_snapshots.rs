@@ -70,7 +70,7 @@ fn proposal(step: StepId) -> Proposal {
             ],
         ),
         StepId::Permissions => {
-            let p = ghostlab::lab::policy::permissions(&Job::default());
+            let p = ghostlab::lab::policy::permissions(&Job::default(), None);
             return p;
         }
         StepId::Sandbox => (
