@@ -21,6 +21,7 @@ pub mod headless;
 mod interrupt;
 mod persona_drop;
 pub mod policy;
+pub mod preview_resolved;
 pub mod propose;
 mod purpose_draft;
 pub mod review;

@@ -84,6 +84,21 @@ impl StepProposer {
         Ok(proposal)
     }
 
+    /// The OpenCode config file the lab imported (`--from`), when it was one.
+    fn imported_config(&self) -> Option<PathBuf> {
+        let from = self.seeds.from.as_ref()?;
+        let file = if from.is_dir() {
+            ["opencode.jsonc", "opencode.json"]
+                .iter()
+                .map(|n| from.join(n))
+                .find(|p| p.is_file())?
+        } else {
+            from.clone()
+        };
+        let json = file.extension().is_some_and(|e| e == "json" || e == "jsonc");
+        json.then_some(file)
+    }
+
     /// The contract Step 4 linted, when there is a readable one (the tools' risk labels).
     fn contract(&self, job: &Job) -> Option<crate::mcp::contract::Contract> {
         let state = crate::spec::relative_path::resolve_against(&self.job_dir(), &job.paths.state_dir);
@@ -363,16 +378,28 @@ impl StepProposer {
         let mut names = referenced_vars(&yaml);
         names.extend(job.sandbox.credentials.env.iter().cloned());
         redactor.add_env_vars(names.iter().map(String::as_str));
-        let text = redactor.redact(&yaml).into_owned();
+        let mut text = redactor.redact(&yaml).into_owned();
+        let mut notes = vec![
+            format!(
+                "Saved at {}. Secrets stay ${{VAR}} references; values are masked.",
+                self.job_file.display()
+            ),
+            "Enter starts the run; its transcript streams below.".into(),
+        ];
+        // What the run really uses: the saved job resolved, and the config the agent gets.
+        match crate::spec::load_job(&self.job_file) {
+            Ok(loaded) => {
+                let resolved = super::preview_resolved::resolve(&loaded, self.imported_config().as_deref());
+                text.push_str("\n# ── opencode.json as the agent gets it (paths as on the host) ──\n");
+                text.push_str(&redactor.redact(&resolved.opencode_json));
+                text.push('\n');
+                notes.extend(resolved.notes);
+            }
+            Err(e) => notes.push(format!("The saved job cannot be resolved yet: {e}")),
+        }
         Proposal {
             text,
-            notes: vec![
-                format!(
-                    "Saved at {}. Secrets stay ${{VAR}} references; values are masked.",
-                    self.job_file.display()
-                ),
-                "Enter starts the run; its transcript streams below.".into(),
-            ],
+            notes,
             editable: false,
         }
     }

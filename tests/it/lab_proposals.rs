@@ -301,3 +301,54 @@ async fn step_6_lists_discovered_tools_with_labels_and_effective_permissions() {
     assert!(find("release_read_changelog").contains("→ allow (by `release_read_*`)"));
     assert!(!find("release_delete_tag").contains('⚠'));
 }
+
+/// Step 12 shows what the run really uses: the saved job resolved (instruction globs expanded,
+/// reachable hosts), the opencode.json the agent gets, and what differs from the imported config
+/// — paths only, never a value.
+#[tokio::test]
+async fn step_12_shows_the_resolved_config_and_its_difference_from_the_source() {
+    let (dir, job_file) = example_copy();
+    let job = loaded(&job_file);
+    let source = dir.path().join("opencode.json");
+    std::fs::write(
+        &source,
+        r#"{ "$schema": "https://opencode.ai/config.json", "model": "anthropic/claude-x",
+             "share": "disabled", "permission": { "bash": "ask" } }"#,
+    )
+    .unwrap();
+    let p = proposer(
+        &job_file,
+        Seeds {
+            from: Some(source.clone()),
+            ..Seeds::default()
+        },
+    );
+    let preview = propose(&p, StepId::Preview, None, &job).await.expect("preview");
+    let (yaml, emitted) = preview
+        .text
+        .split_once("# ── opencode.json as the agent gets it")
+        .expect("the emitted config follows job.yaml");
+    assert!(yaml.contains("version: 1"), "{yaml}");
+    let json = emitted.split_once('\n').unwrap().1;
+    let v: serde_json::Value = serde_json::from_str(json).expect("the emitted part is JSON");
+    let instructions = v["instructions"].as_array().expect("instructions resolved");
+    assert!(
+        instructions.iter().all(|i| i.as_str().unwrap().starts_with('/')),
+        "globs and relative paths resolved: {instructions:?}"
+    );
+    let notes = preview.notes.join("\n");
+    assert!(
+        notes.contains("Instructions: 2 entries in job.yaml resolve to 2 file(s): AGENTS.md, docs/release-policy.md"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("Sandbox: bubblewrap, network disabled; reachable: "),
+        "{notes}"
+    );
+    assert!(notes.contains("MCP servers: release, filesystem"), "{notes}");
+    assert!(notes.contains(&format!("Against {}", source.display())), "{notes}");
+    assert!(notes.contains("  - $schema (not carried)"), "{notes}");
+    assert!(notes.contains("  ~ model (changed)"), "{notes}");
+    assert!(notes.contains("  + permission.edit (added)"), "{notes}");
+    assert!(!notes.contains("claude-x"), "values are not shown: {notes}");
+}
