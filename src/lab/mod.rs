@@ -7,7 +7,7 @@
 
 mod answer_check;
 pub mod apply;
-mod contract_lint;
+pub mod contract_lint;
 pub mod dashboard_progress;
 #[cfg(test)]
 mod dashboard_progress_tests;
@@ -33,6 +33,7 @@ pub mod state;
 pub mod step;
 pub mod store;
 pub mod stored_run;
+pub mod view_schema;
 pub mod traits;
 pub mod types;
 pub mod usable_models;
@@ -40,7 +41,9 @@ pub mod usable_models;
 pub use driver::{Executor, LabError};
 pub use propose::StepProposer;
 pub use seeds::Seeds;
-pub use state::{Discovery, DiscoveryError, Effect, Event, Lab, Phase, Proposal, RunOutcome, Saved};
+pub use state::{
+    Discovered, Discovery, DiscoveryError, Effect, Event, Lab, Phase, Proposal, RunOutcome, Saved, ServerLint,
+};
 pub use step::StepId;
 pub use traits::{
     ConfiguredModels, GenerateKind, GenerateRequest, Generator, McpDiscovery, ModelCatalog, RunUpdate, SuiteRunner,

@@ -14,6 +14,7 @@ pub mod file_refs;
 pub mod instructions;
 pub mod job;
 pub mod jsonc;
+pub mod key_position;
 mod jsonc_duplicates;
 pub mod limits;
 pub mod load;

@@ -293,14 +293,16 @@ fn status_lines<'a>(lab: &Lab, notice: Option<&'a str>, confirm: Option<&'a str>
         for (server, d) in &lab.discovery {
             let (text, style) = match d {
                 Discovery::Pending => (format!("… {server}: discovering"), theme.accent()),
-                Discovery::Found(c) => (
+                Discovery::Found(d) => (
                     format!(
-                        "✓ {server}: {} tools, {} resources, {} prompts",
-                        c.tools.len(),
-                        c.resources.len(),
-                        c.prompts.len()
+                        "✓ {server}: {} tools, {} resources, {} prompts · {}",
+                        d.capabilities.tools.len(),
+                        d.capabilities.resources.len(),
+                        d.capabilities.prompts.len(),
+                        crate::lab::contract_lint::lint_line(&d.lint)
                     ),
-                    theme.ok(),
+                    // Error-level findings are worth a second look before accepting.
+                    if d.lint.counts.error > 0 { theme.warn() } else { theme.ok() },
                 ),
                 Discovery::Failed(e) => (format!("✗ {server}: {e}"), theme.warn()),
                 Discovery::Invalid(e) => (format!("✗ {server}: {e} (fix it to accept)"), theme.error()),

@@ -1,0 +1,349 @@
+//! `ghostlab lint --format sarif` as GitHub code scanning takes it: valid under the OASIS SARIF
+//! 2.1.0 schema, clean under Microsoft's SARIF Multitool `validate` with its GitHub rule set
+//! (pinned in tools/npm), and under a check of GitHub's documented ingestion rules written
+//! here (rules with fullDescription and help, numeric security-severity on tagged security
+//! rules, regions, relative URIs under a declared base, fingerprints, the upload limits).
+//! Results point where each server is declared in the user's files, never at inventory.json.
+
+use crate::common;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn fixture(name: &str) -> PathBuf {
+    common::repo().join("tests/fixtures/mcp").join(name)
+}
+
+/// A git checkout holding a job in `agent/`: `notes` from a servers file whose name needs
+/// percent-encoding, `broken` inline in job.yaml, `mirror` from a servers file outside the
+/// checkout (allowed by `paths.outside_job`). The three servers of inventory-flawed.json.
+fn checkout(base: &Path) -> PathBuf {
+    let repo = base.join("repo");
+    let agent = repo.join("agent");
+    let outside = base.join("elsewhere");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    std::fs::create_dir_all(agent.join("config")).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    for f in [agent.join("config/notes.mjs"), agent.join("broken.mjs"), outside.join("mirror.mjs")] {
+        std::fs::write(f, "").unwrap();
+    }
+    std::fs::write(
+        agent.join("config/mcp servers.json"),
+        "{\n  // the team's servers\n  \"mcpServers\": {\n    \"notes-old\": { \"command\": \"node\", \"args\": [\"./notes.mjs\"] },\n    \"notes\": { \"command\": \"node\", \"args\": [\"./notes.mjs\"] }\n  }\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        outside.join("mcp.json"),
+        "{\"mcpServers\": {\"mirror\": {\"command\": \"node\", \"args\": [\"./mirror.mjs\"]}}}",
+    )
+    .unwrap();
+    let job = format!(
+        "version: 1\nagent:\n  id: sarif-demo\n  inputs:\n    mcps:\n      - config_ref: config/mcp servers.json\n        server: notes\n      - server: broken\n        command: [node, ./broken.mjs]\n      - config_ref: {}\n        server: mirror\npaths:\n  outside_job: [{}]\n",
+        outside.join("mcp.json").display(),
+        outside.display()
+    );
+    std::fs::write(agent.join("job.yaml"), job).unwrap();
+    repo
+}
+
+/// Runs `ghostlab lint … --format sarif` in `dir`; the exit code, the SARIF (if written) and stderr.
+fn sarif_lint(dir: &Path, inventory: &Path, extra: &[&str]) -> (Option<i32>, Option<Value>, String) {
+    let out_file = dir.join("out dir/lint.sarif");
+    let _ = std::fs::remove_file(&out_file);
+    let out = common::ghostlab_in(dir, 60)
+        .arg("lint")
+        .arg("--inventory")
+        .arg(inventory)
+        .args(["--format", "sarif", "--out"])
+        .arg(&out_file)
+        .args(extra)
+        .output()
+        .unwrap();
+    let sarif = std::fs::read_to_string(&out_file)
+        .ok()
+        .map(|t| serde_json::from_str(&t).unwrap());
+    (out.status.code(), sarif, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn lint_checkout(base: &Path) -> Value {
+    let repo = checkout(base);
+    let (code, sarif, stderr) = sarif_lint(&repo, &fixture("inventory-flawed.json"), &["--job", "agent/job.yaml"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    sarif.expect("the SARIF file")
+}
+
+/// GitHub's ingestion rules for third-party SARIF, from its "SARIF support for code scanning"
+/// and "SARIF results exceed limits" pages: what a file must hold for every alert to show
+/// with its help, severity, location and a stable identity.
+fn github_ingestion_problems(sarif: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut check = |ok: bool, what: String| {
+        if !ok {
+            out.push(what);
+        }
+    };
+    let runs = sarif["runs"].as_array().cloned().unwrap_or_default();
+    check(sarif["version"] == "2.1.0", "version is not 2.1.0".into());
+    check((1..=20).contains(&runs.len()), format!("{} runs (1–20)", runs.len()));
+    for (r, run) in runs.iter().enumerate() {
+        let rules = run["tool"]["driver"]["rules"].as_array().cloned().unwrap_or_default();
+        let results = run["results"].as_array().cloned().unwrap_or_default();
+        check(results.len() <= 25_000, format!("run {r}: {} results (≤ 25,000)", results.len()));
+        check(rules.len() <= 25_000, format!("run {r}: {} rules (≤ 25,000)", rules.len()));
+        let extensions = run["tool"]["extensions"].as_array().map_or(0, Vec::len);
+        check(extensions <= 100, format!("run {r}: {extensions} extensions (≤ 100)"));
+        let text = |v: &Value| v["text"].as_str().is_some_and(|t| !t.trim().is_empty());
+        for rule in &rules {
+            let id = rule["id"].as_str().unwrap_or("?");
+            check(text(&rule["shortDescription"]), format!("rule {id}: no shortDescription"));
+            check(text(&rule["fullDescription"]), format!("rule {id}: no fullDescription (GH2012)"));
+            check(text(&rule["help"]), format!("rule {id}: no help.text (GH2012)"));
+            check(
+                rule["help"]["markdown"].as_str().is_some_and(|m| !m.is_empty()),
+                format!("rule {id}: no help.markdown"),
+            );
+            let tags: Vec<&str> = rule["properties"]["tags"]
+                .as_array()
+                .map(|t| t.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            check(tags.len() <= 20, format!("rule {id}: {} tags (≤ 20)", tags.len()));
+            if let Some(s) = rule["properties"].get("security-severity") {
+                let n = s.as_str().and_then(|s| s.parse::<f64>().ok());
+                check(
+                    n.is_some_and(|n| (0.0..=10.0).contains(&n)),
+                    format!("rule {id}: security-severity {s} is not a numeric string 0–10"),
+                );
+                check(tags.contains(&"security"), format!("rule {id}: security-severity without the `security` tag"));
+            }
+        }
+        let bases = run["originalUriBaseIds"].as_object().cloned().unwrap_or_default();
+        for (name, base) in &bases {
+            let uri = base["uri"].as_str().unwrap_or("");
+            check(
+                uri.starts_with("file:///") && uri.ends_with('/'),
+                format!("base {name}: {uri} is not an absolute folder URI"),
+            );
+        }
+        for (i, result) in results.iter().enumerate() {
+            let rule_id = result["ruleId"].as_str().unwrap_or("");
+            check(rules.iter().any(|r| r["id"] == rule_id), format!("result {i}: rule `{rule_id}` not in the run"));
+            check(text(&result["message"]), format!("result {i}: no message.text"));
+            let locations = result["locations"].as_array().cloned().unwrap_or_default();
+            check((1..=1000).contains(&locations.len()), format!("result {i}: {} locations (1–1000)", locations.len()));
+            for l in &locations {
+                let artifact = &l["physicalLocation"]["artifactLocation"];
+                let uri = artifact["uri"].as_str().unwrap_or("");
+                check(
+                    !uri.is_empty() && !uri.starts_with('/') && !uri.contains("://") && !uri.contains(':'),
+                    format!("result {i}: uri `{uri}` is not relative"),
+                );
+                let base = artifact["uriBaseId"].as_str().unwrap_or("");
+                check(bases.contains_key(base), format!("result {i}: uriBaseId `{base}` is not declared"));
+                let region = &l["physicalLocation"]["region"];
+                check(region["startLine"].as_u64().is_some_and(|n| n >= 1), format!("result {i}: no region.startLine"));
+                check(region["startColumn"].as_u64().is_some_and(|n| n >= 1), format!("result {i}: no region.startColumn"));
+            }
+            let prints = result["partialFingerprints"].as_object().cloned().unwrap_or_default();
+            check(
+                !prints.is_empty() && prints.values().all(|v| v.as_str().is_some_and(|s| !s.is_empty())),
+                format!("result {i}: no partialFingerprints"),
+            );
+        }
+    }
+    out
+}
+
+#[test]
+fn results_point_at_the_users_declarations_with_relative_uris() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sarif = lint_checkout(tmp.path());
+    let run = &sarif["runs"][0];
+    let root = tmp.path().join("repo").canonicalize().unwrap();
+    assert_eq!(
+        run["originalUriBaseIds"]["%SRCROOT%"]["uri"],
+        format!("file://{}/", root.display())
+    );
+    let place = |server: &str| -> (String, u64, u64) {
+        let r = run["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["properties"]["server"] == server)
+            .unwrap_or_else(|| panic!("no result for {server}"));
+        let p = &r["locations"][0]["physicalLocation"];
+        assert_eq!(p["artifactLocation"]["uriBaseId"], "%SRCROOT%");
+        (
+            p["artifactLocation"]["uri"].as_str().unwrap().to_string(),
+            p["region"]["startLine"].as_u64().unwrap(),
+            p["region"]["startColumn"].as_u64().unwrap(),
+        )
+    };
+    // `"notes"` on line 5 of the servers file (not `notes-old` on line 4).
+    assert_eq!(place("notes"), ("agent/config/mcp%20servers.json".into(), 5, 5));
+    // The inline server's `- server: broken` entry in job.yaml.
+    assert_eq!(place("broken"), ("agent/job.yaml".into(), 8, 7));
+    // A servers file outside the checkout: the job.yaml entry that references it.
+    assert_eq!(place("mirror"), ("agent/job.yaml".into(), 10, 7));
+    for r in run["results"].as_array().unwrap() {
+        let uri = r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].as_str().unwrap();
+        assert!(!uri.contains("inventory"), "a location names the generated inventory: {uri}");
+    }
+}
+
+#[test]
+fn the_sarif_meets_githubs_ingestion_rules_and_the_oasis_schema() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sarif = lint_checkout(tmp.path());
+    assert_eq!(github_ingestion_problems(&sarif), Vec::<String>::new());
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(common::repo().join("schemas/sarif-schema-2.1.0.json")).unwrap())
+            .unwrap();
+    let validator = jsonschema::draft4::new(&schema).expect("the SARIF schema compiles");
+    let errors: Vec<String> = validator.iter_errors(&sarif).map(|e| format!("{e} at {}", e.instance_path())).collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    let rules = sarif["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap();
+    let poisoning = rules.iter().find(|r| r["id"] == "GL017").unwrap();
+    assert_eq!(poisoning["properties"]["security-severity"], "9.0");
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert!(results.iter().any(|r| r["ruleId"] == "GL017" && r["level"] == "error"));
+    for r in results {
+        assert_eq!(rules[r["ruleIndex"].as_u64().unwrap() as usize]["id"], r["ruleId"]);
+    }
+}
+
+/// Broken copies of a good log that each ingestion rule must catch.
+#[test]
+fn the_ingestion_check_catches_what_github_refuses() {
+    let tmp = tempfile::tempdir().unwrap();
+    let good = lint_checkout(tmp.path());
+    let breaks: [(&str, fn(&mut Value)); 6] = [
+        ("no fullDescription", |s| {
+            s["runs"][0]["tool"]["driver"]["rules"][0].as_object_mut().unwrap().remove("fullDescription");
+        }),
+        ("severity as a word", |s| {
+            s["runs"][0]["tool"]["driver"]["rules"][16]["properties"]["security-severity"] = "high".into()
+        }),
+        ("severity above 10", |s| {
+            s["runs"][0]["tool"]["driver"]["rules"][16]["properties"]["security-severity"] = "11.0".into()
+        }),
+        ("an absolute uri", |s| {
+            s["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] = "/tmp/x.json".into()
+        }),
+        ("no region", |s| {
+            s["runs"][0]["results"][0]["locations"][0]["physicalLocation"].as_object_mut().unwrap().remove("region");
+        }),
+        ("no fingerprints", |s| {
+            s["runs"][0]["results"][0].as_object_mut().unwrap().remove("partialFingerprints");
+        }),
+    ];
+    for (what, brk) in breaks {
+        let mut s = good.clone();
+        brk(&mut s);
+        assert!(!github_ingestion_problems(&s).is_empty(), "{what} passed the check");
+    }
+}
+
+/// The Multitool's findings (errors and warnings) on `sarif`; `None` when it is not installed.
+fn multitool(sarif: &Value) -> Option<Vec<String>> {
+    let bin = common::pinned_tool("npm/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool")?;
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.sarif");
+    let output = dir.path().join("validation.sarif");
+    std::fs::write(&input, serde_json::to_string_pretty(sarif).unwrap()).unwrap();
+    let out = std::process::Command::new(bin)
+        .arg("validate")
+        .arg(&input)
+        .args(["--rule-kind", "Gh;Sarif", "--log", "ForceOverwrite", "--output"])
+        .arg(&output)
+        // .NET without ICU data on a minimal machine; no telemetry.
+        .env("DOTNET_SYSTEM_GLOBALIZATION_INVARIANT", "1")
+        .env("DOTNET_CLI_TELEMETRY_OPTOUT", "1")
+        .output()
+        .unwrap();
+    assert!(output.is_file(), "the Multitool wrote nothing: {}", String::from_utf8_lossy(&out.stdout));
+    let log: Value = serde_json::from_str(&std::fs::read_to_string(&output).unwrap()).unwrap();
+    Some(
+        log["runs"][0]["results"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .iter()
+            .filter(|r| matches!(r["level"].as_str(), Some("error" | "warning") | None))
+            .map(|r| format!("{} {}", r["ruleId"].as_str().unwrap_or("?"), r["message"]))
+            .collect(),
+    )
+}
+
+#[test]
+fn the_sarif_multitool_with_githubs_rules_finds_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sarif = lint_checkout(tmp.path());
+    let Some(findings) = multitool(&sarif) else { return };
+    assert_eq!(findings, Vec::<String>::new());
+    // It does look: the same log without a rule's help is refused by the GitHub rules.
+    let mut broken = sarif;
+    broken["runs"][0]["tool"]["driver"]["rules"][0].as_object_mut().unwrap().remove("help");
+    let findings = multitool(&broken).unwrap();
+    assert!(findings.iter().any(|f| f.starts_with("GH2012")), "{findings:?}");
+}
+
+/// The fingerprints of every result, in order.
+fn fingerprints(sarif: &Value) -> Vec<(String, String)> {
+    sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].as_str().unwrap().to_string(),
+                r["partialFingerprints"]["ghostlabFinding/v1"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn uris_and_fingerprints_are_stable_across_checkouts_and_inventory_order() {
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let first = fingerprints(&lint_checkout(a.path()));
+    // Another checkout folder, and the inventory's servers and tools in another order.
+    let repo = checkout(b.path());
+    let mut inventory: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("inventory-flawed.json")).unwrap()).unwrap();
+    let servers = inventory["servers"].as_array_mut().unwrap();
+    servers.reverse();
+    for s in servers.iter_mut() {
+        if let Some(tools) = s["tools"].as_array_mut() {
+            tools.reverse();
+        }
+    }
+    let shuffled = b.path().join("inventory.json");
+    std::fs::write(&shuffled, inventory.to_string()).unwrap();
+    let (code, sarif, stderr) = sarif_lint(&repo, &shuffled, &["--job", "agent/job.yaml"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    let mut second = fingerprints(&sarif.unwrap());
+    let mut first_sorted = first.clone();
+    first_sorted.sort();
+    second.sort();
+    assert_eq!(first_sorted, second);
+    let unique: std::collections::BTreeSet<&String> = first.iter().map(|(_, f)| f).collect();
+    assert!(unique.len() > 20, "distinct findings share fingerprints: {}", unique.len());
+}
+
+#[test]
+fn sarif_without_the_job_or_for_another_job_exits_2_naming_what_is_wrong() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = checkout(tmp.path());
+    let (code, sarif, stderr) = sarif_lint(&repo, &fixture("inventory-flawed.json"), &[]);
+    assert_eq!((code, sarif.is_none()), (Some(2), true), "{stderr}");
+    assert!(stderr.contains("job.yaml") && stderr.contains("--job"), "{stderr}");
+    // An inventory listing a server the job does not declare.
+    let mut inventory: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("inventory-flawed.json")).unwrap()).unwrap();
+    inventory["servers"][0]["name"] = "stranger".into();
+    let other = tmp.path().join("other.json");
+    std::fs::write(&other, inventory.to_string()).unwrap();
+    let (code, _, stderr) = sarif_lint(&repo, &other, &["--job", "agent/job.yaml"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("other.json") && stderr.contains("`stranger`"), "{stderr}");
+}
