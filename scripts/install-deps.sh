@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
-APT_PACKAGES=(bubblewrap poppler-utils tmux fonts-dejavu-core git keyutils dbus ca-certificates nodejs npm chromium python3 python3-yaml python3-pip libxml2-utils)
+APT_PACKAGES=(bubblewrap poppler-utils tmux fonts-dejavu-core git keyutils dbus ca-certificates nodejs npm chromium python3 python3-yaml python3-pip libxml2-utils shellcheck)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

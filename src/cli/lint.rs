@@ -58,7 +58,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let rendered = match args.format {
         Format::Text => render_text(&contract),
         Format::Json => format!("{}\n", serde_json::to_string_pretty(&contract).unwrap_or_default()),
-        Format::Sarif => format!("{}\n", serde_json::to_string_pretty(&sarif(&args, &contract)?).unwrap_or_default()),
+        Format::Sarif => format!(
+            "{}\n",
+            serde_json::to_string_pretty(&sarif(&args, &contract)?).unwrap_or_default()
+        ),
     };
     match &args.out {
         Some(path) => crate::util::write_atomic(path, rendered.as_bytes())?,

@@ -112,7 +112,10 @@ mod tests {
         assert!(lint.counts.error > 0, "{lint:?}");
         assert_eq!(lint.contract, dir.path().join("contract.json"));
         let line = lint_line(&lint);
-        assert!(line.starts_with("lint: ") && line.contains(" error") && line.contains("contract.json"), "{line}");
+        assert!(
+            line.starts_with("lint: ") && line.contains(" error") && line.contains("contract.json"),
+            "{line}"
+        );
     }
 
     #[test]
@@ -144,7 +147,11 @@ mod tests {
         .servers
         .remove(0);
         let lint = record_and_lint(dir.path(), &names, clean).unwrap();
-        assert_eq!(lint.counts, Summary::default(), "server a's findings counted for `clean`");
+        assert_eq!(
+            lint.counts,
+            Summary::default(),
+            "server a's findings counted for `clean`"
+        );
     }
 
     #[test]

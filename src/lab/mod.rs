@@ -33,10 +33,10 @@ pub mod state;
 pub mod step;
 pub mod store;
 pub mod stored_run;
-pub mod view_schema;
 pub mod traits;
 pub mod types;
 pub mod usable_models;
+pub mod view_schema;
 
 pub use driver::{Executor, LabError};
 pub use propose::StepProposer;

@@ -88,7 +88,10 @@ mod tests {
     fn the_current_version_reads_and_others_are_refused_naming_the_file() {
         assert_eq!(check(json!({"version": 1})), Ok(()));
         let newer = check(json!({"version": 2})).unwrap_err();
-        assert!(newer.starts_with("run/summary.json: ") && newer.contains("version 2 is newer"), "{newer}");
+        assert!(
+            newer.starts_with("run/summary.json: ") && newer.contains("version 2 is newer"),
+            "{newer}"
+        );
         let missing = check(json!({"run_id": "x"})).unwrap_err();
         assert!(missing.contains("no `version`"), "{missing}");
         for odd in [json!(0), json!(-1), json!("1"), json!(1.5), json!(null)] {

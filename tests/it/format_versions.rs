@@ -1,4 +1,5 @@
-//! Every command that reads a stored run back (`report`, `view`, `merge`, `rescore`) refuses a
+//! Every command that reads a stored run back (`report`, `view`, `merge`, `rescore`; `compare`
+//! for summaries) refuses a
 //! summary.json, verdict.json or manifest.json written by a newer Ghostlab, or without a
 //! `version`: exit 2 and an error naming the file, never a report or merge that silently reads
 //! around what it does not understand (a newer verdict.json used to be skipped by `merge` as an
@@ -13,7 +14,12 @@ use std::path::{Path, PathBuf};
 fn versioned_file(run: &Path, name: &str) -> PathBuf {
     match name {
         "verdict.json" => {
-            let case = std::fs::read_dir(run.join("cases")).unwrap().next().unwrap().unwrap().path();
+            let case = std::fs::read_dir(run.join("cases"))
+                .unwrap()
+                .next()
+                .unwrap()
+                .unwrap()
+                .path();
             case.join("trial-1/verdict.json")
         }
         other => run.join(other),
@@ -36,10 +42,27 @@ fn set_version(file: &Path, version: Option<u64>) {
 fn readers(run: &str, out: &str) -> Vec<(&'static str, Vec<String>)> {
     let s = |v: &[&str]| v.iter().map(|a| a.to_string()).collect::<Vec<_>>();
     vec![
-        ("report", s(&["report", "--job", "job.yaml", "--run", run, "--md", &format!("{out}.md")])),
+        (
+            "report",
+            s(&[
+                "report",
+                "--job",
+                "job.yaml",
+                "--run",
+                run,
+                "--md",
+                &format!("{out}.md"),
+            ]),
+        ),
         ("view", s(&["view", "--json", run])),
-        ("merge", s(&["merge", "--job", "job.yaml", "--out", &format!("{out}-merged"), run])),
-        ("rescore", s(&["rescore", "--job", "job.yaml", "--out", &format!("{out}-rescored"), run])),
+        (
+            "merge",
+            s(&["merge", "--job", "job.yaml", "--out", &format!("{out}-merged"), run]),
+        ),
+        (
+            "rescore",
+            s(&["rescore", "--job", "job.yaml", "--out", &format!("{out}-rescored"), run]),
+        ),
     ]
 }
 
@@ -70,15 +93,34 @@ fn every_reader_refuses_newer_or_missing_versions_naming_the_file() {
             common::copy_dir(&dir.join("stored"), &dir.join(&run));
             let edited = versioned_file(&dir.join(&run), file);
             set_version(&edited, version);
-            for (reader, args) in readers(&run, &format!("out-{n}")) {
+            let mut all = readers(&run, &format!("out-{n}"));
+            if file == "summary.json" {
+                // `compare` reads only the two summaries.
+                all.push(("compare", vec!["compare".into(), "stored".into(), run.clone()]));
+            }
+            for (reader, args) in all {
                 let out = common::ghostlab_in(&dir, 120).args(&args).output().unwrap();
                 let stderr = String::from_utf8_lossy(&out.stderr);
-                assert_eq!(out.status.code(), Some(2), "{reader} read {file} version {version:?}: {stderr}");
+                assert_eq!(
+                    out.status.code(),
+                    Some(2),
+                    "{reader} read {file} version {version:?}: {stderr}"
+                );
                 let rel = edited.strip_prefix(&dir).unwrap().to_string_lossy().into_owned();
-                let said = if version.is_some() { "version 2 is newer" } else { "no `version`" };
-                assert!(stderr.contains(&rel) && stderr.contains(said), "{reader}, {file} {version:?}: {stderr}");
+                let said = if version.is_some() {
+                    "version 2 is newer"
+                } else {
+                    "no `version`"
+                };
+                assert!(
+                    stderr.contains(&rel) && stderr.contains(said),
+                    "{reader}, {file} {version:?}: {stderr}"
+                );
                 for written in ["merged", "rescored"] {
-                    assert!(!dir.join(format!("out-{n}-{written}/summary.json")).exists(), "{reader} wrote a run");
+                    assert!(
+                        !dir.join(format!("out-{n}-{written}/summary.json")).exists(),
+                        "{reader} wrote a run"
+                    );
                 }
                 assert!(!dir.join(format!("out-{n}.md")).exists(), "{reader} wrote a report");
             }

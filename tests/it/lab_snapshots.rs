@@ -128,7 +128,7 @@ fn deciding(step: StepId) -> Lab {
                 capabilities: Capabilities {
                     tools: vec!["read_changelog".into(), "ci_status".into()],
                     ..Default::default()
-            },
+                },
                 lint: ghostlab::lab::ServerLint {
                     counts: Default::default(),
                     contract: ".ghostlab/contract.json".into(),

@@ -62,7 +62,7 @@ fn accept_step(lab: &mut Lab, step: StepId) -> Vec<Effect> {
                 capabilities: Capabilities {
                     tools: vec!["cut_release".into()],
                     ..Default::default()
-            },
+                },
                 lint: ghostlab::lab::ServerLint {
                     counts: Default::default(),
                     contract: ".ghostlab/contract.json".into(),

@@ -43,7 +43,9 @@ fn schema_errors(kind: &str, doc: &Value) -> Vec<String> {
     let path = common::repo().join(format!("schemas/{kind}.schema.json"));
     let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let v = jsonschema::validator_for(&schema).unwrap();
-    v.iter_errors(doc).map(|e| format!("{}: {e}", e.instance_path())).collect()
+    v.iter_errors(doc)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect()
 }
 
 fn shown(v: &Value) -> Vec<(String, String)> {
@@ -92,8 +94,18 @@ fn view_json_shows_the_verdicts_of_a_real_run_and_of_its_rescore() {
     assert_eq!(results["summary"], summary["summary"]);
     assert_eq!(results["gates"], summary["gates"]);
     assert!(results.get("counts").is_none() && all.get("cases").is_none());
-    let case_ids: Vec<&Value> = summary["cases"].as_array().unwrap().iter().map(|c| &c["case_id"]).collect();
-    for t in results["trials"].as_array().unwrap().iter().chain(all["trials"].as_array().unwrap()) {
+    let case_ids: Vec<&Value> = summary["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["case_id"])
+        .collect();
+    for t in results["trials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(all["trials"].as_array().unwrap())
+    {
         assert!(case_ids.contains(&&t["case_id"]) && t.get("case").is_none(), "{t}");
     }
     assert_eq!(schema_errors("view", &all), Vec::<String>::new());

@@ -29,7 +29,10 @@ fn view_and_summary_share_the_definitions_of_the_same_data() {
     let (view, summary) = (schema("view"), schema("summary"));
     for def in ["Summary", "GateResult", "GateUnit", "Comparison", "Verdict"] {
         assert!(view["$defs"][def].is_object(), "view.schema.json lacks {def}");
-        assert_eq!(view["$defs"][def], summary["$defs"][def], "{def} differs between the schemas");
+        assert_eq!(
+            view["$defs"][def], summary["$defs"][def],
+            "{def} differs between the schemas"
+        );
     }
     let results = &view["$defs"]["RunResults"]["properties"];
     assert_eq!(results["summary"]["$ref"], "#/$defs/Summary");
@@ -63,7 +66,10 @@ fn the_view_schema_refuses_the_old_words_and_text_gates() {
                     "verdict": "FAIL", "duration_ms": 5, "first_failure": null}],
         "results": results
     });
-    let errors: Vec<String> = v.iter_errors(&good).map(|e| format!("{}: {e}", e.instance_path())).collect();
+    let errors: Vec<String> = v
+        .iter_errors(&good)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect();
     assert_eq!(errors, Vec::<String>::new());
     let breaks: [(&str, fn(&mut Value)); 5] = [
         ("version 1", |d| d["version"] = 1.into()),
@@ -79,7 +85,9 @@ fn the_view_schema_refuses_the_old_words_and_text_gates() {
             let c = d["trials"][0].as_object_mut().unwrap().remove("case_id").unwrap();
             d["trials"][0]["case"] = c;
         }),
-        ("a gate threshold as text", |d| d["results"]["gates"][0]["threshold"] = ">= 80%".into()),
+        ("a gate threshold as text", |d| {
+            d["results"]["gates"][0]["threshold"] = ">= 80%".into()
+        }),
     ];
     for (what, brk) in breaks {
         let mut doc = good.clone();

@@ -230,9 +230,50 @@ mod tests {
         assert_eq!(stable_pointer("/servers/1/capabilities"), "/capabilities");
     }
 
+    /// The fingerprints of the contract of `inventory` (as JSON), sorted.
+    fn prints_of(inventory: &serde_json::Value) -> Vec<String> {
+        let inv = crate::mcp::inventory::Inventory::from_json(&inventory.to_string()).unwrap();
+        let mut out: Vec<String> = super::super::build_contract(&inv)
+            .findings
+            .iter()
+            .map(fingerprint)
+            .collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn a_reordered_inventory_keeps_every_fingerprint() {
+        let flawed: serde_json::Value =
+            serde_json::from_str(include_str!("../../../tests/fixtures/mcp/inventory-flawed.json")).unwrap();
+        let mut reordered = flawed.clone();
+        let servers = reordered["servers"].as_array_mut().unwrap();
+        servers.reverse();
+        for s in servers.iter_mut() {
+            if let Some(tools) = s.get_mut("tools").and_then(serde_json::Value::as_array_mut) {
+                tools.reverse();
+            }
+        }
+        assert_eq!(prints_of(&flawed), prints_of(&reordered));
+        // Near duplicates and cross-server names, the pairwise rules, are among them.
+        let inv = crate::mcp::inventory::Inventory::from_json(&flawed.to_string()).unwrap();
+        let codes: Vec<String> = super::super::build_contract(&inv)
+            .findings
+            .into_iter()
+            .map(|f| f.code)
+            .collect();
+        assert!(
+            codes.iter().any(|c| c == "GL014") && codes.iter().any(|c| c == "GL015"),
+            "{codes:?}"
+        );
+    }
+
     #[test]
     fn uris_are_relative_references_without_a_scheme() {
-        assert_eq!(relative_uri(std::path::Path::new("cfg/my mcp.json")), "cfg/my%20mcp.json");
+        assert_eq!(
+            relative_uri(std::path::Path::new("cfg/my mcp.json")),
+            "cfg/my%20mcp.json"
+        );
         assert_eq!(relative_uri(std::path::Path::new("c:x.json")), "c%3Ax.json");
         assert_eq!(root_uri(std::path::Path::new("/work/repo")), "file:///work/repo/");
     }
