@@ -10,6 +10,9 @@ use crate::common;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
+/// Turns a valid document into one a consumer must refuse.
+type Breaks = fn(&mut Value);
+
 fn fixture(name: &str) -> PathBuf {
     common::repo().join("tests/fixtures/mcp").join(name)
 }
@@ -262,7 +265,7 @@ fn the_sarif_meets_githubs_ingestion_rules_and_the_oasis_schema() {
 fn the_ingestion_check_catches_what_github_refuses() {
     let tmp = tempfile::tempdir().unwrap();
     let good = lint_checkout(tmp.path());
-    let breaks: [(&str, fn(&mut Value)); 6] = [
+    let breaks: [(&str, Breaks); 6] = [
         ("no fullDescription", |s| {
             s["runs"][0]["tool"]["driver"]["rules"][0]
                 .as_object_mut()

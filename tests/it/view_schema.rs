@@ -7,6 +7,9 @@ use crate::common;
 
 use serde_json::{Value, json};
 
+/// Turns a valid document into one a consumer must refuse.
+type Breaks = fn(&mut Value);
+
 fn schema(kind: &str) -> Value {
     serde_json::from_str(&std::fs::read_to_string(common::repo().join(format!("schemas/{kind}.schema.json"))).unwrap())
         .unwrap()
@@ -71,7 +74,7 @@ fn the_view_schema_refuses_the_old_words_and_text_gates() {
         .map(|e| format!("{}: {e}", e.instance_path()))
         .collect();
     assert_eq!(errors, Vec::<String>::new());
-    let breaks: [(&str, fn(&mut Value)); 5] = [
+    let breaks: [(&str, Breaks); 5] = [
         ("version 1", |d| d["version"] = 1.into()),
         ("`cases` for the trials", |d| {
             let t = d.as_object_mut().unwrap().remove("trials").unwrap();
