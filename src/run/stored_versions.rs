@@ -13,13 +13,35 @@ use crate::judge::case_verdict::VERDICT_VERSION;
 use crate::util::format_version::{FormatVersionError, read_checked};
 
 /// Checks every versioned file the run folder `dir` holds; absent files are not an error here
-/// (each reader says what a missing file means to it).
+/// (each reader says what a missing file means to it), a file that is not JSON is.
 pub fn check_stored_run(dir: &Path) -> Result<(), FormatVersionError> {
+    check(dir, false)
+}
+
+/// As [`check_stored_run`], but a file that cannot be read as JSON is left to the reader: the
+/// report shows such a trial with its problem rather than refusing the whole run.
+pub fn check_stored_versions(dir: &Path) -> Result<(), FormatVersionError> {
+    check(dir, true)
+}
+
+fn check(dir: &Path, leave_unreadable: bool) -> Result<(), FormatVersionError> {
     let run = RunDir::new(dir);
-    read_checked(&run.manifest(), "manifest.json", MANIFEST_VERSION)?;
-    read_checked(&run.summary(), "summary.json", SUMMARY_VERSION)?;
-    for trial in run.trials() {
-        read_checked(&trial.verdict(), "verdict.json", VERDICT_VERSION)?;
+    let files = [
+        (run.manifest(), "manifest.json", MANIFEST_VERSION),
+        (run.summary(), "summary.json", SUMMARY_VERSION),
+    ]
+    .into_iter()
+    .chain(
+        run.trials()
+            .into_iter()
+            .map(|t| (t.verdict(), "verdict.json", VERDICT_VERSION)),
+    );
+    for (path, what, version) in files {
+        match read_checked(&path, what, version) {
+            Err(FormatVersionError::Unreadable { .. }) if leave_unreadable => {}
+            Err(e) => return Err(e),
+            Ok(_) => {}
+        }
     }
     Ok(())
 }
@@ -52,6 +74,19 @@ mod tests {
             run_with(d.path(), file, r#"{"cases": []}"#);
             let e = check_stored_run(d.path()).unwrap_err().to_string();
             assert!(e.contains(file) && e.contains("no `version`"), "{e}");
+            assert!(
+                check_stored_versions(d.path()).is_err(),
+                "{file}: a missing version passed"
+            );
         }
+    }
+
+    #[test]
+    fn a_file_that_is_not_json_is_refused_or_left_to_the_reader() {
+        let d = tempfile::tempdir().unwrap();
+        run_with(d.path(), "verdict.json", "{torn");
+        let e = check_stored_run(d.path()).unwrap_err().to_string();
+        assert!(e.contains("verdict.json") && e.contains("not JSON"), "{e}");
+        assert_eq!(check_stored_versions(d.path()), Ok(()));
     }
 }
