@@ -75,6 +75,7 @@ mod run_view_cli;
 mod sandbox_cli;
 mod sandbox_session;
 mod sarif_github;
+mod sarif_ingestion;
 mod schema_agreement;
 mod screen_matrix;
 mod scripted_llm;
