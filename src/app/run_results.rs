@@ -2,7 +2,11 @@
 //! verdict counts, readiness, every trial's verdict with the first failing criterion and its
 //! evidence, and the report files. The lab's exit code, its results screen, `lab --yes`'s text
 //! and `ghostlab view` all read this one value; nothing parses a summary line back.
+//!
+//! Serialized (in `view --json`) with summary.json's words for the same data: `summary` for the
+//! counts, `gates` with numeric `threshold`/`value`/`unit`, `case_id` for a case.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -14,7 +18,7 @@ use crate::run::suite::{SuiteSummary, read_verdict};
 use crate::trial::{CaseSpec, Verdict};
 
 /// Whether the agent may ship (the report's rule, `report::readiness`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct ReadinessLine {
     pub ready: bool,
     pub label: String,
@@ -22,7 +26,7 @@ pub struct ReadinessLine {
 }
 
 /// Why a trial did not pass: the first violated criterion, failed check or stated reason.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct FirstFailure {
     /// `s1`, `f2`, a check name, or `reason`.
     pub criterion: String,
@@ -32,8 +36,10 @@ pub struct FirstFailure {
 }
 
 /// One trial's outcome.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct TrialResult {
+    /// The case id, as summary.json's `cases[].case_id`.
+    #[serde(rename = "case_id")]
     pub case: String,
     pub trial: u32,
     pub persona: String,
@@ -45,12 +51,14 @@ pub struct TrialResult {
 }
 
 /// Everything a finished run states.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct RunResults {
     pub run_id: String,
     /// The one summary line, the same words as `ghostlab test` (`SuiteSummary`'s `Display`).
     pub line: String,
     pub run_dir: PathBuf,
+    /// Verdict counts and rates: summary.json's `summary`.
+    #[serde(rename = "summary")]
     pub counts: Summary,
     pub gates: Vec<GateResult>,
     pub gates_met: bool,
@@ -69,11 +77,15 @@ pub enum ResultsError {
     Unfinished(PathBuf),
     #[error("{path}: {reason}")]
     Unreadable { path: PathBuf, reason: String },
+    /// A run file of another format version (`run::stored_versions`).
+    #[error("{0}")]
+    Format(#[from] crate::util::format_version::FormatVersionError),
 }
 
 impl RunResults {
     /// Reads a finished run folder: summary.json, then each trial's verdict.json and case.json.
     pub fn read(run_dir: &Path) -> Result<RunResults, ResultsError> {
+        crate::run::stored_versions::check_stored_run(run_dir)?;
         let run = RunDir::new(run_dir);
         let path = run.summary();
         let text = match crate::util::bounded::read_bounded_string(&path, crate::util::bounded::FileKind::State) {

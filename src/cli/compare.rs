@@ -19,9 +19,11 @@ pub struct Args {
 
 fn read(dir: &std::path::Path) -> Result<SuiteSummary, CliError> {
     let path = dir.join("summary.json");
-    let text = crate::util::bounded::read_bounded_string(&path, crate::util::bounded::FileKind::State)
-        .map_err(|e| CliError::usage(e.to_string()))?;
-    serde_json::from_str(&text).map_err(|e| CliError::usage(format!("{}: not a run summary: {e}", path.display())))
+    // A summary of a newer Ghostlab (or without a version) is refused, naming the file.
+    let doc = crate::util::format_version::read_checked(&path, "summary.json", crate::run::suite::SUMMARY_VERSION)
+        .map_err(|e| CliError::usage(e.to_string()))?
+        .ok_or_else(|| CliError::usage(format!("{}: not found", path.display())))?;
+    serde_json::from_value(doc).map_err(|e| CliError::usage(format!("{}: not a run summary: {e}", path.display())))
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {

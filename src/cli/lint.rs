@@ -1,4 +1,5 @@
-//! `ghostlab lint --inventory FILE`: the MCP contract from a saved inventory, offline.
+//! `ghostlab lint --inventory FILE`: the MCP contract from a saved inventory, offline. SARIF
+//! results point where each server is declared in the job's own files (`--job`).
 
 use clap::ValueEnum;
 use std::path::PathBuf;
@@ -6,6 +7,7 @@ use std::process::ExitCode;
 
 use super::CliError;
 use crate::mcp::contract::sarif::to_sarif;
+use crate::mcp::contract::sarif_sources::{default_source_root, sources_for_job};
 use crate::mcp::contract::{Severity, build_contract, render_text};
 use crate::mcp::inventory::Inventory;
 
@@ -23,6 +25,14 @@ pub struct Args {
     /// Write the report here (atomically) instead of stdout.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// The job whose MCP servers the inventory lists (SARIF results point where each server
+    /// is declared: its MCP servers file or job.yaml).
+    #[arg(long, default_value = "job.yaml")]
+    pub job: PathBuf,
+    /// The folder SARIF URIs are relative to (`%SRCROOT%`): by default the git work tree
+    /// holding the job, or the job's folder outside git.
+    #[arg(long)]
+    pub source_root: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -50,7 +60,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         Format::Json => format!("{}\n", serde_json::to_string_pretty(&contract).unwrap_or_default()),
         Format::Sarif => format!(
             "{}\n",
-            serde_json::to_string_pretty(&to_sarif(&contract, &file)).unwrap_or_default()
+            serde_json::to_string_pretty(&sarif(&args, &contract)?).unwrap_or_default()
         ),
     };
     match &args.out {
@@ -67,4 +77,21 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The SARIF log of `contract`, located in the job's files under the source root.
+fn sarif(args: &Args, contract: &crate::mcp::contract::Contract) -> Result<serde_json::Value, CliError> {
+    if !args.job.is_file() {
+        return Err(CliError::usage(format!(
+            "{}: not found; SARIF results point where each server is declared, so `--format sarif` needs the job (--job)",
+            args.job.display()
+        )));
+    }
+    let job = crate::spec::load_job(&args.job)?;
+    let root = args
+        .source_root
+        .clone()
+        .unwrap_or_else(|| default_source_root(&job.file));
+    let sources = sources_for_job(&job, &root).map_err(CliError::usage)?;
+    to_sarif(contract, &sources).map_err(|e| CliError::usage(format!("{}: {e}", args.inventory.display())))
 }

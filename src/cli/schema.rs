@@ -30,6 +30,8 @@ pub enum SchemaKind {
     Dataset,
     /// summary.json of a run.
     Summary,
+    /// What `ghostlab view --json` prints.
+    View,
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
@@ -40,6 +42,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         SchemaKind::Scenario => artifact_schema_text(ArtifactKind::Scenario),
         SchemaKind::Dataset => artifact_schema_text(ArtifactKind::Dataset),
         SchemaKind::Summary => crate::run::summary_schema::summary_schema_text(),
+        SchemaKind::View => crate::lab::view_schema::view_schema_text(),
     };
     if let Some(path) = args.write {
         crate::util::write_atomic(&path, text.as_bytes())?;

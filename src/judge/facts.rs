@@ -10,10 +10,6 @@ use super::gates::{ContractFacts, GateFacts};
 use crate::mcp::contract::{CONTRACT_VERSION, Contract};
 use crate::util::bounded::{BoundedError, FileKind, read_optional_string};
 
-/// Rule codes that concern security (tool poisoning, hidden characters, credentials in
-/// arguments, undeclared or mislabelled destructive tools).
-pub const SECURITY_CODES: &[&str] = &["GL017", "GL019", "GL020", "GL021", "GL022"];
-
 /// Rule codes about schema quality whose error-level findings fail `no_tool_schema_errors`.
 pub const SCHEMA_CODES: &[&str] = &["GL001", "GL004", "GL010", "GL013", "GL016", "GL028"];
 
@@ -91,19 +87,20 @@ fn facts_with(
     let counts = |f: &&crate::mcp::contract::Finding| {
         decisions.is_none_or(|d| crate::mcp::contract::decisions::standing(f, inventory.as_ref(), d).counts())
     };
-    let errors_among = |codes: &[&str]| {
+    let errors_among = |of_kind: &dyn Fn(&str) -> bool| {
         contract
             .findings
             .iter()
             .filter(counts)
-            .filter(|f| codes.contains(&f.code.as_str()))
+            .filter(|f| of_kind(&f.code))
             .filter(|f| f.severity == crate::mcp::contract::rules::Severity::Error)
             .count()
     };
     Ok(GateFacts {
         contract: ContractFacts::Linted {
-            high_security_findings: errors_among(SECURITY_CODES),
-            tool_schema_errors: errors_among(SCHEMA_CODES),
+            // The security rules are those with a security-severity (`contract::rule_help`, SARIF's too).
+            high_security_findings: errors_among(&crate::mcp::contract::rule_help::is_security),
+            tool_schema_errors: errors_among(&|code| SCHEMA_CODES.contains(&code)),
         },
         denied_egress: 0,
     })

@@ -1,11 +1,13 @@
 //! Step 4's lint: each server the lab discovers is recorded in the state folder's
 //! inventory.json and the contract is rebuilt from it, so contract.json exists before the run
-//! and the contract gates read what `ghostlab discover` would have written.
+//! and the contract gates read what `ghostlab discover` would have written. Step 4 shows each
+//! server's finding counts and where the full list is (`lint_line`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use crate::mcp::contract::{Summary, build_contract};
+use super::types::ServerLint;
+use crate::mcp::contract::{Severity, Summary, build_contract};
 use crate::mcp::discover::write_inventory;
 use crate::mcp::inventory::{INVENTORY_VERSION, Inventory, ServerInventory};
 use crate::util::bounded::{FileKind, read_optional_string};
@@ -14,9 +16,11 @@ use crate::util::bounded::{FileKind, read_optional_string};
 static INVENTORY: Mutex<()> = Mutex::new(());
 
 /// Replaces `entry`'s server in `<state>/inventory.json` (keeping only the job's `servers`, in
-/// the job's order), writes contract.json from it, and returns the contract's counts.
-/// An inventory.json this build cannot read is an error naming it, never silently replaced.
-pub fn record_and_lint(state_dir: &Path, servers: &[String], entry: ServerInventory) -> Result<Summary, String> {
+/// the job's order), writes contract.json from it, and returns the counts of `entry`'s own
+/// findings with contract.json's path. An inventory.json this build cannot read is an error
+/// naming it, never silently replaced.
+pub fn record_and_lint(state_dir: &Path, servers: &[String], entry: ServerInventory) -> Result<ServerLint, String> {
+    let name = entry.name.clone();
     let _one_at_a_time = INVENTORY.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let path = state_dir.join("inventory.json");
     let mut inventory = match read_optional_string(&path, FileKind::State).map_err(|e| e.to_string())? {
@@ -40,7 +44,41 @@ pub fn record_and_lint(state_dir: &Path, servers: &[String], entry: ServerInvent
     let contract_path: PathBuf = state_dir.join("contract.json");
     crate::util::write_json_atomic(&contract_path, &contract)
         .map_err(|e| format!("{}: {e}", contract_path.display()))?;
-    Ok(contract.summary)
+    let mut counts = Summary::default();
+    for f in contract.findings.iter().filter(|f| f.server == name) {
+        match f.severity {
+            Severity::Error => counts.error += 1,
+            Severity::Warning => counts.warning += 1,
+            Severity::Note => counts.note += 1,
+            Severity::Info => counts.info += 1,
+        }
+    }
+    Ok(ServerLint {
+        counts,
+        contract: contract_path,
+    })
+}
+
+/// `1 error` / `2 errors`.
+fn count(n: usize, word: &str) -> String {
+    match (n, word) {
+        (_, "info") => format!("{n} info"),
+        (1, w) => format!("1 {w}"),
+        (n, w) => format!("{n} {w}s"),
+    }
+}
+
+/// Step 4's line for one server's lint: counts by severity and where the full list is.
+pub fn lint_line(lint: &ServerLint) -> String {
+    let c = &lint.counts;
+    format!(
+        "lint: {}, {}, {}, {} (full list: {})",
+        count(c.error, "error"),
+        count(c.warning, "warning"),
+        count(c.note, "note"),
+        count(c.info, "info"),
+        lint.contract.display()
+    )
 }
 
 #[cfg(test)]
@@ -61,14 +99,58 @@ mod tests {
         let names = vec!["a".to_string(), "b".to_string()];
         record_and_lint(dir.path(), &names, server("b")).unwrap();
         record_and_lint(dir.path(), &names, server("gone")).unwrap();
-        let summary = record_and_lint(dir.path(), &names, server("a")).unwrap();
+        let lint = record_and_lint(dir.path(), &names, server("a")).unwrap();
         let inv = Inventory::from_json(&std::fs::read_to_string(dir.path().join("inventory.json")).unwrap()).unwrap();
         let order: Vec<&str> = inv.servers.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(order, ["a", "b"], "the job's servers, in its order; others dropped");
         let facts = crate::judge::facts::contract_facts(dir.path()).unwrap();
         assert!(
             matches!(facts.contract, crate::judge::ContractFacts::Linted { high_security_findings, .. } if high_security_findings > 0),
-            "{facts:?} {summary:?}"
+            "{facts:?} {lint:?}"
+        );
+        // Server `a`'s own findings (its poisoned description), and where they are listed.
+        assert!(lint.counts.error > 0, "{lint:?}");
+        assert_eq!(lint.contract, dir.path().join("contract.json"));
+        let line = lint_line(&lint);
+        assert!(
+            line.starts_with("lint: ") && line.contains(" error") && line.contains("contract.json"),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn the_lint_line_counts_each_severity_and_names_the_file() {
+        let lint = ServerLint {
+            counts: Summary {
+                error: 1,
+                warning: 2,
+                note: 0,
+                info: 1,
+            },
+            contract: ".ghostlab/contract.json".into(),
+        };
+        assert_eq!(
+            lint_line(&lint),
+            "lint: 1 error, 2 warnings, 0 notes, 1 info (full list: .ghostlab/contract.json)"
+        );
+    }
+
+    #[test]
+    fn counts_are_the_servers_own_not_the_whole_jobs() {
+        let dir = tempfile::tempdir().unwrap();
+        let names = vec!["a".to_string(), "clean".to_string()];
+        record_and_lint(dir.path(), &names, server("a")).unwrap();
+        let clean = Inventory::from_json(
+            r#"{"version": 1, "servers": [{"name": "clean", "transport": "stdio", "status": "ok", "tools": []}]}"#,
+        )
+        .unwrap()
+        .servers
+        .remove(0);
+        let lint = record_and_lint(dir.path(), &names, clean).unwrap();
+        assert_eq!(
+            lint.counts,
+            Summary::default(),
+            "server a's findings counted for `clean`"
         );
     }
 

@@ -17,7 +17,6 @@ use crate::generate::store::write_artifact;
 use crate::generate::{
     AgentProfile, ArtifactKind, CaseStatus, Dataset, LlmProposer, OfflineProposer, PersonaSet, Proposer, ScenarioSet,
 };
-use crate::spec::job::Capabilities;
 use crate::spec::{Job, LoadedJob, McpInput};
 use crate::trial::{EventSink, Sinks, SuiteEvent};
 
@@ -37,7 +36,7 @@ impl McpDiscovery for SandboxedDiscovery {
         job_dir: PathBuf,
         mcp: McpInput,
         cancel: CancellationToken,
-    ) -> BoxFuture<'static, Result<Capabilities, DiscoveryError>> {
+    ) -> BoxFuture<'static, Result<super::types::Discovered, DiscoveryError>> {
         let job_file = self.job_file.clone();
         Box::pin(async move {
             let failed = DiscoveryError::Failed;
@@ -74,11 +73,16 @@ impl McpDiscovery for SandboxedDiscovery {
             let mut servers: Vec<String> = loaded.mcps.iter().map(|m| m.name.clone()).collect();
             servers.push(entry.name.clone());
             let state = loaded.state_dir();
-            tokio::task::spawn_blocking(move || super::contract_lint::record_and_lint(&state, &servers, entry))
-                .await
-                .map_err(|e| failed(e.to_string()))?
-                .map_err(|e| failed(format!("discovered, but not linted: {e}")))?;
-            Ok(capabilities)
+            let mut lint =
+                tokio::task::spawn_blocking(move || super::contract_lint::record_and_lint(&state, &servers, entry))
+                    .await
+                    .map_err(|e| failed(e.to_string()))?
+                    .map_err(|e| failed(format!("discovered, but not linted: {e}")))?;
+            // Shown as the person finds it from the job's folder.
+            if let Ok(rel) = lint.contract.strip_prefix(&loaded.dir) {
+                lint.contract = rel.to_path_buf();
+            }
+            Ok(super::types::Discovered { capabilities, lint })
         })
     }
 }

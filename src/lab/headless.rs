@@ -143,11 +143,12 @@ fn flag_for(step: StepId) -> Option<&'static str> {
 fn describe(d: &Discovery) -> String {
     match d {
         Discovery::Pending => "discovering".into(),
-        Discovery::Found(c) => format!(
-            "{} tools, {} resources, {} prompts",
-            c.tools.len(),
-            c.resources.len(),
-            c.prompts.len()
+        Discovery::Found(d) => format!(
+            "{} tools, {} resources, {} prompts; {}",
+            d.capabilities.tools.len(),
+            d.capabilities.resources.len(),
+            d.capabilities.prompts.len(),
+            super::contract_lint::lint_line(&d.lint)
         ),
         Discovery::Failed(e) => format!("discovery failed: {e}"),
         Discovery::Invalid(e) => format!("not usable: {e}"),

@@ -7,7 +7,7 @@
 
 mod answer_check;
 pub mod apply;
-mod contract_lint;
+pub mod contract_lint;
 pub mod dashboard_progress;
 #[cfg(test)]
 mod dashboard_progress_tests;
@@ -39,11 +39,14 @@ pub mod tool_permissions;
 pub mod traits;
 pub mod types;
 pub mod usable_models;
+pub mod view_schema;
 
 pub use driver::{Executor, LabError};
 pub use propose::StepProposer;
 pub use seeds::Seeds;
-pub use state::{Discovery, DiscoveryError, Effect, Event, Lab, Phase, Proposal, RunOutcome, Saved};
+pub use state::{
+    Discovered, Discovery, DiscoveryError, Effect, Event, Lab, Phase, Proposal, RunOutcome, Saved, ServerLint,
+};
 pub use step::StepId;
 pub use traits::{
     ConfiguredModels, GenerateKind, GenerateRequest, Generator, McpDiscovery, ModelCatalog, RunUpdate, SuiteRunner,

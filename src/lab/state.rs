@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 use super::apply::apply_answer;
 use super::step::StepId;
 pub use super::types::{
-    Artifacts, Discovery, DiscoveryError, Effect, Event, Phase, Proposal, Review, RunOutcome, Saved,
+    Artifacts, Discovered, Discovery, DiscoveryError, Effect, Event, Phase, Proposal, Review, RunOutcome, Saved,
+    ServerLint,
 };
 use crate::spec::Job;
 
@@ -412,7 +413,7 @@ impl Lab {
         if step == StepId::Mcps {
             for (server, d) in &self.discovery {
                 if let Discovery::Found(c) = d {
-                    candidate.capabilities.insert(server.clone(), c.clone());
+                    candidate.capabilities.insert(server.clone(), c.capabilities.clone());
                 }
             }
         }

@@ -3,6 +3,7 @@
 //! summary.json and the verdict files, and what `--json` dumps. Works on merged and rescored
 //! runs, which have the same layout.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -126,9 +127,14 @@ pub fn next_persona(state: &DashboardState, current: Option<&str>) -> Option<Str
     }
 }
 
-/// One row of `view --json`.
-#[derive(Debug, Serialize)]
+/// The `view --json` format version this build prints (2: summary.json's words, `trials`).
+pub const VIEW_JSON_VERSION: u32 = 2;
+
+/// One row of `view --json`: one trial.
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct DumpRow {
+    /// The case id, as summary.json's `cases[].case_id`.
+    #[serde(rename = "case_id")]
     pub case: String,
     pub trial: u32,
     pub persona: String,
@@ -139,17 +145,21 @@ pub struct DumpRow {
     pub first_failure: Option<FirstFailure>,
 }
 
-/// What `view --json` prints: the filter, the rows it lets through, and the results.
-#[derive(Debug, Serialize)]
+/// What `view --json` prints: the filter, the trials it lets through, and the results
+/// (schemas/view.schema.json).
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct Dump<'a> {
     pub version: u32,
     pub run_dir: &'a Path,
     pub filter: DumpFilter<'a>,
-    pub cases: Vec<DumpRow>,
+    /// The trials the filter lets through, in table order.
+    pub trials: Vec<DumpRow>,
+    /// Absent (`null`) while the run has no summary.json.
     pub results: Option<&'a RunResults>,
 }
 
-#[derive(Debug, Serialize)]
+/// The filters `view` applied.
+#[derive(Debug, Serialize, JsonSchema)]
 pub struct DumpFilter<'a> {
     pub verdict: Option<Verdict>,
     pub persona: Option<&'a str>,
@@ -197,14 +207,14 @@ impl StoredRun {
             })
             .collect();
         Dump {
-            version: 1,
+            version: VIEW_JSON_VERSION,
             run_dir,
             filter: DumpFilter {
                 verdict: f.verdict,
                 persona: f.persona.as_deref(),
                 text: &f.text,
             },
-            cases,
+            trials: cases,
             results: self.results.as_ref(),
         }
     }

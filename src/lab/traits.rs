@@ -8,9 +8,8 @@ use std::path::PathBuf;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
-use super::types::DiscoveryError;
+use super::types::{Discovered, DiscoveryError};
 use crate::app::RunResults;
-use crate::spec::job::Capabilities;
 use crate::spec::{Job, McpInput};
 use crate::trial::Envelope;
 
@@ -56,7 +55,7 @@ pub trait McpDiscovery: Send + Sync {
         job_dir: PathBuf,
         mcp: McpInput,
         cancel: CancellationToken,
-    ) -> BoxFuture<'static, Result<Capabilities, DiscoveryError>>;
+    ) -> BoxFuture<'static, Result<Discovered, DiscoveryError>>;
 }
 
 /// Which artifact to generate.

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use super::dashboard_state::{DashboardState, Nav};
 use super::step::StepId;
@@ -40,11 +41,26 @@ impl Proposal {
     }
 }
 
+/// What discovering one server found: its capabilities and Step 4's lint of them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Discovered {
+    pub capabilities: Capabilities,
+    pub lint: ServerLint,
+}
+
+/// Step 4's contract lint of one server: its findings by severity and where the full list is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerLint {
+    pub counts: crate::mcp::contract::Summary,
+    /// contract.json, as a person finds it (relative to the job's folder when inside it).
+    pub contract: PathBuf,
+}
+
 /// Discovery state of one MCP server during the MCPs step.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Discovery {
     Pending,
-    Found(Capabilities),
+    Found(Discovered),
     /// The server ran (or tried to) and failed: a peer fault, shown but not blocking the step.
     Failed(String),
     /// The answer itself is wrong (no such server in the file, a file that does not load): the
@@ -119,7 +135,7 @@ pub enum Event {
     },
     Discovered {
         server: String,
-        result: Result<Capabilities, DiscoveryError>,
+        result: Result<Discovered, DiscoveryError>,
     },
     Accept,
     Edit,

@@ -34,6 +34,9 @@ pub fn build_report_with(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> Resul
     if !run_dir.is_dir() {
         return Err(ReportError::NoRun(run_dir.to_path_buf()));
     }
+    // Files of a newer Ghostlab (or without a version) stop the report, naming the file; a
+    // torn one is shown on its trial instead.
+    crate::run::stored_versions::check_stored_versions(run_dir)?;
     let state = job.state_dir();
     let run = RunDir::new(run_dir);
     let manifest: Option<Manifest> = read_json(&run.manifest());

@@ -47,6 +47,9 @@ pub enum ReportError {
     Write { path: PathBuf, source: std::io::Error },
     #[error("pdf: {0}")]
     Pdf(String),
+    /// A run file of another format version (`run::stored_versions`).
+    #[error("{0}")]
+    Format(#[from] crate::util::format_version::FormatVersionError),
 }
 
 /// Where to write each format; `None` skips it.

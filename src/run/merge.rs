@@ -25,6 +25,8 @@ pub fn merge_runs(shards: &[PathBuf], dst: &Path, gates: &Gates, facts: &GateFac
                 shard.display()
             )));
         }
+        // A shard of a newer Ghostlab is refused, not merged minus the trials it cannot read.
+        super::stored_versions::check_stored_run(shard).map_err(std::io::Error::other)?;
         for trial in run.trials() {
             let Some(v) = read_verdict(&trial.verdict()) else {
                 continue;

@@ -39,6 +39,7 @@ mod serve_forward;
 mod session_env;
 pub mod setup;
 pub mod spawn;
+pub mod stored_versions;
 pub mod suite;
 mod summary_line;
 pub mod summary_schema;

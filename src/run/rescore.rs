@@ -52,6 +52,7 @@ pub async fn rescore(job: &LoadedJob, judge: &dyn Judge, src: &Path, dst: &Path)
     // The same contract facts `ghostlab test` reads; read before any work, so a corrupt
     // contract.json is refused up front.
     let facts = job_contract_facts(job).map_err(std::io::Error::other)?;
+    super::stored_versions::check_stored_run(src).map_err(std::io::Error::other)?;
     let redactor = Redactor::for_job(job);
     let known = known_tools(job);
     let mut verdicts = Vec::new();

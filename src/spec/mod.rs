@@ -16,6 +16,7 @@ pub mod instructions;
 pub mod job;
 pub mod jsonc;
 mod jsonc_duplicates;
+pub mod key_position;
 pub mod limits;
 pub mod load;
 pub mod mcp_dialects;

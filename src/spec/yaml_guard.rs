@@ -104,6 +104,28 @@ pub fn key_path_at(text: &str, line: usize) -> String {
     s.path()
 }
 
+/// Each line (1-based) with the block path open after it, as (column from 1, segment) pairs:
+/// `agent`, `inputs`, `mcps`, `[0]`… (`spec::key_position` searches them). Stops at the first
+/// line the guard refuses.
+pub fn open_paths(text: &str) -> Vec<(usize, Vec<(usize, String)>)> {
+    let mut s = Scanner::default();
+    let mut out = Vec::new();
+    for (n, l) in yaml_lines(text).enumerate() {
+        if s.line(n + 1, l).is_err() {
+            break;
+        }
+        let open = s.stack.iter().map(|(c, label)| {
+            let segment = match label {
+                Label::Key(k) => k.clone(),
+                Label::Index(i) => format!("[{i}]"),
+            };
+            (c + 1, segment)
+        });
+        out.push((n + 1, open.collect()));
+    }
+    out
+}
+
 /// The key path of the mapping that starts at `line`, `column` (both 1-based): the parser
 /// reports a duplicate key at the start of its mapping.
 pub fn mapping_path_at(text: &str, line: usize, column: usize) -> String {

@@ -160,7 +160,7 @@ fn draw_main(frame: &mut Frame, lab: &Lab, ui: &Ui, theme: &Theme, area: Rect) {
             let [answer, notes, status_area] = Layout::vertical([
                 Constraint::Min(3),
                 Constraint::Length(notes_h),
-                Constraint::Length(status.len() as u16),
+                Constraint::Length(status_height(&status, inner)),
             ])
             .areas(inner);
             let label = if proposal.editable {
@@ -185,7 +185,7 @@ fn draw_main(frame: &mut Frame, lab: &Lab, ui: &Ui, theme: &Theme, area: Rect) {
             let [editor, notes, status_area] = Layout::vertical([
                 Constraint::Min(3),
                 Constraint::Length(notes_h),
-                Constraint::Length(status.len() as u16),
+                Constraint::Length(status_height(&status, inner)),
             ])
             .areas(inner);
             if let Some(ed) = &ui.editor {
@@ -277,6 +277,15 @@ fn notes_height(notes: &[String], inner: Rect, share: u16) -> u16 {
     (rows as u16 + 2).min(inner.height / share).max(3)
 }
 
+/// Rows the status lines take once wrapped to `inner`'s width (a server's line with its lint
+/// result is longer than a narrow panel), so no line below a wrapped one is cut off.
+fn status_height(status: &[Line], inner: Rect) -> u16 {
+    let rows = Paragraph::new(status.to_vec())
+        .wrap(Wrap { trim: false })
+        .line_count(inner.width);
+    (rows as u16).min(inner.height / 2)
+}
+
 fn draw_notes(frame: &mut Frame, notes: &[String], theme: &Theme, area: Rect) {
     let lines: Vec<Line> = notes.iter().map(|n| Line::styled(n.as_str(), theme.muted())).collect();
     frame.render_widget(
@@ -293,14 +302,20 @@ fn status_lines<'a>(lab: &Lab, notice: Option<&'a str>, confirm: Option<&'a str>
         for (server, d) in &lab.discovery {
             let (text, style) = match d {
                 Discovery::Pending => (format!("… {server}: discovering"), theme.accent()),
-                Discovery::Found(c) => (
+                Discovery::Found(d) => (
                     format!(
-                        "✓ {server}: {} tools, {} resources, {} prompts",
-                        c.tools.len(),
-                        c.resources.len(),
-                        c.prompts.len()
+                        "✓ {server}: {} tools, {} resources, {} prompts · {}",
+                        d.capabilities.tools.len(),
+                        d.capabilities.resources.len(),
+                        d.capabilities.prompts.len(),
+                        crate::lab::contract_lint::lint_line(&d.lint)
                     ),
-                    theme.ok(),
+                    // Error-level findings are worth a second look before accepting.
+                    if d.lint.counts.error > 0 {
+                        theme.warn()
+                    } else {
+                        theme.ok()
+                    },
                 ),
                 Discovery::Failed(e) => (format!("✗ {server}: {e}"), theme.warn()),
                 Discovery::Invalid(e) => (format!("✗ {server}: {e} (fix it to accept)"), theme.error()),

@@ -7,6 +7,7 @@ pub mod blocking;
 pub mod bounded;
 pub mod durable;
 pub mod folder_lock;
+pub mod format_version;
 pub mod fs_sync;
 pub mod ids;
 pub mod loopback;

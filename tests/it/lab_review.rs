@@ -21,7 +21,6 @@ use ghostlab::lab::{
     StepProposer, SuiteRunner, store,
 };
 use ghostlab::spec::McpInput;
-use ghostlab::spec::job::Capabilities;
 
 /// The offline proposer's profile, personas and scenarios for a private copy of the example.
 pub struct Fixture {
@@ -211,7 +210,7 @@ impl McpDiscovery for NoDiscovery {
         _: PathBuf,
         _: McpInput,
         _: CancellationToken,
-    ) -> BoxFuture<'static, Result<Capabilities, ghostlab::lab::DiscoveryError>> {
+    ) -> BoxFuture<'static, Result<ghostlab::lab::Discovered, ghostlab::lab::DiscoveryError>> {
         Box::pin(async {
             Err(ghostlab::lab::DiscoveryError::Failed(
                 "fake: discovery is not part of this test".into(),

@@ -124,9 +124,15 @@ fn deciding(step: StepId) -> Lab {
     if step == StepId::Mcps {
         lab.handle(Event::Discovered {
             server: "release".into(),
-            result: Ok(Capabilities {
-                tools: vec!["read_changelog".into(), "ci_status".into()],
-                ..Default::default()
+            result: Ok(ghostlab::lab::Discovered {
+                capabilities: Capabilities {
+                    tools: vec!["read_changelog".into(), "ci_status".into()],
+                    ..Default::default()
+                },
+                lint: ghostlab::lab::ServerLint {
+                    counts: Default::default(),
+                    contract: ".ghostlab/contract.json".into(),
+                },
             }),
         });
     }

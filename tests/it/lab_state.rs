@@ -58,9 +58,15 @@ fn accept_step(lab: &mut Lab, step: StepId) -> Vec<Effect> {
         );
         let fx = lab.handle(Event::Discovered {
             server: "tools".into(),
-            result: Ok(Capabilities {
-                tools: vec!["cut_release".into()],
-                ..Default::default()
+            result: Ok(ghostlab::lab::Discovered {
+                capabilities: Capabilities {
+                    tools: vec!["cut_release".into()],
+                    ..Default::default()
+                },
+                lint: ghostlab::lab::ServerLint {
+                    counts: Default::default(),
+                    contract: ".ghostlab/contract.json".into(),
+                },
             }),
         });
         assert!(fx.is_empty());

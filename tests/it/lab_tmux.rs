@@ -324,7 +324,7 @@ fn tmux_accept_kill_resume_and_quit() {
         gate["actual"].as_str().unwrap()
     );
     assert!(results.contains(row.trim_end()), "{row}\n{results}");
-    let first = view["results"]["trials"][0]["case"].as_str().expect("a trial");
+    let first = view["results"]["trials"][0]["case_id"].as_str().expect("a trial");
     assert!(results.contains(first), "{first}\n{results}");
 }
 

@@ -1,6 +1,7 @@
 //! `ghostlab view --json` over runs made by the real binary (a mock agent on the local backend,
 //! the offline emulator and judge): the cases and verdicts it shows equal the run's verdict
-//! files, filters narrow them, a rescored run opens too, and bad input exits 2.
+//! files, filters narrow them, a rescored run opens too, and bad input exits 2. Its output
+//! validates against schemas/view.schema.json and names the run's figures as summary.json does.
 
 use crate::common;
 
@@ -37,14 +38,24 @@ fn verdict_files(run: &Path) -> Vec<(String, String)> {
     out
 }
 
+/// Where `doc` breaks schemas/`kind`.schema.json.
+fn schema_errors(kind: &str, doc: &Value) -> Vec<String> {
+    let path = common::repo().join(format!("schemas/{kind}.schema.json"));
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let v = jsonschema::validator_for(&schema).unwrap();
+    v.iter_errors(doc)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect()
+}
+
 fn shown(v: &Value) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = v["cases"]
+    let mut out: Vec<(String, String)> = v["trials"]
         .as_array()
         .unwrap()
         .iter()
         .map(|c| {
             (
-                format!("{}/{}", c["case"].as_str().unwrap(), c["trial"]),
+                format!("{}/{}", c["case_id"].as_str().unwrap(), c["trial"]),
                 c["verdict"].as_str().unwrap().to_string(),
             )
         })
@@ -79,8 +90,26 @@ fn view_json_shows_the_verdicts_of_a_real_run_and_of_its_rescore() {
     assert_eq!(results["readiness"]["label"], "NOT READY");
     assert_eq!(results["trials"].as_array().unwrap().len(), files.len());
     let summary: Value = serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
-    assert_eq!(results["counts"], summary["summary"]);
+    // One vocabulary: the same data under the same names as summary.json.
+    assert_eq!(results["summary"], summary["summary"]);
     assert_eq!(results["gates"], summary["gates"]);
+    assert!(results.get("counts").is_none() && all.get("cases").is_none());
+    let case_ids: Vec<&Value> = summary["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["case_id"])
+        .collect();
+    for t in results["trials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(all["trials"].as_array().unwrap())
+    {
+        assert!(case_ids.contains(&&t["case_id"]) && t.get("case").is_none(), "{t}");
+    }
+    assert_eq!(schema_errors("view", &all), Vec::<String>::new());
+    assert_eq!(schema_errors("summary", &summary), Vec::<String>::new());
     for t in results["trials"].as_array().unwrap() {
         if t["verdict"] != "PASS" {
             assert!(
@@ -109,21 +138,22 @@ fn view_json_shows_the_verdicts_of_a_real_run_and_of_its_rescore() {
             .cloned()
             .collect::<Vec<_>>()
     );
-    let persona = all["cases"][0]["persona"].as_str().unwrap().to_string();
+    let persona = all["trials"][0]["persona"].as_str().unwrap().to_string();
     let by_persona = view_json(&dir, &["--persona", &persona]);
     assert!(
-        by_persona["cases"]
+        by_persona["trials"]
             .as_array()
             .unwrap()
             .iter()
             .all(|c| c["persona"] == persona.as_str())
     );
-    assert!(!by_persona["cases"].as_array().unwrap().is_empty());
+    assert!(!by_persona["trials"].as_array().unwrap().is_empty());
     let case_id = first_case.split('/').next().unwrap();
     let by_text = view_json(&dir, &["--search", case_id]);
     assert!(shown(&by_text).iter().any(|(c, _)| c == &first_case));
     let nothing = view_json(&dir, &["--search", "no-trial-mentions-this-xyzzy"]);
-    assert_eq!(nothing["cases"].as_array().unwrap().len(), 0);
+    assert_eq!(nothing["trials"].as_array().unwrap().len(), 0);
+    assert_eq!(schema_errors("view", &nothing), Vec::<String>::new());
 
     // A rescored run (its own folder) opens the same way, by path.
     let rescored = tmp.path().join("rescored");
@@ -136,6 +166,7 @@ fn view_json_shows_the_verdicts_of_a_real_run_and_of_its_rescore() {
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
     let again = view_json(&dir, &[rescored.to_str().unwrap()]);
     assert_eq!(shown(&again), verdict_files(&rescored));
+    assert_eq!(schema_errors("view", &again), Vec::<String>::new());
 
     // Bad input exits 2: no such run, a folder that is not a run, no terminal without --json.
     for args in [

@@ -7,8 +7,10 @@
 pub mod decisions;
 pub mod finding;
 pub mod labels;
+pub mod rule_help;
 pub mod rules;
 pub mod sarif;
+pub mod sarif_sources;
 mod schema_checks;
 mod server_checks;
 mod text_checks;

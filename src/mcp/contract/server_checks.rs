@@ -29,7 +29,12 @@ pub fn check_server(sink: &mut Sink, server: &ServerInventory, labels: &[Vec<Lab
         );
     }
     let mut seen: HashMap<&str, usize> = HashMap::new();
-    let mut normalized: HashMap<String, &str> = HashMap::new();
+    // Near duplicates are told on the name that sorts later of each pair, against the first
+    // name in sort order it clashes with: the same tool is flagged, with the same words,
+    // whatever order the server lists its tools in (SARIF fingerprints stay put).
+    let mut sorted: Vec<&str> = server.tools.iter().map(|t| t.name.as_str()).collect();
+    sorted.sort_unstable();
+    sorted.dedup();
     for (i, tool) in server.tools.iter().enumerate() {
         let at = format!("/tools/{i}");
         let name = tool.name.as_str();
@@ -50,22 +55,17 @@ pub fn check_server(sink: &mut Sink, server: &ServerInventory, labels: &[Vec<Lab
             );
             continue;
         }
-        let norm: String = name
-            .chars()
-            .filter(|c| c.is_alphanumeric())
-            .flat_map(char::to_lowercase)
-            .collect();
-        if let Some(other) = normalized.get(&norm) {
+        let earlier = sorted.iter().copied().take_while(|o| *o < name);
+        if let Some(other) = earlier.clone().find(|o| normalized(o) == normalized(name)) {
             sink.add(
                 NEAR_DUPLICATE_TOOL,
                 Some(name),
                 &format!("{at}/name"),
                 format!("`{name}` and `{other}` differ only in case or separators"),
             );
-        } else if let Some(other) = server.tools[..i]
-            .iter()
-            .map(|t| t.name.as_str())
-            .find(|o| name.len() > 5 && *o != name && strsim::levenshtein(o, name) == 1)
+        } else if let Some(other) = earlier
+            .clone()
+            .find(|o| name.len() > 5 && strsim::levenshtein(o, name) == 1)
         {
             sink.add(
                 NEAR_DUPLICATE_TOOL,
@@ -74,7 +74,6 @@ pub fn check_server(sink: &mut Sink, server: &ServerInventory, labels: &[Vec<Lab
                 format!("`{name}` and `{other}` differ by one character"),
             );
         }
-        normalized.entry(norm).or_insert(name);
 
         let tool_labels = labels.get(i).map(Vec::as_slice).unwrap_or_default();
         let ann = tool.annotations.clone().unwrap_or_default();
@@ -171,7 +170,16 @@ pub fn check_server(sink: &mut Sink, server: &ServerInventory, labels: &[Vec<Lab
     }
 }
 
-/// Tool names exposed by more than one server of the inventory.
+/// A tool name as compared for near duplicates: letters and digits, lowercase.
+fn normalized(name: &str) -> String {
+    name.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Tool names exposed by more than one server of the inventory; told on every server but the
+/// first by name, so the servers' order in the job does not move the finding.
 pub fn check_cross_server(inventory: &Inventory, out: &mut Vec<Finding>) {
     let mut owners: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
     for (s, server) in inventory.servers.iter().enumerate() {
@@ -184,7 +192,8 @@ pub fn check_cross_server(inventory: &Inventory, out: &mut Vec<Finding>) {
     }
     let mut names: Vec<_> = owners.into_iter().filter(|(_, v)| v.len() > 1).collect();
     names.sort();
-    for (name, places) in names {
+    for (name, mut places) in names {
+        places.sort_by_key(|(s, _)| inventory.servers[*s].name.as_str());
         let servers: Vec<&str> = places
             .iter()
             .map(|(s, _)| inventory.servers[*s].name.as_str())
