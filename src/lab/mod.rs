@@ -8,6 +8,7 @@
 mod answer_check;
 pub mod apply;
 mod contract_lint;
+pub mod decide_findings;
 pub mod dashboard_progress;
 #[cfg(test)]
 mod dashboard_progress_tests;
@@ -16,6 +17,7 @@ pub mod dashboard_state;
 mod dashboard_state_tests;
 pub mod driver;
 pub mod executors;
+pub mod findings_review;
 pub mod focus_transcript;
 pub mod headless;
 mod interrupt;

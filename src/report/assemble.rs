@@ -12,6 +12,7 @@ use super::summary::{role_tokens, summary_page};
 
 use super::ReportError;
 use super::critique::build_critique;
+use crate::mcp::contract::decisions::{decisions_path, load as load_decisions};
 use super::model::*;
 use super::read::{read_json, read_value, red};
 use crate::judge::case_verdict::VerdictFile;
@@ -49,6 +50,7 @@ pub fn build_report_with(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> Resul
         &trials,
         read_value(&state.join("contract.json")),
         read_value(&state.join("inventory.json")),
+        load_decisions(&decisions_path(&job.file)).map_err(|e| e.to_string()),
         r,
     );
     let mut summary = summary_page(manifest.as_ref(), suite.as_ref(), &trials, r);

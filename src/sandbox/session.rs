@@ -19,6 +19,7 @@ use super::openshell;
 use super::policy::{NetworkPolicy, Role, SandboxPolicy};
 use super::procs;
 use super::proxy::{Denial, EgressProxy};
+use super::scope::{Scope, ScopeNetwork};
 use super::scratch::{self, ScratchBound};
 use super::seccomp::{self, SocketRule};
 use super::session_sweep;
@@ -73,7 +74,18 @@ pub struct Session {
     cgroups: Option<CgroupSet>,
     /// How HOME and TMPDIR are bounded (set while preparing).
     scratch: ScratchBound,
+    /// Egress proxies of commands whose scope allows fewer hosts than the session (one per
+    /// distinct allowlist, started on first use).
+    scoped_proxies: std::sync::Mutex<Vec<ScopedProxy>>,
     deleted: bool,
+}
+
+/// One narrowed allowlist's proxy and the folder of its socket.
+#[derive(Debug)]
+struct ScopedProxy {
+    allow: Vec<super::HostPort>,
+    dir: PathBuf,
+    proxy: EgressProxy,
 }
 
 impl Session {
@@ -130,6 +142,7 @@ impl Session {
             owner,
             cgroups: None,
             scratch: ScratchBound::Measured,
+            scoped_proxies: std::sync::Mutex::new(Vec::new()),
             deleted: false,
             policy,
         };
@@ -218,14 +231,59 @@ impl Session {
         self.log.path()
     }
 
-    /// Egress attempts the proxy refused (empty unless the network is an allowlist).
+    /// Egress attempts the proxies refused (empty unless the network is an allowlist): the
+    /// session's and those of narrowed scopes.
     pub fn denials(&self) -> Vec<Denial> {
-        self.proxy.as_ref().map(|p| p.denials()).unwrap_or_default()
+        let mut all = self.proxy.as_ref().map(|p| p.denials()).unwrap_or_default();
+        let scoped = self.scoped_proxies.lock().unwrap_or_else(|p| p.into_inner());
+        all.extend(scoped.iter().flat_map(|s| s.proxy.denials()));
+        all
+    }
+
+    /// The whole session as a scope: what `command` runs with, and what every scope handed to
+    /// `command_in` must lie within.
+    pub fn scope(&self) -> Scope {
+        let staged: Vec<PathBuf> = self.layout.staged.iter().map(|(_, real)| real.clone()).collect();
+        Scope::of_session(&self.policy, &staged)
+    }
+
+    /// The socket folder of a proxy enforcing `allow` (a narrowed scope's list), started on
+    /// first use and kept with the session.
+    fn scoped_egress(&self, allow: &[super::HostPort]) -> Result<PathBuf, SandboxError> {
+        let mut scoped = self.scoped_proxies.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(s) = scoped.iter().find(|s| s.allow == allow) {
+            return Ok(s.dir.clone());
+        }
+        if tokio::runtime::Handle::try_current().is_err() {
+            return Err(SandboxError::Policy(
+                "a narrowed network scope needs its egress proxy, which runs on the async runtime".into(),
+            ));
+        }
+        let dir = self.layout.dir.join(format!("egress-scope-{}", scoped.len()));
+        let io = |e| SandboxError::Io(format!("creating {}", dir.display()), e);
+        std::fs::create_dir_all(&dir).map_err(io)?;
+        if let Some((u, g)) = self.owner {
+            std::os::unix::fs::lchown(&dir, Some(u), Some(g)).map_err(io)?;
+        }
+        let sock = dir.join(bridge::SOCKET_NAME);
+        let proxy = EgressProxy::start(&sock, allow.to_vec(), self.log.clone())
+            .map_err(|e| SandboxError::Io("starting a scope's egress proxy".into(), e))?;
+        self.log.note(&format!(
+            "scoped egress proxy listening on {}; allowed: {}",
+            sock.display(),
+            allow.iter().map(|h| h.to_string()).collect::<Vec<_>>().join(", ")
+        ));
+        scoped.push(ScopedProxy {
+            allow: allow.to_vec(),
+            dir: dir.clone(),
+            proxy,
+        });
+        Ok(dir)
     }
 
     /// The environment a command gets: base variables, the allowlisted host variables, the
     /// policy's explicit values, then the per-command ones.
-    fn child_env(&self, opts: &ExecOptions) -> IndexMap<String, String> {
+    fn child_env(&self, opts: &ExecOptions, credentials: bool, proxied: bool) -> IndexMap<String, String> {
         let mut env = IndexMap::new();
         let local = self.policy.backend == SandboxBackend::Local;
         let home = if local {
@@ -242,15 +300,20 @@ impl Session {
         env.insert("HOME".to_string(), home);
         env.insert("TMPDIR".to_string(), tmp);
         env.insert("LANG".to_string(), "C.UTF-8".to_string());
-        for k in &self.policy.env_allowlist {
-            if let Ok(v) = std::env::var(k) {
-                env.insert(k.clone(), v);
+        if credentials {
+            for k in &self.policy.env_allowlist {
+                if let Ok(v) = std::env::var(k) {
+                    env.insert(k.clone(), v);
+                }
+            }
+            for (k, v) in &self.policy.env_values {
+                env.insert(k.clone(), v.clone());
             }
         }
-        for (k, v) in self.policy.env_values.iter().chain(opts.env.iter()) {
+        for (k, v) in &opts.env {
             env.insert(k.clone(), v.clone());
         }
-        if self.proxy.is_some() {
+        if proxied {
             let url = format!("http://{}", bridge::LISTEN);
             for k in [
                 "HTTP_PROXY",
@@ -275,6 +338,31 @@ impl Session {
     /// Prepares (does not spawn) `argv` to run inside the session, e.g. a long-lived stdio
     /// MCP server or OpenCode. The caller owns the child; `delete` still ends it.
     pub fn command(&self, argv: &[String], opts: &ExecOptions) -> Result<tokio::process::Command, SandboxError> {
+        self.command_in(&self.scope(), argv, opts)
+    }
+
+    /// Like [`Session::command`], seeing only `scope` of the session (see `super::scope`). A
+    /// scope wider than the session's is refused; a backend that cannot draw a narrower view
+    /// (OpenShell, local) refuses any narrowing rather than run with more than asked.
+    pub fn command_in(
+        &self,
+        scope: &Scope,
+        argv: &[String],
+        opts: &ExecOptions,
+    ) -> Result<tokio::process::Command, SandboxError> {
+        let whole = self.scope();
+        if !scope.is_within(&whole) {
+            return Err(SandboxError::Policy(format!(
+                "a command's scope must lie within its session's: {scope} is not within {whole}"
+            )));
+        }
+        let narrowed = *scope != whole;
+        if narrowed && self.policy.backend != SandboxBackend::Bubblewrap {
+            return Err(SandboxError::Policy(format!(
+                "the {:?} backend cannot run a command in a narrowed scope ({scope}); only bubblewrap draws one",
+                self.policy.backend
+            )));
+        }
         if self.deleted {
             return Err(SandboxError::Deleted);
         }
@@ -283,18 +371,32 @@ impl Session {
         }
         self.check_scratch()?;
         let workdir = opts.workdir.clone().unwrap_or_else(|| self.policy.workdir.clone());
-        let env = self.child_env(opts);
-        self.log
-            .note(&format!("command: {} (workdir {workdir})", shell_words::join(argv)));
+        // The bridge's socket folder: the session's proxy, a narrower one of the scope's, or none.
+        let egress: Option<PathBuf> = match scope.network_scope() {
+            _ if self.proxy.is_none() => None,
+            ScopeNetwork::Deny => None,
+            n if *n == *whole.network_scope() => Some(self.layout.egress.clone()),
+            ScopeNetwork::Allow(list) => Some(self.scoped_egress(list)?),
+            ScopeNetwork::OpenShellPolicy(_) => None,
+        };
+        let env = self.child_env(
+            opts,
+            scope.has(super::scope::Capability::Credentials),
+            egress.is_some(),
+        );
+        let scoped = if narrowed { format!("; scope: {scope}") } else { String::new() };
+        self.log.note(&format!(
+            "command: {} (workdir {workdir}{scoped})",
+            shell_words::join(argv)
+        ));
         let mut cmd = match self.policy.backend {
             SandboxBackend::Bubblewrap => {
                 if self.policy.root_filesystem == RootFilesystem::Isolated {
-                    let mut visible: Vec<PathBuf> = self.policy.read_only.clone();
-                    visible.extend(self.layout.staged.iter().map(|(_, real)| real.clone()));
+                    let mut visible: Vec<PathBuf> = scope.paths().map(|(p, _)| p.to_path_buf()).collect();
                     visible.extend(self.bridge_exe.clone());
                     check_program(&argv[0], &visible).map_err(SandboxError::Policy)?;
                 }
-                let rule = if self.proxy.is_some() {
+                let rule = if egress.is_some() {
                     SocketRule::UnixAndLoopbackInet
                 } else {
                     SocketRule::UnixOnly
@@ -305,9 +407,11 @@ impl Session {
                 let spec = CommandSpec {
                     chdir: &workdir,
                     seccomp_fd: fd.as_raw_fd(),
-                    bridge_exe: self.proxy.as_ref().and(self.bridge_exe.as_deref()),
+                    bridge_exe: egress.as_ref().and(self.bridge_exe.as_deref()),
                     helper_exe: self.bridge_exe.as_deref(),
                     argv,
+                    scope,
+                    egress_dir: egress.as_deref().unwrap_or(&self.layout.egress),
                 };
                 let args = bwrap::args(&self.policy, &self.layout, &spec);
                 let mut cmd = tokio::process::Command::new("bwrap");
@@ -418,6 +522,7 @@ impl Session {
         self.deleted = true;
         let killed = procs::kill_session(&self.layout.dir, &self.id);
         self.proxy.take();
+        self.scoped_proxies.lock().unwrap_or_else(|p| p.into_inner()).clear();
         if self.policy.keep {
             for d in self.layout.bounded() {
                 if let Err(e) = scratch::preserve_then_unmount(d) {

@@ -63,6 +63,7 @@ mod real_model_openai;
 mod real_model_support;
 mod redaction_ids;
 mod remote_mcp_egress;
+mod sandbox_scope;
 mod replay_inputs;
 mod rescore_cli;
 mod resume_kill;
