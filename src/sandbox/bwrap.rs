@@ -223,7 +223,10 @@ pub fn args(policy: &SandboxPolicy, layout: &Layout, spec: &CommandSpec<'_>) -> 
     }
     for (copy, real) in &layout.staged {
         for (shown, _) in spec.scope.part_of(real) {
-            let from = shown.strip_prefix(real).map(|rest| copy.join(rest)).unwrap_or_else(|_| copy.clone());
+            let from = match shown.strip_prefix(real) {
+                Ok(rest) if !rest.as_os_str().is_empty() => copy.join(rest),
+                _ => copy.clone(),
+            };
             push(&["--ro-bind", &from.to_string_lossy(), &shown.to_string_lossy()]);
         }
     }

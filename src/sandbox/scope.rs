@@ -211,6 +211,8 @@ impl Scope {
 
     /// Sets the network to `wanted`, which must lie within the current one.
     pub fn network(self, wanted: ScopeNetwork) -> Result<Scope, Widens> {
+        // An empty allowlist is deny, which is within anything.
+        let wanted = normalize(wanted);
         if !wanted.is_within(&self.network) {
             return Err(Widens(format!(
                 "network {} is not within {}",
@@ -219,7 +221,7 @@ impl Scope {
             )));
         }
         Ok(Scope {
-            network: normalize(wanted),
+            network: wanted,
             ..self
         })
     }

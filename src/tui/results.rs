@@ -13,7 +13,7 @@ use super::theme::Theme;
 use super::theme::verdict_style;
 use crate::app::RunResults;
 use crate::lab::findings_review::FindingsReview;
-use crate::mcp::contract::decisions::Verdict;
+use crate::mcp::contract::decisions::Verdict as Decided;
 use crate::trial::Verdict;
 
 /// Draws the results into `area`, `scroll` rows down (never past the last screenful); returns
@@ -123,8 +123,8 @@ pub fn finding_lines(f: &FindingsReview, theme: &Theme) -> Vec<Line<'static>> {
     }
     if let Some(p) = &f.prompt {
         let word = match p.verdict {
-            Verdict::Accepted => "Accept",
-            Verdict::Waived => "Waive",
+            Decided::Accepted => "Accept",
+            Decided::Waived => "Waive",
         };
         out.push(Line::styled(
             format!("{word} {} because: {}▏", p.finding, p.reason),
