@@ -187,3 +187,41 @@ fn an_unreadable_decisions_file_is_named_in_the_report_not_skipped() {
     assert!(md.contains("decisions not shown"), "{md}");
     assert!(md.contains("job.decisions.json"), "{md}");
 }
+
+/// The lab records through the same code into the same file: `findings list` shows a decision
+/// taken from the lab's executor, and the lab reads one taken by the CLI.
+#[test]
+fn the_lab_and_the_cli_share_one_decisions_store() {
+    let d = job_with_contract();
+    let job = d.path().join("job.yaml");
+    let listing = String::from_utf8_lossy(&ghostlab(d.path(), &["findings", "list"]).stdout).to_string();
+    let id = first_id(&listing);
+    let rows = ghostlab::lab::decide_findings::decide(
+        &job,
+        &id,
+        ghostlab::mcp::contract::decisions::Verdict::Waived,
+        "decided in the lab",
+    )
+    .unwrap();
+    let row = rows.iter().find(|r| r.id == id).unwrap();
+    assert!(row.standing.starts_with("waived by ") && !row.counts, "{row:?}");
+    let listing = String::from_utf8_lossy(&ghostlab(d.path(), &["findings", "list"]).stdout).to_string();
+    assert!(listing.lines().any(|l| l.starts_with(&id) && l.contains("(decided in the lab)")), "{listing}");
+    // A blank reason or an unknown id from the lab writes nothing, like the CLI.
+    let before = std::fs::read(d.path().join("job.decisions.json")).unwrap();
+    for (finding, reason) in [(id.as_str(), "  "), ("GL999:nope@000000", "why")] {
+        let err = ghostlab::lab::decide_findings::decide(
+            &job,
+            finding,
+            ghostlab::mcp::contract::decisions::Verdict::Accepted,
+            reason,
+        )
+        .unwrap_err();
+        assert!(!err.is_empty());
+    }
+    assert_eq!(std::fs::read(d.path().join("job.decisions.json")).unwrap(), before);
+    // The CLI's decision shows in what the lab loads.
+    ghostlab(d.path(), &["findings", "accept", &id, "--reason", "from the CLI"]);
+    let rows = ghostlab::lab::decide_findings::load(&job).unwrap();
+    assert!(rows.iter().any(|r| r.id == id && r.standing.contains("from the CLI")));
+}
