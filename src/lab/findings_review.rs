@@ -138,7 +138,9 @@ impl FindingsReview {
             return Vec::new();
         };
         if p.reason.trim().is_empty() {
-            self.notice = Some(Err("say why: the reason is stored with the decision and shown in the report".into()));
+            self.notice = Some(Err(
+                "say why: the reason is stored with the decision and shown in the report".into(),
+            ));
             self.prompt = Some(p);
             return Vec::new();
         }

@@ -8,13 +8,13 @@
 mod answer_check;
 pub mod apply;
 mod contract_lint;
-pub mod decide_findings;
 pub mod dashboard_progress;
 #[cfg(test)]
 mod dashboard_progress_tests;
 pub mod dashboard_state;
 #[cfg(test)]
 mod dashboard_state_tests;
+pub mod decide_findings;
 pub mod driver;
 pub mod executors;
 pub mod findings_review;

@@ -12,11 +12,11 @@ use super::summary::{role_tokens, summary_page};
 
 use super::ReportError;
 use super::critique::build_critique;
-use crate::mcp::contract::decisions::{decisions_path, load as load_decisions};
 use super::model::*;
 use super::read::{read_json, read_value, red};
 use crate::judge::case_verdict::VerdictFile;
 use crate::judge::{Answer, CheckOutcome};
+use crate::mcp::contract::decisions::{decisions_path, load as load_decisions};
 use crate::redact::Redactor;
 use crate::run::manifest::Manifest;
 use crate::run::run_dir::{RunDir, TrialDir};

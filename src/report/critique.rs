@@ -5,8 +5,8 @@
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-use super::model::{Critique, Entry, Finding, ToolCall, ToolStats, TrialReport};
 use super::decided::{decision_rows, marked_severity, standing_of};
+use super::model::{Critique, Entry, Finding, ToolCall, ToolStats, TrialReport};
 use crate::mcp::contract::decisions::Decisions;
 use crate::redact::Redactor;
 

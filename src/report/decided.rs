@@ -92,8 +92,18 @@ mod tests {
         let decisions = Decisions {
             version: 1,
             decisions: vec![
-                decision(&parsed, Verdict::Accepted, "first thought", evidence_digest(&parsed, None)),
-                decision(&parsed, Verdict::Waived, "ours, read-only", evidence_digest(&parsed, None)),
+                decision(
+                    &parsed,
+                    Verdict::Accepted,
+                    "first thought",
+                    evidence_digest(&parsed, None),
+                ),
+                decision(
+                    &parsed,
+                    Verdict::Waived,
+                    "ours, read-only",
+                    evidence_digest(&parsed, None),
+                ),
                 decision(&other, Verdict::Accepted, "old evidence", "sha256:old".into()),
                 Decision {
                     finding: "GL001:gone@000000".into(),
@@ -104,7 +114,10 @@ mod tests {
         let contract = serde_json::json!({ "findings": [kept, changed] });
         let rows = decision_rows(Some(&contract), None, &decisions, &Redactor::new());
         assert_eq!(rows.len(), 3, "{rows:?}");
-        assert_eq!((rows[0].decision.as_str(), rows[0].reason.as_str()), ("waived", "ours, read-only"));
+        assert_eq!(
+            (rows[0].decision.as_str(), rows[0].reason.as_str()),
+            ("waived", "ours, read-only")
+        );
         assert!(rows[0].state.starts_with("in force"));
         assert!(rows[1].state.starts_with("EXPIRED"));
         assert!(rows[2].state.contains("no longer"));

@@ -142,7 +142,9 @@ fn spawn_server(session: &Session, mcp: &ResolvedMcp, scope: &Scope) -> Result<t
         env: spec.env,
         timeout: None,
     };
-    let mut cmd = session.command_in(scope, &spec.argv, &opts).map_err(|e| e.to_string())?;
+    let mut cmd = session
+        .command_in(scope, &spec.argv, &opts)
+        .map_err(|e| e.to_string())?;
     cmd.stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null());

@@ -258,7 +258,11 @@ pub fn args(policy: &SandboxPolicy, layout: &Layout, spec: &CommandSpec<'_>) -> 
         for (shown, access) in spec.scope.part_of(p) {
             let real = shown.canonicalize().unwrap_or(shown);
             let s = real.to_string_lossy();
-            let how = if access == Access::ReadWrite { "--bind" } else { "--ro-bind" };
+            let how = if access == Access::ReadWrite {
+                "--bind"
+            } else {
+                "--ro-bind"
+            };
             push(&[how, &s, &s]);
         }
     }
@@ -283,7 +287,11 @@ pub fn args(policy: &SandboxPolicy, layout: &Layout, spec: &CommandSpec<'_>) -> 
         push(&["--ro-bind", &layout.mcp.to_string_lossy(), MCP_SOCKETS_INSIDE]);
     }
     if spec.bridge_exe.is_some() {
-        push(&["--ro-bind", &spec.egress_dir.to_string_lossy(), bridge::SOCKET_DIR_INSIDE]);
+        push(&[
+            "--ro-bind",
+            &spec.egress_dir.to_string_lossy(),
+            bridge::SOCKET_DIR_INSIDE,
+        ]);
     }
     push(&["--seccomp", &spec.seccomp_fd.to_string(), "--chdir", spec.chdir, "--"]);
     if let Some(exe) = spec.bridge_exe {
@@ -444,7 +452,10 @@ mod tests {
             egress_dir: &layout.egress,
         };
         let joined = args(&p, &layout, &spec).join(" ");
-        assert!(joined.contains("--ro-bind /tmp/ghostlab-s4/workspace /sandbox/workspace"), "{joined}");
+        assert!(
+            joined.contains("--ro-bind /tmp/ghostlab-s4/workspace /sandbox/workspace"),
+            "{joined}"
+        );
         assert!(joined.contains(&format!("--size {} --tmpfs /sandbox/home", p.limits.scratch_bytes)));
         assert!(!joined.contains("/tmp/ghostlab-s4/home"));
         assert!(joined.contains("--bind /tmp/ghostlab-s4/tmp /sandbox/tmp"));

@@ -31,8 +31,8 @@ pub mod test_resolve;
 
 pub use exec::ExecOutput;
 pub use policy::{HostPort, Limits, NetworkPolicy, Role, SandboxPolicy};
-pub use scope::{Access, Area, Capability, Scope, ScopeNetwork};
 pub use proxy::Denial;
+pub use scope::{Access, Area, Capability, Scope, ScopeNetwork};
 pub use session::{ExecOptions, Session, SessionConfig};
 
 use std::path::PathBuf;

@@ -390,7 +390,12 @@ pub fn declared_allow_hosts(job: &LoadedJob) -> Vec<HostPort> {
     if job.job.sandbox.network != NetworkMode::Allowlist {
         return Vec::new();
     }
-    job.job.sandbox.allow.iter().filter_map(|e| HostPort::parse(e)).collect()
+    job.job
+        .sandbox
+        .allow
+        .iter()
+        .filter_map(|e| HostPort::parse(e))
+        .collect()
 }
 
 /// `host:port` of every remote (streamable HTTP / SSE) MCP server the job declares, in order,

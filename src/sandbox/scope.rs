@@ -195,7 +195,9 @@ impl Scope {
             for (p, a) in &self.paths {
                 if w.starts_with(p) {
                     // Inside a shown path: keep just `w`, with the access it had.
-                    kept.entry(w.clone()).and_modify(|x: &mut Access| *x = (*x).min(*a)).or_insert(*a);
+                    kept.entry(w.clone())
+                        .and_modify(|x: &mut Access| *x = (*x).min(*a))
+                        .or_insert(*a);
                     found = true;
                 } else if p.starts_with(w) {
                     kept.insert(p.clone(), *a);
@@ -246,13 +248,20 @@ impl Scope {
             return Err(Widens(format!("{self} is not within the policy's own scope")));
         }
         let mut p = parent.clone();
-        p.read_only = parent.read_only.iter().flat_map(|r| self.part_of(r)).map(|(q, _)| q).collect();
+        p.read_only = parent
+            .read_only
+            .iter()
+            .flat_map(|r| self.part_of(r))
+            .map(|(q, _)| q)
+            .collect();
         p.staged = parent
             .staged
             .iter()
             .flat_map(|s| {
                 let real = s.canonicalize().unwrap_or_else(|_| s.clone());
-                self.part_of(&real).into_iter().map(move |(q, _)| if q == real { s.clone() } else { q })
+                self.part_of(&real)
+                    .into_iter()
+                    .map(move |(q, _)| if q == real { s.clone() } else { q })
             })
             .collect();
         p.read_write = Vec::new();
@@ -321,7 +330,10 @@ impl Scope {
             .keys()
             .chain(parent.paths.keys())
             .all(|p| self.effective(p) <= parent.effective(p));
-        let areas = self.areas.iter().all(|(k, a)| parent.areas.get(k).is_some_and(|b| a <= b));
+        let areas = self
+            .areas
+            .iter()
+            .all(|(k, a)| parent.areas.get(k).is_some_and(|b| a <= b));
         let caps = self.capabilities.is_subset(&parent.capabilities);
         paths && areas && caps && self.network.is_within(&parent.network)
     }

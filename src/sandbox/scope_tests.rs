@@ -8,7 +8,9 @@ use proptest::prelude::*;
 
 const PATHS: &[&str] = &["/a", "/a/b", "/a/b/c", "/d", "/e/f"];
 /// Probed for their effective access: the universe and paths below and beside it.
-const PROBES: &[&str] = &["/a", "/a/b", "/a/b/c", "/a/b/c/z", "/a/q", "/d", "/d/x", "/e", "/e/f", "/e/f/g", "/zz"];
+const PROBES: &[&str] = &[
+    "/a", "/a/b", "/a/b/c", "/a/b/c/z", "/a/q", "/d", "/d/x", "/e", "/e/f", "/e/f/g", "/zz",
+];
 
 fn host(i: usize) -> HostPort {
     HostPort {

@@ -124,7 +124,10 @@ pub fn lab_help(lab: &Lab, ui: &Ui) -> Vec<HelpEntry> {
                     } else {
                         out.extend([
                             ("Tab", "the next contract finding (Shift-Tab: the one before)"),
-                            ("a", "accept the selected finding: the risk is taken knowingly (asks why)"),
+                            (
+                                "a",
+                                "accept the selected finding: the risk is taken knowingly (asks why)",
+                            ),
                             ("w", "waive the selected finding: it does not apply here (asks why)"),
                         ]);
                     }

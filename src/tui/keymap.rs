@@ -127,7 +127,9 @@ pub fn on_key(key: KeyEvent, lab: &Lab, ui: &mut Ui) -> Intent {
             dashboard,
             ..
         } if dashboard.screen == Screen::Results && findings_key(key.code, lab).is_some() => {
-            findings_key(key.code, lab).map(|f| Intent::Lab(Event::Findings(f))).unwrap_or(Intent::None)
+            findings_key(key.code, lab)
+                .map(|f| Intent::Lab(Event::Findings(f)))
+                .unwrap_or(Intent::None)
         }
         Phase::Running { outcome, dashboard, .. } => {
             let cx = RunContext {

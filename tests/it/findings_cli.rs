@@ -147,21 +147,41 @@ fn the_report_shows_each_decision_with_who_when_why_and_whether_it_holds() {
     assert!(ids.len() >= 2, "{listing}");
     let waived = ghostlab(
         d.path(),
-        &["findings", "waive", &ids[0], "--reason", "the server is ours & read-only"],
+        &[
+            "findings",
+            "waive",
+            &ids[0],
+            "--reason",
+            "the server is ours & read-only",
+        ],
     );
     assert_eq!(waived.status.code(), Some(0), "{waived:?}");
-    ghostlab(d.path(), &["findings", "accept", &ids[1], "--reason", "risk taken <knowingly>"]);
+    ghostlab(
+        d.path(),
+        &["findings", "accept", &ids[1], "--reason", "risk taken <knowingly>"],
+    );
     let report = report_of(d.path());
     let md = ghostlab::report::render_markdown(&report);
     assert!(md.contains("Decisions on findings"), "{md}");
-    for needle in [&ids[0], &ids[1], "ana", "the server is ours & read-only", "in force", "· waived", "· accepted"] {
+    for needle in [
+        &ids[0],
+        &ids[1],
+        "ana",
+        "the server is ours & read-only",
+        "in force",
+        "· waived",
+        "· accepted",
+    ] {
         assert!(md.contains(needle), "markdown lacks {needle}:\n{md}");
     }
     let today = chrono::Utc::now().format("%Y-%m-%d").to_string();
     assert!(md.contains(&today), "when: {md}");
     let html = ghostlab::report::render_html(&report);
     assert!(html.contains("Decisions on findings"));
-    assert!(html.contains("risk taken &lt;knowingly&gt;"), "escaped reason in the HTML");
+    assert!(
+        html.contains("risk taken &lt;knowingly&gt;"),
+        "escaped reason in the HTML"
+    );
     assert!(!html.contains("<knowingly>"));
     let pdf = ghostlab::report::render_pdf(&report, &ghostlab::redact::Redactor::new()).unwrap();
     assert!(pdf.len() > 1000);
@@ -206,7 +226,12 @@ fn the_lab_and_the_cli_share_one_decisions_store() {
     let row = rows.iter().find(|r| r.id == id).unwrap();
     assert!(row.standing.starts_with("waived by ") && !row.counts, "{row:?}");
     let listing = String::from_utf8_lossy(&ghostlab(d.path(), &["findings", "list"]).stdout).to_string();
-    assert!(listing.lines().any(|l| l.starts_with(&id) && l.contains("(decided in the lab)")), "{listing}");
+    assert!(
+        listing
+            .lines()
+            .any(|l| l.starts_with(&id) && l.contains("(decided in the lab)")),
+        "{listing}"
+    );
     // A blank reason or an unknown id from the lab writes nothing, like the CLI.
     let before = std::fs::read(d.path().join("job.decisions.json")).unwrap();
     for (finding, reason) in [(id.as_str(), "  "), ("GL999:nope@000000", "why")] {

@@ -657,6 +657,14 @@ fn the_results_screen_waives_a_finding_with_a_reason() {
         .iter()
         .map(|l| l.to_string())
         .collect();
-    assert!(lines.iter().any(|l| l.contains("waived by ana (quoted; no-op)")), "{lines:?}");
-    assert!(lines.iter().any(|l| l.contains("waived GL017:notes/add@3f9a1c: quoted; no-op")), "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.contains("waived by ana (quoted; no-op)")),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("waived GL017:notes/add@3f9a1c: quoted; no-op")),
+        "{lines:?}"
+    );
 }

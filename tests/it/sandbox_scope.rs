@@ -75,8 +75,8 @@ fn discovery_runs_each_server_in_a_narrowed_scope() {
         .timeout(Duration::from_secs(120))
         .output()
         .unwrap();
-    let inventory = std::fs::read_to_string(dir.path().join(".ghostlab/inventory.json"))
-        .unwrap_or_else(|e| panic!("{e}: {out:?}"));
+    let inventory =
+        std::fs::read_to_string(dir.path().join(".ghostlab/inventory.json")).unwrap_or_else(|e| panic!("{e}: {out:?}"));
     let v: serde_json::Value = serde_json::from_str(&inventory).unwrap();
     let probe = v["servers"]
         .as_array()
@@ -87,9 +87,15 @@ fn discovery_runs_each_server_in_a_narrowed_scope() {
     let seen = probe["tools"][0]["description"]
         .as_str()
         .unwrap_or_else(|| panic!("{inventory}\n{out:?}"));
-    assert!(seen.contains("write=refused"), "the workspace is read-only in discovery: {seen}");
+    assert!(
+        seen.contains("write=refused"),
+        "the workspace is read-only in discovery: {seen}"
+    );
     assert!(seen.contains("cred=absent"), "undeclared credentials stay out: {seen}");
-    assert!(seen.contains("declared=reached"), "the job's allowed host stays reachable: {seen}");
+    assert!(
+        seen.contains("declared=reached"),
+        "the job's allowed host stays reachable: {seen}"
+    );
     assert!(
         !seen.contains("undeclared=reached"),
         "a remote MCP server's host is for the harness, not for a stdio server being listed: {seen}"
@@ -124,7 +130,9 @@ fn a_relayed_server_runs_in_the_relay_scope_not_the_agents_session() {
         policy.workspace = Some(ws);
         policy.network = NetworkPolicy::Allowlist(vec![local(model), local(server)]);
         let exe = PathBuf::from(env!("CARGO_BIN_EXE_ghostlab"));
-        let sb = Sandbox::open_with(policy, tmp.path().join("logs"), Some(exe)).await.unwrap();
+        let sb = Sandbox::open_with(policy, tmp.path().join("logs"), Some(exe))
+            .await
+            .unwrap();
         let session = Arc::new(sb.session(Role::Agent).await.unwrap());
         // Stands in for the agent host's staged login.
         let login = session.home_dir().join("auth.json");
@@ -191,7 +199,10 @@ fn a_relayed_server_runs_in_the_relay_scope_not_the_agents_session() {
             &format!("net{server}=ok-server"),
             "workspace=writable",
         ] {
-            assert!(seen.lines().any(|l| l == line), "relayed server: expected {line}: {seen}");
+            assert!(
+                seen.lines().any(|l| l == line),
+                "relayed server: expected {line}: {seen}"
+            );
         }
         let log = std::fs::read_to_string(session.log_path()).unwrap();
         assert!(log.contains("scoped egress proxy"), "{log}");
@@ -223,7 +234,10 @@ fn a_scope_wider_than_its_session_or_a_backend_that_cannot_draw_it_is_refused() 
         let err = s
             .command_in(&s.scope().hide(Area::Home), &argv, &ExecOptions::default())
             .unwrap_err();
-        assert!(err.to_string().contains("cannot run a command in a narrowed scope"), "{err}");
+        assert!(
+            err.to_string().contains("cannot run a command in a narrowed scope"),
+            "{err}"
+        );
         // The whole session's own scope still runs.
         assert!(s.command_in(&s.scope(), &argv, &ExecOptions::default()).is_ok());
         s.delete().await.unwrap();

@@ -312,8 +312,8 @@ async fn mcp_secrets(ctx: &Ctx, name: &'static str) -> Row {
         std::slice::from_ref(&server),
         ghostlab::run::mcp_relay::relay_scope(session.scope(), session.policy().allowlist()),
     )
-        .unwrap()
-        .expect("bubblewrap sessions relay stdio servers");
+    .unwrap()
+    .expect("bubblewrap sessions relay stdio servers");
     let cmd = shell_words::join(relay.command_for("probe").unwrap());
     // The agent starts the server the way OpenCode would, then hunts for its secret.
     let script = format!(

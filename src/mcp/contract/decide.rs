@@ -74,7 +74,12 @@ pub fn job_findings(job_file: &Path, state_dir: &Path) -> Result<JobFindings, De
                 job: job_file.to_path_buf(),
             });
         }
-        Err(e) => return Err(DecideError::Contract { path, reason: e.reason() }),
+        Err(e) => {
+            return Err(DecideError::Contract {
+                path,
+                reason: e.reason(),
+            });
+        }
     };
     let contract: Contract = serde_json::from_str(&text).map_err(|e| DecideError::Contract {
         path: path.clone(),
