@@ -1,10 +1,8 @@
 //! Deciding on contract findings from the lab's results screen: pick a finding, `a` accept or
-//! `w` waive, type why, Enter. UI-free like the rest of the lab: it asks the driver to read the
-//! findings ([`Effect::LoadFindings`]) and to record a decision ([`Effect::DecideFinding`]),
-//! which goes through the same code as `ghostlab findings` (`mcp::contract::decide`), into
-//! the same `<job>.decisions.json`.
-
-use super::types::Effect;
+//! `w` waive, type why, Enter. UI-free like the rest of the lab: the wizard asks the driver to
+//! read the findings (`Effect::LoadFindings`) and, for each [`DecisionRequest`] this hands back,
+//! to record it (`Effect::DecideFinding`), through the same code as `ghostlab findings`
+//! (`mcp::contract::decide`), into the same `<job>.decisions.json`.
 use crate::mcp::contract::decide::{FindingRow, describe};
 use crate::mcp::contract::decisions::{Standing, Verdict};
 
@@ -30,6 +28,14 @@ impl From<&FindingRow> for FindingChoice {
             counts: !matches!(r.standing, Standing::Decided(_)),
         }
     }
+}
+
+/// A decision to record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecisionRequest {
+    pub finding: String,
+    pub verdict: Verdict,
+    pub reason: String,
 }
 
 /// The decision being typed.
@@ -80,8 +86,8 @@ impl FindingsReview {
         self.prompt.is_some()
     }
 
-    /// Applies one event; returns the work for the driver.
-    pub fn handle(&mut self, ev: FindingsEvent) -> Vec<Effect> {
+    /// Applies one event; returns the decision to record, if it completes one.
+    pub fn handle(&mut self, ev: FindingsEvent) -> Option<DecisionRequest> {
         match ev {
             FindingsEvent::Loaded(rows) => self.fill(rows, None),
             FindingsEvent::Decided(rows) => {
@@ -91,12 +97,12 @@ impl FindingsReview {
             }
             FindingsEvent::Up => {
                 self.selected = self.selected.saturating_sub(1);
-                Vec::new()
+                None
             }
             FindingsEvent::Down => {
                 let last = self.rows.as_ref().map_or(0, |r| r.len().saturating_sub(1));
                 self.selected = (self.selected + 1).min(last);
-                Vec::new()
+                None
             }
             FindingsEvent::Decide(verdict) => {
                 if let Some(row) = self.rows.as_ref().and_then(|r| r.get(self.selected))
@@ -109,7 +115,7 @@ impl FindingsReview {
                     });
                     self.notice = None;
                 }
-                Vec::new()
+                None
             }
             FindingsEvent::Type(c) => {
                 if let Some(p) = &mut self.prompt
@@ -117,32 +123,30 @@ impl FindingsReview {
                 {
                     p.reason.push(c);
                 }
-                Vec::new()
+                None
             }
             FindingsEvent::Backspace => {
                 if let Some(p) = &mut self.prompt {
                     p.reason.pop();
                 }
-                Vec::new()
+                None
             }
             FindingsEvent::Cancel => {
                 self.prompt = None;
-                Vec::new()
+                None
             }
             FindingsEvent::Submit => self.submit(),
         }
     }
 
-    fn submit(&mut self) -> Vec<Effect> {
-        let Some(p) = self.prompt.take() else {
-            return Vec::new();
-        };
+    fn submit(&mut self) -> Option<DecisionRequest> {
+        let p = self.prompt.take()?;
         if p.reason.trim().is_empty() {
             self.notice = Some(Err(
                 "say why: the reason is stored with the decision and shown in the report".into(),
             ));
             self.prompt = Some(p);
-            return Vec::new();
+            return None;
         }
         self.pending = true;
         let word = match p.verdict {
@@ -150,14 +154,14 @@ impl FindingsReview {
             Verdict::Waived => "waived",
         };
         self.last_submitted = Some(format!("{word} {}: {}", p.finding, p.reason.trim()));
-        vec![Effect::DecideFinding {
+        Some(DecisionRequest {
             finding: p.finding,
             verdict: p.verdict,
             reason: p.reason.trim().to_string(),
-        }]
+        })
     }
 
-    fn fill(&mut self, rows: Result<Vec<FindingChoice>, String>, done: Option<String>) -> Vec<Effect> {
+    fn fill(&mut self, rows: Result<Vec<FindingChoice>, String>, done: Option<String>) -> Option<DecisionRequest> {
         match rows {
             Ok(rows) => {
                 self.selected = self.selected.min(rows.len().saturating_sub(1));
@@ -168,7 +172,7 @@ impl FindingsReview {
             }
             Err(e) => self.notice = Some(Err(e)),
         }
-        Vec::new()
+        None
     }
 }
 

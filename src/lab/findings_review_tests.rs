@@ -17,7 +17,7 @@ fn rows() -> Vec<FindingChoice> {
 
 fn loaded() -> FindingsReview {
     let mut f = FindingsReview::default();
-    assert!(f.handle(FindingsEvent::Loaded(Ok(rows()))).is_empty());
+    assert!(f.handle(FindingsEvent::Loaded(Ok(rows()))).is_none());
     f
 }
 
@@ -39,11 +39,11 @@ fn waiving_the_selected_finding_asks_for_a_reason_then_records_it() {
     let fx = f.handle(FindingsEvent::Submit);
     assert_eq!(
         fx,
-        vec![Effect::DecideFinding {
+        Some(DecisionRequest {
             finding: "GL017:notes/add@3f9a1c".into(),
             verdict: Verdict::Waived,
             reason: "ours, read-only".into(),
-        }]
+        })
     );
     assert!(!f.typing() && f.pending);
     // While it is written, another decision cannot start.
@@ -66,7 +66,7 @@ fn a_blank_reason_is_refused_and_the_prompt_stays() {
     let mut f = loaded();
     f.handle(FindingsEvent::Decide(Verdict::Accepted));
     type_text(&mut f, "   ");
-    assert!(f.handle(FindingsEvent::Submit).is_empty());
+    assert!(f.handle(FindingsEvent::Submit).is_none());
     assert!(f.typing(), "the reason can still be typed");
     assert!(matches!(f.notice, Some(Err(_))));
 }
@@ -78,7 +78,7 @@ fn esc_drops_the_decision_and_nothing_is_written() {
     type_text(&mut f, "known");
     f.handle(FindingsEvent::Cancel);
     assert!(!f.typing());
-    assert!(f.handle(FindingsEvent::Submit).is_empty());
+    assert!(f.handle(FindingsEvent::Submit).is_none());
 }
 
 #[test]

@@ -104,7 +104,16 @@ impl Lab {
                 self.on_item_regenerated(Err(error))
             }
             Event::Review(review) => self.on_review(review),
-            Event::Findings(ev) => self.findings.handle(ev),
+            Event::Findings(ev) => self
+                .findings
+                .handle(ev)
+                .map(|r| Effect::DecideFinding {
+                    finding: r.finding,
+                    verdict: r.verdict,
+                    reason: r.reason,
+                })
+                .into_iter()
+                .collect(),
             Event::Proposed { step, proposal } => self.on_proposed(step, proposal),
             Event::ProposalFailed { step, error } => {
                 if step == self.step && matches!(self.phase, Phase::Proposing { .. }) {
