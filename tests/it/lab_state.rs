@@ -614,16 +614,15 @@ fn the_results_screen_waives_a_finding_with_a_reason() {
         choice("GL017:notes/add@3f9a1c", "open"),
     ]))));
     let mut ui = Ui::default();
-    let mut press = |lab: &mut Lab, code: KeyCode| -> Vec<Effect> {
-        match on_key(KeyEvent::new(code, KeyModifiers::NONE), lab, &mut ui) {
+    fn press(lab: &mut Lab, ui: &mut Ui, code: KeyCode) -> Vec<Effect> {
+        match on_key(KeyEvent::new(code, KeyModifiers::NONE), lab, ui) {
             Intent::Lab(ev) => lab.handle(ev),
             _ => Vec::new(),
         }
-    };
-    press(&mut lab, KeyCode::Tab);
-    press(&mut lab, KeyCode::Char('w'));
+    }
+    press(&mut lab, &mut ui, KeyCode::Tab);
+    press(&mut lab, &mut ui, KeyCode::Char('w'));
     assert!(lab.findings.typing());
-    drop(press);
     // While typing, `q`, `o` and `d` are letters of the reason, not quit, open or dashboard.
     for c in "quoted; no-op".chars() {
         let intent = on_key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE), &lab, &mut ui);
