@@ -204,8 +204,13 @@ pub fn args(policy: &SandboxPolicy, layout: &Layout, spec: &CommandSpec<'_>) -> 
     let shown_read_only: Vec<PathBuf> = policy
         .read_only
         .iter()
-        .flat_map(|p| spec.scope.part_of(p))
-        .map(|(p, _)| p)
+        .flat_map(|p| {
+            spec.scope
+                .part_of(p)
+                .into_iter()
+                .map(|(part, _)| part)
+                .filter(move |part| resolves_within(part, p))
+        })
         .collect();
     for p in &shown_read_only {
         // Symlinked runtimes are bound at their real path, which is what the link resolves to.
@@ -227,6 +232,9 @@ pub fn args(policy: &SandboxPolicy, layout: &Layout, spec: &CommandSpec<'_>) -> 
                 Ok(rest) if !rest.as_os_str().is_empty() => copy.join(rest),
                 _ => copy.clone(),
             };
+            if !resolves_within(&from, copy) {
+                continue;
+            }
             push(&["--ro-bind", &from.to_string_lossy(), &shown.to_string_lossy()]);
         }
     }
@@ -256,6 +264,9 @@ pub fn args(policy: &SandboxPolicy, layout: &Layout, spec: &CommandSpec<'_>) -> 
     }
     for p in &policy.read_write {
         for (shown, access) in spec.scope.part_of(p) {
+            if !resolves_within(&shown, p) {
+                continue;
+            }
             let real = shown.canonicalize().unwrap_or(shown);
             let s = real.to_string_lossy();
             let how = if access == Access::ReadWrite {
@@ -308,6 +319,20 @@ pub fn args(policy: &SandboxPolicy, layout: &Layout, spec: &CommandSpec<'_>) -> 
     }
     a.extend(spec.argv.iter().cloned());
     a
+}
+
+/// Whether `part` of a bound `root` is still inside it once symlinks are followed (bwrap follows
+/// them in a bind's source): a scope's part that leads elsewhere — a link to /etc inside a
+/// runtime folder — would show more than its parent did, so it is not bound. `root` itself is
+/// bound as the policy says.
+fn resolves_within(part: &Path, root: &Path) -> bool {
+    if part == root {
+        return true;
+    }
+    match (part.canonicalize(), root.canonicalize()) {
+        (Ok(p), Ok(r)) => p.starts_with(r),
+        _ => false,
+    }
 }
 
 /// After `--dev` and `--proc`: /dev/shm as its own bounded tmpfs (bwrap's /dev is an
@@ -429,11 +454,15 @@ mod tests {
         let mut p = SandboxPolicy::minimal(SandboxBackend::Bubblewrap);
         p.read_only.push(PathBuf::from("/opt/tools"));
         p.read_only.push(PathBuf::from("/opt/other"));
-        let mut layout = Layout::new(Path::new("/tmp/ghostlab-s4"));
-        layout.staged.push((
-            PathBuf::from("/tmp/ghostlab-s4/inputs/0"),
-            PathBuf::from("/srv/job/skills"),
-        ));
+        // The staged copy exists (a kept part is bound only when it resolves inside it).
+        let d = tempfile::tempdir().unwrap();
+        let s4 = d.path().join("ghostlab-s4");
+        std::fs::create_dir_all(s4.join("inputs/0/one")).unwrap();
+        let s4 = s4.canonicalize().unwrap();
+        let mut layout = Layout::new(&s4);
+        layout
+            .staged
+            .push((s4.join("inputs/0"), PathBuf::from("/srv/job/skills")));
         let scope = whole(&p, &layout)
             .keep_paths(&["/opt/tools".into(), "/srv/job/skills/one".into()])
             .unwrap()
@@ -452,17 +481,50 @@ mod tests {
             egress_dir: &layout.egress,
         };
         let joined = args(&p, &layout, &spec).join(" ");
+        let at = |rest: &str| s4.join(rest).display().to_string();
         assert!(
-            joined.contains("--ro-bind /tmp/ghostlab-s4/workspace /sandbox/workspace"),
+            joined.contains(&format!("--ro-bind {} /sandbox/workspace", at("workspace"))),
             "{joined}"
         );
         assert!(joined.contains(&format!("--size {} --tmpfs /sandbox/home", p.limits.scratch_bytes)));
-        assert!(!joined.contains("/tmp/ghostlab-s4/home"));
-        assert!(joined.contains("--bind /tmp/ghostlab-s4/tmp /sandbox/tmp"));
-        assert!(joined.contains("--ro-bind /tmp/ghostlab-s4/inputs/0/one /srv/job/skills/one"));
+        assert!(!joined.contains(&at("home")));
+        assert!(joined.contains(&format!("--bind {} /sandbox/tmp", at("tmp"))));
+        assert!(joined.contains(&format!("--ro-bind {} /srv/job/skills/one", at("inputs/0/one"))));
         assert!(!joined.contains("/srv/job/skills "), "only the kept part of the input");
         assert!(!joined.contains("/opt/other"));
         assert!(!joined.contains(CONFIG_INSIDE) && !joined.contains(MCP_SOCKETS_INSIDE));
+    }
+
+    #[test]
+    fn a_kept_part_that_links_outside_its_folder_is_not_bound() {
+        let d = tempfile::tempdir().unwrap();
+        let tools = d.path().join("tools");
+        std::fs::create_dir_all(tools.join("bin")).unwrap();
+        std::os::unix::fs::symlink("/etc", tools.join("escape")).unwrap();
+        let mut p = SandboxPolicy::minimal(SandboxBackend::Bubblewrap);
+        p.read_only.push(tools.clone());
+        p.read_write.push(tools.clone());
+        let layout = Layout::new(Path::new("/tmp/ghostlab-s5"));
+        let scope = whole(&p, &layout)
+            .keep_paths(&[tools.join("bin"), tools.join("escape")])
+            .unwrap();
+        let argv = vec!["true".to_string()];
+        let spec = CommandSpec {
+            chdir: "/sandbox/workspace",
+            seccomp_fd: 3,
+            bridge_exe: None,
+            helper_exe: None,
+            argv: &argv,
+            scope: &scope,
+            egress_dir: &layout.egress,
+        };
+        let joined = args(&p, &layout, &spec).join(" ");
+        let bin = tools.join("bin").canonicalize().unwrap();
+        assert!(
+            joined.contains(&format!("--ro-bind {0} {0}", bin.display())),
+            "{joined}"
+        );
+        assert!(!joined.contains(" /etc /etc") && !joined.contains("escape"), "{joined}");
     }
 
     #[test]

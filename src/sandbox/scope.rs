@@ -191,6 +191,16 @@ impl Scope {
     pub fn keep_paths(self, wanted: &[PathBuf]) -> Result<Scope, Widens> {
         let mut kept = BTreeMap::new();
         for w in wanted {
+            // `/opt/tool/../../etc` starts with `/opt/tool` component by component.
+            let plain = w.is_absolute()
+                && w.components()
+                    .all(|c| matches!(c, std::path::Component::RootDir | std::path::Component::Normal(_)));
+            if !plain {
+                return Err(Widens(format!(
+                    "{} must be an absolute path without `.` or `..`",
+                    w.display()
+                )));
+            }
             let mut found = false;
             for (p, a) in &self.paths {
                 if w.starts_with(p) {

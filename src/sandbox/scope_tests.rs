@@ -148,6 +148,9 @@ fn a_wish_outside_the_scope_is_an_error_not_a_grant() {
     p.network = NetworkPolicy::Allowlist(vec![host(0)]);
     let s = Scope::of_policy(&p);
     assert!(s.clone().keep_paths(&["/etc".into()]).is_err());
+    // Component-wise `/opt/runtime/../../etc` starts with `/opt/runtime`: refused by shape.
+    assert!(s.clone().keep_paths(&["/opt/runtime/../../etc".into()]).is_err());
+    assert!(s.clone().keep_paths(&["opt/runtime".into()]).is_err());
     assert!(s.clone().network(ScopeNetwork::Allow(vec![host(1)])).is_err());
     // Deny, then asking for the old host back, is refused: narrowing is one-way.
     let denied = s.clone().network(ScopeNetwork::Deny).unwrap();
