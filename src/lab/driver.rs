@@ -8,6 +8,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio_util::sync::CancellationToken;
 
+use super::findings_review::FindingsEvent;
 use super::propose::StepProposer;
 use super::state::{DiscoveryError, Effect, Event};
 use super::store::{self, StoreError};
@@ -189,6 +190,18 @@ impl Executor {
                 let _ = self.tx.send(Event::TranscriptLoaded { key, events });
             }
             Effect::CancelRun => self.run.cancel(),
+            Effect::LoadFindings => {
+                let rows = super::decide_findings::load(&self.job_file());
+                let _ = self.tx.send(Event::Findings(FindingsEvent::Loaded(rows)));
+            }
+            Effect::DecideFinding {
+                finding,
+                verdict,
+                reason,
+            } => {
+                let rows = super::decide_findings::decide(&self.job_file(), &finding, verdict, &reason);
+                let _ = self.tx.send(Event::Findings(FindingsEvent::Decided(rows)));
+            }
             Effect::Quit => return Ok(true),
         }
         Ok(false)

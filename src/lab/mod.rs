@@ -14,8 +14,10 @@ mod dashboard_progress_tests;
 pub mod dashboard_state;
 #[cfg(test)]
 mod dashboard_state_tests;
+pub mod decide_findings;
 pub mod driver;
 pub mod executors;
+pub mod findings_review;
 pub mod focus_transcript;
 pub mod headless;
 mod interrupt;

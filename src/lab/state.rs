@@ -32,6 +32,8 @@ pub struct Lab {
     pub quit: bool,
     /// Item-level review of personas and scenarios (`review.rs`).
     pub review: Review,
+    /// Decisions on contract findings from the results screen (`findings_review.rs`).
+    pub findings: super::findings_review::FindingsReview,
 }
 
 impl Lab {
@@ -59,6 +61,7 @@ impl Lab {
                 curation: saved.curation,
                 ..Review::default()
             },
+            findings: Default::default(),
         }
     }
 
@@ -102,6 +105,16 @@ impl Lab {
                 self.on_item_regenerated(Err(error))
             }
             Event::Review(review) => self.on_review(review),
+            Event::Findings(ev) => self
+                .findings
+                .handle(ev)
+                .map(|r| Effect::DecideFinding {
+                    finding: r.finding,
+                    verdict: r.verdict,
+                    reason: r.reason,
+                })
+                .into_iter()
+                .collect(),
             Event::Proposed { step, proposal } => self.on_proposed(step, proposal),
             Event::ProposalFailed { step, error } => {
                 if step == self.step && matches!(self.phase, Phase::Proposing { .. }) {
@@ -244,11 +257,16 @@ impl Lab {
                     });
                 }
                 let last = StepId::Preview.id();
+                let mut fx = Vec::new();
                 if finished && !self.job.lab.completed.iter().any(|c| c == last) {
                     self.job.lab.completed.push(last.to_string());
-                    return vec![Effect::SaveJob(Box::new(self.job.clone()))];
+                    fx.push(Effect::SaveJob(Box::new(self.job.clone())));
                 }
-                Vec::new()
+                // The results screen lists the contract's findings to decide on.
+                if finished {
+                    fx.push(Effect::LoadFindings);
+                }
+                fx
             }
         }
     }

@@ -175,6 +175,8 @@ pub enum Event {
     RunFinished(Result<Box<RunResults>, String>),
     /// A move on the run dashboard (select, follow, pin, results screen).
     Dashboard(Nav),
+    /// Deciding on contract findings from the results screen (`super::findings_review`).
+    Findings(super::findings_review::FindingsEvent),
 }
 
 /// Generated context the proposers of later steps read: accepted artifacts by step.
@@ -218,6 +220,15 @@ pub enum Effect {
     CancelWork,
     /// Abort the suite run.
     CancelRun,
+    /// Read the job's contract findings and their decisions → `Event::Findings(Loaded)`.
+    LoadFindings,
+    /// Record a decision on a finding, as `ghostlab findings accept|waive` does →
+    /// `Event::Findings(Decided)`.
+    DecideFinding {
+        finding: String,
+        verdict: crate::mcp::contract::decisions::Verdict,
+        reason: String,
+    },
     /// Leave the wizard (everything accepted is already on disk).
     Quit,
 }

@@ -16,6 +16,7 @@ use super::model::*;
 use super::read::{read_json, read_value, red};
 use crate::judge::case_verdict::VerdictFile;
 use crate::judge::{Answer, CheckOutcome};
+use crate::mcp::contract::decisions::{decisions_path, load as load_decisions};
 use crate::redact::Redactor;
 use crate::run::manifest::Manifest;
 use crate::run::run_dir::{RunDir, TrialDir};
@@ -52,6 +53,7 @@ pub fn build_report_with(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> Resul
         &trials,
         read_value(&state.join("contract.json")),
         read_value(&state.join("inventory.json")),
+        load_decisions(&decisions_path(&job.file)).map_err(|e| e.to_string()),
         r,
     );
     let mut summary = summary_page(manifest.as_ref(), suite.as_ref(), &trials, r);

@@ -5,17 +5,21 @@
 use serde_json::Value;
 use std::collections::BTreeMap;
 
+use super::decided::{decision_rows, marked_severity, standing_of};
 use super::model::{Critique, Entry, Finding, ToolCall, ToolStats, TrialReport};
+use crate::mcp::contract::decisions::Decisions;
 use crate::redact::Redactor;
 
 /// A tool call slower than this is reported as slow.
 pub const SLOW_CALL_MS: u64 = 5_000;
 
-/// Builds the critique from the trials and the optional discovery files.
+/// Builds the critique from the trials, the optional discovery files and the people's
+/// decisions on findings (`Err`: the decisions file could not be read; the report says so).
 pub fn build_critique(
     trials: &[TrialReport],
     contract: Option<Value>,
     inventory: Option<Value>,
+    decisions: Result<Decisions, String>,
     r: &Redactor,
 ) -> Critique {
     let mut stats: BTreeMap<String, (ToolStats, u64)> = BTreeMap::new();
@@ -57,8 +61,16 @@ pub fn build_critique(
             s
         })
         .collect();
+    let (decided, decisions_note) = match decisions {
+        Ok(d) => (d, String::new()),
+        Err(e) => (Decisions::default(), format!("; decisions not shown: {}", r.redact(&e))),
+    };
     let (contract_findings, mut risk_labels, contract_note) = match &contract {
-        Some(c) => (contract_of(c, r), labels_of(c, r), "from contract.json".to_string()),
+        Some(c) => (
+            contract_of(c, inventory.as_ref(), &decided, r),
+            labels_of(c, r),
+            format!("from contract.json{decisions_note}"),
+        ),
         None => (
             Vec::new(),
             Vec::new(),
@@ -76,6 +88,7 @@ pub fn build_critique(
         risk_labels,
         contract: contract_findings,
         contract_note,
+        decisions: decision_rows(contract.as_ref(), inventory.as_ref(), &decided, r),
     }
 }
 
@@ -155,7 +168,7 @@ fn text(v: &Value, key: &str) -> String {
     v.get(key).map(super::generated::scalar).unwrap_or_default()
 }
 
-fn contract_of(c: &Value, r: &Redactor) -> Vec<Finding> {
+fn contract_of(c: &Value, inventory: Option<&Value>, decisions: &Decisions, r: &Redactor) -> Vec<Finding> {
     c.get("findings")
         .and_then(Value::as_array)
         .map(|a| {
@@ -169,8 +182,11 @@ fn contract_of(c: &Value, r: &Redactor) -> Vec<Finding> {
                         format!("{server}_{item}")
                     };
                     let code = text(f, "code");
+                    let decided = standing_of(f, inventory, decisions);
                     Finding {
-                        severity: r.redact(&text(f, "severity")).into_owned(),
+                        severity: r
+                            .redact(&marked_severity(&text(f, "severity"), decided.as_ref()))
+                            .into_owned(),
                         tool: r.redact(&tool).into_owned(),
                         message: r.redact(format!("{code} {}", text(f, "message")).trim()).into_owned(),
                         location: r.redact(&text(f, "pointer")).into_owned(),

@@ -323,6 +323,10 @@ fn critique(o: &mut String, r: &Report) {
     if !c.contract.is_empty() {
         table(o, &tables::findings(&c.contract));
     }
+    if !c.decisions.is_empty() {
+        o.push_str("<h3>Decisions on findings</h3>");
+        table(o, &tables::decisions(&c.decisions));
+    }
     if !c.risk_labels.is_empty() {
         table(o, &tables::risk_labels(&c.risk_labels));
     }

@@ -289,6 +289,10 @@ fn critique_body(o: &mut String, findings: &[Finding], r: &Report, nested: bool)
     if !c.contract.is_empty() {
         table(o, &tables::findings(&c.contract));
     }
+    if !c.decisions.is_empty() {
+        let _ = writeln!(o, "{h} Decisions on findings\n");
+        table(o, &tables::decisions(&c.decisions));
+    }
     if !c.risk_labels.is_empty() {
         table(o, &tables::risk_labels(&c.risk_labels));
     }

@@ -9,6 +9,7 @@ mod assemble;
 mod chart;
 mod config;
 mod critique;
+mod decided;
 mod generated;
 mod html;
 mod markdown;

@@ -370,9 +370,24 @@ pub struct Critique {
     pub findings: Vec<Finding>,
     /// Per-tool risk labels from contract.json or inventory.json, when discovery ran.
     pub risk_labels: Vec<(String, String)>,
-    /// contract.json findings, when present.
+    /// contract.json findings, when present; a decided one's severity says so (`· waived`).
     pub contract: Vec<Finding>,
     pub contract_note: String,
+    /// People's decisions on contract findings (`<job>.decisions.json`), latest per finding.
+    pub decisions: Vec<DecisionRow>,
+}
+
+/// One decision on a contract finding: who decided what, when and why, and whether it is
+/// still in force (the finding's evidence unchanged) or expired.
+#[derive(Debug, Clone, Serialize)]
+pub struct DecisionRow {
+    pub finding: String,
+    /// `accepted` or `waived`.
+    pub decision: String,
+    pub who: String,
+    pub when: String,
+    pub reason: String,
+    pub state: String,
 }
 
 /// Usage of one tool over the whole run.

@@ -206,6 +206,24 @@ pub fn findings(f: &[Finding]) -> Table {
     Table::new(&["Severity", "Tool", "Finding", "Where"], rows)
 }
 
+/// People's decisions on contract findings.
+pub fn decisions(rows: &[DecisionRow]) -> Table {
+    let rows = rows
+        .iter()
+        .map(|d| {
+            vec![
+                d.finding.clone(),
+                d.decision.clone(),
+                d.who.clone(),
+                d.when.clone(),
+                d.reason.clone(),
+                d.state.clone(),
+            ]
+        })
+        .collect();
+    Table::new(&["Finding", "Decision", "Who", "When", "Why", "State"], rows)
+}
+
 pub fn tool_usage(tools: &[ToolStats]) -> Table {
     let rows = tools
         .iter()

@@ -1,8 +1,9 @@
 //! Keeps each stdio MCP server out of the agent's sandbox: the agent host is configured to
 //! start `ghostlab __mcp-connect --socket /run/ghostlab-mcp/<n>.sock` instead of the server;
 //! every connection to that socket starts the real server as a separate command of the same
-//! session (its own bubblewrap: own PID namespace, same workspace copy and policy) with the
-//! server's declared environment resolved here, and pipes the bytes both ways.
+//! session (its own bubblewrap: own PID namespace, same workspace copy, the session narrowed to
+//! [`relay_scope`]) with the server's declared environment resolved here, and pipes the bytes
+//! both ways.
 //!
 //! So the agent cannot read the server's `/proc/<pid>/environ` or `/proc/<pid>/mem` (the
 //! process does not exist in its PID namespace), and the server's credentials never pass
@@ -19,8 +20,24 @@ use tokio::task::JoinHandle;
 use crate::mcp::client::Endpoint;
 use crate::mcp::discover::endpoint_of;
 use crate::mcp::launcher::LaunchSpec;
-use crate::sandbox::{ExecOptions, Session, bwrap};
+use crate::sandbox::{Area, Capability, ExecOptions, HostPort, Scope, Session, bwrap};
 use crate::spec::resolved::{McpTransport, ResolvedMcp};
+
+/// What a relayed server may use: the workspace copy (file tools work on what the agent edits),
+/// the session's runtimes and inputs, its credentials, and the hosts the job declares for the
+/// sandbox (`server_hosts`: `sandbox.allow` and the remote MCP hosts) — not the agent's model
+/// endpoints; its own HOME and TMPDIR instead of the agent's (which hold the agent host's
+/// login and its warm-mode socket), uploads read-only, no agent config, no other server's
+/// relay socket.
+pub fn relay_scope(session: Scope, server_hosts: &[HostPort]) -> Scope {
+    session
+        .hide(Area::Home)
+        .hide(Area::Tmp)
+        .read_only(Area::Uploads)
+        .without(Capability::AgentConfig)
+        .without(Capability::McpRelay)
+        .allow_only(server_hosts)
+}
 
 /// The relay of one session: one listening socket per stdio server.
 pub struct McpRelay {
@@ -30,10 +47,11 @@ pub struct McpRelay {
 }
 
 impl McpRelay {
-    /// Starts listening for every stdio server of `mcps`. Needs the ghostlab executable
-    /// inside the session; without it (or for other backends) there is no relay and the
-    /// agent host starts its servers itself.
-    pub fn start(session: &Arc<Session>, mcps: &[ResolvedMcp]) -> Result<Option<McpRelay>, String> {
+    /// Starts listening for every stdio server of `mcps`, each started in `scope` of the
+    /// session (see [`relay_scope`]). Needs the ghostlab executable inside the session;
+    /// without it (or for other backends) there is no relay and the agent host starts its
+    /// servers itself.
+    pub fn start(session: &Arc<Session>, mcps: &[ResolvedMcp], scope: Scope) -> Result<Option<McpRelay>, String> {
         let Some(exe) = session.relay_exe().map(|p| p.to_string_lossy().into_owned()) else {
             return Ok(None);
         };
@@ -55,7 +73,7 @@ impl McpRelay {
                 vec![exe.clone(), "__mcp-connect".into(), "--socket".into(), inside],
             );
             session.note(&format!(
-                "MCP relay: server `{}` runs in its own sandbox command (own PID namespace); the agent reaches it through {}",
+                "MCP relay: server `{}` runs in its own sandbox command (own PID namespace; scope: {scope}); the agent reaches it through {}",
                 mcp.name,
                 host.display()
             ));
@@ -63,6 +81,7 @@ impl McpRelay {
                 listener,
                 Arc::downgrade(session),
                 mcp.clone(),
+                scope.clone(),
             )));
         }
         Ok(Some(relay))
@@ -96,10 +115,10 @@ fn share_socket(path: &std::path::Path, owner: Option<(u32, u32)>) -> std::io::R
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
 }
 
-async fn accept_loop(listener: UnixListener, session: Weak<Session>, mcp: ResolvedMcp) {
+async fn accept_loop(listener: UnixListener, session: Weak<Session>, mcp: ResolvedMcp, scope: Scope) {
     while let Ok((conn, _)) = listener.accept().await {
         let Some(session) = session.upgrade() else { return };
-        match spawn_server(&session, &mcp) {
+        match spawn_server(&session, &mcp, &scope) {
             Ok(child) => {
                 session.note(&format!("MCP relay: server `{}` started for a connection", mcp.name));
                 tokio::spawn(pipe(conn, child));
@@ -113,7 +132,7 @@ async fn accept_loop(listener: UnixListener, session: Weak<Session>, mcp: Resolv
     }
 }
 
-fn spawn_server(session: &Session, mcp: &ResolvedMcp) -> Result<tokio::process::Child, String> {
+fn spawn_server(session: &Session, mcp: &ResolvedMcp, scope: &Scope) -> Result<tokio::process::Child, String> {
     let spec: LaunchSpec = match endpoint_of(mcp).map_err(|e| e.to_string())? {
         Endpoint::Stdio(spec) => spec,
         _ => return Err("not a stdio server".into()),
@@ -123,7 +142,9 @@ fn spawn_server(session: &Session, mcp: &ResolvedMcp) -> Result<tokio::process::
         env: spec.env,
         timeout: None,
     };
-    let mut cmd = session.command(&spec.argv, &opts).map_err(|e| e.to_string())?;
+    let mut cmd = session
+        .command_in(scope, &spec.argv, &opts)
+        .map_err(|e| e.to_string())?;
     cmd.stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null());

@@ -14,9 +14,9 @@ use std::sync::Arc;
 use super::environment::{
     CaseEnvironment, EgressDenial, EnvironmentError, EnvironmentFactory, ServeLink, TransferError,
 };
-use super::mcp_relay::McpRelay;
+use super::mcp_relay::{McpRelay, relay_scope};
 use super::session_env::{SessionEnvironment, SessionFlavor};
-use crate::sandbox::{Role, Sandbox, SandboxPolicy, Session};
+use crate::sandbox::{HostPort, Role, Sandbox, SandboxPolicy, Session};
 use crate::spec::SandboxBackend;
 use crate::spec::resolved::ResolvedMcp;
 
@@ -29,13 +29,14 @@ pub async fn open_factory(
     extra_read_only: Vec<PathBuf>,
     agent_bins: Vec<PathBuf>,
     mcps: Vec<ResolvedMcp>,
+    server_hosts: Vec<HostPort>,
 ) -> Result<Arc<dyn EnvironmentFactory>, String> {
     if policy.backend == SandboxBackend::Openshell {
         let f = super::openshell_env::OpenShellEnvironmentFactory::open(policy, log_dir, agent_bins).await?;
         return Ok(Arc::new(f));
     }
     Ok(Arc::new(
-        SandboxEnvironmentFactory::open(policy, log_dir, extra_read_only, mcps).await?,
+        SandboxEnvironmentFactory::open(policy, log_dir, extra_read_only, mcps, server_hosts).await?,
     ))
 }
 
@@ -44,6 +45,8 @@ pub struct SandboxEnvironmentFactory {
     sandbox: Sandbox,
     /// The job's MCP servers; stdio ones are relayed (see `super::mcp_relay`).
     mcps: Vec<ResolvedMcp>,
+    /// The hosts a relayed server may reach (the session's, less the agent's model endpoints).
+    server_hosts: Vec<HostPort>,
 }
 
 impl SandboxEnvironmentFactory {
@@ -55,6 +58,7 @@ impl SandboxEnvironmentFactory {
         log_dir: PathBuf,
         extra_read_only: Vec<PathBuf>,
         mcps: Vec<ResolvedMcp>,
+        server_hosts: Vec<HostPort>,
     ) -> Result<Self, String> {
         if policy.backend == SandboxBackend::Openshell {
             return Err("internal: OpenShell environments are opened by `open_factory`".into());
@@ -63,7 +67,11 @@ impl SandboxEnvironmentFactory {
         policy.read_only.sort();
         policy.read_only.dedup();
         let sandbox = Sandbox::open(policy, log_dir).await.map_err(|e| e.to_string())?;
-        Ok(SandboxEnvironmentFactory { sandbox, mcps })
+        Ok(SandboxEnvironmentFactory {
+            sandbox,
+            mcps,
+            server_hosts,
+        })
     }
 }
 
@@ -71,7 +79,8 @@ impl EnvironmentFactory for SandboxEnvironmentFactory {
     fn create<'a>(&'a self, _case_id: &'a str) -> BoxFuture<'a, Result<Box<dyn CaseEnvironment>, EnvironmentError>> {
         Box::pin(async move {
             let session = Arc::new(self.sandbox.session(Role::Agent).await?);
-            let relay = McpRelay::start(&session, &self.mcps).map_err(EnvironmentError::McpRelay)?;
+            let scope = relay_scope(session.scope(), &self.server_hosts);
+            let relay = McpRelay::start(&session, &self.mcps, scope).map_err(EnvironmentError::McpRelay)?;
             Ok(Box::new(SessionEnvironment {
                 session,
                 flavor: BoundFolders { relay },

@@ -116,6 +116,8 @@ pub async fn environments(
     let run = super::run_dir::RunDir::new(run_dir);
     let mut policy = SandboxPolicy::from_job(job)?;
     policy.workspace_exclude = exclude;
+    // What the job declares (its `allow`, its remote MCP hosts): all a relayed server reaches.
+    let server_hosts = policy.allowlist().to_vec();
     let extra: Vec<HostPort> = endpoints.iter().filter_map(|e| HostPort::parse(e)).collect();
     if !extra.is_empty() {
         policy.network = match policy.network {
@@ -147,7 +149,7 @@ pub async fn environments(
         })
         .into_iter()
         .collect();
-    super::sandbox_env::open_factory(policy, run.logs(), extra_ro, agent_bins, job.mcps.clone())
+    super::sandbox_env::open_factory(policy, run.logs(), extra_ro, agent_bins, job.mcps.clone(), server_hosts)
         .await
         .map_err(SetupError::Environments)
 }

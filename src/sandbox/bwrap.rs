@@ -16,6 +16,7 @@ use super::SandboxError;
 use super::bridge;
 use super::inputs::SYSTEM_RUNTIME;
 use super::policy::SandboxPolicy;
+use super::scope::{Access, Area, Capability, Scope};
 use crate::spec::RootFilesystem;
 
 /// Host folders replaced by an empty tmpfs in every sandbox.
@@ -125,6 +126,10 @@ pub struct CommandSpec<'a> {
     pub helper_exe: Option<&'a Path>,
     /// What to run.
     pub argv: &'a [String],
+    /// What of the session this command sees (the whole session's scope for most commands).
+    pub scope: &'a Scope,
+    /// The host folder of the egress proxy socket this command's bridge uses.
+    pub egress_dir: &'a Path,
 }
 
 /// The `bwrap` arguments (without the program name).
@@ -195,7 +200,19 @@ pub fn args(policy: &SandboxPolicy, layout: &Layout, spec: &CommandSpec<'_>) -> 
         .map(PathBuf::from)
         .chain(policy.masked.iter().cloned())
         .collect();
-    for p in &policy.read_only {
+    // Only what the scope shows of each path; the whole session's scope shows every path.
+    let shown_read_only: Vec<PathBuf> = policy
+        .read_only
+        .iter()
+        .flat_map(|p| {
+            spec.scope
+                .part_of(p)
+                .into_iter()
+                .map(|(part, _)| part)
+                .filter(move |part| resolves_within(part, p))
+        })
+        .collect();
+    for p in &shown_read_only {
         // Symlinked runtimes are bound at their real path, which is what the link resolves to.
         let real = p.canonicalize().unwrap_or_else(|_| p.clone());
         // In read_only mode anything not under a mask is already visible through the root binds.
@@ -210,7 +227,16 @@ pub fn args(policy: &SandboxPolicy, layout: &Layout, spec: &CommandSpec<'_>) -> 
         }
     }
     for (copy, real) in &layout.staged {
-        push(&["--ro-bind", &copy.to_string_lossy(), &real.to_string_lossy()]);
+        for (shown, _) in spec.scope.part_of(real) {
+            let from = match shown.strip_prefix(real) {
+                Ok(rest) if !rest.as_os_str().is_empty() => copy.join(rest),
+                _ => copy.clone(),
+            };
+            if !resolves_within(&from, copy) {
+                continue;
+            }
+            push(&["--ro-bind", &from.to_string_lossy(), &shown.to_string_lossy()]);
+        }
     }
     if isolated {
         // Paths reached through host symlinks (a checkout's node_modules linked elsewhere)
@@ -237,21 +263,46 @@ pub fn args(policy: &SandboxPolicy, layout: &Layout, spec: &CommandSpec<'_>) -> 
         }
     }
     for p in &policy.read_write {
-        let real = p.canonicalize().unwrap_or_else(|_| p.clone());
-        let s = real.to_string_lossy();
-        push(&["--bind", &s, &s]);
+        for (shown, access) in spec.scope.part_of(p) {
+            if !resolves_within(&shown, p) {
+                continue;
+            }
+            let real = shown.canonicalize().unwrap_or(shown);
+            let s = real.to_string_lossy();
+            let how = if access == Access::ReadWrite {
+                "--bind"
+            } else {
+                "--ro-bind"
+            };
+            push(&[how, &s, &s]);
+        }
     }
     if let Some(exe) = spec.helper_exe.or(spec.bridge_exe) {
         let s = exe.to_string_lossy();
         push(&["--ro-bind", &s, &s]);
     }
-    for (host, inside) in layout.writable(&policy.workdir) {
-        push(&["--bind", &host.to_string_lossy(), &inside]);
+    // The session's folders as the scope shares them; one it keeps private is an empty
+    // tmpfs of the session's scratch bound, gone when the command ends.
+    let private_size = policy.limits.scratch_bytes.to_string();
+    for (area, (host, inside)) in Area::ALL.into_iter().zip(layout.writable(&policy.workdir)) {
+        match spec.scope.area(area) {
+            Some(Access::ReadWrite) => push(&["--bind", &host.to_string_lossy(), &inside]),
+            Some(Access::ReadOnly) => push(&["--ro-bind", &host.to_string_lossy(), &inside]),
+            None => push(&["--size", &private_size, "--tmpfs", &inside]),
+        }
     }
-    push(&["--ro-bind", &layout.config.to_string_lossy(), CONFIG_INSIDE]);
-    push(&["--ro-bind", &layout.mcp.to_string_lossy(), MCP_SOCKETS_INSIDE]);
+    if spec.scope.has(Capability::AgentConfig) {
+        push(&["--ro-bind", &layout.config.to_string_lossy(), CONFIG_INSIDE]);
+    }
+    if spec.scope.has(Capability::McpRelay) {
+        push(&["--ro-bind", &layout.mcp.to_string_lossy(), MCP_SOCKETS_INSIDE]);
+    }
     if spec.bridge_exe.is_some() {
-        push(&["--ro-bind", &layout.egress.to_string_lossy(), bridge::SOCKET_DIR_INSIDE]);
+        push(&[
+            "--ro-bind",
+            &spec.egress_dir.to_string_lossy(),
+            bridge::SOCKET_DIR_INSIDE,
+        ]);
     }
     push(&["--seccomp", &spec.seccomp_fd.to_string(), "--chdir", spec.chdir, "--"]);
     if let Some(exe) = spec.bridge_exe {
@@ -268,6 +319,20 @@ pub fn args(policy: &SandboxPolicy, layout: &Layout, spec: &CommandSpec<'_>) -> 
     }
     a.extend(spec.argv.iter().cloned());
     a
+}
+
+/// Whether `part` of a bound `root` is still inside it once symlinks are followed (bwrap follows
+/// them in a bind's source): a scope's part that leads elsewhere — a link to /etc inside a
+/// runtime folder — would show more than its parent did, so it is not bound. `root` itself is
+/// bound as the policy says.
+fn resolves_within(part: &Path, root: &Path) -> bool {
+    if part == root {
+        return true;
+    }
+    match (part.canonicalize(), root.canonicalize()) {
+        (Ok(p), Ok(r)) => p.starts_with(r),
+        _ => false,
+    }
 }
 
 /// After `--dev` and `--proc`: /dev/shm as its own bounded tmpfs (bwrap's /dev is an
@@ -379,6 +444,89 @@ mod tests {
     use super::*;
     use crate::spec::SandboxBackend;
 
+    fn whole(p: &SandboxPolicy, layout: &Layout) -> Scope {
+        let staged: Vec<PathBuf> = layout.staged.iter().map(|(_, r)| r.clone()).collect();
+        Scope::of_session(p, &staged)
+    }
+
+    #[test]
+    fn a_narrowed_scope_draws_a_narrower_view() {
+        let mut p = SandboxPolicy::minimal(SandboxBackend::Bubblewrap);
+        p.read_only.push(PathBuf::from("/opt/tools"));
+        p.read_only.push(PathBuf::from("/opt/other"));
+        // The staged copy exists (a kept part is bound only when it resolves inside it).
+        let d = tempfile::tempdir().unwrap();
+        let s4 = d.path().join("ghostlab-s4");
+        std::fs::create_dir_all(s4.join("inputs/0/one")).unwrap();
+        let s4 = s4.canonicalize().unwrap();
+        let mut layout = Layout::new(&s4);
+        layout
+            .staged
+            .push((s4.join("inputs/0"), PathBuf::from("/srv/job/skills")));
+        let scope = whole(&p, &layout)
+            .keep_paths(&["/opt/tools".into(), "/srv/job/skills/one".into()])
+            .unwrap()
+            .read_only(crate::sandbox::scope::Area::Workspace)
+            .hide(crate::sandbox::scope::Area::Home)
+            .without(Capability::AgentConfig)
+            .without(Capability::McpRelay);
+        let argv = vec!["true".to_string()];
+        let spec = CommandSpec {
+            chdir: "/sandbox/workspace",
+            seccomp_fd: 3,
+            bridge_exe: None,
+            helper_exe: None,
+            argv: &argv,
+            scope: &scope,
+            egress_dir: &layout.egress,
+        };
+        let joined = args(&p, &layout, &spec).join(" ");
+        let at = |rest: &str| s4.join(rest).display().to_string();
+        assert!(
+            joined.contains(&format!("--ro-bind {} /sandbox/workspace", at("workspace"))),
+            "{joined}"
+        );
+        assert!(joined.contains(&format!("--size {} --tmpfs /sandbox/home", p.limits.scratch_bytes)));
+        assert!(!joined.contains(&at("home")));
+        assert!(joined.contains(&format!("--bind {} /sandbox/tmp", at("tmp"))));
+        assert!(joined.contains(&format!("--ro-bind {} /srv/job/skills/one", at("inputs/0/one"))));
+        assert!(!joined.contains("/srv/job/skills "), "only the kept part of the input");
+        assert!(!joined.contains("/opt/other"));
+        assert!(!joined.contains(CONFIG_INSIDE) && !joined.contains(MCP_SOCKETS_INSIDE));
+    }
+
+    #[test]
+    fn a_kept_part_that_links_outside_its_folder_is_not_bound() {
+        let d = tempfile::tempdir().unwrap();
+        let tools = d.path().join("tools");
+        std::fs::create_dir_all(tools.join("bin")).unwrap();
+        std::os::unix::fs::symlink("/etc", tools.join("escape")).unwrap();
+        let mut p = SandboxPolicy::minimal(SandboxBackend::Bubblewrap);
+        p.read_only.push(tools.clone());
+        p.read_write.push(tools.clone());
+        let layout = Layout::new(Path::new("/tmp/ghostlab-s5"));
+        let scope = whole(&p, &layout)
+            .keep_paths(&[tools.join("bin"), tools.join("escape")])
+            .unwrap();
+        let argv = vec!["true".to_string()];
+        let spec = CommandSpec {
+            chdir: "/sandbox/workspace",
+            seccomp_fd: 3,
+            bridge_exe: None,
+            helper_exe: None,
+            argv: &argv,
+            scope: &scope,
+            egress_dir: &layout.egress,
+        };
+        let joined = args(&p, &layout, &spec).join(" ");
+        let bin = tools.join("bin").canonicalize().unwrap();
+        assert!(
+            joined.contains(&format!("--ro-bind {0} {0}", bin.display())),
+            "{joined}"
+        );
+        assert!(!joined.contains(" /etc /etc") && !joined.contains("escape"), "{joined}");
+    }
+
     #[test]
     fn argv_has_the_tested_profile_and_no_env_values() {
         let mut p = SandboxPolicy::minimal(SandboxBackend::Bubblewrap);
@@ -399,6 +547,8 @@ mod tests {
             bridge_exe: None,
             helper_exe: None,
             argv: &argv,
+            scope: &whole(&p, &layout),
+            egress_dir: &layout.egress,
         };
         let a = args(&p, &layout, &spec);
         let joined = a.join(" ");
@@ -440,6 +590,8 @@ mod tests {
             bridge_exe: None,
             helper_exe: None,
             argv: &argv,
+            scope: &whole(&p, &layout),
+            egress_dir: &layout.egress,
         };
         let a = args(&p, &layout, &spec);
         let joined = a.join(" ");
@@ -474,6 +626,8 @@ mod tests {
             bridge_exe: None,
             helper_exe: None,
             argv: &argv,
+            scope: &whole(&p, &layout),
+            egress_dir: &layout.egress,
         };
         let joined = args(&p, &layout, &spec).join(" ");
         assert!(

@@ -22,6 +22,7 @@ pub mod policy;
 pub mod procs;
 pub mod proxy;
 pub mod reaper;
+pub mod scope;
 pub mod scratch;
 pub mod seccomp;
 pub mod session;
@@ -31,6 +32,7 @@ pub mod test_resolve;
 pub use exec::ExecOutput;
 pub use policy::{HostPort, Limits, NetworkPolicy, Role, SandboxPolicy};
 pub use proxy::Denial;
+pub use scope::{Access, Area, Capability, Scope, ScopeNetwork};
 pub use session::{ExecOptions, Session, SessionConfig};
 
 use std::path::PathBuf;

@@ -382,6 +382,22 @@ fn mask_candidates(dir: &Path) -> Vec<PathBuf> {
     vec![canonical]
 }
 
+/// The `host:port` pairs of `sandbox.allow` under `network: allowlist` (none otherwise): the
+/// destinations the job itself declares for what runs in the sandbox, without the remote MCP
+/// hosts or the model's endpoints the harness adds. Unparsable entries are left to `from_job`,
+/// which refuses them.
+pub fn declared_allow_hosts(job: &LoadedJob) -> Vec<HostPort> {
+    if job.job.sandbox.network != NetworkMode::Allowlist {
+        return Vec::new();
+    }
+    job.job
+        .sandbox
+        .allow
+        .iter()
+        .filter_map(|e| HostPort::parse(e))
+        .collect()
+}
+
 /// `host:port` of every remote (streamable HTTP / SSE) MCP server the job declares, in order,
 /// without repeats.
 pub fn declared_remote_hosts(job: &LoadedJob) -> Vec<HostPort> {

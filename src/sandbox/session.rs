@@ -9,27 +9,28 @@ use indexmap::IndexMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::bwrap::{self, CommandSpec, Layout, map_inside};
+use super::SandboxError;
+use super::bwrap::{Layout, map_inside};
 use super::cgroup::CgroupSet;
 use super::exec::{self, ExecOutput};
 use super::files::{chown_tree, copy_tree};
-use super::limits::{ChildSetup, sandbox_uid};
+use super::limits::sandbox_uid;
 use super::log::SessionLog;
 use super::openshell;
 use super::policy::{NetworkPolicy, Role, SandboxPolicy};
 use super::procs;
 use super::proxy::{Denial, EgressProxy};
 use super::scratch::{self, ScratchBound};
-use super::seccomp::{self, SocketRule};
 use super::session_sweep;
-use super::{SandboxError, bridge};
 
+#[path = "session_command.rs"]
+mod command;
 #[path = "session_openshell.rs"]
 mod openshell_ops;
 #[path = "session_prepare.rs"]
 mod prepare;
 use super::inputs::check_program;
-use crate::spec::{RootFilesystem, SandboxBackend};
+use crate::spec::SandboxBackend;
 
 /// PATH inside the sandbox unless the allowlist copies the host's.
 pub use super::inputs::SANDBOX_PATH;
@@ -73,7 +74,18 @@ pub struct Session {
     cgroups: Option<CgroupSet>,
     /// How HOME and TMPDIR are bounded (set while preparing).
     scratch: ScratchBound,
+    /// Egress proxies of commands whose scope allows fewer hosts than the session (one per
+    /// distinct allowlist, started on first use).
+    scoped_proxies: std::sync::Mutex<Vec<ScopedProxy>>,
     deleted: bool,
+}
+
+/// One narrowed allowlist's proxy and the folder of its socket.
+#[derive(Debug)]
+struct ScopedProxy {
+    allow: Vec<super::HostPort>,
+    dir: PathBuf,
+    proxy: EgressProxy,
 }
 
 impl Session {
@@ -130,6 +142,7 @@ impl Session {
             owner,
             cgroups: None,
             scratch: ScratchBound::Measured,
+            scoped_proxies: std::sync::Mutex::new(Vec::new()),
             deleted: false,
             policy,
         };
@@ -174,7 +187,7 @@ impl Session {
         &self.layout.home
     }
 
-    /// The host folder shown read-only at [`bwrap::CONFIG_INSIDE`] (generated agent config).
+    /// The host folder shown read-only at [`super::bwrap::CONFIG_INSIDE`] (generated agent config).
     pub fn config_dir(&self) -> &Path {
         &self.layout.config
     }
@@ -218,124 +231,13 @@ impl Session {
         self.log.path()
     }
 
-    /// Egress attempts the proxy refused (empty unless the network is an allowlist).
+    /// Egress attempts the proxies refused (empty unless the network is an allowlist): the
+    /// session's and those of narrowed scopes.
     pub fn denials(&self) -> Vec<Denial> {
-        self.proxy.as_ref().map(|p| p.denials()).unwrap_or_default()
-    }
-
-    /// The environment a command gets: base variables, the allowlisted host variables, the
-    /// policy's explicit values, then the per-command ones.
-    fn child_env(&self, opts: &ExecOptions) -> IndexMap<String, String> {
-        let mut env = IndexMap::new();
-        let local = self.policy.backend == SandboxBackend::Local;
-        let home = if local {
-            self.layout.home.to_string_lossy().into_owned()
-        } else {
-            bwrap::HOME_INSIDE.into()
-        };
-        let tmp = if local {
-            self.layout.tmp.to_string_lossy().into_owned()
-        } else {
-            bwrap::TMP_INSIDE.into()
-        };
-        env.insert("PATH".to_string(), SANDBOX_PATH.to_string());
-        env.insert("HOME".to_string(), home);
-        env.insert("TMPDIR".to_string(), tmp);
-        env.insert("LANG".to_string(), "C.UTF-8".to_string());
-        for k in &self.policy.env_allowlist {
-            if let Ok(v) = std::env::var(k) {
-                env.insert(k.clone(), v);
-            }
-        }
-        for (k, v) in self.policy.env_values.iter().chain(opts.env.iter()) {
-            env.insert(k.clone(), v.clone());
-        }
-        if self.proxy.is_some() {
-            let url = format!("http://{}", bridge::LISTEN);
-            for k in [
-                "HTTP_PROXY",
-                "HTTPS_PROXY",
-                "http_proxy",
-                "https_proxy",
-                "ALL_PROXY",
-                "all_proxy",
-            ] {
-                env.insert(k.to_string(), url.clone());
-            }
-            // Node's built-in fetch ignores the proxy variables unless told (newer Node only);
-            // anything that still ignores them simply cannot get out.
-            env.insert("NODE_USE_ENV_PROXY".to_string(), "1".to_string());
-        }
-        if local {
-            env.insert(procs::SESSION_ENV.to_string(), self.id.clone());
-        }
-        env
-    }
-
-    /// Prepares (does not spawn) `argv` to run inside the session, e.g. a long-lived stdio
-    /// MCP server or OpenCode. The caller owns the child; `delete` still ends it.
-    pub fn command(&self, argv: &[String], opts: &ExecOptions) -> Result<tokio::process::Command, SandboxError> {
-        if self.deleted {
-            return Err(SandboxError::Deleted);
-        }
-        if argv.is_empty() {
-            return Err(SandboxError::Policy("empty command".into()));
-        }
-        self.check_scratch()?;
-        let workdir = opts.workdir.clone().unwrap_or_else(|| self.policy.workdir.clone());
-        let env = self.child_env(opts);
-        self.log
-            .note(&format!("command: {} (workdir {workdir})", shell_words::join(argv)));
-        let mut cmd = match self.policy.backend {
-            SandboxBackend::Bubblewrap => {
-                if self.policy.root_filesystem == RootFilesystem::Isolated {
-                    let mut visible: Vec<PathBuf> = self.policy.read_only.clone();
-                    visible.extend(self.layout.staged.iter().map(|(_, real)| real.clone()));
-                    visible.extend(self.bridge_exe.clone());
-                    check_program(&argv[0], &visible).map_err(SandboxError::Policy)?;
-                }
-                let rule = if self.proxy.is_some() {
-                    SocketRule::UnixAndLoopbackInet
-                } else {
-                    SocketRule::UnixOnly
-                };
-                let program = seccomp::compile(rule)?;
-                let fd = seccomp::memfd_with(&seccomp::to_bytes(&program))?;
-                use std::os::fd::AsRawFd;
-                let spec = CommandSpec {
-                    chdir: &workdir,
-                    seccomp_fd: fd.as_raw_fd(),
-                    bridge_exe: self.proxy.as_ref().and(self.bridge_exe.as_deref()),
-                    helper_exe: self.bridge_exe.as_deref(),
-                    argv,
-                };
-                let args = bwrap::args(&self.policy, &self.layout, &spec);
-                let mut cmd = tokio::process::Command::new("bwrap");
-                cmd.args(&args);
-                let mut setup = ChildSetup::for_limits(&self.policy.limits, true);
-                setup.inherit_fds.push(fd.as_raw_fd());
-                // The memfd must stay open until the command is spawned: the hook owns it.
-                setup.held.push(std::sync::Arc::new(fd));
-                if let Some(cg) = &self.cgroups {
-                    setup.join_cgroups(cg);
-                }
-                setup.install(&mut cmd);
-                cmd
-            }
-            SandboxBackend::Local => {
-                let dir = map_inside(&self.layout.writable(&self.policy.workdir), &workdir)?;
-                let mut cmd = tokio::process::Command::new(&argv[0]);
-                cmd.args(&argv[1..]).current_dir(dir);
-                ChildSetup::for_limits(&self.policy.limits, false).install(&mut cmd);
-                cmd
-            }
-            SandboxBackend::Openshell => self.openshell_command(argv, &workdir, opts)?,
-        };
-        if self.policy.backend != SandboxBackend::Openshell {
-            cmd.env_clear().envs(&env);
-        }
-        cmd.process_group(0).kill_on_drop(true);
-        Ok(cmd)
+        let mut all = self.proxy.as_ref().map(|p| p.denials()).unwrap_or_default();
+        let scoped = self.scoped_proxies.lock().unwrap_or_else(|p| p.into_inner());
+        all.extend(scoped.iter().flat_map(|s| s.proxy.denials()));
+        all
     }
 
     /// Runs `argv` to completion with `stdin`, killing the whole tree on timeout.
@@ -418,6 +320,7 @@ impl Session {
         self.deleted = true;
         let killed = procs::kill_session(&self.layout.dir, &self.id);
         self.proxy.take();
+        self.scoped_proxies.lock().unwrap_or_else(|p| p.into_inner()).clear();
         if self.policy.keep {
             for d in self.layout.bounded() {
                 if let Err(e) = scratch::preserve_then_unmount(d) {

@@ -84,7 +84,7 @@ impl Session {
         workdir: &str,
         opts: &ExecOptions,
     ) -> Result<tokio::process::Command, SandboxError> {
-        let session_env = self.child_env(&ExecOptions::default());
+        let session_env = self.child_env(&ExecOptions::default(), true, self.proxy.is_some());
         let mut per_command = indexmap::IndexMap::new();
         for (k, v) in &opts.env {
             let held = self.policy.env_values.contains_key(k) || self.policy.env_allowlist.contains(k);
@@ -121,7 +121,7 @@ impl Session {
         let args = openshell::create_args(&self.id, &self.policy, &policy_file, ws.as_deref());
         self.run_openshell(&args).await?;
         // Values travel in a 0600 file, never on the argv; the host copy is removed at once.
-        let env = self.child_env(&ExecOptions::default());
+        let env = self.child_env(&ExecOptions::default(), true, self.proxy.is_some());
         let env_text = openshell::env_file(&env)?;
         let env_host = self.layout.dir.join("env");
         write_private(&env_host, env_text.as_bytes())?;

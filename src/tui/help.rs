@@ -112,6 +112,26 @@ pub fn lab_help(lab: &Lab, ui: &Ui) -> Vec<HelpEntry> {
         ]),
         Phase::Running { .. } => {
             if let Some(cx) = lab_run_context(lab, ui) {
+                if cx.has_results && cx.screen == crate::lab::dashboard_state::Screen::Results {
+                    if lab.findings.typing() {
+                        // Every other key is a letter of the reason here.
+                        out.extend([
+                            ("Enter", "record the decision with the reason typed"),
+                            ("Esc", "drop the decision"),
+                            ("Backspace", "delete a letter (typing writes the reason)"),
+                        ]);
+                        return out;
+                    } else {
+                        out.extend([
+                            ("Tab", "the next contract finding (Shift-Tab: the one before)"),
+                            (
+                                "a",
+                                "accept the selected finding: the risk is taken knowingly (asks why)",
+                            ),
+                            ("w", "waive the selected finding: it does not apply here (asks why)"),
+                        ]);
+                    }
+                }
                 out.extend(run_help(cx));
             }
         }

@@ -6,7 +6,10 @@ use ratatui_textarea::TextArea;
 use super::dashboard::{RunContext, RunKey, run_key};
 use super::intent::Intent;
 use super::ui_state::Ui;
+use crate::lab::dashboard_state::Screen;
+use crate::lab::findings_review::FindingsEvent;
 use crate::lab::{Event, Lab, Phase, RunOutcome};
+use crate::mcp::contract::decisions::Verdict;
 
 /// Maps a key press to an intent, updating UI-only state on the way.
 pub fn on_key(key: KeyEvent, lab: &Lab, ui: &mut Ui) -> Intent {
@@ -119,6 +122,15 @@ pub fn on_key(key: KeyEvent, lab: &Lab, ui: &mut Ui) -> Intent {
             KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => Intent::Lab(Event::CancelRunDeclined),
             _ => Intent::None,
         },
+        Phase::Running {
+            outcome: Some(RunOutcome::Report(_)),
+            dashboard,
+            ..
+        } if dashboard.screen == Screen::Results && findings_key(key.code, lab).is_some() => {
+            findings_key(key.code, lab)
+                .map(|f| Intent::Lab(Event::Findings(f)))
+                .unwrap_or(Intent::None)
+        }
         Phase::Running { outcome, dashboard, .. } => {
             let cx = RunContext {
                 live: outcome.is_none(),
@@ -135,6 +147,27 @@ pub fn on_key(key: KeyEvent, lab: &Lab, ui: &mut Ui) -> Intent {
                 None => Intent::None,
             }
         }
+    }
+}
+
+/// Keys for deciding on findings on the results screen; while a reason is typed, every key
+/// goes to it (so `q` or `o` are letters there, not commands).
+fn findings_key(code: KeyCode, lab: &Lab) -> Option<FindingsEvent> {
+    if lab.findings.typing() {
+        return Some(match code {
+            KeyCode::Esc => FindingsEvent::Cancel,
+            KeyCode::Enter => FindingsEvent::Submit,
+            KeyCode::Backspace => FindingsEvent::Backspace,
+            KeyCode::Char(c) => FindingsEvent::Type(c),
+            _ => return None,
+        });
+    }
+    match code {
+        KeyCode::Char('a') => Some(FindingsEvent::Decide(Verdict::Accepted)),
+        KeyCode::Char('w') => Some(FindingsEvent::Decide(Verdict::Waived)),
+        KeyCode::Tab => Some(FindingsEvent::Down),
+        KeyCode::BackTab => Some(FindingsEvent::Up),
+        _ => None,
     }
 }
 

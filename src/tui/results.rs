@@ -12,18 +12,32 @@ use super::dashboard::duration;
 use super::theme::Theme;
 use super::theme::verdict_style;
 use crate::app::RunResults;
+use crate::lab::findings_review::FindingsReview;
+use crate::mcp::contract::decisions::Verdict as Decided;
 use crate::trial::Verdict;
 
 /// Draws the results into `area`, `scroll` rows down (never past the last screenful); returns
-/// the largest scroll that still shows a full screen.
-pub fn draw_results(frame: &mut Frame, r: &RunResults, scroll: u16, theme: &Theme, area: Rect) -> u16 {
+/// the largest scroll that still shows a full screen. `findings`: the lab's decisions on the
+/// contract's findings (`ghostlab view` is read-only and shows none).
+pub fn draw_results(
+    frame: &mut Frame,
+    r: &RunResults,
+    findings: Option<&FindingsReview>,
+    scroll: u16,
+    theme: &Theme,
+    area: Rect,
+) -> u16 {
     let b = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border())
         .title(Span::styled(format!(" Results of run {} ", r.run_id), theme.accent()));
     let inner = b.inner(area);
     frame.render_widget(b, area);
-    let text = Paragraph::new(result_lines(r, theme)).wrap(Wrap { trim: false });
+    let mut lines = result_lines(r, theme);
+    if let Some(f) = findings {
+        lines.extend(finding_lines(f, theme));
+    }
+    let text = Paragraph::new(lines).wrap(Wrap { trim: false });
     let rows = text.line_count(inner.width);
     let max = rows.saturating_sub(inner.height as usize).min(u16::MAX as usize) as u16;
     frame.render_widget(text.scroll((scroll.min(max), 0)), inner);
@@ -84,6 +98,51 @@ pub fn result_lines(r: &RunResults, theme: &Theme) -> Vec<Line<'static>> {
     }
     if let Some(e) = &r.report_error {
         out.push(Line::styled(format!("report not written: {e}"), theme.error()));
+    }
+    out
+}
+
+/// The contract's findings with what was decided on each, the selected one marked, and the
+/// reason being typed (`a` accept, `w` waive, Tab/Shift-Tab select, Enter record, Esc drop).
+pub fn finding_lines(f: &FindingsReview, theme: &Theme) -> Vec<Line<'static>> {
+    let mut out = vec![Line::raw(""), Line::styled("Contract findings", theme.accent())];
+    match &f.rows {
+        None => out.push(Line::styled("reading the contract…", theme.muted())),
+        Some(rows) if rows.is_empty() => out.push(Line::styled("no contract findings", theme.muted())),
+        Some(rows) => {
+            for (i, row) in rows.iter().enumerate() {
+                let mark = if i == f.selected { "▶ " } else { "  " };
+                let style = if row.counts { theme.base() } else { theme.muted() };
+                out.push(Line::styled(
+                    format!("{mark}{:<8} {}  {}", row.severity, row.id, row.message),
+                    style,
+                ));
+                out.push(Line::styled(format!("      [{}]", row.standing), theme.muted()));
+            }
+        }
+    }
+    if let Some(p) = &f.prompt {
+        let word = match p.verdict {
+            Decided::Accepted => "Accept",
+            Decided::Waived => "Waive",
+        };
+        out.push(Line::styled(
+            format!("{word} {} because: {}▏", p.finding, p.reason),
+            theme.accent(),
+        ));
+        out.push(Line::styled("Enter records it · Esc drops it", theme.muted()));
+    } else if f.pending {
+        out.push(Line::styled("recording the decision…", theme.muted()));
+    } else if f.rows.as_ref().is_some_and(|r| !r.is_empty()) {
+        out.push(Line::styled(
+            "Tab/Shift-Tab select · a accept · w waive (with a reason; shown in the report)",
+            theme.muted(),
+        ));
+    }
+    match &f.notice {
+        Some(Ok(n)) => out.push(Line::styled(n.clone(), theme.ok())),
+        Some(Err(e)) => out.push(Line::styled(e.clone(), theme.error())),
+        None => {}
     }
     out
 }

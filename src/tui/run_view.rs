@@ -186,7 +186,7 @@ pub fn draw_view(frame: &mut Frame, run: &StoredRun, ui: &ViewUi, theme: &Theme)
     );
     let geometry = match (&run.results, run.dashboard.screen) {
         (Some(r), Screen::Results) => RunGeometry {
-            results_max: draw_results(frame, r, run.dashboard.results_scroll, theme, body),
+            results_max: draw_results(frame, r, None, run.dashboard.results_scroll, theme, body),
             ..RunGeometry::default()
         },
         _ => draw_dashboard(frame, &run.dashboard, None, theme, body),

@@ -223,7 +223,7 @@ fn draw_main(frame: &mut Frame, lab: &Lab, ui: &Ui, theme: &Theme, area: Rect) {
             let [pane, status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(inner);
             let geometry = match outcome {
                 Some(RunOutcome::Report(r)) if dashboard.screen == Screen::Results => RunGeometry {
-                    results_max: draw_results(frame, r, dashboard.results_scroll, theme, pane),
+                    results_max: draw_results(frame, r, Some(&lab.findings), dashboard.results_scroll, theme, pane),
                     ..RunGeometry::default()
                 },
                 _ => draw_dashboard(frame, dashboard, outcome.is_none().then(|| spinner(*tick)), theme, pane),
@@ -396,7 +396,9 @@ fn screen_hints(lab: &Lab, ui: &Ui) -> String {
             outcome: Some(RunOutcome::Report(_)),
             dashboard,
             ..
-        } if dashboard.screen == Screen::Results => "↑↓ scroll · o open report · d dashboard · ? help · q quit".into(),
+        } if dashboard.screen == Screen::Results => {
+            "↑↓ scroll · Tab finding · a accept · w waive · o open report · d dashboard · ? help · q quit".into()
+        }
         Phase::Running {
             outcome: Some(RunOutcome::Report(_)),
             ..

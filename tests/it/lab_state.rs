@@ -589,3 +589,87 @@ fn wrong_answers_are_refused_in_plain_words_naming_the_key() {
         }
     }
 }
+
+/// On the results screen, a finding is waived with a reason typed there: the keys go through
+/// the real key map, the decision leaves as one `DecideFinding` effect, and what comes back is
+/// shown.
+#[test]
+fn the_results_screen_waives_a_finding_with_a_reason() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use ghostlab::lab::findings_review::{FindingChoice, FindingsEvent};
+    use ghostlab::mcp::contract::decisions::Verdict;
+    use ghostlab::tui::intent::Intent;
+    use ghostlab::tui::keymap::on_key;
+    use ghostlab::tui::ui_state::Ui;
+
+    let (mut lab, _) = walk_all();
+    let fx = lab.handle(Event::RunFinished(Ok(Box::new(crate::run_fakes::fake_results(
+        ".ghostlab/runs/1",
+        true,
+    )))));
+    assert!(fx.contains(&Effect::LoadFindings), "{fx:?}");
+    let choice = |id: &str, standing: &str| FindingChoice {
+        id: id.into(),
+        severity: "warning".into(),
+        message: "destructive tool without a confirmation".into(),
+        standing: standing.into(),
+        counts: standing == "open",
+    };
+    lab.handle(Event::Findings(FindingsEvent::Loaded(Ok(vec![
+        choice("GL020:release/publish@1a2b3c", "open"),
+        choice("GL017:notes/add@3f9a1c", "open"),
+    ]))));
+    let mut ui = Ui::default();
+    fn press(lab: &mut Lab, ui: &mut Ui, code: KeyCode) -> Vec<Effect> {
+        match on_key(KeyEvent::new(code, KeyModifiers::NONE), lab, ui) {
+            Intent::Lab(ev) => lab.handle(ev),
+            _ => Vec::new(),
+        }
+    }
+    press(&mut lab, &mut ui, KeyCode::Tab);
+    press(&mut lab, &mut ui, KeyCode::Char('w'));
+    assert!(lab.findings.typing());
+    // While typing, `q`, `o` and `d` are letters of the reason, not quit, open or dashboard.
+    for c in "quoted; no-op".chars() {
+        let intent = on_key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE), &lab, &mut ui);
+        assert_eq!(intent, Intent::Lab(Event::Findings(FindingsEvent::Type(c))));
+        if let Intent::Lab(ev) = intent {
+            lab.handle(ev);
+        }
+    }
+    let fx = match on_key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE), &lab, &mut ui) {
+        Intent::Lab(ev) => lab.handle(ev),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        fx,
+        vec![Effect::DecideFinding {
+            finding: "GL017:notes/add@3f9a1c".into(),
+            verdict: Verdict::Waived,
+            reason: "quoted; no-op".into(),
+        }]
+    );
+    lab.handle(Event::Findings(FindingsEvent::Decided(Ok(vec![
+        choice("GL020:release/publish@1a2b3c", "open"),
+        choice("GL017:notes/add@3f9a1c", "waived by ana (quoted; no-op)"),
+    ]))));
+    let rows = lab.findings.rows.clone().unwrap();
+    assert_eq!(rows[1].standing, "waived by ana (quoted; no-op)");
+    assert!(!rows[1].counts);
+    // The screen shows it.
+    let theme = ghostlab::tui::theme::Theme::builtin(ghostlab::tui::theme::Theme::builtin_names()[0]).unwrap();
+    let lines: Vec<String> = ghostlab::tui::results::finding_lines(&lab.findings, &theme)
+        .iter()
+        .map(|l| l.to_string())
+        .collect();
+    assert!(
+        lines.iter().any(|l| l.contains("waived by ana (quoted; no-op)")),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("waived GL017:notes/add@3f9a1c: quoted; no-op")),
+        "{lines:?}"
+    );
+}

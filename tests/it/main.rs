@@ -74,6 +74,7 @@ mod run_paths_agree;
 mod run_screens;
 mod run_view_cli;
 mod sandbox_cli;
+mod sandbox_scope;
 mod sandbox_session;
 mod sarif_github;
 mod sarif_ingestion;

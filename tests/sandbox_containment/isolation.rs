@@ -307,9 +307,13 @@ async fn mcp_secrets(ctx: &Ctx, name: &'static str) -> Row {
         origin: (PathBuf::from("probe"), "probe".into()),
     };
     let session = std::sync::Arc::new(ctx.sandbox.session(Role::Agent).await.unwrap());
-    let relay = ghostlab::run::mcp_relay::McpRelay::start(&session, std::slice::from_ref(&server))
-        .unwrap()
-        .expect("bubblewrap sessions relay stdio servers");
+    let relay = ghostlab::run::mcp_relay::McpRelay::start(
+        &session,
+        std::slice::from_ref(&server),
+        ghostlab::run::mcp_relay::relay_scope(session.scope(), session.policy().allowlist()),
+    )
+    .unwrap()
+    .expect("bubblewrap sessions relay stdio servers");
     let cmd = shell_words::join(relay.command_for("probe").unwrap());
     // The agent starts the server the way OpenCode would, then hunts for its secret.
     let script = format!(

@@ -4,6 +4,7 @@
 //!
 //! Works from an inventory alone, so it runs offline; it never connects to a server.
 
+pub mod decide;
 pub mod decisions;
 pub mod finding;
 pub mod labels;

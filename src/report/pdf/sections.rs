@@ -324,6 +324,14 @@ fn critique(w: &mut Writer<'_>, r: &Report) {
     if !cr.contract.is_empty() {
         findings(w, &cr.contract);
     }
+    if !cr.decisions.is_empty() {
+        w.heading(2, "Decisions on findings");
+        table(
+            w,
+            &tables::decisions(&cr.decisions),
+            &[0.22, 0.1, 0.1, 0.16, 0.24, 0.18],
+        );
+    }
     if !cr.risk_labels.is_empty() {
         table(w, &tables::risk_labels(&cr.risk_labels), &[0.4, 0.6]);
     }

@@ -1,0 +1,170 @@
+//! Taking decisions on a job's contract findings: the one code path behind `ghostlab findings`
+//! and the lab's results screen. It reads the job's contract and inventory, checks every id
+//! before writing anything (a typo must not half-apply), and appends the decisions to
+//! `<job>.decisions.json` under the folder's lock.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+use super::Contract;
+use super::decisions::{
+    Decision, Decisions, DecisionsError, Standing, Verdict, decisions_path, evidence_digest, finding_id, load, save,
+    standing,
+};
+use super::finding::Finding;
+use crate::util::bounded::{FileKind, read_bounded_string, read_optional_string};
+
+/// Why a decision could not be taken or the findings not listed.
+#[derive(Debug, thiserror::Error)]
+pub enum DecideError {
+    #[error("{}: no contract yet; run `ghostlab discover --job {}` first", path.display(), job.display())]
+    NoContract { path: PathBuf, job: PathBuf },
+    #[error("{}: {reason}", path.display())]
+    Contract { path: PathBuf, reason: String },
+    #[error("no finding `{id}` in the job's contract; `ghostlab findings list --job {}` shows the ids", job.display())]
+    UnknownFinding { id: String, job: PathBuf },
+    #[error("the reason must say why (it is shown in the report)")]
+    EmptyReason,
+    #[error("{0}")]
+    Decisions(#[from] DecisionsError),
+    #[error("{0}")]
+    Lock(String),
+}
+
+/// A job's findings with what was decided on each.
+#[derive(Debug, Clone)]
+pub struct JobFindings {
+    pub contract: Contract,
+    /// inventory.json as JSON, for the evidence digests.
+    pub inventory: Option<Value>,
+    pub decisions: Decisions,
+}
+
+/// One finding as a person decides on it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FindingRow {
+    pub id: String,
+    pub finding: Finding,
+    pub standing: Standing,
+}
+
+impl JobFindings {
+    /// Every finding, in the contract's order, with its standing.
+    pub fn rows(&self) -> Vec<FindingRow> {
+        self.contract
+            .findings
+            .iter()
+            .map(|f| FindingRow {
+                id: finding_id(f),
+                finding: f.clone(),
+                standing: standing(f, self.inventory.as_ref(), &self.decisions),
+            })
+            .collect()
+    }
+}
+
+/// Reads the contract, inventory and decisions of the job at `job_file` (state in `state_dir`).
+pub fn job_findings(job_file: &Path, state_dir: &Path) -> Result<JobFindings, DecideError> {
+    let path = state_dir.join("contract.json");
+    let text = match read_optional_string(&path, FileKind::State) {
+        Ok(Some(t)) => t,
+        Ok(None) => {
+            return Err(DecideError::NoContract {
+                path,
+                job: job_file.to_path_buf(),
+            });
+        }
+        Err(e) => {
+            return Err(DecideError::Contract {
+                path,
+                reason: e.reason(),
+            });
+        }
+    };
+    let contract: Contract = serde_json::from_str(&text).map_err(|e| DecideError::Contract {
+        path: path.clone(),
+        reason: e.to_string(),
+    })?;
+    let inventory = read_bounded_string(&state_dir.join("inventory.json"), FileKind::State)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok());
+    let decisions = load(&decisions_path(job_file))?;
+    Ok(JobFindings {
+        contract,
+        inventory,
+        decisions,
+    })
+}
+
+/// Records `verdict` on every finding of `ids` with `reason`, by `who`, now. Writes nothing
+/// when an id is unknown or the reason is blank. Returns the decisions file.
+pub fn decide(
+    job_file: &Path,
+    state_dir: &Path,
+    ids: &[String],
+    verdict: Verdict,
+    reason: &str,
+    who: &str,
+) -> Result<PathBuf, DecideError> {
+    if reason.trim().is_empty() {
+        return Err(DecideError::EmptyReason);
+    }
+    let path = decisions_path(job_file);
+    // One decision at a time per folder, so concurrent ones (a CLI and a lab) keep each other's.
+    let folder = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let _lock = crate::util::folder_lock::lock_folder(folder).map_err(|e| DecideError::Lock(e.to_string()))?;
+    // Read under the lock: what another decider wrote a moment ago is kept.
+    let found = job_findings(job_file, state_dir)?;
+    let mut decisions = found.decisions.clone();
+    let when = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    for id in ids {
+        let Some(f) = found.contract.findings.iter().find(|f| &finding_id(f) == id) else {
+            return Err(DecideError::UnknownFinding {
+                id: id.clone(),
+                job: job_file.to_path_buf(),
+            });
+        };
+        decisions.decisions.push(Decision {
+            finding: id.clone(),
+            decision: verdict,
+            reason: reason.trim().to_string(),
+            who: who.to_string(),
+            when: when.clone(),
+            evidence: evidence_digest(f, found.inventory.as_ref()),
+        });
+    }
+    save(&path, &decisions)?;
+    Ok(path)
+}
+
+/// The word for a verdict, as lists and reports print it.
+pub fn verdict_word(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Accepted => "accepted",
+        Verdict::Waived => "waived",
+    }
+}
+
+/// A standing in a few words: `open`, `waived by ana (why)`, `accepted by ana, EXPIRED: …`.
+pub fn describe(s: &Standing) -> String {
+    match s {
+        Standing::Open => "open".to_string(),
+        Standing::Decided(d) => format!("{} by {} ({})", verdict_word(d.decision), d.who, d.reason),
+        Standing::Expired(d) => format!(
+            "{} by {}, EXPIRED: the finding's evidence changed",
+            verdict_word(d.decision),
+            d.who
+        ),
+    }
+}
+
+/// Who decides: the login name, as the environment gives it.
+pub fn who() -> String {
+    ["GHOSTLAB_USER", "USER", "LOGNAME"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok().filter(|v| !v.trim().is_empty()))
+        .unwrap_or_else(|| "unknown".into())
+}

@@ -1,0 +1,219 @@
+//! Preparing a command of a session: the environment it gets and the bubblewrap (or local,
+//! or OpenShell) command line that runs it, seeing the whole session or only a scope of it
+//! (`super::super::scope`), with the egress proxy that scope's network needs.
+
+use indexmap::IndexMap;
+use std::path::PathBuf;
+
+use super::super::bwrap::{self, CommandSpec, map_inside};
+use super::super::limits::ChildSetup;
+use super::super::proxy::EgressProxy;
+use super::super::scope::{Capability, Scope, ScopeNetwork};
+use super::super::seccomp::{self, SocketRule};
+use super::super::{HostPort, bridge, procs};
+use super::{ExecOptions, SANDBOX_PATH, SandboxError, ScopedProxy, Session, check_program};
+use crate::spec::{RootFilesystem, SandboxBackend};
+
+impl Session {
+    /// The whole session as a scope: what `command` runs with, and what every scope handed to
+    /// `command_in` must lie within.
+    pub fn scope(&self) -> Scope {
+        let staged: Vec<PathBuf> = self.layout.staged.iter().map(|(_, real)| real.clone()).collect();
+        Scope::of_session(&self.policy, &staged)
+    }
+
+    /// The socket folder of a proxy enforcing `allow` (a narrowed scope's list), started on
+    /// first use and kept with the session.
+    fn scoped_egress(&self, allow: &[HostPort]) -> Result<PathBuf, SandboxError> {
+        let mut scoped = self.scoped_proxies.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(s) = scoped.iter().find(|s| s.allow == allow) {
+            return Ok(s.dir.clone());
+        }
+        if tokio::runtime::Handle::try_current().is_err() {
+            return Err(SandboxError::Policy(
+                "a narrowed network scope needs its egress proxy, which runs on the async runtime".into(),
+            ));
+        }
+        let dir = self.layout.dir.join(format!("egress-scope-{}", scoped.len()));
+        let io = |e| SandboxError::Io(format!("creating {}", dir.display()), e);
+        std::fs::create_dir_all(&dir).map_err(io)?;
+        if let Some((u, g)) = self.owner {
+            std::os::unix::fs::lchown(&dir, Some(u), Some(g)).map_err(io)?;
+        }
+        let sock = dir.join(bridge::SOCKET_NAME);
+        let proxy = EgressProxy::start(&sock, allow.to_vec(), self.log.clone())
+            .map_err(|e| SandboxError::Io("starting a scope's egress proxy".into(), e))?;
+        self.log.note(&format!(
+            "scoped egress proxy listening on {}; allowed: {}",
+            sock.display(),
+            allow.iter().map(|h| h.to_string()).collect::<Vec<_>>().join(", ")
+        ));
+        scoped.push(ScopedProxy {
+            allow: allow.to_vec(),
+            dir: dir.clone(),
+            proxy,
+        });
+        Ok(dir)
+    }
+
+    /// The environment a command gets: base variables, the allowlisted host variables, the
+    /// policy's explicit values, then the per-command ones.
+    pub(super) fn child_env(&self, opts: &ExecOptions, credentials: bool, proxied: bool) -> IndexMap<String, String> {
+        let mut env = IndexMap::new();
+        let local = self.policy.backend == SandboxBackend::Local;
+        let home = if local {
+            self.layout.home.to_string_lossy().into_owned()
+        } else {
+            bwrap::HOME_INSIDE.into()
+        };
+        let tmp = if local {
+            self.layout.tmp.to_string_lossy().into_owned()
+        } else {
+            bwrap::TMP_INSIDE.into()
+        };
+        env.insert("PATH".to_string(), SANDBOX_PATH.to_string());
+        env.insert("HOME".to_string(), home);
+        env.insert("TMPDIR".to_string(), tmp);
+        env.insert("LANG".to_string(), "C.UTF-8".to_string());
+        if credentials {
+            for k in &self.policy.env_allowlist {
+                if let Ok(v) = std::env::var(k) {
+                    env.insert(k.clone(), v);
+                }
+            }
+            for (k, v) in &self.policy.env_values {
+                env.insert(k.clone(), v.clone());
+            }
+        }
+        for (k, v) in &opts.env {
+            env.insert(k.clone(), v.clone());
+        }
+        if proxied {
+            let url = format!("http://{}", bridge::LISTEN);
+            for k in [
+                "HTTP_PROXY",
+                "HTTPS_PROXY",
+                "http_proxy",
+                "https_proxy",
+                "ALL_PROXY",
+                "all_proxy",
+            ] {
+                env.insert(k.to_string(), url.clone());
+            }
+            // Node's built-in fetch ignores the proxy variables unless told (newer Node only);
+            // anything that still ignores them simply cannot get out.
+            env.insert("NODE_USE_ENV_PROXY".to_string(), "1".to_string());
+        }
+        if local {
+            env.insert(procs::SESSION_ENV.to_string(), self.id.clone());
+        }
+        env
+    }
+
+    /// Prepares (does not spawn) `argv` to run inside the session, e.g. a long-lived stdio
+    /// MCP server or OpenCode. The caller owns the child; `delete` still ends it.
+    pub fn command(&self, argv: &[String], opts: &ExecOptions) -> Result<tokio::process::Command, SandboxError> {
+        self.command_in(&self.scope(), argv, opts)
+    }
+
+    /// Like [`Session::command`], seeing only `scope` of the session (see `super::scope`). A
+    /// scope wider than the session's is refused; a backend that cannot draw a narrower view
+    /// (OpenShell, local) refuses any narrowing rather than run with more than asked.
+    pub fn command_in(
+        &self,
+        scope: &Scope,
+        argv: &[String],
+        opts: &ExecOptions,
+    ) -> Result<tokio::process::Command, SandboxError> {
+        let whole = self.scope();
+        if !scope.is_within(&whole) {
+            return Err(SandboxError::Policy(format!(
+                "a command's scope must lie within its session's: {scope} is not within {whole}"
+            )));
+        }
+        let narrowed = *scope != whole;
+        if narrowed && self.policy.backend != SandboxBackend::Bubblewrap {
+            return Err(SandboxError::Policy(format!(
+                "the {:?} backend cannot run a command in a narrowed scope ({scope}); only bubblewrap draws one",
+                self.policy.backend
+            )));
+        }
+        if self.deleted {
+            return Err(SandboxError::Deleted);
+        }
+        if argv.is_empty() {
+            return Err(SandboxError::Policy("empty command".into()));
+        }
+        self.check_scratch()?;
+        let workdir = opts.workdir.clone().unwrap_or_else(|| self.policy.workdir.clone());
+        // The bridge's socket folder: the session's proxy, a narrower one of the scope's, or none.
+        let egress: Option<PathBuf> = match scope.network_scope() {
+            _ if self.proxy.is_none() => None,
+            ScopeNetwork::Deny => None,
+            n if *n == *whole.network_scope() => Some(self.layout.egress.clone()),
+            ScopeNetwork::Allow(list) => Some(self.scoped_egress(list)?),
+            ScopeNetwork::OpenShellPolicy(_) => None,
+        };
+        let env = self.child_env(opts, scope.has(Capability::Credentials), egress.is_some());
+        let scoped = if narrowed {
+            format!("; scope: {scope}")
+        } else {
+            String::new()
+        };
+        self.log.note(&format!(
+            "command: {} (workdir {workdir}{scoped})",
+            shell_words::join(argv)
+        ));
+        let mut cmd = match self.policy.backend {
+            SandboxBackend::Bubblewrap => {
+                if self.policy.root_filesystem == RootFilesystem::Isolated {
+                    let mut visible: Vec<PathBuf> = scope.paths().map(|(p, _)| p.to_path_buf()).collect();
+                    visible.extend(self.bridge_exe.clone());
+                    check_program(&argv[0], &visible).map_err(SandboxError::Policy)?;
+                }
+                let rule = if egress.is_some() {
+                    SocketRule::UnixAndLoopbackInet
+                } else {
+                    SocketRule::UnixOnly
+                };
+                let program = seccomp::compile(rule)?;
+                let fd = seccomp::memfd_with(&seccomp::to_bytes(&program))?;
+                use std::os::fd::AsRawFd;
+                let spec = CommandSpec {
+                    chdir: &workdir,
+                    seccomp_fd: fd.as_raw_fd(),
+                    bridge_exe: egress.as_ref().and(self.bridge_exe.as_deref()),
+                    helper_exe: self.bridge_exe.as_deref(),
+                    argv,
+                    scope,
+                    egress_dir: egress.as_deref().unwrap_or(&self.layout.egress),
+                };
+                let args = bwrap::args(&self.policy, &self.layout, &spec);
+                let mut cmd = tokio::process::Command::new("bwrap");
+                cmd.args(&args);
+                let mut setup = ChildSetup::for_limits(&self.policy.limits, true);
+                setup.inherit_fds.push(fd.as_raw_fd());
+                // The memfd must stay open until the command is spawned: the hook owns it.
+                setup.held.push(std::sync::Arc::new(fd));
+                if let Some(cg) = &self.cgroups {
+                    setup.join_cgroups(cg);
+                }
+                setup.install(&mut cmd);
+                cmd
+            }
+            SandboxBackend::Local => {
+                let dir = map_inside(&self.layout.writable(&self.policy.workdir), &workdir)?;
+                let mut cmd = tokio::process::Command::new(&argv[0]);
+                cmd.args(&argv[1..]).current_dir(dir);
+                ChildSetup::for_limits(&self.policy.limits, false).install(&mut cmd);
+                cmd
+            }
+            SandboxBackend::Openshell => self.openshell_command(argv, &workdir, opts)?,
+        };
+        if self.policy.backend != SandboxBackend::Openshell {
+            cmd.env_clear().envs(&env);
+        }
+        cmd.process_group(0).kill_on_drop(true);
+        Ok(cmd)
+    }
+}
