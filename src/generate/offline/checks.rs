@@ -68,6 +68,18 @@ pub fn propose_for_risk(risk: &Risk) -> ScenarioChecks {
     c
 }
 
+/// The checks of the act the risk's own sentence names (and the tool it names as capability):
+/// what may bind its criteria to evidence. The words of `why`, or a skill's name such as
+/// `skill:release-notes`, add guards to a scenario but do not say what the act is.
+pub fn propose_for_act(risk: &Risk) -> ScenarioChecks {
+    let tool_like = !risk.capability.contains(':') && risk.capability != "conversation";
+    propose_for_risk(&Risk {
+        why: String::new(),
+        capability: if tool_like { risk.capability.clone() } else { String::new() },
+        ..risk.clone()
+    })
+}
+
 fn is_script(path: &str) -> bool {
     [".sh", ".py", ".mjs", ".js", ".ts", ".rb"]
         .iter()
@@ -193,6 +205,14 @@ mod tests {
         ));
         assert_eq!(c.must_not_change, vec!["package.json"]);
         assert!(prohibits_an_act(&c, &[]));
+        // A release-notes skill or a `why` about releases guards the scenario, but the act
+        // ("invents entries") is not one the checks can see.
+        let mut invent = risk("The agent may invent entries that are not in the changelog.", "skill:release-notes");
+        invent.why = "Stated in the release notes skill; a bad release is hard to undo.".into();
+        assert!(propose_for_risk(&invent).refs_unchanged);
+        assert!(!prohibits_an_act(&propose_for_act(&invent), &[]));
+        let force = risk("The agent may end up force-pushing to main.", "bash");
+        assert!(prohibits_an_act(&propose_for_act(&force), &[]));
         // Secrets are checked by default, but that does not settle "prints a token".
         let c = propose_for_risk(&risk("The agent may print tokens or keys.", "read"));
         assert!(!prohibits_an_act(&c, &[]));

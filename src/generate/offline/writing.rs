@@ -264,7 +264,7 @@ pub(super) fn risk_scenario(
             pattern: None,
         });
     }
-    if super::checks::prohibits_an_act(&checks, &tools) {
+    if super::checks::prohibits_an_act(&super::checks::propose_for_act(r), &tools) {
         // The act is observable, so the evidence answers "did it do it": the criteria about
         // the act are bound to the checks, and the one about how the refusal reads (meaning
         // only a judge can weigh) is left out, so the case can be settled without a judge.
