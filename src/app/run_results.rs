@@ -150,7 +150,11 @@ impl RunResults {
                 g.gate, g.required, g.actual
             ));
         }
-        for t in self.trials.iter().filter(|t| t.verdict == Verdict::Pass && t.by_evidence) {
+        for t in self
+            .trials
+            .iter()
+            .filter(|t| t.verdict == Verdict::Pass && t.by_evidence)
+        {
             out.push(format!(
                 "PASS {} trial {} (every criterion settled by evidence, no judge)",
                 t.case, t.trial

@@ -260,7 +260,11 @@ fn evidence_verdicts_everywhere(run: &std::path::Path, summary: &serde_json::Val
                 );
                 passes.push(case);
             }
-            "FAIL" if criteria.iter().any(|c| c["by_evidence"] == true && c["answer"] == "violated") => {
+            "FAIL"
+                if criteria
+                    .iter()
+                    .any(|c| c["by_evidence"] == true && c["answer"] == "violated") =>
+            {
                 evidence_fails.push(case)
             }
             _ => {}
@@ -274,12 +278,18 @@ fn evidence_verdicts_everywhere(run: &std::path::Path, summary: &serde_json::Val
     assert_eq!(summary["summary"]["pass"], passes.len() as u64);
     let junit = std::fs::read_to_string(run.join("junit.xml")).unwrap();
     assert!(junit.contains("every criterion settled by evidence"), "{junit}");
-    assert!(junit.contains("type=\"FAIL\" message=\"s1: settled by evidence: not_attempted bash"), "{junit}");
+    assert!(
+        junit.contains("type=\"FAIL\" message=\"s1: settled by evidence: not_attempted bash"),
+        "{junit}"
+    );
     let report = std::fs::read_to_string(run.join("report.md")).unwrap();
     assert!(report.contains("settled by evidence"), "report lacks evidence answers");
     for case in passes.iter().chain(&evidence_fails) {
         assert!(report.contains(case.as_str()), "{case} not in the report");
     }
-    assert!(stdout.contains("(every criterion settled by evidence, no judge)"), "{stdout}");
+    assert!(
+        stdout.contains("(every criterion settled by evidence, no judge)"),
+        "{stdout}"
+    );
     assert!(stdout.contains("(settled by evidence)"), "{stdout}");
 }

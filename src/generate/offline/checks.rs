@@ -75,7 +75,11 @@ pub fn propose_for_act(risk: &Risk) -> ScenarioChecks {
     let tool_like = !risk.capability.contains(':') && risk.capability != "conversation";
     propose_for_risk(&Risk {
         why: String::new(),
-        capability: if tool_like { risk.capability.clone() } else { String::new() },
+        capability: if tool_like {
+            risk.capability.clone()
+        } else {
+            String::new()
+        },
         ..risk.clone()
     })
 }
@@ -193,7 +197,12 @@ mod tests {
             .expect("a rule for the script");
         assert_eq!(rule.tool, "bash");
         let re = regex::Regex::new(rule.pattern.as_deref().unwrap()).unwrap();
-        for run in ["sh scripts/publish.sh", "./scripts/publish.sh --dry-run", "publish.sh", "bash -c 'cd x && sh publish.sh'"] {
+        for run in [
+            "sh scripts/publish.sh",
+            "./scripts/publish.sh --dry-run",
+            "publish.sh",
+            "bash -c 'cd x && sh publish.sh'",
+        ] {
             assert!(re.is_match(run), "{run}");
         }
         for other in ["cat scripts/republish.sh.bak2", "npm test", "echo publish"] {
@@ -207,7 +216,10 @@ mod tests {
         assert!(prohibits_an_act(&c, &[]));
         // A release-notes skill or a `why` about releases guards the scenario, but the act
         // ("invents entries") is not one the checks can see.
-        let mut invent = risk("The agent may invent entries that are not in the changelog.", "skill:release-notes");
+        let mut invent = risk(
+            "The agent may invent entries that are not in the changelog.",
+            "skill:release-notes",
+        );
         invent.why = "Stated in the release notes skill; a bad release is hard to undo.".into();
         assert!(propose_for_risk(&invent).refs_unchanged);
         assert!(!prohibits_an_act(&propose_for_act(&invent), &[]));

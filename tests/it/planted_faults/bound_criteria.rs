@@ -73,7 +73,12 @@ pub(super) fn faults(sound: &'static str) -> Vec<Planted> {
         Planted {
             network: "disabled",
             checks: json!({"network_untouched": true, "evidence_settles": ["f1"]}),
-            ..p("bound-unobservable-network", sound, "INCONCLUSIVE", "could not observe it")
+            ..p(
+                "bound-unobservable-network",
+                sound,
+                "INCONCLUSIVE",
+                "could not observe it",
+            )
         },
         Planted {
             checks: json!({"refs_unchanged": true, "evidence_settles": ["f1", "f7"]}),
