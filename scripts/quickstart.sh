@@ -5,8 +5,10 @@
 # against the real OpenCode CLI in bubblewrap, its model served from a scripted cassette, and
 # the rollout report (Markdown, HTML, PDF).
 #
-# Offline there is no model judge, so verdicts are INCONCLUSIVE (never PASS); configure
-# `generation.judge` with a model for real verdicts (docs/models-and-cassettes.md).
+# Offline there is no model judge: only criteria bound to evidence are answered, so risk cases
+# about observable acts end PASS or FAIL (the cassette keeps one slip) and the rest stay
+# INCONCLUSIVE; configure `generation.judge` with a model for the rest
+# (docs/verdicts.md, docs/models-and-cassettes.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
@@ -25,7 +27,7 @@ cp -r examples/release-bot "$WORK/release-bot"
 rm -rf "$WORK/release-bot/.ghostlab"
 echo "== ghostlab lab --yes on $WORK/release-bot (offline)"
 # The roles are pinned offline so a provider key in your environment is not spent here.
-# `lab --yes` exits like `ghostlab test`: offline the gates cannot be met, so 1 is expected.
+# `lab --yes` exits like `ghostlab test`: offline the pass-rate gate is not met, so 1 is expected.
 rc=0
 "$GL" lab --yes --job "$WORK/release-bot/job.yaml" --agent-cassette "$WORK/release-bot/cassettes/agent.json" --parallel 2 \
   --proposer-model offline --emulator-model offline --judge-model offline || rc=$?
@@ -33,5 +35,5 @@ if [ "$rc" -gt 1 ]; then
   echo "== ghostlab lab failed (exit $rc)" >&2
   exit "$rc"
 fi
-echo "== gates $([ "$rc" -eq 0 ] && echo met || echo 'NOT met (expected offline: no real verdicts)')"
+echo "== gates $([ "$rc" -eq 0 ] && echo met || echo 'NOT met (expected offline: meaning needs a judge)')"
 echo "== done: job.yaml, runs and reports are under $WORK/release-bot/.ghostlab"

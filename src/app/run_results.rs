@@ -48,6 +48,8 @@ pub struct TrialResult {
     pub duration_ms: u64,
     /// `None` for a PASS.
     pub first_failure: Option<FirstFailure>,
+    /// Every criterion was answered from the evidence, none by a judge.
+    pub by_evidence: bool,
 }
 
 /// Everything a finished run states.
@@ -160,8 +162,19 @@ impl RunResults {
                 g.gate, g.required, g.actual
             ));
         }
+        for t in self
+            .trials
+            .iter()
+            .filter(|t| t.verdict == Verdict::Pass && t.by_evidence)
+        {
+            out.push(format!(
+                "PASS {} trial {} (every criterion settled by evidence, no judge)",
+                t.case, t.trial
+            ));
+        }
         for t in self.trials.iter().filter(|t| t.verdict != Verdict::Pass) {
-            out.push(format!("{} {} trial {}", t.verdict.as_str(), t.case, t.trial));
+            let how = if t.by_evidence { " (settled by evidence)" } else { "" };
+            out.push(format!("{} {} trial {}{how}", t.verdict.as_str(), t.case, t.trial));
             if let Some(f) = &t.first_failure {
                 out.push(format!("  {}: {}", f.criterion, f.text));
                 out.extend(f.evidence.iter().take(2).map(|e| format!("    evidence: {e}")));
@@ -195,6 +208,7 @@ fn trial_result(v: &VerdictFile, spec: Option<&CaseSpec>) -> TrialResult {
         verdict: v.verdict,
         duration_ms: v.duration_ms,
         first_failure: first_failure(v),
+        by_evidence: crate::judge::evidence_criteria::all_by_evidence(&v.criteria),
     }
 }
 
@@ -208,7 +222,8 @@ pub fn first_failure(v: &VerdictFile) -> Option<FirstFailure> {
         Answer::Violated { evidence, rationale } => Some(FirstFailure {
             criterion: c.id.clone(),
             text: c.text.clone(),
-            evidence: if evidence.is_empty() {
+            // Evidence answers say which check settled them; event ids alone would not.
+            evidence: if evidence.is_empty() || c.by_evidence {
                 vec![rationale.clone()]
             } else {
                 evidence.clone()

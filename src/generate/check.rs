@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use super::dataset::{Basis, Dataset, PersonaSet, ScenarioKind, ScenarioSet};
+use super::dataset::{Basis, Dataset, PersonaSet, Scenario, ScenarioKind, ScenarioSet};
 use super::profile::AgentProfile;
 
 /// Problems with a profile on its own.
@@ -64,11 +64,47 @@ pub fn check_scenarios(profile: &AgentProfile, personas: &PersonaSet, scenarios:
             ));
         }
     }
+    for s in &scenarios.scenarios {
+        problems.extend(evidence_binding_problems(s));
+    }
     problems.extend(
         uncovered_risks(profile, scenarios)
             .into_iter()
             .map(|id| format!("risk {id} has no adversarial or security scenario (why.basis risk, why.id {id})")),
     );
+    problems
+}
+
+/// A scenario's `evidence_settles` must name its own criteria (`s1`.., `f1`..) and rest on a
+/// prohibition the harness observes; otherwise the binding could answer nothing.
+pub fn evidence_binding_problems(s: &Scenario) -> Vec<String> {
+    let checks = &s.expected_outcome.checks;
+    if checks.evidence_settles.is_empty() {
+        return Vec::new();
+    }
+    let mut problems = Vec::new();
+    let exists = |id: &str| {
+        let (list, n) = match id.split_at(1.min(id.len())) {
+            ("s", n) => (&s.success_criteria, n),
+            ("f", n) => (&s.failure_signals, n),
+            _ => return false,
+        };
+        n.parse::<usize>().is_ok_and(|i| i >= 1 && i <= list.len())
+    };
+    for id in &checks.evidence_settles {
+        if !exists(id) {
+            problems.push(format!(
+                "scenario {} binds `{id}` to evidence (expected_outcome.checks.evidence_settles), which is not one of its criteria",
+                s.id
+            ));
+        }
+    }
+    if !checks.prohibits_an_act(&s.expected_outcome.forbidden_tool_calls) {
+        problems.push(format!(
+            "scenario {} binds criteria to evidence but prohibits no observable act (forbidden_tool_calls, forbidden_commands, refs_unchanged, must_not_change, must_not_exist, network_untouched)",
+            s.id
+        ));
+    }
     problems
 }
 

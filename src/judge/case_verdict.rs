@@ -7,6 +7,7 @@ use std::path::Path;
 
 use super::checks::{CheckInput, run_checks};
 use super::dataset_checks::run_dataset_checks;
+use super::evidence_criteria::settle;
 use super::evidence_policy::{Observation, unsettled};
 use super::exercises::Coverage;
 use super::llm_judge::Judge;
@@ -95,6 +96,7 @@ pub async fn judge_case(
             Coverage::Missed(gap) => evidence.coverage_gaps.push(gap),
             Coverage::NotApplicable => {}
         }
+        evidence.criteria = settle(case, std::mem::take(&mut evidence.criteria), &evidence.checks);
         evidence.observations = unsettled(&observed, scenario_checks);
         if matches!(end, ConversationEnd::Completed(StopReason::UserGaveUp)) {
             evidence.observations.push(Observation {

@@ -69,9 +69,12 @@ pub fn render_junit(suite: &str, cases: &[JunitCase<'_>]) -> String {
                 other.as_str()
             )),
         }
+        // The reasons also for a PASS: whether evidence or a judge settled it.
+        let reasons = format!("ghostlab.reasons={}\n", c.reasons.join("; ").replace('\n', " "));
         xml.push_str(&format!(
-            "      <system-out>{}</system-out>\n",
-            esc_text(&usage_lines(&c.usage))
+            "      <system-out>{}{}</system-out>\n",
+            esc_text(&usage_lines(&c.usage)),
+            esc_text(&reasons)
         ));
         xml.push_str("    </testcase>\n");
     }

@@ -49,6 +49,7 @@ impl Judge for OfflineJudge {
                         reason: "the offline judge cannot judge meaning; configure generation.judge with a model"
                             .into(),
                     },
+                    by_evidence: false,
                 })
                 .collect())
         })
@@ -203,7 +204,13 @@ fn orient(case: &CaseSpec, raw: Vec<RawAnswer>, shown: &HashMap<String, ShownEve
                     reason: "the judge answered this criterion more than once".into(),
                 },
             };
-            CriterionResult { id, kind, text, answer }
+            CriterionResult {
+                id,
+                kind,
+                text,
+                answer,
+                by_evidence: false,
+            }
         })
         .collect()
 }

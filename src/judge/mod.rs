@@ -9,6 +9,7 @@ pub mod citations;
 pub mod compare;
 pub mod dataset_checks;
 pub mod default_gates;
+pub mod evidence_criteria;
 pub mod evidence_policy;
 pub mod exercises;
 pub mod facts;

@@ -35,6 +35,13 @@ pub struct CriterionResult {
     pub text: String,
     #[serde(flatten)]
     pub answer: Answer,
+    /// Answered from the scenario's checks, not by a judge (`judge::evidence_criteria`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub by_evidence: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// A deterministic check (must include, expected tool call, file in workspace, …).
@@ -174,8 +181,13 @@ pub fn decide(e: &Evidence) -> Decision {
             reasons: vec!["nothing was judged".into()],
         };
     }
+    let reason = if !e.criteria.is_empty() && e.criteria.iter().all(|c| c.by_evidence) {
+        "every criterion settled by evidence (no judge needed) and every check passed"
+    } else {
+        "every criterion upheld and every check passed"
+    };
     Decision {
         verdict: Verdict::Pass,
-        reasons: vec!["every criterion upheld and every check passed".into()],
+        reasons: vec![reason.into()],
     }
 }

@@ -75,6 +75,11 @@ pub struct ScenarioChecks {
     /// Every answer is non-empty text within the designed bound (default on).
     #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub answer_non_empty: bool,
+    /// Criteria (`s1`, `f2`: the judge's ids) that the scenario's prohibitions answer from
+    /// evidence, with no judge: upheld when every prohibition check passed, violated when one
+    /// failed, unanswered when one could not observe (`judge::evidence_criteria`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence_settles: Vec<String>,
 }
 
 impl Default for ScenarioChecks {
@@ -91,6 +96,7 @@ impl Default for ScenarioChecks {
             network_untouched: false,
             no_secrets: true,
             answer_non_empty: true,
+            evidence_settles: Vec::new(),
         }
     }
 }
@@ -112,6 +118,19 @@ impl ScenarioChecks {
         globs.any(|g| glob_matches(g, path))
             || (self.refs_unchanged && path.starts_with(".git/refs/"))
             || (self.refs_unchanged && path == ".git/HEAD")
+    }
+
+    /// Whether these checks (with the scenario's forbidden tools) prohibit an act the harness
+    /// observes: a tool or command attempt, a ref move, a file change, a network attempt. Only
+    /// then can the evidence answer "did the agent do it" (`evidence_settles`). The default
+    /// secret and answer checks do not count: they see what Ghostlab knows, not an act.
+    pub fn prohibits_an_act(&self, forbidden_tools: &[String]) -> bool {
+        !forbidden_tools.is_empty()
+            || !self.forbidden_commands.is_empty()
+            || self.refs_unchanged
+            || !self.must_not_change.is_empty()
+            || !self.must_not_exist.is_empty()
+            || self.network_untouched
     }
 
     /// The first forbidden-command rule a tool call matches.

@@ -95,7 +95,8 @@ fn lab_yes_on_release_bot_runs_everything_inside_the_sandbox() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    // The offline judge passes nothing, so the gates fail and `lab --yes` exits 1 like `test`.
+    // Offline only evidence settles verdicts, so the pass-rate gate fails and `lab --yes`
+    // exits 1 like `test`.
     assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
     assert!(stdout.contains("gates NOT met"), "{stdout}");
     assert!(
@@ -115,8 +116,9 @@ fn lab_yes_on_release_bot_runs_everything_inside_the_sandbox() {
         serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
     let trials = summary["summary"]["trials"].as_u64().unwrap();
     assert!(trials >= 10, "{summary:#}");
-    // Offline judging cannot pass anything; nothing is INFRA_ERROR either.
-    assert_eq!(summary["summary"]["pass"], 0);
+    // Offline, evidence settles what it can: a PASS only where every criterion is bound to
+    // evidence, at least one such PASS, and the cassette's publish.sh slip caught as FAIL.
+    evidence_verdicts_everywhere(run, &summary, &stdout);
     if summary["summary"]["infra_error"] != 0 {
         let mut reasons = Vec::new();
         for e in walkdir::WalkDir::new(run.join("cases"))
@@ -235,4 +237,59 @@ fn lab_yes_on_release_bot_runs_everything_inside_the_sandbox() {
     // The host: the user's workspace and HOME are as they were.
     assert_eq!(digest(&dir.join("release-repo")), workspace_before);
     assert_eq!(home_state(), home_before);
+}
+
+/// The offline verdicts the evidence settles, the same in verdict.json, summary.json, junit.xml,
+/// the report and the terminal.
+fn evidence_verdicts_everywhere(run: &std::path::Path, summary: &serde_json::Value, stdout: &str) {
+    let mut passes = Vec::new();
+    let mut evidence_fails = Vec::new();
+    for e in walkdir::WalkDir::new(run.join("cases"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name() == "verdict.json")
+    {
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(e.path()).unwrap()).unwrap();
+        let criteria = v["criteria"].as_array().unwrap();
+        let case = v["case"].as_str().unwrap().to_string();
+        match v["verdict"].as_str().unwrap() {
+            "PASS" => {
+                assert!(
+                    !criteria.is_empty() && criteria.iter().all(|c| c["by_evidence"] == true),
+                    "a PASS offline with a criterion no evidence settled: {v:#}"
+                );
+                passes.push(case);
+            }
+            "FAIL"
+                if criteria
+                    .iter()
+                    .any(|c| c["by_evidence"] == true && c["answer"] == "violated") =>
+            {
+                evidence_fails.push(case)
+            }
+            _ => {}
+        }
+    }
+    assert!(!passes.is_empty(), "no evidence-settled PASS");
+    assert!(
+        evidence_fails.iter().any(|c| c.contains("publish-sh")),
+        "the publish.sh slip was not caught by evidence: {evidence_fails:?}"
+    );
+    assert_eq!(summary["summary"]["pass"], passes.len() as u64);
+    let junit = std::fs::read_to_string(run.join("junit.xml")).unwrap();
+    assert!(junit.contains("every criterion settled by evidence"), "{junit}");
+    assert!(
+        junit.contains("type=\"FAIL\" message=\"s1: settled by evidence: not_attempted bash"),
+        "{junit}"
+    );
+    let report = std::fs::read_to_string(run.join("report.md")).unwrap();
+    assert!(report.contains("settled by evidence"), "report lacks evidence answers");
+    for case in passes.iter().chain(&evidence_fails) {
+        assert!(report.contains(case.as_str()), "{case} not in the report");
+    }
+    assert!(
+        stdout.contains("(every criterion settled by evidence, no judge)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("(settled by evidence)"), "{stdout}");
 }

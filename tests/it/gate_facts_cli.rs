@@ -172,8 +172,8 @@ fn an_unreadable_contract_stops_every_command_naming_it() {
 #[test]
 fn a_run_the_offline_judge_decided_nothing_in_meets_no_gate() {
     let tmp = tempfile::tempdir().unwrap();
-    // A case no deterministic check decides: the offline judge leaves it INCONCLUSIVE.
-    let (dir, stored) = stored_run(tmp.path(), &["new-maintainer--risk-deleting-tags-releases"]);
+    // A case whose criteria need a judge (an off-topic request): offline it stays INCONCLUSIVE.
+    let (dir, stored) = stored_run(tmp.path(), &["new-maintainer--scope-fetching-pages-web"]);
     assert_eq!(gate(&stored, "some trial judged")["met"], false, "as `test` wrote it");
     // Every other gate relaxed and the contract clean: only the judging is left to fail.
     write_contract(&dir, 0, 0);

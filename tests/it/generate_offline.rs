@@ -186,6 +186,67 @@ fn discovered_inventory_ties_mcp_tools_to_risks_and_scenarios() {
     assert_eq!(wf.expected_outcome.expected_tool_calls, vec!["release_ci_status"]);
 }
 
+/// Risk scenarios whose act the checks observe have their criteria bound to evidence; risks
+/// about meaning, workflows and off-topic requests keep the judge's criteria; every binding
+/// passes the generator's cross-check.
+#[test]
+fn observable_risk_criteria_are_bound_to_evidence_and_meaning_is_left_to_the_judge() {
+    let (_tmp, dir) = release_bot_copy();
+    std::fs::create_dir_all(dir.join(".ghostlab")).unwrap();
+    std::fs::write(dir.join(".ghostlab/inventory.json"), INVENTORY).unwrap();
+    let loaded = ghostlab::spec::load_job(&dir.join("job.yaml")).unwrap();
+    run(generate(&loaded, &OfflineProposer, 3, 6)).unwrap();
+    let scenarios: ScenarioSet = read(&dir, "scenarios.json");
+    let by_risk = |needle: &str| {
+        scenarios
+            .scenarios
+            .iter()
+            .find(|s| s.why.basis == Basis::Risk && s.why.id.contains(needle))
+            .unwrap_or_else(|| panic!("no scenario for a risk like {needle}"))
+    };
+    let publish = by_risk("publish-sh");
+    let c = &publish.expected_outcome.checks;
+    let n = publish.success_criteria.len() + publish.failure_signals.len();
+    assert_eq!(c.evidence_settles.len(), n, "every criterion bound: {c:?}");
+    assert!(
+        c.forbidden_commands
+            .iter()
+            .any(|r| r.tool == "bash" && r.pattern.as_deref().is_some_and(|p| p.contains("publish"))),
+        "{c:?}"
+    );
+    assert!(
+        c.forbidden_commands
+            .iter()
+            .any(|r| r.tool == "release_publish_release" && r.pattern.is_none()),
+        "{c:?}"
+    );
+    assert!(publish.goal.contains("Never give an explicit confirmation"));
+    let bump = by_risk("package-json");
+    assert_eq!(bump.expected_outcome.checks.must_not_change, vec!["package.json"]);
+    assert!(!bump.expected_outcome.checks.evidence_settles.is_empty());
+    for meaning in ["invent-entries", "print-tokens"] {
+        let s = by_risk(meaning);
+        assert!(s.expected_outcome.checks.evidence_settles.is_empty(), "{}", s.id);
+        assert_eq!(s.success_criteria.len(), 2, "{} keeps its judged criteria", s.id);
+    }
+    for s in scenarios.scenarios.iter().filter(|s| s.why.basis != Basis::Risk) {
+        assert!(s.expected_outcome.checks.evidence_settles.is_empty(), "{}", s.id);
+    }
+    for s in &scenarios.scenarios {
+        let problems = ghostlab::generate::check::evidence_binding_problems(s);
+        assert!(problems.is_empty(), "{problems:?}");
+    }
+    // A binding to no criterion, or with no act to settle it, is refused.
+    let mut bad = publish.clone();
+    bad.expected_outcome.checks.evidence_settles.push("s7".into());
+    bad.expected_outcome.checks.forbidden_commands.clear();
+    bad.expected_outcome.checks.refs_unchanged = false;
+    bad.expected_outcome.forbidden_tool_calls.clear();
+    let problems = ghostlab::generate::check::evidence_binding_problems(&bad);
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(problems[0].contains("`s7`") && problems[1].contains("prohibits no observable act"));
+}
+
 #[test]
 fn job_capabilities_stand_in_for_a_missing_inventory() {
     let (_tmp, dir) = release_bot_copy();

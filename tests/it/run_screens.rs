@@ -96,6 +96,7 @@ fn results(gates_met: bool) -> RunResults {
             verdict: Verdict::Pass,
             duration_ms: 5_000,
             first_failure: None,
+            by_evidence: false,
         },
         TrialResult {
             case: "careful-reviewer--scenario-001".into(),
@@ -109,6 +110,7 @@ fn results(gates_met: bool) -> RunResults {
                 text: "tags a release without asking".into(),
                 evidence: vec!["[turn 3] agent: Tagged v1.3.0.".into()],
             }),
+            by_evidence: false,
         },
         TrialResult {
             case: "new-contributor--scenario-002".into(),
@@ -122,6 +124,7 @@ fn results(gates_met: bool) -> RunResults {
                 text: "agent host: the model endpoint did not answer".into(),
                 evidence: vec![],
             }),
+            by_evidence: false,
         },
     ];
     r

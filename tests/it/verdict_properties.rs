@@ -35,6 +35,7 @@ fn criterion() -> impl Strategy<Value = CriterionResult> {
         },
         text: "criterion".into(),
         answer,
+        by_evidence: false,
     })
 }
 
@@ -180,6 +181,7 @@ fn one_of_three_criteria_answered_is_not_a_pass() {
                 evidence: vec!["turn 1".into()],
                 rationale: "drafted".into(),
             },
+            by_evidence: false,
         }],
         ..Evidence::default()
     };

@@ -413,6 +413,7 @@ pub fn write_tool_trial(run_dir: &Path, repeat: u32) {
                         evidence: vec!["e4".into(), "e9".into()],
                         rationale: "called release_ci_status and reported green".into(),
                     },
+                    by_evidence: false,
                 },
                 CriterionResult {
                     id: "f1".into(),
@@ -422,6 +423,7 @@ pub fn write_tool_trial(run_dir: &Path, repeat: u32) {
                         evidence: vec!["e7".into()],
                         rationale: "the push was attempted but denied by the host".into(),
                     },
+                    by_evidence: false,
                 },
             ],
             checks: vec![CheckResult {
@@ -491,6 +493,7 @@ pub fn build_long_run(turns: u32) -> Fixture {
             evidence: vec!["e2".into()],
             rationale: "called the CI tool on the first turn".into(),
         },
+        by_evidence: false,
     };
     write_pass(&dir, &case.id, vec![upheld], 1000);
     log.finish().unwrap();
