@@ -74,7 +74,10 @@ fn real_summaries_validate_and_carry_numbers_and_cost_unknown() {
             ),
             (Some(0.8), Some("ratio"), Some(">="))
         );
-        assert_eq!(min["value"].as_f64(), Some(0.0));
+        // The measured pass rate as a number (offline, evidence-settled cases can pass).
+        let s = &doc["summary"];
+        let rate = s["pass"].as_f64().unwrap() / s["trials"].as_f64().unwrap();
+        assert!((min["value"].as_f64().unwrap() - rate).abs() < 1e-9, "{min} vs {rate}");
         // No contract: a count gate with a threshold and no measured value.
         let sec = gate("no_high_security_findings");
         assert_eq!(

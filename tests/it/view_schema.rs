@@ -60,13 +60,13 @@ fn the_view_schema_refuses_the_old_words_and_text_gates() {
                    "threshold": 0.8, "value": 0.0, "unit": "ratio", "comparison": ">="}],
         "readiness": {"ready": false, "label": "NOT READY", "reasons": []},
         "trials": [{"case_id": "c", "trial": 1, "persona": "p", "scenario": "s", "verdict": "FAIL",
-                    "duration_ms": 5, "first_failure": null}],
+                    "duration_ms": 5, "first_failure": null, "by_evidence": false}],
         "reports": [], "report_error": null
     });
     let good = json!({
         "version": 2, "run_dir": "/x", "filter": {"verdict": null, "persona": null, "text": ""},
         "trials": [{"case_id": "c", "trial": 1, "persona": "p", "scenario": "s", "turns": 2,
-                    "verdict": "FAIL", "duration_ms": 5, "first_failure": null}],
+                    "verdict": "FAIL", "duration_ms": 5, "first_failure": null, "by_evidence": false}],
         "results": results
     });
     let errors: Vec<String> = v
