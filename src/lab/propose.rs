@@ -114,6 +114,12 @@ impl StepProposer {
             (job, "a new agent from scratch".to_string())
         };
         job.lab = Default::default();
+        if let Some(n) = self.seeds.personas {
+            job.generation.personas = Some(n);
+        }
+        if let Some(n) = self.seeds.scenarios_per_persona {
+            job.generation.scenarios_per_persona = Some(n);
+        }
         let body = job_to_yaml(&job);
         let text = body
             .lines()

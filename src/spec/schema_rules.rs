@@ -86,6 +86,39 @@ pub fn mcp_input(schema: &mut Schema) {
     );
 }
 
+/// A `target` has what its transport needs and nothing another transport takes
+/// (`spec::target`): stdio a `command`, sse and streamable-http a `url`, skill a `path`.
+pub fn target(schema: &mut Schema) {
+    let when = |t: &[&str]| json!({ "required": ["transport"], "properties": { "transport": { "enum": t } } });
+    let connection = |c: Value| json!({ "required": ["connection"], "properties": { "connection": c } });
+    let absent = json!({ "type": "null" });
+    let none = json!({ "maxProperties": 0 });
+    let no_items = json!({ "maxItems": 0 });
+    let text = json!({ "type": "string", "pattern": NON_BLANK_PATTERN });
+    all_of(
+        schema,
+        json!({ "if": when(&["stdio"]), "then": connection(json!({
+            "required": ["command"],
+            "properties": { "command": { "minItems": 1 }, "url": absent, "headers": none, "path": absent }
+        })) }),
+    );
+    all_of(
+        schema,
+        json!({ "if": when(&["sse", "streamable-http"]), "then": connection(json!({
+            "required": ["url"],
+            "properties": { "url": { "type": "string" }, "command": no_items, "env": none, "path": absent }
+        })) }),
+    );
+    let skill = connection(json!({
+        "required": ["path"],
+        "properties": { "path": text, "command": no_items, "url": absent, "env": none, "headers": none }
+    }));
+    all_of(
+        schema,
+        json!({ "if": when(&["skill"]), "then": { "allOf": [skill, { "not": { "required": ["startup"] } }] } }),
+    );
+}
+
 /// A setup step runs a command: a first word that is not blank, and no NUL in any word.
 pub fn setup_run(schema: &mut Schema) {
     schema.insert("minItems".into(), json!(1));
