@@ -22,6 +22,19 @@ pub fn job(schema: &mut Schema) {
     if let Some(version) = schema.get_mut("properties").and_then(|p| p.get_mut("version")) {
         version["const"] = json!(JOB_VERSION);
     }
+    // `target` is a mapping or absent: without the `null` alternative a broken target is
+    // reported at its own key (`target.connection.command`), not as "expected a null".
+    if let Some(target) = schema.get_mut("properties").and_then(|p| p.get_mut("target"))
+        && let Some(reference) = target
+            .get("anyOf")
+            .and_then(Value::as_array)
+            .and_then(|alts| alts.iter().find(|a| a.get("$ref").is_some()))
+            .cloned()
+        && let Some(obj) = target.as_object_mut()
+    {
+        obj.remove("anyOf");
+        obj.insert("$ref".into(), reference["$ref"].clone());
+    }
 }
 
 /// `network: allowlist` needs entries; `policy` needs a policy file; otherwise (`disabled`, the

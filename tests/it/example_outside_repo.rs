@@ -17,7 +17,7 @@ fn a_copied_example_whose_server_is_missing_says_why_and_where_the_log_is() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     let line = stderr
         .lines()
-        .find(|l| l.contains("[filesystem]"))
+        .find(|l| l.contains("[filesystem] FAILED"))
         .unwrap_or_else(|| panic!("no line about the filesystem server: {stderr}"));
     assert!(line.contains("Cannot find module"), "the server's own reason is missing: {stderr}");
     assert!(line.contains(".ghostlab/logs/"), "the log path is missing: {stderr}");

@@ -104,7 +104,9 @@ fn run_project(p: &Project, prepare: impl FnOnce(&Path)) {
     let mut cmd = ghostlab_in(&root, 600);
     cmd.env("GHOSTLAB_OPENCODE_BIN", &bin)
         .args(["lab", "--yes", "--job", p.job])
-        .args(["--model", "openai/gpt-4.1", "--sandbox", "bubblewrap"])
+        // No `--model`: step 3 keeps the project's own model or proposes one, as for a
+        // newcomer; the cassette serves whichever it is.
+        .args(["--sandbox", "bubblewrap"])
         .args(["--proposer-model", "offline", "--emulator-model", "offline", "--judge-model", "offline"])
         .args(["--personas", "1", "--scenarios-per-persona", "1", "--parallel", "1"])
         .arg("--agent-cassette")
