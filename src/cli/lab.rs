@@ -87,12 +87,13 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
              for the answers) to accept every proposal",
         ));
     }
-    let seeds = seeds(&args)?;
+    let mut seeds = seeds(&args)?;
     let lab = open_lab(&args)?;
     for note in ignored_flags(&args, &lab) {
         eprintln!("note: {note}");
     }
     let flags = run_flags(&args, &lab)?;
+    seeds.model_from_cassette = flags.agent_cassette.is_some();
     let proposer = StepProposer {
         job_file: args.job.clone(),
         seeds,
@@ -184,6 +185,7 @@ fn seeds(args: &Args) -> Result<Seeds, CliError> {
         roles: role_seeds(args)?,
         personas: args.personas,
         scenarios_per_persona: args.scenarios_per_persona,
+        model_from_cassette: false,
     })
 }
 

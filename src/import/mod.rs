@@ -6,7 +6,7 @@
 mod opencode_files;
 mod opencode_instructions;
 mod opencode_keys;
-mod opencode_markdown;
+pub mod opencode_markdown;
 mod opencode_project;
 mod paths;
 mod report;

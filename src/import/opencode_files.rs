@@ -55,11 +55,16 @@ pub fn locate(source: &Path) -> Result<Project, SpecError> {
     .into_iter()
     .filter(|p| p.is_file())
     .collect();
-    if configs.is_empty() && !dot.is_dir() {
+    // OpenCode runs in a folder with only a rules file (a Claude Code project's CLAUDE.md):
+    // its defaults plus those rules are the agent.
+    let rules = super::opencode_instructions::AUTOMATIC
+        .iter()
+        .any(|f| root.join(f).is_file());
+    if configs.is_empty() && !dot.is_dir() && !rules {
         return Err(SpecError::one(
             &root,
             "",
-            "not an OpenCode project: no opencode.json, opencode.jsonc or .opencode/ folder here",
+            "not an agent project: no opencode.json, opencode.jsonc, .opencode/ folder, AGENTS.md or CLAUDE.md here",
         ));
     }
     Ok(Project { root, dot, configs })

@@ -21,4 +21,7 @@ pub struct Seeds {
     /// (step 1): a first run can be kept small.
     pub personas: Option<u32>,
     pub scenarios_per_persona: Option<u32>,
+    /// The run serves the agent's model from a cassette (`--agent-cassette`): step 3 takes any
+    /// `provider/model`, since no credential for it is needed.
+    pub model_from_cassette: bool,
 }
