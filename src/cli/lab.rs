@@ -210,7 +210,11 @@ fn ignored_flags(args: &Args, lab: &Lab) -> Vec<String> {
     let given = [
         ("--from", args.from.is_some(), StepId::Source),
         ("--personas", args.personas.is_some(), StepId::Source),
-        ("--scenarios-per-persona", args.scenarios_per_persona.is_some(), StepId::Source),
+        (
+            "--scenarios-per-persona",
+            args.scenarios_per_persona.is_some(),
+            StepId::Source,
+        ),
         ("--description", args.description.is_some(), StepId::Purpose),
         ("--model", args.model.is_some(), StepId::Model),
         ("--proposer-model", args.proposer_model.is_some(), StepId::Model),

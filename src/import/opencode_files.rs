@@ -24,6 +24,9 @@ pub struct Project {
     pub configs: Vec<PathBuf>,
 }
 
+/// The rules files OpenCode reads by itself, in order (the first found wins).
+pub const RULES_FILES: &[&str] = &["AGENTS.md", "CLAUDE.md", "CONTEXT.md"];
+
 /// Locates a project from a folder, its `.opencode` folder, or one of its config files.
 pub fn locate(source: &Path) -> Result<Project, SpecError> {
     let abs = std::path::absolute(source).unwrap_or_else(|_| source.to_path_buf());
@@ -57,7 +60,7 @@ pub fn locate(source: &Path) -> Result<Project, SpecError> {
     .collect();
     // OpenCode runs in a folder with only a rules file (a Claude Code project's CLAUDE.md):
     // its defaults plus those rules are the agent.
-    let rules = super::opencode_instructions::AUTOMATIC
+    let rules = RULES_FILES
         .iter()
         .any(|f| root.join(f).is_file());
     if configs.is_empty() && !dot.is_dir() && !rules {

@@ -231,16 +231,26 @@ mod tests {
             "---\ndescription: Fix: the thing\nagent: build\n---\nDo $ARGUMENTS.",
         );
         let agents = markdown_agents(d.path()).unwrap();
-        assert_eq!(agents[0].value["description"], "Use this agent when: the user asks: help");
+        assert_eq!(
+            agents[0].value["description"],
+            "Use this agent when: the user asks: help"
+        );
         assert_eq!(agents[0].value["model"], "openai/gpt-4o");
         assert_eq!(agents[0].value["tools"]["write"], false);
         let commands = markdown_commands(d.path()).unwrap();
         assert_eq!(commands[0].value["description"], "Fix: the thing");
         assert_eq!(commands[0].value["agent"], "build");
         // What the fallback cannot read stays an error naming the strict parser's line.
-        write(d.path(), "agent/helper.md", "---\ndescription: a: b\ntools: [x\n---\nBody.");
+        write(
+            d.path(),
+            "agent/helper.md",
+            "---\ndescription: a: b\ntools: [x\n---\nBody.",
+        );
         let e = markdown_agents(d.path()).unwrap_err();
-        assert!(e.diagnostics[0].message.contains("malformed YAML frontmatter at line"), "{e}");
+        assert!(
+            e.diagnostics[0].message.contains("malformed YAML frontmatter at line"),
+            "{e}"
+        );
     }
 
     #[test]

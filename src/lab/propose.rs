@@ -156,14 +156,22 @@ impl StepProposer {
             }
         }
         // A skill-only job: the skill says what it is for in its frontmatter `description`.
-        let skills = job.agent.inputs.skills.iter().chain(job.agent.runtime.skills.paths.iter());
+        let skills = job
+            .agent
+            .inputs
+            .skills
+            .iter()
+            .chain(job.agent.runtime.skills.paths.iter());
         for folder in skills {
             let skill_md = crate::spec::relative_path::resolve_against(&self.job_dir(), folder).join("SKILL.md");
             let Ok((keys, body)) = crate::import::opencode_markdown::read_markdown(&skill_md) else {
                 continue;
             };
             let described = keys.get("description").and_then(|d| d.as_str()).map(str::trim);
-            let draft = described.filter(|d| !d.is_empty()).map(str::to_string).unwrap_or_else(|| first_paragraph(&body));
+            let draft = described
+                .filter(|d| !d.is_empty())
+                .map(str::to_string)
+                .unwrap_or_else(|| first_paragraph(&body));
             if !draft.is_empty() {
                 return Proposal::new(
                     draft,
@@ -204,7 +212,8 @@ impl StepProposer {
             .unwrap_or_default();
         let mut notes = vec!["The model the agent under test runs with (provider/model).".to_string()];
         if self.seeds.model_from_cassette {
-            notes.push("The run serves the agent's model from --agent-cassette: no credential is needed for it.".into());
+            notes
+                .push("The run serves the agent's model from --agent-cassette: no credential is needed for it.".into());
         }
         if listed.is_empty() {
             notes.push("No configured models found; type one (e to edit).".into());

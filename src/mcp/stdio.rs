@@ -39,9 +39,18 @@ fn states_an_error(line: &str) -> bool {
     let t = line.trim_start();
     !t.starts_with("at ")
         && !t.starts_with("File \"")
-        && ["Error", "error:", "panicked", "fatal", "No such file", "not found", "ENOENT", "EACCES"]
-            .iter()
-            .any(|w| t.contains(w))
+        && [
+            "Error",
+            "error:",
+            "panicked",
+            "fatal",
+            "No such file",
+            "not found",
+            "ENOENT",
+            "EACCES",
+        ]
+        .iter()
+        .any(|w| t.contains(w))
 }
 
 /// A running stdio server: the transport halves for rmcp plus everything needed to explain a

@@ -153,7 +153,11 @@ fn host_package_paths(bin: &Path, job_dir: &Path) -> Vec<PathBuf> {
     let Some(package) = real.parent().and_then(Path::parent) else {
         return vec![real];
     };
-    let mut out = vec![if job_dir.starts_with(package) { real.clone() } else { package.to_path_buf() }];
+    let mut out = vec![if job_dir.starts_with(package) {
+        real.clone()
+    } else {
+        package.to_path_buf()
+    }];
     if bin != real {
         out.push(bin.to_path_buf());
     }

@@ -368,7 +368,10 @@ fn oauth_value(file: &Path, at: &str, v: Option<&Value>, ds: &mut Vec<Diagnostic
             ds.push(diag(
                 file,
                 at,
-                format!("expected `false` or a mapping of OAuth client settings, found {}", json_type(other)),
+                format!(
+                    "expected `false` or a mapping of OAuth client settings, found {}",
+                    json_type(other)
+                ),
             ));
             None
         }

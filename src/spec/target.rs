@@ -120,33 +120,56 @@ fn problems(file: &Path, job: &Job, t: &Target) -> Vec<Diagnostic> {
     };
     match t.transport {
         TargetTransport::Stdio => {
-            refuse("connection.url", c.url.is_some(), "is started by `command`, not reached by a URL");
+            refuse(
+                "connection.url",
+                c.url.is_some(),
+                "is started by `command`, not reached by a URL",
+            );
             refuse("connection.headers", !c.headers.is_empty(), "sends no HTTP headers");
             refuse("connection.path", c.path.is_some(), "is a server, not a skill");
         }
         TargetTransport::Sse | TargetTransport::StreamableHttp => {
-            refuse("connection.command", !c.command.is_empty(), "is reached by `url`, not started");
-            refuse("connection.env", !c.env.is_empty(), "is not started here, so it takes no environment");
+            refuse(
+                "connection.command",
+                !c.command.is_empty(),
+                "is reached by `url`, not started",
+            );
+            refuse(
+                "connection.env",
+                !c.env.is_empty(),
+                "is not started here, so it takes no environment",
+            );
             refuse("connection.path", c.path.is_some(), "is a server, not a skill");
         }
         TargetTransport::Skill => {
-            refuse("connection.command", !c.command.is_empty(), "is a SKILL.md, not a server");
+            refuse(
+                "connection.command",
+                !c.command.is_empty(),
+                "is a SKILL.md, not a server",
+            );
             refuse("connection.url", c.url.is_some(), "is a SKILL.md, not a server");
             refuse("connection.env", !c.env.is_empty(), "is a SKILL.md, not a server");
-            refuse("connection.headers", !c.headers.is_empty(), "is a SKILL.md, not a server");
+            refuse(
+                "connection.headers",
+                !c.headers.is_empty(),
+                "is a SKILL.md, not a server",
+            );
             refuse("startup", t.startup.is_some(), "is not started");
         }
     }
     let missing = match t.transport {
-        TargetTransport::Stdio if c.command.is_empty() => {
-            Some(("connection.command", "the server's argv, e.g. `command: [node, server.js]`"))
-        }
-        TargetTransport::Sse | TargetTransport::StreamableHttp if c.url.is_none() => {
-            Some(("connection.url", "the server's URL, e.g. `url: http://127.0.0.1:3000/mcp`"))
-        }
-        TargetTransport::Skill if c.path.as_deref().is_none_or(|p| p.trim().is_empty()) => {
-            Some(("connection.path", "the SKILL.md (or its folder), e.g. `path: ./skills/notes`"))
-        }
+        TargetTransport::Stdio if c.command.is_empty() => Some((
+            "connection.command",
+            "the server's argv, e.g. `command: [node, server.js]`",
+        )),
+        TargetTransport::Sse | TargetTransport::StreamableHttp if c.url.is_none() => Some((
+            "connection.url",
+            "the server's URL, e.g. `url: http://127.0.0.1:3000/mcp`",
+        )),
+        TargetTransport::Skill if c.path.as_deref().is_none_or(|p| p.trim().is_empty()) => Some((
+            "connection.path",
+            "the SKILL.md (or its folder), e.g. `path: ./skills/notes`",
+        )),
         _ => None,
     };
     if let Some((key, what)) = missing {

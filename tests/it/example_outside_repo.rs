@@ -19,7 +19,10 @@ fn a_copied_example_whose_server_is_missing_says_why_and_where_the_log_is() {
         .lines()
         .find(|l| l.contains("[filesystem] FAILED"))
         .unwrap_or_else(|| panic!("no line about the filesystem server: {stderr}"));
-    assert!(line.contains("Cannot find module"), "the server's own reason is missing: {stderr}");
+    assert!(
+        line.contains("Cannot find module"),
+        "the server's own reason is missing: {stderr}"
+    );
     assert!(line.contains(".ghostlab/logs/"), "the log path is missing: {stderr}");
     assert!(!line.trim_end().ends_with("(exit status:"), "{stderr}");
     // The release server, which is inside the example, still answers.

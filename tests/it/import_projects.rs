@@ -417,7 +417,10 @@ fn oauth_frontmatter_names_and_colons_mean_what_they_mean_in_opencode() {
     assert_eq!(cfg["mcp"]["self-registering"]["oauth"], json!({}));
     assert_eq!(cfg["mcp"]["client"]["oauth"]["clientSecret"], "{env:CLIENT_SECRET}");
     let emitted_text = std::fs::read_to_string(emitted.join("opencode.json")).unwrap();
-    assert!(!emitted_text.contains("canary-"), "a secret value reached the emitted config");
+    assert!(
+        !emitted_text.contains("canary-"),
+        "a secret value reached the emitted config"
+    );
 
     let original = debug_config(&project);
     let ours = debug_config(&emitted);

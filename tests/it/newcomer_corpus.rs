@@ -93,7 +93,11 @@ fn git(dir: &Path, args: &[&str]) {
         .args(args)
         .output()
         .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// Runs `lab --yes` on a copy of `p` and checks every trial of the run.
@@ -109,7 +113,14 @@ fn run_project(p: &Project, prepare: impl FnOnce(&Path)) {
         .args(["lab", "--yes", "--job", p.job])
         // Any `provider/model`: the cassette serves it, so no credential is needed.
         .args(["--model", "openai/gpt-4.1", "--sandbox", "bubblewrap"])
-        .args(["--proposer-model", "offline", "--emulator-model", "offline", "--judge-model", "offline"])
+        .args([
+            "--proposer-model",
+            "offline",
+            "--emulator-model",
+            "offline",
+            "--judge-model",
+            "offline",
+        ])
         .args(["--personas", "1", "--scenarios-per-persona", "1", "--parallel", "2"])
         .arg("--agent-cassette")
         .arg(&cassette);
@@ -143,13 +154,20 @@ fn run_project(p: &Project, prepare: impl FnOnce(&Path)) {
         .map(|e| e.into_path())
         .filter(|d| d.join("verdict.json").is_file())
         .collect();
-    assert!(!trials.is_empty(), "{}: no trial in {}\n{stderr}", p.name, run.display());
+    assert!(
+        !trials.is_empty(),
+        "{}: no trial in {}\n{stderr}",
+        p.name,
+        run.display()
+    );
     for trial in &trials {
-        let verdict: Value = serde_json::from_str(&std::fs::read_to_string(trial.join("verdict.json")).unwrap()).unwrap();
+        let verdict: Value =
+            serde_json::from_str(&std::fs::read_to_string(trial.join("verdict.json")).unwrap()).unwrap();
         let events = std::fs::read_to_string(trial.join("events.jsonl")).unwrap_or_default();
         let log = std::fs::read_to_string(trial.join("agent-host.log")).unwrap_or_default();
         assert_ne!(
-            verdict["verdict"], "INFRA_ERROR",
+            verdict["verdict"],
+            "INFRA_ERROR",
             "{}: {}\n{verdict:#}\n{events}\n{log}",
             p.name,
             trial.display()
@@ -267,7 +285,9 @@ fn corpus_a_remote_streamable_http_server_served_locally() {
     };
     run_project(&p, |root| {
         let cfg = root.join("opencode.json");
-        let text = std::fs::read_to_string(&cfg).unwrap().replace("{PORT}", &port.to_string());
+        let text = std::fs::read_to_string(&cfg)
+            .unwrap()
+            .replace("{PORT}", &port.to_string());
         std::fs::write(cfg, text).unwrap();
     });
 }
@@ -360,7 +380,9 @@ fn corpus_a_workspace_with_large_and_binary_files() {
         std::fs::write(assets.join("archive.bin"), big).unwrap();
         std::fs::write(
             assets.join("photo.png"),
-            [0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, b'I', b'H', b'D', b'R'],
+            [
+                0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, b'I', b'H', b'D', b'R',
+            ],
         )
         .unwrap();
         std::fs::write(assets.join("empty.dat"), b"").unwrap();

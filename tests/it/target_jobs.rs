@@ -46,7 +46,10 @@ fn an_mcp_only_target_is_discovered_and_generated_for() {
 
     ok(&dir, &["generate", "--job", "job.yaml"]);
     let profile = state(&dir, "agent-profile.json").to_string();
-    assert!(profile.contains("add_days"), "the profile ignores the target: {profile}");
+    assert!(
+        profile.contains("add_days"),
+        "the profile ignores the target: {profile}"
+    );
     let scenarios = state(&dir, "scenarios.json");
     assert!(!scenarios["scenarios"].as_array().unwrap().is_empty());
 }
@@ -102,6 +105,9 @@ fn a_target_that_cannot_mean_one_server_or_skill_is_refused_with_its_key() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{target}: {stderr}");
         assert!(stderr.contains(key) && stderr.contains(words), "{target}: {stderr}");
-        assert!(!stderr.contains("agent.inputs"), "{target}: names a key the person never wrote: {stderr}");
+        assert!(
+            !stderr.contains("agent.inputs"),
+            "{target}: names a key the person never wrote: {stderr}"
+        );
     }
 }
