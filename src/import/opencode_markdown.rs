@@ -214,7 +214,7 @@ mod tests {
         assert!(agents[2].value.get("name").is_none());
         assert_eq!(agents[0].value["prompt"], "You review.");
         assert_eq!(agents[0].value["tools"]["write"], false);
-        assert_eq!(agents[2].value["mode"], "primary");
+        assert_eq!(agents[3].value["mode"], "primary");
     }
 
     #[test]
