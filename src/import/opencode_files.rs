@@ -60,9 +60,7 @@ pub fn locate(source: &Path) -> Result<Project, SpecError> {
     .collect();
     // OpenCode runs in a folder with only a rules file (a Claude Code project's CLAUDE.md):
     // its defaults plus those rules are the agent.
-    let rules = RULES_FILES
-        .iter()
-        .any(|f| root.join(f).is_file());
+    let rules = RULES_FILES.iter().any(|f| root.join(f).is_file());
     if configs.is_empty() && !dot.is_dir() && !rules {
         return Err(SpecError::one(
             &root,
