@@ -258,7 +258,6 @@ fn corpus_dot_opencode_layout_with_markdown_agents_and_commands() {
 }
 
 #[test]
-#[ignore = "known bug found by this corpus, not fixed yet: the `.mcp.json` Python server offers no tools to the agent in the run (INFRA_ERROR: the call is OpenCode's `invalid` tool)"]
 fn corpus_claude_code_mcp_json_with_a_python_server() {
     let p = Project {
         name: "python-weather",
@@ -332,7 +331,6 @@ fn corpus_a_skill_only_through_target() {
 }
 
 #[test]
-#[ignore = "known bug found by this corpus, not fixed yet: the VS Code server runs outside the workspace, so its relative `todo.txt` is not found"]
 fn corpus_vscode_mcp_json_with_workspace_folder() {
     let p = Project {
         name: "vscode-todo",
@@ -346,7 +344,6 @@ fn corpus_vscode_mcp_json_with_workspace_folder() {
 }
 
 #[test]
-#[ignore = "known bug found by this corpus, not fixed yet: the `.cursor/mcp.json` server (`node mcp/inventory.mjs`) offers no tools to the agent in the run (INFRA_ERROR)"]
 fn corpus_cursor_mcp_json_with_a_disabled_tool() {
     let p = Project {
         name: "cursor-inventory",
