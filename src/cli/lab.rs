@@ -28,6 +28,12 @@ pub struct Args {
     /// Step 1: an opencode.json (or project folder), an agent.yaml, an MCP servers file or a skill folder.
     #[arg(long)]
     pub from: Option<PathBuf>,
+    /// Step 1: how many personas to propose (written as `generation.personas`).
+    #[arg(long, value_name = "N")]
+    pub personas: Option<u32>,
+    /// Step 1: how many scenarios per persona (written as `generation.scenarios_per_persona`).
+    #[arg(long, value_name = "N")]
+    pub scenarios_per_persona: Option<u32>,
     /// Step 2: the agent's purpose in your own words.
     #[arg(long)]
     pub description: Option<String>,
@@ -81,7 +87,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
              for the answers) to accept every proposal",
         ));
     }
-    let seeds = seeds(&args)?;
+    let mut seeds = seeds(&args)?;
     let lab = open_lab(&args)?;
     // One lab (or `generate`, `profile`) per state folder at a time: two sessions on one job
     // would overwrite each other's answers and curation.
@@ -93,6 +99,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         eprintln!("note: {note}");
     }
     let flags = run_flags(&args, &lab)?;
+    seeds.model_from_cassette = flags.agent_cassette.is_some();
     let proposer = StepProposer {
         job_file: args.job.clone(),
         seeds,
@@ -182,6 +189,9 @@ fn seeds(args: &Args) -> Result<Seeds, CliError> {
         }),
         gates,
         roles: role_seeds(args)?,
+        personas: args.personas,
+        scenarios_per_persona: args.scenarios_per_persona,
+        model_from_cassette: false,
     })
 }
 
@@ -205,6 +215,12 @@ fn ignored_flags(args: &Args, lab: &Lab) -> Vec<String> {
     use crate::lab::StepId;
     let given = [
         ("--from", args.from.is_some(), StepId::Source),
+        ("--personas", args.personas.is_some(), StepId::Source),
+        (
+            "--scenarios-per-persona",
+            args.scenarios_per_persona.is_some(),
+            StepId::Source,
+        ),
         ("--description", args.description.is_some(), StepId::Purpose),
         ("--model", args.model.is_some(), StepId::Model),
         ("--proposer-model", args.proposer_model.is_some(), StepId::Model),

@@ -184,9 +184,11 @@ pub fn emit_opencode_config(loaded: &LoadedJob, opts: &EmitOptions<'_>) -> Value
                 McpTransport::Remote { url, headers, .. } => {
                     entry.insert("type".into(), json!("remote"));
                     entry.insert("url".into(), json!(to_opencode_env(url)));
-                    // No interactive OAuth sign-in inside a sandbox: a server that wants it
-                    // fails at once instead of waiting for a browser.
-                    entry.insert("oauth".into(), json!(false));
+                    // `oauth` as the source wrote it (`false`, `{}`, client settings); none
+                    // added, so the server behaves as it does in the person's own OpenCode.
+                    if let Some(oauth) = &server.oauth {
+                        entry.insert("oauth".into(), oauth_value(oauth));
+                    }
                     if !headers.is_empty() {
                         let h: Map<String, Value> = headers
                             .iter()
@@ -226,6 +228,18 @@ fn agent_value(def: &AgentDef, map: &dyn Fn(&str) -> String) -> Value {
         obj.insert("model".into(), json!(to_opencode_env(model)));
     }
     v
+}
+
+/// `oauth` with `${VAR}` references in OpenCode's `{env:VAR}` form.
+fn oauth_value(oauth: &Value) -> Value {
+    match oauth {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| (k.clone(), v.as_str().map_or(v.clone(), |s| json!(to_opencode_env(s)))))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
 }
 
 /// Rewrites `${VAR}` in each entry's `model` (command maps) into `{env:VAR}`.

@@ -6,7 +6,7 @@
 mod opencode_files;
 mod opencode_instructions;
 mod opencode_keys;
-mod opencode_markdown;
+pub mod opencode_markdown;
 mod opencode_project;
 mod paths;
 mod report;
@@ -145,6 +145,11 @@ pub fn import_mcp_file(path: &Path, job_dir_: &Path, only: Option<&str>) -> Resu
     );
     let mut agent = Agent {
         id: slug(if generic { project_name } else { stem }),
+        // The editor starts these servers in the project folder, where their relative paths
+        // and files are: the agent's workspace is that folder, or they find nothing there.
+        // (A job kept outside the project cannot take it as its workspace: the path policy
+        // keeps a job to its own folder unless `paths.outside_job` says otherwise.)
+        workspace: inside(&project, job_dir_).then(|| relative_to(&project, job_dir_)),
         ..Agent::default()
     };
     agent.inputs.mcps = names
@@ -175,6 +180,12 @@ pub fn import_mcp_file(path: &Path, job_dir_: &Path, only: Option<&str>) -> Resu
             .push(format!("MCP server `{name}`: {}", path.display()));
     }
     Ok(imported)
+}
+
+/// Whether `path` is `dir` or below it (both made absolute).
+fn inside(path: &Path, dir: &Path) -> bool {
+    let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    abs(path).starts_with(abs(dir))
 }
 
 /// `--target`: one stdio command (`"node server.js"`) or one URL, as an inline MCP server.

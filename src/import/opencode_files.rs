@@ -24,6 +24,9 @@ pub struct Project {
     pub configs: Vec<PathBuf>,
 }
 
+/// The rules files OpenCode reads by itself, in order (the first found wins).
+pub const RULES_FILES: &[&str] = &["AGENTS.md", "CLAUDE.md", "CONTEXT.md"];
+
 /// Locates a project from a folder, its `.opencode` folder, or one of its config files.
 pub fn locate(source: &Path) -> Result<Project, SpecError> {
     let abs = std::path::absolute(source).unwrap_or_else(|_| source.to_path_buf());
@@ -55,11 +58,14 @@ pub fn locate(source: &Path) -> Result<Project, SpecError> {
     .into_iter()
     .filter(|p| p.is_file())
     .collect();
-    if configs.is_empty() && !dot.is_dir() {
+    // OpenCode runs in a folder with only a rules file (a Claude Code project's CLAUDE.md):
+    // its defaults plus those rules are the agent.
+    let rules = RULES_FILES.iter().any(|f| root.join(f).is_file());
+    if configs.is_empty() && !dot.is_dir() && !rules {
         return Err(SpecError::one(
             &root,
             "",
-            "not an OpenCode project: no opencode.json, opencode.jsonc or .opencode/ folder here",
+            "not an agent project: no opencode.json, opencode.jsonc, .opencode/ folder, AGENTS.md or CLAUDE.md here",
         ));
     }
     Ok(Project { root, dot, configs })

@@ -15,7 +15,7 @@ use crate::spec::diagnostics::index;
 use crate::spec::instructions::{expand_entry, instruction_files, is_glob, is_url};
 
 /// The names OpenCode looks for by itself, in order; the first name found wins.
-const AUTOMATIC: &[&str] = &["AGENTS.md", "CLAUDE.md", "CONTEXT.md"];
+const AUTOMATIC: &[&str] = super::opencode_files::RULES_FILES;
 
 /// Job-relative instruction entries for `entries` (OpenCode's list, merged), plus the
 /// automatic file. `file` is the config file the list came from (for warnings).

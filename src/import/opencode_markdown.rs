@@ -1,15 +1,17 @@
 //! OpenCode's markdown agents and commands: `.opencode/agent/*.md` (also `agents/`, nested
 //! folders, and `mode/`/`modes/` for primary agents) and `.opencode/command/*.md` (also
 //! `commands/`). YAML frontmatter holds the keys; the body is the prompt or the template.
-//! OpenCode 1.18.33 reads every one of these spellings (checked with `opencode debug config`).
+//! OpenCode 1.18.33 reads every one of these spellings (checked with `opencode debug config`),
+//! names a definition by its frontmatter `name:` when it has one (at any depth), and reads a
+//! frontmatter that strict YAML refuses once unquoted values holding a colon are read as text.
 
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 
 use crate::spec::diagnostics::SpecError;
 
-/// One markdown definition: its name (path below the folder, without `.md`), its file, and
-/// its keys as OpenCode would merge them.
+/// One markdown definition: its name (frontmatter `name:`, else the path below the folder
+/// without `.md`), its file, and its keys as OpenCode would merge them.
 #[derive(Debug, Clone)]
 pub struct MarkdownDef {
     pub name: String,
@@ -24,7 +26,7 @@ pub fn markdown_agents(dot: &Path) -> Result<Vec<MarkdownDef>, SpecError> {
     for folder in ["agent", "agents"] {
         for (name, file) in markdown_files(&dot.join(folder), None) {
             let (mut value, body) = read_markdown(&file)?;
-            value.remove("name");
+            let name = own_name(&mut value).unwrap_or(name);
             value.insert("prompt".into(), json!(body));
             out.push(MarkdownDef { name, file, value });
         }
@@ -32,7 +34,7 @@ pub fn markdown_agents(dot: &Path) -> Result<Vec<MarkdownDef>, SpecError> {
     for folder in ["mode", "modes"] {
         for (name, file) in markdown_files(&dot.join(folder), Some(1)) {
             let (mut value, body) = read_markdown(&file)?;
-            value.remove("name");
+            let name = own_name(&mut value).unwrap_or(name);
             value.insert("prompt".into(), json!(body));
             value.entry("mode").or_insert(json!("primary"));
             out.push(MarkdownDef { name, file, value });
@@ -47,12 +49,21 @@ pub fn markdown_commands(dot: &Path) -> Result<Vec<MarkdownDef>, SpecError> {
     for folder in ["command", "commands"] {
         for (name, file) in markdown_files(&dot.join(folder), None) {
             let (mut value, body) = read_markdown(&file)?;
-            value.remove("name");
+            let name = own_name(&mut value).unwrap_or(name);
             value.insert("template".into(), json!(body));
             out.push(MarkdownDef { name, file, value });
         }
     }
     Ok(out)
+}
+
+/// The frontmatter's `name:`, which OpenCode uses instead of the file's path; removed from the
+/// keys either way (it is not a setting).
+fn own_name(value: &mut Map<String, Value>) -> Option<String> {
+    match value.remove("name") {
+        Some(Value::String(n)) if !n.trim().is_empty() => Some(n),
+        _ => None,
+    }
 }
 
 /// `*.md` files below `folder`, sorted, named by their path without `.md`.
@@ -110,13 +121,17 @@ pub fn read_markdown(file: &Path) -> Result<(Map<String, Value>, String), SpecEr
                 format!("frontmatter: {} at line {} column {}", g.message, g.line + 1, g.column),
             )
         })?;
-        let yaml: yaml_serde::Value = yaml_serde::from_str(front).map_err(|e| {
-            let at = e
-                .location()
-                .map(|l| format!(" at line {} column {}", l.line() + 1, l.column()))
-                .unwrap_or_default();
-            SpecError::one(file, "", format!("malformed YAML frontmatter{at}: {e}"))
-        })?;
+        // Like OpenCode: strict YAML first, then once more with unquoted values that hold a
+        // colon read as text (Claude Code writes `description: Use when: …`).
+        let yaml: yaml_serde::Value = yaml_serde::from_str(front)
+            .or_else(|e| yaml_serde::from_str(&colon_values_as_text(front)).map_err(|_| e))
+            .map_err(|e| {
+                let at = e
+                    .location()
+                    .map(|l| format!(" at line {} column {}", l.line() + 1, l.column()))
+                    .unwrap_or_default();
+                SpecError::one(file, "", format!("malformed YAML frontmatter{at}: {e}"))
+            })?;
         let mut ds = Vec::new();
         crate::spec::find_non_finite(file, &yaml, "", &mut ds);
         if !ds.is_empty() {
@@ -136,6 +151,36 @@ pub fn read_markdown(file: &Path) -> Result<(Map<String, Value>, String), SpecEr
         }
     };
     Ok((keys, body.trim().to_string()))
+}
+
+/// Rewrites each top-level `key: value` line whose plain value holds a colon as a literal
+/// block, so the value is read as the text it is. Indented, quoted, block and empty values
+/// stay as written.
+fn colon_values_as_text(front: &str) -> String {
+    let mut out = Vec::new();
+    for line in front.lines() {
+        let trimmed = line.trim();
+        let plain_key = |k: &str| {
+            let mut chars = k.chars();
+            chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        };
+        let split = line.split_once(':').filter(|(k, _)| plain_key(k.trim_end()));
+        match split {
+            Some((key, value))
+                if !line.starts_with(char::is_whitespace)
+                    && !trimmed.starts_with('#')
+                    && value.contains(':')
+                    && !matches!(value.trim(), "" | ">" | "|")
+                    && !value.trim().starts_with(['"', '\'']) =>
+            {
+                out.push(format!("{}: |-", key.trim_end()));
+                out.push(format!("  {}", value.trim()));
+            }
+            _ => out.push(line.to_string()),
+        }
+    }
+    out.join("\n")
 }
 
 #[cfg(test)]
@@ -161,9 +206,51 @@ mod tests {
         let agents = markdown_agents(d.path()).unwrap();
         let names: Vec<&str> = agents.iter().map(|a| a.name.as_str()).collect();
         assert_eq!(names, ["review", "sub/deep", "lead"]);
+        // A frontmatter `name:` names the agent, at any depth, as in OpenCode.
+        write(d.path(), "agents/team/inner.md", "---\nname: inner-renamed\n---\nIn.");
+        let agents = markdown_agents(d.path()).unwrap();
+        let names: Vec<&str> = agents.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["review", "sub/deep", "inner-renamed", "lead"]);
+        assert!(agents[2].value.get("name").is_none());
         assert_eq!(agents[0].value["prompt"], "You review.");
         assert_eq!(agents[0].value["tools"]["write"], false);
-        assert_eq!(agents[2].value["mode"], "primary");
+        assert_eq!(agents[3].value["mode"], "primary");
+    }
+
+    #[test]
+    fn unquoted_colons_in_values_are_read_as_text_like_opencode() {
+        let d = tempfile::tempdir().unwrap();
+        write(
+            d.path(),
+            "agent/helper.md",
+            "---\ndescription: Use this agent when: the user asks: help\nmodel: openai/gpt-4o\ntools:\n  write: false\n---\nBody.",
+        );
+        write(
+            d.path(),
+            "command/fix.md",
+            "---\ndescription: Fix: the thing\nagent: build\n---\nDo $ARGUMENTS.",
+        );
+        let agents = markdown_agents(d.path()).unwrap();
+        assert_eq!(
+            agents[0].value["description"],
+            "Use this agent when: the user asks: help"
+        );
+        assert_eq!(agents[0].value["model"], "openai/gpt-4o");
+        assert_eq!(agents[0].value["tools"]["write"], false);
+        let commands = markdown_commands(d.path()).unwrap();
+        assert_eq!(commands[0].value["description"], "Fix: the thing");
+        assert_eq!(commands[0].value["agent"], "build");
+        // What the fallback cannot read stays an error naming the strict parser's line.
+        write(
+            d.path(),
+            "agent/helper.md",
+            "---\ndescription: a: b\ntools: [x\n---\nBody.",
+        );
+        let e = markdown_agents(d.path()).unwrap_err();
+        assert!(
+            e.diagnostics[0].message.contains("malformed YAML frontmatter at line"),
+            "{e}"
+        );
     }
 
     #[test]

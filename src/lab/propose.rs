@@ -140,6 +140,12 @@ impl StepProposer {
             (job, "a new agent from scratch".to_string())
         };
         job.lab = Default::default();
+        if let Some(n) = self.seeds.personas {
+            job.generation.personas = Some(n);
+        }
+        if let Some(n) = self.seeds.scenarios_per_persona {
+            job.generation.scenarios_per_persona = Some(n);
+        }
         let body = job_to_yaml(&job);
         let text = body
             .lines()
@@ -175,6 +181,30 @@ impl StepProposer {
                 }
             }
         }
+        // A skill-only job: the skill says what it is for in its frontmatter `description`.
+        let skills = job
+            .agent
+            .inputs
+            .skills
+            .iter()
+            .chain(job.agent.runtime.skills.paths.iter());
+        for folder in skills {
+            let skill_md = crate::spec::relative_path::resolve_against(&self.job_dir(), folder).join("SKILL.md");
+            let Ok((keys, body)) = crate::import::opencode_markdown::read_markdown(&skill_md) else {
+                continue;
+            };
+            let described = keys.get("description").and_then(|d| d.as_str()).map(str::trim);
+            let draft = described
+                .filter(|d| !d.is_empty())
+                .map(str::to_string)
+                .unwrap_or_else(|| first_paragraph(&body));
+            if !draft.is_empty() {
+                return Proposal::new(
+                    draft,
+                    vec![format!("A draft from the skill {folder}; edit it into your own words.")],
+                );
+            }
+        }
         Proposal::new(
             String::new(),
             vec!["Nothing to draft from: describe what the agent is for (e to edit).".into()],
@@ -185,6 +215,7 @@ impl StepProposer {
         let listed = self.models.models(job.clone()).await.unwrap_or_default();
         let usable = self.models.usable(job.clone(), self.job_dir()).await;
         if let (Some(seed), Some(list)) = (&self.seeds.model, &usable)
+            && !self.seeds.model_from_cassette
             && !list.contains(seed)
             && !listed.contains(seed)
         {
@@ -206,6 +237,10 @@ impl StepProposer {
             .or_else(|| listed.first().cloned())
             .unwrap_or_default();
         let mut notes = vec!["The model the agent under test runs with (provider/model).".to_string()];
+        if self.seeds.model_from_cassette {
+            notes
+                .push("The run serves the agent's model from --agent-cassette: no credential is needed for it.".into());
+        }
         if listed.is_empty() {
             notes.push("No configured models found; type one (e to edit).".into());
         } else {

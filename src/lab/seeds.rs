@@ -17,4 +17,11 @@ pub struct Seeds {
     pub gates: Vec<(String, String)>,
     /// Models for Ghostlab's own roles (step 3).
     pub roles: super::roles_step::RoleSeeds,
+    /// `generation.personas` and `generation.scenarios_per_persona` for the imported job
+    /// (step 1): a first run can be kept small.
+    pub personas: Option<u32>,
+    pub scenarios_per_persona: Option<u32>,
+    /// The run serves the agent's model from a cassette (`--agent-cassette`): step 3 takes any
+    /// `provider/model`, since no credential for it is needed.
+    pub model_from_cassette: bool,
 }

@@ -29,6 +29,28 @@ struct DiagState {
     stderr_bytes: u64,
     non_json_lines: usize,
     first_non_json: Option<String>,
+    /// The first stderr line that states an error: a stack trace pushes it out of the tail,
+    /// and it is usually the reason (`Error: Cannot find module …`).
+    first_error: Option<String>,
+}
+
+/// A stderr line that states an error rather than a frame of a stack trace.
+fn states_an_error(line: &str) -> bool {
+    let t = line.trim_start();
+    !t.starts_with("at ")
+        && !t.starts_with("File \"")
+        && [
+            "Error",
+            "error:",
+            "panicked",
+            "fatal",
+            "No such file",
+            "not found",
+            "ENOENT",
+            "EACCES",
+        ]
+        .iter()
+        .any(|w| t.contains(w))
 }
 
 /// A running stdio server: the transport halves for rmcp plus everything needed to explain a
@@ -127,6 +149,9 @@ impl StdioChild {
                 if d.non_json_lines == 1 { "" } else { "s" },
                 d.first_non_json.as_deref().unwrap_or("")
             ));
+        }
+        if let Some(first) = d.first_error.as_ref().filter(|f| !d.stderr_tail.contains(f)) {
+            parts.push(format!("first error on stderr: {first}"));
         }
         if !d.stderr_tail.is_empty() {
             let tail: Vec<&str> = d.stderr_tail.iter().map(String::as_str).collect();
@@ -262,6 +287,9 @@ async fn drain_stderr(
             let mut d = diag.lock().unwrap_or_else(|p| p.into_inner());
             d.stderr_bytes += chunk.len() as u64;
             for l in text.lines().filter(|l| !l.trim().is_empty()) {
+                if d.first_error.is_none() && states_an_error(l) {
+                    d.first_error = Some(sample(l));
+                }
                 if d.stderr_tail.len() == TAIL_LINES {
                     d.stderr_tail.pop_front();
                 }
@@ -309,6 +337,25 @@ mod tests {
     #[test]
     fn redacts_every_secret_value() {
         assert_eq!(redact("token=abcd1234 ok", &["abcd1234".into()]), "token=*** ok");
+    }
+
+    #[test]
+    fn error_lines_are_told_from_stack_frames() {
+        for line in [
+            "Error: Cannot find module '/tmp/tools/npm/x.js'",
+            "ModuleNotFoundError: No module named 'mcp'",
+            "thread 'main' panicked at src/main.rs:3:5:",
+            "sh: 1: nodee: not found",
+        ] {
+            assert!(states_an_error(line), "{line}");
+        }
+        for line in [
+            "    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15)",
+            "  File \"server.py\", line 3, in <module>",
+            "listening on stdio",
+        ] {
+            assert!(!states_an_error(line), "{line}");
+        }
     }
 
     #[test]

@@ -431,6 +431,7 @@ mod tests {
             },
             enabled: true,
             timeout_ms: None,
+            oauth: None,
             origin: (PathBuf::from("job.yaml"), "mcp[0]".into()),
         };
         assert_eq!(

@@ -140,18 +140,30 @@ pub async fn environments(
         _ => opencode_bin.map(Path::to_path_buf),
     };
     let agent_bins: Vec<PathBuf> = host_bin.iter().cloned().collect();
-    let extra_ro: Vec<PathBuf> = host_bin
-        .map(|b| b.canonicalize().unwrap_or(b))
-        .and_then(|bin| {
-            let package = bin.parent()?.parent()?.to_path_buf();
-            // Never unmask the job's own folder for it: then the binary alone is bound.
-            Some(if job.dir.starts_with(&package) { bin } else { package })
-        })
-        .into_iter()
-        .collect();
+    let extra_ro = host_bin.map(|b| host_package_paths(&b, &job.dir)).unwrap_or_default();
     super::sandbox_env::open_factory(policy, run.logs(), extra_ro, agent_bins, job.mcps.clone(), server_hosts)
         .await
         .map_err(SetupError::Environments)
+}
+
+/// What the agent host's binary needs visible inside: its package folder (bound at its real
+/// path) and the binary as the command names it, so the host symlinks on that way (a
+/// `node_modules` linked elsewhere, a `bin/` link) are recreated inside and the command
+/// resolves. Never the job's own folder: then the binary alone is bound.
+fn host_package_paths(bin: &Path, job_dir: &Path) -> Vec<PathBuf> {
+    let real = bin.canonicalize().unwrap_or_else(|_| bin.to_path_buf());
+    let Some(package) = real.parent().and_then(Path::parent) else {
+        return vec![real];
+    };
+    let mut out = vec![if job_dir.starts_with(package) {
+        real.clone()
+    } else {
+        package.to_path_buf()
+    }];
+    if bin != real {
+        out.push(bin.to_path_buf());
+    }
+    out
 }
 
 /// The user emulator for `generation.emulator`.
@@ -229,4 +241,29 @@ pub async fn context(
         sinks,
         job,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_binary_reached_through_a_symlink_is_bound_at_its_package_and_kept_as_named() {
+        let d = tempfile::tempdir().unwrap();
+        let store = d.path().join("store/opencode-linux-x64");
+        std::fs::create_dir_all(store.join("bin")).unwrap();
+        std::fs::write(store.join("bin/opencode"), "").unwrap();
+        std::os::unix::fs::symlink(d.path().join("store"), d.path().join("node_modules")).unwrap();
+        let named = d.path().join("node_modules/opencode-linux-x64/bin/opencode");
+        let real = store.canonicalize().unwrap();
+        assert_eq!(
+            host_package_paths(&named, &d.path().join("job")),
+            vec![real.clone(), named.clone()]
+        );
+        // Without a symlink on the way, the package alone.
+        let direct = real.join("bin/opencode");
+        assert_eq!(host_package_paths(&direct, &d.path().join("job")), vec![real.clone()]);
+        // A binary inside the job's own folder: the binary, never the folder.
+        assert_eq!(host_package_paths(&direct, &real.join("jobs/a")), vec![direct.clone()]);
+    }
 }

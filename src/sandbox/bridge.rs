@@ -35,7 +35,8 @@ pub fn run_links(
     argv: &[String],
 ) -> std::io::Result<i32> {
     for (listen, socket) in forwards {
-        let listener = TcpListener::bind(listen)?;
+        let listener = TcpListener::bind(listen)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("cannot listen on {listen}: {e}")))?;
         let socket = socket.clone();
         std::thread::spawn(move || {
             for conn in listener.incoming().flatten() {
@@ -51,7 +52,8 @@ pub fn run_links(
     for (socket, target) in exposes {
         // A stale socket from an earlier command of this session would make bind fail.
         let _ = std::fs::remove_file(socket);
-        let listener = UnixListener::bind(socket)?;
+        let listener = UnixListener::bind(socket)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("cannot listen on {}: {e}", socket.display())))?;
         let target = target.clone();
         std::thread::spawn(move || {
             for conn in listener.incoming().flatten() {
@@ -69,7 +71,11 @@ pub fn run_links(
     let (prog, args) = argv
         .split_first()
         .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "no command given"))?;
-    let status = std::process::Command::new(prog).args(args).status()?;
+    // Name what could not start: a bare "No such file or directory" says nothing about which.
+    let status = std::process::Command::new(prog)
+        .args(args)
+        .status()
+        .map_err(|e| std::io::Error::new(e.kind(), format!("cannot start `{prog}`: {e}")))?;
     Ok(status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0)))
 }
 

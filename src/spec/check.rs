@@ -27,10 +27,15 @@ pub use super::mcp_inputs::resolve_mcps;
 const BUILTIN_AGENTS: &[&str] = &["build", "plan", "general", "explore"];
 
 /// Runs every semantic check and resolves MCP servers.
-pub fn check_job(path: &Path, job: Job) -> Result<LoadedJob, SpecError> {
+pub fn check_job(path: &Path, mut job: Job) -> Result<LoadedJob, SpecError> {
     let dir = job_dir(path);
     let file = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let mut ds: Vec<Diagnostic> = Vec::new();
+    // `target:` first, so every check below sees the shape the run will use.
+    let origin = super::target::normalise_target(path, &mut job).unwrap_or_else(|problems| {
+        ds.extend(problems);
+        None
+    });
     let policy = PathPolicy::new(path, &dir, &job.paths.outside_job, &mut ds);
 
     check_agent_inputs(path, &policy, &job, &mut ds);
@@ -54,6 +59,9 @@ pub fn check_job(path: &Path, job: Job) -> Result<LoadedJob, SpecError> {
         policy.input("target.connection.path", p, Want::Any, &mut ds);
     }
     policy.state_dir(&job.paths.state_dir, &mut ds);
+    if let Some(o) = &origin {
+        o.rename(&mut ds);
+    }
 
     if ds.is_empty() {
         Ok(LoadedJob { job, file, dir, mcps })

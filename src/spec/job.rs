@@ -50,11 +50,15 @@ pub struct Job {
     pub lab: LabProgress,
 }
 
-/// A shorthand target: one MCP server or one skill.
+/// A shorthand target: one MCP server or one skill. Read into the agent shape at load
+/// (`spec::target`): the server becomes an `agent.inputs.mcps` entry, the skill an
+/// `agent.inputs.skills` folder.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(transform = schema_rules::target)]
 pub struct Target {
     /// Name of the server or skill.
+    #[schemars(length(min = 1), regex(pattern = limits::NON_BLANK_PATTERN))]
     pub id: String,
     /// How the target is reached.
     pub transport: TargetTransport,

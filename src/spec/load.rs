@@ -78,7 +78,9 @@ fn typed_job(path: &Path, value: Value) -> Result<Job, SpecError> {
     if !diagnostics.is_empty() {
         return Err(SpecError { diagnostics });
     }
-    deserialize(path, value)
+    let mut job = deserialize(path, value)?;
+    super::target::normalise_target(path, &mut job).map_err(|diagnostics| SpecError { diagnostics })?;
+    Ok(job)
 }
 
 /// `version` first: a file of another version is not judged by this version's schema.

@@ -104,7 +104,10 @@ pub fn read_mcp_file_noted(path: &Path) -> Result<McpFile, SpecError> {
             diagnostics.push(d);
             continue;
         }
-        notes.extend(entry_notes(path, &base, &at, entry, &declared, &mut announced));
+        let entry_notes = entry_notes(path, &base, &at, entry, &declared, &mut announced);
+        // OpenCode's own `oauth` is carried (`parse_entry`); another client's is not.
+        let carried = |d: &Diagnostic| format == McpFileFormat::Opencode && d.path == join(&at, "oauth");
+        notes.extend(entry_notes.into_iter().filter(|d| !carried(d)));
         if let Some(t) = entry.get("timeout").and_then(Value::as_u64)
             && format != McpFileFormat::Opencode
         {
@@ -222,7 +225,12 @@ fn parse_entry(
     };
     let env = string_map(file, &join(at, env_key), obj.get(env_key), &mut ds);
     let headers = string_map(file, &join(at, "headers"), obj.get("headers"), &mut ds);
-    let url = string("url", &mut ds);
+    // `${input:…}` and `${env:…}` in a URL become references as in headers and env.
+    let url = string("url", &mut ds).map(|u| normalize_refs(&u));
+    let oauth = match format {
+        McpFileFormat::Opencode => oauth_value(file, at, obj.get("oauth"), &mut ds),
+        McpFileFormat::McpServers | McpFileFormat::VsCode => None,
+    };
     let kind = string("type", &mut ds).or_else(|| string("transport", &mut ds));
     let cwd = string("cwd", &mut ds).map(|c| resolve_path_arg(base, &c, true));
     let enabled = match (obj.get("enabled"), obj.get("disabled")) {
@@ -330,8 +338,54 @@ fn parse_entry(
         transport,
         enabled,
         timeout_ms,
+        oauth,
         origin: (file.to_path_buf(), at.to_string()),
     })
+}
+
+/// OpenCode's `oauth` on a server: `false`, or client settings (`{}` lets OpenCode register
+/// itself). Carried as written so the server behaves as in the source; a `clientSecret`
+/// must be a reference, like every other secret.
+fn oauth_value(file: &Path, at: &str, v: Option<&Value>, ds: &mut Vec<Diagnostic>) -> Option<Value> {
+    let at = join(at, "oauth");
+    match v? {
+        Value::Bool(false) => Some(Value::Bool(false)),
+        Value::Object(m) => {
+            let mut out = Map::new();
+            for (k, v) in m {
+                let Some(s) = v.as_str() else {
+                    ds.push(diag(
+                        file,
+                        join(&at, k),
+                        format!("wrong type: expected a string, found {}", json_type(v)),
+                    ));
+                    continue;
+                };
+                let s = normalize_refs(s);
+                if is_secret_name(k) && !has_reference(&s) {
+                    ds.push(diag(
+                        file,
+                        join(&at, k),
+                        "a literal secret; write a reference such as `${OAUTH_CLIENT_SECRET}` and export the variable",
+                    ));
+                    continue;
+                }
+                out.insert(k.clone(), Value::String(s));
+            }
+            Some(Value::Object(out))
+        }
+        other => {
+            ds.push(diag(
+                file,
+                at,
+                format!(
+                    "expected `false` or a mapping of OAuth client settings, found {}",
+                    json_type(other)
+                ),
+            ));
+            None
+        }
+    }
 }
 
 /// Substitutes `${workspaceFolder}` and `${userHome}` in every string of an entry.

@@ -130,6 +130,7 @@ pub fn resolve_mcps(path: &Path, dir: &Path, inputs: &[McpInput], ds: &mut Vec<D
                 transport,
                 enabled: input.enabled.unwrap_or(true),
                 timeout_ms: input.timeout,
+                oauth: None,
                 origin: (path.to_path_buf(), at.clone()),
             }
         };

@@ -36,6 +36,7 @@ pub mod save;
 pub mod schema;
 pub(crate) mod schema_errors;
 mod schema_rules;
+pub mod target;
 pub mod yaml_guard;
 
 pub use agent::{Action, Agent, AgentDef, Backend, Inputs, McpInput, Permission, PermissionRule, Runtime};

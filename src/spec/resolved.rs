@@ -109,6 +109,9 @@ pub struct ResolvedMcp {
     pub transport: McpTransport,
     pub enabled: bool,
     pub timeout_ms: Option<u64>,
+    /// A remote server's OpenCode `oauth` as the source wrote it (`false`, `{}` or client
+    /// settings with references only); `None` when it said nothing, so none is added.
+    pub oauth: Option<serde_json::Value>,
     /// Where it was declared: file and key path, for error messages.
     pub origin: (PathBuf, String),
 }

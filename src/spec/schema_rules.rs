@@ -22,6 +22,19 @@ pub fn job(schema: &mut Schema) {
     if let Some(version) = schema.get_mut("properties").and_then(|p| p.get_mut("version")) {
         version["const"] = json!(JOB_VERSION);
     }
+    // `target` is a mapping or absent: without the `null` alternative a broken target is
+    // reported at its own key (`target.connection.command`), not as "expected a null".
+    if let Some(target) = schema.get_mut("properties").and_then(|p| p.get_mut("target"))
+        && let Some(reference) = target
+            .get("anyOf")
+            .and_then(Value::as_array)
+            .and_then(|alts| alts.iter().find(|a| a.get("$ref").is_some()))
+            .cloned()
+        && let Some(obj) = target.as_object_mut()
+    {
+        obj.remove("anyOf");
+        obj.insert("$ref".into(), reference["$ref"].clone());
+    }
 }
 
 /// `network: allowlist` needs entries; `policy` needs a policy file; otherwise (`disabled`, the
@@ -83,6 +96,39 @@ pub fn mcp_input(schema: &mut Schema) {
             "then": { "properties": { "command": { "maxItems": 0 }, "url": { "type": "null" } } },
             "else": { "oneOf": [stdio, remote] }
         }),
+    );
+}
+
+/// A `target` has what its transport needs and nothing another transport takes
+/// (`spec::target`): stdio a `command`, sse and streamable-http a `url`, skill a `path`.
+pub fn target(schema: &mut Schema) {
+    let when = |t: &[&str]| json!({ "required": ["transport"], "properties": { "transport": { "enum": t } } });
+    let connection = |c: Value| json!({ "required": ["connection"], "properties": { "connection": c } });
+    let absent = json!({ "type": "null" });
+    let none = json!({ "maxProperties": 0 });
+    let no_items = json!({ "maxItems": 0 });
+    let text = json!({ "type": "string", "pattern": NON_BLANK_PATTERN });
+    all_of(
+        schema,
+        json!({ "if": when(&["stdio"]), "then": connection(json!({
+            "required": ["command"],
+            "properties": { "command": { "minItems": 1 }, "url": absent, "headers": none, "path": absent }
+        })) }),
+    );
+    all_of(
+        schema,
+        json!({ "if": when(&["sse", "streamable-http"]), "then": connection(json!({
+            "required": ["url"],
+            "properties": { "url": { "type": "string" }, "command": no_items, "env": none, "path": absent }
+        })) }),
+    );
+    let skill = connection(json!({
+        "required": ["path"],
+        "properties": { "path": text, "command": no_items, "url": absent, "env": none, "headers": none }
+    }));
+    all_of(
+        schema,
+        json!({ "if": when(&["skill"]), "then": { "allOf": [skill, { "not": { "required": ["startup"] } }] } }),
     );
 }
 

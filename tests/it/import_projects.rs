@@ -16,6 +16,8 @@ const ENV: &[(&str, &str)] = &[
     ("SUPPORT_MODEL", "openai/gpt-4.1"),
     ("TICKETS_TOKEN", "canary-tickets-7c1e"),
     ("DOCS_TOKEN", "canary-docs-9b2f"),
+    ("TENANT", "acme"),
+    ("CLIENT_SECRET", "canary-client-3d4e"),
 ];
 
 /// A fresh copy of a fixture (OpenCode writes into `.opencode/`, and a test must not).
@@ -260,6 +262,9 @@ fn vscode_mcp_json_with_comments_and_inputs() {
     let (init, cfg, emitted) = import_and_emit(&ws.join(".vscode/mcp.json"), work.path());
     let stderr = text(&init.stderr);
     assert!(stderr.contains("VS Code prompts for input `github-token`"), "{stderr}");
+    assert!(stderr.contains("VS Code prompts for input `tenant`"), "{stderr}");
+    // An input inside a URL is converted like one in a header.
+    assert_eq!(cfg["mcp"]["tenant-api"]["url"], "https://{env:TENANT}.example.com/mcp");
     assert!(stderr.contains("`${GITHUB_TOKEN}`"), "{stderr}");
     assert!(stderr.contains("envFile: not carried"), "{stderr}");
     assert!(stderr.contains("${GITHUB_API_URL}, ${FS_LOG_LEVEL}"), "{stderr}");
@@ -271,7 +276,8 @@ fn vscode_mcp_json_with_comments_and_inputs() {
     let args = cfg["mcp"]["workspace-files"]["command"].as_array().unwrap();
     assert_eq!(args.last().unwrap(), &json!(ws.join("docs").to_string_lossy()));
     let ours = debug_config(&emitted);
-    assert_eq!(keys(&ours["mcp"]), ["github", "workspace-files"]);
+    assert_eq!(keys(&ours["mcp"]), ["github", "tenant-api", "workspace-files"]);
+    assert_eq!(ours["mcp"]["tenant-api"]["url"], "https://acme.example.com/mcp");
     assert_eq!(ours["mcp"]["github"]["type"], "remote");
     assert_eq!(ours["mcp"]["github"]["url"], "https://api.githubcopilot.com/mcp/");
     assert_eq!(ours["mcp"]["workspace-files"]["type"], "local");
@@ -391,4 +397,59 @@ fn a_job_that_does_not_validate_is_written_only_with_force() {
     let forced = ghostlab(&[&args[..], &["--force"]].concat());
     assert_eq!(forced.status.code(), Some(2));
     assert!(job.exists());
+}
+
+/// What imports used to lose, each compared with the real OpenCode on the original project:
+/// a remote server's `oauth` (none added where the source had none; `{}`, `false` and client
+/// settings kept), markdown agents and commands named by their frontmatter `name:` at any
+/// depth, and frontmatter with unquoted colons in values that OpenCode reads as text.
+#[test]
+fn oauth_frontmatter_names_and_colons_mean_what_they_mean_in_opencode() {
+    let work = tempfile::tempdir().unwrap();
+    let project = copy_fixture("opencode-gaps", work.path());
+    let (init, cfg, emitted) = import_and_emit(&project, work.path());
+    let stdout = text(&init.stdout);
+    assert!(
+        stdout.contains("agent `deep-reviewer`: .opencode/agent/team/deep.md"),
+        "{stdout}"
+    );
+    assert!(cfg["mcp"]["plain"].get("oauth").is_none(), "{:#}", cfg["mcp"]);
+    assert_eq!(cfg["mcp"]["self-registering"]["oauth"], json!({}));
+    assert_eq!(cfg["mcp"]["client"]["oauth"]["clientSecret"], "{env:CLIENT_SECRET}");
+    let emitted_text = std::fs::read_to_string(emitted.join("opencode.json")).unwrap();
+    assert!(
+        !emitted_text.contains("canary-"),
+        "a secret value reached the emitted config"
+    );
+
+    let original = debug_config(&project);
+    let ours = debug_config(&emitted);
+    assert_eq!(keys(&ours["mcp"]), keys(&original["mcp"]));
+    for name in keys(&original["mcp"]) {
+        for field in ["type", "url", "headers", "oauth"] {
+            assert_eq!(
+                ours["mcp"][&name][field], original["mcp"][&name][field],
+                "mcp.{name}.{field}"
+            );
+        }
+    }
+    let mut ours_agents = keys(&ours["agent"]);
+    let mut orig_agents = keys(&original["agent"]);
+    ours_agents.sort();
+    orig_agents.sort();
+    assert_eq!(ours_agents, orig_agents);
+    assert!(orig_agents.contains(&"deep-reviewer".to_string()), "{orig_agents:?}");
+    assert!(orig_agents.contains(&"plain/nested".to_string()), "{orig_agents:?}");
+    for name in &orig_agents {
+        assert_eq!(
+            agent_surface(&ours["agent"][name]),
+            agent_surface(&original["agent"][name]),
+            "agent `{name}` differs"
+        );
+    }
+    assert_eq!(ours["command"]["fix"], original["command"]["fix"]);
+    assert_eq!(
+        original["command"]["fix"]["description"],
+        "Fix: the failing test, then: rerun it"
+    );
 }

@@ -34,6 +34,7 @@ const CANNOT_BE_IN_SCHEMA: &[(&str, &str)] = &[
     ("download_twice", "two entries resolving to one path"),
     ("default_agent_undefined", "a name defined elsewhere in the file"),
     ("duplicate_mcp_names", "names unique across list entries"),
+    ("target_id_taken", "names unique across list entries"),
     ("provider_literal_secret", "secret-looking key names (util::secret_ref)"),
     ("mcp_env_literal_secret", "secret-looking key names (util::secret_ref)"),
     (
@@ -158,7 +159,25 @@ const INVALID: &[(&str, &str)] = &[
     ),
     (
         "startup_timeout_0",
-        "target: { id: t, transport: stdio, startup: { timeout: 0 } }\n",
+        "target: { id: t, transport: stdio, connection: { command: [node] }, startup: { timeout: 0 } }\n",
+    ),
+    ("target_stdio_without_command", "target: { id: t, transport: stdio }\n"),
+    (
+        "target_remote_with_command",
+        "target: { id: t, transport: sse, connection: { url: 'http://x/mcp', command: [node] } }\n",
+    ),
+    ("target_skill_without_path", "target: { id: t, transport: skill }\n"),
+    (
+        "target_skill_with_url",
+        "target: { id: t, transport: skill, connection: { path: skills/x, url: 'http://x' } }\n",
+    ),
+    (
+        "target_blank_id",
+        "target: { id: ' ', transport: stdio, connection: { command: [node] } }\n",
+    ),
+    (
+        "target_id_taken",
+        "  inputs:\n    mcps:\n      - { config_ref: mcp.json, server: srv }\ntarget: { id: srv, transport: stdio, connection: { command: [node] } }\n",
     ),
     ("judge_without_model", "generation:\n  judge: { provider: openai }\n"),
     (
@@ -245,6 +264,14 @@ const VALID: &[(&str, &str)] = &[
     (
         "config_ref_with_server",
         "  inputs:\n    mcps:\n      - { config_ref: mcp.json, server: srv }\n",
+    ),
+    (
+        "target_stdio",
+        "target: { id: t, transport: stdio, connection: { command: [node, s.js], env: { LEVEL: info } }, startup: { timeout: 5000 } }\n",
+    ),
+    (
+        "target_remote",
+        "target: { id: t, transport: streamable-http, connection: { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer ${T}' } } }\n",
     ),
     (
         "remote_mcp",

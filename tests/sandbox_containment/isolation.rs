@@ -304,6 +304,7 @@ async fn mcp_secrets(ctx: &Ctx, name: &'static str) -> Row {
         },
         enabled: true,
         timeout_ms: None,
+        oauth: None,
         origin: (PathBuf::from("probe"), "probe".into()),
     };
     let session = std::sync::Arc::new(ctx.sandbox.session(Role::Agent).await.unwrap());
