@@ -171,6 +171,7 @@ fn a_relayed_server_runs_in_the_relay_scope_not_the_agents_session() {
             },
             enabled: true,
             timeout_ms: None,
+            oauth: None,
             origin: (PathBuf::from("probe"), "probe".into()),
         };
         let scope = ghostlab::run::mcp_relay::relay_scope(session.scope(), &[local(server)]);

@@ -126,7 +126,11 @@ const INVALID: &[(&str, &str, &str)] = &[
     ("literal_api_key", ": generation.judge.api_key:", "literal credential"),
     ("malformed_yaml", ": agent.runtime: malformed YAML at line 5", ""),
     ("empty", ": (document): the file is empty", ""),
-    ("non_utf8", ": agent: the file is not valid UTF-8: byte 0xff at line 2", "save it as UTF-8"),
+    (
+        "non_utf8",
+        ": agent: the file is not valid UTF-8: byte 0xff at line 2",
+        "save it as UTF-8",
+    ),
     (
         "top_level_list",
         ": (document): expected a mapping at the top level",
