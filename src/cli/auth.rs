@@ -37,24 +37,24 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             stdin.lock().read_line(&mut line)?;
             let secret = Secret::new(line.trim_end_matches(['\n', '\r']).to_string());
             let source = credentials::set(&provider, &secret).map_err(fail)?;
-            println!("stored the key for `{provider}` in {source}");
+            super::out::say!("stored the key for `{provider}` in {source}");
             let var = credentials::env_var_for(&provider);
             if std::env::var_os(&var).is_some() {
-                println!("note: {var} is set and overrides the stored key");
+                super::out::say!("note: {var} is set and overrides the stored key");
             }
         }
         Action::Status { provider } => {
             for (place, state) in credentials::status(&provider).map_err(fail)? {
-                println!("{place}: {state}");
+                super::out::say!("{place}: {state}");
             }
         }
         Action::Remove { provider } => {
             let removed = credentials::remove(&provider).map_err(fail)?;
             if removed.is_empty() {
-                println!("no stored key for `{provider}`");
+                super::out::say!("no stored key for `{provider}`");
             } else {
                 let names: Vec<String> = removed.iter().map(|s| s.to_string()).collect();
-                println!("removed the key for `{provider}` from {}", names.join(", "));
+                super::out::say!("removed the key for `{provider}` from {}", names.join(", "));
             }
         }
     }

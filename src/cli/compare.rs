@@ -30,25 +30,25 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let (a, b) = (read(&args.run_a)?, read(&args.run_b)?);
     let c = compare_runs(&a.cases, &b.cases);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&c).expect("comparison serializes"));
+        super::out::say!("{}", serde_json::to_string_pretty(&c).expect("comparison serializes"));
         return Ok(ExitCode::SUCCESS);
     }
     let rate = |p: usize, t: usize| if t == 0 { 0.0 } else { 100.0 * p as f64 / t as f64 };
-    println!(
+    super::out::say!(
         "A {}: {}/{} trials pass ({:.1}%)",
         a.run_id,
         c.passes_a,
         c.trials_a,
         rate(c.passes_a, c.trials_a)
     );
-    println!(
+    super::out::say!(
         "B {}: {}/{} trials pass ({:.1}%)",
         b.run_id,
         c.passes_b,
         c.trials_b,
         rate(c.passes_b, c.trials_b)
     );
-    println!(
+    super::out::say!(
         "Fisher's exact test (two-sided): p = {:.4} → {}",
         c.p_value,
         if c.beyond_noise {
@@ -58,7 +58,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         }
     );
     for ch in &c.changes {
-        println!(
+        super::out::say!(
             "  {}: {} → {}",
             ch.case_id,
             ch.before.as_deref().unwrap_or("absent"),

@@ -21,7 +21,10 @@ pub struct ManArgs {
 
 pub fn completions(args: CompletionArgs) -> Result<ExitCode, CliError> {
     let mut cmd = Cli::command();
-    clap_complete::generate(args.shell, &mut cmd, "ghostlab", &mut std::io::stdout());
+    // Into memory first: clap_complete panics on a write error (a reader gone early).
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut cmd, "ghostlab", &mut script);
+    super::out::write_bytes(&script);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -33,9 +36,9 @@ pub fn man(args: ManArgs) -> Result<ExitCode, CliError> {
             clap_mangen::generate_to(cmd.clone(), &dir)?;
             // The top page again, with its EXIT STATUS section.
             crate::util::write_atomic(&dir.join("ghostlab.1"), &top_page(cmd)?)?;
-            println!("wrote man pages to {}", dir.display());
+            super::out::say!("wrote man pages to {}", dir.display());
         }
-        None => std::io::Write::write_all(&mut std::io::stdout(), &top_page(cmd)?)?,
+        None => super::out::write_bytes(&top_page(cmd)?),
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -84,7 +84,7 @@ fn list(job: &Path) -> Result<ExitCode, CliError> {
     let dataset: Dataset = read_artifact(&state, ArtifactKind::Dataset).map_err(err)?;
     let scenarios: ScenarioSet = read_artifact(&state, ArtifactKind::Scenario).map_err(err)?;
     let width = dataset.cases.iter().map(|c| c.id.len()).max().unwrap_or(4).max(4);
-    println!("{:<width$}  {:<10}  {:<12}  TITLE", "CASE", "STATUS", "KIND");
+    super::out::say!("{:<width$}  {:<10}  {:<12}  TITLE", "CASE", "STATUS", "KIND");
     for case in &dataset.cases {
         let scenario = scenarios.scenarios.iter().find(|s| s.id == case.scenario);
         let kind = scenario
@@ -93,7 +93,7 @@ fn list(job: &Path) -> Result<ExitCode, CliError> {
             .unwrap_or_default();
         let title = scenario.map(|s| s.title.as_str()).unwrap_or("(missing scenario)");
         let note = case.note.as_deref().map(|n| format!("  [{n}]")).unwrap_or_default();
-        println!(
+        super::out::say!(
             "{:<width$}  {:<10}  {:<12}  {title}{note}",
             case.id,
             case.status.as_str(),
@@ -101,7 +101,7 @@ fn list(job: &Path) -> Result<ExitCode, CliError> {
         );
     }
     let count = |s: CaseStatus| dataset.cases.iter().filter(|c| c.status == s).count();
-    println!(
+    super::out::say!(
         "{} case(s): {} pending, {} approved, {} rejected, {} needs_edit",
         dataset.cases.len(),
         count(CaseStatus::Pending),
@@ -136,7 +136,7 @@ fn mark(args: MarkArgs, status: CaseStatus) -> Result<ExitCode, CliError> {
         return Err(err(unknown_case(&state, first)));
     }
     write_artifact(&state, ArtifactKind::Dataset, &dataset).map_err(err)?;
-    println!("{} case(s) {}", ids.len(), status.as_str());
+    super::out::say!("{} case(s) {}", ids.len(), status.as_str());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -169,12 +169,12 @@ fn edit(args: EditArgs) -> Result<ExitCode, CliError> {
         value
     };
     if edited == original {
-        println!("case {} unchanged", args.case);
+        super::out::say!("case {} unchanged", args.case);
         return Ok(ExitCode::SUCCESS);
     }
     let _lock = lock_state(&state)?;
     replace_scenario(&state, &args.case, edited).map_err(err)?;
-    println!("case {} updated and back to pending review", args.case);
+    super::out::say!("case {} updated and back to pending review", args.case);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -94,7 +94,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         .map(|s| s.name.as_str())
         .collect();
     let s = &contract.summary;
-    println!(
+    super::out::say!(
         "wrote {} and {} ({} errors, {} warnings, {} notes)",
         inv_path.display(),
         contract_path.display(),

@@ -13,9 +13,9 @@ pub fn run(_args: Args) -> Result<ExitCode, CliError> {
     let (bw, os) = rt.block_on(async { (probe_bubblewrap().await, probe_openshell().await) });
     print_probe(&bw);
     print_probe(&os);
-    println!("local: available only when selected explicitly (no isolation; never a fallback)");
-    println!("{}", probe_cgroups());
-    println!("{}", leftover_sessions());
+    super::out::say!("local: available only when selected explicitly (no isolation; never a fallback)");
+    super::out::say!("{}", probe_cgroups());
+    super::out::say!("{}", leftover_sessions());
     if bw.works || os.works {
         Ok(ExitCode::SUCCESS)
     } else {
@@ -25,8 +25,8 @@ pub fn run(_args: Args) -> Result<ExitCode, CliError> {
 
 fn print_probe(p: &Probe) {
     let verdict = if p.works { "OK" } else { "NOT AVAILABLE" };
-    println!("{}: {verdict} — {}", p.backend, p.detail);
+    super::out::say!("{}: {verdict} — {}", p.backend, p.detail);
     if let Some(fix) = &p.fix {
-        println!("  fix: {fix}");
+        super::out::say!("  fix: {fix}");
     }
 }

@@ -18,6 +18,6 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let loaded = crate::spec::load_job(&args.job)?;
     let path = write_opencode_project(&loaded, &args.out, &EmitOptions::default())?;
-    println!("wrote {}", path.display());
+    super::out::say!("wrote {}", path.display());
     Ok(ExitCode::SUCCESS)
 }

@@ -14,6 +14,8 @@ pub const EXIT_NOT_MET: u8 = 1;
 pub const EXIT_COULD_NOT_RUN: u8 = 2;
 /// Exit 124: `ghostlab sandbox exec` killed the command at its wall-clock limit.
 pub const EXIT_TIMED_OUT: u8 = 124;
+/// Exit 141: standard output was closed by its reader; the status of a SIGPIPE death.
+pub const EXIT_OUTPUT_CLOSED: u8 = 141;
 
 /// Every exit code Ghostlab itself chooses, with its meaning: the one table `--help` and the
 /// man page's EXIT STATUS are written from.
@@ -33,6 +35,11 @@ pub const EXIT_CODES: &[(u8, &str)] = &[
         EXIT_TIMED_OUT,
         "sandbox exec: the command was killed at its wall-clock limit (otherwise sandbox commands \
          exit with the command's own status)",
+    ),
+    (
+        EXIT_OUTPUT_CLOSED,
+        "standard output was closed by its reader (`| head`): the command stopped writing, as a \
+         program killed by SIGPIPE would",
     ),
 ];
 

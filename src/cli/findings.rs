@@ -56,7 +56,7 @@ fn list(job: &Path) -> Result<ExitCode, CliError> {
     let found = job_findings(job, &state).map_err(usage)?;
     let rows = found.rows();
     for row in &rows {
-        println!(
+        super::out::say!(
             "{}  {:?}  {}  [{}]",
             row.id,
             row.finding.severity,
@@ -64,14 +64,14 @@ fn list(job: &Path) -> Result<ExitCode, CliError> {
             describe(&row.standing)
         );
     }
-    println!("{} finding(s)", rows.len());
+    super::out::say!("{} finding(s)", rows.len());
     Ok(ExitCode::SUCCESS)
 }
 
 fn decide_cli(args: DecideArgs, verdict: Verdict) -> Result<ExitCode, CliError> {
     let state = crate::spec::load_job(&args.job)?.state_dir();
     let path = decide(&args.job, &state, &args.findings, verdict, &args.reason, &who()).map_err(usage)?;
-    println!(
+    super::out::say!(
         "{} finding(s) {} in {}",
         args.findings.len(),
         verdict_word(verdict),

@@ -60,16 +60,16 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let out = block_on(generate(&loaded, proposer.as_ref(), personas, per_persona))?
         .map_err(|e| CliError::usage(e.to_string()))?;
     if out.profile_reused {
-        println!("using the existing agent-profile.json (--refresh-profile infers it again)");
+        super::out::say!("using the existing agent-profile.json (--refresh-profile infers it again)");
     }
     for path in &out.paths {
-        println!("wrote {}", path.display());
+        super::out::say!("wrote {}", path.display());
     }
     let kinds: Vec<String> = kind_counts(&out.scenarios)
         .into_iter()
         .map(|(k, n)| format!("{n} {k}"))
         .collect();
-    println!(
+    super::out::say!(
         "proposer {}: {} workflow(s), {} risk(s) -> {} persona(s), {} scenario(s) ({}), {} case(s) pending",
         proposer.label(),
         out.profile.workflows.len(),
@@ -80,15 +80,15 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         out.dataset.cases.len() - out.kept_statuses
     );
     if out.personas.personas.len() < personas {
-        println!(
+        super::out::say!(
             "only {} distinct persona(s) could be derived from the profile (asked for {personas})",
             out.personas.personas.len()
         );
     }
     if out.kept_statuses > 0 {
-        println!("kept the review status of {} unchanged case(s)", out.kept_statuses);
+        super::out::say!("kept the review status of {} unchanged case(s)", out.kept_statuses);
     }
-    println!("review with `ghostlab dataset list --job {}`", args.job.display());
+    super::out::say!("review with `ghostlab dataset list --job {}`", args.job.display());
     Ok(ExitCode::SUCCESS)
 }
 

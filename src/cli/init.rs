@@ -60,7 +60,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             .push(folder.to_string_lossy().into_owned());
     }
     for line in &imported.sources {
-        println!("  {line}");
+        super::out::say!("  {line}");
     }
     if !imported.warnings.is_empty() {
         eprintln!(
@@ -78,7 +78,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     match checked {
         Ok(_) => {
             crate::util::write_atomic(&args.out, text.as_bytes())?;
-            println!("wrote {}", args.out.display());
+            super::out::say!("wrote {}", args.out.display());
             Ok(ExitCode::SUCCESS)
         }
         Err(e) if args.force => {

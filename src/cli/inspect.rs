@@ -92,11 +92,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         if let Some(c) = called {
             v["callResult"] = c;
         }
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        super::out::say!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
     } else {
         print_text(&entry);
         if let Some(c) = called {
-            println!(
+            super::out::say!(
                 "\ncall result:\n{}",
                 serde_json::to_string_pretty(&c).unwrap_or_default()
             );
@@ -138,16 +138,16 @@ fn endpoint(args: &Args) -> Result<Endpoint, CliError> {
 
 fn print_text(e: &ServerInventory) {
     let info = e.server_info.clone().unwrap_or_default();
-    println!(
+    super::out::say!(
         "server {} {} (protocol {})",
         info.get("name").and_then(|v| v.as_str()).unwrap_or("?"),
         info.get("version").and_then(|v| v.as_str()).unwrap_or("?"),
         e.protocol_version.as_deref().unwrap_or("?")
     );
     if let Some(c) = &e.capabilities {
-        println!("capabilities: {c}");
+        super::out::say!("capabilities: {c}");
     }
-    println!("\ntools ({}):", e.tools.len());
+    super::out::say!("\ntools ({}):", e.tools.len());
     for t in &e.tools {
         let labels = label_tool(t);
         let names: Vec<String> = labels
@@ -163,26 +163,26 @@ fn print_text(e: &ServerInventory) {
             .ok()
             .and_then(|v| v.as_str().map(str::to_string))
             .unwrap_or_default();
-        println!("- {} [{effect}; labels: {}]", t.name, names.join(", "));
+        super::out::say!("- {} [{effect}; labels: {}]", t.name, names.join(", "));
         if let Some(d) = &t.description {
-            println!("    {}", d.lines().next().unwrap_or(""));
+            super::out::say!("    {}", d.lines().next().unwrap_or(""));
         }
         if let Some(a) = &t.annotations {
-            println!("    annotations: {}", serde_json::to_string(a).unwrap_or_default());
+            super::out::say!("    annotations: {}", serde_json::to_string(a).unwrap_or_default());
         }
-        println!("    input: {}", t.input_schema);
+        super::out::say!("    input: {}", t.input_schema);
     }
-    println!("\nresources ({}):", e.resources.len());
+    super::out::say!("\nresources ({}):", e.resources.len());
     for r in &e.resources {
-        println!("- {} {} {}", r.uri, r.name, r.mime_type.as_deref().unwrap_or(""));
+        super::out::say!("- {} {} {}", r.uri, r.name, r.mime_type.as_deref().unwrap_or(""));
     }
-    println!("\nresource templates ({}):", e.resource_templates.len());
+    super::out::say!("\nresource templates ({}):", e.resource_templates.len());
     for t in &e.resource_templates {
-        println!("- {}", t.get("uriTemplate").and_then(|v| v.as_str()).unwrap_or("?"));
+        super::out::say!("- {}", t.get("uriTemplate").and_then(|v| v.as_str()).unwrap_or("?"));
     }
-    println!("\nprompts ({}):", e.prompts.len());
+    super::out::say!("\nprompts ({}):", e.prompts.len());
     for p in &e.prompts {
         let args: Vec<&str> = p.arguments.iter().map(|a| a.name.as_str()).collect();
-        println!("- {}({})", p.name, args.join(", "));
+        super::out::say!("- {}({})", p.name, args.join(", "));
     }
 }

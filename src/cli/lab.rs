@@ -162,7 +162,7 @@ fn exit_for(results: &RunResults) -> ExitCode {
 /// The results screen as text: summary line, readiness, gates, failures, report paths.
 fn print_results(results: &RunResults) {
     for line in results.text_lines() {
-        println!("{line}");
+        super::out::say!("{line}");
     }
 }
 

@@ -65,7 +65,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     };
     match &args.out {
         Some(path) => crate::util::write_atomic(path, rendered.as_bytes())?,
-        None => print!("{rendered}"),
+        None => super::out::say_raw!("{rendered}"),
     }
     let level = match args.fail_on {
         FailOn::Error => Severity::Error,

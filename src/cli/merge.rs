@@ -32,6 +32,6 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         .unwrap_or_else(|| RunDir::fresh(&job.state_dir()).path().to_path_buf());
     let s = crate::run::merge::merge_runs(&args.shards, &out, &job.job.review.gates, &facts)
         .map_err(|e| CliError::usage(e.to_string()))?;
-    println!("merged {} shard(s) into {}: {s}", args.shards.len(), out.display());
+    super::out::say!("merged {} shard(s) into {}: {s}", args.shards.len(), out.display());
     Ok(gates_exit(s.gates_met))
 }

@@ -20,6 +20,7 @@ mod lint;
 mod merge;
 mod model_server;
 mod models;
+pub(crate) mod out;
 mod profile;
 mod replay;
 mod report;

@@ -35,7 +35,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         let server = start(cassette, options)
             .await
             .map_err(|e| CliError::usage(format!("cannot listen on 127.0.0.1:{}: {e}", args.port)))?;
-        println!("model-server listening on {}", server.base_url());
+        super::out::say!("model-server listening on {}", server.base_url());
         use std::io::Write;
         let _ = std::io::stdout().flush();
         let _ = tokio::signal::ctrl_c().await;

@@ -83,9 +83,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 Duration::from_secs(args.timeout_secs),
             ))
             .map_err(|e| CliError::usage(format!("{url}: {e}")))?;
-        println!("{url} serves {} model(s):", ids.len());
+        super::out::say!("{url} serves {} model(s):", ids.len());
         for id in ids {
-            println!("  {id}");
+            super::out::say!("  {id}");
         }
     }
     Ok(ExitCode::SUCCESS)

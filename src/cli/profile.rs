@@ -23,7 +23,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         crate::util::folder_lock::lock_state_folder(&loaded.state_dir()).map_err(|e| CliError::usage(e.to_string()))?;
     let (profile, path) =
         block_on(write_profile(&loaded, proposer.as_ref()))?.map_err(|e| CliError::usage(e.to_string()))?;
-    println!("wrote {} (proposer {})", path.display(), proposer.label());
+    super::out::say!("wrote {} (proposer {})", path.display(), proposer.label());
     print_summary(&profile);
     Ok(ExitCode::SUCCESS)
 }
@@ -49,11 +49,11 @@ pub fn print_summary(p: &AgentProfile) {
     } else {
         "inferred"
     };
-    println!("purpose ({source}): {}", p.purpose.replace('\n', " "));
-    println!("audience: {}", p.audience);
-    println!("workflows ({}):", p.workflows.len());
+    super::out::say!("purpose ({source}): {}", p.purpose.replace('\n', " "));
+    super::out::say!("audience: {}", p.audience);
+    super::out::say!("workflows ({}):", p.workflows.len());
     for w in &p.workflows {
-        println!(
+        super::out::say!(
             "  {}  {} [{}]{}",
             w.id,
             w.name,
@@ -61,18 +61,18 @@ pub fn print_summary(p: &AgentProfile) {
             origin(&w.evidence)
         );
     }
-    println!("risks ({}):", p.risk_surface.len());
+    super::out::say!("risks ({}):", p.risk_surface.len());
     for r in &p.risk_surface {
         let severity = format!("{:?}", r.severity).to_lowercase();
-        println!("  {}  [{severity}] {}{}", r.id, r.risk, origin(&r.evidence));
+        super::out::say!("  {}  [{severity}] {}{}", r.id, r.risk, origin(&r.evidence));
     }
-    println!("out of scope ({}):", p.out_of_scope.len());
+    super::out::say!("out of scope ({}):", p.out_of_scope.len());
     for s in &p.out_of_scope {
-        println!("  {}  {}{}", s.id, s.what, origin(&s.evidence));
+        super::out::say!("  {}  {}{}", s.id, s.what, origin(&s.evidence));
     }
     let e = &p.evidence;
     let tools_from = e.mcp_tools.first().map(|t| t.source.as_str()).unwrap_or("none");
-    println!(
+    super::out::say!(
         "read: {} instruction file(s), {} skill(s), {} agent prompt(s), {} MCP tool(s) (from {tools_from}), {} permission rule(s){}",
         e.instructions.len(),
         e.skills.len(),

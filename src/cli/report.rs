@@ -47,7 +47,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     };
     let written = write_all(&job, &run_dir, &outputs).map_err(|e| CliError::usage(e.to_string()))?;
     for p in written {
-        println!("wrote {}", p.display());
+        super::out::say!("wrote {}", p.display());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -49,10 +49,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     );
     let outcome = block_on(crate::run::rescore::rescore(&job, judge.as_ref(), &args.run, &out))?
         .map_err(|e| CliError::usage(e.to_string()))?;
-    println!("run {}", out.display());
-    println!("rescored {}: {outcome}", args.run.display());
+    super::out::say!("run {}", out.display());
+    super::out::say!("rescored {}: {outcome}", args.run.display());
     match crate::report::write_all(&job, &out, &crate::report::ReportOutputs::defaults(&out)) {
-        Ok(paths) => paths.iter().for_each(|p| println!("report {}", p.display())),
+        Ok(paths) => paths.iter().for_each(|p| super::out::say!("report {}", p.display())),
         Err(e) => eprintln!("warning: the report could not be written: {e}"),
     }
     Ok(gates_exit(outcome.gates_met))

@@ -46,7 +46,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     };
     if let Some(path) = args.write {
         crate::util::write_atomic(&path, text.as_bytes())?;
-        println!("wrote {}", path.display());
+        super::out::say!("wrote {}", path.display());
     } else if let Some(path) = args.check {
         let current = std::fs::read_to_string(&path).unwrap_or_default();
         if current != text {
@@ -57,9 +57,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             );
             return Ok(ExitCode::from(super::error::EXIT_NOT_MET));
         }
-        println!("{} is current", path.display());
+        super::out::say!("{} is current", path.display());
     } else {
-        print!("{text}");
+        super::out::say_raw!("{text}");
     }
     Ok(ExitCode::SUCCESS)
 }

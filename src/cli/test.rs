@@ -124,13 +124,13 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             unmatched.join(" | ")
         );
     }
-    println!("run {}", outcome.run.path().display());
-    println!("{}", outcome.summary);
+    super::out::say!("run {}", outcome.run.path().display());
+    super::out::say!("{}", outcome.summary);
     if !outcome.summary.summary.flaky_cases.is_empty() {
-        println!("flaky: {}", outcome.summary.summary.flaky_cases.join(", "));
+        super::out::say!("flaky: {}", outcome.summary.summary.flaky_cases.join(", "));
     }
     for g in &outcome.summary.gates {
-        println!(
+        super::out::say!(
             "gate {:<28} required {:<10} actual {:<12} {}",
             g.gate,
             g.required,
@@ -142,10 +142,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         std::fs::copy(outcome.run.junit(), path).map_err(|e| CliError::usage(format!("{}: {e}", path.display())))?;
     }
     match &outcome.report {
-        Ok(paths) => paths.iter().for_each(|p| println!("report {}", p.display())),
+        Ok(paths) => paths.iter().for_each(|p| super::out::say!("report {}", p.display())),
         Err(e) => eprintln!("warning: the report could not be written: {e}"),
     }
-    println!(
+    super::out::say!(
         "readiness: {}",
         if outcome.summary.gates_met {
             "gates met"

@@ -14,7 +14,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let loaded = crate::spec::load_job(&args.job)?;
-    println!(
+    super::out::say!(
         "OK {}: agent `{}`, {} MCP server{}, sandbox {:?}",
         args.job.display(),
         loaded.job.agent.id,

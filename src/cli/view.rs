@@ -81,7 +81,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }));
     if args.json {
         let text = serde_json::to_string_pretty(&run.dump(&dir)).map_err(|e| CliError::usage(e.to_string()))?;
-        println!("{text}");
+        super::out::say!("{text}");
         return Ok(ExitCode::SUCCESS);
     }
     if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {

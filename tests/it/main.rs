@@ -62,6 +62,7 @@ mod newcomer_corpus;
 mod newcomer_text;
 mod newcomer_workspace;
 mod opencode_emit;
+mod output_closed;
 mod planted_faults;
 mod real_model;
 mod real_model_openai;

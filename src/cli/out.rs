@@ -1,0 +1,52 @@
+//! A command's standard output. `println!` panics when the reader has gone (`ghostlab findings
+//! list | head -1`); here a closed pipe stops the command quietly with the status a program
+//! killed by SIGPIPE would have (141), so a pipeline still sees that the output was cut, and any
+//! other write error says so on stderr. Ghostlab keeps SIGPIPE ignored: its writes to peers (an
+//! MCP server's stdin, a socket) must fail as errors, never kill it.
+
+use std::io::Write;
+
+use super::error::EXIT_OUTPUT_CLOSED;
+
+/// Writes `text` to standard output, then flushes.
+pub fn write(text: std::fmt::Arguments<'_>) {
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_fmt(text).and_then(|()| out.flush()) {
+        stopped(&e);
+    }
+}
+
+/// Writes `bytes` to standard output, then flushes.
+pub fn write_bytes(bytes: &[u8]) {
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(bytes).and_then(|()| out.flush()) {
+        stopped(&e);
+    }
+}
+
+fn stopped(e: &std::io::Error) -> ! {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(EXIT_OUTPUT_CLOSED.into());
+    }
+    eprintln!("ghostlab: cannot write to standard output: {e}");
+    std::process::exit(super::error::EXIT_COULD_NOT_RUN.into());
+}
+
+/// `println!` for commands: see the module.
+macro_rules! say {
+    () => {
+        $crate::cli::out::write(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        $crate::cli::out::write(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `print!` for commands: see the module.
+macro_rules! say_raw {
+    ($($arg:tt)*) => {
+        $crate::cli::out::write(format_args!($($arg)*))
+    };
+}
+
+pub(crate) use {say, say_raw};
