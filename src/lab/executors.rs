@@ -266,16 +266,7 @@ fn unfinished_run(runs: &Path, ids: &[String]) -> Option<PathBuf> {
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|d| !d.join("summary.json").exists())
-        .filter(|d| {
-            crate::util::bounded::read_bounded_string(&d.join("manifest.json"), crate::util::bounded::FileKind::State)
-                .ok()
-                .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-                .is_some_and(|m| {
-                    m["cases"]
-                        .as_array()
-                        .is_some_and(|c| c.iter().map(Value::as_str).eq(ids.iter().map(|i| Some(i.as_str()))))
-                })
-        })
+        .filter(|d| super::run_marker::runs_cases(d, ids))
         .collect();
     candidates.sort();
     candidates.pop()

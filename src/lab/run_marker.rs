@@ -40,18 +40,21 @@ pub fn unrecorded_run(lab_dir: &Path, case_ids: &[String]) -> Option<PathBuf> {
     if marker.version != MARKER_VERSION || crate::run::run_dir::check_run_folder(&marker.run).is_err() {
         return None;
     }
-    let manifest = crate::util::bounded::read_bounded_string(
-        &marker.run.join("manifest.json"),
-        crate::util::bounded::FileKind::State,
-    )
-    .ok()?;
-    let manifest: serde_json::Value = serde_json::from_str(&manifest).ok()?;
-    let same_cases = manifest["cases"].as_array().is_some_and(|c| {
-        c.iter()
-            .map(serde_json::Value::as_str)
-            .eq(case_ids.iter().map(|i| Some(i.as_str())))
-    });
-    same_cases.then_some(marker.run)
+    runs_cases(&marker.run, case_ids).then_some(marker.run)
+}
+
+/// Whether the run folder's manifest.json lists exactly `case_ids`, in order.
+pub fn runs_cases(run: &Path, case_ids: &[String]) -> bool {
+    crate::util::bounded::read_bounded_string(&run.join("manifest.json"), crate::util::bounded::FileKind::State)
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .is_some_and(|m| {
+            m["cases"].as_array().is_some_and(|c| {
+                c.iter()
+                    .map(serde_json::Value::as_str)
+                    .eq(case_ids.iter().map(|i| Some(i.as_str())))
+            })
+        })
 }
 
 /// Forgets the marker: step 12 is recorded as done in the job.
