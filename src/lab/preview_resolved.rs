@@ -42,8 +42,14 @@ pub fn resolve(loaded: &LoadedJob, source: Option<&Path>) -> Resolved {
         }
     ));
     let sb = &loaded.job.sandbox;
-    let mut hosts = crate::providers::endpoints::preview_hosts(&loaded.job);
-    hosts.extend(sb.allow.iter().cloned());
+    // The policy's own lists: `allow` only under `network: allowlist`, declared remote MCP
+    // hosts in every mode, then the model endpoints the run adds.
+    let mut hosts: Vec<String> = crate::sandbox::policy::declared_allow_hosts(loaded)
+        .into_iter()
+        .chain(crate::sandbox::policy::declared_remote_hosts(loaded))
+        .map(|h| h.to_string())
+        .collect();
+    hosts.extend(crate::providers::endpoints::preview_hosts(&loaded.job));
     // The words job.yaml uses, not the enums' names.
     let word = |v: serde_json::Result<Value>| v.ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
     notes.push(format!(

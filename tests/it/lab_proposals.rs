@@ -351,4 +351,29 @@ async fn step_12_shows_the_resolved_config_and_its_difference_from_the_source() 
     assert!(notes.contains("  ~ model (changed)"), "{notes}");
     assert!(notes.contains("  + permission.edit (added)"), "{notes}");
     assert!(!notes.contains("claude-x"), "values are not shown: {notes}");
+
+    // `allow` opens hosts only under `network: allowlist`: listed then, not before.
+    let mut saved = job.clone();
+    saved.sandbox.allow = vec!["docs.example.org:443".into()];
+    ghostlab::spec::save_job(&job_file, &saved).unwrap();
+    let notes = propose(&p, StepId::Preview, None, &saved)
+        .await
+        .unwrap()
+        .notes
+        .join("\n");
+    assert!(
+        !notes.contains("docs.example.org"),
+        "disabled opens no allow entry: {notes}"
+    );
+    saved.sandbox.network = ghostlab::spec::NetworkMode::Allowlist;
+    ghostlab::spec::save_job(&job_file, &saved).unwrap();
+    let notes = propose(&p, StepId::Preview, None, &saved)
+        .await
+        .unwrap()
+        .notes
+        .join("\n");
+    assert!(
+        notes.contains("network allowlist; reachable: docs.example.org:443"),
+        "{notes}"
+    );
 }
