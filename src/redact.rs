@@ -1,8 +1,8 @@
 //! Redaction at the artifact and log boundary: every event, transcript, report and log line
 //! passes through a `Redactor` before it is written or printed.
 //!
-//! It masks only what is known to be a secret: the values of every variable the job references
-//! as `${VAR}` (read from the environment at start), values registered by the credential store
+//! It masks only what is known to be a secret: the values of the variables the job uses as
+//! secrets (`declared`: headers, secret-named keys, credential env; read at start), values registered by the credential store
 //! and header resolution (`register_secret`, process-wide), and token shapes of real key formats.
 //! Each token pattern starts at a word boundary and needs evidence of randomness that an id
 //! Ghostlab generates never has (an uppercase letter, an underscore, whitespace, or a Slack
@@ -13,10 +13,10 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::{LazyLock, RwLock};
 
+pub mod declared;
 pub mod forms;
 
 use crate::spec::LoadedJob;
-use crate::util::secret_ref::referenced_vars;
 use forms::{encoded_forms, fragment_spans};
 
 /// What a masked secret is replaced with.
@@ -152,28 +152,13 @@ impl Redactor {
         }
     }
 
-    /// A redactor for a job: every `${VAR}` it references anywhere, plus its credential env.
+    /// A redactor for a job: the values of the variables it uses as secrets (`declared`):
+    /// headers, secret-named keys and variables, URL query strings, credential env. A
+    /// pass-through variable with an ordinary name is not a secret and is not masked.
     pub fn for_job(loaded: &LoadedJob) -> Self {
         let mut r = Redactor::new();
-        let text = serde_json::to_string(&loaded.job).unwrap_or_default();
-        let mut names = referenced_vars(&text);
-        for mcp in &loaded.mcps {
-            let refs = match &mcp.transport {
-                crate::spec::McpTransport::Stdio { env, .. } => {
-                    env.values().flat_map(|v| referenced_vars(v)).collect::<Vec<_>>()
-                }
-                crate::spec::McpTransport::Remote { url, headers, .. } => headers
-                    .values()
-                    .chain(std::iter::once(url))
-                    .flat_map(|v| referenced_vars(v))
-                    .collect(),
-            };
-            names.extend(refs);
-        }
-        names.extend(loaded.job.sandbox.credentials.env.iter().cloned());
-        // Every value that enters the sandbox is masked, pass-through variables included.
-        names.extend(loaded.job.sandbox.env_allowlist.iter().cloned());
-        r.add_env_vars(names.iter().map(String::as_str));
+        let names = declared::secret_vars(loaded);
+        r.add_env_vars(names.iter().map(|v| v.name.as_str()));
         r
     }
 

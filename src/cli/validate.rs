@@ -14,6 +14,17 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let loaded = crate::spec::load_job(&args.job)?;
+    // The job is well formed; the values its secrets have now must also be maskable, or every
+    // artifact of a run would either show them or lose ordinary words to the mask.
+    let unmaskable = crate::redact::declared::unmaskable_secrets(&loaded);
+    if !unmaskable.is_empty() {
+        let lines: Vec<String> = unmaskable.iter().map(ToString::to_string).collect();
+        return Err(CliError::usage(format!(
+            "{}: {}",
+            args.job.display(),
+            lines.join("\n  ")
+        )));
+    }
     super::out::say!(
         "OK {}: agent `{}`, {} MCP server{}, sandbox {:?}",
         args.job.display(),

@@ -9,6 +9,9 @@ use super::verdict::{CheckOutcome, CheckResult};
 use crate::trial::CaseSpec;
 use crate::trial::{Envelope, RunEvent, ToolStatus};
 
+/// The largest final-workspace file a `files` or `must_contain` check reads.
+pub const FILE_CHECK_MAX_BYTES: u64 = 16 << 20;
+
 /// Everything the checks read.
 pub struct CheckInput<'a> {
     pub case: &'a CaseSpec,
@@ -182,10 +185,10 @@ fn file_checks(input: &CheckInput<'_>) -> Vec<CheckResult> {
             });
             continue;
         };
-        let path = ws.join(&file.path);
-        let outcome = match (std::fs::read_to_string(&path), &file.contains) {
-            (Err(_), _) => CheckOutcome::Failed {
-                detail: "not in the final workspace".into(),
+        let read = crate::util::agent_files::read_text_in_tree(ws, &file.path, FILE_CHECK_MAX_BYTES);
+        let outcome = match (read, &file.contains) {
+            (Err(why), _) => CheckOutcome::Failed {
+                detail: why.to_string(),
             },
             (Ok(text), Some(want)) if !text.contains(want.as_str()) => CheckOutcome::Failed {
                 detail: format!("exists but lacks {want:?}"),

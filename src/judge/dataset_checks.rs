@@ -63,9 +63,10 @@ pub fn run_dataset_checks(
             continue;
         };
         let matching: Vec<&String> = final_files.iter().filter(|p| glob_matches(&rule.glob, p)).collect();
-        let holding = matching
-            .iter()
-            .find(|p| std::fs::read_to_string(ws.join(p)).is_ok_and(|t| t.contains(&want)));
+        let holding = matching.iter().find(|p| {
+            crate::util::agent_files::read_text_in_tree(ws, p, super::checks::FILE_CHECK_MAX_BYTES)
+                .is_ok_and(|t| t.contains(&want))
+        });
         let detail = match (matching.is_empty(), holding) {
             (true, _) => "no file of the final workspace matches".to_string(),
             (false, None) => format!("{} matching file(s), none contains it", matching.len()),
@@ -182,6 +183,39 @@ fn list_files(root: &Path) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn must_contain_never_reads_through_a_link_the_agent_left() {
+        // The agent links the expected file to a host file holding the wanted text: following
+        // the link would pass the check by reading the host.
+        let host = tempfile::tempdir().unwrap();
+        std::fs::write(host.path().join("release-notes"), "Release 1.3.0").unwrap();
+        let ws = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(host.path().join("release-notes"), ws.path().join("NOTES.md")).unwrap();
+        std::os::unix::fs::symlink(host.path(), ws.path().join("docs")).unwrap();
+        let checks = ScenarioChecks {
+            must_contain: vec![
+                FileRule {
+                    glob: "NOTES.md".into(),
+                    contains: Some("1.3.0".into()),
+                },
+                FileRule {
+                    glob: "docs".into(),
+                    contains: Some("1.3.0".into()),
+                },
+            ],
+            ..ScenarioChecks::default()
+        };
+        let can_see = Observability {
+            tool_calls: true,
+            network: true,
+        };
+        let out = run_dataset_checks(&checks, &ObservedFacts::default(), &[], Some(ws.path()), can_see);
+        assert_eq!(out.len(), 2);
+        for r in &out {
+            assert!(matches!(r.outcome, CheckOutcome::Failed { .. }), "{r:?}");
+        }
+    }
 
     #[test]
     fn globs_table() {

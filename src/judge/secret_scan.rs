@@ -12,6 +12,23 @@ const MAX_FILES: usize = 20_000;
 /// Bytes read of one file.
 const MAX_BYTES: u64 = 8 << 20;
 
+/// The first MAX_BYTES of a regular file, opened without following a link and without blocking
+/// on a FIFO swapped in after the walk.
+fn head_of(path: &Path) -> Option<Vec<u8>> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_BYTES).read_to_end(&mut bytes).ok()?;
+    Some(bytes)
+}
+
 /// The workspace files (relative paths) that hold a masked secret.
 pub fn masked_files(root: &Path) -> Vec<String> {
     let mut out = Vec::new();
@@ -23,9 +40,7 @@ pub fn masked_files(root: &Path) -> Vec<String> {
         .filter(|e| e.file_type().is_file())
         .take(MAX_FILES);
     for entry in walk {
-        let mut bytes = Vec::new();
-        let read = std::fs::File::open(entry.path()).and_then(|f| f.take(MAX_BYTES).read_to_end(&mut bytes));
-        if read.is_ok() && bytes.windows(MASK.len()).any(|w| w == MASK.as_bytes()) {
+        if head_of(entry.path()).is_some_and(|bytes| bytes.windows(MASK.len()).any(|w| w == MASK.as_bytes())) {
             let rel = entry.path().strip_prefix(root).unwrap_or(entry.path());
             out.push(rel.to_string_lossy().replace('\\', "/"));
         }

@@ -3,7 +3,7 @@
 //!
 //! Nothing here draws; the TUI and the headless driver both own one `Executor`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio_util::sync::CancellationToken;
@@ -27,6 +27,9 @@ pub enum LabError {
     Curation(String),
     #[error("the saved job does not load any more: {0}")]
     Invalid(String),
+    /// The job now names a state folder another command holds.
+    #[error("{0}")]
+    StateBusy(#[from] crate::util::folder_lock::LockError),
 }
 
 /// Performs effects and reports results as events on one channel.
@@ -39,6 +42,10 @@ pub struct Executor {
     run: CancellationToken,
     /// `<state_dir>/lab`, following the job's `paths.state_dir` as saved.
     lab_dir: PathBuf,
+    /// State folders this lab holds the lock of: the one the command locked before Step 1
+    /// (its lock lives there) and any a saved job moved to since (their locks live here).
+    held_states: Vec<PathBuf>,
+    state_locks: Vec<crate::util::folder_lock::FolderLock>,
 }
 
 impl Executor {
@@ -57,6 +64,8 @@ impl Executor {
             work: CancellationToken::new(),
             run: CancellationToken::new(),
             lab_dir: PathBuf::new(),
+            held_states: Vec::new(),
+            state_locks: Vec::new(),
         }
         .with_lab_dir()
     }
@@ -68,7 +77,30 @@ impl Executor {
                 .and_then(|t| crate::spec::parse_job_text(&self.job_file(), &t).ok())
                 .unwrap_or_default();
         self.lab_dir = store::lab_dir(&self.job_file(), &on_disk);
+        self.held_states = self.lab_dir.parent().map(PathBuf::from).into_iter().collect();
         self
+    }
+
+    /// Takes the lock of the state folder `lab_dir` lies in unless this lab holds it already: a
+    /// job whose `paths.state_dir` changed (an import at Step 1, an edit) must not write into a
+    /// folder another lab or `generate` is using.
+    fn hold_state_of(&mut self, lab_dir: &Path) -> Result<(), LabError> {
+        let Some(state) = lab_dir.parent() else {
+            return Ok(());
+        };
+        let same = |a: &Path| {
+            a == state
+                || a.canonicalize()
+                    .ok()
+                    .is_some_and(|c| Some(c) == state.canonicalize().ok())
+        };
+        if self.held_states.iter().any(|h| same(h)) {
+            return Ok(());
+        }
+        self.state_locks
+            .push(crate::util::folder_lock::lock_state_folder(state)?);
+        self.held_states.push(state.to_path_buf());
+        Ok(())
     }
 
     fn job_file(&self) -> PathBuf {
@@ -134,6 +166,7 @@ impl Executor {
             }
             Effect::SaveJob(job) => {
                 let path = self.job_file();
+                self.hold_state_of(&store::lab_dir(&path, &job))?;
                 crate::spec::save_job(&path, &job).map_err(|source| LabError::SaveJob {
                     path: path.clone(),
                     source,

@@ -17,6 +17,7 @@ pub mod environment;
 pub mod event_log;
 pub mod events_file;
 mod host_output;
+mod judge_bound;
 pub mod manifest;
 pub mod mcp_relay;
 pub mod merge;

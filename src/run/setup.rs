@@ -36,6 +36,12 @@ pub enum SetupError {
     #[error("{0}")]
     Environments(String),
     /// A model role of `generation` (`generation.emulator`, `generation.judge`).
+    /// Secret variables whose values cannot be masked safely (too short, too common).
+    #[error("{}: {}", job.display(), list.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    UnmaskableSecrets {
+        job: std::path::PathBuf,
+        list: Vec<crate::redact::declared::UnmaskableSecret>,
+    },
     #[error("{key}: {source}")]
     Role {
         key: &'static str,
@@ -179,8 +185,26 @@ pub fn emulator(job: &LoadedJob) -> Result<Arc<dyn UserEmulator>, SetupError> {
     }
 }
 
-/// The judge for `generation.judge`.
+/// One command's timeout: `sandbox.timeout`, five minutes when unset.
+fn turn_timeout(job: &LoadedJob) -> Duration {
+    job.job
+        .sandbox
+        .timeout
+        .as_deref()
+        .and_then(crate::util::units::parse_duration)
+        .unwrap_or(Duration::from_secs(300))
+}
+
+/// The judge for `generation.judge`, its whole answer bounded (`judge_bound`).
 pub fn judge(job: &LoadedJob) -> Result<Arc<dyn Judge>, SetupError> {
+    let inner = unbounded_judge(job)?;
+    Ok(Arc::new(super::judge_bound::BoundedJudge::for_run(
+        inner,
+        turn_timeout(job),
+    )))
+}
+
+fn unbounded_judge(job: &LoadedJob) -> Result<Arc<dyn Judge>, SetupError> {
     match crate::llm::role_model(&job.job.generation, &job.job.generation.judge, &job.dir).map_err(|source| {
         SetupError::Role {
             key: "generation.judge",
@@ -199,6 +223,15 @@ pub async fn context(
     agent_model: Option<&AgentModel>,
     sinks: crate::trial::Sinks,
 ) -> Result<RunContext, SetupError> {
+    // Before anything starts: a secret that cannot be masked would leak into every artifact
+    // (or mask ordinary words in them).
+    let unmaskable = crate::redact::declared::unmaskable_secrets(&job);
+    if !unmaskable.is_empty() {
+        return Err(SetupError::UnmaskableSecrets {
+            job: job.file.clone(),
+            list: unmaskable,
+        });
+    }
     let opencode_bin = opencode_binary(&job).0;
     let provider = agent_model.map(|m| m.provider.clone());
     // The real agent on its real model: credentials checked first (fail fast), then exactly the
@@ -222,13 +255,7 @@ pub async fn context(
         environments = super::provider_home::apply_provider_plan(p, &job, run_dir, environments, &mut redactor)
             .map_err(SetupError::Providers)?;
     }
-    let timeout = job
-        .job
-        .sandbox
-        .timeout
-        .as_deref()
-        .and_then(crate::util::units::parse_duration)
-        .unwrap_or(Duration::from_secs(300));
+    let timeout = turn_timeout(&job);
     Ok(RunContext {
         redactor,
         emulator: emulator(&job)?,

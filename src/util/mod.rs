@@ -2,6 +2,7 @@
 //!
 //! Nothing here knows about jobs, agents or the terminal.
 
+pub mod agent_files;
 pub mod atomic;
 pub mod blocking;
 pub mod bounded;

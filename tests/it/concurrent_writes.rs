@@ -198,3 +198,37 @@ fn lab_generate_and_profile_refuse_a_state_folder_another_command_holds() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+#[test]
+fn a_lab_whose_step_1_moves_the_state_folder_refuses_one_another_command_holds() {
+    // The lab locks the state folder it knows before Step 1; an imported job (or an edit) that
+    // names another `paths.state_dir` must take that folder's lock too, not write into it.
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("release-bot");
+    common::copy_release_bot(&src);
+    let job = src.join("job.yaml");
+    let text = std::fs::read_to_string(&job).unwrap();
+    std::fs::write(&job, format!("{text}paths:\n  state_dir: ../shared-state\n")).unwrap();
+    let shared = tmp.path().join("shared-state");
+    std::fs::create_dir_all(&shared).unwrap();
+    std::fs::write(shared.join("dataset.json"), "{\"kept\": true}\n").unwrap();
+    let held = hold_lock(&shared);
+    // The new job sits beside the source, so `../shared-state` is the held folder for it too.
+    let new_dir = tmp.path().join("mine");
+    std::fs::create_dir_all(&new_dir).unwrap();
+    let out = common::ghostlab_in(&new_dir, 120)
+        .args(["lab", "--yes", "--job", "job.yaml", "--from"])
+        .arg(&job)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("in use by another ghostlab command"), "{stderr}");
+    assert!(stderr.contains("shared-state"), "names the folder: {stderr}");
+    assert_eq!(
+        std::fs::read_to_string(shared.join("dataset.json")).unwrap(),
+        "{\"kept\": true}\n"
+    );
+    assert!(!shared.join("lab").exists(), "the lab wrote into the held folder");
+    drop(held);
+}

@@ -84,6 +84,7 @@ mod sarif_ingestion;
 mod schema_agreement;
 mod screen_matrix;
 mod scripted_llm;
+mod secret_values;
 mod spec_roundtrip;
 mod spec_validation;
 mod stop_conditions;
