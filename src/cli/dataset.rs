@@ -204,6 +204,7 @@ fn edit_in_editor(state: &Path, original: &serde_json::Value) -> Result<serde_js
             "the editor exited with {status}; nothing changed"
         )));
     }
-    let edited = std::fs::read_to_string(file.path())?;
+    let edited = crate::util::bounded::read_bounded_string(file.path(), crate::util::bounded::FileKind::State)
+        .map_err(|e| CliError::usage(e.to_string()))?;
     serde_json::from_str(&edited).map_err(|e| CliError::usage(format!("the edited scenario is not valid JSON: {e}")))
 }

@@ -108,10 +108,10 @@ pub fn how_to_set(provider: &str) -> String {
 /// A missing file or entry is `None`; an OAuth login is refused with a reason, because its
 /// token is not an API key.
 fn from_opencode_auth(file: &Path, provider: &str) -> Result<Option<Secret>, String> {
-    let text = match std::fs::read_to_string(file) {
+    let text = match crate::util::bounded::read_bounded_string(file, crate::util::bounded::FileKind::Config) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("cannot read OpenCode's login file {}: {e}", file.display())),
+        Err(e) if e.is_not_found() => return Ok(None),
+        Err(e) => return Err(format!("cannot read OpenCode's login file {}: {}", file.display(), e.reason())),
     };
     let doc: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| format!("OpenCode's login file {} is not JSON: {e}", file.display()))?;

@@ -49,16 +49,16 @@ impl AuthFile {
 
     /// Reads `path` (see [`AuthFile::load_user`]).
     pub fn load(path: &Path) -> Result<AuthFile, String> {
-        let text = match std::fs::read_to_string(path) {
+        let text = match crate::util::bounded::read_bounded_string(path, crate::util::bounded::FileKind::Config) {
             Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(e) if e.is_not_found() => {
                 return Ok(AuthFile {
                     source: path.to_path_buf(),
                     exists: false,
                     entries: Map::new(),
                 });
             }
-            Err(e) => return Err(format!("{}: cannot read OpenCode's login file: {e}", path.display())),
+            Err(e) => return Err(format!("{}: cannot read OpenCode's login file: {}", path.display(), e.reason())),
         };
         let entries = match serde_json::from_str::<Value>(&text) {
             Ok(Value::Object(m)) => m,

@@ -82,7 +82,8 @@ impl ProvidersRecord {
 
     /// The record of a run, if it has one.
     pub fn read(run_dir: &Path) -> Option<Self> {
-        serde_json::from_str(&std::fs::read_to_string(run_dir.join(FILE)).ok()?).ok()
+        let text = crate::util::bounded::read_bounded_string(&run_dir.join(FILE), crate::util::bounded::FileKind::State).ok()?;
+        serde_json::from_str(&text).ok()
     }
 
     /// Rows for the report's sandbox provenance.

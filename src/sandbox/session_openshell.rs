@@ -111,7 +111,9 @@ impl Session {
         let policy_file = self.layout.dir.join("policy.yaml");
         let text = match &self.policy.network {
             NetworkPolicy::OpenShellPolicy(f) => {
-                std::fs::read_to_string(f).map_err(|e| SandboxError::Io(format!("reading {}", f.display()), e))?
+                crate::util::bounded::read_bounded_string(f, crate::util::bounded::FileKind::Config).map_err(|e| {
+                    SandboxError::Io(format!("reading {}", f.display()), std::io::Error::other(e.reason()))
+                })?
             }
             _ => openshell::render_policy(&self.policy)?,
         };

@@ -160,7 +160,11 @@ fn remove_cgroups(id: &str) {
 
 /// Session folders whose owner process is gone (and which are not kept), with their ids.
 pub fn stale_sessions() -> Vec<(PathBuf, String)> {
-    let Ok(dir) = std::fs::read_dir(std::env::temp_dir()) else {
+    stale_sessions_in(&std::env::temp_dir())
+}
+
+fn stale_sessions_in(temp: &std::path::Path) -> Vec<(PathBuf, String)> {
+    let Ok(dir) = std::fs::read_dir(temp) else {
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -173,9 +177,16 @@ pub fn stale_sessions() -> Vec<(PathBuf, String)> {
             (None, false) => continue,
         };
         let path = e.path();
-        let Ok(owner) = std::fs::read_to_string(path.join(OWNER_FILE)) else {
+        // The temp folder is shared: only a real folder of this user is ours to sweep, and its
+        // owner stamp is read without blocking (another user's FIFO there must not hang every
+        // ghostlab start).
+        if !owned_folder(&path) {
+            continue;
+        }
+        let Ok(owner) = crate::util::bounded::read_limited(&path.join(OWNER_FILE), 256) else {
             continue;
         };
+        let owner = String::from_utf8_lossy(&owner).into_owned();
         if path.join(KEEP_FILE).exists() || owner_alive(&owner) {
             continue;
         }
@@ -187,6 +198,12 @@ pub fn stale_sessions() -> Vec<(PathBuf, String)> {
     }
     out.sort();
     out
+}
+
+/// A folder (not a link to one) owned by this process's user.
+fn owned_folder(path: &std::path::Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir() && m.uid() == unsafe { libc::geteuid() })
 }
 
 fn owner_alive(stamp: &str) -> bool {
@@ -235,6 +252,29 @@ mod tests {
             !owner_alive(&format!("{pid} 1")),
             "a reused pid with another start time is not the owner"
         );
+    }
+
+    #[test]
+    fn only_real_folders_of_this_user_are_swept_and_a_fifo_stamp_does_not_block() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dead = tmp.path().join(format!("{DIR_PREFIX}agent-0123abcd-x1"));
+        std::fs::create_dir(&dead).unwrap();
+        std::fs::write(dead.join(OWNER_FILE), "999999999 1").unwrap();
+        // Planted by someone else in the shared temp folder: a FIFO stamp, a link to a folder.
+        let fifo = tmp.path().join(format!("{DIR_PREFIX}agent-fifo0000-x2"));
+        std::fs::create_dir(&fifo).unwrap();
+        let c = std::ffi::CString::new(fifo.join(OWNER_FILE).to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::fs::write(elsewhere.path().join(OWNER_FILE), "999999999 1").unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), tmp.path().join(format!("{LOCAL_PREFIX}link"))).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let root = tmp.path().to_path_buf();
+        std::thread::spawn(move || tx.send(stale_sessions_in(&root)));
+        let found = rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("a FIFO owner stamp blocked the sweep");
+        assert_eq!(found, vec![(dead, "agent-0123abcd".to_string())]);
     }
 
     #[test]

@@ -77,9 +77,9 @@ impl Theme {
         }
         if let Some(dir) = config_dir {
             let path = dir.join("ghostlab").join("themes").join(format!("{name}.toml"));
-            match std::fs::read_to_string(&path) {
+            match crate::util::bounded::read_bounded_string(&path, crate::util::bounded::FileKind::Config) {
                 Ok(text) => return Theme::parse(&path.display().to_string(), &text),
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                Err(e) if !e.is_not_found() => {
                     return Err(ThemeError::Invalid {
                         file: path.display().to_string(),
                         message: e.to_string(),

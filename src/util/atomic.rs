@@ -68,8 +68,11 @@ pub fn sweep_stale_temps(dir: &Path, min_age: Duration) -> usize {
 }
 
 /// Copies the file `src` to `dst` atomically (an artifact copied into another run).
+/// Only a regular file is copied, bounded like a log (the largest artifact kind): a FIFO or a
+/// giant left in a run folder is an error naming it, not a hang or an allocation failure.
 pub fn copy_atomic(src: &Path, dst: &Path) -> std::io::Result<()> {
-    write_atomic(dst, &std::fs::read(src)?)
+    let bytes = super::bounded::read_bounded(src, super::bounded::FileKind::Log).map_err(std::io::Error::other)?;
+    write_atomic(dst, &bytes)
 }
 
 /// Serializes `value` as pretty JSON (with a trailing newline) and writes it atomically.

@@ -29,7 +29,8 @@ pub fn write_replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// regenerated files (a re-rendered report rewrites thousands of identical critiques): an equal
 /// file is left as it is, so it needs no new rename and no new fsync.
 pub fn write_replace_if_changed(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
-    if std::fs::read(path).is_ok_and(|old| old == bytes) {
+    // Read no more than could be equal, and never block on a special file left there.
+    if super::bounded::read_limited(path, bytes.len() as u64).is_ok_and(|old| old == bytes) {
         return Ok(false);
     }
     write_replace(path, bytes)?;

@@ -82,6 +82,11 @@ fn special_or_giant_files_in_a_stored_run_never_hang_view_report_rescore_or_merg
         ("verdict.json", |r| first_trial(r).join("verdict.json")),
         ("case.json", |r| first_trial(r).join("case.json")),
         ("events.jsonl", |r| first_trial(r).join("events.jsonl")),
+        // Read back before being rewritten (the report skips an unchanged critique), read for
+        // provenance, and copied whole by `merge`.
+        ("critique.md", |r| first_trial(r).join("critique.md")),
+        ("providers.json", |r| r.join("providers.json")),
+        ("host.log", |r| first_trial(r).join("agent-host.log")),
     ];
     let mut n = 0;
     for (name, locate) in files {
