@@ -15,6 +15,7 @@ use std::sync::{LazyLock, RwLock};
 
 pub mod declared;
 pub mod forms;
+pub mod protected;
 
 use crate::spec::LoadedJob;
 use forms::{encoded_forms, fragment_spans};
@@ -124,6 +125,18 @@ pub struct Redactor {
     secrets: Vec<String>,
     /// The secrets' encoded forms (base64, hex, percent), longest first.
     forms: Vec<String>,
+    /// Structural names never rewritten (`protected`).
+    protected: std::sync::Arc<protected::Protected>,
+}
+
+/// A structural name that holds a known secret value, so it can be neither masked (it keys
+/// rows and files) nor written as it is.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{what} `{shown}` holds the value of a secret; rename it (it is written in every artifact)")]
+pub struct SecretInName {
+    pub what: String,
+    /// The name with the secret masked.
+    pub shown: String,
 }
 
 impl Redactor {
@@ -162,8 +175,42 @@ impl Redactor {
         r
     }
 
-    /// Masks secrets in text; borrows when nothing matched.
+    /// Never rewrites the given structural names (case ids, persona ids and names), each with
+    /// what it is; refuses one that holds a known secret (it could not be shown unmasked).
+    pub fn protect<'a>(&mut self, names: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<(), SecretInName> {
+        let mut kept: Vec<String> = self.protected.names().to_vec();
+        for (what, name) in names {
+            if let Cow::Owned(shown) = self.mask_known(name) {
+                return Err(SecretInName {
+                    what: what.to_string(),
+                    shown,
+                });
+            }
+            kept.push(name.to_string());
+        }
+        self.protected = std::sync::Arc::new(protected::Protected::new(kept));
+        Ok(())
+    }
+
+    /// Masks secrets in text; borrows when nothing matched. Known secret values are masked
+    /// everywhere; token shapes everywhere except inside protected names (a protected name is
+    /// shielded from the shape rules only, so a secret learnt after `protect` still goes).
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let known = self.mask_known(text);
+        if !ANY_RULE.is_match(&known) {
+            return known;
+        }
+        let Some(shielded) = self.protected.shield(&known) else {
+            return mask_shapes(known);
+        };
+        match mask_shapes(Cow::Borrowed(&shielded)) {
+            Cow::Borrowed(_) => known,
+            Cow::Owned(masked) => Cow::Owned(self.protected.unshield(&masked)),
+        }
+    }
+
+    /// Known secret values in every form the redactor knows.
+    fn mask_known<'a>(&self, text: &'a str) -> Cow<'a, str> {
         let mut out: Cow<'a, str> = Cow::Borrowed(text);
         for secret in &self.secrets {
             out = mask_value(out, secret);
@@ -181,30 +228,34 @@ impl Redactor {
                 out = mask_fragments(out, secret);
             }
         }
-        if !ANY_RULE.is_match(&out) {
-            return out;
-        }
-        for rule in RULES.iter() {
-            let hit = rule
-                .pattern
-                .find_iter(&out)
-                .any(|m| !rule.needs_uppercase || m.as_str().chars().any(|c| c.is_ascii_uppercase()));
-            if !hit {
-                continue;
-            }
-            let replaced = rule.pattern.replace_all(&out, |c: &regex::Captures| {
-                let m = &c[0];
-                if !rule.needs_uppercase || m.chars().any(|ch| ch.is_ascii_uppercase()) {
-                    MASK.to_string()
-                } else {
-                    m.to_string()
-                }
-            });
-            out = Cow::Owned(replaced.into_owned());
-        }
         out
     }
+}
 
+/// Masks token-shaped strings (real key formats).
+fn mask_shapes(mut out: Cow<'_, str>) -> Cow<'_, str> {
+    for rule in RULES.iter() {
+        let hit = rule
+            .pattern
+            .find_iter(&out)
+            .any(|m| !rule.needs_uppercase || m.as_str().chars().any(|c| c.is_ascii_uppercase()));
+        if !hit {
+            continue;
+        }
+        let replaced = rule.pattern.replace_all(&out, |c: &regex::Captures| {
+            let m = &c[0];
+            if !rule.needs_uppercase || m.chars().any(|ch| ch.is_ascii_uppercase()) {
+                MASK.to_string()
+            } else {
+                m.to_string()
+            }
+        });
+        out = Cow::Owned(replaced.into_owned());
+    }
+    out
+}
+
+impl Redactor {
     /// A file's bytes at the artifact boundary: text with its secrets masked (borrowed when
     /// clean), a binary kept as it is, or `None` for a binary with something secret-shaped in
     /// it, which cannot be masked without corrupting it and so must be withheld.
@@ -315,6 +366,30 @@ mod tests {
             assert!(!out.contains(&secret[..12]) && !out.contains(&secret[12..]), "{out}");
         }
         assert_eq!(r.redact("planted-sec is short"), "planted-sec is short");
+    }
+
+    #[test]
+    fn protected_names_escape_token_shapes_but_never_known_secrets() {
+        let mut r = Redactor::new();
+        r.add_secret("planted-secret-7Qx9Lm2Vb");
+        r.protect([
+            ("case id", "xoxb-2024-rollout-check"),
+            ("persona name", "Bearer Bobby-the-release-manager"),
+        ])
+        .unwrap();
+        let text = "case xoxb-2024-rollout-check by Bearer Bobby-the-release-manager; real xoxb-1234567890-abcdef";
+        assert_eq!(
+            r.redact(text),
+            format!("case xoxb-2024-rollout-check by Bearer Bobby-the-release-manager; real {MASK}")
+        );
+        // A name holding a known secret is refused, and the refusal does not print it.
+        let err = r.protect([("case id", "leak-planted-secret-7Qx9Lm2Vb")]).unwrap_err();
+        assert!(!err.to_string().contains("7Qx9Lm2Vb"), "{err}");
+        // A secret learnt after `protect` is still masked inside a protected name.
+        let mut late = Redactor::new();
+        late.protect([("case id", "risk-late-secret-Zk81Qp")]).unwrap();
+        late.add_secret("late-secret-Zk81Qp");
+        assert!(!late.redact("id risk-late-secret-Zk81Qp").contains("Zk81Qp"));
     }
 
     #[test]

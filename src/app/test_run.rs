@@ -73,6 +73,8 @@ pub enum TestRunError {
     Suite(std::io::Error),
     #[error("{0}")]
     Busy(#[from] crate::util::folder_lock::LockError),
+    #[error("{0}")]
+    SecretInName(#[from] crate::redact::SecretInName),
     #[error("--run {}: {reason}", path.display())]
     NotARunFolder { path: PathBuf, reason: String },
 }
@@ -142,7 +144,10 @@ pub async fn run_tests(settings: &TestSettings, sinks: Sinks) -> Result<TestOutc
         Some(c) => Some(start_agent_model(c).await?),
         None => None,
     };
-    let ctx = context(job.clone(), run.path(), agent_model.as_ref(), sinks.clone()).await?;
+    let mut ctx = context(job.clone(), run.path(), agent_model.as_ref(), sinks.clone()).await?;
+    // Ids and names key every row and file: no token pattern may rewrite them, and one that
+    // holds a known secret is refused before the run starts.
+    ctx.redactor.protect(cases.iter().flat_map(|c| c.structural_names()))?;
     // One command per run folder (taken once the run can start, so a refused start leaves
     // no folder): two resumes of one run would each run the missing trials.
     std::fs::create_dir_all(run.path()).map_err(|source| TestRunError::Write {

@@ -48,8 +48,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         crate::util::write_atomic(&path, text.as_bytes())?;
         super::out::say!("wrote {}", path.display());
     } else if let Some(path) = args.check {
-        let current = crate::util::bounded::read_bounded_string(&path, crate::util::bounded::FileKind::State)
-            .unwrap_or_default();
+        let current =
+            crate::util::bounded::read_bounded_string(&path, crate::util::bounded::FileKind::State).unwrap_or_default();
         if current != text {
             eprintln!(
                 "{} is stale; run `ghostlab schema --write {}`",

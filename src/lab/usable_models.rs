@@ -57,7 +57,8 @@ pub async fn list_user_models(opencode: &Path, dir: &Path) -> Result<Vec<String>
     std::fs::create_dir_all(&data).map_err(|e| e.to_string())?;
     if let Some(src) = user_data_dir().map(|d| d.join("auth.json")).filter(|p| p.is_file()) {
         use std::os::unix::fs::OpenOptionsExt;
-        let bytes = crate::util::bounded::read_bounded(&src, crate::util::bounded::FileKind::Config).map_err(|e| e.to_string())?;
+        let bytes = crate::util::bounded::read_bounded(&src, crate::util::bounded::FileKind::Config)
+            .map_err(|e| e.to_string())?;
         let mut f = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)

@@ -111,7 +111,13 @@ fn from_opencode_auth(file: &Path, provider: &str) -> Result<Option<Secret>, Str
     let text = match crate::util::bounded::read_bounded_string(file, crate::util::bounded::FileKind::Config) {
         Ok(t) => t,
         Err(e) if e.is_not_found() => return Ok(None),
-        Err(e) => return Err(format!("cannot read OpenCode's login file {}: {}", file.display(), e.reason())),
+        Err(e) => {
+            return Err(format!(
+                "cannot read OpenCode's login file {}: {}",
+                file.display(),
+                e.reason()
+            ));
+        }
     };
     let doc: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| format!("OpenCode's login file {} is not JSON: {e}", file.display()))?;

@@ -58,7 +58,13 @@ impl AuthFile {
                     entries: Map::new(),
                 });
             }
-            Err(e) => return Err(format!("{}: cannot read OpenCode's login file: {}", path.display(), e.reason())),
+            Err(e) => {
+                return Err(format!(
+                    "{}: cannot read OpenCode's login file: {}",
+                    path.display(),
+                    e.reason()
+                ));
+            }
         };
         let entries = match serde_json::from_str::<Value>(&text) {
             Ok(Value::Object(m)) => m,

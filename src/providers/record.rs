@@ -82,7 +82,9 @@ impl ProvidersRecord {
 
     /// The record of a run, if it has one.
     pub fn read(run_dir: &Path) -> Option<Self> {
-        let text = crate::util::bounded::read_bounded_string(&run_dir.join(FILE), crate::util::bounded::FileKind::State).ok()?;
+        let text =
+            crate::util::bounded::read_bounded_string(&run_dir.join(FILE), crate::util::bounded::FileKind::State)
+                .ok()?;
         serde_json::from_str(&text).ok()
     }
 

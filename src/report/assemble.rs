@@ -26,8 +26,17 @@ use crate::trial::{CaseSpec, Envelope, RunEvent};
 
 /// Assembles the report of `run_dir` for `job`.
 pub fn build_report(job: &LoadedJob, run_dir: &Path) -> Result<Report, ReportError> {
-    let redactor = Redactor::for_job(job);
+    let redactor = redactor_for_report(job);
     build_report_with(job, run_dir, &redactor)
+}
+
+/// The job's redactor, leaving the dataset's ids and names whole. A name holding a secret
+/// (refused by `test` already) stays masked here rather than failing the report.
+pub fn redactor_for_report(job: &LoadedJob) -> Redactor {
+    let mut r = Redactor::for_job(job);
+    // On a refusal `protect` leaves `r` as it was: everything is masked as before.
+    let _refused = crate::run::dataset_cases::protect_dataset_names(&mut r, &job.state_dir());
+    r
 }
 
 /// Same as [`build_report`] with a caller's redactor (which may know extra secrets).

@@ -84,7 +84,7 @@ pub fn latest_run(job: &LoadedJob) -> Result<PathBuf, ReportError> {
 /// the run folder and in each trial folder (left as it is when unchanged). Returns the files
 /// written.
 pub fn write_all(job: &LoadedJob, run_dir: &Path, outputs: &ReportOutputs) -> Result<Vec<PathBuf>, ReportError> {
-    let redactor = Redactor::for_job(job);
+    let redactor = assemble::redactor_for_report(job);
     let report = build_report_with(job, run_dir, &redactor)?;
     write_report(&report, run_dir, outputs, &redactor)
 }

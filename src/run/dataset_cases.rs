@@ -19,6 +19,21 @@ pub struct Selection {
     pub partition: Option<(u32, u32)>,
 }
 
+/// Makes `redactor` leave the structural names of the job's dataset whole (every case,
+/// pending ones too); a dataset that cannot be read protects nothing (masking stays the safe
+/// side). Refuses a name that holds a known secret.
+pub fn protect_dataset_names(
+    redactor: &mut crate::redact::Redactor,
+    state_dir: &Path,
+) -> Result<(), crate::redact::SecretInName> {
+    let every = Selection {
+        include_pending: true,
+        ..Selection::default()
+    };
+    let cases = load_cases(state_dir, &every).unwrap_or_default();
+    redactor.protect(cases.iter().flat_map(|c| c.structural_names()))
+}
+
 /// Reads the dataset under `state_dir` and returns the selected cases, in dataset order.
 pub fn load_cases(state_dir: &Path, sel: &Selection) -> Result<Vec<CaseSpec>, String> {
     let dataset: Dataset = read_artifact(state_dir, ArtifactKind::Dataset).map_err(|e| e.to_string())?;

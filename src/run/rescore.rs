@@ -53,7 +53,8 @@ pub async fn rescore(job: &LoadedJob, judge: &dyn Judge, src: &Path, dst: &Path)
     // contract.json is refused up front.
     let facts = job_contract_facts(job).map_err(std::io::Error::other)?;
     super::stored_versions::check_stored_run(src).map_err(std::io::Error::other)?;
-    let redactor = Redactor::for_job(job);
+    let mut redactor = Redactor::for_job(job);
+    super::dataset_cases::protect_dataset_names(&mut redactor, &job.state_dir()).map_err(std::io::Error::other)?;
     let known = known_tools(job);
     let mut verdicts = Vec::new();
     let (from, to) = (RunDir::new(src), RunDir::new(dst));

@@ -223,3 +223,61 @@ fn risk_case_ids_survive_every_artifact_report_and_junit() {
         );
     }
 }
+
+#[test]
+fn hand_made_ids_and_names_that_look_like_tokens_are_never_rewritten() {
+    // A hand-made case id in a Slack-token shape and a persona named "Bearer …" key rows and
+    // test cases; masking them once merged cases into one `[REDACTED]` row.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("release-bot");
+    common::mock_release_bot(&dir, &["Done."]);
+    let state = dir.join(".ghostlab");
+    let dataset: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(state.join("dataset.json")).unwrap()).unwrap();
+    let ids: Vec<String> = dataset["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap().to_string())
+        .collect();
+    let personas: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(state.join("personas.json")).unwrap()).unwrap();
+    let old_name = personas["personas"][0]["name"].as_str().unwrap().to_string();
+    let (new_ids, new_name) = (
+        ["xoxb-2024-rollout-check", "xoxp-1234567890-release-gate"],
+        "Bearer Bobby-the-release-manager",
+    );
+    // A case is keyed by its scenario's id: renamed in both files.
+    for file in ["dataset.json", "scenarios.json"] {
+        let mut text = std::fs::read_to_string(state.join(file)).unwrap();
+        for (old, new) in ids.iter().zip(new_ids) {
+            text = text.replace(&format!("\"{old}\""), &format!("\"{new}\""));
+        }
+        std::fs::write(state.join(file), text).unwrap();
+    }
+    let p = std::fs::read_to_string(state.join("personas.json"))
+        .unwrap()
+        .replace(&format!("\"{old_name}\""), &format!("\"{new_name}\""));
+    std::fs::write(state.join("personas.json"), p).unwrap();
+    let out = ghostlab(&dir)
+        .args(["test", "--job", "job.yaml", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = common::newest_run(&dir);
+    let summary = std::fs::read_to_string(run.join("summary.json")).unwrap();
+    let junit = std::fs::read_to_string(run.join("junit.xml")).unwrap();
+    let report = std::fs::read_to_string(run.join("report.md")).unwrap();
+    for id in new_ids {
+        assert!(summary.contains(id), "summary.json lost {id}: {summary}");
+        assert!(junit.contains(id), "junit.xml lost {id}");
+        assert!(report.contains(id), "report.md lost {id}");
+        assert!(run.join("cases").join(id).is_dir(), "no trial folder for {id}");
+    }
+    assert!(!summary.contains("[REDACTED]"), "{summary}");
+    assert!(report.contains(new_name), "report.md lost the persona name");
+}
