@@ -27,6 +27,7 @@ pub mod scratch;
 pub mod seccomp;
 pub mod session;
 pub mod session_sweep;
+pub mod storage_watch;
 pub mod test_resolve;
 
 pub use exec::ExecOutput;

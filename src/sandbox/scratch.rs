@@ -7,11 +7,11 @@
 //! - **root**: each folder is a size-limited tmpfs mounted by the harness on the host
 //!   (`size=N`, owned by the sandbox user). A write beyond the bound fails inside with ENOSPC;
 //!   the host disk is never touched. Unmounted on delete, on signals and by the stale sweep.
-//! - **not root** (cannot mount): the folders' usage is measured before every command starts
-//!   and after every `exec`; once over the bound the session refuses further commands with
-//!   "HOME exceeded N bytes", which the case reports as INFRA_ERROR. This detects, it does not
-//!   prevent: the host disk holds up to one command's writes beyond the bound (each file is
-//!   still capped by RLIMIT_FSIZE).
+//! - **not root** (cannot mount): the folders' usage is measured while commands run
+//!   (`storage_watch`: a breach stops the session's processes) and after every `exec`; once
+//!   over the bound the session refuses further commands with "HOME exceeded N bytes", which
+//!   the case reports as INFRA_ERROR. The host disk holds at most what is written between two
+//!   measurements beyond the bound (each file is still capped by RLIMIT_FSIZE).
 //!
 //! A failed mount as root is not silently ignored: the session falls back to the measured
 //! bound and says so in its log, the same bound every non-root run has.

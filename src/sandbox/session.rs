@@ -74,6 +74,8 @@ pub struct Session {
     cgroups: Option<CgroupSet>,
     /// How HOME and TMPDIR are bounded (set while preparing).
     scratch: ScratchBound,
+    /// With a measured bound: the watcher that enforces it while commands run.
+    storage_watch: Option<super::storage_watch::StorageWatch>,
     /// Egress proxies of commands whose scope allows fewer hosts than the session (one per
     /// distinct allowlist, started on first use).
     scoped_proxies: std::sync::Mutex<Vec<ScopedProxy>>,
@@ -142,6 +144,7 @@ impl Session {
             owner,
             cgroups: None,
             scratch: ScratchBound::Measured,
+            storage_watch: None,
             scoped_proxies: std::sync::Mutex::new(Vec::new()),
             deleted: false,
             policy,
@@ -318,6 +321,7 @@ impl Session {
     /// Ends every process of the session and removes its folder unless `keep`.
     pub async fn delete(mut self) -> Result<(), SandboxError> {
         self.deleted = true;
+        self.storage_watch.take();
         let killed = procs::kill_session(&self.layout.dir, &self.id);
         self.proxy.take();
         self.scoped_proxies.lock().unwrap_or_else(|p| p.into_inner()).clear();
@@ -372,21 +376,57 @@ impl Session {
         self.scratch
     }
 
-    /// With a measured bound, refuses to go on once HOME or TMPDIR is over it.
+    /// Whether this session's storage bound is measured (no tmpfs) rather than mounted.
+    fn measured_storage(&self) -> bool {
+        self.scratch == ScratchBound::Measured && self.policy.backend != SandboxBackend::Openshell
+    }
+
+    /// The measured folders and their bounds.
+    fn measured_folders(&self) -> Vec<super::storage_watch::Bounded> {
+        let (scratch, shared) = (self.policy.limits.scratch_bytes, self.policy.limits.workspace_bytes);
+        [
+            ("HOME", &self.layout.home, scratch),
+            ("TMPDIR", &self.layout.tmp, scratch),
+            ("the workspace", &self.layout.workspace, shared),
+            ("uploads", &self.layout.uploads, shared),
+        ]
+        .into_iter()
+        .map(|(name, dir, bytes)| super::storage_watch::Bounded {
+            name: name.into(),
+            dir: dir.clone(),
+            bytes,
+        })
+        .collect()
+    }
+
+    /// With a measured bound, starts the watcher that holds it while commands run: at the first
+    /// breach every process of the session is stopped.
+    pub(super) fn watch_storage(&mut self) {
+        if !self.measured_storage() {
+            return;
+        }
+        let (dir, id) = (self.layout.dir.clone(), self.id.clone());
+        self.storage_watch = Some(super::storage_watch::StorageWatch::start(
+            self.measured_folders(),
+            move |_| {
+                procs::kill_session(&dir, &id);
+            },
+        ));
+        self.log
+            .note("storage bound measured while commands run (no tmpfs): a breach stops the session's processes");
+    }
+
+    /// With a measured bound, refuses to go on once HOME, TMPDIR, the workspace or uploads is
+    /// over it (seen by the watcher while a command ran, or measured now).
     fn check_scratch(&self) -> Result<(), SandboxError> {
-        if self.scratch != ScratchBound::Measured || self.policy.backend == SandboxBackend::Openshell {
+        if !self.measured_storage() {
             return Ok(());
         }
-        let folders = [
-            ("HOME", self.layout.home.as_path()),
-            ("TMPDIR", self.layout.tmp.as_path()),
-        ];
-        let shared = [
-            ("the workspace", self.layout.workspace.as_path()),
-            ("uploads", self.layout.uploads.as_path()),
-        ];
-        let over = scratch::over_bound(&folders, self.policy.limits.scratch_bytes)
-            .or_else(|| scratch::over_bound(&shared, self.policy.limits.workspace_bytes));
+        let over = self.storage_watch.as_ref().and_then(|w| w.breach()).or_else(|| {
+            self.measured_folders()
+                .iter()
+                .find_map(|f| scratch::over_bound(&[(f.name.as_str(), f.dir.as_path())], f.bytes))
+        });
         match over {
             Some(why) => {
                 self.log.note(&format!("LIMIT HIT: {why}"));

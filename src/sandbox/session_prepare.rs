@@ -209,6 +209,7 @@ impl Session {
         self.scratch = report.2;
         self.log.note(&report.1);
         self.log.note(&report.3);
+        self.watch_storage();
         match self.policy.backend {
             SandboxBackend::Bubblewrap => {
                 let (cg, notes) = CgroupSet::create(&format!("ghostlab-{}", self.id), &self.policy.limits);

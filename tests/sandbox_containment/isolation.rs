@@ -278,6 +278,36 @@ async fn scratch_bounded(ctx: &Ctx, name: &'static str) -> Row {
                 refused && second.is_err()
             }
         };
+        // Measured (no tmpfs): the bound also holds while one long command runs. A slow
+        // writer (16 × 1 MB, 0.2 s apart) is stopped part-way, not after the whole 16 MB.
+        let ok = ok
+            && match kind {
+                ScratchBound::Tmpfs => true,
+                ScratchBound::Measured => {
+                    let slow = sb.session(Role::Agent).await.unwrap();
+                    let host = if var == "HOME" {
+                        slow.home_dir().to_path_buf()
+                    } else {
+                        slow.dir().join("tmp")
+                    };
+                    // Shell builtins only (printf, arithmetic): no fork, so the probe does not
+                    // depend on the process limit the other probes share.
+                    let write = format!(
+                        "i=0; while [ $i -lt 16 ]; do printf '%1000000s' x > \"${var}/slow$i\" || exit 3; \
+                     j=0; while [ $j -lt 150000 ]; do j=$((j+1)); done; i=$((i+1)); done; echo WROTE"
+                    );
+                    let run = slow.exec(&sh(&write), &ExecOptions::default(), None).await;
+                    let held_bytes = usage(&host);
+                    let stopped = matches!(&run, Err(e) if e.to_string().contains(&format!("{var} exceeded {bound}")));
+                    observed.push(format!(
+                        "{var} slow writer: {}, host {} KiB",
+                        run.as_ref().map(summary).unwrap_or_else(|e| e.to_string()),
+                        held_bytes >> 10
+                    ));
+                    slow.delete().await.unwrap();
+                    stopped && held_bytes <= bound + (4 << 20)
+                }
+            };
         observed.push(format!(
             "{var} ({kind:?}): first {}, host {} KiB, next {}",
             first.as_ref().map(summary).unwrap_or_else(|e| e.to_string()),

@@ -1,0 +1,131 @@
+//! The storage bound while commands run, for sessions that cannot mount a size-limited tmpfs
+//! (Ghostlab not root). Measuring only around each command let one long command write far past
+//! the bound onto the host disk before anyone looked. A watcher thread measures the bounded
+//! folders for as long as the session lives, and at the first breach stops every process of the
+//! session; the session then refuses further commands with the breach as its reason.
+//!
+//! The overshoot is what can be written between two measurements: the interval adapts to the
+//! cost of a measurement (ten times its duration, between 100 ms and 5 s), so a large
+//! workspace is not walked in a busy loop, and each file is still capped by RLIMIT_FSIZE.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::scratch::usage;
+
+const MIN_INTERVAL: Duration = Duration::from_millis(100);
+const MAX_INTERVAL: Duration = Duration::from_secs(5);
+/// Measuring takes at most a tenth of one core, however large the folders are.
+const COST_FACTOR: u32 = 10;
+
+/// One bounded folder: its name for messages, its host path, its bound in bytes.
+#[derive(Debug, Clone)]
+pub struct Bounded {
+    pub name: String,
+    pub dir: PathBuf,
+    pub bytes: u64,
+}
+
+/// A running watcher; stops when dropped.
+#[derive(Debug)]
+pub struct StorageWatch {
+    stop: Arc<AtomicBool>,
+    breach: Arc<Mutex<Option<String>>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl StorageWatch {
+    /// Starts watching `folders`; `on_breach` runs once, on the watcher's thread, with the
+    /// reason (it stops the session's processes).
+    pub fn start(folders: Vec<Bounded>, on_breach: impl FnOnce(&str) + Send + 'static) -> StorageWatch {
+        let stop = Arc::new(AtomicBool::new(false));
+        let breach = Arc::new(Mutex::new(None));
+        let (stop2, breach2) = (stop.clone(), breach.clone());
+        let thread = std::thread::Builder::new()
+            .name("ghostlab-storage-watch".into())
+            .spawn(move || watch(&folders, &stop2, &breach2, on_breach))
+            .ok();
+        StorageWatch { stop, breach, thread }
+    }
+
+    /// The first breach seen, if any.
+    pub fn breach(&self) -> Option<String> {
+        self.breach.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
+impl Drop for StorageWatch {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(t) = self.thread.take() {
+            t.thread().unpark();
+            let _ = t.join();
+        }
+    }
+}
+
+/// The first folder over its bound, as the reason.
+fn first_over(folders: &[Bounded]) -> Option<String> {
+    folders.iter().find_map(|f| {
+        let used = usage(&f.dir);
+        (used > f.bytes).then(|| format!("{} exceeded {} bytes (uses {used})", f.name, f.bytes))
+    })
+}
+
+fn watch(folders: &[Bounded], stop: &AtomicBool, breach: &Mutex<Option<String>>, on_breach: impl FnOnce(&str)) {
+    while !stop.load(Ordering::SeqCst) {
+        let started = Instant::now();
+        if let Some(why) = first_over(folders) {
+            *breach.lock().unwrap_or_else(|p| p.into_inner()) = Some(why.clone());
+            on_breach(&why);
+            return;
+        }
+        let interval = (started.elapsed() * COST_FACTOR).clamp(MIN_INTERVAL, MAX_INTERVAL);
+        std::thread::park_timeout(interval);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_breach_while_writing_is_seen_within_moments_and_reported_once() {
+        let d = tempfile::tempdir().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let watch = StorageWatch::start(
+            vec![Bounded {
+                name: "HOME".into(),
+                dir: d.path().to_path_buf(),
+                bytes: 1 << 20,
+            }],
+            move |why| tx.send(why.to_string()).unwrap(),
+        );
+        assert_eq!(watch.breach(), None);
+        std::fs::write(d.path().join("big"), vec![1u8; 2 << 20]).unwrap();
+        let why = rx
+            .recv_timeout(Duration::from_secs(5))
+            .expect("the breach was not seen");
+        assert!(why.starts_with("HOME exceeded 1048576 bytes"), "{why}");
+        assert_eq!(watch.breach().as_deref(), Some(why.as_str()));
+        assert!(rx.recv_timeout(Duration::from_millis(300)).is_err(), "reported twice");
+    }
+
+    #[test]
+    fn dropping_the_watch_stops_it_promptly() {
+        let d = tempfile::tempdir().unwrap();
+        let watch = StorageWatch::start(
+            vec![Bounded {
+                name: "TMPDIR".into(),
+                dir: d.path().to_path_buf(),
+                bytes: u64::MAX,
+            }],
+            |_| panic!("no breach expected"),
+        );
+        let started = Instant::now();
+        drop(watch);
+        assert!(started.elapsed() < Duration::from_secs(1));
+    }
+}
