@@ -193,20 +193,15 @@ impl Redactor {
     }
 
     /// Masks secrets in text; borrows when nothing matched. Known secret values are masked
-    /// everywhere; token shapes everywhere except inside protected names (a protected name is
-    /// shielded from the shape rules only, so a secret learnt after `protect` still goes).
+    /// everywhere; a token shape everywhere except where the match lies wholly inside a
+    /// protected name (so a secret learnt after `protect` still goes, and a name inside a real
+    /// token never saves the token).
     pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
         let known = self.mask_known(text);
         if !ANY_RULE.is_match(&known) {
             return known;
         }
-        let Some(shielded) = self.protected.shield(&known) else {
-            return mask_shapes(known);
-        };
-        match mask_shapes(Cow::Borrowed(&shielded)) {
-            Cow::Borrowed(_) => known,
-            Cow::Owned(masked) => Cow::Owned(self.protected.unshield(&masked)),
-        }
+        mask_shapes(known, &self.protected)
     }
 
     /// Known secret values in every form the redactor knows.
@@ -232,22 +227,22 @@ impl Redactor {
     }
 }
 
-/// Masks token-shaped strings (real key formats).
-fn mask_shapes(mut out: Cow<'_, str>) -> Cow<'_, str> {
+/// Masks token-shaped strings (real key formats), except a match wholly inside a protected name.
+fn mask_shapes<'a>(mut out: Cow<'a, str>, protected: &protected::Protected) -> Cow<'a, str> {
     for rule in RULES.iter() {
-        let hit = rule
-            .pattern
-            .find_iter(&out)
-            .any(|m| !rule.needs_uppercase || m.as_str().chars().any(|c| c.is_ascii_uppercase()));
-        if !hit {
+        let random = |m: &str| !rule.needs_uppercase || m.chars().any(|c| c.is_ascii_uppercase());
+        let spans = protected.spans(&out);
+        let masks =
+            |m: &regex::Match<'_>| random(m.as_str()) && !protected::Protected::covers(&spans, m.start(), m.end());
+        if !rule.pattern.find_iter(&out).any(|m| masks(&m)) {
             continue;
         }
         let replaced = rule.pattern.replace_all(&out, |c: &regex::Captures| {
-            let m = &c[0];
-            if !rule.needs_uppercase || m.chars().any(|ch| ch.is_ascii_uppercase()) {
+            let m = c.get(0).expect("a match has a whole group");
+            if masks(&m) {
                 MASK.to_string()
             } else {
-                m.to_string()
+                m.as_str().to_string()
             }
         });
         out = Cow::Owned(replaced.into_owned());
@@ -382,6 +377,23 @@ mod tests {
             r.redact(text),
             format!("case xoxb-2024-rollout-check by Bearer Bobby-the-release-manager; real {MASK}")
         );
+        // A protected name inside a real token does not save the token.
+        let mut inside = Redactor::new();
+        inside
+            .protect([("persona id", "proj"), ("scenario id", "release")])
+            .unwrap();
+        inside.protect([("persona id", "projects")]).unwrap();
+        for token in [
+            "sk-proj-AbCdEfGhIjKlMnOpQrStUv",
+            "ghp_projectsabcdefghijklmnopqrstu",
+            "Bearer releaseAbcdefghijklmnop",
+        ] {
+            assert_eq!(
+                inside.redact(&format!("key {token} end")),
+                format!("key {MASK} end"),
+                "{token}"
+            );
+        }
         // A name holding a known secret is refused, and the refusal does not print it.
         let err = r.protect([("case id", "leak-planted-secret-7Qx9Lm2Vb")]).unwrap_err();
         assert!(!err.to_string().contains("7Qx9Lm2Vb"), "{err}");

@@ -42,9 +42,8 @@ pub struct Executor {
     run: CancellationToken,
     /// `<state_dir>/lab`, following the job's `paths.state_dir` as saved.
     lab_dir: PathBuf,
-    /// State folders this lab holds the lock of: the one the command locked before Step 1
-    /// (its lock lives there) and any a saved job moved to since (their locks live here).
-    held_states: Vec<PathBuf>,
+    /// Locks of state folders this lab moved to after it started (a saved job with another
+    /// `paths.state_dir`); the one the command locked first is held by the command.
     state_locks: Vec<crate::util::folder_lock::FolderLock>,
 }
 
@@ -64,7 +63,6 @@ impl Executor {
             work: CancellationToken::new(),
             run: CancellationToken::new(),
             lab_dir: PathBuf::new(),
-            held_states: Vec::new(),
             state_locks: Vec::new(),
         }
         .with_lab_dir()
@@ -77,29 +75,22 @@ impl Executor {
                 .and_then(|t| crate::spec::parse_job_text(&self.job_file(), &t).ok())
                 .unwrap_or_default();
         self.lab_dir = store::lab_dir(&self.job_file(), &on_disk);
-        self.held_states = self.lab_dir.parent().map(PathBuf::from).into_iter().collect();
         self
     }
 
-    /// Takes the lock of the state folder `lab_dir` lies in unless this lab holds it already: a
-    /// job whose `paths.state_dir` changed (an import at Step 1, an edit) must not write into a
+    /// Takes the lock of the state folder `lab_dir` lies in unless this process holds it
+    /// already: the lab writes its proposals, artifacts and job only into a state folder it
+    /// holds, so a job whose `paths.state_dir` differs from the one the command locked (an
+    /// import at Step 1, an edit, a job.yaml on disk that names another) never writes into a
     /// folder another lab or `generate` is using.
     fn hold_state_of(&mut self, lab_dir: &Path) -> Result<(), LabError> {
         let Some(state) = lab_dir.parent() else {
             return Ok(());
         };
-        let same = |a: &Path| {
-            a == state
-                || a.canonicalize()
-                    .ok()
-                    .is_some_and(|c| Some(c) == state.canonicalize().ok())
-        };
-        if self.held_states.iter().any(|h| same(h)) {
-            return Ok(());
+        if !crate::util::folder_lock::held_here(state) {
+            self.state_locks
+                .push(crate::util::folder_lock::lock_state_folder(state)?);
         }
-        self.state_locks
-            .push(crate::util::folder_lock::lock_state_folder(state)?);
-        self.held_states.push(state.to_path_buf());
         Ok(())
     }
 
@@ -130,10 +121,12 @@ impl Executor {
             }
             Effect::CacheProposal { step, proposal } => {
                 let dir = self.lab_dir.clone();
+                self.hold_state_of(&dir)?;
                 store::save_proposal(&dir, step, &proposal)?;
             }
             Effect::DropCachedProposal { step } => {
                 let dir = self.lab_dir.clone();
+                self.hold_state_of(&dir)?;
                 store::drop_proposal(&dir, step)?;
             }
             Effect::Discover { server, job } => {
@@ -181,10 +174,13 @@ impl Executor {
             }
             Effect::SaveArtifact { step, value } => {
                 let dir = self.lab_dir.clone();
+                self.hold_state_of(&dir)?;
                 store::save_artifact(&dir, step, &value)?;
             }
             Effect::SaveCuration { scenarios, dataset } => {
                 // The lab folder sits in the state folder, where the dataset module keeps its files.
+                let dir = self.lab_dir.clone();
+                self.hold_state_of(&dir)?;
                 let state = self.lab_dir.parent().map(PathBuf::from).unwrap_or_default();
                 for written in [
                     write_artifact(&state, ArtifactKind::Scenario, &*scenarios),

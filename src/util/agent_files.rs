@@ -6,7 +6,6 @@
 //! bounded size is read.
 
 use std::io::Read;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Component, Path};
 
 /// Why a file of the agent's tree was not read, in words for a check's detail.
@@ -38,31 +37,28 @@ pub fn read_in_tree(root: &Path, rel: &str, max: u64) -> Result<Vec<u8>, TreeRea
             "{rel:?} leaves the workspace; only paths inside it are read"
         )));
     }
-    let mut at = root.to_path_buf();
-    let parts: Vec<_> = rel_path.components().collect();
+    // One component at a time from a descriptor of the root, each opened with O_NOFOLLOW: a
+    // link swapped in after a check cannot redirect the walk (the agent may still be running).
+    let parts: Vec<_> = rel_path
+        .components()
+        .filter(|c| matches!(c, Component::Normal(_)))
+        .collect();
+    let mut dir = open_at(None, root.as_os_str(), libc::O_DIRECTORY)?;
     for (i, part) in parts.iter().enumerate() {
-        at.push(part);
-        let meta = match std::fs::symlink_metadata(&at) {
-            Ok(m) => m,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(TreeReadError::Missing),
-            Err(e) => return Err(TreeReadError::Refused(format!("cannot be read: {e}"))),
+        let last = i + 1 == parts.len();
+        let flags = if last {
+            libc::O_NONBLOCK | libc::O_NOCTTY
+        } else {
+            libc::O_DIRECTORY
         };
-        if meta.file_type().is_symlink() {
-            let which = if i + 1 == parts.len() { "is" } else { "lies under" };
-            return Err(TreeReadError::Refused(format!(
-                "{which} a symbolic link, which is not followed"
-            )));
-        }
-    }
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(&at)
-        .map_err(|e| match e.raw_os_error() {
-            Some(libc::ELOOP) => TreeReadError::Refused("is a symbolic link, which is not followed".into()),
-            _ if e.kind() == std::io::ErrorKind::NotFound => TreeReadError::Missing,
-            _ => TreeReadError::Refused(format!("cannot be read: {e}")),
+        dir = open_at(Some(&dir), part.as_os_str(), flags).map_err(|e| match e {
+            TreeReadError::Refused(why) if !last && why.contains("symbolic link") => {
+                TreeReadError::Refused("lies under a symbolic link, which is not followed".into())
+            }
+            other => other,
         })?;
+    }
+    let file = dir;
     let meta = file
         .metadata()
         .map_err(|e| TreeReadError::Refused(format!("cannot be read: {e}")))?;
@@ -85,6 +81,34 @@ pub fn read_in_tree(root: &Path, rel: &str, max: u64) -> Result<Vec<u8>, TreeRea
         )));
     }
     Ok(bytes)
+}
+
+/// Opens `name` relative to `dir` (or as a path when `dir` is `None`) with O_NOFOLLOW and
+/// O_CLOEXEC plus `flags`, read-only.
+fn open_at(
+    dir: Option<&std::fs::File>,
+    name: &std::ffi::OsStr,
+    flags: libc::c_int,
+) -> Result<std::fs::File, TreeReadError> {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    use std::os::unix::ffi::OsStrExt;
+    let c =
+        std::ffi::CString::new(name.as_bytes()).map_err(|_| TreeReadError::Refused("has a NUL in its name".into()))?;
+    let base = dir.map_or(libc::AT_FDCWD, |d| d.as_raw_fd());
+    let follow = if dir.is_some() { libc::O_NOFOLLOW } else { 0 };
+    // SAFETY: openat with a valid C string and a descriptor we own (or AT_FDCWD).
+    let fd = unsafe { libc::openat(base, c.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC | follow | flags) };
+    if fd < 0 {
+        let e = std::io::Error::last_os_error();
+        return Err(match e.raw_os_error() {
+            Some(libc::ELOOP) => TreeReadError::Refused("is a symbolic link, which is not followed".into()),
+            Some(libc::ENOTDIR) => TreeReadError::Refused("is a symbolic link or not a folder; not followed".into()),
+            _ if e.kind() == std::io::ErrorKind::NotFound => TreeReadError::Missing,
+            _ => TreeReadError::Refused(format!("cannot be read: {e}")),
+        });
+    }
+    // SAFETY: fd was just returned by openat and is owned by nothing else.
+    Ok(unsafe { std::fs::File::from_raw_fd(fd) })
 }
 
 /// Like `read_in_tree`, as text (lossy: a check looks for words, not encodings).

@@ -31,6 +31,32 @@ pub enum LockError {
 #[derive(Debug)]
 pub struct FolderLock {
     _file: std::fs::File,
+    /// The lock file's identity when it is a state folder's long hold (`HELD`).
+    held: Option<(u64, u64)>,
+}
+
+/// State folders this process holds for its whole run (`lock_state_folder`), by the lock
+/// file's device and inode: a second `flock` from this process on another descriptor would
+/// fail against its own lock, so code that must know whether the lab already holds a folder
+/// asks `held_here` instead.
+static HELD: std::sync::Mutex<Vec<(u64, u64)>> = std::sync::Mutex::new(Vec::new());
+
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// Whether this process holds `state`'s lock through `lock_state_folder`.
+pub fn held_here(state: &Path) -> bool {
+    identity(&state.join(LOCK_FILE)).is_some_and(|id| HELD.lock().unwrap_or_else(|p| p.into_inner()).contains(&id))
+}
+
+impl Drop for FolderLock {
+    fn drop(&mut self) {
+        if let Some(id) = self.held {
+            HELD.lock().unwrap_or_else(|p| p.into_inner()).retain(|h| *h != id);
+        }
+    }
 }
 
 fn open(folder: &Path) -> Result<(std::fs::File, PathBuf), LockError> {
@@ -77,7 +103,12 @@ pub fn lock_folder_within(folder: &Path, wait: std::time::Duration) -> Result<Fo
     let started = std::time::Instant::now();
     loop {
         match flock(&file, libc::LOCK_EX | libc::LOCK_NB) {
-            Ok(()) => return Ok(FolderLock { _file: file }),
+            Ok(()) => {
+                return Ok(FolderLock {
+                    _file: file,
+                    held: None,
+                });
+            }
             Err(e) if e.raw_os_error() == Some(libc::EWOULDBLOCK) => {
                 if started.elapsed() >= wait {
                     return Err(LockError::StillBusy {
@@ -101,7 +132,12 @@ pub fn lock_state_folder(state: &Path) -> Result<FolderLock, LockError> {
         path: state.join(LOCK_FILE),
         source,
     })?;
-    try_lock_folder(state)
+    let mut lock = try_lock_folder(state)?;
+    if let Some(id) = identity(&state.join(LOCK_FILE)) {
+        HELD.lock().unwrap_or_else(|p| p.into_inner()).push(id);
+        lock.held = Some(id);
+    }
+    Ok(lock)
 }
 
 /// Takes the folder's exclusive lock or says at once that another command holds it (for
@@ -109,7 +145,10 @@ pub fn lock_state_folder(state: &Path) -> Result<FolderLock, LockError> {
 pub fn try_lock_folder(folder: &Path) -> Result<FolderLock, LockError> {
     let (file, path) = open(folder)?;
     match flock(&file, libc::LOCK_EX | libc::LOCK_NB) {
-        Ok(()) => Ok(FolderLock { _file: file }),
+        Ok(()) => Ok(FolderLock {
+            _file: file,
+            held: None,
+        }),
         Err(e) if e.raw_os_error() == Some(libc::EWOULDBLOCK) => Err(LockError::Busy {
             folder: folder.to_path_buf(),
             path,

@@ -413,7 +413,7 @@ fn cli_yes_saves_every_step_it_can_then_resume_finishes_the_run() {
     let text = format!("{text}hosts:\n  mock:\n    replies: [\"I can help with releases.\"]\n");
     std::fs::write(&job, text).expect("write");
     let out = ghostlab_cmd(dir.path())
-        .env("RELEASE_TOKEN", "x-token")
+        .env("RELEASE_TOKEN", "x-token-value")
         .args(["lab", "--yes", "--resume", "--model", "openai/other"])
         .timeout(std::time::Duration::from_secs(300))
         .output()

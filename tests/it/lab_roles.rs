@@ -185,7 +185,7 @@ async fn full_lab_run(provider: &str, model: &str, key_var: &str, min_pass_rate:
         let mut cmd = assert_cmd::Command::cargo_bin("ghostlab").expect("binary");
         cmd.current_dir(&dir_path)
             .env("NO_COLOR", "1")
-            .env("RELEASE_TOKEN", "x-token")
+            .env("RELEASE_TOKEN", "x-token-value")
             .env(&base_var, &url)
             .env(&key_var, &key)
             .env("GHOSTLAB_KEYRING", "keyutils")
