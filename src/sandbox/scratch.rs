@@ -114,14 +114,33 @@ pub fn is_scratch_mount(dir: &Path) -> bool {
 
 /// Bytes used below `dir` (allocated blocks, symlinks not followed, other mounts skipped).
 pub fn usage(dir: &Path) -> u64 {
+    measured_usage(dir).unwrap_or(u64::MAX)
+}
+
+/// Like `usage`, or the folder that could not be measured. A folder the sandbox made
+/// unreadable (`chmod 300`: write and enter, no listing) is made readable again by its owner
+/// first; one that stays unreadable cannot be measured, which the bound treats as a breach
+/// rather than as empty.
+pub fn measured_usage(dir: &Path) -> Result<u64, std::path::PathBuf> {
     let Ok(root) = std::fs::symlink_metadata(dir) else {
-        return 0;
+        return Ok(0);
     };
     let dev = root.dev();
     let mut total = 0u64;
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        let entries = match std::fs::read_dir(&d) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                use std::os::unix::fs::PermissionsExt;
+                let mode = std::fs::symlink_metadata(&d)
+                    .map(|m| m.permissions().mode())
+                    .unwrap_or(0);
+                let _ = std::fs::set_permissions(&d, std::fs::Permissions::from_mode(mode | 0o700));
+                std::fs::read_dir(&d).map_err(|_| d.clone())?
+            }
+            Err(_) => continue,
+        };
         for e in entries.filter_map(Result::ok) {
             let Ok(m) = e.metadata() else { continue };
             total = total.saturating_add(m.blocks().saturating_mul(512));
@@ -130,14 +149,18 @@ pub fn usage(dir: &Path) -> u64 {
             }
         }
     }
-    total
+    Ok(total)
 }
 
-/// The first of `(name, folder)` whose usage is over `bytes`, as the error text.
+/// The first of `(name, folder)` whose usage is over `bytes` (or cannot be measured), as the
+/// error text.
 pub fn over_bound(folders: &[(&str, &Path)], bytes: u64) -> Option<String> {
-    folders.iter().find_map(|(name, dir)| {
-        let used = usage(dir);
-        (used > bytes).then(|| format!("{name} exceeded {bytes} bytes (uses {used})"))
+    folders.iter().find_map(|(name, dir)| match measured_usage(dir) {
+        Ok(used) => (used > bytes).then(|| format!("{name} exceeded {bytes} bytes (uses {used})")),
+        Err(at) => Some(format!(
+            "{name} exceeded what can be measured: {} cannot be read, so its size is unknown",
+            at.display()
+        )),
     })
 }
 

@@ -13,8 +13,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::scratch::usage;
-
 const MIN_INTERVAL: Duration = Duration::from_millis(100);
 const MAX_INTERVAL: Duration = Duration::from_secs(5);
 /// Measuring takes at most a tenth of one core, however large the folders are.
@@ -66,12 +64,11 @@ impl Drop for StorageWatch {
     }
 }
 
-/// The first folder over its bound, as the reason.
+/// The first folder over its bound (or that cannot be measured), as the reason.
 fn first_over(folders: &[Bounded]) -> Option<String> {
-    folders.iter().find_map(|f| {
-        let used = usage(&f.dir);
-        (used > f.bytes).then(|| format!("{} exceeded {} bytes (uses {used})", f.name, f.bytes))
-    })
+    folders
+        .iter()
+        .find_map(|f| super::scratch::over_bound(&[(f.name.as_str(), f.dir.as_path())], f.bytes))
 }
 
 fn watch(folders: &[Bounded], stop: &AtomicBool, breach: &Mutex<Option<String>>, on_breach: impl FnOnce(&str)) {
@@ -111,6 +108,23 @@ mod tests {
         assert!(why.starts_with("HOME exceeded 1048576 bytes"), "{why}");
         assert_eq!(watch.breach().as_deref(), Some(why.as_str()));
         assert!(rx.recv_timeout(Duration::from_millis(300)).is_err(), "reported twice");
+    }
+
+    #[test]
+    fn a_folder_made_unreadable_is_still_measured() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let hidden = d.path().join("h");
+        std::fs::create_dir(&hidden).unwrap();
+        std::fs::write(hidden.join("fill"), vec![1u8; 2 << 20]).unwrap();
+        // Write and enter, no listing: a walk that skips it would see nothing.
+        std::fs::set_permissions(&hidden, std::fs::Permissions::from_mode(0o300)).unwrap();
+        let why = first_over(&[Bounded {
+            name: "HOME".into(),
+            dir: d.path().to_path_buf(),
+            bytes: 1 << 20,
+        }]);
+        assert!(why.is_some_and(|w| w.starts_with("HOME exceeded")));
     }
 
     #[test]
