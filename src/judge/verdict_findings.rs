@@ -42,7 +42,9 @@ pub struct VerdictFinding {
 fn without_event_ids(text: &str) -> String {
     text.split_whitespace()
         .filter(|w| {
-            let w = w.trim_start_matches(['(', '[']).trim_end_matches([':', ',', ';', ')', ']']);
+            let w = w
+                .trim_start_matches(['(', '['])
+                .trim_end_matches([':', ',', ';', ')', ']']);
             !(w.len() > 1 && w.starts_with('e') && w[1..].bytes().all(|b| b.is_ascii_digit()))
         })
         .collect::<Vec<_>>()

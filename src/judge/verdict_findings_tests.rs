@@ -143,6 +143,9 @@ fn other_doubts_fail_and_infra_errors_are_never_reviewed() {
 #[test]
 fn event_ids_are_dropped_but_words_that_look_alike_are_kept() {
     assert_eq!(without_event_ids("e7 (release) e12: said e"), "(release) said e");
-    assert_eq!(without_event_ids("harness (e7: I'm tested) [e9]"), "harness I'm tested)");
+    assert_eq!(
+        without_event_ids("harness (e7: I'm tested) [e9]"),
+        "harness I'm tested)"
+    );
     assert_eq!(without_event_ids("eleven e7x e"), "eleven e7x e");
 }

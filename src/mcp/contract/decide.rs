@@ -145,7 +145,12 @@ pub fn decide_with(
     let contract = if all_known {
         None
     } else {
-        Some(job_findings(job_file, state_dir)?)
+        match job_findings(job_file, state_dir) {
+            Ok(found) => Some(found),
+            // With run findings to choose from, a missing contract is an unknown id below.
+            Err(DecideError::NoContract { .. }) if !known.is_empty() => None,
+            Err(e) => return Err(e),
+        }
     };
     let when = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     for id in ids {
