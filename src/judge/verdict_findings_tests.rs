@@ -149,3 +149,36 @@ fn event_ids_are_dropped_but_words_that_look_alike_are_kept() {
     );
     assert_eq!(without_event_ids("eleven e7x e"), "eleven e7x e");
 }
+
+#[test]
+fn reviewed_trials_change_only_the_inconclusive_gate_and_never_below_zero() {
+    use crate::judge::gates::{CaseTrials, GateFacts, apply_gates, summarize};
+    let cases = vec![CaseTrials {
+        case_id: "c".into(),
+        trials: vec![Verdict::Pass, Verdict::Inconclusive, Verdict::Inconclusive, Verdict::Fail],
+    }];
+    let summary = summarize(&cases);
+    let gates = crate::spec::Gates {
+        min_pass_rate: Some(0.5),
+        max_inconclusive_rate: Some(0.3),
+        ..crate::spec::Gates::default()
+    };
+    let at = |reviewed: usize| {
+        let facts = GateFacts {
+            reviewed_inconclusive: reviewed,
+            ..GateFacts::default()
+        };
+        apply_gates(&gates, &summary, &cases, &facts)
+    };
+    let (open, one, too_many) = (at(0), at(1), at(9));
+    let value = |g: &[crate::judge::GateResult], name: &str| {
+        let g = g.iter().find(|g| g.gate == name).unwrap();
+        (g.figures.as_ref().unwrap().value, g.met)
+    };
+    assert_eq!(value(&open, "max_inconclusive_rate"), (Some(0.5), false));
+    assert_eq!(value(&one, "max_inconclusive_rate"), (Some(0.25), true));
+    assert_eq!(value(&too_many, "max_inconclusive_rate"), (Some(0.0), true));
+    for g in [&one, &too_many] {
+        assert_eq!(value(g, "min_pass_rate"), value(&open, "min_pass_rate"), "a review never adds a pass");
+    }
+}
