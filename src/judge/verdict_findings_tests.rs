@@ -155,7 +155,12 @@ fn reviewed_trials_change_only_the_inconclusive_gate_and_never_below_zero() {
     use crate::judge::gates::{CaseTrials, GateFacts, apply_gates, summarize};
     let cases = vec![CaseTrials {
         case_id: "c".into(),
-        trials: vec![Verdict::Pass, Verdict::Inconclusive, Verdict::Inconclusive, Verdict::Fail],
+        trials: vec![
+            Verdict::Pass,
+            Verdict::Inconclusive,
+            Verdict::Inconclusive,
+            Verdict::Fail,
+        ],
     }];
     let summary = summarize(&cases);
     let gates = crate::spec::Gates {
@@ -179,6 +184,10 @@ fn reviewed_trials_change_only_the_inconclusive_gate_and_never_below_zero() {
     assert_eq!(value(&one, "max_inconclusive_rate"), (Some(0.25), true));
     assert_eq!(value(&too_many, "max_inconclusive_rate"), (Some(0.0), true));
     for g in [&one, &too_many] {
-        assert_eq!(value(g, "min_pass_rate"), value(&open, "min_pass_rate"), "a review never adds a pass");
+        assert_eq!(
+            value(g, "min_pass_rate"),
+            value(&open, "min_pass_rate"),
+            "a review never adds a pass"
+        );
     }
 }
