@@ -145,7 +145,8 @@ fn merge_refuses_a_right_version_verdict_of_the_wrong_shape_naming_it() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let breaks: [(&str, fn(&mut Value)); 3] = [
+    type Breaks = fn(&mut Value);
+    let breaks: [(&str, Breaks); 3] = [
         ("no verdict", |v| {
             v.as_object_mut().unwrap().remove("verdict");
         }),
