@@ -63,23 +63,23 @@ impl From<VerdictArg> for Verdict {
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    // The job gives the decisions and the contract; a run folder given without one is still shown.
-    let job = match args.run.as_deref().filter(|p| p.is_dir()) {
-        Some(_) if !args.job.is_file() => None,
+    let given_dir = args.run.as_deref().filter(|p| p.is_dir());
+    // The job finds the run unless a folder is given; `--json` also reads its decisions and
+    // contract, and shows a run folder given without a job all the same (with a note).
+    let job = match given_dir {
+        Some(_) if !(args.json && args.job.is_file()) => None,
         _ => Some(crate::spec::load_job(&args.job)?),
     };
-    let dir = match args.run.as_deref().filter(|p| p.is_dir()) {
-        Some(d) => d.to_path_buf(),
-        None => {
-            let job = job.as_ref().expect("loaded above when RUN is not a folder");
-            pick_run(args.run.as_deref(), &job.state_dir()).ok_or_else(|| match &args.run {
-                Some(r) => CliError::usage(format!("{}: no such run folder or run id", r.display())),
-                None => CliError::usage(format!(
-                    "no runs of {} yet: run `ghostlab test` or `ghostlab lab` first",
-                    args.job.display()
-                )),
-            })?
-        }
+    let dir = match (given_dir, &job) {
+        (Some(d), _) => d.to_path_buf(),
+        (None, None) => return Err(CliError::usage(format!("{}: no job", args.job.display()))),
+        (None, Some(job)) => pick_run(args.run.as_deref(), &job.state_dir()).ok_or_else(|| match &args.run {
+            Some(r) => CliError::usage(format!("{}: no such run folder or run id", r.display())),
+            None => CliError::usage(format!(
+                "no runs of {} yet: run `ghostlab test` or `ghostlab lab` first",
+                args.job.display()
+            )),
+        })?,
     };
     let mut run = load_run(&dir).map_err(|e| CliError::usage(e.to_string()))?;
     run.navigate(Nav::SetFilter(Filter {

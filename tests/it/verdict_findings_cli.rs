@@ -170,6 +170,20 @@ fn a_waived_verdict_finding_lowers_the_inconclusive_count_of_its_gate_but_never_
     assert_eq!(item["decision"]["reason"], "the agent's scratch notes are fine here");
     assert_eq!(item["decision"]["who"], "ana");
 
+    // The run folder viewed without its job: the finding is listed, its standing unknown, and why.
+    let (code, out, err) = run(tmp.path(), &["view", "--json", run_dir.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    let bare: Value = serde_json::from_str(&out).unwrap();
+    assert!(bare["findings"]["decisions_file"].is_null(), "{:#}", bare["findings"]);
+    assert!(bare["findings"]["notes"][0].as_str().unwrap().contains("--job"));
+    let item = bare["findings"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == id.as_str())
+        .unwrap();
+    assert_eq!(item["standing"], "unknown");
+
     // The evidence changes (another file too): the decision expires and the trial counts again.
     plant_observation(&run_dir, &["zz-notes.tmp", "zz-run.sh"]);
     let (_, listing, _) = run(&dir, &["findings", "list"]);
