@@ -1,13 +1,14 @@
-//! `ghostlab findings list|accept|waive --job J`: people's decisions on the MCP contract's
-//! findings, stored beside the job (`<job>.decisions.json`) and honoured by the gates until the
-//! finding's evidence changes.
+//! `ghostlab findings list|accept|waive --job J [--run RUN]`: people's decisions on the MCP
+//! contract's findings and on a run's verdict findings (`judge::verdict_findings`), stored beside
+//! the job (`<job>.decisions.json`) and honoured by the gates until the finding's evidence changes.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use super::CliError;
-use crate::mcp::contract::decide::{DecideError, decide, describe, job_findings, verdict_word, who};
-use crate::mcp::contract::decisions::Verdict;
+use crate::judge::verdict_findings::{VerdictFinding, standing};
+use crate::mcp::contract::decide::{DecideError, KnownFinding, decide_with, describe, job_findings, verdict_word, who};
+use crate::mcp::contract::decisions::{Verdict, decisions_path, load};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -29,13 +30,20 @@ pub enum Action {
 pub struct ListArgs {
     #[arg(long, default_value = "job.yaml")]
     pub job: PathBuf,
+    /// The run whose verdict findings to list: a folder or a run id; the newest by default.
+    #[arg(long)]
+    pub run: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
 pub struct DecideArgs {
     #[arg(long, default_value = "job.yaml")]
     pub job: PathBuf,
-    /// Finding ids (see `findings list`), e.g. `GL020:release/publish_release@1a2b3c`.
+    /// The run whose verdict findings the ids may name: a folder or a run id; the newest by default.
+    #[arg(long)]
+    pub run: Option<PathBuf>,
+    /// Finding ids (see `findings list`), e.g. `GL020:release/publish_release@1a2b3c` or
+    /// `workspace-added:p1-s2`.
     #[arg(required = true)]
     pub findings: Vec<String>,
     /// Why: stored with the decision and shown in the report.
@@ -45,16 +53,38 @@ pub struct DecideArgs {
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     match args.action {
-        Action::List(a) => list(&a.job),
+        Action::List(a) => list(&a),
         Action::Accept(a) => decide_cli(a, Verdict::Accepted),
         Action::Waive(a) => decide_cli(a, Verdict::Waived),
     }
 }
 
-fn list(job: &Path) -> Result<ExitCode, CliError> {
-    let state = crate::spec::load_job(job)?.state_dir();
-    let found = job_findings(job, &state).map_err(usage)?;
-    let rows = found.rows();
+/// The verdict findings of the run `given` (or the newest) of the job; none when it has no run.
+fn verdict_findings(given: Option<&Path>, state: &Path) -> Result<Vec<VerdictFinding>, CliError> {
+    match crate::lab::stored_run::pick_run(given, state) {
+        Some(dir) => Ok(crate::run::run_findings::run_findings(&dir)),
+        None => match given {
+            Some(r) => Err(CliError::usage(format!(
+                "{}: no such run folder or run id",
+                r.display()
+            ))),
+            None => Ok(Vec::new()),
+        },
+    }
+}
+
+fn list(args: &ListArgs) -> Result<ExitCode, CliError> {
+    let state = crate::spec::load_job(&args.job)?.state_dir();
+    let verdict_findings = verdict_findings(args.run.as_deref(), &state)?;
+    let rows = match job_findings(&args.job, &state) {
+        Ok(found) => found.rows(),
+        // Without a contract the run's findings can still be listed and decided on.
+        Err(e @ DecideError::NoContract { .. }) if !verdict_findings.is_empty() => {
+            super::out::say!("contract: {e}");
+            Vec::new()
+        }
+        Err(e) => return Err(usage(e)),
+    };
     for row in &rows {
         super::out::say!(
             "{}  {:?}  {}  [{}]",
@@ -64,13 +94,42 @@ fn list(job: &Path) -> Result<ExitCode, CliError> {
             describe(&row.standing)
         );
     }
-    super::out::say!("{} finding(s)", rows.len());
+    let decisions = load(&decisions_path(&args.job)).map_err(|e| CliError::usage(e.to_string()))?;
+    // One line per id: every trial of a case with the same evidence shares the finding.
+    let mut shown: Vec<&VerdictFinding> = Vec::new();
+    for f in &verdict_findings {
+        if !shown.iter().any(|s| s.id == f.id && s.evidence == f.evidence) {
+            shown.push(f);
+        }
+    }
+    for f in &shown {
+        super::out::say!(
+            "{}  verdict  {} (trial {})  [{}]",
+            f.id,
+            f.what,
+            f.trial,
+            describe(&standing(f, &decisions))
+        );
+    }
+    super::out::say!(
+        "{} finding(s): {} contract, {} verdict",
+        rows.len() + shown.len(),
+        rows.len(),
+        shown.len()
+    );
     Ok(ExitCode::SUCCESS)
 }
 
 fn decide_cli(args: DecideArgs, verdict: Verdict) -> Result<ExitCode, CliError> {
     let state = crate::spec::load_job(&args.job)?.state_dir();
-    let path = decide(&args.job, &state, &args.findings, verdict, &args.reason, &who()).map_err(usage)?;
+    let known: Vec<KnownFinding> = verdict_findings(args.run.as_deref(), &state)?
+        .into_iter()
+        .map(|f| KnownFinding {
+            id: f.id,
+            evidence: f.evidence,
+        })
+        .collect();
+    let path = decide_with(&args.job, &state, &known, &args.findings, verdict, &args.reason, &who()).map_err(usage)?;
     super::out::say!(
         "{} finding(s) {} in {}",
         args.findings.len(),

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::CliError;
-use crate::mcp::contract::sarif::to_sarif;
+use crate::mcp::contract::decisions::{decisions_path, load};
+use crate::mcp::contract::sarif::{SarifDecisions, to_sarif};
 use crate::mcp::contract::sarif_sources::{default_source_root, sources_for_job};
 use crate::mcp::contract::{Severity, build_contract, render_text};
 use crate::mcp::inventory::Inventory;
@@ -60,7 +61,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         Format::Json => format!("{}\n", serde_json::to_string_pretty(&contract).unwrap_or_default()),
         Format::Sarif => format!(
             "{}\n",
-            serde_json::to_string_pretty(&sarif(&args, &contract)?).unwrap_or_default()
+            serde_json::to_string_pretty(&sarif(&args, &contract, &inventory_json(&text, &file)?)?).unwrap_or_default()
         ),
     };
     match &args.out {
@@ -80,7 +81,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 }
 
 /// The SARIF log of `contract`, located in the job's files under the source root.
-fn sarif(args: &Args, contract: &crate::mcp::contract::Contract) -> Result<serde_json::Value, CliError> {
+fn sarif(
+    args: &Args,
+    contract: &crate::mcp::contract::Contract,
+    inventory: &serde_json::Value,
+) -> Result<serde_json::Value, CliError> {
     if !args.job.is_file() {
         return Err(CliError::usage(format!(
             "{}: not found; SARIF results point where each server is declared, so `--format sarif` needs the job (--job)",
@@ -93,5 +98,16 @@ fn sarif(args: &Args, contract: &crate::mcp::contract::Contract) -> Result<serde
         .clone()
         .unwrap_or_else(|| default_source_root(&job.file));
     let sources = sources_for_job(&job, &root).map_err(CliError::usage)?;
-    to_sarif(contract, &sources).map_err(|e| CliError::usage(format!("{}: {e}", args.inventory.display())))
+    // Accepted and waived findings are marked suppressed, with the reason.
+    let decisions = load(&decisions_path(&job.file)).map_err(|e| CliError::usage(e.to_string()))?;
+    let decided = SarifDecisions {
+        decisions: Some(&decisions),
+        inventory: Some(inventory),
+    };
+    to_sarif(contract, &sources, decided).map_err(|e| CliError::usage(format!("{}: {e}", args.inventory.display())))
+}
+
+/// The inventory as JSON, for the evidence a decision was taken on.
+fn inventory_json(text: &str, file: &str) -> Result<serde_json::Value, CliError> {
+    serde_json::from_str(text).map_err(|e| CliError::usage(format!("{file}: {e}")))
 }

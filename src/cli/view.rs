@@ -7,8 +7,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::CliError;
+use crate::judge::verdict_findings::VerdictFinding;
 use crate::lab::dashboard_state::{Filter, Nav};
 use crate::lab::stored_run::{load_run, pick_run};
+use crate::lab::view_findings::{JobPaths, view_findings};
+use crate::run::run_findings::run_findings;
 use crate::trial::Verdict;
 use crate::tui::run_view::{ViewIntent, ViewUi, draw_view, on_view_key, on_view_mouse};
 use crate::tui::terminal::TerminalGuard;
@@ -60,18 +63,23 @@ impl From<VerdictArg> for Verdict {
 }
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let dir = match args.run.as_deref().filter(|p| p.is_dir()) {
-        Some(d) => d.to_path_buf(),
-        None => {
-            let job = crate::spec::load_job(&args.job)?;
-            pick_run(args.run.as_deref(), &job.state_dir()).ok_or_else(|| match &args.run {
-                Some(r) => CliError::usage(format!("{}: no such run folder or run id", r.display())),
-                None => CliError::usage(format!(
-                    "no runs of {} yet: run `ghostlab test` or `ghostlab lab` first",
-                    args.job.display()
-                )),
-            })?
-        }
+    let given_dir = args.run.as_deref().filter(|p| p.is_dir());
+    // The job finds the run unless a folder is given; `--json` also reads its decisions and
+    // contract, and shows a run folder given without a job all the same (with a note).
+    let job = match given_dir {
+        Some(_) if !(args.json && args.job.is_file()) => None,
+        _ => Some(crate::spec::load_job(&args.job)?),
+    };
+    let dir = match (given_dir, &job) {
+        (Some(d), _) => d.to_path_buf(),
+        (None, None) => return Err(CliError::usage(format!("{}: no job", args.job.display()))),
+        (None, Some(job)) => pick_run(args.run.as_deref(), &job.state_dir()).ok_or_else(|| match &args.run {
+            Some(r) => CliError::usage(format!("{}: no such run folder or run id", r.display())),
+            None => CliError::usage(format!(
+                "no runs of {} yet: run `ghostlab test` or `ghostlab lab` first",
+                args.job.display()
+            )),
+        })?,
     };
     let mut run = load_run(&dir).map_err(|e| CliError::usage(e.to_string()))?;
     run.navigate(Nav::SetFilter(Filter {
@@ -80,7 +88,16 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         text: args.search.clone().unwrap_or_default(),
     }));
     if args.json {
-        let text = serde_json::to_string_pretty(&run.dump(&dir)).map_err(|e| CliError::usage(e.to_string()))?;
+        let mut dump = run.dump(&dir);
+        // Verdict findings of the trials the filter shows; the contract's always.
+        let shown: Vec<VerdictFinding> = run_findings(&dir)
+            .into_iter()
+            .filter(|f| dump.trials.iter().any(|t| t.case == f.case && t.trial == f.trial))
+            .collect();
+        let paths = job.as_ref().map(|j| (j.file.clone(), j.state_dir()));
+        let job_paths = paths.as_ref().map(|(file, state_dir)| JobPaths { file, state_dir });
+        dump.findings = view_findings(job_paths, &shown).map_err(CliError::usage)?;
+        let text = serde_json::to_string_pretty(&dump).map_err(|e| CliError::usage(e.to_string()))?;
         super::out::say!("{text}");
         return Ok(ExitCode::SUCCESS);
     }

@@ -1,6 +1,8 @@
 //! The Codex CLI config (`$CODEX_HOME/config.toml`) for a job's agent: the model (or the local
 //! model server of a run), no approval prompts (a non-interactive run cannot answer them), and
-//! the agent's MCP servers.
+//! the agent's MCP servers — under bubblewrap each stdio server through the MCP relay
+//! (`run::mcp_relay`), as for OpenCode: Codex starts `ghostlab __mcp-connect`, and the server
+//! runs as its own sandbox command with its environment resolved on the host.
 //!
 //! Secrets stay references. Codex cannot expand `${VAR}` inside its config, so a server's
 //! `KEY: ${KEY}` becomes `env_vars = ["KEY"]` (Codex passes its own variable through), and
@@ -50,7 +52,24 @@ pub fn emit_codex_config(loaded: &LoadedJob, opts: &EmitOptions<'_>) -> Result<D
     servers.set_implicit(true);
     for mcp in loaded.mcps.iter().filter(|m| m.enabled) {
         let mut t = Table::new();
+        let relayed = match &mcp.transport {
+            McpTransport::Stdio { .. } => (opts.mcp_command)(mcp),
+            McpTransport::Remote { .. } => None,
+        };
         match &mcp.transport {
+            McpTransport::Stdio { .. } if relayed.is_some() => {
+                // The relay starts the real server outside the agent's sandbox: its cwd and
+                // environment stay with the relay, out of this file and the agent's reach.
+                let argv = relayed.unwrap_or_default();
+                let (program, args) = argv
+                    .split_first()
+                    .ok_or(format!("mcp `{}`: empty relay command", mcp.name))?;
+                t["command"] = value(program.as_str());
+                t["args"] = value(argv_array(args));
+                // Each connection starts a sandbox before the server: more than Codex's 10 s.
+                let ms = mcp.timeout_ms.unwrap_or(super::opencode::RELAYED_TIMEOUT_MS);
+                t["startup_timeout_sec"] = value(ms.div_ceil(1000) as i64);
+            }
             McpTransport::Stdio { command, cwd, env } => {
                 let argv: Vec<String> = command.iter().map(|a| map_if_path(a, opts)).collect();
                 let (program, args) = argv.split_first().ok_or(format!("mcp `{}`: empty command", mcp.name))?;
@@ -170,6 +189,44 @@ mod tests {
             .collect();
         assert_eq!(passed, ["RELEASE_TOKEN"]);
         assert!(!text.contains("${"), "{text}");
+    }
+
+    #[test]
+    fn a_relayed_stdio_server_is_the_relay_command_without_env_or_cwd() {
+        let job = example();
+        let relay = |m: &crate::spec::resolved::ResolvedMcp| {
+            Some(vec![
+                "/opt/ghostlab".to_string(),
+                "__mcp-connect".into(),
+                "--socket".into(),
+                format!("/run/ghostlab-mcp/{}.sock", m.name),
+            ])
+        };
+        let opts = EmitOptions {
+            mcp_command: &relay,
+            ..EmitOptions::default()
+        };
+        let text = emit_codex_config(&job, &opts).unwrap().to_string();
+        let doc: DocumentMut = text.parse().unwrap();
+        let release = &doc["mcp_servers"]["release"];
+        assert_eq!(release["command"].as_str(), Some("/opt/ghostlab"));
+        let args: Vec<&str> = release["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|v| v.as_str())
+            .collect();
+        assert_eq!(args, ["__mcp-connect", "--socket", "/run/ghostlab-mcp/release.sock"]);
+        assert!(
+            release.get("env").is_none() && release.get("env_vars").is_none(),
+            "{text}"
+        );
+        assert!(release.get("cwd").is_none(), "{text}");
+        assert!(
+            !text.contains("RELEASE_TOKEN"),
+            "the server's credentials stay with the relay: {text}"
+        );
+        assert!(release["startup_timeout_sec"].as_integer().unwrap() >= 10);
     }
 
     #[test]

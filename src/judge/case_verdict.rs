@@ -100,6 +100,8 @@ pub async fn judge_case(
         evidence.observations = unsettled(&observed, scenario_checks);
         if matches!(end, ConversationEnd::Completed(StopReason::UserGaveUp)) {
             evidence.observations.push(Observation {
+                kind: "user-gave-up",
+                subject: String::new(),
                 what: "the simulated user gave up on its goal".into(),
                 event: None,
             });

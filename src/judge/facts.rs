@@ -36,7 +36,8 @@ pub enum FactsError {
 pub fn job_contract_facts(job: &crate::spec::LoadedJob) -> Result<GateFacts, FactsError> {
     use crate::mcp::contract::decisions::{decisions_path, load};
     let decisions = load(&decisions_path(&job.file)).map_err(|e| FactsError::Decisions(e.to_string()))?;
-    facts_with(&job.state_dir(), Some(&decisions))
+    let facts = facts_with(&job.state_dir(), Some(&decisions))?;
+    Ok(GateFacts { decisions, ..facts })
 }
 
 /// The gate facts of the job whose state folder is `state_dir`: the contract's counts, or why
@@ -55,7 +56,7 @@ fn facts_with(
             contract: ContractFacts::Missing {
                 reason: NOT_LINTED.into(),
             },
-            denied_egress: 0,
+            ..GateFacts::default()
         });
     };
     let value: serde_json::Value = serde_json::from_str(&text).map_err(|source| FactsError::Parse {
@@ -102,7 +103,7 @@ fn facts_with(
             high_security_findings: errors_among(&crate::mcp::contract::rule_help::is_security),
             tool_schema_errors: errors_among(&|code| SCHEMA_CODES.contains(&code)),
         },
-        denied_egress: 0,
+        ..GateFacts::default()
     })
 }
 

@@ -87,6 +87,14 @@ pub fn summarize(cases: &[CaseTrials]) -> Summary {
 pub struct GateFacts {
     pub contract: ContractFacts,
     pub denied_egress: usize,
+    /// People's decisions on the job's findings (`<job>.decisions.json`), for the verdict
+    /// findings of the trials (`judge::verdict_findings`).
+    #[serde(default)]
+    pub decisions: crate::mcp::contract::decisions::Decisions,
+    /// INCONCLUSIVE trials whose every reason is a decided verdict finding: still INCONCLUSIVE,
+    /// never a pass, but left out of `max_inconclusive_rate`. Filled when the outcome is written.
+    #[serde(default)]
+    pub reviewed_inconclusive: usize,
 }
 
 /// What the MCP contract says, or why it could not say anything.
@@ -211,11 +219,21 @@ pub fn apply_gates(gates: &Gates, summary: &Summary, cases: &[CaseTrials], facts
         });
     }
     if let Some(max) = gates.max_inconclusive_rate {
-        let rate = summary.inconclusive as f64 / trials;
+        // Reviewed trials (every doubt a decided verdict finding) stay INCONCLUSIVE elsewhere.
+        let reviewed = facts.reviewed_inconclusive.min(summary.inconclusive);
+        let rate = (summary.inconclusive - reviewed) as f64 / trials;
+        let actual = if reviewed > 0 {
+            format!(
+                "{} ({reviewed} INCONCLUSIVE trial(s) left out: their only doubts are decided findings)",
+                pct(rate)
+            )
+        } else {
+            pct(rate)
+        };
         out.push(GateResult {
             gate: "max_inconclusive_rate".into(),
             required: format!("<= {}", pct(max)),
-            actual: pct(rate),
+            actual,
             met: !empty && rate <= max + 1e-12,
             figures: GateFigures::new(max, Some(rate), GateUnit::Ratio, Comparison::AtMost),
         });

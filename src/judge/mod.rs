@@ -27,6 +27,7 @@ pub mod secret_scan;
 pub mod stats;
 pub mod tool_instructions;
 pub mod verdict;
+pub mod verdict_findings;
 pub mod workspace_diff;
 
 pub use gates::{

@@ -71,8 +71,20 @@ pub struct CheckResult {
 /// `None` means only a check can settle it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Observation {
+    /// Which class of the evidence policy this is (`workspace-added`, `tool-storm`, …): with the
+    /// case and `subject`, what names the finding across runs (`judge::verdict_findings`).
+    pub kind: &'static str,
+    /// What the observation is about when a case can hold several of its kind (a host, a tool
+    /// call, a phrase); empty when it holds at most one.
+    pub subject: String,
     pub what: String,
     pub event: Option<String>,
+}
+
+/// The start of the reason an unsettled observation gives an INCONCLUSIVE verdict: the one
+/// spelling `decide` writes and `judge::verdict_findings` recognises.
+pub fn observation_reason(what: &str) -> String {
+    format!("observed {what}: no check settles it")
 }
 
 /// Everything the verdict is decided from.
@@ -159,7 +171,7 @@ pub fn decide(e: &Evidence) -> Decision {
             } else {
                 ""
             };
-            gaps.push(format!("observed {}: no check settles it{judge}", o.what));
+            gaps.push(format!("{}{judge}", observation_reason(&o.what)));
         }
     }
     gaps.extend(e.coverage_gaps.iter().cloned());

@@ -41,6 +41,7 @@ pub mod tool_permissions;
 pub mod traits;
 pub mod types;
 pub mod usable_models;
+pub mod view_findings;
 pub mod view_schema;
 
 pub use driver::{Executor, LabError};

@@ -8,6 +8,7 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 use super::dashboard_state::{DashboardState, Filter, Nav, Screen, TrialKey};
+use super::view_findings::ViewFindings;
 use crate::app::RunResults;
 use crate::app::run_results::{FirstFailure, ResultsError};
 use crate::run::run_dir::RunDir;
@@ -156,6 +157,9 @@ pub struct Dump<'a> {
     pub trials: Vec<DumpRow>,
     /// Absent (`null`) while the run has no summary.json.
     pub results: Option<&'a RunResults>,
+    /// The job's contract findings and the shown trials' verdict findings, with decisions
+    /// (`lab::view_findings`).
+    pub findings: ViewFindings,
 }
 
 /// The filters `view` applied.
@@ -216,6 +220,7 @@ impl StoredRun {
             },
             trials: cases,
             results: self.results.as_ref(),
+            findings: ViewFindings::default(),
         }
     }
 }

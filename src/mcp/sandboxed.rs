@@ -2,10 +2,13 @@
 //! on the host during discovery. The session decides the boundary, narrowed to what listing a
 //! server's tools needs ([`discovery_scope`]); this only adapts it.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use tokio::process::Command;
 
 use super::launcher::{LaunchError, LaunchSpec, Launcher, own_process_group};
+use crate::sandbox::inputs::resolve_program;
+use crate::sandbox::scope::Widens;
 use crate::sandbox::{Area, Capability, ExecOptions, HostPort, Scope, Session};
 use crate::spec::SandboxBackend;
 
@@ -24,12 +27,44 @@ pub fn discovery_scope(session: Scope, declared_hosts: &[HostPort]) -> Scope {
         .allow_only(declared_hosts)
 }
 
+/// The paths a server's own command names: its absolute arguments (its script, a config file),
+/// its cwd and the program it runs, each as written and as its real path.
+fn own_paths(spec: &LaunchSpec) -> Vec<PathBuf> {
+    let mut named: Vec<PathBuf> = spec
+        .argv
+        .iter()
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .collect();
+    named.extend(spec.cwd.clone());
+    named.extend(spec.argv.first().and_then(|c| resolve_program(c)));
+    let real: Vec<PathBuf> = named.iter().filter_map(|p| p.canonicalize().ok()).collect();
+    named.extend(real);
+    named
+}
+
+/// `scope` cut to one server: of the job's inputs and runtimes it shows, only those the
+/// server's command names, the folders holding them (its script's folder, its package) and
+/// what lies under them. The job's other inputs — instructions, skills, assets, other servers'
+/// files — are hidden from a server while it is listed.
+pub fn server_scope(scope: Scope, spec: &LaunchSpec) -> Result<Scope, Widens> {
+    let own = own_paths(spec);
+    let wanted: Vec<PathBuf> = scope
+        .paths()
+        .map(|(p, _)| p.to_path_buf())
+        .filter(|p| own.iter().any(|q| q.starts_with(p) || p.starts_with(q)))
+        .collect();
+    scope.keep_paths(&wanted)
+}
+
 /// Launches every server through one sandbox session, each command seeing only `scope` of it
 /// (its workspace copy is their cwd unless the server names another, which must then be
-/// visible inside).
+/// visible inside) — and, when `per_server` is set, only its own part of that
+/// ([`server_scope`]; bubblewrap draws a view per command, OpenShell cannot).
 pub struct SandboxLauncher {
     session: Arc<Session>,
     scope: Scope,
+    per_server: bool,
     label: String,
 }
 
@@ -44,7 +79,20 @@ impl SandboxLauncher {
     /// the session's).
     pub fn scoped(session: Arc<Session>, scope: Scope) -> Self {
         let label = format!("{:?}", session.policy().backend).to_lowercase();
-        SandboxLauncher { session, scope, label }
+        SandboxLauncher {
+            session,
+            scope,
+            per_server: false,
+            label,
+        }
+    }
+
+    /// A launcher whose commands each see only their own part of `scope` ([`server_scope`]).
+    pub fn per_server(session: Arc<Session>, scope: Scope) -> Self {
+        SandboxLauncher {
+            per_server: true,
+            ..Self::scoped(session, scope)
+        }
     }
 
     /// The session, for its log and its deletion after discovery.
@@ -67,9 +115,14 @@ impl Launcher for SandboxLauncher {
             env: spec.env.clone(),
             timeout: None,
         };
+        let scope = if self.per_server {
+            server_scope(self.scope.clone(), spec).map_err(|e| LaunchError::Refused(e.to_string()))?
+        } else {
+            self.scope.clone()
+        };
         let mut cmd = self
             .session
-            .command_in(&self.scope, &spec.argv, &opts)
+            .command_in(&scope, &spec.argv, &opts)
             .map_err(|e| LaunchError::Refused(e.to_string()))?;
         own_process_group(&mut cmd);
         Ok(cmd)
@@ -80,7 +133,9 @@ impl Launcher for SandboxLauncher {
 /// [`discovery_scope`], or the host for an explicit `backend: local`. The session's policy
 /// already holds the scope's network and credentials (every backend enforces those); under
 /// bubblewrap each server's command also gets the scope's read-only workspace and private
-/// folders, which OpenShell cannot draw per command. Returns the session so the caller
+/// folders, and sees only its own inputs of the job ([`server_scope`]), which OpenShell
+/// cannot draw per command (there every server sees the discovery session's inputs). Returns
+/// the session so the caller
 /// deletes it afterwards.
 pub async fn launcher_for_job(
     job: &crate::spec::LoadedJob,
@@ -104,7 +159,7 @@ pub async fn launcher_for_job(
             .map_err(|e| e.to_string())?,
     );
     let launcher = if session.policy().backend == SandboxBackend::Bubblewrap {
-        SandboxLauncher::scoped(session.clone(), discovery_scope(session.scope(), &declared))
+        SandboxLauncher::per_server(session.clone(), discovery_scope(session.scope(), &declared))
     } else {
         SandboxLauncher::new(session.clone())
     };
@@ -122,5 +177,76 @@ pub async fn close_session(session: Option<Arc<Session>>) {
             }
             Err(_) => tracing::warn!("discovery sandbox still referenced; it ends when dropped"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::SandboxPolicy;
+
+    /// A session scope showing `staged` inputs and `runtimes` (real temp paths).
+    fn session(staged: &[&Path], runtimes: &[&Path]) -> Scope {
+        let mut p = SandboxPolicy::minimal(SandboxBackend::Bubblewrap);
+        p.staged = staged.iter().map(|x| x.to_path_buf()).collect();
+        p.read_only = runtimes.iter().map(|x| x.to_path_buf()).collect();
+        Scope::of_policy(&p)
+    }
+
+    fn spec(argv: &[&str], cwd: Option<&Path>) -> LaunchSpec {
+        LaunchSpec {
+            argv: argv.iter().map(|s| s.to_string()).collect(),
+            env: Default::default(),
+            cwd: cwd.map(Path::to_path_buf),
+        }
+    }
+
+    fn shown(s: &Scope) -> Vec<PathBuf> {
+        s.paths().map(|(p, _)| p.to_path_buf()).collect()
+    }
+
+    use std::path::Path;
+
+    #[test]
+    fn a_server_keeps_its_script_folder_and_package_and_loses_the_rest() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().canonicalize().unwrap();
+        for f in ["srv/server.mjs", "other/notes.md", "pkg/node_modules/tool/bin/tool.js"] {
+            std::fs::create_dir_all(root.join(f).parent().unwrap()).unwrap();
+            std::fs::write(root.join(f), "").unwrap();
+        }
+        let (srv, notes, nm) = (
+            root.join("srv"),
+            root.join("other/notes.md"),
+            root.join("pkg/node_modules"),
+        );
+        let whole = session(&[&srv, &notes], &[&nm]);
+        let script = root.join("srv/server.mjs");
+        let own = server_scope(whole.clone(), &spec(&["node", script.to_str().unwrap()], None)).unwrap();
+        assert_eq!(shown(&own), vec![srv.clone()], "its script's folder only");
+        let tool = root.join("pkg/node_modules/tool/bin/tool.js");
+        let packaged = server_scope(whole.clone(), &spec(&["node", tool.to_str().unwrap()], None)).unwrap();
+        assert_eq!(shown(&packaged), vec![nm.clone()], "its package's node_modules only");
+        // A server that names none of the job's paths (`npx -y pkg`) sees none of them.
+        let bare = server_scope(whole.clone(), &spec(&["npx", "-y", "some-server"], None)).unwrap();
+        assert!(shown(&bare).is_empty(), "{:?}", shown(&bare));
+        // Its cwd counts as its own; a path that only shares a name prefix does not.
+        let with_cwd = server_scope(whole.clone(), &spec(&["node", "x.mjs"], Some(&root.join("other")))).unwrap();
+        assert_eq!(shown(&with_cwd), vec![notes.clone()]);
+        let prefix = root.join("srv-old/server.mjs");
+        let near = server_scope(whole, &spec(&["node", prefix.to_str().unwrap()], None)).unwrap();
+        assert!(shown(&near).is_empty(), "{:?}", shown(&near));
+    }
+
+    #[test]
+    fn a_server_scope_never_shows_more_than_its_parent() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("srv")).unwrap();
+        let whole = session(&[&root.join("srv")], &[]);
+        // Naming a folder above what the session shows keeps only what the session shows.
+        let wide = server_scope(whole.clone(), &spec(&["node", "/"], None)).unwrap();
+        assert!(wide.is_within(&whole));
+        assert_eq!(shown(&wide), vec![root.join("srv")]);
     }
 }

@@ -390,10 +390,12 @@ fn build_runner(
                 .map(|p| env.map_path(&p))
                 .ok_or("no Codex binary: set hosts.codex.binary or put `codex` on PATH")?;
             let map = |p: &std::path::Path| env.map_path(p);
+            // Stdio servers through the relay where the environment has one, as for OpenCode.
+            let relay = |m: &crate::spec::resolved::ResolvedMcp| env.mcp_command(m);
             let opts = EmitOptions {
                 map_path: &map,
                 provider_override: ctx.provider_override.clone(),
-                ..EmitOptions::default()
+                mcp_command: &relay,
             };
             if ctx.provider_override.is_some() {
                 return Err("the Codex CLI (0.122 and later) speaks only OpenAI's Responses API, which `ghostlab model-server` \

@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::run_dir::RunDir;
-use super::suite::{SuiteSummary, read_verdict, write_outcome};
+use super::suite::{SuiteSummary, write_outcome};
 use crate::judge::GateFacts;
+use crate::judge::case_verdict::VerdictFile;
 use crate::spec::Gates;
 
 /// Merges shard run folders into `dst`, applying `gates` with `facts`.
@@ -28,7 +29,9 @@ pub fn merge_runs(shards: &[PathBuf], dst: &Path, gates: &Gates, facts: &GateFac
         // A shard of a newer Ghostlab is refused, not merged minus the trials it cannot read.
         super::stored_versions::check_stored_run(shard).map_err(std::io::Error::other)?;
         for trial in run.trials() {
-            let Some(v) = read_verdict(&trial.verdict()) else {
+            // A trial without verdict.json never finished (it is not in the shard's summary
+            // either); one whose verdict.json this build cannot read is an error, not a gap.
+            let Some(v) = read_shard_verdict(&trial.verdict())? else {
                 continue;
             };
             let rel = trial.relative();
@@ -53,6 +56,20 @@ pub fn merge_runs(shards: &[PathBuf], dst: &Path, gates: &Gates, facts: &GateFac
     let merged = serde_json::json!({ "version": 1, "merged_from": shards, "shards": manifests });
     crate::util::write_json_atomic(&out.manifest(), &merged)?;
     write_outcome(gates, &out.id(), &verdicts, dst, facts)
+}
+
+/// A shard trial's verdict: `None` when the file is absent; an error naming the file and why when
+/// it is there but not a verdict this build reads (its version is checked before, by
+/// `stored_versions`: this catches the right version in the wrong shape).
+fn read_shard_verdict(path: &Path) -> std::io::Result<Option<VerdictFile>> {
+    let text = match crate::util::bounded::read_optional_string(path, crate::util::bounded::FileKind::State) {
+        Ok(Some(t)) => t,
+        Ok(None) => return Ok(None),
+        Err(e) => return Err(std::io::Error::other(format!("{}: {}", path.display(), e.reason()))),
+    };
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| std::io::Error::other(format!("{}: not a verdict.json this build reads: {e}", path.display())))
 }
 
 /// Copies a trial folder file by file, each atomically, so a merge interrupted at any instant

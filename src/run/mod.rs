@@ -33,6 +33,7 @@ pub mod refusal_attribution;
 pub mod replay_check;
 pub mod rescore;
 pub mod run_dir;
+pub mod run_findings;
 pub mod runner;
 pub mod runners;
 pub mod sandbox_env;

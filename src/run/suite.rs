@@ -179,8 +179,20 @@ fn write_outcome_with(
     }
     let summary = summarize(&cases);
     // The no_denied_egress gate reads the agent's own recorded attempts (host lookups aside).
+    let reviewed_inconclusive = verdicts
+        .iter()
+        .filter(|v| v.verdict == crate::trial::Verdict::Inconclusive)
+        .filter(|v| {
+            let trial = RunDir::new(run_dir).trial(&v.case, v.trial);
+            read_case_spec(&trial.case_file()).is_some_and(|spec| {
+                let found = crate::judge::verdict_findings::trial_findings(v, &spec);
+                crate::judge::verdict_findings::reviewed_inconclusive(v, &found, &facts.decisions)
+            })
+        })
+        .count();
     let facts = GateFacts {
         denied_egress: verdicts.iter().map(|v| v.observed.agent_network().count()).sum(),
+        reviewed_inconclusive,
         ..facts.clone()
     };
     let (gates, defaulted) = effective_gates(gates);

@@ -398,13 +398,15 @@ pub fn declared_allow_hosts(job: &LoadedJob) -> Vec<HostPort> {
         .collect()
 }
 
-/// `host:port` of every remote (streamable HTTP / SSE) MCP server the job declares, in order,
-/// without repeats.
+/// `host:port` of every enabled remote (streamable HTTP / SSE) MCP server the job declares, in
+/// order, without repeats. A server with `enabled: false` is not started, so its host is not
+/// opened.
 pub fn declared_remote_hosts(job: &LoadedJob) -> Vec<HostPort> {
     let mut hosts: Vec<HostPort> = Vec::new();
     for hp in job
         .mcps
         .iter()
+        .filter(|m| m.enabled)
         .filter_map(|m| m.remote_endpoint())
         .filter_map(|e| HostPort::parse(&e))
     {

@@ -91,6 +91,18 @@ fn fake_codex_resumes_its_thread_inside_bubblewrap() {
         "{verdict:#}"
     );
 
+    // Codex's stdio servers go through the MCP relay, as OpenCode's: the config names
+    // `ghostlab __mcp-connect`, and the server it reaches answers with its tools.
+    let host_log = std::fs::read_to_string(trial.join("agent-host.log")).unwrap();
+    let probe = host_log
+        .lines()
+        .find(|l| l.starts_with("fake-codex: mcp release"))
+        .unwrap_or_else(|| panic!("{host_log}"));
+    assert!(
+        probe.starts_with("fake-codex: mcp release via ghostlab: tools=") && probe.contains("ci_status,"),
+        "{probe}"
+    );
+
     // Ran inside bubblewrap, resume by id on the second call, and no secret on any argv.
     let run = trial.parent().unwrap().parent().unwrap().parent().unwrap();
     let log = std::fs::read_dir(run.join("logs"))

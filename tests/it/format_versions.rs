@@ -127,3 +127,51 @@ fn every_reader_refuses_newer_or_missing_versions_naming_the_file() {
         }
     }
 }
+
+/// A verdict.json of the right version in a shape this build cannot read (a field missing, an
+/// unknown verdict word, a string for a number) stops `merge` naming the file, instead of the
+/// trial being dropped from the merged run as if it had never finished.
+#[test]
+fn merge_refuses_a_right_version_verdict_of_the_wrong_shape_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("release-bot");
+    common::mock_release_bot(&dir, &["Done."]);
+    let out = common::ghostlab_in(&dir, 120)
+        .args(["test", "--job", "job.yaml", "--quiet", "--run", "stored"])
+        .output()
+        .unwrap();
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    type Breaks = fn(&mut Value);
+    let breaks: [(&str, Breaks); 3] = [
+        ("no verdict", |v| {
+            v.as_object_mut().unwrap().remove("verdict");
+        }),
+        ("unknown verdict word", |v| v["verdict"] = "MAYBE".into()),
+        ("trial as text", |v| v["trial"] = "one".into()),
+    ];
+    for (n, (what, breaks)) in breaks.into_iter().enumerate() {
+        let run = format!("shape-{n}");
+        common::copy_dir(&dir.join("stored"), &dir.join(&run));
+        let file = versioned_file(&dir.join(&run), "verdict.json");
+        let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        breaks(&mut doc);
+        std::fs::write(&file, doc.to_string()).unwrap();
+        let merged = dir.join(format!("merged-{n}"));
+        let out = common::ghostlab_in(&dir, 120)
+            .args(["merge", "--job", "job.yaml", "--out", merged.to_str().unwrap(), &run])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{what}: {stderr}");
+        let rel = file.strip_prefix(&dir).unwrap().to_string_lossy().into_owned();
+        assert!(
+            stderr.contains(&rel) && stderr.contains("not a verdict.json this build reads"),
+            "{what}: {stderr}"
+        );
+        assert!(!merged.join("summary.json").exists(), "{what}: merged anyway");
+    }
+}

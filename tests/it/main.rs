@@ -91,6 +91,7 @@ mod stop_conditions;
 mod suite_flow;
 mod summary_schema;
 mod target_jobs;
+mod verdict_findings_cli;
 mod verdict_properties;
 mod view_schema;
 mod workspace_own_files;

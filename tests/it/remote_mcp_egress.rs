@@ -128,6 +128,23 @@ fn under_allowlist_declared_remote_hosts_join_the_users_list() {
 }
 
 #[test]
+fn a_disabled_remote_server_opens_nothing_in_any_mode() {
+    if skip_without_bwrap() {
+        return;
+    }
+    let (on, off) = (http_server("on"), http_server("off"));
+    for network in ["  network: disabled\n", ""] {
+        let d = tempfile::tempdir().unwrap();
+        let mcps = format!(
+            "      - server: on\n        url: http://127.0.0.1:{on}/mcp\n      - server: off\n        url: http://127.0.0.1:{off}/mcp\n        enabled: false\n"
+        );
+        let j = job(d.path(), &mcps, network);
+        let (lines, debug) = reach(&j, &[on, off]);
+        assert_eq!(lines, ["ok-on", "fail"], "{network:?}: {debug}");
+    }
+}
+
+#[test]
 fn a_local_stdio_server_opens_nothing_under_disabled() {
     if skip_without_bwrap() {
         return;

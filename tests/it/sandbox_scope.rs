@@ -59,11 +59,19 @@ fn discovery_runs_each_server_in_a_narrowed_scope() {
     std::fs::create_dir_all(dir.path().join("ws")).unwrap();
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp");
     std::fs::copy(fixtures.join("scope_probe.mjs"), dir.path().join("scope_probe.mjs")).unwrap();
+    // A job input that is not the probe's: the whole session shows it, the probe's scope must not.
+    std::fs::create_dir_all(dir.path().join("notes")).unwrap();
+    std::fs::write(dir.path().join("notes/release-notes.md"), "notes").unwrap();
+    let real = dir.path().canonicalize().unwrap();
+    let (own, other) = (
+        real.join("scope_probe.mjs").display().to_string(),
+        real.join("notes/release-notes.md").display().to_string(),
+    );
     let job = dir.path().join("job.yaml");
     std::fs::write(
         &job,
         format!(
-            "version: 1\nagent:\n  id: scope\n  workspace: ./ws\n  inputs:\n    mcps:\n      - server: probe\n        command: [node, ./scope_probe.mjs]\n        environment: {{ GL_DECLARED: \"127.0.0.1:{allowed}\", GL_UNDECLARED: \"127.0.0.1:{remote}\" }}\n        timeout: 20000\n      - server: remote\n        url: http://127.0.0.1:{remote}/mcp\n        timeout: 3000\nsandbox:\n  backend: bubblewrap\n  network: allowlist\n  allow: [\"127.0.0.1:{allowed}\"]\n  credentials:\n    env: [GL_JOB_SECRET]\n"
+            "version: 1\nagent:\n  id: scope\n  workspace: ./ws\n  inputs:\n    assets: [./notes/release-notes.md]\n    mcps:\n      - server: probe\n        command: [node, ./scope_probe.mjs]\n        environment: {{ GL_DECLARED: \"127.0.0.1:{allowed}\", GL_UNDECLARED: \"127.0.0.1:{remote}\", GL_OWN_INPUT: \"{own}\", GL_OTHER_INPUT: \"{other}\" }}\n        timeout: 20000\n      - server: remote\n        url: http://127.0.0.1:{remote}/mcp\n        timeout: 3000\nsandbox:\n  backend: bubblewrap\n  network: allowlist\n  allow: [\"127.0.0.1:{allowed}\"]\n  credentials:\n    env: [GL_JOB_SECRET]\n"
         ),
     )
     .unwrap();
@@ -99,6 +107,11 @@ fn discovery_runs_each_server_in_a_narrowed_scope() {
     assert!(
         !seen.contains("undeclared=reached"),
         "a remote MCP server's host is for the harness, not for a stdio server being listed: {seen}"
+    );
+    assert!(seen.contains("own=visible"), "the server sees its own script: {seen}");
+    assert!(
+        seen.contains("other=hidden"),
+        "another input of the job is not the server's to see: {seen}"
     );
     // The session log names the scope each server ran in.
     let logs = dir.path().join(".ghostlab/logs");

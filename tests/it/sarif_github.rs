@@ -277,3 +277,95 @@ fn sarif_without_the_job_or_for_another_job_exits_2_naming_what_is_wrong() {
         "{stderr}"
     );
 }
+
+/// Decisions in the job's `job.decisions.json` on the first two findings of `inventory`: the
+/// first waived on its evidence now, the second accepted on evidence that has changed since.
+fn decide_two(job_dir: &Path, inventory: &Path) -> (String, String) {
+    use ghostlab::mcp::contract::decisions::{Decision, Decisions, Verdict, evidence_digest, finding_id, save};
+    let text = std::fs::read_to_string(inventory).unwrap();
+    let inv = ghostlab::mcp::inventory::Inventory::from_json(&text).unwrap();
+    let json: Value = serde_json::from_str(&text).unwrap();
+    let contract = ghostlab::mcp::contract::build_contract(&inv);
+    let a = &contract.findings[0];
+    let print = ghostlab::mcp::contract::sarif::fingerprint;
+    let b = contract
+        .findings
+        .iter()
+        .find(|f| finding_id(f) != finding_id(a) && print(f) != print(a))
+        .unwrap();
+    let decision = |id: String, decision, reason: &str, evidence| Decision {
+        finding: id,
+        decision,
+        reason: reason.into(),
+        who: "ana".into(),
+        when: "2026-12-06T05:00:00Z".into(),
+        evidence,
+    };
+    let decisions = Decisions {
+        version: 1,
+        decisions: vec![
+            decision(
+                finding_id(a),
+                Verdict::Waived,
+                "our own read-only server",
+                evidence_digest(a, Some(&json)),
+            ),
+            decision(finding_id(b), Verdict::Accepted, "old evidence", "sha256:old".into()),
+        ],
+    };
+    save(&job_dir.join("job.decisions.json"), &decisions).unwrap();
+    (
+        ghostlab::mcp::contract::sarif::fingerprint(a),
+        ghostlab::mcp::contract::sarif::fingerprint(b),
+    )
+}
+
+#[test]
+fn decided_findings_carry_an_external_suppression_with_the_reason_and_stay_valid() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = checkout(tmp.path());
+    let (waived, expired) = decide_two(&repo.join("agent"), &fixture("inventory-flawed.json"));
+    let (code, sarif, stderr) = sarif_lint(&repo, &fixture("inventory-flawed.json"), &["--job", "agent/job.yaml"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    let sarif = sarif.unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap().clone();
+    let by_print = |p: &str| {
+        results
+            .iter()
+            .find(|r| r["partialFingerprints"]["ghostlabFinding/v1"] == p)
+            .unwrap()
+            .clone()
+    };
+    let s = &by_print(&waived)["suppressions"];
+    assert_eq!(s[0]["kind"], "external", "{s}");
+    assert_eq!(s[0]["status"], "accepted");
+    assert_eq!(s[0]["justification"], "our own read-only server");
+    assert_eq!(s[0]["properties"]["decision"], "waived");
+    // An expired decision suppresses nothing: the finding counts again.
+    assert!(by_print(&expired).get("suppressions").is_none());
+    let suppressed = results.iter().filter(|r| r.get("suppressions").is_some()).count();
+    assert_eq!(suppressed, 1, "only the decided finding");
+    // Still what GitHub and the schema take.
+    assert_eq!(
+        crate::sarif_ingestion::github_ingestion_problems(&sarif),
+        Vec::<String>::new()
+    );
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(common::repo().join("schemas/sarif-schema-2.1.0.json")).unwrap())
+            .unwrap();
+    let validator = jsonschema::draft4::new(&schema).unwrap();
+    let errors: Vec<String> = validator.iter_errors(&sarif).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    if let Some(findings) = multitool(&sarif) {
+        let findings: Vec<String> = findings.into_iter().filter(|f| !f.starts_with("SARIF2005 ")).collect();
+        assert_eq!(findings, Vec::<String>::new());
+    }
+    // The schema checks suppressions: a kind SARIF does not know is refused.
+    let mut bad = sarif.clone();
+    for r in bad["runs"][0]["results"].as_array_mut().unwrap() {
+        if let Some(s) = r.get_mut("suppressions") {
+            s[0]["kind"] = "waived".into();
+        }
+    }
+    assert!(validator.iter_errors(&bad).next().is_some());
+}

@@ -58,6 +58,8 @@ fn check() -> impl Strategy<Value = CheckResult> {
 fn observation() -> impl Strategy<Value = ghostlab::judge::verdict::Observation> {
     proptest::option::of(prop_oneof![Just("e7".to_string()), Just("e9".to_string())]).prop_map(|event| {
         ghostlab::judge::verdict::Observation {
+            kind: "rejected-call",
+            subject: "bash git push".into(),
             what: "a denied push attempt".into(),
             event,
         }

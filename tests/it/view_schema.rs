@@ -67,14 +67,20 @@ fn the_view_schema_refuses_the_old_words_and_text_gates() {
         "version": 2, "run_dir": "/x", "filter": {"verdict": null, "persona": null, "text": ""},
         "trials": [{"case_id": "c", "trial": 1, "persona": "p", "scenario": "s", "turns": 2,
                     "verdict": "FAIL", "duration_ms": 5, "first_failure": null, "by_evidence": false}],
-        "results": results
+        "results": results,
+        "findings": {"decisions_file": "/x/job.decisions.json", "notes": [],
+                     "items": [{"id": "workspace-added:c", "source": "verdict", "severity": null,
+                                "case_id": "c", "trial": 1, "what": "1 file(s) added to the workspace (a)",
+                                "standing": "decided",
+                                "decision": {"decision": "waived", "who": "ana", "when": "2026-12-06T05:00:00Z",
+                                             "reason": "fine"}}]}
     });
     let errors: Vec<String> = v
         .iter_errors(&good)
         .map(|e| format!("{}: {e}", e.instance_path()))
         .collect();
     assert_eq!(errors, Vec::<String>::new());
-    let breaks: [(&str, Breaks); 5] = [
+    let breaks: [(&str, Breaks); 7] = [
         ("version 1", |d| d["version"] = 1.into()),
         ("`cases` for the trials", |d| {
             let t = d.as_object_mut().unwrap().remove("trials").unwrap();
@@ -90,6 +96,12 @@ fn the_view_schema_refuses_the_old_words_and_text_gates() {
         }),
         ("a gate threshold as text", |d| {
             d["results"]["gates"][0]["threshold"] = ">= 80%".into()
+        }),
+        ("no findings", |d| {
+            d.as_object_mut().unwrap().remove("findings");
+        }),
+        ("a standing the view does not know", |d| {
+            d["findings"]["items"][0]["standing"] = "ignored".into()
         }),
     ];
     for (what, brk) in breaks {

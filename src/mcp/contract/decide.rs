@@ -1,5 +1,6 @@
-//! Taking decisions on a job's contract findings: the one code path behind `ghostlab findings`
-//! and the lab's results screen. It reads the job's contract and inventory, checks every id
+//! Taking decisions on a job's findings — the contract's, and a run's verdict findings
+//! (`judge::verdict_findings`) — : the one code path behind `ghostlab findings` and the lab's
+//! results screen. It reads the job's contract and inventory, checks every id
 //! before writing anything (a typo must not half-apply), and appends the decisions to
 //! `<job>.decisions.json` under the folder's lock.
 
@@ -21,7 +22,7 @@ pub enum DecideError {
     NoContract { path: PathBuf, job: PathBuf },
     #[error("{}: {reason}", path.display())]
     Contract { path: PathBuf, reason: String },
-    #[error("no finding `{id}` in the job's contract; `ghostlab findings list --job {}` shows the ids", job.display())]
+    #[error("no finding `{id}` in the job's contract or the run's verdicts; `ghostlab findings list --job {}` shows the ids", job.display())]
     UnknownFinding { id: String, job: PathBuf },
     #[error("the reason must say why (it is shown in the report)")]
     EmptyReason,
@@ -96,11 +97,33 @@ pub fn job_findings(job_file: &Path, state_dir: &Path) -> Result<JobFindings, De
     })
 }
 
-/// Records `verdict` on every finding of `ids` with `reason`, by `who`, now. Writes nothing
-/// when an id is unknown or the reason is blank. Returns the decisions file.
+/// Records `verdict` on every contract finding of `ids` with `reason`, by `who`, now. Writes
+/// nothing when an id is unknown or the reason is blank. Returns the decisions file.
 pub fn decide(
     job_file: &Path,
     state_dir: &Path,
+    ids: &[String],
+    verdict: Verdict,
+    reason: &str,
+    who: &str,
+) -> Result<PathBuf, DecideError> {
+    decide_with(job_file, state_dir, &[], ids, verdict, reason, who)
+}
+
+/// A finding from outside the contract that a decision may name: its id and evidence digest
+/// now (a run's verdict findings, `judge::verdict_findings`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KnownFinding {
+    pub id: String,
+    pub evidence: String,
+}
+
+/// As `decide`, where an id may also be one of `known`. The contract is read only when some id
+/// is not among `known`, so a job without one can still decide on its verdict findings.
+pub fn decide_with(
+    job_file: &Path,
+    state_dir: &Path,
+    known: &[KnownFinding],
     ids: &[String],
     verdict: Verdict,
     reason: &str,
@@ -117,15 +140,31 @@ pub fn decide(
         .unwrap_or(Path::new("."));
     let _lock = crate::util::folder_lock::lock_folder(folder).map_err(|e| DecideError::Lock(e.to_string()))?;
     // Read under the lock: what another decider wrote a moment ago is kept.
-    let found = job_findings(job_file, state_dir)?;
-    let mut decisions = found.decisions.clone();
+    let mut decisions = load(&path)?;
+    let all_known = ids.iter().all(|id| known.iter().any(|k| &k.id == id));
+    let contract = if all_known {
+        None
+    } else {
+        match job_findings(job_file, state_dir) {
+            Ok(found) => Some(found),
+            // With run findings to choose from, a missing contract is an unknown id below.
+            Err(DecideError::NoContract { .. }) if !known.is_empty() => None,
+            Err(e) => return Err(e),
+        }
+    };
     let when = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     for id in ids {
-        let Some(f) = found.contract.findings.iter().find(|f| &finding_id(f) == id) else {
-            return Err(DecideError::UnknownFinding {
+        let from_contract = || {
+            let found = contract.as_ref()?;
+            let f = found.contract.findings.iter().find(|f| &finding_id(f) == id)?;
+            Some(evidence_digest(f, found.inventory.as_ref()))
+        };
+        let evidence = match known.iter().find(|k| &k.id == id) {
+            Some(k) => k.evidence.clone(),
+            None => from_contract().ok_or_else(|| DecideError::UnknownFinding {
                 id: id.clone(),
                 job: job_file.to_path_buf(),
-            });
+            })?,
         };
         decisions.decisions.push(Decision {
             finding: id.clone(),
@@ -133,7 +172,7 @@ pub fn decide(
             reason: reason.trim().to_string(),
             who: who.to_string(),
             when: when.clone(),
-            evidence: evidence_digest(f, found.inventory.as_ref()),
+            evidence,
         });
     }
     save(&path, &decisions)?;

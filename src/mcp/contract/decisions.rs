@@ -1,4 +1,4 @@
-//! People's decisions on contract findings: a finding can be **accepted** (true, and the risk is
+//! People's decisions on findings (the contract's, and the evidence policy's in a run's verdicts): a finding can be **accepted** (true, and the risk is
 //! taken knowingly) or **waived** (does not apply here), always with a reason, who and when.
 //!
 //! Decisions live beside the job (`<job>.decisions.json`, so they are reviewed and committed
@@ -164,10 +164,15 @@ impl Standing {
 
 /// The standing of `f` under `decisions` (the latest decision on it wins).
 pub fn standing(f: &Finding, inventory: Option<&Value>, decisions: &Decisions) -> Standing {
-    let id = finding_id(f);
+    standing_of_id(&finding_id(f), &evidence_digest(f, inventory), decisions)
+}
+
+/// The standing of the finding named `id` whose evidence digests to `evidence` now: contract
+/// findings and verdict findings (`judge::verdict_findings`) share the file and this rule.
+pub fn standing_of_id(id: &str, evidence: &str, decisions: &Decisions) -> Standing {
     match decisions.decisions.iter().rev().find(|d| d.finding == id) {
         None => Standing::Open,
-        Some(d) if d.evidence == evidence_digest(f, inventory) => Standing::Decided(d.clone()),
+        Some(d) if d.evidence == evidence => Standing::Decided(d.clone()),
         Some(d) => Standing::Expired(d.clone()),
     }
 }

@@ -11,6 +11,8 @@ use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use super::decide::verdict_word;
+use super::decisions::{Decisions, Standing, standing};
 use super::rule_help::help_of;
 use super::rules::ALL;
 use super::{Contract, Finding};
@@ -163,9 +165,32 @@ fn result_entry(f: &Finding, at: &Declared) -> Value {
     result
 }
 
+/// A finding people accepted or waived (and whose evidence is unchanged) as SARIF's
+/// `suppressions`: external (the decision lives in `<job>.decisions.json`, not in the source),
+/// accepted, with the reason as justification. Open and expired findings have none.
+fn suppressions(s: &Standing) -> Option<Value> {
+    let Standing::Decided(d) = s else {
+        return None;
+    };
+    Some(json!([{
+        "kind": "external",
+        "status": "accepted",
+        "justification": d.reason,
+        "properties": { "decision": verdict_word(d.decision), "who": d.who, "when": d.when }
+    }]))
+}
+
+/// What people decided on the contract's findings, for `to_sarif`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SarifDecisions<'a> {
+    pub decisions: Option<&'a Decisions>,
+    /// inventory.json as JSON, for the evidence digests.
+    pub inventory: Option<&'a Value>,
+}
+
 /// Renders `contract` as a SARIF 2.1.0 log whose results point where `sources` says each
-/// server is declared.
-pub fn to_sarif(contract: &Contract, sources: &SarifSources) -> Result<Value, Undeclared> {
+/// server is declared; a decided finding carries its decision as a suppression.
+pub fn to_sarif(contract: &Contract, sources: &SarifSources, decided: SarifDecisions<'_>) -> Result<Value, Undeclared> {
     let rules: Vec<Value> = ALL.iter().map(rule_entry).collect();
     let results = contract
         .findings
@@ -175,7 +200,12 @@ pub fn to_sarif(contract: &Contract, sources: &SarifSources) -> Result<Value, Un
                 .declared
                 .get(&f.server)
                 .ok_or_else(|| Undeclared(f.server.clone()))?;
-            Ok(result_entry(f, at))
+            let mut result = result_entry(f, at);
+            let standing = decided.decisions.map(|d| standing(f, decided.inventory, d));
+            if let Some(s) = standing.as_ref().and_then(suppressions) {
+                result["suppressions"] = s;
+            }
+            Ok(result)
         })
         .collect::<Result<Vec<Value>, Undeclared>>()?;
     Ok(json!({

@@ -218,7 +218,7 @@ pub async fn build_run() -> Fixture {
 fn linted_clean() -> GateFacts {
     GateFacts {
         contract: ghostlab::judge::ContractFacts::linted(0, 0),
-        denied_egress: 0,
+        ..GateFacts::default()
     }
 }
 
