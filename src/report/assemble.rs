@@ -265,6 +265,7 @@ fn entry(e: &Envelope, r: &Redactor) -> Option<Entry> {
             format!("setup `{name}` exited {exit_code} after {duration_ms} ms"),
         ),
         RunEvent::UserRefusal { turn, about } => note(Some(*turn), format!("the user refused: {about}")),
+        RunEvent::UserConfirmation { turn, about } => note(Some(*turn), format!("the user confirmed: {about}")),
         RunEvent::EgressDenied { host, port, .. } => note(None, format!("egress denied: {host}:{port}")),
         RunEvent::EmulatorBreak { turn, kind, evidence } => note(
             Some(*turn),
