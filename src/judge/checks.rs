@@ -144,12 +144,10 @@ fn forbidden_call_checks(input: &CheckInput<'_>, calls: &[Call<'_>]) -> Vec<Chec
     let mut out = Vec::new();
     for forbidden in &input.case.scenario.expected.forbidden_tool_calls {
         if !input.observability.tool_calls {
-            out.push(CheckResult {
-                name: format!("forbidden_tool_call {forbidden}"),
-                outcome: CheckOutcome::Errored {
-                    detail: NO_TOOL_CALLS.into(),
-                },
-            });
+            out.push(super::observability::not_observable(
+                format!("forbidden_tool_call {forbidden}"),
+                NO_TOOL_CALLS,
+            ));
             continue;
         }
         // The same tool forbidden only until the user confirms it (`forbidden_commands` rule

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use super::observability::{NO_NETWORK_RECORD, NO_TOOL_CALLS, Observability};
+use super::observability::{NO_NETWORK_RECORD, NO_TOOL_CALLS, Observability, not_observable};
 use super::observed::ObservedFacts;
 use super::verdict::{CheckOutcome, CheckResult};
 pub use crate::trial::checks::{CommandRule, FileRule, ScenarioChecks, argument_text, glob_matches, rule_matches};
@@ -113,7 +113,7 @@ pub fn run_dataset_checks(
             None => format!("not_attempted {}", rule.tool),
         };
         if !can_see.tool_calls {
-            out.push(errored(name, NO_TOOL_CALLS));
+            out.push(not_observable(name, NO_TOOL_CALLS));
             continue;
         }
         let (breaking, confirmed) =
@@ -139,7 +139,7 @@ pub fn run_dataset_checks(
         out.push(check(name, hits.is_empty(), detail));
     }
     if checks.network_untouched && !can_see.network {
-        out.push(errored("network_untouched".into(), NO_NETWORK_RECORD));
+        out.push(not_observable("network_untouched".into(), NO_NETWORK_RECORD));
     } else if checks.network_untouched {
         let agent: Vec<String> = observed.agent_network().map(|n| n.describe()).collect();
         let ok = agent.is_empty();
@@ -270,7 +270,7 @@ mod tests {
         assert_eq!(out.len(), 2);
         for c in &out {
             assert!(
-                matches!(&c.outcome, CheckOutcome::Errored { detail } if detail.starts_with("not_observable")),
+                matches!(&c.outcome, CheckOutcome::NotObservable { .. }),
                 "{c:?}"
             );
         }

@@ -78,6 +78,7 @@ fn from_checks(checks: &[CheckResult]) -> Answer {
         .iter()
         .filter_map(|c| match &c.outcome {
             CheckOutcome::Errored { detail } => Some(format!("{}: {detail}", c.name)),
+            CheckOutcome::NotObservable { detail } => Some(format!("{}: not_observable: {detail}", c.name)),
             _ => None,
         })
         .collect();
@@ -273,8 +274,8 @@ mod tests {
             passed("forbidden_tool_call release_publish_release"),
             check(
                 "network_untouched",
-                CheckOutcome::Errored {
-                    detail: "not_observable: nothing records attempts".into(),
+                CheckOutcome::NotObservable {
+                    detail: "nothing records attempts".into(),
                 },
             ),
         ];

@@ -310,6 +310,7 @@ fn checks(v: &VerdictFile, r: &Redactor) -> Vec<CheckRow> {
                 CheckOutcome::Passed { detail } => ("passed", detail),
                 CheckOutcome::Failed { detail } => ("failed", detail),
                 CheckOutcome::Errored { detail } => ("errored", detail),
+                CheckOutcome::NotObservable { detail } => ("not_observable", detail),
             };
             CheckRow {
                 name: red(r, &c.name),
