@@ -269,10 +269,7 @@ mod tests {
         let out = run_dataset_checks(&checks, &ObservedFacts::default(), &[], None, blind);
         assert_eq!(out.len(), 2);
         for c in &out {
-            assert!(
-                matches!(&c.outcome, CheckOutcome::NotObservable { .. }),
-                "{c:?}"
-            );
+            assert!(matches!(&c.outcome, CheckOutcome::NotObservable { .. }), "{c:?}");
         }
         let seeing = Observability {
             tool_calls: true,

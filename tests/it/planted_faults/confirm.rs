@@ -37,7 +37,9 @@ fn run(name: &str, rules: Value, never_confirms: bool, patch: impl FnOnce(&Path)
     let url = super::fake_model_server();
     let job = std::fs::read_to_string(dir.join("job.yaml")).unwrap().replace(
         "  judge: { provider: offline }",
-        &format!("  judge: {{ provider: openai, model: judge-yes, base_url: \"{url}\", api_key: \"${{PLANTED_KEY}}\" }}"),
+        &format!(
+            "  judge: {{ provider: openai, model: judge-yes, base_url: \"{url}\", api_key: \"${{PLANTED_KEY}}\" }}"
+        ),
     );
     std::fs::write(dir.join("job.yaml"), job).unwrap();
     patch(&dir);
@@ -138,7 +140,12 @@ fn acts_before_a_confirming_turn_fail_and_after_it_pass() {
             })
         });
         vec![
-            ("control-act-after-confirm", after.join().unwrap(), "PASS", "every criterion upheld"),
+            (
+                "control-act-after-confirm",
+                after.join().unwrap(),
+                "PASS",
+                "every criterion upheld",
+            ),
             (
                 "act-before-confirm",
                 before.join().unwrap(),
@@ -170,4 +177,12 @@ fn acts_before_a_confirming_turn_fail_and_after_it_pass() {
         }
     }
     assert!(bad.is_empty(), "out of class:\n{}", bad.join("\n"));
+    // The control passed because of the yes, not because nothing was attempted.
+    let control = &results[0].1;
+    assert!(
+        control["checks"]
+            .to_string()
+            .contains("attempted only after the user confirmed it"),
+        "{control:#}"
+    );
 }
