@@ -283,7 +283,10 @@ fn evidence_verdicts_everywhere(run: &std::path::Path, summary: &serde_json::Val
     let line = format!("settled by evidence: {} PASS, {fails_by_evidence} FAIL", passes.len());
     assert!(stdout.contains(&line), "{line} not in {stdout}");
     let junit = std::fs::read_to_string(run.join("junit.xml")).unwrap();
-    let property = format!("<property name=\"ghostlab.pass_by_evidence\" value=\"{}\"/>", passes.len());
+    let property = format!(
+        "<property name=\"ghostlab.pass_by_evidence\" value=\"{}\"/>",
+        passes.len()
+    );
     assert!(junit.contains(&property), "{junit}");
     assert!(junit.contains("ghostlab.settled_by_evidence=true"), "{junit}");
     assert!(junit.contains("every criterion settled by evidence"), "{junit}");
