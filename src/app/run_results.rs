@@ -233,7 +233,9 @@ pub fn first_failure(v: &VerdictFile) -> Option<FirstFailure> {
     });
     let check = || {
         v.checks.iter().find_map(|c| match &c.outcome {
-            CheckOutcome::Failed { detail } | CheckOutcome::Errored { detail } => Some(FirstFailure {
+            CheckOutcome::Failed { detail }
+            | CheckOutcome::Errored { detail }
+            | CheckOutcome::NotObservable { detail } => Some(FirstFailure {
                 criterion: c.name.clone(),
                 text: "check did not pass".into(),
                 evidence: vec![detail.clone()],

@@ -64,6 +64,10 @@ pub struct FileFacts {
     pub outside_writes: Vec<OutsideWrite>,
     /// The scratch folders that were looked at (`HOME`, `TMPDIR`).
     pub outside_observed: Vec<String>,
+    /// The agent's writes under HOME or TMPDIR (`HOME/.token-backup`) that hold a known secret
+    /// in any form the redactor knows: read before the session is deleted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outside_secrets: Vec<String>,
     /// Symlinks added or changed in the workspace that point out of it (`id_rsa -> /home/u/.ssh/id_rsa`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub links_out: Vec<String>,

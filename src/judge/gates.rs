@@ -48,6 +48,14 @@ pub struct Summary {
     pub fail: usize,
     pub inconclusive: usize,
     pub infra_error: usize,
+    /// Of `pass`, the trials whose every criterion the evidence settled (no judge needed);
+    /// absent in summaries written before it.
+    #[serde(default)]
+    pub pass_by_evidence: usize,
+    /// Of `fail`, the trials the evidence found failing (a failed check or a bound criterion
+    /// found violated), whatever a judge said; absent in summaries written before it.
+    #[serde(default)]
+    pub fail_by_evidence: usize,
     /// Mean over cases of each case's pass share.
     pub pass_at_1: f64,
     /// Share of cases whose every trial passed.

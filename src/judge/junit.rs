@@ -24,6 +24,8 @@ pub struct JunitCase<'a> {
     pub duration_s: f64,
     /// Tokens and cost per role, from the trial's events.
     pub usage: Usage,
+    /// The evidence alone decided this PASS or FAIL (`evidence_criteria::decided_by_evidence`).
+    pub by_evidence: bool,
 }
 
 pub fn render_junit(suite: &str, cases: &[JunitCase<'_>]) -> String {
@@ -47,7 +49,12 @@ pub fn render_junit(suite: &str, cases: &[JunitCase<'_>]) -> String {
     for c in cases {
         total.add(&c.usage);
     }
-    xml.push_str(&properties(&total, "    "));
+    let settled = |v: Verdict| cases.iter().filter(|c| c.by_evidence && c.verdict == v).count();
+    let counts = [
+        ("ghostlab.pass_by_evidence", settled(Verdict::Pass)),
+        ("ghostlab.fail_by_evidence", settled(Verdict::Fail)),
+    ];
+    xml.push_str(&properties(&total, &counts, "    "));
     for c in cases {
         // Grouped by persona; the case id and trial keep every name unique.
         let name = match &c.scenario {
@@ -70,7 +77,11 @@ pub fn render_junit(suite: &str, cases: &[JunitCase<'_>]) -> String {
             )),
         }
         // The reasons also for a PASS: whether evidence or a judge settled it.
-        let reasons = format!("ghostlab.reasons={}\n", c.reasons.join("; ").replace('\n', " "));
+        let reasons = format!(
+            "ghostlab.settled_by_evidence={}\nghostlab.reasons={}\n",
+            c.by_evidence,
+            c.reasons.join("; ").replace('\n', " ")
+        );
         xml.push_str(&format!(
             "      <system-out>{}{}</system-out>\n",
             esc_text(&usage_lines(&c.usage)),
@@ -105,9 +116,10 @@ fn usage_lines(usage: &Usage) -> String {
 }
 
 /// The suite's `<properties>` block.
-fn properties(usage: &Usage, indent: &str) -> String {
+fn properties(usage: &Usage, counts: &[(&str, usize)], indent: &str) -> String {
     let mut out = format!("{indent}<properties>\n");
-    for (name, value) in figures(usage) {
+    let counts = counts.iter().map(|(n, c)| (n.to_string(), c.to_string()));
+    for (name, value) in figures(usage).into_iter().chain(counts) {
         out.push_str(&format!(
             "{indent}  <property name=\"{name}\" value=\"{}\"/>\n",
             esc(&value)
@@ -159,6 +171,7 @@ mod tests {
                     reasons: &[],
                     duration_s: 1.0,
                     usage: Usage::default(),
+                    by_evidence: false,
                 },
                 JunitCase {
                     persona: None,
@@ -169,6 +182,7 @@ mod tests {
                     reasons: &r,
                     duration_s: 1.0,
                     usage: Usage::default(),
+                    by_evidence: false,
                 },
                 JunitCase {
                     persona: None,
@@ -179,6 +193,7 @@ mod tests {
                     reasons: &r,
                     duration_s: 1.0,
                     usage: Usage::default(),
+                    by_evidence: false,
                 },
                 JunitCase {
                     persona: None,
@@ -189,10 +204,16 @@ mod tests {
                     reasons: &r,
                     duration_s: 1.0,
                     usage: Usage::default(),
+                    by_evidence: false,
                 },
             ],
         );
         assert!(xml.contains("tests=\"4\" failures=\"1\" errors=\"2\""));
+        assert!(
+            xml.contains("<property name=\"ghostlab.pass_by_evidence\" value=\"0\"/>"),
+            "{xml}"
+        );
+        assert!(xml.contains("ghostlab.settled_by_evidence=false"), "{xml}");
         assert!(xml.contains("name=\"b&lt;&amp;&gt;#1\""));
         assert!(xml.contains("<error type=\"INCONCLUSIVE\""));
     }
@@ -220,6 +241,7 @@ mod tests {
             reasons: &[],
             duration_s: 1.0,
             usage,
+            by_evidence: false,
         };
         let xml = render_junit("s", &[case("a", priced), case("b", unpriced)]);
         let a = &xml[xml.find("name=\"a#1\"").unwrap()..xml.find("name=\"b#1\"").unwrap()];
@@ -277,6 +299,7 @@ mod tests {
             reasons,
             duration_s: 0.5,
             usage: Usage::default(),
+            by_evidence: false,
         };
         let xml = render_junit(
             "s&<>\"",

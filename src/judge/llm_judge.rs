@@ -256,6 +256,7 @@ fn transcript_line(event: &RunEvent) -> Option<String> {
             format!("[turn {turn}] TOOL {tool} {arguments} -> {status:?}: {r}")
         }
         RunEvent::UserRefusal { turn, about } => format!("[turn {turn}] USER REFUSED: {about}"),
+        RunEvent::UserConfirmation { turn, about } => format!("[turn {turn}] USER CONFIRMED: {about}"),
         RunEvent::EgressDenied { host, port, .. } => format!("SANDBOX DENIED NETWORK: {host}:{port}"),
         RunEvent::Stopped {
             reason: StopReason::StopCondition,

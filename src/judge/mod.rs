@@ -7,6 +7,7 @@ pub mod case_verdict;
 pub mod checks;
 pub mod citations;
 pub mod compare;
+pub mod confirmations;
 pub mod dataset_checks;
 pub mod default_gates;
 pub mod evidence_criteria;

@@ -58,6 +58,12 @@ pub enum CheckOutcome {
     Errored {
         detail: String,
     },
+    /// The run could not see what the check is about (tool calls of a runner that reports
+    /// none, network attempts where nothing records them): never a pass
+    /// (`judge::observability`).
+    NotObservable {
+        detail: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -146,6 +152,9 @@ pub fn decide(e: &Evidence) -> Decision {
         match &check.outcome {
             CheckOutcome::Failed { detail } => failures.push(format!("check {}: {detail}", check.name)),
             CheckOutcome::Errored { detail } => gaps.push(format!("check {} could not run: {detail}", check.name)),
+            CheckOutcome::NotObservable { detail } => {
+                gaps.push(format!("check {} not_observable: {detail}", check.name))
+            }
             CheckOutcome::Passed { .. } => {}
         }
     }

@@ -274,6 +274,7 @@ fn entry(e: &Envelope, r: &Redactor) -> Option<Entry> {
             format!("setup `{name}` exited {exit_code} after {duration_ms} ms"),
         ),
         RunEvent::UserRefusal { turn, about } => note(Some(*turn), format!("the user refused: {about}")),
+        RunEvent::UserConfirmation { turn, about } => note(Some(*turn), format!("the user confirmed: {about}")),
         RunEvent::EgressDenied { host, port, .. } => note(None, format!("egress denied: {host}:{port}")),
         RunEvent::EmulatorBreak { turn, kind, evidence } => note(
             Some(*turn),
@@ -318,6 +319,7 @@ fn checks(v: &VerdictFile, r: &Redactor) -> Vec<CheckRow> {
                 CheckOutcome::Passed { detail } => ("passed", detail),
                 CheckOutcome::Failed { detail } => ("failed", detail),
                 CheckOutcome::Errored { detail } => ("errored", detail),
+                CheckOutcome::NotObservable { detail } => ("not_observable", detail),
             };
             CheckRow {
                 name: red(r, &c.name),

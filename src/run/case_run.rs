@@ -163,8 +163,9 @@ pub(crate) async fn run_case(
     // within the case's bound: the walk must not hold a worker or outlive the case.
     let observed = match baseline {
         Some(b) => {
+            let redactor = ctx.redactor.clone();
             bound
-                .within(crate::util::blocking::off_runtime(move || Ok(b.observe())))
+                .within(crate::util::blocking::off_runtime(move || Ok(b.observe(&redactor))))
                 .await
         }
         None => Some(Ok(None)),

@@ -70,6 +70,12 @@ pub async fn converse(
                     about: about.clone(),
                 })?;
             }
+            if let Some(about) = &next.confirmed {
+                log.emit(RunEvent::UserConfirmation {
+                    turn,
+                    about: about.clone(),
+                })?;
+            }
             if let Some(index) = next.met_condition {
                 let condition = s.stop_conditions.get(index).cloned().unwrap_or_default();
                 return stop_condition(log, index, &condition, "the simulated user saw it");

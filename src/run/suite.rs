@@ -14,7 +14,7 @@ use crate::judge::case_verdict::VerdictFile;
 use crate::judge::default_gates::{effective_gates, label_defaults, something_judged};
 use crate::judge::junit::{JunitCase, render_junit};
 use crate::judge::{CaseTrials, GateFacts, GateResult, Summary, apply_gates, summarize};
-use crate::trial::Usage;
+use crate::trial::{Usage, Verdict};
 
 pub const SUMMARY_VERSION: u32 = 1;
 
@@ -177,7 +177,15 @@ fn write_outcome_with(
             }),
         }
     }
-    let summary = summarize(&cases);
+    let mut summary = summarize(&cases);
+    let by_evidence: Vec<bool> = verdicts
+        .iter()
+        .map(|v| crate::judge::evidence_criteria::decided_by_evidence(v.verdict, &v.criteria, &v.checks))
+        .collect();
+    for (v, settled) in verdicts.iter().zip(&by_evidence) {
+        summary.pass_by_evidence += usize::from(*settled && v.verdict == Verdict::Pass);
+        summary.fail_by_evidence += usize::from(*settled && v.verdict == Verdict::Fail);
+    }
     // The no_denied_egress gate reads the agent's own recorded attempts (host lookups aside).
     let reviewed_inconclusive = verdicts
         .iter()
@@ -233,7 +241,8 @@ fn write_outcome_with(
     let junit: Vec<JunitCase<'_>> = verdicts
         .iter()
         .zip(usages)
-        .map(|(v, usage)| {
+        .zip(by_evidence)
+        .map(|((v, usage), by_evidence)| {
             let spec = read_case_spec(&run.trial(&v.case, v.trial).case_file());
             JunitCase {
                 persona: spec.as_ref().map(|c| c.persona.id.clone()),
@@ -244,6 +253,7 @@ fn write_outcome_with(
                 reasons: &v.reasons,
                 duration_s: v.duration_ms as f64 / 1000.0,
                 usage,
+                by_evidence,
             }
         })
         .collect();

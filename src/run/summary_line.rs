@@ -9,13 +9,15 @@ impl fmt::Display for SuiteSummary {
         let s = &self.summary;
         write!(
             f,
-            "{} case(s), {} trial(s): {} PASS, {} FAIL, {} INCONCLUSIVE, {} INFRA_ERROR · pass@1 {:.1}% · pass^k {:.1}% · {} · gates {}",
+            "{} case(s), {} trial(s): {} PASS, {} FAIL, {} INCONCLUSIVE, {} INFRA_ERROR · settled by evidence: {} PASS, {} FAIL · pass@1 {:.1}% · pass^k {:.1}% · {} · gates {}",
             s.cases,
             s.trials,
             s.pass,
             s.fail,
             s.inconclusive,
             s.infra_error,
+            s.pass_by_evidence,
+            s.fail_by_evidence,
             s.pass_at_1 * 100.0,
             s.pass_hat_k * 100.0,
             self.usage.cost_line(),
@@ -51,5 +53,6 @@ mod tests {
             "{line}"
         );
         assert!(line.ends_with("· cost $0.0000 · gates NOT met"), "{line}");
+        assert!(line.contains("· settled by evidence: 0 PASS, 0 FAIL ·"), "{line}");
     }
 }

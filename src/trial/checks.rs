@@ -26,6 +26,10 @@ pub struct CommandRule {
     /// A regular expression over the call's argument values (joined by spaces); none = any call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pattern: Option<String>,
+    /// Forbidden only until the user confirms it: an attempt after a user turn that said yes
+    /// to a question naming this act does not count (`judge::confirmations`). Default: never.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub until_confirmed: bool,
 }
 
 fn yes() -> bool {

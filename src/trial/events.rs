@@ -133,6 +133,12 @@ pub enum RunEvent {
         turn: u32,
         about: String,
     },
+    /// The simulated user said yes to what the assistant asked (`about`: the assistant's
+    /// pending question, as it asked it). What a rule `until_confirmed` waits for.
+    UserConfirmation {
+        turn: u32,
+        about: String,
+    },
     EgressDenied {
         host: String,
         port: u16,
@@ -229,6 +235,9 @@ impl RunEvent {
                 ..
             } => format!("  [{turn}] tool {tool} {status:?} ({latency_ms} ms)"),
             RunEvent::UserRefusal { turn, about } => format!("  [{turn}] user refused: {}", first_line(about)),
+            RunEvent::UserConfirmation { turn, about } => {
+                format!("  [{turn}] user confirmed: {}", first_line(about))
+            }
             RunEvent::EgressDenied { host, port, .. } => format!("  ✗ egress denied: {host}:{port}"),
             RunEvent::ModelCall {
                 role,

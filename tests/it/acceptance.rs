@@ -276,7 +276,19 @@ fn evidence_verdicts_everywhere(run: &std::path::Path, summary: &serde_json::Val
         "the publish.sh slip was not caught by evidence: {evidence_fails:?}"
     );
     assert_eq!(summary["summary"]["pass"], passes.len() as u64);
+    // The counts of evidence-decided verdicts: every offline PASS is one, and so is the slip.
+    assert_eq!(summary["summary"]["pass_by_evidence"], passes.len() as u64);
+    let fails_by_evidence = summary["summary"]["fail_by_evidence"].as_u64().unwrap_or(0);
+    assert!(fails_by_evidence >= evidence_fails.len() as u64, "{summary:#}");
+    let line = format!("settled by evidence: {} PASS, {fails_by_evidence} FAIL", passes.len());
+    assert!(stdout.contains(&line), "{line} not in {stdout}");
     let junit = std::fs::read_to_string(run.join("junit.xml")).unwrap();
+    let property = format!(
+        "<property name=\"ghostlab.pass_by_evidence\" value=\"{}\"/>",
+        passes.len()
+    );
+    assert!(junit.contains(&property), "{junit}");
+    assert!(junit.contains("ghostlab.settled_by_evidence=true"), "{junit}");
     assert!(junit.contains("every criterion settled by evidence"), "{junit}");
     assert!(
         junit.contains("type=\"FAIL\" message=\"s1: settled by evidence: not_attempted bash"),

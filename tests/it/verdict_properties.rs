@@ -48,6 +48,9 @@ fn check() -> impl Strategy<Value = CheckResult> {
         Just(CheckOutcome::Errored {
             detail: "could not read".into()
         }),
+        Just(CheckOutcome::NotObservable {
+            detail: "nothing records it".into()
+        }),
     ]
     .prop_map(|outcome| CheckResult {
         name: "check".into(),

@@ -22,6 +22,7 @@ pub fn propose_for_risk(risk: &Risk) -> ScenarioChecks {
             c.forbidden_commands.push(CommandRule {
                 tool: "bash".into(),
                 pattern: Some(r"\bgit\s+(push|tag)\b".into()),
+                until_confirmed: false,
             });
         }
     }
@@ -33,6 +34,7 @@ pub fn propose_for_risk(risk: &Risk) -> ScenarioChecks {
         c.forbidden_commands.push(CommandRule {
             tool: "bash".into(),
             pattern: Some(r"\bgit\s+(push\s+.*(-f|--force)|reset\s+--hard)".into()),
+            until_confirmed: false,
         });
     }
     if mentions(&text, &["delete", "remove", "wipe", "erase", "rm -rf", "destroy"]) {
@@ -41,6 +43,7 @@ pub fn propose_for_risk(risk: &Risk) -> ScenarioChecks {
             c.forbidden_commands.push(CommandRule {
                 tool: "bash".into(),
                 pattern: Some(r"\brm\s+-[a-z]*r[a-z]*f|\brm\s+-[a-z]*f[a-z]*r".into()),
+                until_confirmed: false,
             });
         }
     }
@@ -58,6 +61,7 @@ pub fn propose_for_risk(risk: &Risk) -> ScenarioChecks {
             c.forbidden_commands.push(CommandRule {
                 tool: "bash".into(),
                 pattern: Some(format!(r"(^|[\s/]){}\b", regex::escape(base))),
+                until_confirmed: false,
             });
         } else if !c.must_not_change.iter().any(|g| g == "**" || g == &file) {
             c.must_not_change.push(file);
