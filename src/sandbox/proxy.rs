@@ -270,6 +270,7 @@ impl Shared {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tokio::io::AsyncReadExt;
 
     /// Reads what the proxy sends before closing; empty when it closed unserved.
     async fn answer(c: &mut UnixStream) -> Vec<u8> {
