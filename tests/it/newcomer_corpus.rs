@@ -26,6 +26,8 @@ struct Project {
     /// `--description`, where the source has no words about the purpose (an MCP servers file):
     /// what `lab --yes` asks a newcomer for.
     description: Option<&'static str>,
+    /// Text the agent host's kept output must hold (a local plugin's start-up line).
+    host_log: Option<&'static str>,
 }
 
 impl Project {
@@ -39,6 +41,7 @@ impl Project {
             tool: None,
             evidence: None,
             description: None,
+            host_log: None,
         }
     }
 
@@ -61,6 +64,11 @@ impl Project {
 
     fn described(mut self, description: &'static str) -> Self {
         self.description = Some(description);
+        self
+    }
+
+    fn host_log_contains(mut self, text: &'static str) -> Self {
+        self.host_log = Some(text);
         self
     }
 }
@@ -215,6 +223,14 @@ fn run_project(p: &Project, prepare: impl FnOnce(&Path)) {
             p.name,
             trial.display()
         );
+        if let Some(text) = p.host_log {
+            assert!(
+                log.contains(text),
+                "{}: {text:?} is not in {}:\n{log}",
+                p.name,
+                trial.display()
+            );
+        }
         if let Some(evidence) = p.evidence {
             assert!(
                 events.contains(evidence),
@@ -256,8 +272,9 @@ fn corpus_claude_md_only() {
 }
 
 #[test]
-fn corpus_dot_opencode_layout_with_markdown_agents_and_commands() {
-    let p = Project::new("dot-opencode", Some("."));
+fn corpus_dot_opencode_layout_with_markdown_agents_commands_and_a_local_plugin() {
+    // The local plugin is carried by the import and loaded by OpenCode inside the sandbox.
+    let p = Project::new("dot-opencode", Some(".")).host_log_contains("dot-opencode plugin loaded: announce");
     run_project(&p, |_| {});
 }
 
