@@ -6,6 +6,7 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 
+use super::opencode_dot_folders::carry_dot_folders;
 use super::opencode_files::{Project, carry_file_refs, locate, merge_config, merge_value, parent_configs, read_layer};
 use super::opencode_instructions::import_instructions;
 use super::opencode_keys::{
@@ -364,67 +365,6 @@ fn normalize_commands(runtime: &mut Map<String, Value>, origins: &Origins, fallb
             );
             d.hint = nearest(&key, COMMAND_KEYS.iter().copied()).map(|k| format!("did you mean `{k}`?"));
             notes.warnings.push(d);
-        }
-    }
-}
-
-/// Skill folders under `.opencode/skill(s)` are carried as skill paths; local plugins (the
-/// `*.ts` and `*.js` files of `.opencode/plugin(s)/`, which OpenCode loads as plugins) as
-/// `file:` plugin entries; custom tools under `.opencode/tool(s)` are reported (a job cannot
-/// carry them).
-fn carry_dot_folders(project: &Project, dst_dir: &Path, runtime: &mut crate::spec::Runtime, notes: &mut Notes) {
-    for folder in ["skill", "skills"] {
-        let Ok(entries) = std::fs::read_dir(project.dot.join(folder)) else {
-            continue;
-        };
-        let mut dirs: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
-        dirs.sort();
-        for dir in dirs.into_iter().filter(|d| d.join("SKILL.md").is_file()) {
-            let rel = relative_to(&dir, dst_dir);
-            if !runtime.skills.paths.contains(&rel) {
-                runtime.skills.paths.push(rel);
-            }
-        }
-    }
-    for folder in ["plugin", "plugins"] {
-        let dir = project.dot.join(folder);
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        let mut files: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
-        files.sort();
-        let (plugins, others): (Vec<PathBuf>, Vec<PathBuf>) = files
-            .into_iter()
-            .partition(|f| f.is_file() && f.extension().is_some_and(|e| e == "ts" || e == "js"));
-        for file in plugins {
-            let spec = format!("file:{}", relative_to(&file, dst_dir));
-            if !runtime.plugins.iter().any(|p| p.spec() == spec) {
-                runtime.plugins.push(crate::spec::agent::Plugin::Name(spec));
-            }
-        }
-        if !others.is_empty() {
-            let names: Vec<String> = others
-                .iter()
-                .filter_map(|f| f.file_name().map(|n| format!("`{}`", n.to_string_lossy())))
-                .collect();
-            notes.warn(
-                &dir,
-                "",
-                format!(
-                    "not carried: {} (OpenCode loads only the `.ts` and `.js` files here as plugins); a plugin that imports one of them needs it listed under `agent.inputs.assets`",
-                    names.join(", ")
-                ),
-            );
-        }
-    }
-    for folder in ["tool", "tools"] {
-        let dir = project.dot.join(folder);
-        if dir.is_dir() {
-            notes.warn(
-                &dir,
-                "",
-                "not carried: OpenCode loads custom tools from this folder; a job cannot carry custom tools",
-            );
         }
     }
 }
