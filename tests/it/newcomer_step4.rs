@@ -56,6 +56,11 @@ fn step_4_refuses_what_validate_refuses_in_the_server_list() {
             &["referenced file `./missing.json` does not exist"][..],
         ),
         (
+            "one name used twice",
+            "      - server: real\n        config_ref: ./mcp.json\n      - server: real\n        command: [node, ./tools.mjs]\n",
+            &["two MCP servers are named `real`"][..],
+        ),
+        (
             "a servers file whose entry is malformed",
             "      - server: real\n        config_ref: ./broken.json\n",
             &["mcpServers.real.command: wrong type: expected a string"][..],
