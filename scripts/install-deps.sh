@@ -55,6 +55,12 @@ if [ ! -x tools/npm/node_modules/opencode-linux-x64/bin/opencode ] \
   echo "installing pinned npm packages into tools/npm"
   npm ci --prefix tools/npm --no-audit --no-fund --loglevel=error
 fi
+# The bundled example's own MCP server dependency, in the example's folder, so a copy of the
+# folder runs anywhere (examples/release-bot/package.json says why).
+if [ ! -d examples/release-bot/node_modules/@modelcontextprotocol/server-filesystem ]; then
+  echo "installing the example's pinned npm packages into examples/release-bot"
+  npm ci --prefix examples/release-bot --no-audit --no-fund --loglevel=error
+fi
 # Its postinstall (chmod u+x) is an install script npm may not run: do what it does.
 chmod u+x "$SARIF_MULTITOOL"
 echo "dependencies ready"

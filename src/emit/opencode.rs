@@ -130,7 +130,16 @@ pub fn emit_opencode_config(loaded: &LoadedJob, opts: &EmitOptions<'_>) -> Value
         None => {}
     }
     if !rt.plugins.is_empty() {
-        cfg.insert("plugin".into(), json!(rt.plugins));
+        // A local plugin file is named by an absolute file URL where the agent sees it.
+        let plugins: Vec<_> = rt
+            .plugins
+            .iter()
+            .map(|p| match p.local_file() {
+                Some(file) => p.with_spec(format!("file://{}", map(file))),
+                None => p.clone(),
+            })
+            .collect();
+        cfg.insert("plugin".into(), json!(plugins));
     }
     if let Value::Object(settings) = serde_json::to_value(&rt.settings).expect("settings serialize") {
         for (key, value) in settings {

@@ -3,6 +3,7 @@
 //!
 //! Paths in the source are rebased so they resolve from the folder job.yaml is written to.
 
+mod opencode_dot_folders;
 mod opencode_files;
 mod opencode_instructions;
 mod opencode_keys;

@@ -6,6 +6,7 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 
+use super::opencode_dot_folders::carry_dot_folders;
 use super::opencode_files::{Project, carry_file_refs, locate, merge_config, merge_value, parent_configs, read_layer};
 use super::opencode_instructions::import_instructions;
 use super::opencode_keys::{
@@ -364,34 +365,6 @@ fn normalize_commands(runtime: &mut Map<String, Value>, origins: &Origins, fallb
             );
             d.hint = nearest(&key, COMMAND_KEYS.iter().copied()).map(|k| format!("did you mean `{k}`?"));
             notes.warnings.push(d);
-        }
-    }
-}
-
-/// Skill folders under `.opencode/skill(s)` are carried as skill paths; local plugins and
-/// custom tools under `.opencode/` are reported (OpenCode loads them; a job cannot).
-fn carry_dot_folders(project: &Project, dst_dir: &Path, runtime: &mut crate::spec::Runtime, notes: &mut Notes) {
-    for folder in ["skill", "skills"] {
-        let Ok(entries) = std::fs::read_dir(project.dot.join(folder)) else {
-            continue;
-        };
-        let mut dirs: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
-        dirs.sort();
-        for dir in dirs.into_iter().filter(|d| d.join("SKILL.md").is_file()) {
-            let rel = relative_to(&dir, dst_dir);
-            if !runtime.skills.paths.contains(&rel) {
-                runtime.skills.paths.push(rel);
-            }
-        }
-    }
-    for folder in ["plugin", "plugins", "tool", "tools"] {
-        let dir = project.dot.join(folder);
-        if dir.is_dir() {
-            notes.warn(
-                &dir,
-                "",
-                "not carried: OpenCode loads local plugins and custom tools from this folder; a job can list npm plugins under `agent.runtime.plugins` only",
-            );
         }
     }
 }

@@ -92,8 +92,14 @@ pub fn apply_answer(step: StepId, text: &str, job: &mut Job, artifacts: &Artifac
             };
             let mcps: Vec<McpInput> = parse_answer(text, "the MCP server list", key, job)?;
             for (i, m) in mcps.iter().enumerate() {
-                if m.server.is_none() {
+                let Some(name) = &m.server else {
                     return Err(format!("MCP server {} has no `server` name", i + 1));
+                };
+                // Discovery checks each server alone; a name used twice is the list's fault.
+                if mcps[..i].iter().any(|o| o.server.as_ref() == Some(name)) {
+                    return Err(format!(
+                        "two MCP servers are named `{name}`: the agent sees tools as `<server>_<tool>`, so each name must be unique; rename or remove one"
+                    ));
                 }
             }
             job.agent.inputs.mcps = mcps;

@@ -40,16 +40,18 @@ impl McpDiscovery for SandboxedDiscovery {
         let job_file = self.job_file.clone();
         Box::pin(async move {
             let failed = DiscoveryError::Failed;
-            let loaded =
-                crate::spec::load_job(&job_file).map_err(|e| failed(format!("the job does not validate yet: {e}")))?;
+            // What `validate` would refuse in this answer blocks the step (`Invalid`). Checked
+            // before the saved job is loaded: a saved job that names the same missing server
+            // fails to load for that very reason, which is the answer's fault, not discovery's.
             let mut ds = Vec::new();
             let resolved = crate::spec::resolve_mcps(&job_file, &job_dir, std::slice::from_ref(&mcp), &mut ds);
-            // What `validate` would refuse in this answer blocks the step (`Invalid`).
             let Some(server) = resolved.into_iter().next() else {
                 return Err(DiscoveryError::Invalid(
                     ds.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("; "),
                 ));
             };
+            let loaded =
+                crate::spec::load_job(&job_file).map_err(|e| failed(format!("the job does not validate yet: {e}")))?;
             let logs = loaded.state_dir().join("logs");
             let (launcher, session) = crate::mcp::sandboxed::launcher_for_job(&loaded, logs.clone())
                 .await

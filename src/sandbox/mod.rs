@@ -21,6 +21,7 @@ pub mod openshell;
 pub mod policy;
 pub mod procs;
 pub mod proxy;
+pub(crate) mod proxy_http;
 pub mod reaper;
 pub mod scope;
 pub mod scratch;

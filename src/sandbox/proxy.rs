@@ -4,6 +4,8 @@
 //! out), accepts `CONNECT host:port` and absolute-URI HTTP requests, lets through only listed
 //! `host:port` pairs and answers 403 to everything else. Every refusal is recorded with host,
 //! port and time. It never resolves or connects to a destination before the check passes.
+//! A plain-HTTP request is one exchange per connection, and both ends are told so
+//! (`super::proxy_http`): each request is checked on its own connection.
 //!
 //! A sandboxed process must not be able to exhaust it: at most [`MAX_CONNECTIONS`] client
 //! connections of one session are served at a time (about twice as many descriptors with their
@@ -16,14 +18,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpStream, UnixListener, UnixStream};
 
 use super::log::SessionLog;
 use super::policy::HostPort;
+use super::proxy_http::{exchange, parse_head, read_head};
 
-/// Largest request head the proxy reads before refusing.
-const MAX_HEAD: usize = 16 * 1024;
 /// How long a client may take to send its request head.
 const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
 /// Client connections one session's proxy serves at once.
@@ -151,66 +152,6 @@ async fn accept_loop(listener: UnixListener, shared: Arc<Shared>, cap: usize) {
     }
 }
 
-/// What the first line of a proxy request asks for.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) struct Target {
-    pub method: String,
-    pub host: String,
-    pub port: u16,
-    /// For plain HTTP: the request head rewritten to origin form.
-    pub forward_head: Option<Vec<u8>>,
-}
-
-/// Parses a request head (up to and including the blank line).
-pub(crate) fn parse_head(head: &[u8]) -> Option<Target> {
-    let text = std::str::from_utf8(head).ok()?;
-    let (first, rest) = text.split_once("\r\n")?;
-    let mut parts = first.split(' ');
-    let (method, uri, version) = (parts.next()?, parts.next()?, parts.next()?);
-    if method == "CONNECT" {
-        let hp = HostPort::parse(uri)?;
-        return Some(Target {
-            method: method.into(),
-            host: hp.host,
-            port: hp.port,
-            forward_head: None,
-        });
-    }
-    let after = uri.strip_prefix("http://")?;
-    let (authority, path) = match after.find('/') {
-        Some(i) => (&after[..i], &after[i..]),
-        None => (after, "/"),
-    };
-    if authority.contains('@') {
-        return None;
-    }
-    let hp = if authority
-        .rsplit_once(':')
-        .is_some_and(|(_, p)| p.bytes().all(|b| b.is_ascii_digit()))
-    {
-        HostPort::parse(authority)?
-    } else {
-        HostPort::parse(&format!("{authority}:80"))?
-    };
-    let mut fwd = format!("{method} {path} {version}\r\n");
-    for line in rest.split("\r\n") {
-        let lower = line.to_ascii_lowercase();
-        if lower.starts_with("proxy-") || lower.starts_with("connection:") || line.is_empty() {
-            continue;
-        }
-        fwd.push_str(line);
-        fwd.push_str("\r\n");
-    }
-    // One request per upstream connection keeps every request on the checked destination.
-    fwd.push_str("Connection: close\r\n\r\n");
-    Some(Target {
-        method: method.into(),
-        host: hp.host,
-        port: hp.port,
-        forward_head: Some(fwd.into_bytes()),
-    })
-}
-
 /// One of the [`MAX_CONNECTIONS`] places, given back when the connection ends (even by panic).
 struct Slot(Arc<Shared>);
 
@@ -310,35 +251,18 @@ impl Shared {
             "egress allowed {} {}:{}",
             target.method, target.host, target.port
         ));
-        let ok = match &target.forward_head {
-            None => client
-                .write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")
-                .await
-                .is_ok(),
-            Some(fwd) => upstream.write_all(fwd).await.is_ok(),
-        };
-        if ok && (body_start.is_empty() || upstream.write_all(&body_start).await.is_ok()) {
-            let _ = tokio::io::copy_bidirectional(&mut client, &mut upstream).await;
-        }
-    }
-}
-
-/// Reads until the end of the request head; returns the head and any bytes after it.
-async fn read_head(s: &mut UnixStream) -> Option<(Vec<u8>, Vec<u8>)> {
-    let mut buf = Vec::with_capacity(1024);
-    let mut chunk = [0u8; 2048];
-    loop {
-        let n = s.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            let rest = buf.split_off(i + 4);
-            return Some((buf, rest));
-        }
-        if buf.len() > MAX_HEAD {
-            return None;
+        match &target.forward_head {
+            None => {
+                if client
+                    .write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                    .await
+                    .is_ok()
+                    && (body_start.is_empty() || upstream.write_all(&body_start).await.is_ok())
+                {
+                    let _ = tokio::io::copy_bidirectional(&mut client, &mut upstream).await;
+                }
+            }
+            Some(fwd) => exchange(client, upstream, fwd, &body_start).await,
         }
     }
 }
@@ -346,28 +270,7 @@ async fn read_head(s: &mut UnixStream) -> Option<(Vec<u8>, Vec<u8>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn parses_connect_and_plain_requests() {
-        let t = parse_head(b"CONNECT api.example.com:443 HTTP/1.1\r\nHost: api.example.com:443\r\n\r\n").unwrap();
-        assert_eq!(
-            (t.host.as_str(), t.port, t.forward_head.is_none()),
-            ("api.example.com", 443, true)
-        );
-        let t = parse_head(
-            b"GET http://127.0.0.1:8080/x?y HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nProxy-Connection: keep-alive\r\n\r\n",
-        )
-        .unwrap();
-        assert_eq!((t.host.as_str(), t.port), ("127.0.0.1", 8080));
-        let fwd = String::from_utf8(t.forward_head.unwrap()).unwrap();
-        assert!(fwd.starts_with("GET /x?y HTTP/1.1\r\n"));
-        assert!(!fwd.to_ascii_lowercase().contains("proxy-connection"));
-        assert!(fwd.ends_with("Connection: close\r\n\r\n"));
-        let t = parse_head(b"GET http://example.com HTTP/1.1\r\n\r\n").unwrap();
-        assert_eq!(t.port, 80);
-        assert!(parse_head(b"GET /relative HTTP/1.1\r\n\r\n").is_none());
-        assert!(parse_head(b"GET http://user@evil.com/ HTTP/1.1\r\n\r\n").is_none());
-    }
+    use tokio::io::AsyncReadExt;
 
     /// Reads what the proxy sends before closing; empty when it closed unserved.
     async fn answer(c: &mut UnixStream) -> Vec<u8> {
@@ -413,5 +316,64 @@ mod tests {
         let text = std::fs::read_to_string(log.path()).unwrap();
         assert!(text.contains("egress REFUSED connection"), "{text}");
         assert!(text.contains("5 connection(s) refused over the cap"), "{text}");
+    }
+
+    /// A keep-alive upstream like Node's HTTP server: it answers `connection: keep-alive`
+    /// whatever it was asked and closes only when the request said `Connection: close`.
+    async fn keep_alive_upstream() -> (u16, Arc<AtomicUsize>) {
+        let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = l.local_addr().unwrap().port();
+        let served = Arc::new(AtomicUsize::new(0));
+        let count = served.clone();
+        tokio::spawn(async move {
+            while let Ok((mut c, _)) = l.accept().await {
+                let count = count.clone();
+                tokio::spawn(async move {
+                    while let Some((head, _)) = super::super::proxy_http::read_head(&mut c).await {
+                        let n = count.fetch_add(1, Ordering::SeqCst) + 1;
+                        let body = format!("answer {n}");
+                        let reply = format!(
+                            "HTTP/1.1 200 OK\r\nconnection: keep-alive\r\nKeep-Alive: timeout=5\r\nContent-Length: {}\r\n\r\n{body}",
+                            body.len()
+                        );
+                        if c.write_all(reply.as_bytes()).await.is_err()
+                            || String::from_utf8_lossy(&head)
+                                .to_ascii_lowercase()
+                                .contains("connection: close")
+                        {
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        (port, served)
+    }
+
+    #[tokio::test]
+    async fn a_plain_http_exchange_tells_the_client_to_close_and_ends_with_the_response() {
+        let (port, served) = keep_alive_upstream().await;
+        let d = tempfile::tempdir().unwrap();
+        let log = SessionLog::create(&d.path().join("log"), "test", Vec::new()).unwrap();
+        let sock = d.path().join("p.sock");
+        let allow = vec![HostPort::parse(&format!("127.0.0.1:{port}")).unwrap()];
+        let _proxy = EgressProxy::start(&sock, allow, log).unwrap();
+        for round in 1..=2 {
+            let mut c = UnixStream::connect(&sock).await.unwrap();
+            let req = format!(
+                "POST http://127.0.0.1:{port}/mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nProxy-Connection: Keep-Alive\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\n{{}}"
+            );
+            c.write_all(req.as_bytes()).await.unwrap();
+            // The proxy ends the connection after the response: read_to_end returns.
+            let got = String::from_utf8_lossy(&answer(&mut c).await).into_owned();
+            assert!(got.starts_with("HTTP/1.1 200 OK\r\n"), "round {round}: {got:?}");
+            assert!(got.contains("\r\nConnection: close\r\n"), "round {round}: {got:?}");
+            assert!(
+                !got.to_ascii_lowercase().contains("keep-alive"),
+                "round {round}: {got:?}"
+            );
+            assert!(got.ends_with(&format!("answer {round}")), "round {round}: {got:?}");
+        }
+        assert_eq!(served.load(Ordering::SeqCst), 2);
     }
 }

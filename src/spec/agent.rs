@@ -95,12 +95,38 @@ pub struct Runtime {
     pub settings: OpencodeSettings,
 }
 
-/// One OpenCode plugin: its name, or its name with options.
+/// One OpenCode plugin: its name, or its name with options. A local plugin file is written
+/// `file:<path>`, the path relative to job.yaml (npm's `file:` form) or absolute
+/// (`file:///abs/x.ts`); the emitted config names it by an absolute `file://` URL.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum Plugin {
     Name(String),
     WithOptions(String, IndexMap<String, serde_json::Value>),
+}
+
+impl Plugin {
+    /// The package name or file URL, without options.
+    pub fn spec(&self) -> &str {
+        match self {
+            Plugin::Name(s) | Plugin::WithOptions(s, _) => s,
+        }
+    }
+
+    /// The path of a local plugin file (`file:./x.ts` → `./x.ts`, `file:///a/x.ts` →
+    /// `/a/x.ts`); `None` for an npm package.
+    pub fn local_file(&self) -> Option<&str> {
+        let rest = self.spec().strip_prefix("file:")?;
+        Some(rest.strip_prefix("//").unwrap_or(rest))
+    }
+
+    /// The same plugin naming `spec` instead (options kept).
+    pub fn with_spec(&self, spec: String) -> Plugin {
+        match self {
+            Plugin::Name(_) => Plugin::Name(spec),
+            Plugin::WithOptions(_, o) => Plugin::WithOptions(spec, o.clone()),
+        }
+    }
 }
 
 /// OpenCode keys that do not describe agents, tools or models but still change how OpenCode

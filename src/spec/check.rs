@@ -97,6 +97,14 @@ fn check_agent_inputs(path: &Path, policy: &PathPolicy, job: &Job, ds: &mut Vec<
     for (i, a) in job.agent.inputs.assets.iter().enumerate() {
         policy.input(&index("agent.inputs.assets", i), a, Want::Any, ds);
     }
+    for (i, file) in rt
+        .plugins
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| Some((i, p.local_file()?)))
+    {
+        policy.input(&index("agent.runtime.plugins", i), file, Want::Text, ds);
+    }
     if let Some(ws) = &job.agent.workspace {
         policy.workspace(ws, ds);
     }

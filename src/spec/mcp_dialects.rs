@@ -113,6 +113,45 @@ pub const CLIENT_ONLY_KEYS: &[&str] = &[
     "watchPaths",
 ];
 
+/// Notes for the keys of another client's server entry that neither Ghostlab nor OpenCode
+/// knows and that are no near miss of one (those stay errors): each is dropped, and said so.
+pub fn foreign_key_notes(file: &Path, at: &str, entry: &Value, known: &[&str]) -> Vec<Diagnostic> {
+    /// Keys named one by one; a flood of stray keys ends in one line, not thousands.
+    const NAMED: usize = 10;
+    let Some(obj) = entry.as_object() else {
+        return Vec::new();
+    };
+    let dropped: Vec<&String> = obj
+        .keys()
+        .filter(|k| !known.contains(&k.as_str()) && !CLIENT_ONLY_KEYS.contains(&k.as_str()))
+        .filter(|k| crate::spec::diagnostics::nearest(k, known.iter().chain(CLIENT_ONLY_KEYS).copied()).is_none())
+        .collect();
+    let mut out: Vec<Diagnostic> = dropped
+        .iter()
+        .take(NAMED)
+        .map(|k| {
+            diag(
+                file,
+                join(at, k),
+                format!(
+                    "not carried: `{k}` is another client's setting that OpenCode has no key for; the server runs without it"
+                ),
+            )
+        })
+        .collect();
+    if dropped.len() > NAMED {
+        out.push(diag(
+            file,
+            at,
+            format!(
+                "… and {} more keys of another client, not carried",
+                dropped.len() - NAMED
+            ),
+        ));
+    }
+    out
+}
+
 /// Tool names listed under a client-only key, when it is a list of strings.
 pub fn tool_list(value: &Value) -> Vec<String> {
     value

@@ -13,8 +13,8 @@ use super::diagnostics::{Diagnostic, SpecError, diag, index, join, nearest};
 use super::document::{job_dir, json_type};
 use super::jsonc::read_json_or_yaml;
 use super::mcp_dialects::{
-    CLIENT_ONLY_KEYS, PromptInput, bare_variable, entry_notes, inputs_by_id, normalize_refs, prompt_inputs,
-    substitute_folders, tool_list, workspace_folder,
+    CLIENT_ONLY_KEYS, PromptInput, bare_variable, entry_notes, foreign_key_notes, inputs_by_id, normalize_refs,
+    prompt_inputs, substitute_folders, tool_list, workspace_folder,
 };
 use super::resolved::{McpTransport, ResolvedMcp};
 use crate::util::secret_ref::{has_reference, is_secret_name};
@@ -39,6 +39,8 @@ const STANDARD_KEYS: &[&str] = &[
     "headers",
     "type",
     "transport",
+    // Cline: `stdio` or `sse`, read like `type`.
+    "transportType",
     "disabled",
     "enabled",
     "timeout",
@@ -104,7 +106,10 @@ pub fn read_mcp_file_noted(path: &Path) -> Result<McpFile, SpecError> {
             diagnostics.push(d);
             continue;
         }
-        let entry_notes = entry_notes(path, &base, &at, entry, &declared, &mut announced);
+        let mut entry_notes = entry_notes(path, &base, &at, entry, &declared, &mut announced);
+        if format != McpFileFormat::Opencode {
+            entry_notes.extend(foreign_key_notes(path, &at, entry, STANDARD_KEYS));
+        }
         // OpenCode's own `oauth` is carried (`parse_entry`); another client's is not.
         let carried = |d: &Diagnostic| format == McpFileFormat::Opencode && d.path == join(&at, "oauth");
         notes.extend(entry_notes.into_iter().filter(|d| !carried(d)));
@@ -201,8 +206,15 @@ fn parse_entry(
         .keys()
         .filter(|k| !known.contains(&k.as_str()) && !CLIENT_ONLY_KEYS.contains(&k.as_str()))
     {
+        let near = nearest(key, known.iter().chain(CLIENT_ONLY_KEYS).copied());
+        // Another client's own setting is dropped with a note (`foreign_key_notes`); a near
+        // miss of a known key is a typo that would change what runs, and OpenCode's own
+        // file is as strict as OpenCode.
+        if near.is_none() && format != McpFileFormat::Opencode {
+            continue;
+        }
         let mut d = diag(file, join(at, key), format!("unknown key `{key}`"));
-        d.hint = nearest(key, known.iter().chain(CLIENT_ONLY_KEYS).copied()).map(|k| format!("did you mean `{k}`?"));
+        d.hint = near.map(|k| format!("did you mean `{k}`?"));
         ds.push(d);
     }
     let string = |key: &str, ds: &mut Vec<Diagnostic>| -> Option<String> {
@@ -231,7 +243,9 @@ fn parse_entry(
         McpFileFormat::Opencode => oauth_value(file, at, obj.get("oauth"), &mut ds),
         McpFileFormat::McpServers | McpFileFormat::VsCode => None,
     };
-    let kind = string("type", &mut ds).or_else(|| string("transport", &mut ds));
+    let kind = string("type", &mut ds)
+        .or_else(|| string("transport", &mut ds))
+        .or_else(|| string("transportType", &mut ds));
     let cwd = string("cwd", &mut ds).map(|c| resolve_path_arg(base, &c, true));
     let enabled = match (obj.get("enabled"), obj.get("disabled")) {
         (Some(Value::Bool(e)), _) => *e,

@@ -158,3 +158,59 @@ fn an_editor_timeout_in_seconds_becomes_opencode_milliseconds() {
         Some(u64::MAX)
     );
 }
+
+#[test]
+fn another_clients_extra_keys_are_dropped_with_a_note_and_typos_stay_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    // Roo Code / Kilo Code entries with every key they write, plus settings of other clients
+    // (Cline's `transportType`, an `icon`, a `networkTimeout`) that OpenCode has no key for.
+    let roo = write(
+        dir.path(),
+        "roo.json",
+        r#"{"mcpServers":{
+            "r":{"command":"node","args":["s.js"],"cwd":".","alwaysAllow":["a"],"disabled":true,"timeout":30,
+                 "watchPaths":["s.js"],"disabledTools":["b"],"type":"stdio","icon":"🔧","networkTimeout":5},
+            "c":{"url":"http://127.0.0.1:9/sse","transportType":"sse","autoApprove":[]}}}"#,
+    );
+    let file = read_mcp_file_noted(&roo).unwrap();
+    assert!(!file.servers["r"].enabled);
+    assert_eq!(file.servers["r"].timeout_ms, Some(30_000));
+    // Cline's `transportType` means what `type` means.
+    match &file.servers["c"].transport {
+        McpTransport::Remote { kind, .. } => assert_eq!(*kind, RemoteTransport::Sse),
+        other => panic!("{other:?}"),
+    }
+    let dropped: Vec<&str> = file
+        .notes
+        .iter()
+        .filter(|d| d.message.contains("another client's setting"))
+        .map(|d| d.path.as_str())
+        .collect();
+    assert_eq!(dropped, ["mcpServers.r.icon", "mcpServers.r.networkTimeout"]);
+    // A near miss of a known key would change what runs: still refused, with the fix.
+    let typo = write(
+        dir.path(),
+        "typo.json",
+        r#"{"mcpServers":{"t":{"command":"node","arsg":["s.js"]}}}"#,
+    );
+    let err = read_mcp_file(&typo).unwrap_err();
+    assert_eq!(err.diagnostics[0].path, "mcpServers.t.arsg");
+    assert_eq!(err.diagnostics[0].hint.as_deref(), Some("did you mean `args`?"));
+    // OpenCode's own file stays as strict as OpenCode.
+    let oc = write(
+        dir.path(),
+        "opencode.json",
+        r#"{"mcp":{"o":{"type":"local","command":["node","s.js"],"icon":"x"}}}"#,
+    );
+    assert!(read_mcp_file(&oc).is_err());
+    // A flood of stray keys is one line past the first ten.
+    let keys: String = (0..500).map(|i| format!(r#","stray{i}":1"#)).collect();
+    let flood = write(
+        dir.path(),
+        "flood.json",
+        &format!(r#"{{"mcpServers":{{"f":{{"command":"node"{keys}}}}}}}"#),
+    );
+    let notes = read_mcp_file_noted(&flood).unwrap().notes;
+    assert_eq!(notes.len(), 11, "{notes:?}");
+    assert!(notes[10].message.contains("490 more keys"), "{}", notes[10].message);
+}

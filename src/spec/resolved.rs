@@ -71,6 +71,12 @@ impl LoadedJob {
         out.extend(rt.skills.paths.iter().map(|p| self.resolve(p)));
         out.extend(self.job.agent.inputs.skills.iter().map(|p| self.resolve(p)));
         out.extend(self.job.agent.inputs.assets.iter().map(|p| self.resolve(p)));
+        out.extend(
+            rt.plugins
+                .iter()
+                .filter_map(|p| p.local_file())
+                .map(|p| self.resolve(p)),
+        );
         for def in rt.agents.values() {
             if let Some(file) = def.prompt.as_deref().and_then(prompt_file) {
                 out.push(self.resolve(file));

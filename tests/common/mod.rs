@@ -44,15 +44,10 @@ pub fn opencode(home: &Path) -> Command {
     cmd
 }
 
-/// Copies examples/release-bot (without state) to `dst` and points its filesystem MCP server
-/// at this checkout's npm tree, since `../../tools/npm` no longer resolves from the copy.
+/// Copies examples/release-bot (without state) to `dst`; its MCP servers run from the
+/// example's own folder (`mcp/`, and `node_modules` linked by [`copy_dir`]).
 pub fn copy_release_bot(dst: &Path) {
     copy_dir(&repo().join("examples/release-bot"), dst);
-    let mcp = dst.join("mcp.json");
-    let text = std::fs::read_to_string(&mcp)
-        .unwrap()
-        .replace("../../tools/npm", &repo().join("tools/npm").to_string_lossy());
-    std::fs::write(mcp, text).unwrap();
 }
 
 /// Every file below `dir`, by relative path, with its bytes.
@@ -187,9 +182,18 @@ pub fn generate(dir: &Path) {
 
 /// Copies the folder `src` to `dst`, leaving out a `.ghostlab` state folder.
 pub fn copy_dir(src: &Path, dst: &Path) {
-    for e in walkdir::WalkDir::new(src).into_iter().filter_map(Result::ok) {
+    let mut walk = walkdir::WalkDir::new(src).into_iter();
+    while let Some(e) = walk.next() {
+        let Ok(e) = e else { continue };
         let rel = e.path().strip_prefix(src).unwrap();
         if rel.starts_with(".ghostlab") {
+            continue;
+        }
+        // An installed package tree (the example's own MCP server) is read, never changed:
+        // linked, not copied (thousands of files per test otherwise).
+        if e.file_type().is_dir() && e.file_name() == "node_modules" {
+            std::os::unix::fs::symlink(e.path(), dst.join(rel)).unwrap();
+            walk.skip_current_dir();
             continue;
         }
         if e.file_type().is_dir() {

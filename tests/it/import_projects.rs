@@ -453,3 +453,87 @@ fn oauth_frontmatter_names_and_colons_mean_what_they_mean_in_opencode() {
         "Fix: the failing test, then: rerun it"
     );
 }
+
+/// OpenCode's `plugin` list with each local file URL reduced to the file's real path.
+fn plugin_specs(cfg: &Value) -> Vec<String> {
+    let mut out: Vec<String> = cfg["plugin"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no plugin list: {cfg:#}"))
+        .iter()
+        .map(|p| {
+            let spec = p.as_str().or_else(|| p[0].as_str()).unwrap().to_string();
+            match spec.strip_prefix("file://") {
+                Some(path) => std::fs::canonicalize(path)
+                    .unwrap_or_else(|e| panic!("{path}: {e}"))
+                    .to_string_lossy()
+                    .into_owned(),
+                None => spec,
+            }
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn local_plugins_are_carried_and_opencode_loads_the_same_ones() {
+    let work = tempfile::tempdir().unwrap();
+    let project = copy_fixture("local-plugins", work.path());
+    let theirs = debug_config(&project);
+    let (init, cfg, emitted) = import_and_emit(&project, work.path());
+    let stderr = text(&init.stderr);
+    assert!(
+        stderr.contains("not carried: `shared.mjs` (OpenCode loads only the `.ts` and `.js` files here"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("loads local plugins"), "{stderr}");
+    let job = std::fs::read_to_string(work.path().join("job/job.yaml")).unwrap();
+    assert!(
+        job.contains("file:../local-plugins/.opencode/plugin/notify.ts"),
+        "{job}"
+    );
+    // Emitted as absolute file URLs of the same files.
+    assert!(
+        cfg["plugin"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|p| p.starts_with("file://"))
+            .all(|p| p.starts_with("file:///")),
+        "{cfg:#}"
+    );
+    let ours = debug_config(&emitted);
+    assert_eq!(plugin_specs(&ours), plugin_specs(&theirs));
+    assert_eq!(plugin_specs(&ours).len(), 3, "{ours:#}");
+}
+
+#[test]
+fn roo_and_cline_keys_are_mapped_or_dropped_with_a_warning_never_refused() {
+    let work = tempfile::tempdir().unwrap();
+    let project = copy_fixture("roo-project", work.path());
+    let (init, cfg, emitted) = import_and_emit(&project.join(".roo/mcp.json"), work.path());
+    let stderr = text(&init.stderr);
+    for expected in [
+        "mcpServers.tickets.icon: not carried: `icon` is another client's setting",
+        "mcpServers.events.networkTimeout: not carried",
+        "mcpServers.tickets.watchPaths: not carried",
+        "mcpServers.tickets.alwaysAllow: not carried",
+        "mcpServers.tickets.timeout: read as 90 s",
+    ] {
+        assert!(stderr.contains(expected), "missing {expected:?} in:\n{stderr}");
+    }
+    assert_eq!(cfg["permission"]["tickets_delete_ticket"], "deny", "{cfg:#}");
+    let ours = debug_config(&emitted);
+    assert_eq!(keys(&ours["mcp"]), ["tickets", "archive", "events"]);
+    assert_eq!(ours["mcp"]["tickets"]["timeout"], 90_000);
+    assert_eq!(ours["mcp"]["archive"]["enabled"], false);
+    assert_eq!(ours["mcp"]["events"]["type"], "remote");
+    assert_eq!(ours["permission"]["tickets_delete_ticket"], "deny");
+    // The dropped keys reach OpenCode nowhere.
+    let text = ours.to_string();
+    assert!(
+        !text.contains("networkTimeout") && !text.contains("\"icon\""),
+        "{ours:#}"
+    );
+}

@@ -11,16 +11,7 @@ use ghostlab::spec::Job;
 
 fn example_copy() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/release-bot");
-    for entry in walkdir::WalkDir::new(&src) {
-        let entry = entry.expect("walk");
-        let to = dir.path().join(entry.path().strip_prefix(&src).expect("prefix"));
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&to).expect("mkdir");
-        } else {
-            std::fs::copy(entry.path(), &to).expect("copy");
-        }
-    }
+    crate::common::copy_release_bot(dir.path());
     let job = dir.path().join("job.yaml");
     (dir, job)
 }

@@ -123,23 +123,7 @@ impl Drop for Tmux {
 
 pub(crate) fn copy_example() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/release-bot");
-    for entry in walkdir::WalkDir::new(&src) {
-        let entry = entry.expect("walk");
-        let to = dir.path().join(entry.path().strip_prefix(&src).expect("prefix"));
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&to).expect("mkdir");
-        } else {
-            std::fs::copy(entry.path(), &to).expect("copy");
-        }
-    }
-    // The copy lives elsewhere: point the filesystem server at this checkout's npm tree.
-    let mcp = dir.path().join("mcp.json");
-    let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/npm");
-    let text = std::fs::read_to_string(&mcp)
-        .expect("mcp.json")
-        .replace("../../tools/npm", &tools.to_string_lossy());
-    std::fs::write(mcp, text).expect("write");
+    crate::common::copy_release_bot(dir.path());
     // A mock agent keeps the run at step 12 fast; the real OpenCode path has its own tests.
     let text = std::fs::read_to_string(dir.path().join("job.yaml"))
         .expect("job")

@@ -59,6 +59,7 @@ mod mcp_real_servers;
 mod mcp_secrets;
 mod model_server;
 mod newcomer_corpus;
+mod newcomer_step4;
 mod newcomer_text;
 mod newcomer_workspace;
 mod opencode_emit;

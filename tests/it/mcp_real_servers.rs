@@ -132,22 +132,12 @@ async fn server_filesystem_write_tools_mutate_and_read_tools_do_not() {
     assert!(write.labels.iter().any(|l| l.label == RiskLabel::Destructive));
 }
 
-/// Copies examples/release-bot next to a link to tools/ so its relative paths still resolve,
-/// leaving the repository's example untouched.
+/// Copies examples/release-bot (its MCP servers run from its own folder), leaving the
+/// repository's example untouched.
 fn copy_release_bot(dst: &Path) -> PathBuf {
-    let src = root().join("examples/release-bot");
     let to = dst.join("examples/release-bot");
-    for entry in walkdir::WalkDir::new(&src) {
-        let entry = entry.unwrap();
-        let rel = entry.path().strip_prefix(&src).unwrap();
-        let target = to.join(rel);
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else if entry.file_type().is_file() {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-    std::os::unix::fs::symlink(root().join("tools"), dst.join("tools")).unwrap();
+    std::fs::create_dir_all(&to).unwrap();
+    crate::common::copy_release_bot(&to);
     to
 }
 

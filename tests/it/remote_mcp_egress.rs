@@ -16,7 +16,12 @@ fn bwrap_works() -> Result<(), String> {
 
 /// A local HTTP server answering `ok-<tag>` to anything: stands in for a streamable-HTTP MCP host.
 fn http_server(tag: &'static str) -> u16 {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    http_server_on("127.0.0.1:0", tag).unwrap()
+}
+
+/// [`http_server`] on `addr`; `None` when the address cannot be bound (no IPv6 here).
+fn http_server_on(addr: &str, tag: &'static str) -> Option<u16> {
+    let l = TcpListener::bind(addr).ok()?;
     let port = l.local_addr().unwrap().port();
     std::thread::spawn(move || {
         for mut c in l.incoming().flatten() {
@@ -30,7 +35,7 @@ fn http_server(tag: &'static str) -> u16 {
             );
         }
     });
-    port
+    Some(port)
 }
 
 fn job(dir: &std::path::Path, mcps: &str, sandbox: &str) -> std::path::PathBuf {
@@ -48,9 +53,15 @@ fn job(dir: &std::path::Path, mcps: &str, sandbox: &str) -> std::path::PathBuf {
 
 /// Runs `curl` for each port inside the sandbox; one line per port: the body, or `fail`.
 fn reach(job: &std::path::Path, ports: &[u16]) -> (Vec<String>, String) {
-    let script = ports
+    let urls: Vec<String> = ports.iter().map(|p| format!("http://127.0.0.1:{p}/mcp")).collect();
+    reach_urls(job, &urls)
+}
+
+/// Runs `curl` for each URL inside the sandbox; one line per URL: the body, or `fail`.
+fn reach_urls(job: &std::path::Path, urls: &[String]) -> (Vec<String>, String) {
+    let script = urls
         .iter()
-        .map(|p| format!("curl -sS --max-time 5 http://127.0.0.1:{p}/mcp 2>/dev/null | grep -q '^ok-' && curl -sS --max-time 5 http://127.0.0.1:{p}/mcp || printf fail; echo"))
+        .map(|u| format!("curl -gsS --max-time 5 '{u}' 2>/dev/null | grep -q '^ok-' && curl -gsS --max-time 5 '{u}' || printf fail; echo"))
         .collect::<Vec<_>>()
         .join("; ");
     let out = Command::cargo_bin("ghostlab")
@@ -155,4 +166,33 @@ fn a_local_stdio_server_opens_nothing_under_disabled() {
     let j = job(d.path(), &mcps, "  network: disabled\n");
     let (lines, debug) = reach(&j, &[other]);
     assert_eq!(lines, ["fail"], "{debug}");
+}
+
+/// A server on the user's machine declared as `localhost` or `[::1]`: exactly that host:port
+/// is opened — the same port under another loopback name, and another loopback port, stay shut.
+#[test]
+fn a_loopback_server_named_localhost_or_ipv6_opens_only_that_name_and_port() {
+    if skip_without_bwrap() {
+        return;
+    }
+    let (mcp, other) = (http_server("mcp"), http_server("other"));
+    let d = tempfile::tempdir().unwrap();
+    let mut mcps = format!("      - server: named\n        url: http://localhost:{mcp}/mcp\n");
+    let v6 = http_server_on("[::1]:0", "v6");
+    if let Some(v6) = v6 {
+        mcps.push_str(&format!("      - server: six\n        url: http://[::1]:{v6}/mcp\n"));
+    }
+    let j = job(d.path(), &mcps, "  network: disabled\n");
+    let mut urls = vec![
+        format!("http://localhost:{mcp}/mcp"),
+        format!("http://127.0.0.1:{mcp}/mcp"),
+        format!("http://localhost:{other}/mcp"),
+    ];
+    let mut want = vec!["ok-mcp", "fail", "fail"];
+    if let Some(v6) = v6 {
+        urls.extend([format!("http://[::1]:{v6}/mcp"), format!("http://[::1]:{other}/mcp")]);
+        want.extend(["ok-v6", "fail"]);
+    }
+    let (lines, debug) = reach_urls(&j, &urls);
+    assert_eq!(lines, want, "{debug}");
 }
