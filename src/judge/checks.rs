@@ -18,6 +18,10 @@ pub struct CheckInput<'a> {
     pub events: &'a [Envelope],
     /// The final workspace copy (downloaded from the sandbox), if there is one.
     pub workspace: Option<&'a Path>,
+    /// Whether `workspace` is the kept copy with known secrets masked (`workspace-after/`), the
+    /// only form the secret scan can search; the live tree of a workspace too large to keep
+    /// is not.
+    pub workspace_masked: bool,
     /// Tools the agent can call (built-ins plus `<server>_<tool>`); `None` = not known.
     pub known_tools: Option<&'a [String]>,
     /// Whether the job wants denied egress treated as a failure.

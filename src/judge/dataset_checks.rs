@@ -41,7 +41,14 @@ pub fn run_dataset_checks(
     let mut out = Vec::new();
     let files = observed.files.as_ref();
     let no_files = "the harness did not observe the workspace (no workspace, or the case never started)";
-    let final_files: Vec<String> = workspace.map(list_files).unwrap_or_default();
+    // Every entry but folders (a link or FIFO named like a forbidden file is still there), and
+    // the regular files among them (a dangling link or a FIFO does not make a file exist).
+    let final_entries: Vec<(String, bool)> = workspace.map(list_files).unwrap_or_default();
+    let final_files: Vec<String> = final_entries
+        .iter()
+        .filter(|(_, regular)| *regular)
+        .map(|(p, _)| p.clone())
+        .collect();
     for glob in &checks.must_exist {
         let name = format!("must_exist {glob}");
         match workspace {
@@ -79,7 +86,7 @@ pub fn run_dataset_checks(
         match workspace {
             None => out.push(errored(name, no_files)),
             Some(_) => {
-                let hit = final_files.iter().find(|p| glob_matches(glob, p));
+                let hit = final_entries.iter().map(|(p, _)| p).find(|p| glob_matches(glob, p));
                 out.push(check(
                     name,
                     hit.is_none(),
@@ -168,17 +175,16 @@ fn ref_summary(g: &super::workspace_diff::GitChanges) -> String {
 }
 
 /// Every file of a tree (relative, `/`-separated), `.git` included.
-fn list_files(root: &Path) -> Vec<String> {
+/// Every entry under `root` but folders, with whether it is a regular file (links not followed).
+fn list_files(root: &Path) -> Vec<(String, bool)> {
     walkdir::WalkDir::new(root)
         .min_depth(1)
         .into_iter()
         .filter_map(Result::ok)
         .filter(|e| !e.file_type().is_dir())
         .filter_map(|e| {
-            e.path()
-                .strip_prefix(root)
-                .ok()
-                .map(|r| r.to_string_lossy().replace('\\', "/"))
+            let rel = e.path().strip_prefix(root).ok()?.to_string_lossy().replace('\\', "/");
+            Some((rel, e.file_type().is_file()))
         })
         .collect()
 }
@@ -215,6 +221,20 @@ mod tests {
         };
         let out = run_dataset_checks(&checks, &ObservedFacts::default(), &[], Some(ws.path()), can_see);
         assert_eq!(out.len(), 2);
+        for r in &out {
+            assert!(matches!(r.outcome, CheckOutcome::Failed { .. }), "{r:?}");
+        }
+        // A dangling link or a FIFO does not make a file exist, but does make it present.
+        std::os::unix::fs::symlink("/nonexistent/ghostlab", ws.path().join("CHANGELOG.md")).unwrap();
+        let c = std::ffi::CString::new(ws.path().join("out.pipe").to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let checks = ScenarioChecks {
+            must_exist: vec!["CHANGELOG.md".into(), "out.pipe".into()],
+            must_not_exist: vec!["CHANGELOG.md".into(), "out.pipe".into()],
+            ..ScenarioChecks::default()
+        };
+        let out = run_dataset_checks(&checks, &ObservedFacts::default(), &[], Some(ws.path()), can_see);
+        assert_eq!(out.len(), 4);
         for r in &out {
             assert!(matches!(r.outcome, CheckOutcome::Failed { .. }), "{r:?}");
         }

@@ -487,12 +487,14 @@ async fn finish(
         }
         None => None,
     };
+    let workspace_masked = kept.is_some();
     let workspace = kept.or(workspace);
     let known = known_tools(&ctx.job);
     let input = CheckInput {
         case,
         events: &events,
         workspace: workspace.as_deref(),
+        workspace_masked,
         known_tools: known.as_deref(),
         egress_must_be_clean: ctx.job.job.review.gates.no_denied_egress == Some(true),
         files: files.as_ref(),

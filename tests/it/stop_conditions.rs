@@ -111,6 +111,7 @@ async fn run(
         case: c,
         events: &events,
         workspace: None,
+        workspace_masked: false,
         known_tools: None,
         egress_must_be_clean: false,
         files: None,
