@@ -21,6 +21,7 @@ mod merge;
 mod model_server;
 mod models;
 pub(crate) mod out;
+pub use out::exit_quietly_when_output_is_gone;
 mod profile;
 mod replay;
 mod report;

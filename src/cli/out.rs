@@ -24,6 +24,26 @@ pub fn write_bytes(bytes: &[u8]) {
     }
 }
 
+/// `eprintln!` (used for notes and errors everywhere) panics when standard error is a pipe whose
+/// reader has gone (`ghostlab lab --yes … 2>&1 | head -2`). Nothing can be said then, so the
+/// panic is turned into the same quiet 141 as a closed standard output; every other panic is
+/// reported as before.
+pub fn exit_quietly_when_output_is_gone() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("failed printing to std") && message.contains("Broken pipe") {
+            std::process::exit(EXIT_OUTPUT_CLOSED.into());
+        }
+        previous(info);
+    }));
+}
+
 fn stopped(e: &std::io::Error) -> ! {
     if e.kind() == std::io::ErrorKind::BrokenPipe {
         std::process::exit(EXIT_OUTPUT_CLOSED.into());

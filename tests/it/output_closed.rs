@@ -23,6 +23,26 @@ fn with_reader_gone(args: &[&str]) -> (Option<i32>, String) {
 }
 
 #[test]
+fn a_closed_stderr_ends_with_141_not_a_panic() {
+    // `ghostlab … 2>&1 | head -2`: notes and errors go to a pipe whose reader has gone.
+    for args in [
+        &["validate", "--job", "/nonexistent/job.yaml"][..],
+        &["lab", "--job", "/nonexistent/job.yaml"],
+    ] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let status = Command::new(assert_cmd::cargo::cargo_bin("ghostlab"))
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(writer)
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(141), "{args:?}");
+    }
+}
+
+#[test]
 fn a_closed_stdout_ends_big_outputs_with_141_and_no_panic() {
     for args in [
         &["schema", "--kind", "job"][..],
