@@ -14,6 +14,29 @@ use crate::spec::{LoadedJob, McpTransport};
 use crate::trial::RunEvent;
 use crate::util::secret_ref::{has_reference, is_secret_name};
 
+/// Which of the job's own files (job.yaml, the state folder with the dataset and earlier runs,
+/// cassettes, decisions) lie in the workspace and so were left out of every copy the agent got.
+fn own_files_left_out(job: &LoadedJob) -> String {
+    let Some(ws) = job.job.agent.workspace.as_deref().map(|w| job.resolve(w)) else {
+        return "— (no workspace)".into();
+    };
+    let ws = ws.canonicalize().unwrap_or(ws);
+    let inside: Vec<String> = job
+        .own_paths()
+        .into_iter()
+        .filter_map(|p| {
+            let p = p.canonicalize().unwrap_or(p);
+            p.strip_prefix(&ws).ok().map(|r| r.display().to_string())
+        })
+        .filter(|r| !r.is_empty())
+        .collect();
+    if inside.is_empty() {
+        "none of the job's own files lie in the workspace".into()
+    } else {
+        format!("{} (the job's own files: never copied)", inside.join(", "))
+    }
+}
+
 pub(super) fn config_section(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> ConfigSection {
     let a = &job.job.agent;
     let rt = &a.runtime;
@@ -101,6 +124,7 @@ pub(super) fn config_section(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> C
         ("Root filesystem".into(), sb.root_filesystem.as_str().to_string()),
         ("Image".into(), opt(&sb.image)),
         ("Workdir".into(), sb.workdir.clone()),
+        ("Left out of the agent's copy".into(), own_files_left_out(job)),
         ("Network".into(), format!("{:?}", sb.network).to_lowercase()),
         ("Allowlist".into(), list(&sb.allow)),
         ("Policy".into(), opt(&sb.policy)),
@@ -185,5 +209,37 @@ mod tests {
         assert_eq!(v["env"]["API_TOKEN"], MASK);
         assert_eq!(v["env"]["GH_TOKEN"], "${GH_TOKEN}");
         assert_eq!(v["env"]["MODE"], "fast");
+    }
+}
+
+#[cfg(test)]
+mod own_files_tests {
+    use super::own_files_left_out;
+
+    #[test]
+    fn the_provenance_names_the_job_files_left_out_of_a_workspace_that_holds_them() {
+        let d = tempfile::tempdir().unwrap();
+        let job = d.path().join("job.yaml");
+        std::fs::write(
+            &job,
+            "version: 1\nagent:\n  id: a\n  workspace: .\n  runtime: { backend: mock }\nsandbox: { backend: local }\n",
+        )
+        .unwrap();
+        let loaded = crate::spec::load_job(&job).unwrap();
+        let row = own_files_left_out(&loaded);
+        assert!(row.contains("job.yaml") && row.contains(".ghostlab"), "{row}");
+        std::fs::create_dir(d.path().join("repo")).unwrap();
+        std::fs::write(
+            &job,
+            std::fs::read_to_string(&job)
+                .unwrap()
+                .replace("workspace: .", "workspace: ./repo"),
+        )
+        .unwrap();
+        let loaded = crate::spec::load_job(&job).unwrap();
+        assert_eq!(
+            own_files_left_out(&loaded),
+            "none of the job's own files lie in the workspace"
+        );
     }
 }
