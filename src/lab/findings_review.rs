@@ -1,4 +1,4 @@
-//! Deciding on contract findings from the lab's results screen: pick a finding, `a` accept or
+//! Deciding on contract and verdict findings from the lab's results screen: pick a finding, `a` accept or
 //! `w` waive, type why, Enter. UI-free like the rest of the lab: the wizard asks the driver to
 //! read the findings (`Effect::LoadFindings`) and, for each [`DecisionRequest`] this hands back,
 //! to record it (`Effect::DecideFinding`), through the same code as `ghostlab findings`

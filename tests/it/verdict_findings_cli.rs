@@ -236,3 +236,43 @@ fn verdict_ids_are_checked_against_the_run_and_a_job_without_contract_can_still_
     );
     assert_eq!(code, Some(0), "{err}");
 }
+
+#[test]
+fn the_lab_results_screen_lists_and_decides_verdict_findings_like_the_cli() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("release-bot");
+    common::mock_release_bot(&dir, &["CI is green. Draft notes for 1.3.0. Shall I proceed?", "Done."]);
+    let (code, _, err) = run(&dir, &["test", "--job", "job.yaml", "--quiet"]);
+    assert!(matches!(code, Some(0) | Some(1)), "{err}");
+    let run_dir = common::newest_run(&dir);
+    let case = plant_observation(&run_dir, &["zz-notes.tmp"]);
+    let id = format!("workspace-added:{case}");
+    let job = dir.join("job.yaml");
+    // No contract.json in this job: the run's findings are still listed and decidable.
+    let rows = ghostlab::lab::decide_findings::load(&job).unwrap();
+    let row = rows.iter().find(|r| r.id == id).unwrap_or_else(|| panic!("{rows:?}"));
+    assert!(
+        row.counts && row.standing == "open" && row.message.contains("zz-notes.tmp"),
+        "{row:?}"
+    );
+    let rows = ghostlab::lab::decide_findings::decide(
+        &job,
+        &id,
+        ghostlab::mcp::contract::decisions::Verdict::Waived,
+        "scratch notes are fine",
+    )
+    .unwrap();
+    let row = rows.iter().find(|r| r.id == id).unwrap();
+    assert!(
+        !row.counts && row.standing.contains("scratch notes are fine"),
+        "{row:?}"
+    );
+    // The CLI sees the lab's decision.
+    let (_, listing, _) = run(&dir, &["findings", "list"]);
+    assert!(
+        listing
+            .lines()
+            .any(|l| l.starts_with(&id) && l.contains("scratch notes are fine")),
+        "{listing}"
+    );
+}
