@@ -70,6 +70,7 @@ mod real_model_support;
 mod redaction_ids;
 mod remote_mcp_egress;
 mod replay_inputs;
+mod report_example_pdf;
 mod rescore_cli;
 mod resume_kill;
 mod run_fakes;
