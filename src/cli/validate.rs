@@ -14,6 +14,10 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let loaded = crate::spec::load_job(&args.job)?;
+    // The generated files the lab recorded must still be the ones it wrote.
+    for warning in crate::spec::artifact_refs::verify(&args.job, &loaded.job.lab.artifacts).map_err(CliError::usage)? {
+        eprintln!("warning: {warning}");
+    }
     super::out::say!(
         "OK {}: agent `{}`, {} MCP server{}, sandbox {:?}",
         args.job.display(),

@@ -37,6 +37,7 @@ mod hostile_numbers;
 mod hostile_run_files;
 mod import_projects;
 mod kill_commit;
+mod lab_artifact_refs;
 mod lab_headless;
 mod lab_models;
 mod lab_persona_drop;

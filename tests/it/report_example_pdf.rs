@@ -84,7 +84,8 @@ fn html_chart_labels(html: &str) -> Vec<String> {
         .collect()
 }
 
-fn run_example(dir: &Path) -> PathBuf {
+/// The example with a mock agent on the local backend through `lab --yes`; its one run folder.
+pub fn run_example(dir: &Path) -> PathBuf {
     copy_release_bot(dir);
     let job = dir.join("job.yaml");
     let text = std::fs::read_to_string(&job)
