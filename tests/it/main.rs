@@ -43,6 +43,7 @@ mod lab_models;
 mod lab_persona_drop;
 mod lab_proposals;
 mod lab_review;
+mod lab_review_search;
 mod lab_review_snapshots;
 mod lab_review_tmux;
 mod lab_roles;
