@@ -48,6 +48,7 @@ mod lab_review_snapshots;
 mod lab_review_tmux;
 mod lab_roles;
 mod lab_run_flags;
+mod lab_run_tmux;
 mod lab_snapshots;
 mod lab_state;
 mod lab_tmux;
