@@ -150,6 +150,7 @@ fn the_examples_pdf_is_short_unhyphenated_and_names_each_scenario_whole() {
     let distinct: BTreeSet<&String> = labels.iter().collect();
     assert_eq!(distinct.len(), labels.len(), "labels repeat: {labels:?}");
     assert!(labels.iter().all(|l| !l.contains('…')), "a label was cut: {labels:?}");
+    chart_counts_agree_with_the_summary(&run, &md, trials);
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
     let chart = &flat[flat.find("Verdicts per scenario").expect("chart heading")..];
     let chart = &chart[..chart.find("PASS FAIL INCONCLUSIVE INFRA_ERROR").expect("chart legend")];
@@ -161,6 +162,28 @@ fn the_examples_pdf_is_short_unhyphenated_and_names_each_scenario_whole() {
             "PDF chart lacks {whole:?}:\n{chart}"
         );
     }
+}
+
+/// The chart's counts (the Markdown table beside it) add up to the run's verdict counts in
+/// summary.json, column by column, and the bars to one per trial.
+fn chart_counts_agree_with_the_summary(run: &Path, md: &str, trials: usize) {
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
+    let table = md.split("Verdicts per scenario:").nth(1).expect("chart table");
+    let mut sums = [0u64; 4];
+    let mut bars = 0;
+    for row in table.lines().skip(4).take_while(|l| l.starts_with('|')) {
+        let cells: Vec<&str> = row.trim_matches('|').split(" | ").map(str::trim).collect();
+        for (sum, cell) in sums.iter_mut().zip(&cells[cells.len() - 4..]) {
+            *sum += cell.parse::<u64>().unwrap_or_else(|_| panic!("{row}"));
+        }
+        bars += 1;
+    }
+    assert_eq!(bars, trials, "one bar per scenario");
+    let s = &summary["summary"];
+    let want = ["pass", "fail", "inconclusive", "infra_error"].map(|k| s[k].as_u64().unwrap());
+    assert_eq!(sums, want, "chart counts vs summary.json");
+    assert_eq!(sums.iter().sum::<u64>(), s["trials"].as_u64().unwrap());
 }
 
 #[test]
