@@ -147,7 +147,7 @@ pub(super) fn verdicts(w: &mut Writer<'_>, r: &Report) {
             }
         };
         let criteria = rationale_once(tables::criteria(t, evidence, "—"))
-            .merge(0, 1, |id, kind| criterion_label(id, kind))
+            .merge(0, 1, criterion_label)
             .header(0, "Criterion")
             .header(1, "Text");
         table(w, &criteria, &[0.07, 0.39, 0.1, 0.32, 0.12]);
