@@ -102,6 +102,43 @@ pub fn dataset_groups(d: &DatasetSection, ran: &[&str]) -> Table {
     table(&["Status", "Note", "Cases"], rows)
 }
 
+/// Refused egress attempts grouped by destination: how many, in how many trials, first and
+/// last time; the cases are listed unless every trial of the run (`trials`) made the attempt.
+pub fn denied_groups(denied: &[DeniedEgress], trials: usize) -> Table {
+    let mut groups: Vec<(String, Vec<&DeniedEgress>)> = Vec::new();
+    for d in denied {
+        let dest = format!("{}:{}", d.host, d.port);
+        match groups.iter_mut().find(|(k, _)| *k == dest) {
+            Some((_, list)) => list.push(d),
+            None => groups.push((dest, vec![d])),
+        }
+    }
+    let rows = groups
+        .into_iter()
+        .map(|(dest, list)| {
+            let mut in_trials: Vec<String> = Vec::new();
+            for d in &list {
+                let t = format!("{} · trial {}", d.case, d.trial);
+                if !in_trials.contains(&t) {
+                    in_trials.push(t);
+                }
+            }
+            let at: Vec<&str> = list.iter().map(|d| d.at.as_str()).collect();
+            let (first, last) = (
+                at.iter().min().copied().unwrap_or(""),
+                at.iter().max().copied().unwrap_or(""),
+            );
+            let whom = if in_trials.len() == trials {
+                format!("every trial ({trials})")
+            } else {
+                in_trials.join(", ")
+            };
+            vec![dest, list.len().to_string(), whom, format!("{first} – {last}")]
+        })
+        .collect();
+    table(&["Destination", "Attempts", "In", "First – last"], rows)
+}
+
 /// Findings without their location (a JSON pointer into contract.json for contract
 /// findings), one row per severity and message with every tool that has it.
 pub fn findings_brief(f: &[Finding]) -> Table {
@@ -340,6 +377,40 @@ mod tests {
                 ["warning", "GL007 no maxItems", "c"],
             ]
         );
+    }
+
+    #[test]
+    fn denied_attempts_group_by_destination_and_name_their_trials_unless_all() {
+        let d = |case: &str, host: &str, at: &str| DeniedEgress {
+            case: case.into(),
+            trial: 1,
+            host: host.into(),
+            port: 443,
+            at: at.into(),
+        };
+        let denied = [
+            d("a", "registry.npmjs.org", "10:02"),
+            d("b", "registry.npmjs.org", "10:01"),
+            d("a", "api.github.com", "10:03"),
+        ];
+        assert_eq!(
+            denied_groups(&denied, 2).rows,
+            [
+                vec![
+                    "registry.npmjs.org:443".to_string(),
+                    "2".into(),
+                    "every trial (2)".into(),
+                    "10:01 – 10:02".into()
+                ],
+                vec![
+                    "api.github.com:443".into(),
+                    "1".into(),
+                    "a · trial 1".into(),
+                    "10:03 – 10:03".into()
+                ],
+            ]
+        );
+        assert_eq!(denied_groups(&denied, 3).rows[0][2], "a · trial 1, b · trial 1");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use super::trials;
 use crate::judge::Verdict;
 use crate::report::chart::verdict_rgb;
 use crate::report::digest::{
-    FULL_REPORT, dataset_groups, findings_brief, items_brief, risk_label_groups, set_and_unset,
+    FULL_REPORT, dataset_groups, denied_groups, findings_brief, items_brief, risk_label_groups, set_and_unset,
 };
 use crate::report::model::*;
 use crate::report::profile_section::parts as profile_parts;
@@ -130,7 +130,7 @@ fn config(w: &mut Writer<'_>, r: &Report) {
     if cfg.denied.is_empty() {
         note(w, "None.");
     } else {
-        table(w, &tables::denied_egress(&cfg.denied), &[0.35, 0.1, 0.4, 0.15]);
+        table(w, &denied_groups(&cfg.denied, r.trials.len()), &[0.28, 0.1, 0.37, 0.25]);
     }
 }
 
