@@ -271,6 +271,10 @@ fn open_lab(args: &Args) -> Result<Lab, CliError> {
     let text = crate::util::bounded::read_bounded_string(&args.job, crate::util::bounded::FileKind::Config)
         .map_err(|e| CliError::usage(format!("--resume: {e}")))?;
     let job = crate::spec::parse_job_text(&args.job, &text)?;
+    // An edited artifact is never overwritten unasked; a missing one is written again.
+    for warning in crate::spec::artifact_refs::verify(&args.job, &job.lab.artifacts).map_err(CliError::usage)? {
+        eprintln!("warning: {warning}");
+    }
     let saved =
         store::load_saved(&store::lab_dir(&args.job, &job), &job).map_err(|e| CliError::usage(e.to_string()))?;
     Ok(Lab::resume(job, Saved { ..saved }))

@@ -25,6 +25,10 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             lines.join("\n  ")
         )));
     }
+    // The generated files the lab recorded must still be the ones it wrote.
+    for warning in crate::spec::artifact_refs::verify(&args.job, &loaded.job.lab.artifacts).map_err(CliError::usage)? {
+        eprintln!("warning: {warning}");
+    }
     super::out::say!(
         "OK {}: agent `{}`, {} MCP server{}, sandbox {:?}",
         args.job.display(),

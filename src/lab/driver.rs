@@ -157,9 +157,14 @@ impl Executor {
                     let _ = tx.send(Event::Discovered { server, result });
                 });
             }
-            Effect::SaveJob(job) => {
+            Effect::SaveJob(mut job) => {
                 let path = self.job_file();
                 self.hold_state_of(&store::lab_dir(&path, &job))?;
+                // Once step 12 has published the generated files, job.yaml names them by hash.
+                if job.lab.completed.iter().any(|c| c == super::step::StepId::Preview.id()) {
+                    let dir = crate::spec::load::job_dir(&path);
+                    job.lab.artifacts = crate::spec::artifact_refs::record(&dir, &job.paths.state_dir);
+                }
                 crate::spec::save_job(&path, &job).map_err(|source| LabError::SaveJob {
                     path: path.clone(),
                     source,

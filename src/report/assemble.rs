@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use super::config::config_section;
-use super::generated::{dataset, generated, items};
+use super::generated::{dataset, items};
 use super::summary::{role_tokens, summary_page};
 
 use super::ReportError;
@@ -90,7 +90,7 @@ pub fn build_report_with(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> Resul
         generated: chrono::Utc::now().format("%Y-%m-%d %H:%M UTC").to_string(),
         summary,
         config: config_section(job, run_dir, r),
-        profile: generated(&state.join("agent-profile.json"), r),
+        profile: super::profile_section::profile_section(&state.join("agent-profile.json"), r),
         personas,
         scenarios,
         dataset,

@@ -1,5 +1,5 @@
-//! Sections 2 and 3 from files other commands generate (agent-profile.json, personas.json,
-//! scenarios.json, dataset.json), read as loose JSON so a format change there cannot break the
+//! Section 3 from files other commands generate (personas.json, scenarios.json,
+//! dataset.json), read as loose JSON so a format change there cannot break the
 //! report; a missing file is shown as "not generated".
 
 use serde_json::Value;
@@ -9,34 +9,6 @@ use super::config::mask_secret_keys;
 use super::model::*;
 use super::read::read_value;
 use crate::redact::Redactor;
-
-pub(super) fn generated(path: &Path, r: &Redactor) -> Generated {
-    let file = path
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    match read_value(path) {
-        Some(mut v) => {
-            mask_secret_keys(&mut v);
-            r.redact_value(&mut v);
-            let mut lines = Vec::new();
-            outline(&v, 0, &mut lines);
-            Generated {
-                file,
-                present: true,
-                outline: lines
-                    .into_iter()
-                    .map(|(d, t)| (d, truncate(&t, MAX_TOOL_TEXT)))
-                    .collect(),
-            }
-        }
-        None => Generated {
-            file,
-            present: false,
-            outline: Vec::new(),
-        },
-    }
-}
 
 /// Personas or scenarios from the generated file; else from the run's case.json files.
 pub(super) fn items(path: &Path, key: &str, trials: &[TrialReport], r: &Redactor) -> ItemsSection {
@@ -170,11 +142,26 @@ fn item_of(v: &Value) -> Item {
         title: get(&["name", "title"]),
         description: get(&["summary", "goal", "description"]),
         why: {
-            let w = get(&["why", "rationale", "reason"]);
+            let w = match v.get("why").and_then(reason_of) {
+                Some(reason) => reason,
+                None => get(&["why", "rationale", "reason"]),
+            };
             if w.is_empty() { "no reason recorded".into() } else { w }
         },
         details,
     }
+}
+
+/// A structured `why` (`{basis, id, reason}`) as its reason, with the basis and id it names
+/// added unless the reason already says the id: `the main workflow (workflow w1)`.
+fn reason_of(why: &Value) -> Option<String> {
+    let reason = scalar(why.get("reason")?);
+    let id = why.get("id").map(scalar).unwrap_or_default();
+    if id.is_empty() || reason.contains(&id) {
+        return Some(reason);
+    }
+    let basis = why.get("basis").map(scalar).unwrap_or_default();
+    Some(format!("{reason} ({})", format!("{basis} {id}").trim()))
 }
 
 /// A readable outline of any JSON value: keys become lines, nested values indent.
@@ -231,6 +218,20 @@ pub(super) fn scalar(v: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_structured_why_reads_as_its_reason() {
+        let it = item_of(&serde_json::json!({"id": "s", "why": {"basis": "risk", "id": "r1", "reason": "tags early"}}));
+        assert_eq!(it.why, "tags early (risk r1)");
+        let it =
+            item_of(&serde_json::json!({"why": {"basis": "risk", "id": "r1", "reason": "Risk r1 from AGENTS.md"}}));
+        assert_eq!(it.why, "Risk r1 from AGENTS.md", "the id is not said twice");
+        // Without a reason the whole object is shown, never dropped.
+        let it = item_of(&serde_json::json!({"why": {"basis": "risk", "id": "r1"}}));
+        assert_eq!(it.why, "basis: risk; id: r1");
+        let it = item_of(&serde_json::json!({"why": "plain"}));
+        assert_eq!(it.why, "plain");
+    }
 
     #[test]
     fn outline_indents_nested_values() {

@@ -7,6 +7,7 @@ use std::fmt::Write;
 
 use super::chart::{chart_svg, esc};
 use super::model::*;
+use super::profile_section::parts as profile_parts;
 use super::tables::{self, Table};
 use crate::judge::Verdict;
 
@@ -15,7 +16,7 @@ body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:0;color:#1
 main{max-width:1100px;margin:0 auto;padding:24px 32px;background:#fff}
 h1{font-size:1.7em;margin:.2em 0}h2{border-bottom:2px solid #2b5a8a;padding-bottom:4px;margin-top:2em;color:#1f4468}
 h3{margin-top:1.5em;color:#2b3a4a}table{border-collapse:collapse;width:100%;margin:.6em 0 1.2em;font-size:.92em}
-th,td{border:1px solid #c9ced6;padding:4px 7px;text-align:left;vertical-align:top;hyphens:manual;word-break:normal;overflow-wrap:normal}th{background:#e8edf3}
+th,td{border:1px solid #c9ced6;padding:4px 7px;text-align:left;vertical-align:top;white-space:pre-line;hyphens:manual;word-break:normal;overflow-wrap:normal}th{background:#e8edf3}
 pre{background:#f2f4f7;border:1px solid #d8dde4;padding:6px 8px;white-space:pre-wrap;word-break:break-word;font-size:.85em;margin:.3em 0}
 .meta{color:#5a6572}.badge{display:inline-block;padding:2px 8px;border-radius:4px;color:#fff;font-weight:600;font-size:.85em}
 .PASS{background:#2e7d32}.FAIL{background:#c62828}.INCONCLUSIVE{background:#b7791f}.INFRA_ERROR{background:#6a4c93}.NONE{background:#777}
@@ -170,19 +171,26 @@ fn config(o: &mut String, r: &Report) {
 
 fn profile(o: &mut String, r: &Report) {
     h2(o, 2);
-    if !r.profile.present {
+    let p = &r.profile;
+    if !p.present {
         let _ = writeln!(
             o,
             "<p>{} not generated (run <code>ghostlab profile</code>).</p>",
-            esc(&r.profile.file)
+            esc(&p.file)
         );
         return;
     }
-    let _ = writeln!(o, "<p class=\"meta\">From {}</p><div>", esc(&r.profile.file));
-    for (depth, line) in &r.profile.outline {
-        let _ = writeln!(o, "<div style=\"margin-left:{}em\">{}</div>", depth * 2, esc(line));
+    let _ = writeln!(o, "<p class=\"meta\">From {}</p>", esc(&p.file));
+    for part in profile_parts(p) {
+        let _ = writeln!(o, "<h3>{}</h3>", esc(part.title));
+        table(o, &part.table);
     }
-    o.push_str("</div>");
+    if !p.other.is_empty() {
+        o.push_str("<h3>Other fields</h3>");
+        for (depth, line) in &p.other {
+            let _ = writeln!(o, "<div style=\"margin-left:{}em\">{}</div>", depth * 2, esc(line));
+        }
+    }
 }
 
 fn people(o: &mut String, r: &Report) {

@@ -5,6 +5,7 @@
 use std::fmt::Write;
 
 use super::model::*;
+use super::profile_section::parts as profile_parts;
 use super::tables::{self, Table};
 
 /// The whole report as Markdown.
@@ -75,8 +76,9 @@ fn md_text(s: &str) -> String {
     s.replace('<', "&lt;").replace('>', "&gt;")
 }
 
+/// A table cell: a line break inside becomes `<br>` (added after escaping, so it is the only tag).
 fn cell(s: &str) -> String {
-    md_text(s).replace('|', "\\|").replace('\n', " ")
+    md_text(s).replace('|', "\\|").replace('\n', "<br>")
 }
 
 fn table(o: &mut String, t: &Table) {
@@ -140,15 +142,23 @@ fn config(o: &mut String, r: &Report) {
 
 fn profile(o: &mut String, r: &Report) {
     let _ = writeln!(o, "## {}\n", SECTION_TITLES[2]);
-    if !r.profile.present {
-        let _ = writeln!(o, "{} not generated (run `ghostlab profile`).\n", r.profile.file);
+    let p = &r.profile;
+    if !p.present {
+        let _ = writeln!(o, "{} not generated (run `ghostlab profile`).\n", p.file);
         return;
     }
-    let _ = writeln!(o, "From `{}`:\n", r.profile.file);
-    for (depth, line) in &r.profile.outline {
-        let _ = writeln!(o, "{}- {}", "  ".repeat(*depth), line.replace('\n', " "));
+    let _ = writeln!(o, "From `{}`.\n", p.file);
+    for part in profile_parts(p) {
+        let _ = writeln!(o, "### {}\n", part.title);
+        table(o, &part.table);
     }
-    o.push('\n');
+    if !p.other.is_empty() {
+        o.push_str("### Other fields\n\n");
+        for (depth, line) in &p.other {
+            let _ = writeln!(o, "{}- {}", "  ".repeat(*depth), md_text(&line.replace('\n', " ")));
+        }
+        o.push('\n');
+    }
 }
 
 fn people(o: &mut String, r: &Report) {

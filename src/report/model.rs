@@ -42,7 +42,7 @@ pub struct Report {
     pub generated: String,
     pub summary: SummaryPage,
     pub config: ConfigSection,
-    pub profile: Generated,
+    pub profile: super::profile_model::ProfileSection,
     pub personas: ItemsSection,
     pub scenarios: ItemsSection,
     pub dataset: DatasetSection,
@@ -149,15 +149,6 @@ pub struct DeniedEgress {
     pub host: String,
     pub port: u16,
     pub at: String,
-}
-
-/// A generated artifact shown as an outline, or the note that it was not generated.
-#[derive(Debug, Clone, Serialize)]
-pub struct Generated {
-    pub file: String,
-    pub present: bool,
-    /// (depth, text) lines; depth 0 is a heading-like key.
-    pub outline: Vec<(usize, String)>,
 }
 
 /// Personas or scenarios.

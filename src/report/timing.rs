@@ -155,11 +155,13 @@ impl Timing {
         self.wall_ms
     }
 
-    /// `Time: 31.2 s — sandbox 12 ms · setup 0 ms · … · other 40 ms (3 turns)`, one trial's line.
+    /// `Time: 31.2 s — sandbox 12 ms · model 9.0 s · … · other 40 ms (3 turns)`, one trial's
+    /// line; phases that took nothing are left out (as in `shares_line`), so it fits a line.
     pub fn line(&self) -> String {
         let parts: Vec<String> = self
             .phases()
             .iter()
+            .filter(|(_, ms)| *ms > 0)
             .map(|(label, ms)| format!("{label} {}", duration(*ms)))
             .collect();
         format!(
@@ -287,7 +289,7 @@ mod tests {
         assert_sums_to_wall(&t);
         assert_eq!(
             t.line(),
-            "Time: 9.0 s — sandbox 40 ms · setup 0 ms · agent start 3.0 s · model 3.0 s · tools 500 ms · user 400 ms · judge 1.2 s · untimed agent turns 0 ms · other (unaccounted) 860 ms (2 turns)"
+            "Time: 9.0 s — sandbox 40 ms · agent start 3.0 s · model 3.0 s · tools 500 ms · user 400 ms · judge 1.2 s · other (unaccounted) 860 ms (2 turns)"
         );
     }
 

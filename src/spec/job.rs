@@ -239,10 +239,14 @@ pub struct LabProgress {
     /// Ids of the accepted steps.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub completed: Vec<String>,
+    /// The generated files the lab wrote (`profile`, `personas`, `scenarios`, `dataset`), by
+    /// path and SHA-256, so the job file alone identifies the lab's inputs.
+    #[serde(default, skip_serializing_if = "super::artifact_refs::LabArtifacts::is_empty")]
+    pub artifacts: super::artifact_refs::LabArtifacts,
 }
 
 impl LabProgress {
     pub fn is_empty(&self) -> bool {
-        self.completed.is_empty()
+        self.completed.is_empty() && self.artifacts.is_empty()
     }
 }

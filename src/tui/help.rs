@@ -73,6 +73,7 @@ pub fn lab_help(lab: &Lab, ui: &Ui) -> Vec<HelpEntry> {
             out.extend([("Enter", "confirm"), ("Esc", "back out")]);
         }
         Phase::Deciding { .. } if super::review_keys::review_items(lab).is_some() => {
+            out.extend(super::list_search::help(ui));
             out.extend(super::review_keys::help(lab.step));
             out.extend([
                 ("Enter", "accept the set"),

@@ -34,7 +34,9 @@ pub fn on_key(key: KeyEvent, lab: &Lab, ui: &mut Ui) -> Intent {
         return Intent::Ui;
     }
     let editing = matches!(lab.phase, Phase::Editing { .. });
-    if ui.hint.is_none() && !editing && ui.bulk.is_none() {
+    // A search query being typed takes every character, `?` and `s` included.
+    let typing = ui.search.as_ref().is_some_and(|s| s.typing);
+    if ui.hint.is_none() && !editing && ui.bulk.is_none() && !typing {
         match key.code {
             KeyCode::Char('?') => {
                 ui.help = true;

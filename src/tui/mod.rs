@@ -12,6 +12,7 @@ pub mod help;
 mod help_tests;
 pub mod intent;
 pub mod keymap;
+pub mod list_search;
 pub mod panel;
 pub mod personas;
 pub mod profile_view;

@@ -7,8 +7,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 use serde_json::Value;
 
+use super::list_search::{mark_lines, marked};
 use super::panel::block;
 use super::theme::Theme;
+use super::transcript::highlighted;
 use super::ui_state::Ui;
 use crate::lab::Proposal;
 use crate::lab::review::item_id;
@@ -120,13 +122,13 @@ pub fn draw(
                     width,
                 );
                 let style = if i == cursor { theme.selected() } else { theme.base() };
-                Line::styled(text, style)
+                highlighted(text, marked(ui), style)
             })
             .collect()
     };
     frame.render_widget(Paragraph::new(lines), inner);
     let detail = match items.get(cursor) {
-        Some(p) => persona_detail(p, theme),
+        Some(p) => mark_lines(persona_detail(p, theme), marked(ui)),
         None => vec![Line::styled("a adds a persona (YAML of one item).", theme.muted())],
     };
     super::scroll::draw_scrolled(

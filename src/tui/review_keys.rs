@@ -58,6 +58,9 @@ pub fn on_key(key: KeyEvent, lab: &Lab, ui: &mut Ui) -> Option<Intent> {
             }
         });
     }
+    if let Some(intent) = super::list_search::on_key(key, lab.step, &list, ui) {
+        return Some(intent);
+    }
     let last = list.len().saturating_sub(1);
     let selected = list.get(ui.cursor.min(last)).map(item_id);
     let review = |e: ReviewEvent| Some(Intent::Lab(Event::Review(e)));

@@ -7,11 +7,13 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use serde_json::Value;
 
+use super::list_search::{mark_lines, marked};
 use super::panel::block;
 use super::personas::{
     ReviewAreas, clip, draw_footer, field, footer_rows, list_field, review_areas, section, window_start,
 };
 use super::theme::Theme;
+use super::transcript::highlighted;
 use super::ui_state::Ui;
 use crate::generate::{CaseStatus, Dataset, ScenarioSet};
 use crate::lab::review::item_id;
@@ -98,11 +100,17 @@ pub fn draw(frame: &mut Frame, lab: &Lab, items: &[Value], ui: &Ui, theme: &Them
         let id = item_id(s);
         let style = if selected { theme.selected() } else { theme.base() };
         let title = clip(&format!(" {}", field(s, "title")), width.saturating_sub(4));
-        rows.push(Line::from(vec![
+        let mut row = vec![
             Span::styled(if selected { "▶ " } else { "  " }, style),
             mark(status_of(curation, &id), theme),
-            Span::styled(title, style),
-        ]));
+        ];
+        // The line's own style onto each span: an unmarked title is one plain span.
+        let line = highlighted(title, marked(ui), style);
+        row.extend(line.spans.into_iter().map(|s| {
+            let st = line.style.patch(s.style);
+            s.style(st)
+        }));
+        rows.push(Line::from(row));
     }
     if rows.is_empty() {
         rows.push(Line::styled("No scenarios: R regenerates the set.", theme.muted()));
@@ -111,7 +119,7 @@ pub fn draw(frame: &mut Frame, lab: &Lab, items: &[Value], ui: &Ui, theme: &Them
     let visible: Vec<Line> = rows.into_iter().skip(start).take(inner.height as usize).collect();
     frame.render_widget(Paragraph::new(visible), inner);
     let body = match order.get(cursor).map(|&i| &items[i]) {
-        Some(s) => scenario_detail(s, status_of(curation, &item_id(s)), theme),
+        Some(s) => mark_lines(scenario_detail(s, status_of(curation, &item_id(s)), theme), marked(ui)),
         None => vec![Line::styled("Nothing selected.", theme.muted())],
     };
     super::scroll::draw_scrolled(

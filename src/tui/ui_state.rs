@@ -33,6 +33,17 @@ pub struct Ui {
     pub sidebar_auto: std::cell::Cell<bool>,
     /// Where the last frame drew the step list (for clicks).
     pub steps_area: std::cell::Cell<ratatui::layout::Rect>,
+    /// The `/` search of a review list, while open (`list_search`).
+    pub search: Option<ListSearch>,
+}
+
+/// A search in a review list: the query, and whether it is still being typed.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ListSearch {
+    pub query: String,
+    pub typing: bool,
+    /// The step whose list it searches; another step's screen drops it.
+    pub step: Option<crate::lab::StepId>,
 }
 
 /// A bulk approve or reject, asked before it happens.
@@ -58,6 +69,11 @@ impl Ui {
         }
         if !matches!(lab.phase, Phase::Deciding { .. } | Phase::Failed { .. }) {
             self.hint = None;
+        }
+        if !matches!(lab.phase, Phase::Deciding { .. })
+            || self.search.as_ref().is_some_and(|s| s.step != Some(lab.step))
+        {
+            self.search = None;
         }
     }
 }

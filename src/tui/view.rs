@@ -368,6 +368,9 @@ fn screen_hints(lab: &Lab, ui: &Ui) -> String {
     match &lab.phase {
         Phase::Proposing { .. } => "Esc cancel · Ctrl-C quit".into(),
         Phase::Deciding { confirm: Some(_), .. } => "Enter confirm · Esc back out · Ctrl-C quit".into(),
+        Phase::Deciding { .. } if super::review_keys::hints(lab).is_some() && ui.search.is_some() => {
+            super::list_search::hint(ui).unwrap_or_default()
+        }
         Phase::Deciding { .. } if super::review_keys::hints(lab).is_some() => {
             format!("{}{back} · ^C quit", super::review_keys::hints(lab).unwrap_or_default())
         }

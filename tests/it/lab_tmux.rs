@@ -25,11 +25,26 @@ impl Tmux {
     }
 
     fn start_with(&self, dir: &Path, env: &str, args: &str) {
+        self.start_sized(dir, env, args, (110, 34));
+    }
+
+    /// The lab in a `width`×`height` terminal.
+    pub(crate) fn start_sized(&self, dir: &Path, env: &str, args: &str, (width, height): (u16, u16)) {
         let bin = env!("CARGO_BIN_EXE_ghostlab");
         let line = format!("exec env {env} GHOSTLAB_LOG=debug RELEASE_TOKEN=tmux-test-token {bin} lab {args}");
         let ok = self
             .cmd()
-            .args(["new-session", "-d", "-s", "lab", "-x", "110", "-y", "34", "-c"])
+            .args([
+                "new-session",
+                "-d",
+                "-s",
+                "lab",
+                "-x",
+                &width.to_string(),
+                "-y",
+                &height.to_string(),
+                "-c",
+            ])
             .arg(dir)
             .arg(line)
             .status()

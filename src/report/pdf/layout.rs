@@ -11,11 +11,14 @@ use crate::redact::Redactor;
 /// A4 in points.
 pub const PAGE_W: f32 = 595.28;
 pub const PAGE_H: f32 = 841.89;
-pub const MARGIN_X: f32 = 50.0;
+pub const MARGIN_X: f32 = 44.0;
 /// Content starts below the header band and ends above the footer band.
-pub const TOP: f32 = PAGE_H - 62.0;
-pub const BOTTOM: f32 = 56.0;
+pub const TOP: f32 = PAGE_H - 58.0;
+pub const BOTTOM: f32 = 52.0;
 pub const CONTENT_W: f32 = PAGE_W - 2.0 * MARGIN_X;
+/// Table text size and cell padding, in points.
+const TABLE_SIZE: f32 = 7.5;
+const TABLE_PAD: f32 = 2.0;
 
 /// The three embedded faces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -312,9 +315,9 @@ impl<'a> Writer<'a> {
     /// A heading, kept with at least a few lines of what follows, recorded for the contents.
     pub fn heading(&mut self, level: u8, text: &str) {
         let size = match level {
-            1 => 17.0,
-            2 => 13.0,
-            _ => 11.0,
+            1 => 16.0,
+            2 => 10.5,
+            _ => 10.0,
         };
         self.ensure(size * 1.6 + 70.0);
         self.y -= if level == 1 { 6.0 } else { 8.0 };
@@ -368,9 +371,8 @@ impl<'a> Writer<'a> {
     /// A grid table with a shaded header row repeated on every page it spans. `widths` are
     /// fractions of the content width. Cells wrap; a cell taller than a page is cut.
     pub fn table(&mut self, headers: &[&str], rows: &[Vec<String>], widths: &[f32]) {
-        let size = 8.0;
-        let lh = size * 1.3;
-        let pad = 3.0;
+        let (size, pad) = (TABLE_SIZE, TABLE_PAD);
+        let lh = size * 1.25;
         // Words are never split inside a cell when a column can be widened to hold them.
         let needs: Vec<f32> = (0..widths.len())
             .map(|i| {
@@ -423,9 +425,8 @@ impl<'a> Writer<'a> {
     }
 
     fn row(&mut self, cells: &[Vec<String>], cols: &[f32], h: f32, face: Face, fill: Option<Color>) {
-        let size = 8.0;
-        let lh = size * 1.3;
-        let pad = 3.0;
+        let (size, pad) = (TABLE_SIZE, TABLE_PAD);
+        let lh = size * 1.25;
         let top = self.y;
         if let Some(f) = fill {
             self.rect(MARGIN_X, top - h, cols.iter().sum(), h, f);

@@ -1,11 +1,13 @@
-//! PDF rendering through printpdf 0.12 with embedded DejaVu fonts (subset on save): a cover
-//! page with the table of contents, then one section per page run, with header, footer and
-//! page numbers on every page.
+//! PDF rendering through printpdf 0.12 with embedded DejaVu fonts (subset on save): the
+//! title and table of contents, then the sections flowing on from there, with header, footer
+//! and page numbers on every page.
 //!
 //! It formats only the report model and passes every text through the redactor again.
 
+mod blocks;
 mod layout;
 mod sections;
+mod trials;
 
 use printpdf::{Op, ParsedFont, PdfDocument, PdfPage, PdfSaveOptions, Pt};
 use std::collections::HashMap;
@@ -30,28 +32,31 @@ pub fn render_pdf(report: &Report, redactor: &Redactor) -> Result<Vec<u8>, Repor
         fonts.insert(face, FontMetrics::new(id, parsed));
     }
 
-    // The contents pages come first, so body page numbers shift by their count. That count
-    // depends only on the number of entries: a second layout is needed only when the first
-    // guess (one page) was wrong.
-    let mut offset = 1;
-    let (body, marks) = loop {
+    // The title and contents come first and the body starts below them on the same page.
+    // The contents' length depends only on the number of entries, never on their page
+    // numbers, so one layout of the body gives the entries, the contents' size says where
+    // the body starts, and a second layout from there gives the final page numbers.
+    let layout = |start_y: f32, offset: usize| {
         let mut body = Writer::new(&fonts, redactor);
+        body.y = start_y;
         body.offset = offset;
         sections::body(&mut body, report);
         let marks: Vec<Mark> = body.marks.iter().filter(|m| m.level <= 2).cloned().collect();
-        let needed = cover(&fonts, redactor, report, &marks, offset).len();
-        if needed == offset {
-            break (body, marks);
-        }
-        offset = needed;
+        (body, marks)
     };
-    let cover_pages = offset;
-    let cover = cover(&fonts, redactor, report, &marks, cover_pages);
-    let mut pages: Vec<Vec<Op>> = cover;
-    pages.extend(body.pages);
+    let (_, draft_marks) = layout(layout::TOP, 0);
+    let (cover_pages, cover_end) = cover(&fonts, redactor, report, &draft_marks, 0);
+    let offset = cover_pages.len() - 1;
+    let (body, marks) = layout(cover_end - 18.0, offset);
+    let (mut pages, _) = cover(&fonts, redactor, report, &marks, offset);
+    let mut body_pages = body.pages.into_iter();
+    if let (Some(last), Some(first)) = (pages.last_mut(), body_pages.next()) {
+        last.extend(first);
+    }
+    pages.extend(body_pages);
     let total = pages.len();
     for m in body.marks.iter().filter(|m| m.level == 1) {
-        doc.add_bookmark(&redactor.redact(&m.text), m.page + cover_pages);
+        doc.add_bookmark(&redactor.redact(&m.text), m.page + offset);
     }
 
     let mut frame = Writer::new(&fonts, redactor);
@@ -136,14 +141,15 @@ fn compress_streams(doc: &mut lopdf::Document) {
     }
 }
 
-/// Title block and table of contents; `offset` is added to body page numbers.
+/// Title block and table of contents, and where on its last page it ends; `offset` is added
+/// to body page numbers.
 fn cover(
     fonts: &HashMap<Face, FontMetrics>,
     redactor: &Redactor,
     r: &Report,
     marks: &[Mark],
     offset: usize,
-) -> Vec<Vec<Op>> {
+) -> (Vec<Vec<Op>>, f32) {
     let mut w = Writer::new(fonts, redactor);
     w.space(20.0);
     w.paragraph(&r.title, Face::Bold, 22.0, rgb(31, 68, 104), 0.0);
@@ -174,10 +180,10 @@ fn cover(
     w.paragraph("Contents", Face::Bold, 14.0, rgb(31, 68, 104), 0.0);
     w.space(4.0);
     for m in marks {
-        let size = if m.level == 1 { 10.0 } else { 8.5 };
+        let size = if m.level == 1 { 9.5 } else { 8.0 };
         let indent = if m.level == 1 { 0.0 } else { 14.0 };
         let face = if m.level == 1 { Face::Bold } else { Face::Sans };
-        let lh = size * 1.5;
+        let lh = size * 1.35;
         w.ensure(lh);
         w.y -= lh;
         let num = (m.page + offset).to_string();
@@ -210,7 +216,7 @@ fn cover(
             m.page + offset,
         );
     }
-    w.pages
+    (w.pages, w.y)
 }
 
 #[cfg(test)]

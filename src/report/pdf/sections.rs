@@ -1,19 +1,18 @@
-//! The report's sections laid out on PDF pages, in the order of `SECTION_TITLES`; each
-//! section starts on a new page.
+//! The report's sections laid out on PDF pages, in the order of `SECTION_TITLES`, one
+//! flowing on from the other. Long parts print as a digest (`report::digest`): the PDF is
+//! for reading on paper, report.html keeps every row.
 
-use super::layout::{CONTENT_W, Face, MARGIN_X, Writer, rgb};
+use super::blocks::{MUTED, TEXT, c, kv, note, section, table};
+use super::layout::{CONTENT_W, Face, MARGIN_X, Writer};
+use super::trials;
 use crate::judge::Verdict;
-use crate::report::chart::{bar_labels, verdict_rgb};
-use crate::report::markdown::verdict_label;
+use crate::report::chart::verdict_rgb;
+use crate::report::digest::{
+    FULL_REPORT, dataset_groups, denied_groups, findings_brief, items_brief, risk_label_groups, set_and_unset,
+};
 use crate::report::model::*;
-use crate::report::tables::{self, Table};
-
-const TEXT: (u8, u8, u8) = (29, 35, 43);
-const MUTED: (u8, u8, u8) = (90, 101, 114);
-
-fn c((r, g, b): (u8, u8, u8)) -> printpdf::Color {
-    rgb(r, g, b)
-}
+use crate::report::profile_section::parts as profile_parts;
+use crate::report::tables;
 
 /// Lays out every section.
 pub fn body(w: &mut Writer<'_>, r: &Report) {
@@ -21,32 +20,10 @@ pub fn body(w: &mut Writer<'_>, r: &Report) {
     config(w, r);
     profile(w, r);
     people(w, r);
-    transcripts(w, r);
-    verdicts(w, r);
+    trials::transcripts(w, r);
+    trials::verdicts(w, r);
     critique(w, r);
     gates(w, r);
-}
-
-fn section(w: &mut Writer<'_>, i: usize) {
-    if w.y < super::layout::TOP || !w.pages.last().is_some_and(Vec::is_empty) {
-        w.new_page();
-    }
-    w.heading(1, SECTION_TITLES[i]);
-}
-
-fn note(w: &mut Writer<'_>, text: &str) {
-    w.paragraph(text, Face::Sans, 9.0, c(MUTED), 0.0);
-    w.space(4.0);
-}
-
-/// A table with one width fraction per column.
-fn table(w: &mut Writer<'_>, t: &Table, widths: &[f32]) {
-    let headers: Vec<&str> = t.headers.iter().map(String::as_str).collect();
-    w.table(&headers, &t.rows, widths);
-}
-
-fn kv(w: &mut Writer<'_>, rows: &[(String, String)]) {
-    table(w, &tables::settings(rows), &[0.3, 0.7]);
 }
 
 fn summary(w: &mut Writer<'_>, r: &Report) {
@@ -82,36 +59,41 @@ fn summary(w: &mut Writer<'_>, r: &Report) {
     kv(w, &s.manifest);
 }
 
-/// Horizontal stacked bars, one per scenario under its label, drawn with rectangles. Labels
-/// span the content width and are cut in the middle when still too long, so they stay distinct.
+/// Horizontal stacked bars, one per scenario beside its label, drawn with rectangles. A
+/// label wraps over as many lines as it needs and is never cut: cut titles of similar
+/// scenarios read the same.
 fn chart(w: &mut Writer<'_>, bars: &[ScenarioBar]) {
-    let size = 8.0;
-    let bar_h = 9.0;
-    let row = bar_h + size * 1.4 + 4.0;
-    let bar_w = CONTENT_W - 30.0;
+    let size = 7.5;
+    let lh = size * 1.35;
+    let label_w = CONTENT_W * 0.55;
+    let bar_x = MARGIN_X + label_w + 8.0;
+    let bar_w = CONTENT_W - label_w - 8.0 - 24.0;
     let max = bars.iter().map(ScenarioBar::total).max().unwrap_or(0).max(1) as f32;
-    let labels = {
-        let font = w.font(Face::Sans);
-        bar_labels(bars, |l| font.width(&font.printable(l), size) <= CONTENT_W)
-    };
-    for (b, label) in bars.iter().zip(&labels) {
-        w.ensure(row);
-        w.y -= size * 1.4;
-        w.text_at(MARGIN_X, w.y + 2.0, Face::Sans, size, c(TEXT), label);
-        w.y -= bar_h + 4.0;
-        let mut x = MARGIN_X;
+    for b in bars {
+        let lines = w.wrap(&b.scenario, Face::Sans, size, label_w);
+        let h = lines.len() as f32 * lh + 3.0;
+        w.ensure(h);
+        let top = w.y;
+        for (i, l) in lines.iter().enumerate() {
+            let y = top - (i + 1) as f32 * lh + size * 0.25;
+            w.text_at(MARGIN_X, y, Face::Sans, size, c(TEXT), l);
+        }
+        // The bar stands beside the label's first line.
+        let bar_y = top - lh + 1.0;
+        let mut x = bar_x;
         for (v, n) in b.counts() {
             if n == 0 {
                 continue;
             }
             let bw = bar_w * n as f32 / max;
-            w.rect(x, w.y, bw, bar_h, c(verdict_rgb(v)));
+            w.rect(x, bar_y, bw, lh - 2.0, c(verdict_rgb(v)));
             x += bw;
         }
-        w.text_at(x + 4.0, w.y + 1.5, Face::Sans, size, c(MUTED), &b.total().to_string());
+        w.text_at(x + 4.0, bar_y + 1.5, Face::Sans, size, c(MUTED), &b.total().to_string());
+        w.y = top - h;
     }
     w.ensure(18.0);
-    w.y -= 18.0;
+    w.y -= 16.0;
     let mut x = MARGIN_X;
     for v in [Verdict::Pass, Verdict::Fail, Verdict::Inconclusive, Verdict::InfraError] {
         w.rect(x, w.y, 8.0, 8.0, c(verdict_rgb(v)));
@@ -121,43 +103,62 @@ fn chart(w: &mut Writer<'_>, bars: &[ScenarioBar]) {
     w.space(10.0);
 }
 
+/// Settings with a value as a table; the names of those without one on one line.
+fn settings(w: &mut Writer<'_>, rows: &[(String, String)]) {
+    let (set, unset) = set_and_unset(rows);
+    kv(w, &set);
+    if !unset.is_empty() {
+        note(w, &format!("Not set: {}.", unset.join(", ")));
+    }
+}
+
 fn config(w: &mut Writer<'_>, r: &Report) {
     let cfg = &r.config;
     section(w, 1);
     w.heading(2, "Agent");
-    kv(w, &cfg.agent);
+    settings(w, &cfg.agent);
     w.heading(3, "MCP servers");
     let mcps = tables::mcp_servers(&cfg.mcps).header(4, "On");
     table(w, &mcps, &[0.14, 0.12, 0.4, 0.26, 0.08]);
-    w.heading(3, "Resolved agent block (secrets masked, ${VAR} references kept)");
-    w.code(cfg.agent_yaml.trim_end(), 0.0);
+    note(
+        w,
+        &format!("The resolved agent block as YAML (secrets masked, ${{VAR}} references kept) is in {FULL_REPORT}."),
+    );
     w.heading(2, "Sandbox provenance");
-    kv(w, &cfg.sandbox);
+    settings(w, &cfg.sandbox);
     w.heading(3, "Denied egress attempts");
     if cfg.denied.is_empty() {
         note(w, "None.");
     } else {
-        table(w, &tables::denied_egress(&cfg.denied), &[0.35, 0.1, 0.4, 0.15]);
+        table(w, &denied_groups(&cfg.denied, r.trials.len()), &[0.28, 0.1, 0.37, 0.25]);
     }
 }
 
 fn profile(w: &mut Writer<'_>, r: &Report) {
     section(w, 2);
-    if !r.profile.present {
-        note(
-            w,
-            &format!("{} not generated (run `ghostlab profile`).", r.profile.file),
-        );
+    let p = &r.profile;
+    if !p.present {
+        note(w, &format!("{} not generated (run `ghostlab profile`).", p.file));
         return;
     }
-    note(w, &format!("From {}", r.profile.file));
-    for (depth, line) in &r.profile.outline {
-        let face = if *depth == 0 && line.ends_with(':') {
-            Face::Bold
-        } else {
-            Face::Sans
+    note(w, &format!("From {}", p.file));
+    for part in profile_parts(p) {
+        w.heading(3, part.title);
+        let n = part.table.headers.len();
+        let widths: Vec<f32> = match (part.title, n) {
+            ("Workflows", 4) => vec![0.24, 0.42, 0.16, 0.18],
+            ("Risk surface", 4) => vec![0.3, 0.08, 0.17, 0.45],
+            ("Out of scope", 2) => vec![0.45, 0.55],
+            (_, 2) => vec![0.2, 0.8],
+            _ => vec![1.0 / n as f32; n],
         };
-        w.paragraph(line, face, 8.5, c(TEXT), *depth as f32 * 12.0);
+        table(w, &part.table, &widths);
+    }
+    if !p.other.is_empty() {
+        w.heading(3, "Other fields");
+        for (depth, line) in &p.other {
+            w.paragraph(line, Face::Sans, 8.5, c(TEXT), *depth as f32 * 12.0);
+        }
     }
 }
 
@@ -169,134 +170,29 @@ fn people(w: &mut Writer<'_>, r: &Report) {
         if let Some(line) = sec.rejected_line() {
             note(w, &line);
         }
-        let items = tables::items(&sec.items)
-            .merge(0, 1, |id, title| format!("{title}\n{id}"))
-            .header(0, "Name / id");
-        table(w, &items, &[0.18, 0.27, 0.27, 0.28]);
+        if name == "Personas" {
+            let brief = items_brief(&sec.items, &["traits", "context"], true);
+            table(w, &brief, &[0.2, 0.28, 0.28, 0.24]);
+        } else {
+            let brief = items_brief(&sec.items, &["persona", "kind"], false);
+            table(w, &brief, &[0.3, 0.46, 0.24]);
+        }
     }
+    note(
+        w,
+        &format!(
+            "Each scenario's opening message, failure signals and stop conditions are in {FULL_REPORT}; \
+             the criteria each trial was judged by are in section 5."
+        ),
+    );
     let d = &r.dataset;
     w.heading(2, "Dataset");
     if d.present {
         note(w, &format!("Source: {}", d.file));
-        table(w, &tables::dataset(d), &[0.22, 0.18, 0.22, 0.12, 0.26]);
+        let ran: Vec<&str> = r.trials.iter().map(|t| t.case_id.as_str()).collect();
+        table(w, &dataset_groups(d, &ran), &[0.16, 0.3, 0.54]);
     } else {
         note(w, &format!("{} not generated (run `ghostlab dataset`).", d.file));
-    }
-}
-
-fn trial_heading(w: &mut Writer<'_>, t: &TrialReport) {
-    w.heading(2, &format!("{} — {}", t.title(), verdict_label(t)));
-}
-
-fn transcripts(w: &mut Writer<'_>, r: &Report) {
-    section(w, 4);
-    for t in &r.trials {
-        trial_heading(w, t);
-        note(w, &t.meta_line());
-        if let Some(time) = &t.timing {
-            note(w, &time.line());
-        }
-        for p in &t.problems {
-            note(w, &format!("problem: {p}"));
-        }
-        for e in &t.entries {
-            match e {
-                Entry::User {
-                    seq,
-                    turn,
-                    text,
-                    latency_ms,
-                } => {
-                    anchor(w, t, *seq);
-                    who(
-                        w,
-                        &format!("e{seq} · turn {turn} · user · {latency_ms} ms"),
-                        (43, 90, 138),
-                    );
-                    w.paragraph(text, Face::Sans, 9.0, c(TEXT), 10.0);
-                }
-                Entry::Agent {
-                    seq,
-                    turn,
-                    text,
-                    latency_ms,
-                    tokens,
-                } => {
-                    anchor(w, t, *seq);
-                    who(
-                        w,
-                        &format!("e{seq} · turn {turn} · agent · {latency_ms} ms · {tokens} tokens"),
-                        (46, 125, 50),
-                    );
-                    w.paragraph(text, Face::Sans, 9.0, c(TEXT), 10.0);
-                }
-                Entry::Tool(call) => {
-                    anchor(w, t, call.seq);
-                    let line = format!(
-                        "e{} · turn {} · tool {} · {} · {} ms",
-                        call.seq, call.turn, call.tool, call.status, call.latency_ms
-                    );
-                    who(w, &line, (183, 121, 31));
-                    w.paragraph("arguments", Face::Sans, 7.5, c(MUTED), 10.0);
-                    w.code(&call.arguments, 10.0);
-                    w.paragraph("result", Face::Sans, 7.5, c(MUTED), 10.0);
-                    w.code(&call.result, 10.0);
-                }
-                Entry::Note { seq, text, .. } => {
-                    anchor(w, t, *seq);
-                    w.paragraph(&format!("e{seq} · {text}"), Face::Sans, 8.0, c(MUTED), 10.0);
-                }
-            }
-            w.space(3.0);
-        }
-        w.space(8.0);
-    }
-}
-
-/// Keeps the event with its heading line, then records where it starts.
-fn anchor(w: &mut Writer<'_>, t: &TrialReport, seq: u64) {
-    w.ensure(30.0);
-    w.anchor(format!("{}-e{seq}", t.anchor));
-}
-
-fn who(w: &mut Writer<'_>, text: &str, color: (u8, u8, u8)) {
-    w.ensure(30.0);
-    w.paragraph(text, Face::Bold, 8.5, c(color), 0.0);
-}
-
-fn verdicts(w: &mut Writer<'_>, r: &Report) {
-    section(w, 5);
-    for t in &r.trials {
-        trial_heading(w, t);
-        note(
-            w,
-            &format!(
-                "Judge: {} · {:.1} s. Evidence cites transcript events (eN) in section 4.",
-                t.judge,
-                t.duration_ms as f64 / 1000.0
-            ),
-        );
-        for reason in &t.reasons {
-            w.paragraph(&format!("• {reason}"), Face::Sans, 9.0, c(TEXT), 8.0);
-        }
-        w.space(4.0);
-        let evidence = |e: &str| {
-            let page = w.anchor_page(&format!("{}-{e}", t.anchor));
-            match (t.turn_of(e), page) {
-                (Some(turn), Some(p)) => format!("{e} (turn {turn}, p. {p})"),
-                (None, Some(p)) => format!("{e} (p. {p})"),
-                _ if t.has_event(e) => e.to_string(),
-                _ => format!("{e} (no such event)"),
-            }
-        };
-        let criteria = tables::criteria(t, evidence, "—")
-            .merge(0, 1, |id, kind| format!("{id} ({kind})"))
-            .header(0, "Criterion")
-            .header(1, "Text");
-        table(w, &criteria, &[0.14, 0.28, 0.1, 0.3, 0.18]);
-        let checks = tables::checks(&t.checks).header(0, "Deterministic check");
-        table(w, &checks, &[0.3, 0.12, 0.58]);
-        table(w, &tables::observed(&t.observed), &[0.3, 0.7]);
     }
 }
 
@@ -322,7 +218,8 @@ fn critique(w: &mut Writer<'_>, r: &Report) {
     w.heading(2, "Contract findings and risk labels");
     note(w, &format!("Source: {}", cr.contract_note));
     if !cr.contract.is_empty() {
-        findings(w, &cr.contract);
+        // Their JSON pointers into contract.json are in the full report and the SARIF file.
+        table(w, &findings_brief(&cr.contract), &[0.1, 0.45, 0.45]);
     }
     if !cr.decisions.is_empty() {
         w.heading(2, "Decisions on findings");
@@ -333,7 +230,7 @@ fn critique(w: &mut Writer<'_>, r: &Report) {
         );
     }
     if !cr.risk_labels.is_empty() {
-        table(w, &tables::risk_labels(&cr.risk_labels), &[0.4, 0.6]);
+        table(w, &risk_label_groups(&cr.risk_labels), &[0.3, 0.7]);
     }
 }
 
