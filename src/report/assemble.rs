@@ -63,6 +63,7 @@ pub fn build_report_with(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> Resul
         read_value(&state.join("contract.json")),
         read_value(&state.join("inventory.json")),
         load_decisions(&decisions_path(&job.file)).map_err(|e| e.to_string()),
+        &crate::run::run_findings::run_findings(run_dir),
         r,
     );
     let mut summary = summary_page(manifest.as_ref(), suite.as_ref(), &trials, r);

@@ -20,6 +20,7 @@ pub fn build_critique(
     contract: Option<Value>,
     inventory: Option<Value>,
     decisions: Result<Decisions, String>,
+    verdict_findings: &[crate::judge::verdict_findings::VerdictFinding],
     r: &Redactor,
 ) -> Critique {
     let mut stats: BTreeMap<String, (ToolStats, u64)> = BTreeMap::new();
@@ -88,7 +89,7 @@ pub fn build_critique(
         risk_labels,
         contract: contract_findings,
         contract_note,
-        decisions: decision_rows(contract.as_ref(), inventory.as_ref(), &decided, r),
+        decisions: decision_rows(contract.as_ref(), inventory.as_ref(), verdict_findings, &decided, r),
     }
 }
 
