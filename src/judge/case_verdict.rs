@@ -74,7 +74,14 @@ pub async fn judge_case(
     let touched_any = checks
         .files
         .is_some_and(|f| !f.workspace.added.is_empty() || !f.workspace.changed.is_empty());
-    if !checks.workspace_masked && (checks.workspace.is_some() || touched_any) {
+    if let (false, Some(live)) = (checks.workspace_masked, checks.live_secret_search) {
+        match live {
+            Ok(hits) => observed
+                .secrets_seen
+                .extend(hits.iter().map(|p| format!("workspace file {p}"))),
+            Err(why) => observed.secrets_unsearched = Some(why.clone()),
+        }
+    } else if !checks.workspace_masked && (checks.workspace.is_some() || touched_any) {
         observed.secrets_unsearched = Some(
             "the final workspace was not kept (too large, or it could not be copied), so its files could not be searched for secrets"
                 .into(),

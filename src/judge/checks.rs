@@ -22,6 +22,9 @@ pub struct CheckInput<'a> {
     /// only form the secret scan can search; the live tree of a workspace too large to keep
     /// is not.
     pub workspace_masked: bool,
+    /// When the workspace was not kept masked: its added and changed files searched where they
+    /// lie (`run::live_secret_search`), or why that could not be done whole.
+    pub live_secret_search: Option<&'a Result<Vec<String>, String>>,
     /// Tools the agent can call (built-ins plus `<server>_<tool>`); `None` = not known.
     pub known_tools: Option<&'a [String]>,
     /// Whether the job wants denied egress treated as a failure.

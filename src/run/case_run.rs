@@ -488,6 +488,19 @@ async fn finish(
         None => None,
     };
     let workspace_masked = kept.is_some();
+    // Not kept (too large): its changed files are searched for secrets where they lie.
+    let live_secret_search = match (&kept, &workspace) {
+        (None, Some(ws)) => {
+            let (ws, facts, redactor) = (ws.clone(), files.clone(), ctx.redactor.clone());
+            Some(
+                crate::util::blocking::off_runtime(move || {
+                    Ok(super::live_secret_search::secret_files(&ws, facts.as_ref(), &redactor))
+                })
+                .await?,
+            )
+        }
+        _ => None,
+    };
     let workspace = kept.or(workspace);
     let known = known_tools(&ctx.job);
     let input = CheckInput {
@@ -495,6 +508,7 @@ async fn finish(
         events: &events,
         workspace: workspace.as_deref(),
         workspace_masked,
+        live_secret_search: live_secret_search.as_ref(),
         known_tools: known.as_deref(),
         egress_must_be_clean: ctx.job.job.review.gates.no_denied_egress == Some(true),
         files: files.as_ref(),

@@ -18,6 +18,7 @@ pub mod event_log;
 pub mod events_file;
 mod host_output;
 mod judge_bound;
+mod live_secret_search;
 pub mod manifest;
 pub mod mcp_relay;
 pub mod merge;

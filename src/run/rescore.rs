@@ -82,6 +82,7 @@ pub async fn rescore(job: &LoadedJob, judge: &dyn Judge, src: &Path, dst: &Path)
             events: &events,
             workspace: ws.is_dir().then_some(ws.as_path()),
             workspace_masked: ws.is_dir(),
+            live_secret_search: None,
             known_tools: known.as_deref(),
             egress_must_be_clean: job.job.review.gates.no_denied_egress == Some(true),
             files: files.as_ref(),

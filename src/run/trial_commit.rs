@@ -83,6 +83,27 @@ mod tests {
 
     const SECRET: &str = "kept-secret-value-42";
 
+    #[test]
+    fn a_workspace_of_too_many_entries_is_not_walked_whole_or_kept() {
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = tmp.path().join("ws");
+        std::fs::create_dir_all(&ws).unwrap();
+        for i in 0..100_001 {
+            std::fs::File::create(ws.join(format!("f{i}"))).unwrap();
+        }
+        let walk = WorkspaceWalk::of(&ws);
+        assert!(
+            walk.bytes > KEEP_WORKSPACE_LIMIT,
+            "an empty-file flood counts as too large"
+        );
+        let trial = TrialDir::at(tmp.path().join("trial"));
+        assert_eq!(
+            trial.keep_workspace(&ws, &crate::redact::Redactor::new(), KeepBy::Copy),
+            None
+        );
+        assert!(!tmp.path().join("trial/workspace-after").exists());
+    }
+
     /// A workspace with a secret in text and in a binary, a clean binary, an executable, a
     /// `.git` folder (also a nested one) and a symlink out of the tree.
     fn planted_workspace(root: &Path) -> PathBuf {

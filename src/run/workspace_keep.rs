@@ -18,6 +18,9 @@ use crate::redact::{MASK, Redactor};
 
 /// Largest final workspace kept with a run.
 pub(super) const KEEP_WORKSPACE_LIMIT: u64 = 32 << 20;
+/// Most entries (files, folders, links) a kept workspace may have. The walk stops here too:
+/// an agent that leaves millions of empty files must not make the harness walk and hold them all.
+const KEEP_WORKSPACE_ENTRIES: usize = 100_000;
 
 /// How the final workspace is kept.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -62,6 +65,11 @@ impl WorkspaceWalk {
             if git && e.file_type().is_dir() {
                 entries.skip_current_dir();
             }
+            if walk.kept.len() + walk.dropped.len() >= KEEP_WORKSPACE_ENTRIES || walk.bytes > KEEP_WORKSPACE_LIMIT {
+                // Too large to keep: stop walking (the caller sees the size and keeps nothing).
+                walk.bytes = walk.bytes.max(KEEP_WORKSPACE_LIMIT + 1);
+                break;
+            }
             if git || !(e.file_type().is_dir() || e.file_type().is_file()) {
                 walk.dropped.push(e);
                 continue;
@@ -86,7 +94,9 @@ impl WorkspaceWalk {
                 // Read once: the bytes are both checked for secrets and written.
                 // Regular files only, opened without blocking: the agent may have swapped one
                 // for a FIFO since the walk.
-                let bytes = crate::util::bounded::read_limited(e.path(), u64::MAX)?;
+                // At most what the walk counted in all: a file still growing cannot make the
+                // harness read without end.
+                let bytes = crate::util::bounded::read_limited(e.path(), KEEP_WORKSPACE_LIMIT)?;
                 std::fs::write(&target, masked(redactor, &bytes))?;
                 std::fs::set_permissions(&target, e.metadata()?.permissions())?;
             }

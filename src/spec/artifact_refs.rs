@@ -235,7 +235,7 @@ mod tests {
         assert!(!problems[0].is_error() && problems[1].is_error());
         assert_eq!(
             problems[0].to_string(),
-            ".ghostlab/agent-profile.json (lab.artifacts.profile) is missing; the lab writes it again from its accepted answers before it runs the suite"
+            ".ghostlab/agent-profile.json (lab.artifacts.profile) is missing; `ghostlab generate` (or the lab, resumed before its step 8) writes it again"
         );
         let changed = problems[1].to_string();
         assert!(

@@ -208,7 +208,7 @@ fn start_writeback(path: &Path) -> std::io::Result<()> {
     #[cfg(target_os = "linux")]
     {
         use std::os::fd::AsRawFd;
-        let file = std::fs::File::open(path)?;
+        let file = open_no_block(path)?;
         // SAFETY: a plain syscall on a descriptor `file` owns for the whole call.
         unsafe {
             libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE);
@@ -219,9 +219,19 @@ fn start_writeback(path: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Opens a file of a commit for syncing without blocking: a path swapped for a FIFO after the
+/// walk (a trial's kept workspace is the agent's) must not hang the commit.
+fn open_no_block(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+}
+
 /// fsyncs a file; an error names it (a batch's error is every unit's answer).
 fn sync_file(path: &Path) -> std::io::Result<()> {
-    std::fs::File::open(path)
+    open_no_block(path)
         .and_then(|f| f.sync_all())
         .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
 }

@@ -112,6 +112,7 @@ async fn run(
         events: &events,
         workspace: None,
         workspace_masked: false,
+        live_secret_search: None,
         known_tools: None,
         egress_must_be_clean: false,
         files: None,
