@@ -136,7 +136,7 @@ fn mark(args: MarkArgs, status: CaseStatus) -> Result<ExitCode, CliError> {
         return Err(err(unknown_case(&state, first)));
     }
     write_artifact(&state, ArtifactKind::Dataset, &dataset).map_err(err)?;
-    crate::spec::artifact_refs::refresh_recorded(&args.job).map_err(CliError::usage)?;
+    crate::spec::artifact_refresh::refresh_recorded(&args.job).map_err(CliError::usage)?;
     super::out::say!("{} case(s) {}", ids.len(), status.as_str());
     Ok(ExitCode::SUCCESS)
 }
@@ -175,7 +175,7 @@ fn edit(args: EditArgs) -> Result<ExitCode, CliError> {
     }
     let _lock = lock_state(&state)?;
     replace_scenario(&state, &args.case, edited).map_err(err)?;
-    crate::spec::artifact_refs::refresh_recorded(&args.job).map_err(CliError::usage)?;
+    crate::spec::artifact_refresh::refresh_recorded(&args.job).map_err(CliError::usage)?;
     super::out::say!("case {} updated and back to pending review", args.case);
     Ok(ExitCode::SUCCESS)
 }

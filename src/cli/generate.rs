@@ -88,7 +88,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     if out.kept_statuses > 0 {
         super::out::say!("kept the review status of {} unchanged case(s)", out.kept_statuses);
     }
-    crate::spec::artifact_refs::refresh_recorded(&args.job).map_err(CliError::usage)?;
+    crate::spec::artifact_refresh::refresh_recorded(&args.job).map_err(CliError::usage)?;
     super::out::say!("review with `ghostlab dataset list --job {}`", args.job.display());
     Ok(ExitCode::SUCCESS)
 }

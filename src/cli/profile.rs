@@ -23,7 +23,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         crate::util::folder_lock::lock_state_folder(&loaded.state_dir()).map_err(|e| CliError::usage(e.to_string()))?;
     let (profile, path) =
         block_on(write_profile(&loaded, proposer.as_ref()))?.map_err(|e| CliError::usage(e.to_string()))?;
-    crate::spec::artifact_refs::refresh_recorded(&args.job).map_err(CliError::usage)?;
+    crate::spec::artifact_refresh::refresh_recorded(&args.job).map_err(CliError::usage)?;
     super::out::say!("wrote {} (proposer {})", path.display(), proposer.label());
     print_summary(&profile);
     Ok(ExitCode::SUCCESS)

@@ -200,10 +200,14 @@ fn stale_sessions_in(temp: &std::path::Path) -> Vec<(PathBuf, String)> {
     out
 }
 
-/// A folder (not a link to one) owned by this process's user.
+/// A folder (not a link to one) this process's user may have made: its own, or, as root, one
+/// handed to the sandbox user (a session folder is chowned to it when bubblewrap drops to it).
 fn owned_folder(path: &std::path::Path) -> bool {
     use std::os::unix::fs::MetadataExt;
-    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir() && m.uid() == unsafe { libc::geteuid() })
+    // SAFETY: a trivial getter.
+    let me = unsafe { libc::geteuid() };
+    let sandbox = super::limits::sandbox_uid().0;
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir() && (m.uid() == me || m.uid() == sandbox))
 }
 
 fn owner_alive(stamp: &str) -> bool {

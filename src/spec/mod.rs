@@ -4,6 +4,7 @@
 //! This module never talks to a network, a sandbox or the terminal.
 
 pub mod agent;
+pub mod artifact_refresh;
 pub mod artifact_refs;
 pub mod bounded;
 mod check;

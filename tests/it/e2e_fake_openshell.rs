@@ -38,6 +38,11 @@ fn ghostlab(dir: &Path, fake: &Fake) -> Command {
         .join("tools/npm/node_modules")
         .canonicalize()
         .unwrap();
+    let mut image_paths = node_modules.display().to_string();
+    // At the copy's path and at the folder it links to (where the harness resolves the package).
+    if let Ok(real) = dir.join("node_modules").canonicalize() {
+        image_paths = format!("{image_paths}:{}:{}", dir.join("node_modules").display(), real.display());
+    }
     c.current_dir(dir)
         .env("GHOSTLAB_OPENCODE_BIN", opencode_bin())
         .env("RELEASE_TOKEN", CANARY)
@@ -50,7 +55,8 @@ fn ghostlab(dir: &Path, fake: &Fake) -> Command {
         // The FAKE image: the host's pinned OpenCode stands in for the one the real image
         // installs, and the MCP server packages are "in the image" at their host paths.
         .env("FAKE_OPENSHELL_AGENT_BIN", opencode_bin())
-        .env("FAKE_OPENSHELL_IMAGE_PATHS", node_modules)
+        // The example's own filesystem server (its pinned dependency) is "in the image" too.
+        .env("FAKE_OPENSHELL_IMAGE_PATHS", image_paths)
         .timeout(std::time::Duration::from_secs(1800));
     c
 }
