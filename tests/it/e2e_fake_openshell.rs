@@ -41,7 +41,11 @@ fn ghostlab(dir: &Path, fake: &Fake) -> Command {
     let mut image_paths = node_modules.display().to_string();
     // At the copy's path and at the folder it links to (where the harness resolves the package).
     if let Ok(real) = dir.join("node_modules").canonicalize() {
-        image_paths = format!("{image_paths}:{}:{}", dir.join("node_modules").display(), real.display());
+        image_paths = format!(
+            "{image_paths}:{}:{}",
+            dir.join("node_modules").display(),
+            real.display()
+        );
     }
     c.current_dir(dir)
         .env("GHOSTLAB_OPENCODE_BIN", opencode_bin())
