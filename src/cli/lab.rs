@@ -64,8 +64,8 @@ pub struct Args {
     /// Step 12: serve the agent's model from this cassette through a local model server.
     #[arg(long)]
     pub agent_cassette: Option<PathBuf>,
-    /// Step 12: cases running at once [default: 4, or what this lab was started with].
-    #[arg(long)]
+    /// Step 12: cases running at once, 1–256 [default: 4, or what this lab was started with].
+    #[arg(long, value_parser = clap::builder::TypedValueParser::map(clap::value_parser!(u16).range(1..=256), usize::from))]
     pub parallel: Option<usize>,
     /// Color theme: default, light, high-contrast (NO_COLOR turns colors off).
     #[arg(long, default_value = "default")]

@@ -21,8 +21,8 @@ pub struct Args {
     /// Trials per case (pass^k needs k).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub repeat: u32,
-    /// Cases running at once.
-    #[arg(long, default_value_t = 4)]
+    /// Cases running at once (1–256).
+    #[arg(long, default_value_t = 4, value_parser = clap::builder::TypedValueParser::map(clap::value_parser!(u16).range(1..=256), usize::from))]
     pub parallel: usize,
     /// Only these cases (repeatable).
     #[arg(long = "case")]

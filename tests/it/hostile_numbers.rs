@@ -91,18 +91,30 @@ fn empty_and_nul_setup_commands_are_refused_at_validate() {
 fn repeat_zero_is_refused_before_anything_runs() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(tmp.path().join("job.yaml"), BASE).unwrap();
-    let out = Command::cargo_bin("ghostlab")
-        .unwrap()
-        .current_dir(tmp.path())
-        .args(["test", "--job", "job.yaml", "--repeat", "0"])
-        .timeout(Duration::from_secs(10))
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("--repeat"), "{stderr}");
-    assert!(
-        !tmp.path().join(".ghostlab/runs").exists(),
-        "no run folder for a refused command"
-    );
+    // `--parallel 0` was taken as 1 without a word; it is refused like `--repeat 0`.
+    for (cmd, flag, value) in [
+        ("test", "--repeat", "0"),
+        ("test", "--parallel", "0"),
+        ("test", "--parallel", "100000"),
+        ("lab", "--parallel", "0"),
+    ] {
+        let mut args = vec![cmd, "--job", "job.yaml", flag, value];
+        if cmd == "lab" {
+            args.push("--yes");
+        }
+        let out = Command::cargo_bin("ghostlab")
+            .unwrap()
+            .current_dir(tmp.path())
+            .args(&args)
+            .timeout(Duration::from_secs(10))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(flag), "{args:?}: {stderr}");
+        assert!(
+            !tmp.path().join(".ghostlab/runs").exists(),
+            "no run folder for a refused command"
+        );
+    }
 }
