@@ -118,3 +118,44 @@ fn repeat_zero_is_refused_before_anything_runs() {
         );
     }
 }
+
+/// Words of serde, anyhow and Rust internals that must never reach a person at the terminal.
+const INTERNAL_PHRASES: &[&str] = &[
+    "untagged enum",
+    "invalid type:",
+    "unknown variant",
+    "missing field",
+    "expected struct",
+    "Option<",
+    "serde",
+    "Caused by:",
+    "panicked",
+    "RUST_BACKTRACE",
+];
+
+#[test]
+fn wrong_values_at_the_terminal_read_in_plain_words_with_their_key() {
+    for (extra, key) in [
+        ("  runtime:\n    backend: dockerish\n", "agent.runtime.backend"),
+        ("  runtime:\n    temperature: warm\n", "agent.runtime.temperature"),
+        ("  runtime:\n    tools: yes\n", "agent.runtime.tools"),
+        ("sandbox:\n  network: sometimes\n", "sandbox.network"),
+        ("sandbox:\n  processes: many\n", "sandbox.processes"),
+        ("sandbox:\n  allow: github.com\n", "sandbox.allow"),
+        (
+            "review:\n  gates:\n    min_pass_rate: lots\n",
+            "review.gates.min_pass_rate",
+        ),
+        ("generation:\n  judge: offline\n", "generation.judge"),
+    ] {
+        let (code, stderr) = validate(extra);
+        assert_eq!(code, Some(2), "{extra}: {stderr}");
+        assert!(stderr.contains("job.yaml") && stderr.contains(key), "{extra}: {stderr}");
+        for phrase in INTERNAL_PHRASES {
+            assert!(
+                !stderr.contains(phrase),
+                "{extra}: internal phrase {phrase:?} in {stderr}"
+            );
+        }
+    }
+}
