@@ -99,6 +99,8 @@ fn masked(path: &Path, bytes: &[u8], run_id: &str) -> Vec<u8> {
         // The run's time shares name only the phases that took a millisecond or more, so
         // which phases appear is the clock's too (a mock run's are all near 0 ms).
         (r"(Where the time went(?: \| |</td><td>))[^|<]*", "${1}SHARES"),
+        // Likewise a trial's time line (`Time: 1.2 s — sandbox 3 ms · other …`).
+        (r"(Time: )[^<\n]*", "${1}PHASES"),
         (r"\d+(\.\d+)? ?(ms|s)\b", "DUR"),
         (r"ghostlab-local-[A-Za-z0-9]+", "ghostlab-local-TMP"),
     ];
