@@ -146,8 +146,8 @@ const PROBE_NAMES: &[&str] = &[
     "mount a tmpfs",
     "connect to a host loopback listener",
     "reach a host unix socket under /run",
-    "resolve DNS",
-    "create an AF_INET socket (seccomp)",
+    "resolve DNS (and the lookup is recorded)",
+    "AF_INET connect out (refused and recorded by the network watch)",
     "create a netlink socket (seccomp)",
     "see a host process in /proc",
     "signal a host process",
@@ -450,23 +450,27 @@ async fn run_all(secret_env: &str) -> Vec<Row> {
     rows.push(row(PROBE_NAMES[12], "denied", summary(&o), o.status != 0));
     drop(unix);
     let _ = std::fs::remove_file(&sock_path);
+    let recorded = |host: &str| s.denials().iter().any(|d| d.host == host);
     let o = run("getent hosts example.com || getent hosts deb.debian.org".into()).await;
+    let lookup = ghostlab::sandbox::watch_supervisor::NAME_LOOKUP;
     rows.push(row(
         PROBE_NAMES[13],
         "denied",
-        summary(&o),
-        o.status != 0 && o.stdout.is_empty(),
+        format!("{}; recorded: {}", summary(&o), recorded(lookup)),
+        o.status != 0 && o.stdout.is_empty() && recorded(lookup),
     ));
+    // Internet sockets exist (the namespace has only `lo`) so the watch sees where a connect
+    // goes: it must be refused and recorded.
     let o = run(
-        r#"perl -e 'use Socket; socket(my $s, PF_INET, SOCK_STREAM, 0) or die "socket: $!\n"; print "created\n"'"#
+        r#"perl -e 'use Socket; socket(my $s, PF_INET, SOCK_STREAM, 0) or die "socket: $!\n"; connect($s, pack_sockaddr_in(80, inet_aton("203.0.113.5"))) or die "connect: $!\n"; print "connected\n"'"#
             .into(),
     )
     .await;
     rows.push(row(
         PROBE_NAMES[14],
         "denied",
-        summary(&o),
-        !o.stdout_text().contains("created"),
+        format!("{}; recorded: {}", summary(&o), recorded("203.0.113.5")),
+        !o.stdout_text().contains("connected") && recorded("203.0.113.5"),
     ));
     let o = run(r#"perl -e 'socket(my $s, 16, 3, 0) or die "netlink: $!\n"; print "created\n"'"#.into()).await;
     rows.push(row(

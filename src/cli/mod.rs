@@ -87,6 +87,9 @@ pub enum Command {
     /// Internal: the loopback bridge to the egress proxy, run inside the sandbox.
     #[command(name = "__egress-bridge", hide = true)]
     EgressBridge(sandbox::BridgeArgs),
+    /// Internal: puts a sandboxed command under the network watch, run inside the sandbox.
+    #[command(name = "__network-watch", hide = true)]
+    NetworkWatch(sandbox::WatchArgs),
     /// Internal: cleans up this process's sandboxes once it is gone (even by SIGKILL).
     #[command(name = "__sandbox-reaper", hide = true)]
     SandboxReaper(sandbox::ReaperArgs),
@@ -147,6 +150,7 @@ pub fn dispatch(cli: Cli) -> ExitCode {
         Command::Sandbox(a) => sandbox::run(a),
         Command::Doctor(a) => doctor::run(a),
         Command::EgressBridge(a) => sandbox::run_bridge(a),
+        Command::NetworkWatch(a) => sandbox::run_network_watch(a),
         Command::McpConnect(a) => sandbox::run_mcp_connect(a),
         Command::SandboxReaper(a) => sandbox::run_reaper(a),
         Command::Inspect(a) => inspect::run(a),

@@ -81,6 +81,25 @@ pub struct BridgeArgs {
     pub command: Vec<String>,
 }
 
+/// Arguments of the hidden network watch shim that runs inside the sandbox.
+#[derive(Debug, clap::Args)]
+pub struct WatchArgs {
+    /// The inherited unix socket the watch's listener is handed over.
+    #[arg(long)]
+    pub socket_fd: i32,
+    /// The command to run under the watch.
+    #[arg(last = true, required = true)]
+    pub command: Vec<String>,
+}
+
+/// Installs the watch and becomes the command; returns only when that failed (the command
+/// never ran).
+pub fn run_network_watch(args: WatchArgs) -> Result<ExitCode, CliError> {
+    let err = crate::sandbox::watch_shim::run(args.socket_fd, &args.command);
+    eprintln!("ghostlab network watch: {err}");
+    Ok(ExitCode::from(crate::sandbox::watch_shim::SETUP_FAILED as u8))
+}
+
 pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let rt = crate::util::runtime::multi_thread()?;
     match args.action {

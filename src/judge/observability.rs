@@ -5,7 +5,8 @@
 /// Why a check of tool calls cannot be settled by a runner that reports none.
 pub const NO_TOOL_CALLS: &str = "the agent's runner reports no tool calls, so no attempt could be seen";
 /// Why `network_untouched` cannot be settled where nothing records attempts.
-pub const NO_NETWORK_RECORD: &str = "under `network: disabled` nothing records the agent's network attempts";
+pub const NO_NETWORK_RECORD: &str =
+    "nothing records the agent's network attempts here (no sandbox, or OpenShell under `network: disabled`)";
 
 /// A check that could not see what it checks.
 pub fn not_observable(name: String, why: &str) -> super::verdict::CheckResult {
@@ -20,17 +21,25 @@ pub fn not_observable(name: String, why: &str) -> super::verdict::CheckResult {
 pub struct Observability {
     /// The agent's runner reports its tool calls (the process runner reports none).
     pub tool_calls: bool,
-    /// Something records the agent's network attempts (the egress proxy; under
-    /// `network: disabled` nothing does).
+    /// Something records the agent's network attempts: under bubblewrap the network watch
+    /// (direct attempts, every network mode) and the egress proxy (proxied ones); under
+    /// OpenShell its proxy, which runs unless the network is disabled; the local backend
+    /// records nothing.
     pub network: bool,
 }
 
 impl Observability {
-    /// From the job: the runner's backend and the sandbox's network mode.
+    /// From the job: the runner's backend, the sandbox's backend and its network mode.
     pub fn of_job(job: &crate::spec::Job) -> Observability {
+        use crate::spec::SandboxBackend;
+        let network = match job.sandbox.backend {
+            SandboxBackend::Bubblewrap => true,
+            SandboxBackend::Openshell => job.sandbox.network != crate::spec::sandbox::NetworkMode::Disabled,
+            SandboxBackend::Local => false,
+        };
         Observability {
             tool_calls: job.agent.runtime.backend != crate::spec::agent::Backend::Process,
-            network: job.sandbox.network != crate::spec::sandbox::NetworkMode::Disabled,
+            network,
         }
     }
 }

@@ -130,6 +130,9 @@ pub struct CommandSpec<'a> {
     pub scope: &'a Scope,
     /// The host folder of the egress proxy socket this command's bridge uses.
     pub egress_dir: &'a Path,
+    /// The fd of the socket the network watch shim hands its listener over (`watch_shim`);
+    /// the shim is `helper_exe`, which must then be set.
+    pub watch_fd: Option<i32>,
 }
 
 /// The `bwrap` arguments (without the program name).
@@ -305,6 +308,16 @@ pub fn args(policy: &SandboxPolicy, layout: &Layout, spec: &CommandSpec<'_>) -> 
         ]);
     }
     push(&["--seccomp", &spec.seccomp_fd.to_string(), "--chdir", spec.chdir, "--"]);
+    // The watch goes first, so every process of the command (the bridge too) is under it.
+    if let (Some(fd), Some(exe)) = (spec.watch_fd, spec.helper_exe.or(spec.bridge_exe)) {
+        push(&[
+            &exe.to_string_lossy(),
+            super::watch_shim::SUBCOMMAND,
+            "--socket-fd",
+            &fd.to_string(),
+            "--",
+        ]);
+    }
     if let Some(exe) = spec.bridge_exe {
         let socket = format!("{}/{}", bridge::SOCKET_DIR_INSIDE, bridge::SOCKET_NAME);
         push(&[
@@ -479,6 +492,7 @@ mod tests {
             argv: &argv,
             scope: &scope,
             egress_dir: &layout.egress,
+            watch_fd: None,
         };
         let joined = args(&p, &layout, &spec).join(" ");
         let at = |rest: &str| s4.join(rest).display().to_string();
@@ -517,6 +531,7 @@ mod tests {
             argv: &argv,
             scope: &scope,
             egress_dir: &layout.egress,
+            watch_fd: None,
         };
         let joined = args(&p, &layout, &spec).join(" ");
         let bin = tools.join("bin").canonicalize().unwrap();
@@ -549,6 +564,7 @@ mod tests {
             argv: &argv,
             scope: &whole(&p, &layout),
             egress_dir: &layout.egress,
+            watch_fd: None,
         };
         let a = args(&p, &layout, &spec);
         let joined = a.join(" ");
@@ -592,6 +608,7 @@ mod tests {
             argv: &argv,
             scope: &whole(&p, &layout),
             egress_dir: &layout.egress,
+            watch_fd: None,
         };
         let a = args(&p, &layout, &spec);
         let joined = a.join(" ");
@@ -628,6 +645,7 @@ mod tests {
             argv: &argv,
             scope: &whole(&p, &layout),
             egress_dir: &layout.egress,
+            watch_fd: None,
         };
         let joined = args(&p, &layout, &spec).join(" ");
         assert!(

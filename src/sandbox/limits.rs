@@ -146,8 +146,10 @@ impl ChildSetup {
             }
             // The offset is shared with every spawn of the same prepared command: rewind so
             // a second spawn hands bwrap the whole filter again.
-            // SAFETY: lseek on an fd we own.
-            if unsafe { libc::lseek(*fd, 0, libc::SEEK_SET) } < 0 {
+            // SAFETY: lseek on an fd we own. A socket cannot seek (ESPIPE) and needs no rewind.
+            if unsafe { libc::lseek(*fd, 0, libc::SEEK_SET) } < 0
+                && unsafe { *libc::__errno_location() } != libc::ESPIPE
+            {
                 return Err(last());
             }
         }

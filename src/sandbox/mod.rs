@@ -30,6 +30,9 @@ pub mod session;
 pub mod session_sweep;
 pub mod storage_watch;
 pub mod test_resolve;
+pub mod watch_filter;
+pub mod watch_shim;
+pub mod watch_supervisor;
 
 pub use exec::ExecOutput;
 pub use policy::{HostPort, Limits, NetworkPolicy, Role, SandboxPolicy};
@@ -78,8 +81,7 @@ impl Sandbox {
     /// Checks that the policy's backend really works here (a failed probe is an error, never
     /// a fallback) and returns a sandbox that creates sessions logging into `log_dir`.
     pub async fn open(policy: SandboxPolicy, log_dir: PathBuf) -> Result<Sandbox, SandboxError> {
-        let bridge_exe = std::env::current_exe().ok();
-        Self::open_with(policy, log_dir, bridge_exe).await
+        Self::open_with(policy, log_dir, helper_exe()).await
     }
 
     /// Like [`Sandbox::open`] with an explicit bridge executable (the ghostlab binary; tests
@@ -126,6 +128,23 @@ static PROBED: std::sync::Mutex<Vec<SandboxBackend>> = std::sync::Mutex::new(Vec
 /// runs under the full profile, so a backend that breaks later fails its commands, closed);
 /// a failure is not, so the next open probes again. OpenShell is asked every time: a remote
 /// gateway can go away between runs of one process, and its probe is small next to a create.
+/// The ghostlab executable that runs inside the sandbox (network watch, egress bridge, MCP
+/// relay connector): this process's own when it is the `ghostlab` binary. A test harness is
+/// not; with the `test-hooks` feature it uses the `ghostlab` binary cargo built beside it.
+/// `None` makes every bubblewrap command refuse to run (the watch is not optional).
+pub fn helper_exe() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    if reaper::this_binary_is_ghostlab() {
+        return Some(exe);
+    }
+    if cfg!(feature = "test-hooks") {
+        // target/debug/deps/<harness> → target/debug/ghostlab
+        let built = exe.parent()?.parent()?.join("ghostlab");
+        return built.is_file().then_some(built);
+    }
+    None
+}
+
 async fn probe_once(backend: SandboxBackend) -> doctor::Probe {
     let known = PROBED.lock().map(|p| p.contains(&backend)).unwrap_or(false);
     if known {

@@ -24,6 +24,11 @@ pub fn mark_this_binary_as_ghostlab() {
     THIS_BINARY_IS_GHOSTLAB.store(true, std::sync::atomic::Ordering::SeqCst);
 }
 
+/// Whether this process is the `ghostlab` binary (see [`mark_this_binary_as_ghostlab`]).
+pub fn this_binary_is_ghostlab() -> bool {
+    THIS_BINARY_IS_GHOSTLAB.load(std::sync::atomic::Ordering::SeqCst)
+}
+
 /// Whether `exe` can run the reaper: another executable named explicitly (tests pass the
 /// ghostlab binary), or this process's own executable when it is the `ghostlab` binary.
 pub fn can_run(exe: &Path) -> bool {

@@ -79,6 +79,8 @@ pub struct Session {
     /// Egress proxies of commands whose scope allows fewer hosts than the session (one per
     /// distinct allowlist, started on first use).
     scoped_proxies: std::sync::Mutex<Vec<ScopedProxy>>,
+    /// Direct network attempts the watch of bubblewrap commands refused (`watch_supervisor`).
+    watch: super::watch_supervisor::WatchLog,
     deleted: bool,
 }
 
@@ -146,6 +148,7 @@ impl Session {
             scratch: ScratchBound::Measured,
             storage_watch: None,
             scoped_proxies: std::sync::Mutex::new(Vec::new()),
+            watch: Default::default(),
             deleted: false,
             policy,
         };
@@ -234,12 +237,20 @@ impl Session {
         self.log.path()
     }
 
-    /// Egress attempts the proxies refused (empty unless the network is an allowlist): the
-    /// session's and those of narrowed scopes.
+    /// Network attempts refused: by the egress proxies (the session's and those of narrowed
+    /// scopes) and, for bubblewrap commands, direct ones the network watch caught.
     pub fn denials(&self) -> Vec<Denial> {
         let mut all = self.proxy.as_ref().map(|p| p.denials()).unwrap_or_default();
         let scoped = self.scoped_proxies.lock().unwrap_or_else(|p| p.into_inner());
         all.extend(scoped.iter().flat_map(|s| s.proxy.denials()));
+        all.extend(
+            self.watch
+                .denials
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .iter()
+                .cloned(),
+        );
         all
     }
 
@@ -322,6 +333,7 @@ impl Session {
     pub async fn delete(mut self) -> Result<(), SandboxError> {
         self.deleted = true;
         self.storage_watch.take();
+        self.watch.stop.store(true, std::sync::atomic::Ordering::Relaxed);
         let killed = procs::kill_session(&self.layout.dir, &self.id);
         self.proxy.take();
         self.scoped_proxies.lock().unwrap_or_else(|p| p.into_inner()).clear();
@@ -455,6 +467,7 @@ impl Session {
 impl Drop for Session {
     fn drop(&mut self) {
         // A session dropped without delete must still leave no process behind.
+        self.watch.stop.store(true, std::sync::atomic::Ordering::Relaxed);
         if !self.deleted {
             procs::kill_session(&self.layout.dir, &self.id);
             if let Some(cg) = self.cgroups.take()

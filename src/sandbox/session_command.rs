@@ -171,19 +171,27 @@ impl Session {
                     visible.extend(self.bridge_exe.clone());
                     check_program(&argv[0], &visible).map_err(SandboxError::Policy)?;
                 }
-                let rule = if egress.is_some() {
-                    SocketRule::UnixAndLoopbackInet
-                } else {
-                    SocketRule::UnixOnly
-                };
-                let program = seccomp::compile(rule)?;
+                // Every bubblewrap command runs under the network watch, so a direct attempt
+                // is recorded in every network mode. Internet sockets may then be created
+                // (the namespace has only `lo`): blocking them outright in bubblewrap's filter
+                // would fail the call before the watch could see where it was going.
+                let helper = self.bridge_exe.as_deref().ok_or_else(|| {
+                    SandboxError::Policy(
+                        "the network watch needs ghostlab's own executable inside the sandbox, and it was not found"
+                            .into(),
+                    )
+                })?;
+                let (ours, theirs) = watch_socket_pair()?;
+                super::super::watch_supervisor::serve(ours, self.watch.clone());
+                let program = seccomp::compile(SocketRule::UnixAndLoopbackInet)?;
                 let fd = seccomp::memfd_with(&seccomp::to_bytes(&program))?;
                 use std::os::fd::AsRawFd;
                 let spec = CommandSpec {
+                    watch_fd: Some(theirs.as_raw_fd()),
                     chdir: &workdir,
                     seccomp_fd: fd.as_raw_fd(),
                     bridge_exe: egress.as_ref().and(self.bridge_exe.as_deref()),
-                    helper_exe: self.bridge_exe.as_deref(),
+                    helper_exe: Some(helper),
                     argv,
                     scope,
                     egress_dir: egress.as_deref().unwrap_or(&self.layout.egress),
@@ -193,8 +201,11 @@ impl Session {
                 cmd.args(&args);
                 let mut setup = ChildSetup::for_limits(&self.policy.limits, true);
                 setup.inherit_fds.push(fd.as_raw_fd());
-                // The memfd must stay open until the command is spawned: the hook owns it.
+                setup.inherit_fds.push(theirs.as_raw_fd());
+                // The memfd and the shim's socket must stay open until the command is
+                // spawned: the hook owns them.
                 setup.held.push(std::sync::Arc::new(fd));
+                setup.held.push(std::sync::Arc::new(theirs));
                 if let Some(cg) = &self.cgroups {
                     setup.join_cgroups(cg);
                 }
@@ -216,4 +227,33 @@ impl Session {
         cmd.process_group(0).kill_on_drop(true);
         Ok(cmd)
     }
+}
+
+/// The socket pair a command's watch shim hands its listener over: (Ghostlab's end, the
+/// shim's end). Both close-on-exec; the launch hook clears it on the shim's end only.
+fn watch_socket_pair() -> Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd), SandboxError> {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0; 2];
+    // SAFETY: socketpair fills two fresh descriptors that are owned below.
+    let rc = unsafe {
+        libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
+            0,
+            fds.as_mut_ptr(),
+        )
+    };
+    if rc != 0 {
+        return Err(SandboxError::Io(
+            "creating the network watch socket".into(),
+            std::io::Error::last_os_error(),
+        ));
+    }
+    // SAFETY: both descriptors were just created and are owned by nothing else.
+    Ok(unsafe {
+        (
+            std::os::fd::OwnedFd::from_raw_fd(fds[0]),
+            std::os::fd::OwnedFd::from_raw_fd(fds[1]),
+        )
+    })
 }

@@ -21,6 +21,8 @@ use super::{Row, sh, short, summary};
 mod host_reach_flood;
 #[path = "host_reach_mcp.rs"]
 mod host_reach_mcp;
+#[path = "network_watch.rs"]
+mod network_watch;
 
 type Check = for<'a> fn(&'a Ctx, &'static str) -> LocalBoxFuture<'a, Row>;
 
@@ -89,6 +91,23 @@ pub const PROBES: &[(&str, Check)] = &[
     ("workspace of 100,001 files refused with a bound", |c, n| {
         Box::pin(host_reach_flood::workspace_entries(c, n))
     }),
+    ("network watch: x32 alias of connect refused", |c, n| {
+        Box::pin(network_watch::x32_alias(c, n))
+    }),
+    ("network watch: a second seccomp listener refused", |c, n| {
+        Box::pin(network_watch::second_listener(c, n))
+    }),
+    ("network watch: a daemonised grandchild's connect recorded", |c, n| {
+        Box::pin(network_watch::daemonised_child(c, n))
+    }),
+    (
+        "network watch: UDP sendto and IPv6 connect refused and recorded",
+        |c, n| Box::pin(network_watch::datagram_and_v6(c, n)),
+    ),
+    (
+        "network watch: shim without its socket never runs the command",
+        |c, n| Box::pin(network_watch::shim_fails_closed(c, n)),
+    ),
 ];
 
 /// Runs every probe of the table.

@@ -1,0 +1,106 @@
+//! Probes of the network watch (`sandbox::watch_*`): every bubblewrap command runs under a
+//! seccomp listener that Ghostlab answers, so a direct attempt to leave the sandbox is refused
+//! and recorded in every network mode. These try to dodge it or to go unrecorded.
+
+use ghostlab::sandbox::{ExecOptions, ExecOutput, Role};
+
+use super::Ctx;
+use super::{Row, held, sh, summary};
+
+/// Runs `script` in a fresh session; returns its output and the hosts of the session's denials.
+async fn with_denials(ctx: &Ctx, script: &str) -> (ExecOutput, Vec<String>) {
+    let s = ctx.sandbox.session(Role::Agent).await.unwrap();
+    let o = s.exec(&sh(script), &ExecOptions::default(), None).await.unwrap();
+    let hosts = s
+        .denials()
+        .into_iter()
+        .map(|d| format!("{}:{}", d.host, d.port))
+        .collect();
+    s.delete().await.unwrap();
+    (o, hosts)
+}
+
+fn perl_errno(call: &str) -> String {
+    format!(r#"perl -e 'my $r = {call}; print "rc=$r errno=", ($r < 0 ? $!+0 : 0), "\n";'"#)
+}
+
+/// x86_64's x32 ABI numbers every syscall again (`nr | 0x40000000`); the watch's filter names
+/// `connect` by its x86_64 number only, so every x32 call must fail.
+pub async fn x32_alias(ctx: &Ctx, name: &'static str) -> Row {
+    if !cfg!(target_arch = "x86_64") {
+        return held(name, "denied", "no x32 ABI on this architecture".into(), true);
+    }
+    let connect_x32 = 0x4000_0000 | libc::SYS_connect;
+    let o = super::one_shot(ctx, &perl_errno(&format!("syscall({connect_x32}, 0, 0, 0)"))).await;
+    held(
+        name,
+        "denied",
+        summary(&o),
+        o.stdout_text().contains(&format!("errno={}", libc::EPERM)),
+    )
+}
+
+/// The agent installs its own notification listener to take the calls over: only one
+/// listener may exist in a process's filter stack.
+pub async fn second_listener(ctx: &Ctx, name: &'static str) -> Row {
+    let allow_all = r#"pack("S x6 P8", 1, pack("SCCL", 6, 0, 0, 0x7fff0000))"#;
+    let call = format!("syscall({}, 1, 8, {allow_all})", libc::SYS_seccomp);
+    let o = super::one_shot(ctx, &perl_errno(&call)).await;
+    held(
+        name,
+        "denied",
+        summary(&o),
+        o.stdout_text().contains(&format!("errno={}", libc::EBUSY)),
+    )
+}
+
+/// A daemonised grandchild (new session, parent gone) connects out: the filter is inherited.
+pub async fn daemonised_child(ctx: &Ctx, name: &'static str) -> Row {
+    let connect = r#"perl -e 'use Socket; socket(my $s, PF_INET, SOCK_STREAM, 0); connect($s, pack_sockaddr_in(80, inet_aton("203.0.113.8")))'"#;
+    let script = format!("setsid sh -c '({} &)'; sleep 1", connect.replace('\'', r"'\''"));
+    let (o, hosts) = with_denials(ctx, &script).await;
+    held(
+        name,
+        "recorded",
+        format!("{}; denials {hosts:?}", summary(&o)),
+        hosts.iter().any(|h| h == "203.0.113.8:80"),
+    )
+}
+
+/// A UDP datagram with its own destination (no connect) and an IPv6 connect.
+pub async fn datagram_and_v6(ctx: &Ctx, name: &'static str) -> Row {
+    let script = r#"python3 -c '
+import socket
+try: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", ("203.0.113.6", 9))
+except OSError as e: print("udp", e.errno)
+try: socket.create_connection(("2001:db8::9", 80), 2)
+except OSError as e: print("v6", e.errno)
+'"#;
+    let (o, hosts) = with_denials(ctx, script).await;
+    let out = o.stdout_text();
+    held(
+        name,
+        "refused+recorded",
+        format!("{}; denials {hosts:?}", summary(&o)),
+        out.contains(&format!("udp {}", libc::ENETUNREACH))
+            && out.contains(&format!("v6 {}", libc::ENETUNREACH))
+            && hosts.iter().any(|h| h == "203.0.113.6:9")
+            && hosts.iter().any(|h| h == "2001:db8::9:80"),
+    )
+}
+
+/// The shim without a socket to hand its listener over must not run the command.
+pub async fn shim_fails_closed(ctx: &Ctx, name: &'static str) -> Row {
+    let script = format!(
+        "{} __network-watch --socket-fd 99 -- sh -c 'echo RAN'; echo exit=$?",
+        ctx.bridge.display()
+    );
+    let o = super::one_shot(ctx, &script).await;
+    let out = o.stdout_text();
+    held(
+        name,
+        "not run",
+        summary(&o),
+        !out.contains("RAN") && out.contains("exit=126"),
+    )
+}
