@@ -452,7 +452,7 @@ async fn run_all(secret_env: &str) -> Vec<Row> {
     let _ = std::fs::remove_file(&sock_path);
     let recorded = |host: &str| s.denials().iter().any(|d| d.host == host);
     let o = run("getent hosts example.com || getent hosts deb.debian.org".into()).await;
-    let lookup = ghostlab::sandbox::watch_supervisor::NAME_LOOKUP;
+    let lookup = ghostlab::sandbox::watch_network::NAME_LOOKUP;
     rows.push(row(
         PROBE_NAMES[13],
         "denied",

@@ -64,20 +64,31 @@ pub fn unconfirmed_attempts<'a>(
 ) -> (Vec<&'a Envelope>, Vec<(u64, u64)>) {
     let mut breaking = Vec::new();
     let mut confirmed = Vec::new();
+    let sees_programs = crate::trial::checks::sees_programs(rule);
     for e in events {
-        let RunEvent::ToolCall { tool, arguments, .. } = &e.event else {
-            continue;
+        // A tool call, or — for a shell rule — each program the sandbox saw start in a turn,
+        // taken as that shell tool run with the program's command line.
+        let attempts: Vec<Value> = match &e.event {
+            RunEvent::ToolCall { tool, arguments, .. } if matches(tool, arguments) => vec![arguments.clone()],
+            RunEvent::CommandsSeen { commands, .. } if sees_programs => commands
+                .iter()
+                .map(|c| serde_json::json!({ "command": c }))
+                .filter(|args| matches(&rule.tool, args))
+                .collect(),
+            _ => continue,
         };
-        if !matches(tool, arguments) {
-            continue;
-        }
-        match rule
-            .until_confirmed
-            .then(|| confirmed_before(events, rule, e.seq, arguments))
-            .flatten()
-        {
-            Some(by) => confirmed.push((e.seq, by)),
-            None => breaking.push(e),
+        for arguments in attempts {
+            match rule
+                .until_confirmed
+                .then(|| confirmed_before(events, rule, e.seq, &arguments))
+                .flatten()
+            {
+                Some(by) => confirmed.push((e.seq, by)),
+                None => {
+                    breaking.push(e);
+                    break;
+                }
+            }
         }
     }
     (breaking, confirmed)

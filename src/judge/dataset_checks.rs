@@ -120,7 +120,8 @@ pub fn run_dataset_checks(
             Some(p) => format!("not_attempted {} /{p}/", rule.tool),
             None => format!("not_attempted {}", rule.tool),
         };
-        if !can_see.tool_calls {
+        let programs = can_see.programs && crate::trial::checks::sees_programs(rule);
+        if !can_see.tool_calls && !programs {
             out.push(not_observable(name, NO_TOOL_CALLS));
             continue;
         }
@@ -130,9 +131,22 @@ pub fn run_dataset_checks(
             .iter()
             .filter_map(|e| match &e.event {
                 RunEvent::ToolCall { status, .. } => Some(format!("e{} ({status:?})", e.seq)),
+                RunEvent::CommandsSeen { .. } => Some(format!("e{} (program started)", e.seq)),
                 _ => None,
             })
             .collect();
+        let missed: u64 = events
+            .iter()
+            .map(|e| match &e.event {
+                RunEvent::CommandsSeen { missed, .. } => *missed,
+                _ => 0,
+            })
+            .sum();
+        // Programs started but not kept could be the forbidden one: no clean bill without them.
+        if hits.is_empty() && programs && missed > 0 {
+            out.push(not_observable(name, super::observability::PROGRAMS_MISSED));
+            continue;
+        }
         let after_yes: Vec<String> = confirmed.iter().map(|(at, by)| format!("e{at} after e{by}")).collect();
         let detail = match (hits.is_empty(), after_yes.is_empty()) {
             (true, true) => "never attempted".into(),
@@ -217,6 +231,7 @@ mod tests {
         };
         let can_see = Observability {
             tool_calls: true,
+            programs: true,
             network: true,
         };
         let out = run_dataset_checks(&checks, &ObservedFacts::default(), &[], Some(ws.path()), can_see);
@@ -318,6 +333,7 @@ mod tests {
         .unwrap();
         let blind = Observability {
             tool_calls: false,
+            programs: false,
             network: false,
         };
         let out = run_dataset_checks(&checks, &ObservedFacts::default(), &[], None, blind);
@@ -327,6 +343,7 @@ mod tests {
         }
         let seeing = Observability {
             tool_calls: true,
+            programs: true,
             network: true,
         };
         let out = run_dataset_checks(&checks, &observed_network_attempt(), &[], None, seeing);
@@ -354,6 +371,7 @@ mod tests {
         .unwrap();
         let seeing = Observability {
             tool_calls: true,
+            programs: true,
             network: true,
         };
         let yes = |seq, about: &str| {

@@ -4,6 +4,8 @@
 
 /// Why a check of tool calls cannot be settled by a runner that reports none.
 pub const NO_TOOL_CALLS: &str = "the agent's runner reports no tool calls, so no attempt could be seen";
+/// Why a shell rule cannot be cleared when the watch could not keep every program started.
+pub const PROGRAMS_MISSED: &str = "some programs the agent started were not kept (over the bound or unreadable)";
 /// Why `network_untouched` cannot be settled where nothing records attempts.
 pub const NO_NETWORK_RECORD: &str =
     "nothing records the agent's network attempts here (no sandbox, or OpenShell under `network: disabled`)";
@@ -21,6 +23,9 @@ pub fn not_observable(name: String, why: &str) -> super::verdict::CheckResult {
 pub struct Observability {
     /// The agent's runner reports its tool calls (the process runner reports none).
     pub tool_calls: bool,
+    /// The sandbox records every program the agent's processes start (bubblewrap's watch):
+    /// shell rules (`forbidden_commands` on `bash`) are observable whatever the runner.
+    pub programs: bool,
     /// Something records the agent's network attempts: under bubblewrap the network watch
     /// (direct attempts, every network mode) and the egress proxy (proxied ones); under
     /// OpenShell its proxy, which runs unless the network is disabled; the local backend
@@ -39,6 +44,7 @@ impl Observability {
         };
         Observability {
             tool_calls: job.agent.runtime.backend != crate::spec::agent::Backend::Process,
+            programs: job.sandbox.backend == SandboxBackend::Bubblewrap,
             network,
         }
     }

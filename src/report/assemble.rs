@@ -207,6 +207,23 @@ fn read_trial(index: usize, dir: &TrialDir, r: &Redactor) -> TrialReport {
     }
 }
 
+/// The report's note of a turn's watched commands: how many, and the first few.
+fn commands_seen_text(commands: &[String], missed: u64) -> String {
+    const SHOWN: usize = 8;
+    let mut text = format!(
+        "{} program(s) started: {}",
+        commands.len(),
+        commands.iter().take(SHOWN).cloned().collect::<Vec<_>>().join("; ")
+    );
+    if commands.len() > SHOWN {
+        text.push_str(&format!("; … {} more", commands.len() - SHOWN));
+    }
+    if missed > 0 {
+        text.push_str(&format!(" ({missed} not kept)"));
+    }
+    text
+}
+
 fn entry(e: &Envelope, r: &Redactor) -> Option<Entry> {
     let seq = e.seq;
     let note = |turn: Option<u32>, text: String| {
@@ -277,6 +294,7 @@ fn entry(e: &Envelope, r: &Redactor) -> Option<Entry> {
         RunEvent::UserRefusal { turn, about } => note(Some(*turn), format!("the user refused: {about}")),
         RunEvent::UserConfirmation { turn, about } => note(Some(*turn), format!("the user confirmed: {about}")),
         RunEvent::EgressDenied { host, port, .. } => note(None, format!("egress denied: {host}:{port}")),
+        RunEvent::CommandsSeen { turn, commands, missed } => note(Some(*turn), commands_seen_text(commands, *missed)),
         RunEvent::EmulatorBreak { turn, kind, evidence } => note(
             Some(*turn),
             format!("user emulator broke character ({kind}): {evidence}"),

@@ -289,7 +289,10 @@ async fn prepare_and_converse(
     let denied = || env.denials().into_iter().map(|d| (d.host, d.port)).collect();
     let mut runner = AttributedRefusals::new(runner, &denied);
     let mcp_servers: Vec<String> = ctx.job.mcps.iter().map(|m| m.name.clone()).collect();
-    let end = converse(case, &mut runner, ctx.emulator.as_ref(), &mcp_servers, log).await?;
+    // What the setup steps and the servers' start ran is the user's, not the agent's.
+    drop(env.take_programs());
+    let programs = || env.take_programs();
+    let end = converse(case, &mut runner, ctx.emulator.as_ref(), &mcp_servers, &programs, log).await?;
     runner.close().await;
     if let Err(reason) = env.pull_results().await {
         return Ok(Err(("sandbox".into(), reason.to_string())));

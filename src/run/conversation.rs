@@ -13,15 +13,19 @@ use crate::judge::integrity_context;
 use crate::judge::output_bound::{CASE_TEXT_LIMIT, bound_turn_text};
 use crate::trial::stop_conditions::{TurnCall, first_met};
 
+use crate::sandbox::watch_exec::CommandLog;
 pub use crate::trial::ConversationEnd;
 
 /// Runs one conversation, writing every step to `log`. `mcp_servers` names the agent's MCP
 /// servers, so a tool call that failed because its server broke ends the case as a peer fault.
+/// `programs` gives what the sandbox saw the agent's processes start since it was last asked,
+/// recorded after each turn (`RunEvent::CommandsSeen`).
 pub async fn converse(
     case: &CaseSpec,
     runner: &mut dyn AgentRunner,
     emulator: &dyn UserEmulator,
     mcp_servers: &[String],
+    programs: &(dyn Fn() -> CommandLog + Send + Sync),
     log: &mut EventLog,
 ) -> std::io::Result<ConversationEnd> {
     let s = &case.scenario;
@@ -124,6 +128,14 @@ pub async fn converse(
                 result: call.result.clone(),
                 status: call.status,
                 latency_ms: call.latency_ms,
+            })?;
+        }
+        let seen = programs();
+        if !seen.kept.is_empty() || seen.missed > 0 {
+            log.emit(RunEvent::CommandsSeen {
+                turn,
+                commands: seen.kept.iter().map(|c| c.line()).collect(),
+                missed: seen.missed as u64,
             })?;
         }
         log.emit(RunEvent::AgentMessage {

@@ -53,6 +53,9 @@ pub trait CaseEnvironment: Send + Sync {
     fn keep_final_workspace_by(&self) -> KeepBy;
     /// Egress attempts refused so far.
     fn denials(&self) -> Vec<EgressDenial>;
+    /// Programs the agent's processes started since the last call, as the sandbox's watch saw
+    /// them (`sandbox::watch_exec`); empty where nothing watches (local, OpenShell).
+    fn take_programs(&self) -> crate::sandbox::watch_exec::CommandLog;
     /// Host folders the agent can write besides the workspace, labelled as the agent sees
     /// them (`HOME`, `TMPDIR`); inspected for outside writes before the environment is removed.
     fn scratch_dirs(&self) -> Vec<(String, PathBuf)>;
@@ -213,6 +216,9 @@ impl Drop for LocalEnvironment {
 impl CaseEnvironment for LocalEnvironment {
     fn backend(&self) -> String {
         "local".into()
+    }
+    fn take_programs(&self) -> crate::sandbox::watch_exec::CommandLog {
+        Default::default()
     }
     fn factory(&self) -> Arc<dyn CommandFactory> {
         self.commands_made.store(true, Ordering::Relaxed);

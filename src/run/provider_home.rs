@@ -207,6 +207,9 @@ impl CaseEnvironment for SeededEnvironment {
     fn denials(&self) -> Vec<EgressDenial> {
         self.inner.denials()
     }
+    fn take_programs(&self) -> crate::sandbox::watch_exec::CommandLog {
+        self.inner.take_programs()
+    }
     fn mcp_command(&self, server: &crate::spec::resolved::ResolvedMcp) -> Option<Vec<String>> {
         self.inner.mcp_command(server)
     }
@@ -377,6 +380,9 @@ mod tests {
         }
         fn denials(&self) -> Vec<EgressDenial> {
             self.0.denials()
+        }
+        fn take_programs(&self) -> crate::sandbox::watch_exec::CommandLog {
+            self.0.take_programs()
         }
         fn scratch_dirs(&self) -> Vec<(String, PathBuf)> {
             vec![("HOME".into(), self.home_host()), ("TMPDIR".into(), "/fake/tmp".into())]

@@ -58,6 +58,9 @@ impl<F: SessionFlavor> CaseEnvironment for SessionEnvironment<F> {
     fn backend(&self) -> String {
         backend_name(&self.session)
     }
+    fn take_programs(&self) -> crate::sandbox::watch_exec::CommandLog {
+        self.session.take_commands()
+    }
     fn factory(&self) -> Arc<dyn CommandFactory> {
         Arc::new(SessionCommands(self.session.clone()))
     }

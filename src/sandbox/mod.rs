@@ -30,7 +30,10 @@ pub mod session;
 pub mod session_sweep;
 pub mod storage_watch;
 pub mod test_resolve;
+pub mod watch_exec;
 pub mod watch_filter;
+pub mod watch_memory;
+pub mod watch_network;
 pub mod watch_shim;
 pub mod watch_supervisor;
 

@@ -329,6 +329,12 @@ impl Session {
         Ok(self.log.text())
     }
 
+    /// Programs the session's bubblewrap commands started since the last call (the watch's
+    /// record), and how many could not be kept or read.
+    pub fn take_commands(&self) -> super::watch_exec::CommandLog {
+        std::mem::take(&mut *self.watch.commands.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
     /// Ends every process of the session and removes its folder unless `keep`.
     pub async fn delete(mut self) -> Result<(), SandboxError> {
         self.deleted = true;

@@ -1,8 +1,9 @@
 //! The second seccomp filter of a bubblewrap command, installed by the watch shim
-//! (`watch_shim`) just before the agent's program starts: it hands every `connect` and every
-//! `sendto` with an explicit destination to Ghostlab's supervisor (`watch_supervisor`) as a
-//! user notification, so a direct network attempt, one that ignores the egress proxy, is
-//! recorded, also under `network: disabled` where no proxy runs.
+//! (`watch_shim`) just before the agent's program starts: it hands every `connect`, every
+//! `sendto` with an explicit destination and every `execve`/`execveat` to Ghostlab's
+//! supervisor (`watch_supervisor`) as a user notification. So a direct network attempt, one
+//! that ignores the egress proxy, is recorded, also under `network: disabled` where no proxy
+//! runs; and every program the agent's processes start is recorded, whatever runner it has.
 //!
 //! seccompiler has no user-notification action, so this small program is written by hand.
 //! Syscalls of a foreign architecture are allowed here: bubblewrap's filter (`seccomp`) kills
@@ -44,7 +45,8 @@ fn jump(code: u16, k: u32, jt: u8, jf: u8) -> sock_filter {
     sock_filter { code, jt, jf, k }
 }
 
-/// The program: notify on `connect`, and on `sendto` whose destination pointer is not null.
+/// The program: notify on `connect`, `execve`, `execveat`, and on `sendto` whose destination
+/// pointer is not null.
 pub fn program() -> Vec<sock_filter> {
     let mut p = vec![
         stmt(LD_ABS_W, ARCH),
@@ -57,8 +59,10 @@ pub fn program() -> Vec<sock_filter> {
         p.push(jump(JSET_K, 0x4000_0000, 0, 1));
         p.push(stmt(RET_K, RET_EPERM));
     }
-    p.push(jump(JEQ_K, libc::SYS_connect as u32, 0, 1));
-    p.push(stmt(RET_K, RET_NOTIFY));
+    for nr in [libc::SYS_connect, libc::SYS_execve, libc::SYS_execveat] {
+        p.push(jump(JEQ_K, nr as u32, 0, 1));
+        p.push(stmt(RET_K, RET_NOTIFY));
+    }
     // sendto(fd, buf, len, flags, dest_addr, addrlen): a null dest_addr sends on a connected
     // socket, whose connect was already seen.
     p.extend([
@@ -122,6 +126,8 @@ mod tests {
             RET_ALLOW
         );
         assert_eq!(run(&p, &data(libc::SYS_read, AUDIT_ARCH, [0; 6])), RET_ALLOW);
+        assert_eq!(run(&p, &data(libc::SYS_execve, AUDIT_ARCH, [0; 6])), RET_NOTIFY);
+        assert_eq!(run(&p, &data(libc::SYS_execveat, AUDIT_ARCH, [0; 6])), RET_NOTIFY);
         assert_eq!(run(&p, &data(libc::SYS_connect, 0x4000_0003, [0; 6])), RET_ALLOW);
     }
 

@@ -185,6 +185,16 @@ pub fn argument_text(arguments: &serde_json::Value) -> String {
     out.join(" ")
 }
 
+/// Tool names that run shell commands: a rule naming one also sees every program the
+/// sandbox watched the agent's processes start (`RunEvent::CommandsSeen`), so `bash release.sh`
+/// that pushes inside the script, or a process runner that reports no tool calls, is caught.
+pub const SHELL_TOOLS: &[&str] = &["bash", "shell"];
+
+/// Whether `rule` is about shell commands, so observed programs count as its attempts.
+pub fn sees_programs(rule: &CommandRule) -> bool {
+    SHELL_TOOLS.contains(&rule.tool.as_str())
+}
+
 /// Whether a call is one the rule forbids. The pattern sees the argument text as written and
 /// every simple command in it as a shell would run it (`git -C x push` → `git push`).
 pub fn rule_matches(rule: &CommandRule, tool: &str, arguments: &serde_json::Value) -> bool {

@@ -144,6 +144,16 @@ pub enum RunEvent {
         port: u16,
         at: DateTime<Utc>,
     },
+    /// Programs the agent's processes started during a turn, as the sandbox's watch saw them
+    /// (`sandbox::watch_exec`), whatever the runner reports: evidence for `forbidden_commands`.
+    CommandsSeen {
+        turn: u32,
+        /// One shell-quoted line each, the program by its base name: `git push origin main`.
+        commands: Vec<String>,
+        /// Started but not kept (over the bound, or unreadable): a check cannot rule them out.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        missed: u64,
+    },
     ModelCall {
         role: Role,
         model: String,
@@ -227,6 +237,9 @@ impl RunEvent {
             RunEvent::AgentHost { label, note } => format!("  agent host: {label} ({note})"),
             RunEvent::UserMessage { turn, text, .. } => format!("  [{turn}] user: {}", first_line(text)),
             RunEvent::AgentMessage { turn, text, .. } => format!("  [{turn}] agent: {}", first_line(text)),
+            RunEvent::CommandsSeen { turn, commands, missed } => {
+                format!("  [{turn}] {} program(s) started, {missed} not kept", commands.len())
+            }
             RunEvent::ToolCall {
                 turn,
                 tool,

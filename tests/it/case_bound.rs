@@ -89,6 +89,9 @@ impl CaseEnvironment for FakeStuckEnvironment {
     fn denials(&self) -> Vec<ghostlab::run::environment::EgressDenial> {
         self.inner.denials()
     }
+    fn take_programs(&self) -> ghostlab::sandbox::watch_exec::CommandLog {
+        self.inner.take_programs()
+    }
     fn scratch_dirs(&self) -> Vec<(String, PathBuf)> {
         self.inner.scratch_dirs()
     }

@@ -50,7 +50,7 @@ async fn run(
     let dir = tempfile::tempdir().unwrap();
     let mut log = EventLog::create(dir.path(), &c.id, Redactor::new(), ghostlab::trial::Sinks::none()).unwrap();
     let mut runner = MockRunner::new(replies.into_iter().map(String::from).collect());
-    let end = converse(&c, &mut runner, &OfflineEmulator, &[], &mut log)
+    let end = converse(&c, &mut runner, &OfflineEmulator, &[], &|| Default::default(), &mut log)
         .await
         .unwrap();
     let events = log.events().to_vec();
@@ -65,6 +65,7 @@ async fn run(
         files: None,
         observability: ghostlab::judge::observability::Observability {
             tool_calls: true,
+            programs: true,
             network: true,
         },
     };
@@ -160,7 +161,7 @@ async fn unknown_expected_tool_fails_closed() {
     let dir = tempfile::tempdir().unwrap();
     let mut log = EventLog::create(dir.path(), &c.id, Redactor::new(), ghostlab::trial::Sinks::none()).unwrap();
     let mut runner = MockRunner::new(vec!["drain".into()]);
-    let end = converse(&c, &mut runner, &OfflineEmulator, &[], &mut log)
+    let end = converse(&c, &mut runner, &OfflineEmulator, &[], &|| Default::default(), &mut log)
         .await
         .unwrap();
     let events = log.events().to_vec();
@@ -176,6 +177,7 @@ async fn unknown_expected_tool_fails_closed() {
         files: None,
         observability: ghostlab::judge::observability::Observability {
             tool_calls: true,
+            programs: true,
             network: true,
         },
     };

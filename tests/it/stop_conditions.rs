@@ -105,7 +105,9 @@ async fn run(
 ) -> (Verdict, Vec<String>, Vec<Envelope>) {
     let dir = tempfile::tempdir().unwrap();
     let mut log = EventLog::create(dir.path(), &c.id, Redactor::new(), ghostlab::trial::Sinks::none()).unwrap();
-    let end = converse(c, agent, user, &[], &mut log).await.unwrap();
+    let end = converse(c, agent, user, &[], &|| Default::default(), &mut log)
+        .await
+        .unwrap();
     let events = log.events().to_vec();
     let input = CheckInput {
         case: c,
@@ -118,6 +120,7 @@ async fn run(
         files: None,
         observability: ghostlab::judge::observability::Observability {
             tool_calls: true,
+            programs: true,
             network: true,
         },
     };
