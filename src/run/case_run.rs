@@ -121,9 +121,11 @@ pub(crate) async fn run_case(
         }
     };
     let sandbox_ms = env_started.elapsed().as_millis() as u64;
+    let backend = env.backend();
     log.emit(RunEvent::SandboxReady {
         role: Role::Agent,
-        backend: env.backend(),
+        watched: backend == "bubblewrap",
+        backend,
         detail: env.workdir(),
     })?;
     let bound = CaseBound::for_case(&ctx.job.job, case.scenario.max_turns, ctx.turn_timeout, ctx.case_grace);
@@ -515,7 +517,7 @@ async fn finish(
         known_tools: known.as_deref(),
         egress_must_be_clean: ctx.job.job.review.gates.no_denied_egress == Some(true),
         files: files.as_ref(),
-        observability: crate::judge::observability::Observability::of_job(&ctx.job.job),
+        observability: crate::judge::observability::Observability::of_run(&ctx.job.job, &events),
     };
     let judge_started = Instant::now();
     let (mut verdict, calls) = crate::llm::meter::metered(judge_case(case, &end, ctx.judge.as_ref(), &input)).await;

@@ -86,7 +86,7 @@ pub async fn rescore(job: &LoadedJob, judge: &dyn Judge, src: &Path, dst: &Path)
             known_tools: known.as_deref(),
             egress_must_be_clean: job.job.review.gates.no_denied_egress == Some(true),
             files: files.as_ref(),
-            observability: crate::judge::observability::Observability::of_job(&job.job),
+            observability: crate::judge::observability::Observability::of_run(&job.job, &events),
         };
         let verdict = judge_case(&case, &end, judge, &input).await;
         let out = to.trial(&dir.case_id, dir.trial);

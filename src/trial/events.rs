@@ -94,6 +94,10 @@ pub enum RunEvent {
         role: Role,
         backend: String,
         detail: String,
+        /// The sandbox's watch recorded direct network attempts and programs started
+        /// (bubblewrap since the watch exists). Runs stored before it say nothing: `false`.
+        #[serde(default, skip_serializing_if = "is_false")]
+        watched: bool,
     },
     SetupStep {
         name: String,
@@ -320,6 +324,10 @@ impl Envelope {
     pub fn transcript_line(&self) -> String {
         format!("{} {}", self.case, self.event.one_line().trim_start())
     }
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -290,6 +290,7 @@ pub fn write_tool_trial(run_dir: &Path, repeat: u32) {
                 role: Role::Agent,
                 backend: "local".into(),
                 detail: "/tmp/ghostlab-local/workspace".into(),
+                watched: false,
             },
         );
         ev(
