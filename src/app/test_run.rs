@@ -8,10 +8,10 @@ use std::sync::Arc;
 
 use crate::judge::facts::job_contract_facts;
 use crate::report::{ReportError, ReportOutputs};
-use crate::run::dataset_cases::{Selection, load_cases};
-use crate::run::manifest::Manifest;
-use crate::run::run_dir::RunDir;
+use crate::run::case::dataset_cases::{Selection, load_cases};
 use crate::run::setup::{context, start_agent_model};
+use crate::run::store::manifest::Manifest;
+use crate::run::store::run_dir::RunDir;
 use crate::run::suite::{SuiteOptions, SuiteSummary, run_suite};
 use crate::spec::LoadedJob;
 use crate::trial::{Sinks, SuiteEvent};
@@ -95,7 +95,7 @@ pub fn resolve_run_dir(settings: &TestSettings) -> Result<RunDir, TestRunError> 
     let state = settings.job.state_dir();
     match (&settings.run_dir, settings.resume) {
         (Some(d), _) => {
-            crate::run::run_dir::check_run_folder(d).map_err(|reason| TestRunError::NotARunFolder {
+            crate::run::store::run_dir::check_run_folder(d).map_err(|reason| TestRunError::NotARunFolder {
                 path: d.clone(),
                 reason,
             })?;

@@ -6,14 +6,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::agent_binary::{codex_binary, opencode_binary};
-use super::case_run::RunContext;
-use super::emulator::{LlmEmulator, OfflineEmulator, UserEmulator};
-use super::environment::{EnvironmentFactory, LocalEnvironmentFactory};
 use crate::judge::llm_judge::{Judge, LlmJudge, OfflineJudge};
 use crate::llm::cassette::Cassette;
 use crate::llm::model_server::{RunningServer, ServerOptions, start};
 use crate::redact::Redactor;
+use crate::run::agents::agent_binary::{codex_binary, opencode_binary};
+use crate::run::case::case_run::RunContext;
+use crate::run::case::emulator::{LlmEmulator, OfflineEmulator, UserEmulator};
+use crate::run::environment::case_environment::{EnvironmentFactory, LocalEnvironmentFactory};
 use crate::sandbox::{HostPort, NetworkPolicy, SandboxPolicy};
 use crate::spec::resolved::host_port;
 use crate::spec::{Backend, LoadedJob, SandboxBackend};
@@ -119,7 +119,7 @@ pub async fn environments(
             exclude,
         }));
     }
-    let run = super::run_dir::RunDir::new(run_dir);
+    let run = crate::run::store::run_dir::RunDir::new(run_dir);
     let mut policy = SandboxPolicy::from_job(job)?;
     policy.workspace_exclude = exclude;
     // What the job declares (its `allow`, its remote MCP hosts): all a relayed server reaches.
@@ -147,9 +147,16 @@ pub async fn environments(
     };
     let agent_bins: Vec<PathBuf> = host_bin.iter().cloned().collect();
     let extra_ro = host_bin.map(|b| host_package_paths(&b, &job.dir)).unwrap_or_default();
-    super::sandbox_env::open_factory(policy, run.logs(), extra_ro, agent_bins, job.mcps.clone(), server_hosts)
-        .await
-        .map_err(SetupError::Environments)
+    crate::run::environment::sandbox_env::open_factory(
+        policy,
+        run.logs(),
+        extra_ro,
+        agent_bins,
+        job.mcps.clone(),
+        server_hosts,
+    )
+    .await
+    .map_err(SetupError::Environments)
 }
 
 /// What the agent host's binary needs visible inside: its package folder (bound at its real
@@ -198,7 +205,7 @@ fn turn_timeout(job: &LoadedJob) -> Duration {
 /// The judge for `generation.judge`, its whole answer bounded (`judge_bound`).
 pub fn judge(job: &LoadedJob) -> Result<Arc<dyn Judge>, SetupError> {
     let inner = unbounded_judge(job)?;
-    Ok(Arc::new(super::judge_bound::BoundedJudge::for_run(
+    Ok(Arc::new(crate::run::case::judge_bound::BoundedJudge::for_run(
         inner,
         turn_timeout(job),
     )))
@@ -252,8 +259,9 @@ pub async fn context(
     let mut environments = environments(&job, run_dir, &endpoints, opencode_bin.as_deref(), cassette).await?;
     let mut redactor = Redactor::for_job(&job);
     if let Some(p) = &plan {
-        environments = super::provider_home::apply_provider_plan(p, &job, run_dir, environments, &mut redactor)
-            .map_err(SetupError::Providers)?;
+        environments =
+            crate::run::environment::provider_home::apply_provider_plan(p, &job, run_dir, environments, &mut redactor)
+                .map_err(SetupError::Providers)?;
     }
     let timeout = turn_timeout(&job);
     Ok(RunContext {
@@ -264,7 +272,7 @@ pub async fn context(
         opencode_bin,
         provider_override: provider,
         turn_timeout: timeout,
-        case_grace: super::case_bound::CASE_GRACE,
+        case_grace: crate::run::case::case_bound::CASE_GRACE,
         sinks,
         job,
     })

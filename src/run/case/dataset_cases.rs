@@ -1,0 +1,107 @@
+//! Turning the curated dataset (dataset.json + personas.json + scenarios.json) into runnable
+//! cases, with selection by id, curation status and partition.
+
+use std::path::Path;
+
+use crate::generate::store::read_artifact;
+use crate::generate::{ArtifactKind, CaseStatus, Dataset, PersonaSet, ScenarioSet};
+use crate::run::store::manifest::in_partition;
+use crate::trial::case::{CaseSpec, Expected, ExpectedToolCall, PersonaView, ScenarioView};
+
+/// Which cases to run.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// Only these case ids (empty = all).
+    pub ids: Vec<String>,
+    /// Also run cases still pending review (approved ones always run).
+    pub include_pending: bool,
+    /// `(index, count)`, 1-based.
+    pub partition: Option<(u32, u32)>,
+}
+
+/// Makes `redactor` leave the structural names of the job's dataset whole (every case,
+/// pending ones too); a dataset that cannot be read protects nothing (masking stays the safe
+/// side). Refuses a name that holds a known secret.
+pub fn protect_dataset_names(
+    redactor: &mut crate::redact::Redactor,
+    state_dir: &Path,
+) -> Result<(), crate::redact::SecretInName> {
+    let every = Selection {
+        include_pending: true,
+        ..Selection::default()
+    };
+    let cases = load_cases(state_dir, &every).unwrap_or_default();
+    redactor.protect(cases.iter().flat_map(|c| c.structural_names()))
+}
+
+/// Reads the dataset under `state_dir` and returns the selected cases, in dataset order.
+pub fn load_cases(state_dir: &Path, sel: &Selection) -> Result<Vec<CaseSpec>, String> {
+    let dataset: Dataset = read_artifact(state_dir, ArtifactKind::Dataset).map_err(|e| e.to_string())?;
+    let personas: PersonaSet = read_artifact(state_dir, ArtifactKind::Persona).map_err(|e| e.to_string())?;
+    let scenarios: ScenarioSet = read_artifact(state_dir, ArtifactKind::Scenario).map_err(|e| e.to_string())?;
+    for id in &sel.ids {
+        if !dataset.cases.iter().any(|c| &c.id == id) {
+            return Err(format!("case `{id}` is not in the dataset"));
+        }
+    }
+    let mut out = Vec::new();
+    for case in &dataset.cases {
+        let wanted = if sel.ids.is_empty() {
+            case.status == CaseStatus::Approved || (sel.include_pending && case.status == CaseStatus::Pending)
+        } else {
+            sel.ids.contains(&case.id)
+        };
+        if !wanted || sel.partition.is_some_and(|(i, n)| !in_partition(&case.id, i, n)) {
+            continue;
+        }
+        let persona = personas
+            .personas
+            .iter()
+            .find(|p| p.id == case.persona)
+            .ok_or_else(|| format!("case `{}`: persona `{}` is missing", case.id, case.persona))?;
+        let s = scenarios
+            .scenarios
+            .iter()
+            .find(|s| s.id == case.scenario)
+            .ok_or_else(|| format!("case `{}`: scenario `{}` is missing", case.id, case.scenario))?;
+        let e = &s.expected_outcome;
+        out.push(CaseSpec {
+            id: case.id.clone(),
+            trial: 1,
+            persona: PersonaView {
+                id: persona.id.clone(),
+                name: persona.name.clone(),
+                summary: persona.summary.clone(),
+                traits: persona.traits.clone(),
+                context: persona.context.clone(),
+            },
+            scenario: ScenarioView {
+                id: s.id.clone(),
+                title: s.title.clone(),
+                goal: s.goal.clone(),
+                opening_message: s.opening_message.clone(),
+                success_criteria: s.success_criteria.clone(),
+                failure_signals: s.failure_signals.clone(),
+                stop_conditions: s.stop_conditions.clone(),
+                max_turns: s.max_turns,
+                exercises: s.exercises.clone(),
+                expected: Expected {
+                    must_include: e.must_include.clone(),
+                    must_not_include: e.must_not_include.clone(),
+                    tool_calls: e
+                        .expected_tool_calls
+                        .iter()
+                        .map(|t| ExpectedToolCall {
+                            tool: t.clone(),
+                            arguments: None,
+                        })
+                        .collect(),
+                    forbidden_tool_calls: e.forbidden_tool_calls.clone(),
+                    files: Vec::new(),
+                    checks: e.checks.clone(),
+                },
+            },
+        });
+    }
+    Ok(out)
+}
