@@ -58,7 +58,11 @@ impl TestSettings {
 #[derive(Debug, thiserror::Error)]
 pub enum TestRunError {
     #[error("{job}: {reason}")]
-    Cases { job: PathBuf, reason: String },
+    Cases {
+        job: PathBuf,
+        #[source]
+        reason: crate::run::case::dataset_cases::CasesError,
+    },
     #[error("no cases selected")]
     NoCases,
     #[error("--resume: no run under {0}")]
@@ -76,7 +80,11 @@ pub enum TestRunError {
     #[error("{0}")]
     SecretInName(#[from] crate::redact::SecretInName),
     #[error("--run {}: {reason}", path.display())]
-    NotARunFolder { path: PathBuf, reason: String },
+    NotARunFolder {
+        path: PathBuf,
+        #[source]
+        reason: crate::run::store::run_dir::NotARunFolder,
+    },
 }
 
 /// What a finished suite run left behind.

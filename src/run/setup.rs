@@ -32,9 +32,12 @@ pub enum SetupError {
     /// could not be put into effect.
     #[error("{0}")]
     Providers(String),
+    /// The run's record of the provider plan (`providers.json`) could not be written.
+    #[error(transparent)]
+    ProvidersRecord(#[from] crate::run::environment::provider_home::ProvidersRecordError),
     /// The sandbox environments could not be opened.
-    #[error("{0}")]
-    Environments(String),
+    #[error(transparent)]
+    Environments(crate::run::environment::sandbox_env::OpenError),
     /// A model role of `generation` (`generation.emulator`, `generation.judge`).
     /// Secret variables whose values cannot be masked safely (too short, too common).
     #[error("{}: {}", job.display(), list.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
@@ -260,8 +263,7 @@ pub async fn context(
     let mut redactor = Redactor::for_job(&job);
     if let Some(p) = &plan {
         environments =
-            crate::run::environment::provider_home::apply_provider_plan(p, &job, run_dir, environments, &mut redactor)
-                .map_err(SetupError::Providers)?;
+            crate::run::environment::provider_home::apply_provider_plan(p, &job, run_dir, environments, &mut redactor)?;
     }
     let timeout = turn_timeout(&job);
     Ok(RunContext {

@@ -31,9 +31,18 @@ pub fn can_run(exe: &Path) -> bool {
     !own || THIS_BINARY_IS_GHOSTLAB.load(std::sync::atomic::Ordering::SeqCst)
 }
 
+/// The reaper's process could not be started from `exe`.
+#[derive(Debug, thiserror::Error)]
+#[error("starting the sandbox reaper {}: {source}", exe.display())]
+pub struct ReaperNotStarted {
+    pub exe: std::path::PathBuf,
+    #[source]
+    pub source: std::io::Error,
+}
+
 /// Starts the reaper for this process with `exe` (the ghostlab executable); returns why not
 /// when it cannot.
-pub fn spawn(exe: &Path) -> Result<(), String> {
+pub fn spawn(exe: &Path) -> Result<(), ReaperNotStarted> {
     let stamp = super::session_sweep::owner_stamp();
     let mut parts = stamp.split_whitespace();
     let (pid, start) = (parts.next().unwrap_or("0"), parts.next().unwrap_or("0"));
@@ -55,9 +64,10 @@ pub fn spawn(exe: &Path) -> Result<(), String> {
         });
     }
     // Not waited for: it outlives this process and is then reaped by init.
-    cmd.spawn()
-        .map(drop)
-        .map_err(|e| format!("starting the sandbox reaper {}: {e}", exe.display()))
+    cmd.spawn().map(drop).map_err(|source| ReaperNotStarted {
+        exe: exe.to_path_buf(),
+        source,
+    })
 }
 
 /// The reaper's body: waits until `owner` (started at `stamp` clock ticks after boot) is

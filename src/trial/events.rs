@@ -275,33 +275,6 @@ impl RunEvent {
     }
 }
 
-/// How a transcript line should read at a glance; front ends pick the colour.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tone {
-    Plain,
-    /// A PASS.
-    Good,
-    /// INCONCLUSIVE or INFRA_ERROR.
-    Warning,
-    /// A FAIL, a denied connection, a broken peer or emulator.
-    Bad,
-}
-
-impl RunEvent {
-    /// The tone of this event in a live transcript.
-    pub fn tone(&self) -> Tone {
-        match self {
-            RunEvent::EgressDenied { .. } | RunEvent::EmulatorBreak { .. } | RunEvent::InfraError { .. } => Tone::Bad,
-            RunEvent::CaseFinished { verdict, .. } => match verdict {
-                Verdict::Pass => Tone::Good,
-                Verdict::Fail => Tone::Bad,
-                Verdict::Inconclusive | Verdict::InfraError => Tone::Warning,
-            },
-            _ => Tone::Plain,
-        }
-    }
-}
-
 impl Envelope {
     /// `<case> <event>`: one line of the lab's transcript.
     pub fn transcript_line(&self) -> String {

@@ -18,6 +18,15 @@ pub struct ModeChoice {
     pub note: String,
 }
 
+/// An explicit `warm` in a workspace that is not a git repository, with the fix.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "hosts.opencode.mode is `warm`, but the workspace is not a git repository and OpenCode's \
+     `run --attach` stops after a turn's first step there; add a setup step that runs `git init` \
+     in the workspace, or set hosts.opencode.mode: cold"
+)]
+pub struct WarmNeedsRepository;
+
 /// Decides the mode from the job's explicit choice, whether this environment can keep a server
 /// between turns, and the workspace copy as the setup steps left it. An explicit `warm` that
 /// cannot work is an error naming the fix, not a case that fails turn after turn.
@@ -25,19 +34,14 @@ pub fn choose(
     explicit: Option<OpencodeMode>,
     warm_possible: bool,
     workspace: Option<&Path>,
-) -> Result<ModeChoice, String> {
+) -> Result<ModeChoice, WarmNeedsRepository> {
     let repository = workspace.is_some_and(is_git_repository);
     match explicit {
         Some(OpencodeMode::Cold) => Ok(ModeChoice {
             mode: OpencodeMode::Cold,
             note: String::new(),
         }),
-        Some(OpencodeMode::Warm) if !repository => Err(
-            "hosts.opencode.mode is `warm`, but the workspace is not a git repository and OpenCode's \
-             `run --attach` stops after a turn's first step there; add a setup step that runs `git init` \
-             in the workspace, or set hosts.opencode.mode: cold"
-                .into(),
-        ),
+        Some(OpencodeMode::Warm) if !repository => Err(WarmNeedsRepository),
         Some(OpencodeMode::Warm) => Ok(ModeChoice {
             mode: OpencodeMode::Warm,
             note: String::new(),
@@ -98,7 +102,9 @@ mod tests {
     #[test]
     fn explicit_warm_outside_a_repository_is_refused_with_the_fix() {
         let plain = tempfile::tempdir().unwrap();
-        let err = choose(Some(OpencodeMode::Warm), true, Some(plain.path())).unwrap_err();
+        let err = choose(Some(OpencodeMode::Warm), true, Some(plain.path()))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("git init") && err.contains("mode: cold"), "{err}");
         assert_eq!(
             choose(Some(OpencodeMode::Cold), true, Some(plain.path())).unwrap().mode,

@@ -52,11 +52,19 @@ pub struct OpencodeWarmRunner {
     forward: Option<crate::run::environment::serve_forward::ForwardGuard>,
 }
 
+/// This environment cannot join a kept server and its clients; `why` is the environment's own
+/// reason.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("hosts.opencode.mode warm is not possible here: {why}")]
+pub struct WarmUnavailable {
+    pub why: String,
+}
+
 impl OpencodeWarmRunner {
     /// Fails at once when this environment cannot join the server and its clients.
-    pub fn new(inner: OpencodeRunner, link: WarmLink) -> Result<Self, String> {
+    pub fn new(inner: OpencodeRunner, link: WarmLink) -> Result<Self, WarmUnavailable> {
         if let ServeLink::Unavailable(why) = &link.link {
-            return Err(format!("hosts.opencode.mode warm is not possible here: {why}"));
+            return Err(WarmUnavailable { why: why.clone() });
         }
         Ok(OpencodeWarmRunner {
             inner,
@@ -176,7 +184,7 @@ impl OpencodeWarmRunner {
         self.server = Some(Server { child, pgid, output });
         self.forward = crate::run::environment::serve_forward::open(&self.link.link, self.port)
             .await
-            .map_err(RunnerError::Start)?;
+            .map_err(|e| RunnerError::Start(e.to_string()))?;
         self.wait_ready().await
     }
 
@@ -337,7 +345,7 @@ mod tests {
     use crate::run::agents::opencode::OpencodeSetup;
     use crate::run::environment::spawn::HostCommandFactory;
 
-    fn runner(link: ServeLink) -> Result<OpencodeWarmRunner, String> {
+    fn runner(link: ServeLink) -> Result<OpencodeWarmRunner, WarmUnavailable> {
         let setup = OpencodeSetup {
             binary: "/opt/opencode".into(),
             config: "/cfg/opencode.json".into(),
@@ -401,7 +409,10 @@ mod tests {
     #[test]
     fn an_environment_that_cannot_join_them_is_refused_up_front() {
         let err = runner(ServeLink::Unavailable("no bridge".into())).err().unwrap();
-        assert!(err.contains("warm") && err.contains("no bridge"), "{err}");
+        assert_eq!(
+            err.to_string(),
+            "hosts.opencode.mode warm is not possible here: no bridge"
+        );
     }
 
     #[tokio::test]

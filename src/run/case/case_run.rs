@@ -9,18 +9,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::emit::codex::emit_codex_config;
-use crate::emit::{EmitOptions, write_opencode_project};
 use crate::judge::case_verdict::{VerdictFile, judge_case, verdict_bytes};
 use crate::judge::checks::CheckInput;
 use crate::judge::llm_judge::Judge;
 use crate::redact::Redactor;
-use crate::run::agents::codex::{CodexRunner, CodexSetup};
-use crate::run::agents::opencode::{OpencodeRunner, OpencodeSetup};
-use crate::run::agents::opencode_warm::{OpencodeWarmRunner, WarmLink};
 use crate::run::agents::refusal_attribution::AttributedRefusals;
 use crate::run::agents::runner::AgentRunner;
-use crate::run::agents::runners::{MockRunner, ProcessRunner};
+use crate::run::case::agent_start::{AgentInputs, build_runner};
 use crate::run::case::case_bound::CaseBound;
 use crate::run::case::conversation::{ConversationEnd, converse};
 use crate::run::case::emulator::UserEmulator;
@@ -31,8 +26,7 @@ use crate::run::store::event_log::EventLog;
 use crate::run::store::run_dir::TrialDir;
 use crate::run::store::trial_commit::PendingTrial;
 use crate::run::store::trial_committer::{CommitQueue, Committed};
-use crate::spec::job::OpencodeMode;
-use crate::spec::{Backend, LoadedJob};
+use crate::spec::LoadedJob;
 use crate::trial::case::CaseSpec;
 use crate::trial::events::{Role, RunEvent};
 use crate::trial::{Sinks, Usage};
@@ -275,9 +269,15 @@ async fn prepare_and_converse(
     }
     *baseline = Some(FileBaseline::take(env));
     let mut host_note = String::new();
-    let runner: Box<dyn AgentRunner> = match build_runner(ctx, env, case, &mut host_note) {
+    let inputs = AgentInputs {
+        job: &ctx.job,
+        opencode_bin: ctx.opencode_bin.as_deref(),
+        provider_override: &ctx.provider_override,
+        turn_timeout: ctx.turn_timeout,
+    };
+    let runner: Box<dyn AgentRunner> = match build_runner(&inputs, env, case, &mut host_note) {
         Ok(r) => r,
-        Err(reason) => return Ok(Err(("agent host".into(), reason))),
+        Err(reason) => return Ok(Err(("agent host".into(), reason.to_string()))),
     };
     // Said only when the mode is not what the job's defaults give: the usual events (and the
     // ids a judge cites) stay as they were.
@@ -300,144 +300,6 @@ async fn prepare_and_converse(
         return Ok(Err(("sandbox".into(), reason.to_string())));
     }
     Ok(Ok(end))
-}
-
-/// The agent's runner for this case; `host_note` receives why its mode differs from the
-/// job's defaults, if it does.
-fn build_runner(
-    ctx: &RunContext,
-    env: &dyn CaseEnvironment,
-    case: &CaseSpec,
-    host_note: &mut String,
-) -> Result<Box<dyn AgentRunner>, String> {
-    let job = &ctx.job.job;
-    let credentials = credential_env(&ctx.job);
-    match job.agent.runtime.backend {
-        Backend::Mock => Ok(Box::new(MockRunner::new(
-            job.hosts.mock.as_ref().map(|m| m.replies.clone()).unwrap_or_default(),
-        ))),
-        Backend::Process => {
-            let host = job
-                .hosts
-                .process
-                .as_ref()
-                .ok_or("runtime.backend is `process` but hosts.process is not set")?;
-            let mut env_vars = credentials;
-            env_vars.push(("HOME".into(), env.home()));
-            Ok(Box::new(ProcessRunner::new(
-                env.factory(),
-                host.command.clone(),
-                host.prompt,
-                env_vars,
-                Some(env.workdir()),
-                ctx.turn_timeout,
-                case.id.clone(),
-            )))
-        }
-        Backend::Opencode => {
-            let (found, source) = crate::run::agents::agent_binary::opencode_binary(&ctx.job);
-            let binary = crate::run::agents::agent_binary::checked_agent_binary(
-                ctx.opencode_bin.as_deref().or(found.as_deref()),
-                source,
-            )
-            .map(|p| env.map_path(&p))?;
-            let map = |p: &std::path::Path| env.map_path(p);
-            let relay = |m: &crate::spec::resolved::ResolvedMcp| env.mcp_command(m);
-            let opts = EmitOptions {
-                map_path: &map,
-                provider_override: ctx.provider_override.clone(),
-                mcp_command: &relay,
-            };
-            let written = write_opencode_project(&ctx.job, &env.config_dir_host(), &opts)
-                .map_err(|e| format!("cannot write opencode.json: {e}"))?;
-            // Atomic writes create private files; the sandboxed agent runs as another user.
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&written, std::fs::Permissions::from_mode(0o644))
-                .map_err(|e| format!("cannot share opencode.json: {e}"))?;
-            let model = ctx
-                .provider_override
-                .as_ref()
-                .map(|(id, _, m)| format!("{id}/{m}"))
-                .or(job.agent.runtime.model.clone());
-            let cold = OpencodeRunner::new(
-                env.factory(),
-                OpencodeSetup {
-                    binary,
-                    config: format!("{}/opencode.json", env.config_dir()),
-                    home: env.home(),
-                    workdir: env.workdir(),
-                    agent: job.agent.runtime.default_agent.clone(),
-                    model,
-                    env: credentials,
-                    turn_timeout: ctx.turn_timeout,
-                },
-            );
-            // Warm unless asked otherwise, unless this sandbox cannot keep a server between
-            // turns (then cold, rather than a case that cannot start) or only through a forward,
-            // and unless the workspace is not a git repository (`opencode_mode` says why).
-            let choice = crate::run::agents::opencode_mode::choose(
-                job.hosts.opencode.as_ref().and_then(|h| h.mode),
-                env.serve_link().warm_by_default(),
-                env.final_workspace().as_deref(),
-            )?;
-            *host_note = choice.note;
-            if choice.mode == OpencodeMode::Cold {
-                return Ok(Box::new(cold));
-            }
-            let link = WarmLink {
-                link: env.serve_link(),
-                home_inside: env.home(),
-                home_host: env.home_host(),
-                start_timeout: ctx.turn_timeout,
-            };
-            Ok(Box::new(OpencodeWarmRunner::new(cold, link)?))
-        }
-        Backend::Codex => {
-            let host = job.hosts.codex.clone().unwrap_or_default();
-            let binary = crate::run::agents::agent_binary::codex_binary(&ctx.job)
-                .map(|p| env.map_path(&p))
-                .ok_or("no Codex binary: set hosts.codex.binary or put `codex` on PATH")?;
-            let map = |p: &std::path::Path| env.map_path(p);
-            // Stdio servers through the relay where the environment has one, as for OpenCode.
-            let relay = |m: &crate::spec::resolved::ResolvedMcp| env.mcp_command(m);
-            let opts = EmitOptions {
-                map_path: &map,
-                provider_override: ctx.provider_override.clone(),
-                mcp_command: &relay,
-            };
-            if ctx.provider_override.is_some() {
-                return Err("the Codex CLI (0.122 and later) speaks only OpenAI's Responses API, which `ghostlab model-server` \
-                     does not serve; run Codex against the job's own model endpoint (without --agent-cassette)"
-                    .into());
-            }
-            let config = emit_codex_config(&ctx.job, &opts)?;
-            Ok(Box::new(CodexRunner::new(
-                env.factory(),
-                CodexSetup {
-                    binary,
-                    args: host.args,
-                    home: env.home(),
-                    home_host: env.home_host(),
-                    workdir: env.workdir(),
-                    config_toml: config.to_string(),
-                    env: credentials,
-                    turn_timeout: ctx.turn_timeout,
-                },
-            )))
-        }
-    }
-}
-
-/// Values of the variables the user explicitly opted into (sandbox.credentials.env and
-/// sandbox.env_allowlist). They go only into the agent's environment.
-pub fn credential_env(job: &LoadedJob) -> Vec<(String, String)> {
-    let sb = &job.job.sandbox;
-    sb.credentials
-        .env
-        .iter()
-        .chain(sb.env_allowlist.iter())
-        .filter_map(|k| std::env::var(k).ok().map(|v| (k.clone(), v)))
-        .collect()
 }
 
 /// Tools this agent can call: OpenCode built-ins plus `<server>_<tool>` from discovery.
@@ -503,11 +365,10 @@ async fn finish(
             let (ws, facts, redactor) = (ws.clone(), files.clone(), ctx.redactor.clone());
             Some(
                 crate::util::blocking::off_runtime(move || {
-                    Ok(crate::run::case::live_secret_search::secret_files(
-                        &ws,
-                        facts.as_ref(),
-                        &redactor,
-                    ))
+                    Ok(
+                        crate::run::case::live_secret_search::secret_files(&ws, facts.as_ref(), &redactor)
+                            .map_err(|e| e.to_string()),
+                    )
                 })
                 .await?,
             )

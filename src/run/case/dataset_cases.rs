@@ -34,14 +34,28 @@ pub fn protect_dataset_names(
     redactor.protect(cases.iter().flat_map(|c| c.structural_names()))
 }
 
+/// Why the dataset's cases could not be read or selected.
+#[derive(Debug, thiserror::Error)]
+pub enum CasesError {
+    /// A dataset, personas or scenarios file is missing or invalid (the error names the file).
+    #[error(transparent)]
+    Artifact(#[from] crate::generate::GenerateError),
+    #[error("case `{id}` is not in the dataset")]
+    UnknownCase { id: String },
+    #[error("case `{case}`: persona `{persona}` is missing")]
+    MissingPersona { case: String, persona: String },
+    #[error("case `{case}`: scenario `{scenario}` is missing")]
+    MissingScenario { case: String, scenario: String },
+}
+
 /// Reads the dataset under `state_dir` and returns the selected cases, in dataset order.
-pub fn load_cases(state_dir: &Path, sel: &Selection) -> Result<Vec<CaseSpec>, String> {
-    let dataset: Dataset = read_artifact(state_dir, ArtifactKind::Dataset).map_err(|e| e.to_string())?;
-    let personas: PersonaSet = read_artifact(state_dir, ArtifactKind::Persona).map_err(|e| e.to_string())?;
-    let scenarios: ScenarioSet = read_artifact(state_dir, ArtifactKind::Scenario).map_err(|e| e.to_string())?;
+pub fn load_cases(state_dir: &Path, sel: &Selection) -> Result<Vec<CaseSpec>, CasesError> {
+    let dataset: Dataset = read_artifact(state_dir, ArtifactKind::Dataset)?;
+    let personas: PersonaSet = read_artifact(state_dir, ArtifactKind::Persona)?;
+    let scenarios: ScenarioSet = read_artifact(state_dir, ArtifactKind::Scenario)?;
     for id in &sel.ids {
         if !dataset.cases.iter().any(|c| &c.id == id) {
-            return Err(format!("case `{id}` is not in the dataset"));
+            return Err(CasesError::UnknownCase { id: id.clone() });
         }
     }
     let mut out = Vec::new();
@@ -54,16 +68,23 @@ pub fn load_cases(state_dir: &Path, sel: &Selection) -> Result<Vec<CaseSpec>, St
         if !wanted || sel.partition.is_some_and(|(i, n)| !in_partition(&case.id, i, n)) {
             continue;
         }
-        let persona = personas
-            .personas
-            .iter()
-            .find(|p| p.id == case.persona)
-            .ok_or_else(|| format!("case `{}`: persona `{}` is missing", case.id, case.persona))?;
+        let persona =
+            personas
+                .personas
+                .iter()
+                .find(|p| p.id == case.persona)
+                .ok_or_else(|| CasesError::MissingPersona {
+                    case: case.id.clone(),
+                    persona: case.persona.clone(),
+                })?;
         let s = scenarios
             .scenarios
             .iter()
             .find(|s| s.id == case.scenario)
-            .ok_or_else(|| format!("case `{}`: scenario `{}` is missing", case.id, case.scenario))?;
+            .ok_or_else(|| CasesError::MissingScenario {
+                case: case.id.clone(),
+                scenario: case.scenario.clone(),
+            })?;
         let e = &s.expected_outcome;
         out.push(CaseSpec {
             id: case.id.clone(),

@@ -15,14 +15,26 @@ use crate::util::agent_files::{TreeReadError, read_in_tree};
 /// Bytes read of one changed file.
 const MAX_FILE_BYTES: u64 = 16 << 20;
 
+/// Why the changed files could not all be searched; the secret check is then `not_observable`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotSearchable {
+    #[error("the final workspace was too large to keep and its changes were not observed")]
+    NotObserved,
+    #[error("the final workspace was too large to keep and changed more files than were listed")]
+    ListCut,
+    /// `rel` is relative to the workspace; `why` is the bounded reader's refusal.
+    #[error("the changed file {rel} could not be searched for secrets: {why}")]
+    File { rel: String, why: String },
+}
+
 /// The added or changed files that hold a known secret, or why they could not all be searched.
-pub fn secret_files(ws: &Path, files: Option<&FileFacts>, redactor: &Redactor) -> Result<Vec<String>, String> {
+pub fn secret_files(ws: &Path, files: Option<&FileFacts>, redactor: &Redactor) -> Result<Vec<String>, NotSearchable> {
     let Some(f) = files else {
-        return Err("the final workspace was too large to keep and its changes were not observed".into());
+        return Err(NotSearchable::NotObserved);
     };
     let d = &f.workspace;
     if d.truncated || d.added.len() < d.added_count || d.changed.len() < d.changed_count {
-        return Err("the final workspace was too large to keep and changed more files than were listed".into());
+        return Err(NotSearchable::ListCut);
     }
     let mut hits = Vec::new();
     for rel in d.added.iter().chain(&d.changed) {
@@ -36,9 +48,7 @@ pub fn secret_files(ws: &Path, files: Option<&FileFacts>, redactor: &Redactor) -
             Err(TreeReadError::Missing) => {}
             Err(TreeReadError::Refused(why)) if why.contains("symbolic link") => {}
             Err(TreeReadError::Refused(why)) => {
-                return Err(format!(
-                    "the changed file {rel} could not be searched for secrets: {why}"
-                ));
+                return Err(NotSearchable::File { rel: rel.clone(), why });
             }
         }
     }
@@ -70,14 +80,23 @@ mod tests {
         r.add_secret("live-secret-Qw81Zx");
         let found = secret_files(ws.path(), Some(&facts(&["leak.txt", "clean.txt", "gone.txt"])), &r).unwrap();
         assert_eq!(found, vec!["leak.txt".to_string()]);
-        assert!(secret_files(ws.path(), None, &r).is_err());
+        assert_eq!(secret_files(ws.path(), None, &r), Err(NotSearchable::NotObserved));
         let mut cut = facts(&["leak.txt"]);
         cut.workspace.added_count = 5;
-        assert!(secret_files(ws.path(), Some(&cut), &r).is_err());
+        assert_eq!(secret_files(ws.path(), Some(&cut), &r), Err(NotSearchable::ListCut));
         std::fs::File::create(ws.path().join("huge"))
             .unwrap()
             .set_len(64 << 20)
             .unwrap();
-        assert!(secret_files(ws.path(), Some(&facts(&["huge"])), &r).is_err());
+        let huge = secret_files(ws.path(), Some(&facts(&["huge"])), &r).unwrap_err();
+        assert!(
+            matches!(&huge, NotSearchable::File { rel, .. } if rel == "huge"),
+            "{huge:?}"
+        );
+        assert!(
+            huge.to_string()
+                .starts_with("the changed file huge could not be searched for secrets: "),
+            "{huge}"
+        );
     }
 }

@@ -2,6 +2,7 @@
 //! user emulator and the agent, the bounds on case and judge, injected peer faults, earlier
 //! attempts, and the secret search over the final workspace.
 
+pub(super) mod agent_start;
 pub mod attempts;
 pub mod case_bound;
 pub mod case_run;

@@ -108,11 +108,18 @@ pub enum EnvironmentError {
         source: std::io::Error,
     },
     /// The relay of the stdio MCP servers could not start.
-    #[error("{0}")]
-    McpRelay(String),
-    /// The agent's provider login could not be staged, or the run's record of it written.
+    #[error(transparent)]
+    McpRelay(#[from] crate::run::environment::mcp_relay::RelayError),
+    /// The agent's provider login could not be staged (`providers::auth_file` says why).
     #[error("{0}")]
     Credentials(String),
+    /// The run's record of staged logins (`providers.json`) could not be written.
+    #[error("{}: {source}", run_dir.display())]
+    ProvidersRecord {
+        run_dir: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// Why moving files between the host and a case's environment failed (sending the prepared
@@ -352,7 +359,20 @@ mod tests {
 
     #[test]
     fn relay_and_credential_failures_say_only_their_reason() {
-        assert_eq!(EnvironmentError::McpRelay("relay: x".into()).to_string(), "relay: x");
+        let socket = EnvironmentError::from(crate::run::environment::mcp_relay::RelayError::Socket {
+            path: "/s/0.sock".into(),
+            source: std::io::Error::from(std::io::ErrorKind::AddrInUse),
+        });
+        assert!(
+            socket.to_string().starts_with("MCP relay socket /s/0.sock: "),
+            "{socket}"
+        );
+        assert!(std::error::Error::source(&socket).is_some(), "{socket:?}");
+        let record = EnvironmentError::ProvidersRecord {
+            run_dir: "/runs/r1".into(),
+            source: std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+        };
+        assert!(record.to_string().starts_with("/runs/r1: "), "{record}");
         assert_eq!(
             EnvironmentError::Credentials("auth.json: y".into()).to_string(),
             "auth.json: y"

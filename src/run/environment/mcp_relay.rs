@@ -46,12 +46,33 @@ pub struct McpRelay {
     tasks: Vec<JoinHandle<()>>,
 }
 
+/// Why a relay or one of its servers could not start. The socket errors name the socket.
+#[derive(Debug, thiserror::Error)]
+pub enum RelayError {
+    #[error("MCP relay socket {}: {source}", path.display())]
+    Socket {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The server's declared environment or headers could not be resolved.
+    #[error(transparent)]
+    Endpoint(crate::mcp::headers::HeaderError),
+    #[error("not a stdio server")]
+    NotStdio,
+    /// The session refused the server's command (its scope is not within the session's).
+    #[error(transparent)]
+    Command(#[from] crate::sandbox::SandboxError),
+    #[error("{0}")]
+    Spawn(#[source] std::io::Error),
+}
+
 impl McpRelay {
     /// Starts listening for every stdio server of `mcps`, each started in `scope` of the
     /// session (see [`relay_scope`]). Needs the ghostlab executable inside the session;
     /// without it (or for other backends) there is no relay and the agent host starts its
     /// servers itself.
-    pub fn start(session: &Arc<Session>, mcps: &[ResolvedMcp], scope: Scope) -> Result<Option<McpRelay>, String> {
+    pub fn start(session: &Arc<Session>, mcps: &[ResolvedMcp], scope: Scope) -> Result<Option<McpRelay>, RelayError> {
         let Some(exe) = session.relay_exe().map(|p| p.to_string_lossy().into_owned()) else {
             return Ok(None);
         };
@@ -64,9 +85,12 @@ impl McpRelay {
                 continue;
             }
             let host = session.mcp_socket_dir().join(format!("{i}.sock"));
-            let listener =
-                UnixListener::bind(&host).map_err(|e| format!("MCP relay socket {}: {e}", host.display()))?;
-            share_socket(&host, session.owner()).map_err(|e| format!("MCP relay socket {}: {e}", host.display()))?;
+            let socket_error = |source| RelayError::Socket {
+                path: host.clone(),
+                source,
+            };
+            let listener = UnixListener::bind(&host).map_err(socket_error)?;
+            share_socket(&host, session.owner()).map_err(socket_error)?;
             let inside = format!("{}/{i}.sock", bwrap::MCP_SOCKETS_INSIDE);
             relay.commands.insert(
                 mcp.name.clone(),
@@ -132,23 +156,21 @@ async fn accept_loop(listener: UnixListener, session: Weak<Session>, mcp: Resolv
     }
 }
 
-fn spawn_server(session: &Session, mcp: &ResolvedMcp, scope: &Scope) -> Result<tokio::process::Child, String> {
-    let spec: LaunchSpec = match endpoint_of(mcp).map_err(|e| e.to_string())? {
+fn spawn_server(session: &Session, mcp: &ResolvedMcp, scope: &Scope) -> Result<tokio::process::Child, RelayError> {
+    let spec: LaunchSpec = match endpoint_of(mcp).map_err(RelayError::Endpoint)? {
         Endpoint::Stdio(spec) => spec,
-        _ => return Err("not a stdio server".into()),
+        _ => return Err(RelayError::NotStdio),
     };
     let opts = ExecOptions {
         workdir: spec.cwd.as_ref().map(|c: &PathBuf| c.to_string_lossy().into_owned()),
         env: spec.env,
         timeout: None,
     };
-    let mut cmd = session
-        .command_in(scope, &spec.argv, &opts)
-        .map_err(|e| e.to_string())?;
+    let mut cmd = session.command_in(scope, &spec.argv, &opts)?;
     cmd.stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null());
-    cmd.spawn().map_err(|e| e.to_string())
+    cmd.spawn().map_err(RelayError::Spawn)
 }
 
 async fn pipe(conn: UnixStream, mut child: tokio::process::Child) {

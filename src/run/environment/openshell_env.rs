@@ -31,8 +31,12 @@ pub struct OpenShellEnvironmentFactory {
 }
 
 impl OpenShellEnvironmentFactory {
-    pub async fn open(policy: SandboxPolicy, log_dir: PathBuf, agent_bins: Vec<PathBuf>) -> Result<Self, String> {
-        let sandbox = Sandbox::open(policy, log_dir).await.map_err(|e| e.to_string())?;
+    pub async fn open(
+        policy: SandboxPolicy,
+        log_dir: PathBuf,
+        agent_bins: Vec<PathBuf>,
+    ) -> Result<Self, crate::sandbox::SandboxError> {
+        let sandbox = Sandbox::open(policy, log_dir).await?;
         Ok(OpenShellEnvironmentFactory { sandbox, agent_bins })
     }
 }

@@ -22,6 +22,15 @@ use crate::run::environment::case_environment::{
 use crate::run::environment::spawn::CommandFactory;
 use crate::spec::LoadedJob;
 
+/// The run folder or its `providers.json` could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {source}", run_dir.display())]
+pub struct ProvidersRecordError {
+    pub run_dir: PathBuf,
+    #[source]
+    pub source: std::io::Error,
+}
+
 /// Puts a plan into effect for a run: writes `providers.json` into `run_dir`, registers every
 /// staged login value with `redactor`, and wraps `environments` so each case's HOME gets the
 /// login (with the opt-in) and OpenCode's start-up install switched off.
@@ -31,16 +40,18 @@ pub fn apply_provider_plan(
     run_dir: &Path,
     environments: Arc<dyn EnvironmentFactory>,
     redactor: &mut crate::redact::Redactor,
-) -> Result<Arc<dyn EnvironmentFactory>, String> {
+) -> Result<Arc<dyn EnvironmentFactory>, ProvidersRecordError> {
     let mut record = ProvidersRecord::from_plan(plan, job.job.sandbox.credentials.opencode_auth);
     // A resumed run keeps counting the sessions that received the login.
     if let Some(old) = ProvidersRecord::read(run_dir) {
         record.opencode_auth.staged_sessions = old.opencode_auth.staged_sessions;
     }
-    std::fs::create_dir_all(run_dir).map_err(|e| format!("{}: {e}", run_dir.display()))?;
-    record
-        .write(run_dir)
-        .map_err(|e| format!("{}: {e}", run_dir.display()))?;
+    let record_error = |source| ProvidersRecordError {
+        run_dir: run_dir.to_path_buf(),
+        source,
+    };
+    std::fs::create_dir_all(run_dir).map_err(record_error)?;
+    record.write(run_dir).map_err(record_error)?;
     for s in plan.auth.iter().flat_map(AuthFile::secrets) {
         redactor.add_secret(&s);
     }
@@ -124,13 +135,16 @@ impl SeededEnvironments {
     }
 
     /// Counts a staged login in the run's record, so the report says only what happened.
-    fn count_staged(&self) -> Result<(), String> {
+    fn count_staged(&self) -> Result<(), EnvironmentError> {
         let Some((dir, record)) = &self.record else {
             return Ok(());
         };
         let mut r = record.lock().unwrap_or_else(|e| e.into_inner());
         r.opencode_auth.staged_sessions += 1;
-        r.write(dir).map_err(|e| format!("{}: {e}", dir.display()))
+        r.write(dir).map_err(|source| EnvironmentError::ProvidersRecord {
+            run_dir: dir.clone(),
+            source,
+        })
     }
 }
 
@@ -150,7 +164,7 @@ impl EnvironmentFactory for SeededEnvironments {
                 });
             let prepared = prepared.and_then(|auth| {
                 if auth.is_some() {
-                    self.count_staged().map_err(EnvironmentError::Credentials)?;
+                    self.count_staged()?;
                 }
                 Ok(auth)
             });

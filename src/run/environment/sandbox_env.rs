@@ -20,6 +20,16 @@ use crate::sandbox::{HostPort, Role, Sandbox, SandboxPolicy, Session};
 use crate::spec::SandboxBackend;
 use crate::spec::resolved::ResolvedMcp;
 
+/// Why a sandboxed backend's environments could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// The backend's probe failed (never a fallback to another backend).
+    #[error(transparent)]
+    Sandbox(#[from] crate::sandbox::SandboxError),
+    #[error("internal: OpenShell environments are opened by `open_factory`")]
+    OpenshellOutsideOpenFactory,
+}
+
 /// The environments of a sandboxed backend: OpenShell's (uploads, `sandbox exec`) or the
 /// local sandbox's (bubblewrap). `agent_bins` are the agent host's binaries on the host, which
 /// an OpenShell image carries under the same name.
@@ -30,7 +40,7 @@ pub async fn open_factory(
     agent_bins: Vec<PathBuf>,
     mcps: Vec<ResolvedMcp>,
     server_hosts: Vec<HostPort>,
-) -> Result<Arc<dyn EnvironmentFactory>, String> {
+) -> Result<Arc<dyn EnvironmentFactory>, OpenError> {
     if policy.backend == SandboxBackend::Openshell {
         let f = crate::run::environment::openshell_env::OpenShellEnvironmentFactory::open(policy, log_dir, agent_bins)
             .await?;
@@ -60,14 +70,14 @@ impl SandboxEnvironmentFactory {
         extra_read_only: Vec<PathBuf>,
         mcps: Vec<ResolvedMcp>,
         server_hosts: Vec<HostPort>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, OpenError> {
         if policy.backend == SandboxBackend::Openshell {
-            return Err("internal: OpenShell environments are opened by `open_factory`".into());
+            return Err(OpenError::OpenshellOutsideOpenFactory);
         }
         policy.read_only.extend(extra_read_only);
         policy.read_only.sort();
         policy.read_only.dedup();
-        let sandbox = Sandbox::open(policy, log_dir).await.map_err(|e| e.to_string())?;
+        let sandbox = Sandbox::open(policy, log_dir).await?;
         Ok(SandboxEnvironmentFactory {
             sandbox,
             mcps,
@@ -81,7 +91,7 @@ impl EnvironmentFactory for SandboxEnvironmentFactory {
         Box::pin(async move {
             let session = Arc::new(self.sandbox.session(Role::Agent).await?);
             let scope = relay_scope(session.scope(), &self.server_hosts);
-            let relay = McpRelay::start(&session, &self.mcps, scope).map_err(EnvironmentError::McpRelay)?;
+            let relay = McpRelay::start(&session, &self.mcps, scope)?;
             Ok(Box::new(SessionEnvironment {
                 session,
                 flavor: BoundFolders { relay },

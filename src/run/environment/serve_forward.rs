@@ -21,24 +21,42 @@ fn with_port(argv: &[String], port: u16) -> Vec<String> {
     argv.iter().map(|a| a.replace("{port}", &port.to_string())).collect()
 }
 
+/// Why the forward of the server's port could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum ForwardError {
+    #[error("empty forward command")]
+    EmptyCommand,
+    /// `args` is the command without its program, as the user's forward template wrote it.
+    #[error("`{args}` could not run: {source}")]
+    NotRun {
+        args: String,
+        #[source]
+        source: crate::sandbox::SandboxError,
+    },
+    #[error("forwarding the server's port failed ({status}): {stderr}")]
+    Failed { status: i32, stderr: String },
+}
+
 /// Opens the forward of `port` when `link` needs one; `Ok(None)` when it does not.
-pub async fn open(link: &ServeLink, port: u16) -> Result<Option<ForwardGuard>, String> {
+pub async fn open(link: &ServeLink, port: u16) -> Result<Option<ForwardGuard>, ForwardError> {
     let ServeLink::Forwarded { start, stop } = link else {
         return Ok(None);
     };
     let argv = with_port(start, port);
-    let (program, args) = argv.split_first().ok_or("empty forward command")?;
+    let (program, args) = argv.split_first().ok_or(ForwardError::EmptyCommand)?;
     let mut cmd = tokio::process::Command::new(program);
     cmd.args(args);
     let out = exec::run(cmd, None, START_TIMEOUT)
         .await
-        .map_err(|e| format!("`{}` could not run: {e}", argv[1..].join(" ")))?;
+        .map_err(|source| ForwardError::NotRun {
+            args: argv[1..].join(" "),
+            source,
+        })?;
     if out.status != 0 {
-        return Err(format!(
-            "forwarding the server's port failed ({}): {}",
-            out.status,
-            out.stderr_text().trim()
-        ));
+        return Err(ForwardError::Failed {
+            status: out.status,
+            stderr: out.stderr_text().trim().to_string(),
+        });
     }
     Ok(Some(ForwardGuard {
         stop: with_port(stop, port),
@@ -94,6 +112,23 @@ mod tests {
             stop: Vec::new(),
         };
         let e = open(&failing, 1).await.unwrap_err();
-        assert!(e.contains("(3): no gateway"), "{e}");
+        assert_eq!(e.to_string(), "forwarding the server's port failed (3): no gateway");
+    }
+
+    #[tokio::test]
+    async fn an_empty_or_missing_forward_command_is_refused_with_its_words() {
+        let empty = ServeLink::Forwarded {
+            start: Vec::new(),
+            stop: Vec::new(),
+        };
+        let e = open(&empty, 1).await.unwrap_err();
+        assert!(matches!(e, ForwardError::EmptyCommand), "{e:?}");
+        let missing = ServeLink::Forwarded {
+            start: vec!["/nonexistent/openshell".into(), "forward".into(), "{port}".into()],
+            stop: Vec::new(),
+        };
+        let e = open(&missing, 7).await.unwrap_err();
+        assert!(e.to_string().starts_with("`forward 7` could not run: "), "{e}");
+        assert!(std::error::Error::source(&e).is_some(), "{e:?}");
     }
 }

@@ -173,13 +173,30 @@ pub(in crate::run) fn move_masked(
     if walk.unread || walk.bytes > KEEP_WORKSPACE_LIMIT {
         return Err(restore("part of it could not be read, or it is too large".into()));
     }
-    let plan = Replacements::read(&walk, redactor, real_folder.dev()).map_err(restore)?;
+    let plan = Replacements::read(&walk, redactor, real_folder.dev()).map_err(|e| restore(e.to_string()))?;
     // From here the tree changes; a failure still puts it back where the copy looks for it.
     let finish = || -> std::io::Result<()> {
         plan.apply(&walk)?;
         std::fs::rename(&staging, dst)
     };
     finish().map_err(|e| restore(format!("moving it failed: {e}")))
+}
+
+/// Why a tree cannot be moved masked (it is copied instead); each names the path.
+#[derive(Debug, thiserror::Error)]
+enum Unmovable {
+    #[error("{} has extended attributes", .0.display())]
+    ExtendedAttributes(PathBuf),
+    #[error("{}: {source}", path.display())]
+    Metadata {
+        path: PathBuf,
+        #[source]
+        source: walkdir::Error,
+    },
+    #[error("{} is on another file system", .0.display())]
+    OtherFileSystem(PathBuf),
+    #[error(transparent)]
+    Read(#[from] crate::util::bounded::BoundedError),
 }
 
 /// What the move must change: files whose bytes may not leave as they are, or that share their
@@ -193,7 +210,7 @@ impl Replacements {
     /// Reads every kept file once; refuses a tree with extended attributes (an origin URL with
     /// a token in it would travel unmasked; the copy leaves them behind) or with another file
     /// system mounted in it (an agent's FUSE mount must not be changed, nor land in the run).
-    fn read(walk: &WorkspaceWalk, redactor: &Redactor, dev: u64) -> Result<Replacements, String> {
+    fn read(walk: &WorkspaceWalk, redactor: &Redactor, dev: u64) -> Result<Replacements, Unmovable> {
         let mut plan = Replacements {
             files: Vec::new(),
             folders: Vec::new(),
@@ -201,11 +218,14 @@ impl Replacements {
         for e in &walk.kept {
             let path = e.path();
             if has_xattrs(path) {
-                return Err(format!("{} has extended attributes", path.display()));
+                return Err(Unmovable::ExtendedAttributes(path.to_path_buf()));
             }
-            let meta = e.metadata().map_err(|err| format!("{}: {err}", path.display()))?;
+            let meta = e.metadata().map_err(|source| Unmovable::Metadata {
+                path: path.to_path_buf(),
+                source,
+            })?;
             if meta.dev() != dev {
-                return Err(format!("{} is on another file system", path.display()));
+                return Err(Unmovable::OtherFileSystem(path.to_path_buf()));
             }
             let mode = meta.permissions().mode();
             if e.file_type().is_dir() {
@@ -214,7 +234,7 @@ impl Replacements {
                 }
                 continue;
             }
-            let bytes = crate::util::bounded::read_limited(path, u64::MAX).map_err(|err| err.to_string())?;
+            let bytes = crate::util::bounded::read_limited(path, u64::MAX)?;
             let kept = masked(redactor, &bytes);
             let clean = matches!(kept, Cow::Borrowed(b) if std::ptr::eq(b, bytes.as_slice()));
             if !clean || meta.nlink() > 1 {

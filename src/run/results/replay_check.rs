@@ -51,7 +51,7 @@ pub fn check_run(run: &Path, skip: &[std::path::PathBuf]) -> ReplayCheck {
     let manifest: Value = match read_manifest(&manifest_path) {
         Ok(v) => v,
         Err(why) => {
-            out.unchecked.push(format!("{}: {why}", manifest_path.display()));
+            out.unchecked.push(why.to_string());
             return out;
         }
     };
@@ -89,11 +89,26 @@ pub fn check_run(run: &Path, skip: &[std::path::PathBuf]) -> ReplayCheck {
     out
 }
 
+/// Why the manifest could not be read; each names the file.
+#[derive(Debug, thiserror::Error)]
+enum ManifestError {
+    #[error(transparent)]
+    Read(#[from] crate::util::bounded::BoundedError),
+    #[error("{}: not JSON: {source}", path.display())]
+    NotJson {
+        path: std::path::PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
 /// The manifest as JSON, through the shared bounded reader (a FIFO is refused, not waited on).
-fn read_manifest(path: &Path) -> Result<Value, String> {
-    let text = crate::util::bounded::read_bounded_string(path, crate::util::bounded::FileKind::State)
-        .map_err(|e| e.reason())?;
-    serde_json::from_str(&text).map_err(|e| format!("not JSON: {e}"))
+fn read_manifest(path: &Path) -> Result<Value, ManifestError> {
+    let text = crate::util::bounded::read_bounded_string(path, crate::util::bounded::FileKind::State)?;
+    serde_json::from_str(&text).map_err(|source| ManifestError::NotJson {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 #[cfg(test)]
@@ -152,5 +167,30 @@ mod tests {
         let none = d.path().join("empty");
         std::fs::create_dir_all(&none).unwrap();
         assert!(check_run(&none, &[]).summary().contains("manifest.json"));
+    }
+
+    #[test]
+    fn an_unreadable_manifest_is_named_with_its_reason() {
+        let d = tempfile::tempdir().unwrap();
+        let manifest = d.path().join("manifest.json");
+        let missing = check_run(d.path(), &[]);
+        assert_eq!(missing.unchecked.len(), 1);
+        assert!(
+            missing.unchecked[0].starts_with(&format!("{}: cannot read the file: ", manifest.display())),
+            "{:?}",
+            missing.unchecked
+        );
+        std::fs::write(&manifest, "{ not json").unwrap();
+        let garbled = check_run(d.path(), &[]);
+        assert!(
+            garbled.unchecked[0].starts_with(&format!("{}: not JSON: ", manifest.display())),
+            "{:?}",
+            garbled.unchecked
+        );
+        let e = read_manifest(&manifest).unwrap_err();
+        assert!(
+            std::error::Error::source(&e).is_some_and(|s| s.is::<serde_json::Error>()),
+            "{e:?}"
+        );
     }
 }

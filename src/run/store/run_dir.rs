@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! <state>/runs/<run-id>/            RunDir
-//!   manifest.json summary.json junit.xml logs/ agent-config/
+//!   manifest.json summary.json junit.xml logs/
 //!   cases/<case-id>/trial-<k>/      TrialDir
 //!     case.json events.jsonl(.partial) verdict.json workspace-after/
 //! ```
@@ -74,11 +74,6 @@ impl RunDir {
     /// Sandbox session logs.
     pub fn logs(&self) -> PathBuf {
         self.path.join("logs")
-    }
-
-    /// The agent host's generated config, per case.
-    pub fn agent_config(&self) -> PathBuf {
-        self.path.join("agent-config")
     }
 
     /// `cases/`, the parent of every trial folder.
@@ -201,11 +196,26 @@ impl TrialDir {
     }
 }
 
+/// Why a folder given with `--run` cannot hold a run (the caller names the folder).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotARunFolder {
+    /// `real` is the folder with links resolved: where the run would really land.
+    #[error("{} is in a system folder; Ghostlab never writes a run there", real.display())]
+    SystemFolder { real: PathBuf },
+    #[error("exists and is not a folder")]
+    NotAFolder,
+    /// `name` is the first entry that is not Ghostlab's own.
+    #[error(
+        "holds `{name}` but no manifest.json: it is not a Ghostlab run folder, and a run would overwrite files in it"
+    )]
+    Foreign { name: String },
+}
+
 /// Why `dir` cannot be used as a run folder given with `--run`, if it cannot: a system
 /// folder, or an existing folder holding files but no manifest.json (the user's own folder:
 /// a run would overwrite their report.md and summary.json). Missing, empty, or Ghostlab's
 /// own run folders (a manifest, or only `.ghostlab-*` entries left by a killed start) are fine.
-pub fn check_run_folder(dir: &Path) -> Result<(), String> {
+pub fn check_run_folder(dir: &Path) -> Result<(), NotARunFolder> {
     let abs = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
     let lexical = crate::spec::path_policy::normalize(&abs);
     // The nearest existing ancestor decides where the run would really land.
@@ -220,14 +230,11 @@ pub fn check_run_folder(dir: &Path) -> Result<(), String> {
         .unwrap_or_else(|_| existing.to_path_buf())
         .join(lexical.strip_prefix(existing).unwrap_or(Path::new("")));
     if crate::spec::path_policy::is_system_path(&real) || crate::spec::path_policy::is_system_path(&lexical) {
-        return Err(format!(
-            "{} is in a system folder; Ghostlab never writes a run there",
-            real.display()
-        ));
+        return Err(NotARunFolder::SystemFolder { real });
     }
     let Ok(entries) = std::fs::read_dir(&real) else {
         return match std::fs::symlink_metadata(&real) {
-            Ok(_) => Err("exists and is not a folder".into()),
+            Ok(_) => Err(NotARunFolder::NotAFolder),
             Err(_) => Ok(()), // made on start
         };
     };
@@ -239,9 +246,7 @@ pub fn check_run_folder(dir: &Path) -> Result<(), String> {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .find(|name| !name.starts_with(".ghostlab"));
     match foreign {
-        Some(name) => Err(format!(
-            "holds `{name}` but no manifest.json: it is not a Ghostlab run folder, and a run would overwrite files in it"
-        )),
+        Some(name) => Err(NotARunFolder::Foreign { name }),
         None => Ok(()),
     }
 }
@@ -259,26 +264,36 @@ mod tests {
         assert!(check_run_folder(d.path()).is_ok(), "only our lock");
         std::fs::write(d.path().join("report.md"), "mine").unwrap();
         let e = check_run_folder(d.path()).unwrap_err();
-        assert!(
-            e.contains("report.md") && e.contains("not a Ghostlab run folder"),
-            "{e}"
+        assert_eq!(
+            e,
+            NotARunFolder::Foreign {
+                name: "report.md".into()
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "holds `report.md` but no manifest.json: it is not a Ghostlab run folder, and a run would overwrite files in it"
         );
         std::fs::write(d.path().join("manifest.json"), "{}").unwrap();
         assert!(check_run_folder(d.path()).is_ok(), "a run folder");
         for system in ["/etc/ghostlab-new-run", "/usr", "/", "/proc/self", "/sys/x"] {
             assert!(
-                check_run_folder(Path::new(system))
-                    .unwrap_err()
-                    .contains("system folder"),
+                matches!(
+                    check_run_folder(Path::new(system)),
+                    Err(NotARunFolder::SystemFolder { .. })
+                ),
                 "{system}"
             );
         }
         std::os::unix::fs::symlink("/etc", d.path().join("link")).unwrap();
-        assert!(
-            check_run_folder(&d.path().join("link/new"))
-                .unwrap_err()
-                .contains("system folder")
+        let linked = check_run_folder(&d.path().join("link/new")).unwrap_err();
+        assert_eq!(
+            linked.to_string(),
+            "/etc/new is in a system folder; Ghostlab never writes a run there"
         );
+        let file = d.path().join("a-file");
+        std::fs::write(&file, "").unwrap();
+        assert_eq!(check_run_folder(&file), Err(NotARunFolder::NotAFolder));
     }
 
     #[test]
