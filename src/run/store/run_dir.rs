@@ -226,9 +226,13 @@ pub fn check_run_folder(dir: &Path) -> Result<(), NotARunFolder> {
             None => break,
         }
     }
-    let real = std::fs::canonicalize(existing)
-        .unwrap_or_else(|_| existing.to_path_buf())
-        .join(lexical.strip_prefix(existing).unwrap_or(Path::new("")));
+    let resolved = std::fs::canonicalize(existing).unwrap_or_else(|_| existing.to_path_buf());
+    // Joined only when something is left: joining "" adds a trailing `/`, and a file named
+    // with one reads as missing (so was taken for a folder made on start).
+    let real = match lexical.strip_prefix(existing) {
+        Ok(rest) if !rest.as_os_str().is_empty() => resolved.join(rest),
+        _ => resolved,
+    };
     if crate::spec::path_policy::is_system_path(&real) || crate::spec::path_policy::is_system_path(&lexical) {
         return Err(NotARunFolder::SystemFolder { real });
     }
