@@ -53,7 +53,7 @@ pub enum SetupError {
 }
 
 /// The provider id Ghostlab uses for a local scripted model.
-pub const LOCAL_PROVIDER: &str = "ghostlab";
+pub(crate) const LOCAL_PROVIDER: &str = "ghostlab";
 
 /// A local model server standing in for the agent's model, and the override pointing at it.
 pub struct AgentModel {
@@ -64,7 +64,7 @@ pub struct AgentModel {
 }
 
 /// Starts `ghostlab model-server` in-process for the agent, serving `cassette`.
-pub async fn start_agent_model(cassette: &Path) -> Result<AgentModel, SetupError> {
+pub(crate) async fn start_agent_model(cassette: &Path) -> Result<AgentModel, SetupError> {
     let c = Cassette::load(cassette)?;
     let server = start(c, ServerOptions::default())
         .await
@@ -84,7 +84,7 @@ pub async fn start_agent_model(cassette: &Path) -> Result<AgentModel, SetupError
 
 /// The `host:port` endpoints the agent's model needs: the override's, or the base URLs of the
 /// job's own providers.
-pub fn model_endpoints(job: &LoadedJob, provider: Option<&(String, Value, String)>) -> Vec<String> {
+pub(crate) fn model_endpoints(job: &LoadedJob, provider: Option<&(String, Value, String)>) -> Vec<String> {
     let urls: Vec<String> = match provider {
         Some((_, cfg, _)) => cfg
             .pointer("/options/baseURL")

@@ -16,7 +16,7 @@ use crate::run::store::trial_committer::{Committed, commit_queue, wait_for_earli
 use crate::trial::case::CaseSpec;
 use crate::trial::{Usage, Verdict};
 
-pub const SUMMARY_VERSION: u32 = 1;
+pub(crate) const SUMMARY_VERSION: u32 = 1;
 
 #[derive(Debug, Clone)]
 pub struct SuiteOptions {

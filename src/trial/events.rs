@@ -213,7 +213,7 @@ pub struct Envelope {
 
 impl RunEvent {
     /// A one-line human rendering, used by the headless printer and the transcript pane.
-    pub fn one_line(&self) -> String {
+    pub(crate) fn one_line(&self) -> String {
         match self {
             RunEvent::CaseStarted {
                 persona,

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 /// The OpenCode binary for `job` and where that choice came from: `hosts.opencode.binary`
 /// (relative to job.yaml), else `GHOSTLAB_OPENCODE_BIN`, else the first `opencode` on PATH.
-pub fn opencode_binary(job: &LoadedJob) -> (Option<PathBuf>, &'static str) {
+pub(crate) fn opencode_binary(job: &LoadedJob) -> (Option<PathBuf>, &'static str) {
     if let Some(b) = job.job.hosts.opencode.as_ref().and_then(|h| h.binary.as_deref()) {
         return (Some(job.resolve(b)), "hosts.opencode.binary");
     }
@@ -18,7 +18,7 @@ pub fn opencode_binary(job: &LoadedJob) -> (Option<PathBuf>, &'static str) {
 
 /// Why the agent host binary cannot be used; each names the path and where it came from.
 #[derive(Debug, thiserror::Error)]
-pub enum AgentBinaryError {
+pub(crate) enum AgentBinaryError {
     #[error("agent host binary not found: opencode (not in hosts.opencode.binary, GHOSTLAB_OPENCODE_BIN or PATH)")]
     NotFound,
     #[error("agent host binary not found: {} is not an executable file (from {from})", path.display())]
@@ -34,7 +34,7 @@ pub enum AgentBinaryError {
 
 /// The agent host binary if it exists and is executable; otherwise the reason, naming the
 /// path and where it came from (checked before any agent process starts).
-pub fn checked_agent_binary(bin: Option<&Path>, from: &str) -> Result<PathBuf, AgentBinaryError> {
+pub(crate) fn checked_agent_binary(bin: Option<&Path>, from: &str) -> Result<PathBuf, AgentBinaryError> {
     use std::os::unix::fs::PermissionsExt;
     let Some(bin) = bin else {
         return Err(AgentBinaryError::NotFound);
@@ -54,7 +54,7 @@ pub fn checked_agent_binary(bin: Option<&Path>, from: &str) -> Result<PathBuf, A
 }
 
 /// The `opencode` binary: `GHOSTLAB_OPENCODE_BIN`, else the first `opencode` on PATH.
-pub fn find_opencode() -> Option<PathBuf> {
+pub(crate) fn find_opencode() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("GHOSTLAB_OPENCODE_BIN") {
         return Some(PathBuf::from(p));
     }
@@ -65,7 +65,7 @@ pub fn find_opencode() -> Option<PathBuf> {
 
 /// The `codex` binary on the host: `hosts.codex.binary` (relative to job.yaml), else the first
 /// `codex` on PATH.
-pub fn codex_binary(job: &LoadedJob) -> Option<PathBuf> {
+pub(crate) fn codex_binary(job: &LoadedJob) -> Option<PathBuf> {
     match job.job.hosts.codex.as_ref().and_then(|h| h.binary.as_deref()) {
         Some(b) => Some(job.resolve(b)),
         None => std::env::split_paths(&std::env::var_os("PATH")?)

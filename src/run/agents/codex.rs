@@ -17,7 +17,7 @@ use crate::run::environment::spawn::{CommandFactory, CommandSpec};
 
 /// Where things are, as the agent host sees them (and the host, for the config file).
 #[derive(Debug, Clone)]
-pub struct CodexSetup {
+pub(crate) struct CodexSetup {
     pub binary: String,
     /// Extra arguments after `exec` on every turn (`hosts.codex.args`).
     pub args: Vec<String>,
@@ -31,7 +31,7 @@ pub struct CodexSetup {
     pub turn_timeout: Duration,
 }
 
-pub struct CodexRunner {
+pub(crate) struct CodexRunner {
     factory: Arc<dyn CommandFactory>,
     setup: CodexSetup,
     thread: Option<String>,

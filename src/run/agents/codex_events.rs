@@ -13,28 +13,32 @@
 
 use serde_json::{Value, json};
 
-use crate::run::agents::runner::{RunnerError, ToolCallRecord, TurnOutput};
+use crate::run::agents::runner::{ToolCallRecord, TurnOutput};
 use crate::run::agents::turn_stream::TurnStream;
 use crate::trial::events::ToolStatus;
 
 /// The end marker a complete Codex turn has.
-pub const CODEX_END: &str = "`turn.completed`";
+pub(crate) const CODEX_END: &str = "`turn.completed`";
 
 /// What a whole turn's event stream said.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct ParsedCodexTurn {
+pub(crate) struct ParsedCodexTurn {
     pub thread_id: Option<String>,
     pub stream: TurnStream,
 }
 
 impl ParsedCodexTurn {
-    pub fn into_result(self) -> Result<TurnOutput, RunnerError> {
+    /// The turn's result (tests; the runner reads the stream itself).
+    #[cfg(test)]
+    pub(crate) fn into_result(
+        self,
+    ) -> Result<crate::run::agents::runner::TurnOutput, crate::run::agents::runner::RunnerError> {
         self.stream.into_result(CODEX_END)
     }
 }
 
 /// Parses the stdout of one `codex exec --json`.
-pub fn parse_codex_events(stdout: &str) -> ParsedCodexTurn {
+pub(crate) fn parse_codex_events(stdout: &str) -> ParsedCodexTurn {
     let mut p = ParsedCodexTurn::default();
     let mut texts: Vec<String> = Vec::new();
     for line in stdout.lines().filter(|l| !l.trim().is_empty()) {
@@ -149,6 +153,7 @@ fn result_text(result: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::agents::runner::RunnerError;
 
     /// A turn as Codex's exec-JSON stream documents it: a thread, an MCP call, a shell
     /// command, a file change and the answer.

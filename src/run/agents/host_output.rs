@@ -26,7 +26,7 @@ tokio::task_local! {
 
 /// What the turns of one case printed.
 #[derive(Debug, Default)]
-pub struct HostOutput {
+pub(crate) struct HostOutput {
     text: String,
     turns: u32,
     dropped_turns: u32,

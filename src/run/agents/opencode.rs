@@ -16,7 +16,7 @@ use crate::run::environment::spawn::{CommandFactory, CommandSpec};
 
 /// Where things are, as the agent host sees them.
 #[derive(Debug, Clone)]
-pub struct OpencodeSetup {
+pub(crate) struct OpencodeSetup {
     /// The `opencode` binary.
     pub binary: String,
     /// The emitted opencode.json.
@@ -32,7 +32,7 @@ pub struct OpencodeSetup {
     pub turn_timeout: Duration,
 }
 
-pub struct OpencodeRunner {
+pub(crate) struct OpencodeRunner {
     factory: Arc<dyn CommandFactory>,
     setup: OpencodeSetup,
     session: Option<String>,
@@ -60,7 +60,7 @@ impl OpencodeRunner {
     }
 
     /// What follows `opencode run` on every turn, in cold and warm mode alike.
-    pub fn run_flags(&self, message: &str) -> Vec<String> {
+    pub(crate) fn run_flags(&self, message: &str) -> Vec<String> {
         let s = &self.setup;
         let mut argv: Vec<String> = vec!["--format".into(), "json".into()];
         match &self.session {
@@ -98,7 +98,7 @@ impl OpencodeRunner {
     }
 
     /// Runs one turn's command (through this runner's factory) and reads its events.
-    pub async fn run_turn(&mut self, spec: CommandSpec) -> Result<TurnOutput, RunnerError> {
+    pub(crate) async fn run_turn(&mut self, spec: CommandSpec) -> Result<TurnOutput, RunnerError> {
         let done = run_turn_command(self.factory.as_ref(), &spec, self.setup.turn_timeout).await?;
         let parsed = parse_opencode_events(&done.stdout);
         if self.session.is_none() {

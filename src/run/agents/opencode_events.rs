@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use crate::providers::refusal::ProviderRefusal;
-use crate::run::agents::runner::{RunnerError, ToolCallRecord, TurnOutput};
+use crate::run::agents::runner::ToolCallRecord;
 use crate::run::agents::turn_stream::TurnStream;
 use crate::trial::events::ToolStatus;
 
@@ -16,24 +16,27 @@ use crate::trial::events::ToolStatus;
 const REJECTED_MARKER: &str = "rejected permission";
 
 /// The end marker a complete OpenCode turn has.
-pub const OPENCODE_END: &str = "a final `stop` step";
+pub(crate) const OPENCODE_END: &str = "a final `stop` step";
 
 /// What a whole turn's event stream said.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct ParsedTurn {
+pub(crate) struct ParsedTurn {
     pub session_id: Option<String>,
     pub stream: TurnStream,
 }
 
 impl ParsedTurn {
-    /// Converts the stream into the turn's result.
-    pub fn into_result(self) -> Result<TurnOutput, RunnerError> {
+    /// Converts the stream into the turn's result (tests; the runner reads the stream itself).
+    #[cfg(test)]
+    pub(crate) fn into_result(
+        self,
+    ) -> Result<crate::run::agents::runner::TurnOutput, crate::run::agents::runner::RunnerError> {
         self.stream.into_result(OPENCODE_END)
     }
 }
 
 /// Parses the stdout of one `opencode run --format json`.
-pub fn parse_opencode_events(stdout: &str) -> ParsedTurn {
+pub(crate) fn parse_opencode_events(stdout: &str) -> ParsedTurn {
     let mut p = ParsedTurn::default();
     let mut texts: Vec<String> = Vec::new();
     for line in stdout.lines().filter(|l| !l.trim().is_empty()) {
@@ -131,6 +134,7 @@ fn tool_call(part: &Value) -> ToolCallRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::agents::runner::RunnerError;
 
     fn fixture(name: &str) -> String {
         std::fs::read_to_string(format!(

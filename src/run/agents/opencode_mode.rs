@@ -13,7 +13,7 @@ use crate::spec::job::OpencodeMode;
 
 /// The mode a case runs in, and why when it is not what the job's defaults would give.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ModeChoice {
+pub(crate) struct ModeChoice {
     pub mode: OpencodeMode,
     pub note: String,
 }
@@ -25,12 +25,12 @@ pub struct ModeChoice {
      `run --attach` stops after a turn's first step there; add a setup step that runs `git init` \
      in the workspace, or set hosts.opencode.mode: cold"
 )]
-pub struct WarmNeedsRepository;
+pub(crate) struct WarmNeedsRepository;
 
 /// Decides the mode from the job's explicit choice, whether this environment can keep a server
 /// between turns, and the workspace copy as the setup steps left it. An explicit `warm` that
 /// cannot work is an error naming the fix, not a case that fails turn after turn.
-pub fn choose(
+pub(crate) fn choose(
     explicit: Option<OpencodeMode>,
     warm_possible: bool,
     workspace: Option<&Path>,

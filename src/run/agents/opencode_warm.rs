@@ -28,7 +28,7 @@ const KEPT_LINES: usize = 20;
 
 /// Where the server is reached, fixed when the runner is made.
 #[derive(Debug, Clone)]
-pub struct WarmLink {
+pub(crate) struct WarmLink {
     pub link: ServeLink,
     /// The case's HOME as the agent sees it, and on the host.
     pub home_inside: String,
@@ -43,7 +43,7 @@ struct Server {
     output: Arc<Mutex<Vec<String>>>,
 }
 
-pub struct OpencodeWarmRunner {
+pub(crate) struct OpencodeWarmRunner {
     inner: OpencodeRunner,
     link: WarmLink,
     port: u16,
@@ -56,7 +56,7 @@ pub struct OpencodeWarmRunner {
 /// reason.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("hosts.opencode.mode warm is not possible here: {why}")]
-pub struct WarmUnavailable {
+pub(crate) struct WarmUnavailable {
     pub why: String,
 }
 
@@ -88,7 +88,7 @@ impl OpencodeWarmRunner {
     }
 
     /// The server's argv: `opencode serve`, under the bridge that exposes its port.
-    pub fn serve_argv(&self) -> Vec<String> {
+    pub(crate) fn serve_argv(&self) -> Vec<String> {
         let s = self.inner.setup();
         let serve = [
             s.binary.clone(),
@@ -105,7 +105,7 @@ impl OpencodeWarmRunner {
     }
 
     /// One turn's argv: `opencode run --attach`, under the bridge that reaches the server.
-    pub fn turn_argv(&self, message: &str) -> Vec<String> {
+    pub(crate) fn turn_argv(&self, message: &str) -> Vec<String> {
         let s = self.inner.setup();
         let mut run = vec![
             s.binary.clone(),

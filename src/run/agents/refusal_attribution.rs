@@ -11,10 +11,10 @@ use futures::future::BoxFuture;
 use crate::run::agents::runner::{AgentRunner, RunnerError, TurnOutput};
 
 /// The `(host, port)` pairs the case's egress proxy has denied so far.
-pub type DeniedEndpoints<'e> = &'e (dyn Fn() -> Vec<(String, u16)> + Send + Sync);
+pub(crate) type DeniedEndpoints<'e> = &'e (dyn Fn() -> Vec<(String, u16)> + Send + Sync);
 
 /// An agent runner whose refused model requests are attributed using the egress denials.
-pub struct AttributedRefusals<'e> {
+pub(crate) struct AttributedRefusals<'e> {
     inner: Box<dyn AgentRunner>,
     denied: DeniedEndpoints<'e>,
 }

@@ -48,7 +48,7 @@ impl AgentRunner for MockRunner {
 
 /// Starts `command` once per turn with the message on stdin or as the last argument; the
 /// answer is its stdout. A non-zero exit or a timeout is an infrastructure error.
-pub struct ProcessRunner {
+pub(crate) struct ProcessRunner {
     factory: Arc<dyn CommandFactory>,
     command: Vec<String>,
     prompt: PromptVia,

@@ -17,7 +17,7 @@ use crate::run::environment::spawn::{CommandFactory, CommandSpec, Finished, run_
 const STRAY_KEPT: usize = 5;
 
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct TurnStream {
+pub(crate) struct TurnStream {
     pub output: TurnOutput,
     /// The host's end-of-turn marker was seen (and nothing reopened the turn after it).
     pub ended: bool,
@@ -31,7 +31,7 @@ pub struct TurnStream {
 
 impl TurnStream {
     /// The line as a JSON value, or `None` (the line is kept for diagnostics).
-    pub fn parse_line(&mut self, line: &str) -> Option<Value> {
+    pub(crate) fn parse_line(&mut self, line: &str) -> Option<Value> {
         match serde_json::from_str::<Value>(line) {
             Ok(v) => Some(v),
             Err(_) => {
@@ -44,7 +44,7 @@ impl TurnStream {
     }
 
     /// The turn's result; `end_marker` names what a complete stream ends with.
-    pub fn into_result(self, end_marker: &str) -> Result<TurnOutput, RunnerError> {
+    pub(crate) fn into_result(self, end_marker: &str) -> Result<TurnOutput, RunnerError> {
         if let Some(r) = self.refusal {
             return Err(RunnerError::ProviderRefused(r));
         }
@@ -66,7 +66,7 @@ impl TurnStream {
 }
 
 /// Runs one turn's command through `factory` with `timeout`.
-pub async fn run_turn_command(
+pub(crate) async fn run_turn_command(
     factory: &dyn CommandFactory,
     spec: &CommandSpec,
     timeout: Duration,
@@ -91,7 +91,7 @@ pub async fn run_turn_command(
 
 /// The turn's result from its process and stream. `spoke` is whether the stream said anything
 /// of its own (a session, a thread, an error, an end): a failing process that did not is a crash.
-pub fn finish_turn(
+pub(crate) fn finish_turn(
     done: &Finished,
     stream: TurnStream,
     spoke: bool,

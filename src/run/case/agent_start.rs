@@ -23,7 +23,7 @@ use crate::trial::case::CaseSpec;
 
 /// Why a case's agent could not start. The texts are the ones the verdict's reason shows.
 #[derive(Debug, thiserror::Error)]
-pub enum AgentStartError {
+pub(crate) enum AgentStartError {
     #[error("runtime.backend is `process` but hosts.process is not set")]
     NoProcessHost,
     #[error(transparent)]
@@ -187,7 +187,7 @@ pub(crate) fn build_runner(
 
 /// Values of the variables the user explicitly opted into (sandbox.credentials.env and
 /// sandbox.env_allowlist). They go only into the agent's environment.
-pub fn credential_env(job: &LoadedJob) -> Vec<(String, String)> {
+pub(crate) fn credential_env(job: &LoadedJob) -> Vec<(String, String)> {
     let sb = &job.job.sandbox;
     sb.credentials
         .env

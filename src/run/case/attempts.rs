@@ -6,11 +6,11 @@
 use std::path::{Path, PathBuf};
 
 /// The folder holding a trial's earlier attempts.
-pub const ATTEMPTS_DIR: &str = "attempts";
+pub(crate) const ATTEMPTS_DIR: &str = "attempts";
 
 /// Moves everything in `trial_dir` except earlier attempts into `attempts/<n>/` and returns
 /// that folder.
-pub fn archive_attempt(trial_dir: &Path) -> std::io::Result<PathBuf> {
+pub(crate) fn archive_attempt(trial_dir: &Path) -> std::io::Result<PathBuf> {
     let history = trial_dir.join(ATTEMPTS_DIR);
     std::fs::create_dir_all(&history)?;
     let n = std::fs::read_dir(&history)?

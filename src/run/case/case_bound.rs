@@ -16,7 +16,7 @@ const SETUP_STEP_DEFAULT_SECS: u64 = 120;
 
 /// When a case must have ended.
 #[derive(Debug, Clone, Copy)]
-pub struct CaseBound {
+pub(crate) struct CaseBound {
     limit: Duration,
     /// `None` when the bound is beyond what the clock can represent (it never passes).
     deadline: Option<Instant>,
@@ -26,7 +26,7 @@ impl CaseBound {
     /// The bound of a case with `max_turns` turns: every setup step's timeout, two commands per
     /// turn (the agent's turn and the emulator's reply) and two more (starting the agent host,
     /// pulling its results), each at most `turn_timeout`, plus `grace`.
-    pub fn for_case(job: &Job, max_turns: u32, turn_timeout: Duration, grace: Duration) -> CaseBound {
+    pub(crate) fn for_case(job: &Job, max_turns: u32, turn_timeout: Duration, grace: Duration) -> CaseBound {
         let setup: u64 = job
             .setup
             .iter()
@@ -39,19 +39,15 @@ impl CaseBound {
         CaseBound::starting_now(limit)
     }
 
-    pub fn starting_now(limit: Duration) -> CaseBound {
+    pub(crate) fn starting_now(limit: Duration) -> CaseBound {
         CaseBound {
             limit,
             deadline: Instant::now().checked_add(limit),
         }
     }
 
-    pub fn limit(&self) -> Duration {
-        self.limit
-    }
-
     /// What is left of the bound (zero once it has passed).
-    pub fn remaining(&self) -> Duration {
+    pub(crate) fn remaining(&self) -> Duration {
         match self.deadline {
             Some(at) => at.saturating_duration_since(Instant::now()),
             None => Duration::MAX,
@@ -90,16 +86,16 @@ mod tests {
         let j = job("setup:\n  - { name: a, run: ['true'], timeout: 30 }\n  - { name: b, run: ['true'] }\n");
         let b = CaseBound::for_case(&j, 3, Duration::from_secs(10), Duration::from_secs(5));
         // 30 + 120 (default) + (2*3 + 2) * 10 + 5
-        assert_eq!(b.limit(), Duration::from_secs(30 + 120 + 80 + 5));
+        assert_eq!(b.limit, Duration::from_secs(30 + 120 + 80 + 5));
     }
 
     #[test]
     fn zero_turns_still_allow_one_and_huge_timeouts_saturate() {
         let j = job("");
         let b = CaseBound::for_case(&j, 0, Duration::from_secs(1), Duration::ZERO);
-        assert_eq!(b.limit(), Duration::from_secs(4));
+        assert_eq!(b.limit, Duration::from_secs(4));
         let b = CaseBound::for_case(&j, u32::MAX, Duration::MAX, CASE_GRACE);
-        assert_eq!(b.limit(), Duration::MAX);
+        assert_eq!(b.limit, Duration::MAX);
     }
 
     #[tokio::test]

@@ -32,7 +32,7 @@ use crate::trial::events::{Role, RunEvent};
 use crate::trial::{Sinks, Usage};
 
 /// OpenCode's built-in tools, always known to the agent besides its MCP tools.
-pub const OPENCODE_BUILTIN_TOOLS: &[&str] = &[
+pub(crate) const OPENCODE_BUILTIN_TOOLS: &[&str] = &[
     "bash",
     "read",
     "write",

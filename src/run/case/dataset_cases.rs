@@ -22,7 +22,7 @@ pub struct Selection {
 /// Makes `redactor` leave the structural names of the job's dataset whole (every case,
 /// pending ones too); a dataset that cannot be read protects nothing (masking stays the safe
 /// side). Refuses a name that holds a known secret.
-pub fn protect_dataset_names(
+pub(crate) fn protect_dataset_names(
     redactor: &mut crate::redact::Redactor,
     state_dir: &Path,
 ) -> Result<(), crate::redact::SecretInName> {

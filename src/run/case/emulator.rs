@@ -225,7 +225,7 @@ impl UserEmulator for LlmEmulator {
 
 /// The question(s) the assistant's message leaves open: its sentences that end in `?`, as it
 /// wrote them (at most 500 characters). `None` when it asked nothing.
-pub fn pending_question(agent: &str) -> Option<String> {
+pub(crate) fn pending_question(agent: &str) -> Option<String> {
     let mut questions = Vec::new();
     let mut start = 0;
     let chars: Vec<(usize, char)> = agent.char_indices().collect();

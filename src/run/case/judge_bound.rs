@@ -13,14 +13,14 @@ use crate::llm::LlmError;
 use crate::trial::{CaseSpec, Envelope};
 
 /// A judge whose whole answer, every retry included, must come within `limit`.
-pub struct BoundedJudge {
+pub(crate) struct BoundedJudge {
     inner: Arc<dyn Judge>,
     limit: Duration,
 }
 
 impl BoundedJudge {
     /// The bound used for a run: one turn's timeout (`sandbox.timeout`) plus the case grace.
-    pub fn for_run(inner: Arc<dyn Judge>, turn_timeout: Duration) -> BoundedJudge {
+    pub(crate) fn for_run(inner: Arc<dyn Judge>, turn_timeout: Duration) -> BoundedJudge {
         BoundedJudge::new(
             inner,
             turn_timeout.saturating_add(crate::run::case::case_bound::CASE_GRACE),

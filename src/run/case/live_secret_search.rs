@@ -17,7 +17,7 @@ const MAX_FILE_BYTES: u64 = 16 << 20;
 
 /// Why the changed files could not all be searched; the secret check is then `not_observable`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum NotSearchable {
+pub(crate) enum NotSearchable {
     #[error("the final workspace was too large to keep and its changes were not observed")]
     NotObserved,
     #[error("the final workspace was too large to keep and changed more files than were listed")]
@@ -28,7 +28,11 @@ pub enum NotSearchable {
 }
 
 /// The added or changed files that hold a known secret, or why they could not all be searched.
-pub fn secret_files(ws: &Path, files: Option<&FileFacts>, redactor: &Redactor) -> Result<Vec<String>, NotSearchable> {
+pub(crate) fn secret_files(
+    ws: &Path,
+    files: Option<&FileFacts>,
+    redactor: &Redactor,
+) -> Result<Vec<String>, NotSearchable> {
     let Some(f) = files else {
         return Err(NotSearchable::NotObserved);
     };

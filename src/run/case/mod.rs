@@ -3,7 +3,7 @@
 //! attempts, and the secret search over the final workspace.
 
 pub(super) mod agent_start;
-pub mod attempts;
+pub(crate) mod attempts;
 pub mod case_bound;
 pub mod case_run;
 pub mod conversation;
@@ -11,4 +11,4 @@ pub mod dataset_cases;
 pub mod emulator;
 pub(super) mod judge_bound;
 pub(super) mod live_secret_search;
-pub mod peer_faults;
+pub(crate) mod peer_faults;

@@ -40,7 +40,7 @@ fn dead_at_start(calls: &[ToolCallRecord], mcp_servers: &[String]) -> Option<(St
 }
 
 /// The first tool call that failed because its MCP server broke, as (component, reason).
-pub fn broken_mcp_server(calls: &[ToolCallRecord], mcp_servers: &[String]) -> Option<(String, String)> {
+pub(crate) fn broken_mcp_server(calls: &[ToolCallRecord], mcp_servers: &[String]) -> Option<(String, String)> {
     if let Some(dead) = dead_at_start(calls, mcp_servers) {
         return Some(dead);
     }

@@ -89,7 +89,7 @@ pub enum ServeLink {
 impl ServeLink {
     /// Whether warm mode is the default here. On a forward it must be asked for
     /// (`hosts.opencode.mode: warm`): it is verified only against the FAKE `openshell`.
-    pub fn warm_by_default(&self) -> bool {
+    pub(crate) fn warm_by_default(&self) -> bool {
         matches!(self, ServeLink::SharedLoopback | ServeLink::Bridged { .. })
     }
 }
@@ -174,7 +174,7 @@ impl LocalEnvironment {
     }
 
     /// [`Self::create`], leaving `exclude` (absolute paths) out of the copy.
-    pub fn create_without(workspace: Option<&Path>, exclude: &[PathBuf]) -> std::io::Result<Self> {
+    pub(crate) fn create_without(workspace: Option<&Path>, exclude: &[PathBuf]) -> std::io::Result<Self> {
         let root = tempfile::Builder::new()
             .prefix(crate::sandbox::session_sweep::LOCAL_PREFIX)
             .tempdir()?;

@@ -17,7 +17,7 @@ use crate::spec::SandboxSpec;
 use crate::spec::sandbox_download::{download_artifact_name, resolve_download};
 
 /// The format of `downloads.json`.
-pub const DOWNLOADS_VERSION: u32 = 1;
+pub(crate) const DOWNLOADS_VERSION: u32 = 1;
 /// Largest total kept from one trial's downloads.
 const KEEP_LIMIT: u64 = 32 << 20;
 
@@ -44,10 +44,10 @@ struct Record {
 }
 
 /// The trial's downloads folder and manifest.
-pub fn downloads_dir(trial: &Path) -> PathBuf {
+pub(crate) fn downloads_dir(trial: &Path) -> PathBuf {
     trial.join("downloads")
 }
-pub fn downloads_manifest(trial: &Path) -> PathBuf {
+pub(crate) fn downloads_manifest(trial: &Path) -> PathBuf {
     trial.join("downloads.json")
 }
 
@@ -70,7 +70,7 @@ fn in_view(env: &dyn CaseEnvironment, workdir: &str, inside: &str) -> String {
 }
 
 /// Fetches every `sandbox.download` path of `sb` into `trial`; nothing when none is declared.
-pub async fn fetch_downloads(
+pub(crate) async fn fetch_downloads(
     env: &dyn CaseEnvironment,
     sb: &SandboxSpec,
     trial: &Path,

@@ -3,12 +3,12 @@
 //! its boundary (downloads, observed files, the final workspace, MCP relays).
 
 pub mod case_environment;
-pub mod downloads;
+pub(crate) mod downloads;
 pub mod mcp_relay;
-pub mod observe_files;
-pub mod openshell_env;
-pub mod provider_home;
-pub mod sandbox_env;
+pub(crate) mod observe_files;
+pub(crate) mod openshell_env;
+pub(crate) mod provider_home;
+pub(crate) mod sandbox_env;
 pub(super) mod serve_forward;
 pub(super) mod session_env;
 pub mod spawn;

@@ -18,7 +18,7 @@ struct Tree {
 }
 
 /// Snapshots taken after setup, before the agent's first turn.
-pub struct FileBaseline {
+pub(crate) struct FileBaseline {
     workspace: Option<(Tree, BTreeMap<String, String>)>,
     scratch: Vec<Tree>,
 }
@@ -115,7 +115,7 @@ fn holds_secret(path: &std::path::Path, redactor: &crate::redact::Redactor) -> b
 
 /// A sandbox session's scratch folders: its HOME, and its TMPDIR (`tmp` beside HOME in the
 /// session folder). `/tmp` inside the sandbox is a tmpfs gone with each command: not observable.
-pub fn session_scratch(home: &std::path::Path, session_dir: &std::path::Path) -> Vec<(String, PathBuf)> {
+pub(crate) fn session_scratch(home: &std::path::Path, session_dir: &std::path::Path) -> Vec<(String, PathBuf)> {
     vec![
         ("HOME".into(), home.to_path_buf()),
         ("TMPDIR".into(), session_dir.join("tmp")),

@@ -24,7 +24,7 @@ use crate::sandbox::{ExecOptions, Role, Sandbox, SandboxPolicy, Session, bwrap, 
 use crate::spec::resolved::ResolvedMcp;
 
 /// Opens the OpenShell backend (its gateway must answer) and creates one sandbox per case.
-pub struct OpenShellEnvironmentFactory {
+pub(crate) struct OpenShellEnvironmentFactory {
     sandbox: Sandbox,
     /// The agent host's binary on the host; the image carries a program of the same name.
     agent_bins: Vec<PathBuf>,
@@ -200,7 +200,7 @@ impl SessionFlavor for Remote {
 }
 
 /// `DENY CONNECT host:port` lines of OpenShell's proxy log, once each.
-pub fn parse_denials(logs: &str) -> Vec<EgressDenial> {
+pub(crate) fn parse_denials(logs: &str) -> Vec<EgressDenial> {
     let mut out: Vec<EgressDenial> = Vec::new();
     for line in logs.lines() {
         let Some(rest) = line.split("DENY CONNECT ").nth(1) else {

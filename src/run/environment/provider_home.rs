@@ -34,7 +34,7 @@ pub struct ProvidersRecordError {
 /// Puts a plan into effect for a run: writes `providers.json` into `run_dir`, registers every
 /// staged login value with `redactor`, and wraps `environments` so each case's HOME gets the
 /// login (with the opt-in) and OpenCode's start-up install switched off.
-pub fn apply_provider_plan(
+pub(crate) fn apply_provider_plan(
     plan: &ProviderPlan,
     job: &LoadedJob,
     run_dir: &Path,
@@ -74,17 +74,17 @@ pub fn apply_provider_plan(
 }
 
 /// OpenCode's config folder below a HOME whose XDG folders follow the defaults.
-pub const CONFIG_DIR_IN_HOME: &str = ".config/opencode";
+pub(crate) const CONFIG_DIR_IN_HOME: &str = ".config/opencode";
 
 /// What goes into every agent HOME.
 #[derive(Debug, Clone, Default)]
-pub struct HomeSeed {
+pub(crate) struct HomeSeed {
     /// The login entries to stage, if the user opted in and any apply.
     pub auth: Option<AuthFile>,
 }
 
 /// Writes the lock file that makes OpenCode skip its start-up npm install.
-pub fn seed_opencode_config(home: &Path) -> std::io::Result<()> {
+pub(crate) fn seed_opencode_config(home: &Path) -> std::io::Result<()> {
     let owner = {
         use std::os::unix::fs::MetadataExt;
         let m = std::fs::metadata(home)?;
@@ -117,7 +117,7 @@ fn chown_if_root(path: &Path, (uid, gid): (u32, u32)) -> std::io::Result<()> {
 }
 
 /// Wraps a factory: every environment it creates gets the seed; closing removes the login.
-pub struct SeededEnvironments {
+pub(crate) struct SeededEnvironments {
     inner: Arc<dyn EnvironmentFactory>,
     seed: HomeSeed,
     /// The run folder and its `providers.json`, updated each time a login file is staged.

@@ -33,7 +33,7 @@ pub enum OpenError {
 /// The environments of a sandboxed backend: OpenShell's (uploads, `sandbox exec`) or the
 /// local sandbox's (bubblewrap). `agent_bins` are the agent host's binaries on the host, which
 /// an OpenShell image carries under the same name.
-pub async fn open_factory(
+pub(crate) async fn open_factory(
     policy: SandboxPolicy,
     log_dir: PathBuf,
     extra_read_only: Vec<PathBuf>,
@@ -52,7 +52,7 @@ pub async fn open_factory(
 }
 
 /// Opens one sandbox for the job and creates one agent session per case.
-pub struct SandboxEnvironmentFactory {
+pub(crate) struct SandboxEnvironmentFactory {
     sandbox: Sandbox,
     /// The job's MCP servers; stdio ones are relayed (see `crate::run::environment::mcp_relay`).
     mcps: Vec<ResolvedMcp>,

@@ -13,7 +13,7 @@ const START_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// An open forward; dropping it runs the stop command.
 #[derive(Debug)]
-pub struct ForwardGuard {
+pub(crate) struct ForwardGuard {
     stop: Vec<String>,
 }
 
@@ -23,7 +23,7 @@ fn with_port(argv: &[String], port: u16) -> Vec<String> {
 
 /// Why the forward of the server's port could not be opened.
 #[derive(Debug, thiserror::Error)]
-pub enum ForwardError {
+pub(crate) enum ForwardError {
     #[error("empty forward command")]
     EmptyCommand,
     /// `args` is the command without its program, as the user's forward template wrote it.

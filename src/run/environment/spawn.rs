@@ -34,7 +34,7 @@ pub trait CommandFactory: Send + Sync {
 
 /// Runs commands directly on the host with a cleared environment. Used by `backend: local`
 /// (explicit only) and by tests of the runners themselves.
-pub struct HostCommandFactory;
+pub(crate) struct HostCommandFactory;
 
 impl CommandFactory for HostCommandFactory {
     fn label(&self) -> String {
@@ -70,11 +70,11 @@ pub struct Finished {
 }
 
 /// Most output kept per stream; the rest is drained and dropped so the child never blocks.
-pub const OUTPUT_LIMIT: usize = 16 << 20;
+pub(crate) const OUTPUT_LIMIT: usize = 16 << 20;
 
 /// Spawns `cmd` in its own process group with stdin from `input` (or /dev/null), captures
 /// bounded stdout/stderr, and kills the whole group when `timeout` passes.
-pub async fn run_bounded(
+pub(crate) async fn run_bounded(
     mut cmd: tokio::process::Command,
     input: Option<Vec<u8>>,
     timeout: Duration,
@@ -117,7 +117,7 @@ pub async fn run_bounded(
 }
 
 /// SIGKILLs a process group, ignoring one that is already gone.
-pub fn kill_group(pgid: Option<i32>) {
+pub(crate) fn kill_group(pgid: Option<i32>) {
     if let Some(pg) = pgid.filter(|p| *p > 1) {
         // SAFETY: killpg only sends a signal; a stale id fails with ESRCH, which we ignore.
         unsafe {

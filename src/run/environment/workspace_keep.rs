@@ -85,7 +85,7 @@ impl WorkspaceWalk {
         walk
     }
 
-    pub fn copy_masked(&self, src: &Path, dst: &Path, redactor: &Redactor) -> std::io::Result<()> {
+    pub(crate) fn copy_masked(&self, src: &Path, dst: &Path, redactor: &Redactor) -> std::io::Result<()> {
         for e in &self.kept {
             let target = dst.join(e.path().strip_prefix(src).map_err(std::io::Error::other)?);
             if e.file_type().is_dir() {

@@ -2,9 +2,9 @@
 //! replay checks, rescore and merge.
 
 pub mod merge;
-pub mod replay_check;
+pub(crate) mod replay_check;
 pub mod rescore;
-pub mod run_findings;
-pub mod stored_versions;
+pub(crate) mod run_findings;
+pub(crate) mod stored_versions;
 pub(super) mod summary_line;
-pub mod summary_schema;
+pub(crate) mod summary_schema;

@@ -10,7 +10,7 @@ use crate::run::store::manifest::fingerprint_skipping;
 
 /// One input whose fingerprint no longer matches.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InputDrift {
+pub(crate) struct InputDrift {
     pub path: String,
     /// `changed` or `missing`.
     pub how: &'static str,
@@ -18,14 +18,14 @@ pub struct InputDrift {
 
 /// What a stored run's manifest says about its inputs now.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ReplayCheck {
+pub(crate) struct ReplayCheck {
     pub drifted: Vec<InputDrift>,
     /// Why some inputs could not be compared (no manifest, relative paths of an older run).
     pub unchecked: Vec<String>,
 }
 
 impl ReplayCheck {
-    pub fn is_clean(&self) -> bool {
+    pub(crate) fn is_clean(&self) -> bool {
         self.drifted.is_empty() && self.unchecked.is_empty()
     }
 
@@ -45,7 +45,7 @@ impl ReplayCheck {
 
 /// Compares the fingerprints in `run`'s manifest (a merged run's shards too) with the inputs now.
 /// `skip` are the job's own paths left out of folder fingerprints, as when the run was made.
-pub fn check_run(run: &Path, skip: &[std::path::PathBuf]) -> ReplayCheck {
+pub(crate) fn check_run(run: &Path, skip: &[std::path::PathBuf]) -> ReplayCheck {
     let mut out = ReplayCheck::default();
     let manifest_path = run.join("manifest.json");
     let manifest: Value = match read_manifest(&manifest_path) {

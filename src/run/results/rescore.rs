@@ -18,7 +18,7 @@ use crate::trial::case::CaseSpec;
 use crate::trial::events::{RunEvent, StopReason};
 
 /// How the stored conversation ended, read from its events.
-pub fn end_from_events(events: &[crate::trial::events::Envelope]) -> ConversationEnd {
+pub(crate) fn end_from_events(events: &[crate::trial::events::Envelope]) -> ConversationEnd {
     for e in events {
         match &e.event {
             RunEvent::InfraError { component, reason } => {

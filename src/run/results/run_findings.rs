@@ -10,7 +10,7 @@ use crate::trial::CaseSpec;
 
 /// Every verdict finding of the finished trials in `run_dir`, in trial order. A trial without a
 /// readable verdict.json or case.json has none here (`report` and `view` name such trials).
-pub fn run_findings(run_dir: &Path) -> Vec<VerdictFinding> {
+pub(crate) fn run_findings(run_dir: &Path) -> Vec<VerdictFinding> {
     let mut out = Vec::new();
     for t in RunDir::new(run_dir).trials() {
         let Some(v) = read_verdict(&t.verdict()) else {
@@ -25,7 +25,7 @@ pub fn run_findings(run_dir: &Path) -> Vec<VerdictFinding> {
 }
 
 /// A trial's case.json; `None` when absent or unreadable.
-pub fn read_case(path: &Path) -> Option<CaseSpec> {
+pub(crate) fn read_case(path: &Path) -> Option<CaseSpec> {
     let text = crate::util::bounded::read_bounded_string(path, crate::util::bounded::FileKind::State).ok()?;
     serde_json::from_str(&text).ok()
 }

@@ -14,13 +14,13 @@ use crate::util::format_version::{FormatVersionError, read_checked};
 
 /// Checks every versioned file the run folder `dir` holds; absent files are not an error here
 /// (each reader says what a missing file means to it), a file that is not JSON is.
-pub fn check_stored_run(dir: &Path) -> Result<(), FormatVersionError> {
+pub(crate) fn check_stored_run(dir: &Path) -> Result<(), FormatVersionError> {
     check(dir, false)
 }
 
 /// As [`check_stored_run`], but a file that cannot be read as JSON is left to the reader: the
 /// report shows such a trial with its problem rather than refusing the whole run.
-pub fn check_stored_versions(dir: &Path) -> Result<(), FormatVersionError> {
+pub(crate) fn check_stored_versions(dir: &Path) -> Result<(), FormatVersionError> {
     check(dir, true)
 }
 

@@ -26,7 +26,7 @@ pub fn summary_schema() -> Value {
 }
 
 /// The schema as the checked-in file's text.
-pub fn summary_schema_text() -> String {
+pub(crate) fn summary_schema_text() -> String {
     let mut text = serde_json::to_string_pretty(&summary_schema()).expect("schema serializes");
     text.push('\n');
     text

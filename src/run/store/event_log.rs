@@ -42,7 +42,7 @@ impl EventLog {
 
     /// Stamps every envelope with the trial number, so live readers tell concurrent trials of
     /// one case apart.
-    pub fn of_trial(mut self, trial: u32) -> Self {
+    pub(crate) fn of_trial(mut self, trial: u32) -> Self {
         self.trial = trial;
         self
     }

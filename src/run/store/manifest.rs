@@ -9,7 +9,7 @@ use std::path::Path;
 
 use crate::spec::LoadedJob;
 
-pub const MANIFEST_VERSION: u32 = 1;
+pub(crate) const MANIFEST_VERSION: u32 = 1;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
@@ -82,7 +82,7 @@ pub fn fingerprint(path: &Path) -> Option<String> {
 }
 
 /// [`fingerprint`], leaving out `skip` (and everything under a skipped folder) inside a folder.
-pub fn fingerprint_skipping(path: &Path, skip: &[std::path::PathBuf]) -> Option<String> {
+pub(crate) fn fingerprint_skipping(path: &Path, skip: &[std::path::PathBuf]) -> Option<String> {
     let mut h = Sha256::new();
     // Streamed through a non-blocking open: a large input is hashed without being held in
     // memory, and a FIFO swapped in is refused instead of waited on.
@@ -113,7 +113,7 @@ pub fn fingerprint_skipping(path: &Path, skip: &[std::path::PathBuf]) -> Option<
 }
 
 /// A sortable, unique run id: `20261129T201500Z-3fa2`.
-pub fn new_run_id() -> String {
+pub(crate) fn new_run_id() -> String {
     format!(
         "{}-{:04x}",
         chrono::Utc::now().format("%Y%m%dT%H%M%SZ"),

@@ -26,7 +26,7 @@ impl RunDir {
     }
 
     /// Where a job's runs live: `<state_dir>/runs`.
-    pub fn runs_root(state_dir: &Path) -> PathBuf {
+    pub(crate) fn runs_root(state_dir: &Path) -> PathBuf {
         state_dir.join("runs")
     }
 
@@ -82,7 +82,7 @@ impl RunDir {
     }
 
     /// True when the folder holds trials (`cases/` exists).
-    pub fn has_cases(&self) -> bool {
+    pub(crate) fn has_cases(&self) -> bool {
         self.cases().is_dir()
     }
 
@@ -169,7 +169,7 @@ impl TrialDir {
     }
 
     /// The final workspace copy, kept for checks and `rescore`.
-    pub fn workspace_after(&self) -> PathBuf {
+    pub(crate) fn workspace_after(&self) -> PathBuf {
         self.path.join("workspace-after")
     }
 
@@ -215,7 +215,7 @@ pub enum NotARunFolder {
 /// folder, or an existing folder holding files but no manifest.json (the user's own folder:
 /// a run would overwrite their report.md and summary.json). Missing, empty, or Ghostlab's
 /// own run folders (a manifest, or only `.ghostlab-*` entries left by a killed start) are fine.
-pub fn check_run_folder(dir: &Path) -> Result<(), NotARunFolder> {
+pub(crate) fn check_run_folder(dir: &Path) -> Result<(), NotARunFolder> {
     let abs = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
     let lexical = crate::spec::path_policy::normalize(&abs);
     // The nearest existing ancestor decides where the run would really land.

@@ -43,7 +43,7 @@ impl TrialDir {
 }
 
 /// A decided trial whose files wait for the group commit (`run::trial_committer`).
-pub struct PendingTrial {
+pub(crate) struct PendingTrial {
     pub trial: TrialDir,
     /// Closed when the trial is handed in, so a waiting trial holds no file and no events.
     pub log: ClosedLog,
@@ -54,7 +54,7 @@ impl PendingTrial {
     /// Closes the event log as events.jsonl; then the trial is a commit unit: case.json,
     /// events.jsonl, workspace-after/ and the downloads made durable, `verdict` written last
     /// as verdict.json.
-    pub fn into_unit(self) -> std::io::Result<Unit> {
+    pub(crate) fn into_unit(self) -> std::io::Result<Unit> {
         self.log.finish()?;
         let t = &self.trial;
         Ok(Unit {

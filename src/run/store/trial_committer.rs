@@ -24,7 +24,7 @@ use crate::run::store::trial_commit::PendingTrial;
 static COMMITTING: std::sync::LazyLock<Arc<RwLock<()>>> = std::sync::LazyLock::new(|| Arc::new(RwLock::new(())));
 
 /// Waits until every batch of every earlier run in this process has landed.
-pub async fn wait_for_earlier_commits() {
+pub(crate) async fn wait_for_earlier_commits() {
     drop(COMMITTING.write().await);
 }
 
@@ -45,29 +45,29 @@ type Reply = oneshot::Sender<std::io::Result<()>>;
 
 /// Where cases hand in their decided trials.
 #[derive(Clone)]
-pub struct CommitQueue {
+pub(crate) struct CommitQueue {
     tx: mpsc::Sender<(PendingTrial, Reply)>,
 }
 
 /// The answer to one handed-in trial: whether its commit landed.
-pub struct Committed(oneshot::Receiver<std::io::Result<()>>);
+pub(crate) struct Committed(oneshot::Receiver<std::io::Result<()>>);
 
 /// The loop that commits what the queue receives; ends when every `CommitQueue` is dropped
 /// and the queue is empty.
-pub struct Committer {
+pub(crate) struct Committer {
     rx: mpsc::Receiver<(PendingTrial, Reply)>,
 }
 
 /// A queue that holds at most `waiting` trials besides the batches gathering and committing; a
 /// case that finds it full waits (so a slow disk slows the cases instead of piling up trials).
-pub fn commit_queue(waiting: usize) -> (CommitQueue, Committer) {
+pub(crate) fn commit_queue(waiting: usize) -> (CommitQueue, Committer) {
     let (tx, rx) = mpsc::channel(waiting.max(1));
     (CommitQueue { tx }, Committer { rx })
 }
 
 impl CommitQueue {
     /// Hands `trial` in; returns once it is queued, not once it is durable.
-    pub async fn submit(&self, trial: PendingTrial) -> Committed {
+    pub(crate) async fn submit(&self, trial: PendingTrial) -> Committed {
         let (reply, answer) = oneshot::channel();
         // A send fails only when the committer is gone; the dropped reply then answers
         // `Committed::landed` with an error.
