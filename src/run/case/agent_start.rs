@@ -70,7 +70,7 @@ pub(crate) fn build_runner(
     host_note: &mut String,
 ) -> Result<Box<dyn AgentRunner>, AgentStartError> {
     let job = &ctx.job.job;
-    let credentials = credential_env(&ctx.job);
+    let credentials = credential_env(ctx.job);
     match job.agent.runtime.backend {
         Backend::Mock => Ok(Box::new(MockRunner::new(
             job.hosts.mock.as_ref().map(|m| m.replies.clone()).unwrap_or_default(),
@@ -90,12 +90,10 @@ pub(crate) fn build_runner(
             )))
         }
         Backend::Opencode => {
-            let (found, source) = crate::run::agents::agent_binary::opencode_binary(&ctx.job);
-            let binary = crate::run::agents::agent_binary::checked_agent_binary(
-                ctx.opencode_bin.as_deref().or(found.as_deref()),
-                source,
-            )
-            .map(|p| env.map_path(&p))?;
+            let (found, source) = crate::run::agents::agent_binary::opencode_binary(ctx.job);
+            let binary =
+                crate::run::agents::agent_binary::checked_agent_binary(ctx.opencode_bin.or(found.as_deref()), source)
+                    .map(|p| env.map_path(&p))?;
             let map = |p: &std::path::Path| env.map_path(p);
             let relay = |m: &crate::spec::resolved::ResolvedMcp| env.mcp_command(m);
             let opts = EmitOptions {
@@ -103,8 +101,8 @@ pub(crate) fn build_runner(
                 provider_override: ctx.provider_override.clone(),
                 mcp_command: &relay,
             };
-            let written = write_opencode_project(&ctx.job, &env.config_dir_host(), &opts)
-                .map_err(AgentStartError::WriteConfig)?;
+            let written =
+                write_opencode_project(ctx.job, &env.config_dir_host(), &opts).map_err(AgentStartError::WriteConfig)?;
             // Atomic writes create private files; the sandboxed agent runs as another user.
             use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(&written, std::fs::Permissions::from_mode(0o644)).map_err(|source| {
@@ -153,7 +151,7 @@ pub(crate) fn build_runner(
         }
         Backend::Codex => {
             let host = job.hosts.codex.clone().unwrap_or_default();
-            let binary = crate::run::agents::agent_binary::codex_binary(&ctx.job)
+            let binary = crate::run::agents::agent_binary::codex_binary(ctx.job)
                 .map(|p| env.map_path(&p))
                 .ok_or(AgentStartError::NoCodexBinary)?;
             let map = |p: &std::path::Path| env.map_path(p);
@@ -167,7 +165,7 @@ pub(crate) fn build_runner(
             if ctx.provider_override.is_some() {
                 return Err(AgentStartError::CodexWithoutResponsesApi);
             }
-            let config = emit_codex_config(&ctx.job, &opts).map_err(AgentStartError::CodexConfig)?;
+            let config = emit_codex_config(ctx.job, &opts).map_err(AgentStartError::CodexConfig)?;
             Ok(Box::new(CodexRunner::new(
                 env.factory(),
                 CodexSetup {

@@ -126,3 +126,39 @@ pub fn load_cases(state_dir: &Path, sel: &Selection) -> Result<Vec<CaseSpec>, Ca
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_or_invalid_dataset_is_an_artifact_error_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = load_cases(dir.path(), &Selection::default()).unwrap_err();
+        assert!(matches!(missing, CasesError::Artifact(_)), "{missing:?}");
+        assert!(missing.to_string().contains("dataset.json"), "{missing}");
+        std::fs::write(dir.path().join("dataset.json"), r#"{"version": 1}"#).unwrap();
+        let invalid = load_cases(dir.path(), &Selection::default()).unwrap_err();
+        // The words are the artifact reader's own, as before the error was typed.
+        let direct = read_artifact::<Dataset>(dir.path(), ArtifactKind::Dataset).unwrap_err();
+        assert_eq!(invalid.to_string(), direct.to_string());
+    }
+
+    #[test]
+    fn selection_errors_name_the_case_and_what_it_lacks() {
+        assert_eq!(
+            CasesError::UnknownCase { id: "c9".into() }.to_string(),
+            "case `c9` is not in the dataset"
+        );
+        let persona = CasesError::MissingPersona {
+            case: "c1".into(),
+            persona: "p2".into(),
+        };
+        assert_eq!(persona.to_string(), "case `c1`: persona `p2` is missing");
+        let scenario = CasesError::MissingScenario {
+            case: "c1".into(),
+            scenario: "s3".into(),
+        };
+        assert_eq!(scenario.to_string(), "case `c1`: scenario `s3` is missing");
+    }
+}
