@@ -212,3 +212,30 @@ fn cap_swap(dir: &Path, v2: bool, bytes: u64) -> Option<String> {
         Err(e) => format!("cgroups: swap not capped ({file}: {e})"),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cgroups_left_in_place_are_all_named_with_the_wait() {
+        let e = CgroupsLeft {
+            left: vec![PathBuf::from("/sys/fs/cgroup/a"), PathBuf::from("/sys/fs/cgroup/b")],
+            after: Duration::from_secs(2),
+        };
+        assert_eq!(
+            e.to_string(),
+            "cgroup(s) /sys/fs/cgroup/a, /sys/fs/cgroup/b still held processes after 2s; left in place"
+        );
+    }
+
+    #[test]
+    fn a_set_with_no_cgroups_removes_nothing_and_succeeds() {
+        let empty = CgroupSet {
+            pids: None,
+            memory: None,
+            v2: true,
+        };
+        assert!(empty.remove().is_ok());
+    }
+}

@@ -105,6 +105,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_executable_that_cannot_start_names_itself_and_keeps_the_io_error() {
+        let exe = Path::new("/nonexistent/ghostlab-reaper-test");
+        let err = spawn(exe).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("starting the sandbox reaper /nonexistent/ghostlab-reaper-test: "),
+            "{err}"
+        );
+        assert_eq!(err.source.kind(), std::io::ErrorKind::NotFound);
+        assert!(std::error::Error::source(&err).is_some());
+    }
+
+    #[test]
     fn waiting_ends_when_the_owner_exits_and_not_before() {
         let mut child = std::process::Command::new("sleep").arg("0.3").spawn().unwrap();
         let pid = child.id();
