@@ -19,11 +19,11 @@ use ghostlab::llm::fake::FakeLlm;
 use ghostlab::llm::model_server::{ServerOptions, start};
 use ghostlab::llm::{ChatRequest, Llm, LlmError};
 use ghostlab::redact::Redactor;
-use ghostlab::run::case::{CaseSpec, ScenarioView};
-use ghostlab::run::case_run::RunContext;
-use ghostlab::run::emulator::{LlmEmulator, UserEmulator};
-use ghostlab::run::environment::LocalEnvironmentFactory;
+use ghostlab::run::case::case_run::RunContext;
+use ghostlab::run::case::emulator::{LlmEmulator, UserEmulator};
+use ghostlab::run::environment::case_environment::LocalEnvironmentFactory;
 use ghostlab::run::suite::{SuiteOptions, run_suite};
+use ghostlab::trial::case::{CaseSpec, ScenarioView};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -80,7 +80,7 @@ fn ctx(job: ghostlab::spec::LoadedJob, emulator: Arc<dyn UserEmulator>, judge: A
         opencode_bin: None,
         provider_override: None,
         turn_timeout: Duration::from_secs(30),
-        case_grace: ghostlab::run::case_bound::CASE_GRACE,
+        case_grace: ghostlab::run::case::case_bound::CASE_GRACE,
         sinks: ghostlab::trial::Sinks::none(),
     })
 }
@@ -96,7 +96,7 @@ fn case_times(
     let (mut first, mut last) = (ended, began);
     let mut walls = Vec::new();
     let mut sum = ghostlab::report::timing::Timing::default();
-    for trial in ghostlab::run::run_dir::RunDir::new(run).trials() {
+    for trial in ghostlab::run::store::run_dir::RunDir::new(run).trials() {
         let events = trial.read_events().unwrap_or_default();
         for e in [events.first(), events.last()].into_iter().flatten() {
             first = first.min(e.ts);
@@ -167,13 +167,13 @@ fn keep_once(scratch: &std::path::Path, round: usize, files: usize, movable: boo
     redactor.add_secret("bench-secret-value-123");
     let t = Instant::now();
     let by = if movable {
-        ghostlab::run::KeepBy::Move {
+        ghostlab::run::environment::workspace_keep::KeepBy::Move {
             processes_may_remain: false,
         }
     } else {
-        ghostlab::run::KeepBy::Copy
+        ghostlab::run::environment::workspace_keep::KeepBy::Copy
     };
-    let kept = ghostlab::run::run_dir::TrialDir::at(&trial).keep_workspace(&ws, &redactor, by);
+    let kept = ghostlab::run::store::run_dir::TrialDir::at(&trial).keep_workspace(&ws, &redactor, by);
     std::fs::remove_dir_all(&env_root).unwrap();
     let secs = t.elapsed().as_secs_f64();
     let kept = kept.expect("the workspace is kept");

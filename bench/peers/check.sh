@@ -206,7 +206,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 for ref in \
   "tests/it/e2e_opencode.rs:" "tests/it/acceptance.rs:" "tests/sandbox_containment.rs:" \
   "src/run/integrity.rs:fn flags_broken_character_and_passes_normal_speech" \
-  "src/run/emulator.rs:fn llm_emulator_request_has_no_tools_and_flips_roles" \
+  "src/run/case/emulator.rs:fn llm_emulator_request_has_no_tools_and_flips_roles" \
   "tests/it/verdict_properties.rs:fn outages_and_emulator_breaks_are_never_verdicts_on_the_agent" \
   "tests/it/verdict_properties.rs:fn one_of_three_criteria_answered_is_not_a_pass" \
   "tests/it/case_flow.rs:fn judge_garbage_or_outage_is_infra_error" \

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use crate::judge::case_verdict::VerdictFile;
 use crate::judge::verdict::{Answer, CheckOutcome};
 use crate::judge::{GateResult, Summary};
-use crate::run::run_dir::RunDir;
+use crate::run::store::run_dir::RunDir;
 use crate::run::suite::{SuiteSummary, read_verdict};
 use crate::trial::{CaseSpec, Verdict};
 
@@ -87,7 +87,7 @@ pub enum ResultsError {
 impl RunResults {
     /// Reads a finished run folder: summary.json, then each trial's verdict.json and case.json.
     pub fn read(run_dir: &Path) -> Result<RunResults, ResultsError> {
-        crate::run::stored_versions::check_stored_run(run_dir)?;
+        crate::run::results::stored_versions::check_stored_run(run_dir)?;
         let run = RunDir::new(run_dir);
         let path = run.summary();
         let text = match crate::util::bounded::read_bounded_string(&path, crate::util::bounded::FileKind::State) {

@@ -8,10 +8,10 @@ use std::sync::Arc;
 
 use crate::judge::facts::job_contract_facts;
 use crate::report::{ReportError, ReportOutputs};
-use crate::run::dataset_cases::{Selection, load_cases};
-use crate::run::manifest::Manifest;
-use crate::run::run_dir::RunDir;
+use crate::run::case::dataset_cases::{Selection, load_cases};
 use crate::run::setup::{context, start_agent_model};
+use crate::run::store::manifest::Manifest;
+use crate::run::store::run_dir::RunDir;
 use crate::run::suite::{SuiteOptions, SuiteSummary, run_suite};
 use crate::spec::LoadedJob;
 use crate::trial::{Sinks, SuiteEvent};
@@ -58,7 +58,11 @@ impl TestSettings {
 #[derive(Debug, thiserror::Error)]
 pub enum TestRunError {
     #[error("{job}: {reason}")]
-    Cases { job: PathBuf, reason: String },
+    Cases {
+        job: PathBuf,
+        #[source]
+        reason: crate::run::case::dataset_cases::CasesError,
+    },
     #[error("no cases selected")]
     NoCases,
     #[error("--resume: no run under {0}")]
@@ -76,7 +80,11 @@ pub enum TestRunError {
     #[error("{0}")]
     SecretInName(#[from] crate::redact::SecretInName),
     #[error("--run {}: {reason}", path.display())]
-    NotARunFolder { path: PathBuf, reason: String },
+    NotARunFolder {
+        path: PathBuf,
+        #[source]
+        reason: crate::run::store::run_dir::NotARunFolder,
+    },
 }
 
 /// What a finished suite run left behind.
@@ -95,7 +103,7 @@ pub fn resolve_run_dir(settings: &TestSettings) -> Result<RunDir, TestRunError> 
     let state = settings.job.state_dir();
     match (&settings.run_dir, settings.resume) {
         (Some(d), _) => {
-            crate::run::run_dir::check_run_folder(d).map_err(|reason| TestRunError::NotARunFolder {
+            crate::run::store::run_dir::check_run_folder(d).map_err(|reason| TestRunError::NotARunFolder {
                 path: d.clone(),
                 reason,
             })?;

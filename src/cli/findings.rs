@@ -62,7 +62,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
 /// The verdict findings of the run `given` (or the newest) of the job; none when it has no run.
 fn verdict_findings(given: Option<&Path>, state: &Path) -> Result<Vec<VerdictFinding>, CliError> {
     match crate::lab::stored_run::pick_run(given, state) {
-        Some(dir) => Ok(crate::run::run_findings::run_findings(&dir)),
+        Some(dir) => Ok(crate::run::results::run_findings::run_findings(&dir)),
         None => match given {
             Some(r) => Err(CliError::usage(format!(
                 "{}: no such run folder or run id",

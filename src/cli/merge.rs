@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::{CliError, gates_exit};
-use crate::run::run_dir::RunDir;
+use crate::run::store::run_dir::RunDir;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -30,7 +30,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let out = args
         .out
         .unwrap_or_else(|| RunDir::fresh(&job.state_dir()).path().to_path_buf());
-    let s = crate::run::merge::merge_runs(&args.shards, &out, &job.job.review.gates, &facts)
+    let s = crate::run::results::merge::merge_runs(&args.shards, &out, &job.job.review.gates, &facts)
         .map_err(|e| CliError::usage(e.to_string()))?;
     super::out::say!("merged {} shard(s) into {}: {s}", args.shards.len(), out.display());
     Ok(gates_exit(s.gates_met))

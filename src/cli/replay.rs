@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use super::CliError;
-use crate::run::replay_check::check_run;
+use crate::run::results::replay_check::check_run;
 use crate::spec::LoadedJob;
 
 /// Prints a note per run whose inputs changed (or could not be compared); with `strict`, any

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::{CliError, gates_exit};
-use crate::run::run_dir::RunDir;
+use crate::run::store::run_dir::RunDir;
 use crate::util::runtime::block_on;
 
 #[derive(Debug, clap::Args)]
@@ -47,8 +47,13 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
          harness, not the agent's or the models' answers",
         judge.label()
     );
-    let outcome = block_on(crate::run::rescore::rescore(&job, judge.as_ref(), &args.run, &out))?
-        .map_err(|e| CliError::usage(e.to_string()))?;
+    let outcome = block_on(crate::run::results::rescore::rescore(
+        &job,
+        judge.as_ref(),
+        &args.run,
+        &out,
+    ))?
+    .map_err(|e| CliError::usage(e.to_string()))?;
     super::out::say!("run {}", out.display());
     super::out::say!("rescored {}: {outcome}", args.run.display());
     match crate::report::write_all(&job, &out, &crate::report::ReportOutputs::defaults(&out)) {

@@ -41,7 +41,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         SchemaKind::Persona => artifact_schema_text(ArtifactKind::Persona),
         SchemaKind::Scenario => artifact_schema_text(ArtifactKind::Scenario),
         SchemaKind::Dataset => artifact_schema_text(ArtifactKind::Dataset),
-        SchemaKind::Summary => crate::run::summary_schema::summary_schema_text(),
+        SchemaKind::Summary => crate::run::results::summary_schema::summary_schema_text(),
         SchemaKind::View => crate::lab::view_schema::view_schema_text(),
     };
     if let Some(path) = args.write {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use super::{CliError, gates_exit};
 use crate::app::{TestRunError, TestSettings, run_tests};
-use crate::run::dataset_cases::Selection;
+use crate::run::case::dataset_cases::Selection;
 use crate::spec::SandboxBackend;
 use crate::trial::{EventSink, Sinks, SuiteEvent};
 use crate::util::runtime::block_on_workers;

@@ -11,7 +11,7 @@ use crate::judge::verdict_findings::VerdictFinding;
 use crate::lab::dashboard_state::{Filter, Nav};
 use crate::lab::stored_run::{load_run, pick_run};
 use crate::lab::view_findings::{JobPaths, view_findings};
-use crate::run::run_findings::run_findings;
+use crate::run::results::run_findings::run_findings;
 use crate::trial::Verdict;
 use crate::tui::run_view::{ViewIntent, ViewUi, draw_view, on_view_key, on_view_mouse};
 use crate::tui::terminal::TerminalGuard;

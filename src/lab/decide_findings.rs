@@ -16,7 +16,7 @@ fn newest_run_findings(state: &Path) -> Vec<VerdictFinding> {
         return Vec::new();
     };
     let mut shown: Vec<VerdictFinding> = Vec::new();
-    for f in crate::run::run_findings::run_findings(&run) {
+    for f in crate::run::results::run_findings::run_findings(&run) {
         if !shown.iter().any(|s| s.id == f.id && s.evidence == f.evidence) {
             shown.push(f);
         }

@@ -213,7 +213,7 @@ impl SuiteRunner for LabSuiteRunner {
             let loaded = crate::spec::load_job(&job_file).map_err(|e| e.to_string())?;
             publish_accepted(&job_file, &loaded)?;
             // A run killed before its summary is continued (`test --resume` semantics).
-            let cases = crate::run::dataset_cases::load_cases(&loaded.state_dir(), &Default::default())
+            let cases = crate::run::case::dataset_cases::load_cases(&loaded.state_dir(), &Default::default())
                 .map_err(|e| e.to_string())?;
             let ids: Vec<String> = cases.iter().map(|c| c.id.clone()).collect();
             // The run this step started before a kill, finished or not, comes first: its
@@ -282,7 +282,7 @@ pub struct EndpointModels;
 impl super::traits::ModelCatalog for EndpointModels {
     fn usable(&self, _job: Job, dir: std::path::PathBuf) -> BoxFuture<'static, Option<Vec<String>>> {
         Box::pin(async move {
-            let bin = crate::run::agent_binary::find_opencode()?;
+            let bin = crate::run::agents::agent_binary::find_opencode()?;
             match super::usable_models::list_user_models(&bin, &dir).await {
                 Ok(list) => Some(list),
                 Err(e) => {

@@ -37,7 +37,7 @@ pub fn unrecorded_run(lab_dir: &Path, case_ids: &[String]) -> Option<PathBuf> {
         crate::util::bounded::read_bounded_string(&lab_dir.join(MARKER_FILE), crate::util::bounded::FileKind::State)
             .ok()?;
     let marker: Marker = serde_json::from_str(&text).ok()?;
-    if marker.version != MARKER_VERSION || crate::run::run_dir::check_run_folder(&marker.run).is_err() {
+    if marker.version != MARKER_VERSION || crate::run::store::run_dir::check_run_folder(&marker.run).is_err() {
         return None;
     }
     runs_cases(&marker.run, case_ids).then_some(marker.run)

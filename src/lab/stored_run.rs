@@ -11,7 +11,7 @@ use super::dashboard_state::{DashboardState, Filter, Nav, Screen, TrialKey};
 use super::view_findings::ViewFindings;
 use crate::app::RunResults;
 use crate::app::run_results::{FirstFailure, ResultsError};
-use crate::run::run_dir::RunDir;
+use crate::run::store::run_dir::RunDir;
 use crate::trial::{Envelope, Verdict};
 
 /// A run folder, loaded.
@@ -77,7 +77,7 @@ pub fn load_run(dir: &Path) -> Result<StoredRun, StoredRunError> {
 }
 
 /// The scenario id and title a trial's case.json states (the events name it by id only).
-fn scenario_title(t: &crate::run::run_dir::TrialDir) -> Option<(String, String)> {
+fn scenario_title(t: &crate::run::store::run_dir::TrialDir) -> Option<(String, String)> {
     let text = crate::util::bounded::read_bounded_string(&t.case_file(), crate::util::bounded::FileKind::State).ok()?;
     let spec: crate::trial::CaseSpec = serde_json::from_str(&text).ok()?;
     let s = spec.scenario;

@@ -68,7 +68,7 @@ pub async fn list_user_models(opencode: &Path, dir: &Path) -> Result<Vec<String>
         std::io::Write::write_all(&mut f, &bytes).map_err(|e| e.to_string())?;
     }
     // Their config folder would get OpenCode's start-up npm install; the seeded one does not.
-    crate::run::provider_home::seed_opencode_config(h).map_err(|e| e.to_string())?;
+    crate::run::environment::provider_home::seed_opencode_config(h).map_err(|e| e.to_string())?;
     let mut cmd = tokio::process::Command::new(opencode);
     cmd.arg("models")
         .current_dir(dir)

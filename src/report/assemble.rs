@@ -18,8 +18,8 @@ use crate::judge::case_verdict::VerdictFile;
 use crate::judge::{Answer, CheckOutcome};
 use crate::mcp::contract::decisions::{decisions_path, load as load_decisions};
 use crate::redact::Redactor;
-use crate::run::manifest::Manifest;
-use crate::run::run_dir::{RunDir, TrialDir};
+use crate::run::store::manifest::Manifest;
+use crate::run::store::run_dir::{RunDir, TrialDir};
 use crate::run::suite::SuiteSummary;
 use crate::spec::LoadedJob;
 use crate::trial::{CaseSpec, Envelope, RunEvent};
@@ -35,7 +35,7 @@ pub fn build_report(job: &LoadedJob, run_dir: &Path) -> Result<Report, ReportErr
 pub fn redactor_for_report(job: &LoadedJob) -> Redactor {
     let mut r = Redactor::for_job(job);
     // On a refusal `protect` leaves `r` as it was: everything is masked as before.
-    let _refused = crate::run::dataset_cases::protect_dataset_names(&mut r, &job.state_dir());
+    let _refused = crate::run::case::dataset_cases::protect_dataset_names(&mut r, &job.state_dir());
     r
 }
 
@@ -46,7 +46,7 @@ pub fn build_report_with(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> Resul
     }
     // Files of a newer Ghostlab (or without a version) stop the report, naming the file; a
     // torn one is shown on its trial instead.
-    crate::run::stored_versions::check_stored_versions(run_dir)?;
+    crate::run::results::stored_versions::check_stored_versions(run_dir)?;
     let state = job.state_dir();
     let run = RunDir::new(run_dir);
     let manifest: Option<Manifest> = read_json(&run.manifest());
@@ -63,7 +63,7 @@ pub fn build_report_with(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> Resul
         read_value(&state.join("contract.json")),
         read_value(&state.join("inventory.json")),
         load_decisions(&decisions_path(&job.file)).map_err(|e| e.to_string()),
-        &crate::run::run_findings::run_findings(run_dir),
+        &crate::run::results::run_findings::run_findings(run_dir),
         r,
     );
     let mut summary = summary_page(manifest.as_ref(), suite.as_ref(), &trials, r);

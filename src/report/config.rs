@@ -9,7 +9,7 @@ use std::path::Path;
 use super::model::*;
 use super::read::red;
 use crate::redact::{MASK, Redactor};
-use crate::run::run_dir::RunDir;
+use crate::run::store::run_dir::RunDir;
 use crate::spec::{LoadedJob, McpTransport};
 use crate::trial::RunEvent;
 use crate::util::secret_ref::{has_reference, is_secret_name};

@@ -38,7 +38,7 @@ pub use summary::readiness;
 use std::path::{Path, PathBuf};
 
 use crate::redact::Redactor;
-use crate::run::run_dir::RunDir;
+use crate::run::store::run_dir::RunDir;
 use crate::spec::LoadedJob;
 
 /// Errors of the report command.

@@ -7,7 +7,7 @@ use super::model::*;
 use super::read::red;
 use crate::judge::Verdict;
 use crate::redact::Redactor;
-use crate::run::manifest::Manifest;
+use crate::run::store::manifest::Manifest;
 use crate::run::suite::SuiteSummary;
 
 pub(super) fn summary_page(

@@ -6,14 +6,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::agent_binary::{codex_binary, opencode_binary};
-use super::case_run::RunContext;
-use super::emulator::{LlmEmulator, OfflineEmulator, UserEmulator};
-use super::environment::{EnvironmentFactory, LocalEnvironmentFactory};
 use crate::judge::llm_judge::{Judge, LlmJudge, OfflineJudge};
 use crate::llm::cassette::Cassette;
 use crate::llm::model_server::{RunningServer, ServerOptions, start};
 use crate::redact::Redactor;
+use crate::run::agents::agent_binary::{codex_binary, opencode_binary};
+use crate::run::case::case_run::RunContext;
+use crate::run::case::emulator::{LlmEmulator, OfflineEmulator, UserEmulator};
+use crate::run::environment::case_environment::{EnvironmentFactory, LocalEnvironmentFactory};
 use crate::sandbox::{HostPort, NetworkPolicy, SandboxPolicy};
 use crate::spec::resolved::host_port;
 use crate::spec::{Backend, LoadedJob, SandboxBackend};
@@ -32,9 +32,12 @@ pub enum SetupError {
     /// could not be put into effect.
     #[error("{0}")]
     Providers(String),
+    /// The run's record of the provider plan (`providers.json`) could not be written.
+    #[error(transparent)]
+    ProvidersRecord(#[from] crate::run::environment::provider_home::ProvidersRecordError),
     /// The sandbox environments could not be opened.
-    #[error("{0}")]
-    Environments(String),
+    #[error(transparent)]
+    Environments(crate::run::environment::sandbox_env::OpenError),
     /// A model role of `generation` (`generation.emulator`, `generation.judge`).
     /// Secret variables whose values cannot be masked safely (too short, too common).
     #[error("{}: {}", job.display(), list.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
@@ -50,7 +53,7 @@ pub enum SetupError {
 }
 
 /// The provider id Ghostlab uses for a local scripted model.
-pub const LOCAL_PROVIDER: &str = "ghostlab";
+pub(crate) const LOCAL_PROVIDER: &str = "ghostlab";
 
 /// A local model server standing in for the agent's model, and the override pointing at it.
 pub struct AgentModel {
@@ -61,7 +64,7 @@ pub struct AgentModel {
 }
 
 /// Starts `ghostlab model-server` in-process for the agent, serving `cassette`.
-pub async fn start_agent_model(cassette: &Path) -> Result<AgentModel, SetupError> {
+pub(crate) async fn start_agent_model(cassette: &Path) -> Result<AgentModel, SetupError> {
     let c = Cassette::load(cassette)?;
     let server = start(c, ServerOptions::default())
         .await
@@ -81,7 +84,7 @@ pub async fn start_agent_model(cassette: &Path) -> Result<AgentModel, SetupError
 
 /// The `host:port` endpoints the agent's model needs: the override's, or the base URLs of the
 /// job's own providers.
-pub fn model_endpoints(job: &LoadedJob, provider: Option<&(String, Value, String)>) -> Vec<String> {
+pub(crate) fn model_endpoints(job: &LoadedJob, provider: Option<&(String, Value, String)>) -> Vec<String> {
     let urls: Vec<String> = match provider {
         Some((_, cfg, _)) => cfg
             .pointer("/options/baseURL")
@@ -119,7 +122,7 @@ pub async fn environments(
             exclude,
         }));
     }
-    let run = super::run_dir::RunDir::new(run_dir);
+    let run = crate::run::store::run_dir::RunDir::new(run_dir);
     let mut policy = SandboxPolicy::from_job(job)?;
     policy.workspace_exclude = exclude;
     // What the job declares (its `allow`, its remote MCP hosts): all a relayed server reaches.
@@ -147,9 +150,16 @@ pub async fn environments(
     };
     let agent_bins: Vec<PathBuf> = host_bin.iter().cloned().collect();
     let extra_ro = host_bin.map(|b| host_package_paths(&b, &job.dir)).unwrap_or_default();
-    super::sandbox_env::open_factory(policy, run.logs(), extra_ro, agent_bins, job.mcps.clone(), server_hosts)
-        .await
-        .map_err(SetupError::Environments)
+    crate::run::environment::sandbox_env::open_factory(
+        policy,
+        run.logs(),
+        extra_ro,
+        agent_bins,
+        job.mcps.clone(),
+        server_hosts,
+    )
+    .await
+    .map_err(SetupError::Environments)
 }
 
 /// What the agent host's binary needs visible inside: its package folder (bound at its real
@@ -198,7 +208,7 @@ fn turn_timeout(job: &LoadedJob) -> Duration {
 /// The judge for `generation.judge`, its whole answer bounded (`judge_bound`).
 pub fn judge(job: &LoadedJob) -> Result<Arc<dyn Judge>, SetupError> {
     let inner = unbounded_judge(job)?;
-    Ok(Arc::new(super::judge_bound::BoundedJudge::for_run(
+    Ok(Arc::new(crate::run::case::judge_bound::BoundedJudge::for_run(
         inner,
         turn_timeout(job),
     )))
@@ -252,8 +262,8 @@ pub async fn context(
     let mut environments = environments(&job, run_dir, &endpoints, opencode_bin.as_deref(), cassette).await?;
     let mut redactor = Redactor::for_job(&job);
     if let Some(p) = &plan {
-        environments = super::provider_home::apply_provider_plan(p, &job, run_dir, environments, &mut redactor)
-            .map_err(SetupError::Providers)?;
+        environments =
+            crate::run::environment::provider_home::apply_provider_plan(p, &job, run_dir, environments, &mut redactor)?;
     }
     let timeout = turn_timeout(&job);
     Ok(RunContext {
@@ -264,7 +274,7 @@ pub async fn context(
         opencode_bin,
         provider_override: provider,
         turn_timeout: timeout,
-        case_grace: super::case_bound::CASE_GRACE,
+        case_grace: crate::run::case::case_bound::CASE_GRACE,
         sinks,
         job,
     })

@@ -6,17 +6,17 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::case::CaseSpec;
-use super::case_run::{RunContext, run_case};
-use super::run_dir::RunDir;
-use super::trial_committer::{Committed, commit_queue, wait_for_earlier_commits};
 use crate::judge::case_verdict::VerdictFile;
 use crate::judge::default_gates::{effective_gates, label_defaults, something_judged};
 use crate::judge::junit::{JunitCase, render_junit};
 use crate::judge::{CaseTrials, GateFacts, GateResult, Summary, apply_gates, summarize};
+use crate::run::case::case_run::{RunContext, run_case};
+use crate::run::store::run_dir::RunDir;
+use crate::run::store::trial_committer::{Committed, commit_queue, wait_for_earlier_commits};
+use crate::trial::case::CaseSpec;
 use crate::trial::{Usage, Verdict};
 
-pub const SUMMARY_VERSION: u32 = 1;
+pub(crate) const SUMMARY_VERSION: u32 = 1;
 
 #[derive(Debug, Clone)]
 pub struct SuiteOptions {
@@ -82,7 +82,7 @@ pub async fn run_suite(
                     // An infrastructure error or an interrupted attempt is re-run; the old
                     // attempt stays in the trial's history.
                     _ if dir.exists() => {
-                        super::attempts::archive_attempt(&dir)?;
+                        crate::run::case::attempts::archive_attempt(&dir)?;
                     }
                     _ => {}
                 }

@@ -13,6 +13,18 @@ use super::policy::Limits;
 
 const ROOT: &str = "/sys/fs/cgroup";
 
+/// Cgroups that still held processes when removed: left in place (their limits stay on what
+/// still runs there; the stale-session sweep removes them later).
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "cgroup(s) {} still held processes after {after:?}; left in place",
+    left.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
+)]
+pub struct CgroupsLeft {
+    pub left: Vec<PathBuf>,
+    pub after: Duration,
+}
+
 /// The cgroups of one session.
 #[derive(Debug)]
 pub struct CgroupSet {
@@ -115,23 +127,22 @@ impl CgroupSet {
     /// (1 ms, doubling to 16 ms) for at most [`EMPTY_TIMEOUT`]. A cgroup still busy then is
     /// left in place and named in the error (fail closed: its limits stay on whatever is
     /// still running; the stale-session sweep removes it later).
-    pub fn remove(&self) -> Result<(), String> {
+    pub fn remove(&self) -> Result<(), CgroupsLeft> {
         let mut dirs: Vec<&PathBuf> = self.pids.iter().chain(self.memory.iter()).collect();
         dirs.dedup();
         let mut left = Vec::new();
         for d in dirs {
             if !remove_when_empty(d, EMPTY_TIMEOUT) {
-                left.push(d.display().to_string());
+                left.push(d.clone());
             }
         }
         if left.is_empty() {
             Ok(())
         } else {
-            Err(format!(
-                "cgroup(s) {} still held processes after {:?}; left in place",
-                left.join(", "),
-                EMPTY_TIMEOUT
-            ))
+            Err(CgroupsLeft {
+                left,
+                after: EMPTY_TIMEOUT,
+            })
         }
     }
 }
@@ -200,4 +211,31 @@ fn cap_swap(dir: &Path, v2: bool, bytes: u64) -> Option<String> {
         Ok(()) => format!("cgroups: {file}={value}"),
         Err(e) => format!("cgroups: swap not capped ({file}: {e})"),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cgroups_left_in_place_are_all_named_with_the_wait() {
+        let e = CgroupsLeft {
+            left: vec![PathBuf::from("/sys/fs/cgroup/a"), PathBuf::from("/sys/fs/cgroup/b")],
+            after: Duration::from_secs(2),
+        };
+        assert_eq!(
+            e.to_string(),
+            "cgroup(s) /sys/fs/cgroup/a, /sys/fs/cgroup/b still held processes after 2s; left in place"
+        );
+    }
+
+    #[test]
+    fn a_set_with_no_cgroups_removes_nothing_and_succeeds() {
+        let empty = CgroupSet {
+            pids: None,
+            memory: None,
+            v2: true,
+        };
+        assert!(empty.remove().is_ok());
+    }
 }

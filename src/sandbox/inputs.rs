@@ -76,17 +76,34 @@ pub fn package_folder(exe: &Path) -> Option<PathBuf> {
     Some(parent.to_path_buf())
 }
 
+/// Why a command cannot run in the isolated sandbox; each names the command.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProgramNotShown {
+    #[error(
+        "command `{program}` cannot be resolved: not an existing absolute path and not on the sandbox PATH ({SANDBOX_PATH})"
+    )]
+    Unresolved { program: String },
+    /// `exe` is where `program` resolves on the host.
+    #[error(
+        "command `{program}` resolves to {}, which the isolated sandbox does not show (only /usr, the declared \
+         runtimes and staged inputs exist); name it as an MCP server command or agent host so its package is \
+         bound, or set `sandbox.root_filesystem: read_only`",
+        exe.display()
+    )]
+    Hidden { program: String, exe: PathBuf },
+}
+
 /// In isolated mode: whether `program` exists inside, given the paths the sandbox shows.
 /// The error says why not, so a server whose runtime is missing fails with that reason.
-pub fn check_program(program: &str, visible: &[PathBuf]) -> Result<(), String> {
+pub fn check_program(program: &str, visible: &[PathBuf]) -> Result<(), ProgramNotShown> {
     if program.starts_with("/sandbox/") || (!program.starts_with('/') && program.contains('/')) {
         // Inside the session's own folders or relative to the workdir: decided at exec time.
         return Ok(());
     }
     let Some(exe) = resolve_program(program) else {
-        return Err(format!(
-            "command `{program}` cannot be resolved: not an existing absolute path and not on the sandbox PATH ({SANDBOX_PATH})"
-        ));
+        return Err(ProgramNotShown::Unresolved {
+            program: program.to_string(),
+        });
     };
     let shown = |p: &Path| {
         in_system_runtime(p)
@@ -99,12 +116,10 @@ pub fn check_program(program: &str, visible: &[PathBuf]) -> Result<(), String> {
     if shown(&exe) || (original.is_absolute() && shown(original)) {
         Ok(())
     } else {
-        Err(format!(
-            "command `{program}` resolves to {}, which the isolated sandbox does not show (only /usr, the declared \
-             runtimes and staged inputs exist); name it as an MCP server command or agent host so its package is \
-             bound, or set `sandbox.root_filesystem: read_only`",
-            exe.display()
-        ))
+        Err(ProgramNotShown::Hidden {
+            program: program.to_string(),
+            exe,
+        })
     }
 }
 
@@ -134,13 +149,23 @@ mod tests {
         assert!(resolve_program("definitely-not-a-program-ghostlab").is_none());
         assert!(check_program("sh", &[]).is_ok());
         let err = check_program("definitely-not-a-program-ghostlab", &[]).unwrap_err();
-        assert!(err.contains("cannot be resolved"), "{err}");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "command `definitely-not-a-program-ghostlab` cannot be resolved: not an existing absolute path and not on the sandbox PATH ({SANDBOX_PATH})"
+            )
+        );
         let d = tempfile::tempdir().unwrap();
         let exe = d.path().join("bin/server");
         std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
         std::fs::write(&exe, "#!/bin/sh\n").unwrap();
         let e = exe.to_string_lossy();
-        assert!(check_program(&e, &[]).unwrap_err().contains("does not show"));
+        let hidden = check_program(&e, &[]).unwrap_err();
+        assert!(
+            matches!(&hidden, ProgramNotShown::Hidden { exe: p, .. } if *p == exe),
+            "{hidden:?}"
+        );
+        assert!(hidden.to_string().contains("does not show"), "{hidden}");
         assert!(check_program(&e, &[package_folder(&exe).unwrap()]).is_ok());
         assert_eq!(package_folder(&exe).unwrap(), d.path());
     }

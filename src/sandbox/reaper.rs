@@ -36,9 +36,18 @@ pub fn can_run(exe: &Path) -> bool {
     !own || THIS_BINARY_IS_GHOSTLAB.load(std::sync::atomic::Ordering::SeqCst)
 }
 
+/// The reaper's process could not be started from `exe`.
+#[derive(Debug, thiserror::Error)]
+#[error("starting the sandbox reaper {}: {source}", exe.display())]
+pub struct ReaperNotStarted {
+    pub exe: std::path::PathBuf,
+    #[source]
+    pub source: std::io::Error,
+}
+
 /// Starts the reaper for this process with `exe` (the ghostlab executable); returns why not
 /// when it cannot.
-pub fn spawn(exe: &Path) -> Result<(), String> {
+pub fn spawn(exe: &Path) -> Result<(), ReaperNotStarted> {
     let stamp = super::session_sweep::owner_stamp();
     let mut parts = stamp.split_whitespace();
     let (pid, start) = (parts.next().unwrap_or("0"), parts.next().unwrap_or("0"));
@@ -60,9 +69,10 @@ pub fn spawn(exe: &Path) -> Result<(), String> {
         });
     }
     // Not waited for: it outlives this process and is then reaped by init.
-    cmd.spawn()
-        .map(drop)
-        .map_err(|e| format!("starting the sandbox reaper {}: {e}", exe.display()))
+    cmd.spawn().map(drop).map_err(|source| ReaperNotStarted {
+        exe: exe.to_path_buf(),
+        source,
+    })
 }
 
 /// The reaper's body: waits until `owner` (started at `stamp` clock ticks after boot) is
@@ -98,6 +108,19 @@ fn wait_for_exit(owner: u32, stamp: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_executable_that_cannot_start_names_itself_and_keeps_the_io_error() {
+        let exe = Path::new("/nonexistent/ghostlab-reaper-test");
+        let err = spawn(exe).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("starting the sandbox reaper /nonexistent/ghostlab-reaper-test: "),
+            "{err}"
+        );
+        assert_eq!(err.source.kind(), std::io::ErrorKind::NotFound);
+        assert!(std::error::Error::source(&err).is_some());
+    }
 
     #[test]
     fn waiting_ends_when_the_owner_exits_and_not_before() {

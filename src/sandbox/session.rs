@@ -159,7 +159,7 @@ impl Session {
             if let Some(cg) = session.cgroups.take()
                 && let Err(e) = cg.remove()
             {
-                session.log.note(&e);
+                session.log.note(&e.to_string());
             }
             let _ = std::fs::remove_dir_all(&session.layout.dir);
             session.deleted = true;
@@ -360,8 +360,8 @@ impl Session {
                 .await
                 .map_err(|e| SandboxError::Spawn(e.to_string()))?;
             if let Err(e) = removed {
-                self.log.note(&e);
-                result = Err(SandboxError::Backend(e));
+                self.log.note(&e.to_string());
+                result = Err(SandboxError::Backend(e.to_string()));
             }
         }
         if self.policy.backend == SandboxBackend::Openshell && !self.policy.keep {
@@ -479,7 +479,7 @@ impl Drop for Session {
             if let Some(cg) = self.cgroups.take()
                 && let Err(e) = cg.remove()
             {
-                self.log.note(&e);
+                self.log.note(&e.to_string());
             }
             self.release_scratch();
             // The folder stays (a dropped session may be inspected); the owner file lets the

@@ -169,7 +169,7 @@ impl Session {
                 if self.policy.root_filesystem == RootFilesystem::Isolated {
                     let mut visible: Vec<PathBuf> = scope.paths().map(|(p, _)| p.to_path_buf()).collect();
                     visible.extend(self.bridge_exe.clone());
-                    check_program(&argv[0], &visible).map_err(SandboxError::Policy)?;
+                    check_program(&argv[0], &visible).map_err(|e| SandboxError::Policy(e.to_string()))?;
                 }
                 // Every bubblewrap command runs under the network watch, so a direct attempt
                 // is recorded in every network mode. Internet sockets may then be created

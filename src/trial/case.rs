@@ -85,7 +85,7 @@ pub struct CaseSpec {
 impl CaseSpec {
     /// The names that key rows, files and test cases, each with what it is: redaction never
     /// rewrites them (`Redactor::protect`).
-    pub fn structural_names(&self) -> [(&'static str, &str); 4] {
+    pub(crate) fn structural_names(&self) -> [(&'static str, &str); 4] {
         [
             ("case id", self.id.as_str()),
             ("persona id", self.persona.id.as_str()),
@@ -95,7 +95,7 @@ impl CaseSpec {
     }
 
     /// Criterion ids in judge order: `s1..` for success criteria, `f1..` for failure signals.
-    pub fn criterion_ids(&self) -> Vec<(String, CriterionKind, String)> {
+    pub(crate) fn criterion_ids(&self) -> Vec<(String, CriterionKind, String)> {
         let s = self
             .scenario
             .success_criteria

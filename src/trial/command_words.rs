@@ -147,7 +147,7 @@ fn normalise(mut words: Vec<String>, depth: usize, out: &mut Vec<String>) {
 }
 
 /// Every simple command in `text`, normalised: `git -C x push -f` → `git push -f`.
-pub fn simple_commands(text: &str) -> Vec<String> {
+pub(crate) fn simple_commands(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for words in split(text) {
         normalise(words, 0, &mut out);

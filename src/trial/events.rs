@@ -227,7 +227,7 @@ pub struct Envelope {
 
 impl RunEvent {
     /// A one-line human rendering, used by the headless printer and the transcript pane.
-    pub fn one_line(&self) -> String {
+    pub(crate) fn one_line(&self) -> String {
         match self {
             RunEvent::CaseStarted {
                 persona,
@@ -288,33 +288,6 @@ impl RunEvent {
                 setup_ms,
                 judge_ms,
             } => format!("  time: sandbox {sandbox_ms} ms, setup {setup_ms} ms, judge {judge_ms} ms"),
-        }
-    }
-}
-
-/// How a transcript line should read at a glance; front ends pick the colour.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tone {
-    Plain,
-    /// A PASS.
-    Good,
-    /// INCONCLUSIVE or INFRA_ERROR.
-    Warning,
-    /// A FAIL, a denied connection, a broken peer or emulator.
-    Bad,
-}
-
-impl RunEvent {
-    /// The tone of this event in a live transcript.
-    pub fn tone(&self) -> Tone {
-        match self {
-            RunEvent::EgressDenied { .. } | RunEvent::EmulatorBreak { .. } | RunEvent::InfraError { .. } => Tone::Bad,
-            RunEvent::CaseFinished { verdict, .. } => match verdict {
-                Verdict::Pass => Tone::Good,
-                Verdict::Fail => Tone::Bad,
-                Verdict::Inconclusive | Verdict::InfraError => Tone::Warning,
-            },
-            _ => Tone::Plain,
         }
     }
 }

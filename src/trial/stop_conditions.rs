@@ -40,13 +40,13 @@ impl StopCondition {
     }
 
     /// Whether the harness settles this condition itself (not the simulated user).
-    pub fn is_observable(&self) -> bool {
+    pub(crate) fn is_observable(&self) -> bool {
         !matches!(self, StopCondition::Described(_))
     }
 
     /// Whether one turn (its answer and its tool calls) meets this condition. A call the host
     /// refused never meets one: nothing happened.
-    pub fn met_by(&self, agent_text: &str, calls: &[TurnCall<'_>]) -> bool {
+    pub(crate) fn met_by(&self, agent_text: &str, calls: &[TurnCall<'_>]) -> bool {
         let ran = || calls.iter().filter(|c| c.status != ToolStatus::DeniedByHost);
         match self {
             StopCondition::ToolCalled(name) => ran().any(|c| tool_matches(name, c.tool)),
@@ -61,14 +61,18 @@ impl StopCondition {
 
 /// A tool call of the turn, as the stop conditions see it.
 #[derive(Debug, Clone, Copy)]
-pub struct TurnCall<'a> {
+pub(crate) struct TurnCall<'a> {
     pub tool: &'a str,
     pub arguments: &'a Value,
     pub status: ToolStatus,
 }
 
 /// The first observable condition this turn meets: its index in the scenario's list and text.
-pub fn first_met<'a>(conditions: &'a [String], agent_text: &str, calls: &[TurnCall<'_>]) -> Option<(usize, &'a str)> {
+pub(crate) fn first_met<'a>(
+    conditions: &'a [String],
+    agent_text: &str,
+    calls: &[TurnCall<'_>],
+) -> Option<(usize, &'a str)> {
     conditions
         .iter()
         .enumerate()

@@ -63,7 +63,7 @@ pub struct Usage {
 
 impl Usage {
     /// The usage recorded in one trial's events.
-    pub fn from_events<'a>(events: impl IntoIterator<Item = &'a RunEvent>) -> Usage {
+    pub(crate) fn from_events<'a>(events: impl IntoIterator<Item = &'a RunEvent>) -> Usage {
         let mut u = Usage::default();
         let mut agent_reported_cost = false;
         for e in events {
@@ -130,7 +130,7 @@ impl Usage {
     }
 
     /// One line: `cost $0.0123 (agent $0.0100, emulator $0.0003, judge $0.0020)`.
-    pub fn cost_line(&self) -> String {
+    pub(crate) fn cost_line(&self) -> String {
         let parts: Vec<String> = self
             .roles()
             .iter()

@@ -16,7 +16,7 @@ pub enum Verdict {
 
 impl Verdict {
     /// True only for PASS: the one verdict that counts toward a pass rate's numerator.
-    pub fn is_pass(self) -> bool {
+    pub(crate) fn is_pass(self) -> bool {
         matches!(self, Verdict::Pass)
     }
 

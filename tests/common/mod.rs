@@ -190,10 +190,14 @@ pub fn copy_dir(src: &Path, dst: &Path) {
             continue;
         }
         // An installed package tree (the example's own MCP server) is read, never changed:
-        // linked, not copied (thousands of files per test otherwise).
-        if e.file_type().is_dir() && e.file_name() == "node_modules" {
+        // linked, not copied (thousands of files per test otherwise). In a git worktree it may
+        // itself be a link to the main checkout's.
+        if e.file_name() == "node_modules" && (e.file_type().is_dir() || e.path_is_symlink()) {
             std::os::unix::fs::symlink(e.path(), dst.join(rel)).unwrap();
-            walk.skip_current_dir();
+            // A link is not descended into; skipping then would skip its parent's other entries.
+            if e.file_type().is_dir() {
+                walk.skip_current_dir();
+            }
             continue;
         }
         if e.file_type().is_dir() {

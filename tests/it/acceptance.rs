@@ -200,10 +200,10 @@ fn lab_yes_on_release_bot_runs_everything_inside_the_sandbox() {
         .filter_map(Result::ok)
         .filter(|e| e.file_name() == "events.jsonl")
     {
-        for ev in ghostlab::run::read_events(e.path()).unwrap() {
-            if let ghostlab::run::RunEvent::ToolCall {
+        for ev in ghostlab::run::store::events_file::read_events(e.path()).unwrap() {
+            if let ghostlab::trial::events::RunEvent::ToolCall {
                 tool,
-                status: ghostlab::run::ToolStatus::Completed,
+                status: ghostlab::trial::events::ToolStatus::Completed,
                 ..
             } = ev.event
             {

@@ -112,12 +112,52 @@ fn no_module_imports_a_higher_layer() {
     assert!(upward.is_empty(), "imports of a higher layer:\n{}", upward.join("\n"));
 }
 
+/// The folders of `run/`, lowest first; `suite.rs` and `setup.rs` sit in `run/` itself
+/// (`"."`). A file may import its own folder's files or a lower folder's.
+const RUN_FOLDERS: &[&str] = &["environment", "agents", "store", "case", ".", "results"];
+
+/// The folder of `run/` a file is in (`"."` for `run/` itself), if it is in `run/`.
+fn run_folder(rel: &str) -> Option<&str> {
+    let rest = rel.strip_prefix("run/")?;
+    Some(rest.split_once('/').map_or(".", |(folder, _)| folder))
+}
+
+#[test]
+fn run_folders_import_only_their_own_or_lower_folders() {
+    let mut upward = Vec::new();
+    for e in &src_graph().product {
+        let (Some(a), Some(b)) = (run_folder(&e.from), run_folder(&e.to)) else {
+            continue;
+        };
+        let rank = |f: &str| RUN_FOLDERS.iter().position(|x| *x == f);
+        match (rank(a), rank(b)) {
+            (Some(ra), Some(rb)) if rb > ra => upward.push(format!("src/{}:{} → src/{}", e.from, e.line, e.to)),
+            (None, _) | (_, None) => upward.push(format!("src/{}: run/ folder not in RUN_FOLDERS", e.from)),
+            _ => {}
+        }
+    }
+    assert!(
+        upward.is_empty(),
+        "imports of a higher run/ folder:\n{}",
+        upward.join("\n")
+    );
+    assert_eq!(run_folder("run/case/case_run.rs"), Some("case"));
+    assert_eq!(run_folder("run/suite.rs"), Some("."));
+    assert_eq!(run_folder("runtime.rs"), None);
+}
+
 #[test]
 fn the_graph_sees_known_product_and_test_edges() {
     let graph = src_graph();
     let has =
         |edges: &[graph::Edge], from: &str, to: &str| edges.iter().any(|e| e.from == from && e.to.starts_with(to));
     assert!(has(&graph.product, "run/suite.rs", "judge/"), "{:#?}", graph.product);
+    // Files in run/'s folders are seen, and their imports across folders.
+    assert!(
+        has(&graph.product, "run/case/case_run.rs", "run/store/"),
+        "{:#?}",
+        graph.product
+    );
     // `#[path]` modules are found under their module name, and their imports are seen.
     assert!(graph.product.iter().any(|e| e.from == "sandbox/session_prepare.rs"));
     // Unit tests import their own file's module; that is a test edge, never a product one.

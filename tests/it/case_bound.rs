@@ -6,14 +6,14 @@ use futures::future::BoxFuture;
 use ghostlab::judge::llm_judge::OfflineJudge;
 use ghostlab::judge::{GateFacts, Verdict};
 use ghostlab::redact::Redactor;
-use ghostlab::run::KeepBy;
-use ghostlab::run::case::{CaseSpec, ScenarioView};
-use ghostlab::run::case_run::RunContext;
-use ghostlab::run::emulator::OfflineEmulator;
-use ghostlab::run::environment::{
+use ghostlab::run::case::case_run::RunContext;
+use ghostlab::run::case::emulator::OfflineEmulator;
+use ghostlab::run::environment::case_environment::{
     CaseEnvironment, EnvironmentError, EnvironmentFactory, LocalEnvironmentFactory, ServeLink, TransferError,
 };
+use ghostlab::run::environment::workspace_keep::KeepBy;
 use ghostlab::run::suite::{SuiteOptions, run_suite};
+use ghostlab::trial::case::{CaseSpec, ScenarioView};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -53,7 +53,7 @@ impl CaseEnvironment for FakeStuckEnvironment {
     fn backend(&self) -> String {
         self.inner.backend()
     }
-    fn factory(&self) -> Arc<dyn ghostlab::run::spawn::CommandFactory> {
+    fn factory(&self) -> Arc<dyn ghostlab::run::environment::spawn::CommandFactory> {
         self.inner.factory()
     }
     fn workdir(&self) -> String {
@@ -86,7 +86,7 @@ impl CaseEnvironment for FakeStuckEnvironment {
     fn keep_final_workspace_by(&self) -> KeepBy {
         self.inner.keep_final_workspace_by()
     }
-    fn denials(&self) -> Vec<ghostlab::run::environment::EgressDenial> {
+    fn denials(&self) -> Vec<ghostlab::run::environment::case_environment::EgressDenial> {
         self.inner.denials()
     }
     fn take_programs(&self) -> ghostlab::sandbox::watch_exec::CommandLog {

@@ -8,11 +8,11 @@ use ghostlab::judge::llm_judge::{LlmJudge, OfflineJudge};
 use ghostlab::llm::LlmError;
 use ghostlab::llm::fake::FakeLlm;
 use ghostlab::redact::Redactor;
-use ghostlab::run::EventLog;
-use ghostlab::run::case::{CaseSpec, Expected, ExpectedToolCall, ScenarioView};
-use ghostlab::run::conversation::converse;
-use ghostlab::run::emulator::OfflineEmulator;
-use ghostlab::run::runners::MockRunner;
+use ghostlab::run::agents::runners::MockRunner;
+use ghostlab::run::case::conversation::converse;
+use ghostlab::run::case::emulator::OfflineEmulator;
+use ghostlab::run::store::event_log::EventLog;
+use ghostlab::trial::case::{CaseSpec, Expected, ExpectedToolCall, ScenarioView};
 use std::sync::Arc;
 
 /// The one fake model, answering from a script in order.

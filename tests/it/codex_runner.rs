@@ -57,11 +57,11 @@ fn fake_codex_resumes_its_thread_inside_bubblewrap() {
     let (out, trial) = run_case(&dir, None);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    let events = ghostlab::run::read_events(&trial.join("events.jsonl")).unwrap();
+    let events = ghostlab::run::store::events_file::read_events(&trial.join("events.jsonl")).unwrap();
     let answers: Vec<String> = events
         .iter()
         .filter_map(|e| match &e.event {
-            ghostlab::run::RunEvent::AgentMessage { text, .. } => Some(text.clone()),
+            ghostlab::trial::events::RunEvent::AgentMessage { text, .. } => Some(text.clone()),
             _ => None,
         })
         .collect();
@@ -75,7 +75,7 @@ fn fake_codex_resumes_its_thread_inside_bubblewrap() {
     let tools: Vec<String> = events
         .iter()
         .filter_map(|e| match &e.event {
-            ghostlab::run::RunEvent::ToolCall { tool, .. } => Some(tool.clone()),
+            ghostlab::trial::events::RunEvent::ToolCall { tool, .. } => Some(tool.clone()),
             _ => None,
         })
         .collect();

@@ -16,7 +16,8 @@ use assert_cmd::Command;
 use common::{PREPARE_RELEASE as CASE, copy_release_bot, newest_run, opencode_bin, test_one_case_args, tree_digest};
 use ghostlab::llm::cassette::Cassette;
 use ghostlab::llm::model_server::{ServerOptions, start};
-use ghostlab::run::{RunEvent, ToolStatus};
+use ghostlab::trial::events::RunEvent;
+use ghostlab::trial::events::ToolStatus;
 use std::path::{Path, PathBuf};
 
 const CANARY: &str = "e2e-canary-token-openshell-51c3";
@@ -98,7 +99,7 @@ fn write_job(dir: &Path, url: &str, backend: &str, cassette: &str) {
 /// What must agree between backends: the event kinds in order, the completed tool calls.
 fn shape(run: &Path) -> (Vec<String>, Vec<String>, serde_json::Value) {
     let trial = run.join(format!("cases/{CASE}/trial-1"));
-    let events = ghostlab::run::read_events(&trial.join("events.jsonl")).unwrap();
+    let events = ghostlab::run::store::events_file::read_events(&trial.join("events.jsonl")).unwrap();
     let kinds = events
         .iter()
         .map(|e| {

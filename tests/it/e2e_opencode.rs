@@ -116,12 +116,12 @@ async fn opencode_in_bubblewrap_with_real_mcp_recorded_then_replayed() {
         serde_json::from_str(&std::fs::read_to_string(trial.join("verdict.json")).unwrap()).unwrap();
     assert_eq!(verdict["verdict"], "PASS", "{verdict:#}");
     assert_eq!(verdict["criteria"].as_array().unwrap().len(), 8);
-    let events = ghostlab::run::read_events(&trial.join("events.jsonl")).unwrap();
+    let events = ghostlab::run::store::events_file::read_events(&trial.join("events.jsonl")).unwrap();
     let tools: Vec<String> = events
         .iter()
         .filter_map(|e| match &e.event {
-            ghostlab::run::RunEvent::ToolCall { tool, status, .. }
-                if *status == ghostlab::run::ToolStatus::Completed =>
+            ghostlab::trial::events::RunEvent::ToolCall { tool, status, .. }
+                if *status == ghostlab::trial::events::ToolStatus::Completed =>
             {
                 Some(tool.clone())
             }

@@ -8,7 +8,7 @@
 use crate::common;
 
 use assert_cmd::Command;
-use ghostlab::run::run_dir::RunDir;
+use ghostlab::run::store::run_dir::RunDir;
 use rand::{Rng, SeedableRng};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -72,7 +72,8 @@ fn committed_trials_are_whole(run: &Path) -> usize {
             .unwrap_or_else(|e| panic!("{where_}: case.json: {e}"));
         assert_eq!(case["id"].as_str(), Some(verdict.case.as_str()), "{where_}");
         assert!(!t.events_partial().exists(), "{where_}: committed with a partial log");
-        let events = ghostlab::run::events_file::read_events(&t.events()).unwrap_or_else(|e| panic!("{where_}: {e}"));
+        let events =
+            ghostlab::run::store::events_file::read_events(&t.events()).unwrap_or_else(|e| panic!("{where_}: {e}"));
         let last = serde_json::to_value(&events.last().expect("events").event).unwrap();
         assert_eq!(
             last["type"], "case_finished",

@@ -319,7 +319,8 @@ fn curation_is_written_through_the_dataset_and_the_run_honours_it() {
     // The run path: publishing the accepted artifacts keeps the curation; only approved run.
     let loaded = ghostlab::spec::load_job(&job_file).expect("job");
     ghostlab::lab::executors::publish_accepted(&job_file, &loaded).expect("publish");
-    let cases = ghostlab::run::dataset_cases::load_cases(&loaded.state_dir(), &Default::default()).expect("cases");
+    let cases =
+        ghostlab::run::case::dataset_cases::load_cases(&loaded.state_dir(), &Default::default()).expect("cases");
     let run: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
     assert!(run.contains(&a.as_str()) && run.contains(&edited.as_str()), "{run:?}");
     for out in [b, c, gone] {

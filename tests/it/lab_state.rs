@@ -452,7 +452,7 @@ fn mcp_accept_waits_for_discovery_and_esc_skips_it() {
 #[test]
 fn the_run_streams_lines_and_ends_with_the_report() {
     let (mut lab, _) = walk_all();
-    let envelope: ghostlab::run::Envelope = serde_json::from_value(serde_json::json!({
+    let envelope: ghostlab::trial::events::Envelope = serde_json::from_value(serde_json::json!({
         "v": 1, "seq": 1, "ts": "2026-11-29T12:00:00Z", "case": "maintainer/happy-path",
         "type": "user_message", "turn": 1, "text": "Please cut 1.2.0", "latency_ms": 5
     }))

@@ -187,8 +187,8 @@ fn a_relayed_server_runs_in_the_relay_scope_not_the_agents_session() {
             oauth: None,
             origin: (PathBuf::from("probe"), "probe".into()),
         };
-        let scope = ghostlab::run::mcp_relay::relay_scope(session.scope(), &[local(server)]);
-        let relay = ghostlab::run::mcp_relay::McpRelay::start(&session, std::slice::from_ref(&mcp), scope)
+        let scope = ghostlab::run::environment::mcp_relay::relay_scope(session.scope(), &[local(server)]);
+        let relay = ghostlab::run::environment::mcp_relay::McpRelay::start(&session, std::slice::from_ref(&mcp), scope)
             .unwrap()
             .expect("bubblewrap sessions relay stdio servers");
         // Connect as the agent host would and read what the server reports.

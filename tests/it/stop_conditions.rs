@@ -9,9 +9,13 @@ use ghostlab::judge::checks::CheckInput;
 use ghostlab::judge::llm_judge::LlmJudge;
 use ghostlab::llm::fake::FakeLlm;
 use ghostlab::redact::Redactor;
-use ghostlab::run::conversation::converse;
-use ghostlab::run::emulator::{LlmEmulator, OfflineEmulator, UserEmulator};
-use ghostlab::run::{AgentRunner, EventLog, RunnerError, ToolCallRecord, TurnOutput};
+use ghostlab::run::agents::runner::AgentRunner;
+use ghostlab::run::agents::runner::RunnerError;
+use ghostlab::run::agents::runner::ToolCallRecord;
+use ghostlab::run::agents::runner::TurnOutput;
+use ghostlab::run::case::conversation::converse;
+use ghostlab::run::case::emulator::{LlmEmulator, OfflineEmulator, UserEmulator};
+use ghostlab::run::store::event_log::EventLog;
 use ghostlab::trial::{CaseSpec, Envelope, RunEvent, ScenarioView, StopReason, ToolStatus};
 use std::sync::Arc;
 

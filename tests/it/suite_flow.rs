@@ -6,11 +6,11 @@ use ghostlab::judge::{GateFacts, Verdict};
 use ghostlab::llm::fake::FakeLlm;
 use ghostlab::llm::{ChatRequest, LlmError};
 use ghostlab::redact::Redactor;
-use ghostlab::run::case::{CaseSpec, ScenarioView};
-use ghostlab::run::case_run::RunContext;
-use ghostlab::run::emulator::OfflineEmulator;
-use ghostlab::run::environment::LocalEnvironmentFactory;
+use ghostlab::run::case::case_run::RunContext;
+use ghostlab::run::case::emulator::OfflineEmulator;
+use ghostlab::run::environment::case_environment::LocalEnvironmentFactory;
 use ghostlab::run::suite::{SuiteOptions, run_suite};
+use ghostlab::trial::case::{CaseSpec, ScenarioView};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -92,7 +92,7 @@ fn ctx(job: ghostlab::spec::LoadedJob, judge: Arc<dyn Judge>) -> Arc<RunContext>
         opencode_bin: None,
         provider_override: None,
         turn_timeout: Duration::from_secs(10),
-        case_grace: ghostlab::run::case_bound::CASE_GRACE,
+        case_grace: ghostlab::run::case::case_bound::CASE_GRACE,
         sinks: ghostlab::trial::Sinks::none(),
     })
 }
@@ -153,7 +153,7 @@ async fn suite_writes_artifacts_summary_and_junit_then_resumes_and_rescores() {
 
     // Rescore with the offline judge: nothing can be judged, so nothing passes.
     let out = dir.path().join("runs/r2");
-    let s3 = ghostlab::run::rescore::rescore(&job, &OfflineJudge, &run, &out)
+    let s3 = ghostlab::run::results::rescore::rescore(&job, &OfflineJudge, &run, &out)
         .await
         .unwrap();
     assert_eq!(s3.summary.inconclusive, 6);
@@ -203,7 +203,7 @@ async fn the_users_workspace_is_untouched() {
 
 #[tokio::test]
 async fn partitions_cover_all_cases_and_merge_back_into_one_run() {
-    use ghostlab::run::manifest::in_partition;
+    use ghostlab::run::store::manifest::in_partition;
     let dir = tempfile::tempdir().unwrap();
     let job = job(dir.path());
     let all = cases(7);
@@ -228,11 +228,12 @@ async fn partitions_cover_all_cases_and_merge_back_into_one_run() {
         shards.push(run);
     }
     let merged = dir.path().join("runs/merged");
-    let s = ghostlab::run::merge::merge_runs(&shards, &merged, &job.job.review.gates, &GateFacts::default()).unwrap();
+    let s = ghostlab::run::results::merge::merge_runs(&shards, &merged, &job.job.review.gates, &GateFacts::default())
+        .unwrap();
     assert_eq!(s.summary.cases, 7);
     assert_eq!(s.summary.pass, 7);
     // The same shard twice is refused, not double-counted.
-    let twice = ghostlab::run::merge::merge_runs(
+    let twice = ghostlab::run::results::merge::merge_runs(
         &[shards[0].clone(), shards[0].clone()],
         &dir.path().join("runs/bad"),
         &job.job.review.gates,

@@ -338,10 +338,10 @@ async fn mcp_secrets(ctx: &Ctx, name: &'static str) -> Row {
         origin: (PathBuf::from("probe"), "probe".into()),
     };
     let session = std::sync::Arc::new(ctx.sandbox.session(Role::Agent).await.unwrap());
-    let relay = ghostlab::run::mcp_relay::McpRelay::start(
+    let relay = ghostlab::run::environment::mcp_relay::McpRelay::start(
         &session,
         std::slice::from_ref(&server),
-        ghostlab::run::mcp_relay::relay_scope(session.scope(), session.policy().allowlist()),
+        ghostlab::run::environment::mcp_relay::relay_scope(session.scope(), session.policy().allowlist()),
     )
     .unwrap()
     .expect("bubblewrap sessions relay stdio servers");

@@ -14,16 +14,18 @@ use ghostlab::judge::{Answer, CheckOutcome, CheckResult, CriterionKind, Criterio
 use ghostlab::llm::LlmError;
 use ghostlab::llm::fake::FakeLlm;
 use ghostlab::redact::Redactor;
-use ghostlab::run::EventLog;
-use ghostlab::run::case::{CaseSpec, Expected, ExpectedToolCall, PersonaView, ScenarioView};
-use ghostlab::run::case_run::RunContext;
-use ghostlab::run::emulator::OfflineEmulator;
-use ghostlab::run::environment::{CaseEnvironment, EnvironmentError, EnvironmentFactory, LocalEnvironment};
-use ghostlab::run::events::{Role, RunEvent, ToolStatus};
-use ghostlab::run::manifest::Manifest;
+use ghostlab::run::case::case_run::RunContext;
+use ghostlab::run::case::emulator::OfflineEmulator;
+use ghostlab::run::environment::case_environment::{
+    CaseEnvironment, EnvironmentError, EnvironmentFactory, LocalEnvironment,
+};
+use ghostlab::run::store::event_log::EventLog;
+use ghostlab::run::store::manifest::Manifest;
 use ghostlab::run::suite::{SuiteOptions, read_verdict, run_suite, trial_dir, write_outcome};
 use ghostlab::sandbox::files::copy_tree;
 use ghostlab::spec::LoadedJob;
+use ghostlab::trial::case::{CaseSpec, Expected, ExpectedToolCall, PersonaView, ScenarioView};
+use ghostlab::trial::events::{Role, RunEvent, ToolStatus};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Once};
@@ -188,7 +190,7 @@ pub async fn build_run() -> Fixture {
         opencode_bin: None,
         provider_override: None,
         turn_timeout: Duration::from_secs(30),
-        case_grace: ghostlab::run::case_bound::CASE_GRACE,
+        case_grace: ghostlab::run::case::case_bound::CASE_GRACE,
         sinks: ghostlab::trial::Sinks::none(),
     });
     let opts = SuiteOptions {
@@ -391,7 +393,7 @@ pub fn write_tool_trial(run_dir: &Path, repeat: u32) {
         ev(
             &mut log,
             RunEvent::Stopped {
-                reason: ghostlab::run::events::StopReason::UserDone,
+                reason: ghostlab::trial::events::StopReason::UserDone,
                 detail: "the user had what they needed".into(),
             },
         );
