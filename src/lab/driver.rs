@@ -5,14 +5,15 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
+use super::effect_errors::Crashed;
 use super::findings_review::FindingsEvent;
 use super::propose::StepProposer;
 use super::state::{DiscoveryError, Effect, Event};
 use super::store::{self, StoreError};
-use super::traits::{McpDiscovery, RunUpdate, SuiteRunner};
+use super::traits::{McpDiscovery, RunStream, SuiteRunner};
 use crate::generate::ArtifactKind;
 use crate::generate::store::write_artifact;
 
@@ -115,7 +116,10 @@ impl Executor {
                     };
                     let _ = tx.send(match result {
                         Ok(proposal) => Event::Proposed { step, proposal },
-                        Err(error) => Event::ProposalFailed { step, error },
+                        Err(error) => Event::ProposalFailed {
+                            step,
+                            error: error.to_string(),
+                        },
                     });
                 });
             }
@@ -149,8 +153,8 @@ impl Executor {
                 let dir = crate::spec::load::job_dir(&self.job_file());
                 tokio::spawn(async move {
                     let result = tokio::select! {
-                        r = guarded("discovery", async { Ok(disc.discover(dir, mcp, cancel.clone()).await) }) => {
-                            r.unwrap_or_else(|crash| Err(DiscoveryError::Failed(crash)))
+                        r = guarded("discovery", async { Ok::<_, Crashed>(disc.discover(dir, mcp, cancel.clone()).await) }) => {
+                            r.unwrap_or_else(|crash| Err(DiscoveryError::Failed(crash.to_string())))
                         }
                         _ = cancel.cancelled() => return,
                     };
@@ -197,21 +201,12 @@ impl Executor {
             Effect::RunSuite => {
                 let (runner, tx, cancel) = (self.runner.clone(), self.tx.clone(), self.run.clone());
                 let file = self.job_file();
+                // The runner streams into the lab's own channel, so every event it sent is
+                // queued before `RunFinished`.
                 tokio::spawn(async move {
-                    let (etx, mut erx) = unbounded_channel();
-                    let forward_tx = tx.clone();
-                    let forward = tokio::spawn(async move {
-                        while let Some(update) = erx.recv().await {
-                            let _ = forward_tx.send(match update {
-                                RunUpdate::Folder(dir) => Event::RunFolder(dir),
-                                RunUpdate::Planned(n) => Event::RunPlanned(n),
-                                RunUpdate::Event(envelope) => Event::RunEvent(Box::new(envelope)),
-                            });
-                        }
-                    });
-                    let result = guarded("the suite runner", runner.run(file, etx, cancel)).await;
-                    let _ = forward.await;
-                    let _ = tx.send(Event::RunFinished(result.map(Box::new)));
+                    let result =
+                        guarded("the suite runner", runner.run(file, RunStream::new(tx.clone()), cancel)).await;
+                    let _ = tx.send(Event::RunFinished(result.map(Box::new).map_err(|e| e.to_string())));
                 });
             }
             Effect::CancelWork => {
@@ -244,17 +239,20 @@ impl Executor {
 
 /// Runs a fallible future, turning a panic inside it into an error, so a broken executor ends
 /// its step with a reason instead of leaving the wizard waiting forever.
-async fn guarded<T>(what: &str, fut: impl std::future::Future<Output = Result<T, String>>) -> Result<T, String> {
+async fn guarded<T, E: From<Crashed>>(
+    what: &'static str,
+    fut: impl std::future::Future<Output = Result<T, E>>,
+) -> Result<T, E> {
     use futures::FutureExt;
     match std::panic::AssertUnwindSafe(fut).catch_unwind().await {
         Ok(r) => r,
         Err(payload) => {
-            let msg = payload
+            let message = payload
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
-            Err(format!("{what} crashed: {msg}"))
+            Err(Crashed { what, message }.into())
         }
     }
 }

@@ -16,6 +16,7 @@ pub mod dashboard_state;
 mod dashboard_state_tests;
 pub mod decide_findings;
 pub mod driver;
+pub mod effect_errors;
 pub mod executors;
 pub mod findings_review;
 pub mod focus_transcript;
@@ -25,6 +26,7 @@ mod persona_drop;
 pub mod policy;
 pub mod preview_resolved;
 pub mod propose;
+pub mod propose_error;
 mod purpose_draft;
 pub mod review;
 pub mod review_cost;
@@ -45,12 +47,14 @@ pub mod view_findings;
 pub mod view_schema;
 
 pub use driver::{Executor, LabError};
+pub use effect_errors::{BackendError, CatalogError, Crashed, GeneratorError, LabRunError, PublishError};
 pub use propose::StepProposer;
+pub use propose_error::ProposeError;
 pub use seeds::Seeds;
 pub use state::{
     Discovered, Discovery, DiscoveryError, Effect, Event, Lab, Phase, Proposal, RunOutcome, Saved, ServerLint,
 };
 pub use step::StepId;
 pub use traits::{
-    ConfiguredModels, GenerateKind, GenerateRequest, Generator, McpDiscovery, ModelCatalog, RunUpdate, SuiteRunner,
+    ConfiguredModels, GenerateKind, GenerateRequest, Generator, McpDiscovery, ModelCatalog, RunStream, SuiteRunner,
 };

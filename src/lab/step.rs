@@ -93,11 +93,6 @@ impl StepId {
         self.index().checked_sub(1).map(|i| StepId::ALL[i])
     }
 
-    /// Looks a step up by its stored id.
-    pub fn from_id(id: &str) -> Option<StepId> {
-        StepId::ALL.into_iter().find(|s| s.id() == id)
-    }
-
     /// Steps whose accepted answer is a generated artifact kept in the state folder.
     pub fn artifact_file(self) -> Option<&'static str> {
         match self {

@@ -179,6 +179,13 @@ pub enum Event {
     Findings(super::findings_review::FindingsEvent),
 }
 
+/// A case event of the running suite (what `trial::ChannelSink` sends into the lab's stream).
+impl From<Envelope> for Event {
+    fn from(envelope: Envelope) -> Self {
+        Event::RunEvent(Box::new(envelope))
+    }
+}
+
 /// Generated context the proposers of later steps read: accepted artifacts by step.
 pub type Artifacts = BTreeMap<StepId, Value>;
 

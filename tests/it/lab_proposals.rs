@@ -6,7 +6,9 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use futures::future::BoxFuture;
-use ghostlab::lab::{ConfiguredModels, GenerateRequest, Generator, Proposal, Seeds, StepId, StepProposer};
+use ghostlab::lab::{
+    ConfiguredModels, GenerateRequest, Generator, GeneratorError, Proposal, Seeds, StepId, StepProposer,
+};
 use ghostlab::spec::Job;
 
 fn example_copy() -> (tempfile::TempDir, PathBuf) {
@@ -24,8 +26,12 @@ impl Generator for FakeGeneratorThatRefuses {
         &self,
         r: GenerateRequest,
         _: CancellationToken,
-    ) -> BoxFuture<'static, Result<serde_json::Value, String>> {
-        Box::pin(async move { Err(format!("fake generator: {:?} is not generated in this test", r.kind)) })
+    ) -> BoxFuture<'static, Result<serde_json::Value, GeneratorError>> {
+        Box::pin(async move {
+            Err(GeneratorError::Backend(
+                format!("fake generator: {:?} is not generated in this test", r.kind).into(),
+            ))
+        })
     }
 }
 
@@ -47,6 +53,7 @@ async fn propose(p: &StepProposer, step: StepId, hint: Option<&str>, job: &Job) 
         CancellationToken::new(),
     )
     .await
+    .map_err(|e| e.to_string())
 }
 
 fn loaded(job: &Path) -> Job {
