@@ -12,14 +12,19 @@ use crate::spec::schema::job_schema;
 use crate::spec::schema_errors::schema_diagnostics;
 
 /// Where a step's answer goes in the job, as a path of object keys.
-pub struct AnswerKey {
-    pub keys: &'static [&'static str],
+pub(crate) struct AnswerKey {
+    pub(crate) keys: &'static [&'static str],
     /// Merge the answer's keys into the object already there (a step that edits part of it).
-    pub merge: bool,
+    pub(crate) merge: bool,
 }
 
 /// Parses `text` (YAML) as the answer at `key` of `job`; `what` names it in messages.
-pub fn parse_answer<T: DeserializeOwned>(text: &str, what: &str, key: AnswerKey, job: &Job) -> Result<T, String> {
+pub(crate) fn parse_answer<T: DeserializeOwned>(
+    text: &str,
+    what: &str,
+    key: AnswerKey,
+    job: &Job,
+) -> Result<T, String> {
     let answer: Value =
         crate::spec::yaml_guard::parse_guarded(text).map_err(|e| format!("{what} is not readable YAML: {e}"))?;
     let mut doc = serde_json::to_value(job).map_err(|e| format!("the job cannot be shown as JSON: {e}"))?;

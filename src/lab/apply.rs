@@ -19,35 +19,35 @@ use crate::spec::{
 #[derive(Debug, Default)]
 pub struct Applied {
     /// A warning the person must confirm with a second accept.
-    pub warning: Option<String>,
+    pub(crate) warning: Option<String>,
     /// The accepted generated artifact (profile, personas, scenarios).
-    pub artifact: Option<Value>,
+    pub(crate) artifact: Option<Value>,
 }
 
 /// The editable part of the sandbox: what step 7 asks about.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SandboxAnswer {
-    pub backend: SandboxBackend,
+pub(crate) struct SandboxAnswer {
+    pub(crate) backend: SandboxBackend,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub image: Option<String>,
-    pub network: NetworkMode,
+    pub(crate) image: Option<String>,
+    pub(crate) network: NetworkMode,
     #[serde(default)]
-    pub allow: Vec<String>,
+    pub(crate) allow: Vec<String>,
     #[serde(default)]
-    pub credentials: Credentials,
+    pub(crate) credentials: Credentials,
 }
 
 /// The editable part of step 5.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SkillsAnswer {
+pub(crate) struct SkillsAnswer {
     #[serde(default)]
-    pub instructions: Vec<String>,
+    pub(crate) instructions: Vec<String>,
     #[serde(default)]
-    pub skills: Vec<String>,
+    pub(crate) skills: Vec<String>,
     #[serde(default)]
-    pub assets: Vec<String>,
+    pub(crate) assets: Vec<String>,
 }
 
 /// Applies `text` as the answer of `step` to `job`, or says what is wrong with it.

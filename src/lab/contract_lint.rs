@@ -19,7 +19,11 @@ static INVENTORY: Mutex<()> = Mutex::new(());
 /// the job's order), writes contract.json from it, and returns the counts of `entry`'s own
 /// findings with contract.json's path. An inventory.json this build cannot read is an error
 /// naming it, never silently replaced.
-pub fn record_and_lint(state_dir: &Path, servers: &[String], entry: ServerInventory) -> Result<ServerLint, String> {
+pub(crate) fn record_and_lint(
+    state_dir: &Path,
+    servers: &[String],
+    entry: ServerInventory,
+) -> Result<ServerLint, String> {
     let name = entry.name.clone();
     let _one_at_a_time = INVENTORY.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let path = state_dir.join("inventory.json");
@@ -69,7 +73,7 @@ fn count(n: usize, word: &str) -> String {
 }
 
 /// Step 4's line for one server's lint: counts by severity and where the full list is.
-pub fn lint_line(lint: &ServerLint) -> String {
+pub(crate) fn lint_line(lint: &ServerLint) -> String {
     let c = &lint.counts;
     format!(
         "lint: {}, {}, {}, {} (full list: {})",

@@ -26,8 +26,6 @@ pub enum LabError {
     Store(#[from] StoreError),
     #[error("failed to save the scenarios' review: {0}")]
     Curation(String),
-    #[error("the saved job does not load any more: {0}")]
-    Invalid(String),
     /// The job now names a state folder another command holds.
     #[error("{0}")]
     StateBusy(#[from] crate::util::folder_lock::LockError),
@@ -35,9 +33,9 @@ pub enum LabError {
 
 /// Performs effects and reports results as events on one channel.
 pub struct Executor {
-    pub proposer: StepProposer,
-    pub discovery: Arc<dyn McpDiscovery>,
-    pub runner: Arc<dyn SuiteRunner>,
+    pub(crate) proposer: StepProposer,
+    pub(crate) discovery: Arc<dyn McpDiscovery>,
+    pub(crate) runner: Arc<dyn SuiteRunner>,
     tx: UnboundedSender<Event>,
     work: CancellationToken,
     run: CancellationToken,

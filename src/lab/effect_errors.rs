@@ -15,9 +15,9 @@ pub type BackendError = Box<dyn std::error::Error + Send + Sync>;
 #[error("{what} crashed: {message}")]
 pub struct Crashed {
     /// Which executor: "the proposer", "discovery", "the suite runner".
-    pub what: &'static str,
+    pub(crate) what: &'static str,
     /// The panic's message, or "unknown panic".
-    pub message: String,
+    pub(crate) message: String,
 }
 
 /// Why `ModelCatalog::models` could not list models.

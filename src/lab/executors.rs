@@ -25,8 +25,8 @@ fn resolve(job: Job, job_dir: &Path) -> Result<LoadedJob, GeneratorError> {
 }
 
 /// Discovers one server inside a fresh session of the job's sandbox.
-pub struct SandboxedDiscovery {
-    pub job_file: PathBuf,
+pub(crate) struct SandboxedDiscovery {
+    pub(crate) job_file: PathBuf,
 }
 
 impl McpDiscovery for SandboxedDiscovery {

@@ -15,7 +15,7 @@ use crate::generate::AgentProfile;
 use crate::spec::{Job, ModelProvider};
 
 /// `None` when this step is not the model's to draft (the person's words exist, or no model).
-pub async fn model_draft(
+pub(crate) async fn model_draft(
     seeds: &Seeds,
     job_file: &Path,
     generator: &dyn Generator,

@@ -15,8 +15,8 @@ use crate::spec::{Job, ModelProvider, ModelRole, RoleCredentials};
 /// A provider the roles can call, and where its key comes from (never the key).
 #[derive(Debug, Clone, PartialEq)]
 pub struct AuthedProvider {
-    pub provider: RoleProvider,
-    pub source: String,
+    pub(crate) provider: RoleProvider,
+    pub(crate) source: String,
 }
 
 fn describe(origin: &KeyOrigin) -> String {
@@ -29,7 +29,7 @@ fn describe(origin: &KeyOrigin) -> String {
 
 /// The known providers whose key the roles' chain finds now, with its origin; keyless local
 /// servers (Ollama) count as "no key needed". Blocks (keyring).
-pub fn authenticated(job: &Job) -> Vec<AuthedProvider> {
+pub(crate) fn authenticated(job: &Job) -> Vec<AuthedProvider> {
     let opencode_auth = job.generation.credentials == Some(RoleCredentials::OpencodeAuth);
     let sources = role_key::host_sources();
     providers::role_providers()
@@ -87,7 +87,7 @@ pub fn role_models(usable: Option<&[String]>, listed: &[String], authed: &[Authe
 
 /// Among `models`, the provider the roles should use (the agent's when listed, else the first)
 /// and its cheapest and strongest model by catalog price (the first listed when none is priced).
-pub fn suggested(models: &[String], agent_provider: Option<&str>) -> Option<(String, String)> {
+pub(crate) fn suggested(models: &[String], agent_provider: Option<&str>) -> Option<(String, String)> {
     let provider_of = |m: &String| m.split_once('/').map(|(p, _)| p.to_string());
     let provider = agent_provider
         .filter(|a| models.iter().any(|m| provider_of(m).as_deref() == Some(*a)))
@@ -144,7 +144,7 @@ pub fn role_from_choice(choice: &str) -> Result<ModelRole, RoleChoiceError> {
 
 /// A headless role flag: `offline`, an explicit endpoint (`GHOSTLAB_<P>_BASE_URL` set, so the
 /// role gets a base URL other than the provider's default), or a model on `models`.
-pub fn check_flag(flag: &'static str, choice: &str, models: &[String]) -> Result<(), RoleFlagError> {
+pub(crate) fn check_flag(flag: &'static str, choice: &str, models: &[String]) -> Result<(), RoleFlagError> {
     let role = role_from_choice(choice).map_err(|source| RoleFlagError::Choice { flag, source })?;
     if choice.trim() == "offline" || models.iter().any(|m| m == choice.trim()) {
         return Ok(());
@@ -203,7 +203,7 @@ pub enum RoleFlagError {
 }
 
 /// `anthropic: env ANTHROPIC_API_KEY; ollama: no key needed`, for the providers on `models`.
-pub fn sources_line(authed: &[AuthedProvider], models: &[String]) -> String {
+pub(crate) fn sources_line(authed: &[AuthedProvider], models: &[String]) -> String {
     authed
         .iter()
         .filter(|a| {

@@ -11,17 +11,17 @@ use crate::llm::providers;
 use crate::spec::{Job, ModelProvider, ModelRole};
 
 /// The role names, in the order the proposal lists them.
-pub const ROLES: [&str; 3] = ["proposer", "emulator", "judge"];
+pub(crate) const ROLES: [&str; 3] = ["proposer", "emulator", "judge"];
 
 /// What `offline` means, shown next to it.
-pub const OFFLINE_LABEL: &str = "no real verdicts: template proposals, a scripted user, every case INCONCLUSIVE";
+pub(crate) const OFFLINE_LABEL: &str = "no real verdicts: template proposals, a scripted user, every case INCONCLUSIVE";
 
 /// `--proposer-model`, `--emulator-model`, `--judge-model`: `provider/model` or `offline`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RoleSeeds {
-    pub proposer: Option<String>,
-    pub emulator: Option<String>,
-    pub judge: Option<String>,
+    pub(crate) proposer: Option<String>,
+    pub(crate) emulator: Option<String>,
+    pub(crate) judge: Option<String>,
 }
 
 impl RoleSeeds {
@@ -54,7 +54,7 @@ fn role_mut<'a>(job: &'a mut Job, role: &str) -> &'a mut ModelRole {
 
 /// How a role is shown in the proposal: `provider/model`, `offline`, or for a role this
 /// wizard cannot express (a cassette, a custom endpoint) a description that keeps it as is.
-pub fn choice_of(role: &ModelRole) -> String {
+pub(crate) fn choice_of(role: &ModelRole) -> String {
     let model = role.model.clone().unwrap_or_default();
     match role.provider {
         ModelProvider::Offline => "offline".into(),
@@ -70,7 +70,7 @@ pub fn choice_of(role: &ModelRole) -> String {
 
 /// The choice for each role (see the module doc for the order); `models` is the roles' list
 /// (`role_models::role_models`).
-pub fn choices(job: &Job, seeds: &RoleSeeds, models: &[String]) -> Vec<(String, String)> {
+pub(crate) fn choices(job: &Job, seeds: &RoleSeeds, models: &[String]) -> Vec<(String, String)> {
     let agent_provider = job
         .agent
         .runtime
@@ -98,7 +98,7 @@ pub fn choices(job: &Job, seeds: &RoleSeeds, models: &[String]) -> Vec<(String, 
 }
 
 /// The proposal lines for the roles.
-pub fn lines(choices: &[(String, String)]) -> String {
+pub(crate) fn lines(choices: &[(String, String)]) -> String {
     choices
         .iter()
         .map(|(role, choice)| {
@@ -145,7 +145,7 @@ const PROPOSER: (u64, u64, u64) = (8_000, 4_000, 3);
 
 /// "≈ $0.42 for about 6 cases" from the dataset size and the catalog prices; "unknown" (never
 /// $0) when a chosen model has no catalog price.
-pub fn estimate(job: &Job, choices: &[(String, String)]) -> String {
+pub(crate) fn estimate(job: &Job, choices: &[(String, String)]) -> String {
     use crate::generate::pipeline::{DEFAULT_PERSONAS, DEFAULT_SCENARIOS_PER_PERSONA};
     let g = &job.generation;
     let cases = g.personas.map(|n| n as u64).unwrap_or(DEFAULT_PERSONAS as u64)

@@ -22,7 +22,7 @@ pub struct Lab {
     pub step: StepId,
     pub phase: Phase,
     /// Generated, not yet accepted proposals.
-    pub cache: BTreeMap<StepId, Proposal>,
+    pub(crate) cache: BTreeMap<StepId, Proposal>,
     pub artifacts: Artifacts,
     /// Per-server discovery of the MCPs step.
     pub discovery: IndexMap<String, Discovery>,

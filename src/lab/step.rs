@@ -89,7 +89,7 @@ impl StepId {
     }
 
     /// The step before this one, if any.
-    pub fn prev(self) -> Option<StepId> {
+    pub(crate) fn prev(self) -> Option<StepId> {
         self.index().checked_sub(1).map(|i| StepId::ALL[i])
     }
 

@@ -102,12 +102,12 @@ impl RunStream {
 
     /// The run's folder, sent before its first event: where the dashboard reads back a
     /// selected trial's earlier events.
-    pub fn folder(&self, dir: PathBuf) {
+    pub(crate) fn folder(&self, dir: PathBuf) {
         let _ = self.0.send(Event::RunFolder(dir));
     }
 
     /// How many trials the run will have, once its cases are loaded.
-    pub fn planned(&self, trials: usize) {
+    pub(crate) fn planned(&self, trials: usize) {
         let _ = self.0.send(Event::RunPlanned(trials));
     }
 
@@ -118,7 +118,7 @@ impl RunStream {
 
     /// The suite's sink into this stream (case events only; the run's start and end reach the
     /// lab as `planned` and the runner's result).
-    pub fn sink(&self) -> Arc<dyn EventSink> {
+    pub(crate) fn sink(&self) -> Arc<dyn EventSink> {
         Arc::new(ChannelSink(self.0.clone()))
     }
 }

@@ -285,9 +285,9 @@ pub enum ItemEdit {
 pub struct Review {
     pub editing: Option<ItemEdit>,
     /// The item being regenerated and the proposal its new version goes back into.
-    pub regenerating: Option<(String, Proposal)>,
+    pub(crate) regenerating: Option<(String, Proposal)>,
     /// The curation of the scenarios shown, as in dataset.json.
     pub curation: Option<crate::generate::Dataset>,
     /// A persona whose drop waits for a second `d` (some of its scenarios are approved).
-    pub confirm_drop: Option<String>,
+    pub(crate) confirm_drop: Option<String>,
 }

@@ -19,7 +19,7 @@ use crate::spec::Job;
 
 /// Where a provider's credential would come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CredentialSource {
+pub(crate) enum CredentialSource {
     /// This variable is set in the person's environment.
     Env(String),
     /// Their OpenCode login file has an entry.
@@ -36,7 +36,7 @@ impl std::fmt::Display for CredentialSource {
 }
 
 /// The credential the person has for `provider`, if any (environment first, as OpenCode).
-pub fn credential_source(provider: &str, auth: Option<&AuthFile>) -> Option<CredentialSource> {
+pub(crate) fn credential_source(provider: &str, auth: Option<&AuthFile>) -> Option<CredentialSource> {
     if let Some(k) = known(provider)
         && let Some(v) = k.env.iter().find(|v| std::env::var(v).is_ok_and(|x| !x.is_empty()))
     {
@@ -112,7 +112,7 @@ fn user_config_file() -> Option<std::path::PathBuf> {
 
 /// After `model` is picked: opt the job into the credential the person has for its provider
 /// (nothing when it is already opted in or they have none). Returns the blast-radius note.
-pub fn opt_in_for_model(job: &mut Job, model: &str) -> Option<String> {
+pub(crate) fn opt_in_for_model(job: &mut Job, model: &str) -> Option<String> {
     let provider = model.split_once('/')?.0;
     if job
         .agent
@@ -144,7 +144,7 @@ pub fn opt_in_for_model(job: &mut Job, model: &str) -> Option<String> {
 }
 
 /// One note line: each listed model's provider and where its credential comes from.
-pub fn sources_note(models: &[String]) -> Option<String> {
+pub(crate) fn sources_note(models: &[String]) -> Option<String> {
     let auth = AuthFile::load_user().ok();
     let mut seen: Vec<String> = Vec::new();
     let mut parts = Vec::new();
