@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use super::focus_transcript::shown;
-pub use super::focus_transcript::{Coverage, FocusTranscript};
+pub use super::focus_transcript::{Coverage, FocusTranscript, TRANSCRIPT_RING};
 use crate::trial::{Envelope, RunEvent, ToolStatus, Verdict};
 
 /// One trial in the case table: a summary, never its transcript.

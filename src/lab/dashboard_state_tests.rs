@@ -1,8 +1,7 @@
 //! Unit tests of the dashboard's fold: rows keyed by trial, summaries without transcripts, and
 //! the focused trial's ring.
 
-use super::dashboard_state::{Coverage, DashboardState, Nav, TrialKey};
-use super::focus_transcript::TRANSCRIPT_RING;
+use super::dashboard_state::{Coverage, DashboardState, Nav, TRANSCRIPT_RING, TrialKey};
 use crate::trial::{Envelope, Verdict};
 use serde_json::{Value, json};
 

@@ -34,6 +34,7 @@ pub mod role_models;
 pub(crate) mod roles_step;
 pub(crate) mod run_flags;
 pub mod run_marker;
+mod run_phase;
 pub mod seeds;
 pub(crate) mod state;
 pub mod step;
