@@ -6,6 +6,7 @@
 //! Every accepted answer is saved to job.yaml at once, with the step recorded in `lab.completed`.
 
 mod answer_check;
+pub mod answer_error;
 pub mod apply;
 pub(crate) mod contract_lint;
 pub(crate) mod dashboard_progress;
@@ -47,6 +48,7 @@ pub mod usable_models;
 pub(crate) mod view_findings;
 pub(crate) mod view_schema;
 
+pub use answer_error::AnswerError;
 pub use driver::{Executor, LabError};
 pub use effect_errors::{BackendError, CatalogError, Crashed, GeneratorError, LabRunError, PublishError};
 pub use propose::StepProposer;

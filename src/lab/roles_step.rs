@@ -6,6 +6,7 @@
 //! first; the cheapest listed model for proposer and emulator, the strongest for the judge),
 //! else `offline`, labelled for what it is. No IO.
 
+use super::answer_error::AnswerError;
 use super::role_models::role_from_choice;
 use crate::llm::providers;
 use crate::spec::{Job, ModelProvider, ModelRole};
@@ -114,7 +115,7 @@ pub(crate) fn lines(choices: &[(String, String)]) -> String {
 /// Takes the role lines out of Step 3's answer and applies them to `job`; returns the rest
 /// (the agent's model). A line equal to the role's current choice keeps the role untouched,
 /// so settings this step does not show (endpoint, key reference, cassette) survive.
-pub fn apply(text: &str, job: &mut Job) -> Result<String, String> {
+pub fn apply(text: &str, job: &mut Job) -> Result<String, AnswerError> {
     let mut rest = String::new();
     for line in text.lines() {
         let body = line.split(" #").next().unwrap_or("").trim();
@@ -127,7 +128,10 @@ pub fn apply(text: &str, job: &mut Job) -> Result<String, String> {
         if choice == choice_of(role_of(job, role)) {
             continue;
         }
-        let new = role_from_choice(choice).map_err(|e| format!("{role}: {e}"))?;
+        let new = role_from_choice(choice).map_err(|source| AnswerError::Role {
+            role: role.to_string(),
+            source,
+        })?;
         let current = role_mut(job, role);
         *current = ModelRole {
             temperature: current.temperature,

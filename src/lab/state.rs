@@ -320,7 +320,7 @@ impl Lab {
             self.phase = Phase::Editing {
                 proposal: proposal.clone(),
                 draft: text,
-                notice: Some(e),
+                notice: Some(e.to_string()),
             };
             return Vec::new();
         }
@@ -367,7 +367,7 @@ impl Lab {
         let applied = match apply_answer(step, &proposal.text, &mut candidate, &self.artifacts) {
             Ok(a) => a,
             Err(e) => {
-                self.phase = deciding(proposal, Some(e));
+                self.phase = deciding(proposal, Some(e.to_string()));
                 return Vec::new();
             }
         };
