@@ -150,7 +150,9 @@ mod tests {
                 vec![format!("*{}", w[0]); 9].join(",")
             ));
         }
-        let err = parse_answer::<Gates>(&bomb, "the gates", GATES, &job).unwrap_err().to_string();
+        let err = parse_answer::<Gates>(&bomb, "the gates", GATES, &job)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("alias-expansion budget"), "{err}");
     }
 

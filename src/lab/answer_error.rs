@@ -57,7 +57,10 @@ mod tests {
             what: "the gates answer".into(),
             problems: "`min_pass_rate`: must be at most 1".into(),
         };
-        assert_eq!(e.to_string(), "the gates answer cannot be used: `min_pass_rate`: must be at most 1");
+        assert_eq!(
+            e.to_string(),
+            "the gates answer cannot be used: `min_pass_rate`: must be at most 1"
+        );
         assert_eq!(
             AnswerError::UnnamedServer { index: 2 }.to_string(),
             "MCP server 2 has no `server` name"

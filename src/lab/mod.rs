@@ -37,6 +37,7 @@ pub(crate) mod run_flags;
 pub mod run_marker;
 mod run_phase;
 pub mod seeds;
+mod spawned_work;
 pub(crate) mod state;
 pub mod step;
 pub mod store;
