@@ -7,22 +7,30 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::path::Path;
 
+use super::answer_error::AnswerError;
 use crate::spec::Job;
 use crate::spec::schema::job_schema;
 use crate::spec::schema_errors::schema_diagnostics;
 
 /// Where a step's answer goes in the job, as a path of object keys.
-pub struct AnswerKey {
-    pub keys: &'static [&'static str],
+pub(crate) struct AnswerKey {
+    pub(crate) keys: &'static [&'static str],
     /// Merge the answer's keys into the object already there (a step that edits part of it).
-    pub merge: bool,
+    pub(crate) merge: bool,
 }
 
 /// Parses `text` (YAML) as the answer at `key` of `job`; `what` names it in messages.
-pub fn parse_answer<T: DeserializeOwned>(text: &str, what: &str, key: AnswerKey, job: &Job) -> Result<T, String> {
-    let answer: Value =
-        crate::spec::yaml_guard::parse_guarded(text).map_err(|e| format!("{what} is not readable YAML: {e}"))?;
-    let mut doc = serde_json::to_value(job).map_err(|e| format!("the job cannot be shown as JSON: {e}"))?;
+pub(crate) fn parse_answer<T: DeserializeOwned>(
+    text: &str,
+    what: &str,
+    key: AnswerKey,
+    job: &Job,
+) -> Result<T, AnswerError> {
+    let answer: Value = crate::spec::yaml_guard::parse_guarded(text).map_err(|reason| AnswerError::Unreadable {
+        what: what.to_string(),
+        reason,
+    })?;
+    let mut doc = serde_json::to_value(job).map_err(AnswerError::JobNotJson)?;
     place(&mut doc, &key, answer.clone());
     let dotted = key.keys.join(".");
     let problems: Vec<String> = schema_diagnostics(Path::new("job.yaml"), job_schema(), &doc)
@@ -42,9 +50,15 @@ pub fn parse_answer<T: DeserializeOwned>(text: &str, what: &str, key: AnswerKey,
         })
         .collect();
     if !problems.is_empty() {
-        return Err(format!("{what} cannot be used: {}", problems.join("; ")));
+        return Err(AnswerError::Unusable {
+            what: what.to_string(),
+            problems: problems.join("; "),
+        });
     }
-    serde_json::from_value(answer).map_err(|e| format!("{what} cannot be used: {}", plain(&e.to_string())))
+    serde_json::from_value(answer).map_err(|e| AnswerError::Unusable {
+        what: what.to_string(),
+        problems: plain(&e.to_string()),
+    })
 }
 
 fn place(doc: &mut Value, key: &AnswerKey, answer: Value) {
@@ -106,7 +120,9 @@ mod tests {
     #[test]
     fn a_wrong_value_is_named_by_its_key_in_the_schemas_words() {
         let job = Job::default();
-        let err = parse_answer::<Gates>("min_pass_rate: lots\n", "the gates", GATES, &job).unwrap_err();
+        let err = parse_answer::<Gates>("min_pass_rate: lots\n", "the gates", GATES, &job)
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("the gates cannot be used: `min_pass_rate`"), "{err}");
         assert!(!err.contains("f64") && !err.contains("is not valid"), "{err}");
         let ok: Gates = parse_answer("min_pass_rate: 0.9\n", "the gates", GATES, &job).unwrap();
@@ -122,6 +138,8 @@ mod tests {
             "]".repeat(50_000)
         );
         let err = parse_answer::<Gates>(&deep, "the gates", GATES, &job).unwrap_err();
+        assert!(matches!(err, AnswerError::Unreadable { .. }), "{err:?}");
+        let err = err.to_string();
         assert!(err.contains("nesting") && err.contains("line 2"), "{err}");
         let mut bomb = String::from("a: &a [x,x,x,x,x,x,x,x,x]\n");
         for w in ["a", "b", "c", "d", "e", "f", "g", "h", "i"].windows(2) {
@@ -132,7 +150,9 @@ mod tests {
                 vec![format!("*{}", w[0]); 9].join(",")
             ));
         }
-        let err = parse_answer::<Gates>(&bomb, "the gates", GATES, &job).unwrap_err();
+        let err = parse_answer::<Gates>(&bomb, "the gates", GATES, &job)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("alias-expansion budget"), "{err}");
     }
 

@@ -7,6 +7,7 @@ use serde_json::Value;
 use std::path::Path;
 
 use super::answer_check::{AnswerKey, parse_answer};
+use super::answer_error::AnswerError;
 use super::step::StepId;
 use super::types::Artifacts;
 use crate::spec::review::Gates;
@@ -19,43 +20,43 @@ use crate::spec::{
 #[derive(Debug, Default)]
 pub struct Applied {
     /// A warning the person must confirm with a second accept.
-    pub warning: Option<String>,
+    pub(crate) warning: Option<String>,
     /// The accepted generated artifact (profile, personas, scenarios).
-    pub artifact: Option<Value>,
+    pub(crate) artifact: Option<Value>,
 }
 
 /// The editable part of the sandbox: what step 7 asks about.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SandboxAnswer {
-    pub backend: SandboxBackend,
+pub(crate) struct SandboxAnswer {
+    pub(crate) backend: SandboxBackend,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub image: Option<String>,
-    pub network: NetworkMode,
+    pub(crate) image: Option<String>,
+    pub(crate) network: NetworkMode,
     #[serde(default)]
-    pub allow: Vec<String>,
+    pub(crate) allow: Vec<String>,
     #[serde(default)]
-    pub credentials: Credentials,
+    pub(crate) credentials: Credentials,
 }
 
 /// The editable part of step 5.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SkillsAnswer {
+pub(crate) struct SkillsAnswer {
     #[serde(default)]
-    pub instructions: Vec<String>,
+    pub(crate) instructions: Vec<String>,
     #[serde(default)]
-    pub skills: Vec<String>,
+    pub(crate) skills: Vec<String>,
     #[serde(default)]
-    pub assets: Vec<String>,
+    pub(crate) assets: Vec<String>,
 }
 
 /// Applies `text` as the answer of `step` to `job`, or says what is wrong with it.
-pub fn apply_answer(step: StepId, text: &str, job: &mut Job, artifacts: &Artifacts) -> Result<Applied, String> {
+pub fn apply_answer(step: StepId, text: &str, job: &mut Job, artifacts: &Artifacts) -> Result<Applied, AnswerError> {
     let mut out = Applied::default();
     match step {
         StepId::Source => {
-            let mut parsed = parse_job_text(Path::new("job.yaml"), text).map_err(|e| e.to_string())?;
+            let mut parsed = parse_job_text(Path::new("job.yaml"), text)?;
             // A new source replaces every later answer, so none of them counts as accepted.
             parsed.lab = Default::default();
             *job = parsed;
@@ -63,47 +64,12 @@ pub fn apply_answer(step: StepId, text: &str, job: &mut Job, artifacts: &Artifac
         StepId::Purpose => {
             let words = text.trim();
             if words.is_empty() {
-                return Err("the purpose is empty: say in a sentence or two what the agent is for".into());
+                return Err(AnswerError::EmptyPurpose);
             }
             job.agent.description = Some(words.to_string());
         }
-        StepId::Model => {
-            let rest = super::roles_step::apply(text, job)?;
-            let model = rest.trim();
-            if model.is_empty() {
-                return Err("no model chosen: type `provider/model` (for example openai/gpt-4.1)".into());
-            }
-            let ok = model
-                .split_once('/')
-                .is_some_and(|(p, m)| !p.is_empty() && !m.is_empty());
-            if !ok || model.contains(char::is_whitespace) {
-                return Err(format!(
-                    "`{model}` is not `provider/model` (for example openai/gpt-4.1)"
-                ));
-            }
-            job.agent.runtime.model = Some(model.to_string());
-            // The credential the person has for it becomes the Sandbox step's opt-in.
-            let _ = super::usable_models::opt_in_for_model(job, model);
-        }
-        StepId::Mcps => {
-            let key = AnswerKey {
-                keys: &["agent", "inputs", "mcps"],
-                merge: false,
-            };
-            let mcps: Vec<McpInput> = parse_answer(text, "the MCP server list", key, job)?;
-            for (i, m) in mcps.iter().enumerate() {
-                let Some(name) = &m.server else {
-                    return Err(format!("MCP server {} has no `server` name", i + 1));
-                };
-                // Discovery checks each server alone; a name used twice is the list's fault.
-                if mcps[..i].iter().any(|o| o.server.as_ref() == Some(name)) {
-                    return Err(format!(
-                        "two MCP servers are named `{name}`: the agent sees tools as `<server>_<tool>`, so each name must be unique; rename or remove one"
-                    ));
-                }
-            }
-            job.agent.inputs.mcps = mcps;
-        }
+        StepId::Model => apply_model(text, job)?,
+        StepId::Mcps => apply_mcps(text, job)?,
         StepId::Skills => {
             let a: SkillsAnswer = parse_yaml(text, "instructions and skills")?;
             job.agent.runtime.instructions = a.instructions;
@@ -118,36 +84,16 @@ pub fn apply_answer(step: StepId, text: &str, job: &mut Job, artifacts: &Artifac
             let rules: IndexMap<String, PermissionRule> = parse_answer(text, "the permission map", key, job)?;
             job.agent.runtime.permission = Some(Permission::PerTool(rules));
         }
-        StepId::Sandbox => {
-            let key = AnswerKey {
-                keys: &["sandbox"],
-                merge: true,
-            };
-            let a: SandboxAnswer = parse_answer(text, "the sandbox answer", key, job)?;
-            if let Some(b) = network_rules(a.network, &a.allow, job.sandbox.policy.is_some()).first() {
-                return Err(b.to_string());
-            }
-            if a.backend == SandboxBackend::Local {
-                out.warning = Some(
-                    "backend `local` has no isolation: the agent runs as you, with your files and network. \
-                     Accept again to confirm."
-                        .into(),
-                );
-            }
-            let s = &mut job.sandbox;
-            s.backend = a.backend;
-            s.image = a.image;
-            s.network = a.network;
-            s.allow = a.allow;
-            s.credentials = a.credentials;
-        }
+        StepId::Sandbox => out.warning = apply_sandbox(text, job)?,
         StepId::Profile | StepId::Personas | StepId::Scenarios => {
             let value: Value = parse_yaml(text, step.title())?;
             if value.is_null() {
-                return Err(format!("the {} is empty", step.title().to_lowercase()));
+                return Err(AnswerError::EmptyArtifact {
+                    what: step.title().to_lowercase(),
+                });
             }
             if step == StepId::Scenarios && !artifacts.contains_key(&StepId::Personas) {
-                return Err("accept personas before scenarios".into());
+                return Err(AnswerError::PersonasFirst);
             }
             out.artifact = Some(value);
         }
@@ -157,8 +103,8 @@ pub fn apply_answer(step: StepId, text: &str, job: &mut Job, artifacts: &Artifac
                 merge: false,
             };
             let gates: Gates = parse_answer(text, "the gates answer", key, job)?;
-            if let Some(b) = gate_rules(&gates).first() {
-                return Err(b.to_string());
+            if let Some(b) = gate_rules(&gates).into_iter().next() {
+                return Err(AnswerError::Rule(b));
             }
             job.review.gates = gates;
         }
@@ -167,9 +113,79 @@ pub fn apply_answer(step: StepId, text: &str, job: &mut Job, artifacts: &Artifac
     Ok(out)
 }
 
-fn parse_yaml<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<T, String> {
-    crate::spec::yaml_guard::parse_guarded(text)
-        .map_err(|e| format!("{what} cannot be used: {}", super::answer_check::plain(&e)))
+/// Step 3: the role lines, then the agent's `provider/model`.
+fn apply_model(text: &str, job: &mut Job) -> Result<(), AnswerError> {
+    let rest = super::roles_step::apply(text, job)?;
+    let model = rest.trim();
+    if model.is_empty() {
+        return Err(AnswerError::NoModel);
+    }
+    let ok = model
+        .split_once('/')
+        .is_some_and(|(p, m)| !p.is_empty() && !m.is_empty());
+    if !ok || model.contains(char::is_whitespace) {
+        return Err(AnswerError::NotProviderModel {
+            model: model.to_string(),
+        });
+    }
+    job.agent.runtime.model = Some(model.to_string());
+    // The credential the person has for it becomes the Sandbox step's opt-in.
+    let _ = super::usable_models::opt_in_for_model(job, model);
+    Ok(())
+}
+
+/// Step 4: the server list; every server named, each name once.
+fn apply_mcps(text: &str, job: &mut Job) -> Result<(), AnswerError> {
+    let key = AnswerKey {
+        keys: &["agent", "inputs", "mcps"],
+        merge: false,
+    };
+    let mcps: Vec<McpInput> = parse_answer(text, "the MCP server list", key, job)?;
+    for (i, m) in mcps.iter().enumerate() {
+        let Some(name) = &m.server else {
+            return Err(AnswerError::UnnamedServer { index: i + 1 });
+        };
+        // Discovery checks each server alone; a name used twice is the list's fault.
+        if mcps[..i].iter().any(|o| o.server.as_ref() == Some(name)) {
+            return Err(AnswerError::DuplicateServer { name: name.clone() });
+        }
+    }
+    job.agent.inputs.mcps = mcps;
+    Ok(())
+}
+
+/// Step 7: the sandbox; `local` comes back as a warning to confirm.
+fn apply_sandbox(text: &str, job: &mut Job) -> Result<Option<String>, AnswerError> {
+    let key = AnswerKey {
+        keys: &["sandbox"],
+        merge: true,
+    };
+    let a: SandboxAnswer = parse_answer(text, "the sandbox answer", key, job)?;
+    if let Some(b) = network_rules(a.network, &a.allow, job.sandbox.policy.is_some())
+        .into_iter()
+        .next()
+    {
+        return Err(AnswerError::Rule(b));
+    }
+    let warning = (a.backend == SandboxBackend::Local).then(|| {
+        "backend `local` has no isolation: the agent runs as you, with your files and network. \
+         Accept again to confirm."
+            .to_string()
+    });
+    let s = &mut job.sandbox;
+    s.backend = a.backend;
+    s.image = a.image;
+    s.network = a.network;
+    s.allow = a.allow;
+    s.credentials = a.credentials;
+    Ok(warning)
+}
+
+fn parse_yaml<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<T, AnswerError> {
+    crate::spec::yaml_guard::parse_guarded(text).map_err(|e| AnswerError::Unusable {
+        what: what.to_string(),
+        problems: super::answer_check::plain(&e),
+    })
 }
 
 /// Serializes a value as answer text (YAML without a document marker).

@@ -10,7 +10,24 @@ use super::types::ServerLint;
 use crate::mcp::contract::{Severity, Summary, build_contract};
 use crate::mcp::discover::write_inventory;
 use crate::mcp::inventory::{INVENTORY_VERSION, Inventory, ServerInventory};
-use crate::util::bounded::{FileKind, read_optional_string};
+use crate::util::bounded::{BoundedError, FileKind, read_optional_string};
+
+/// Why a discovered server could not be recorded and linted; each names the file.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum LintError {
+    #[error(transparent)]
+    Read(#[from] BoundedError),
+    /// inventory.json is there but this build cannot read it (never silently replaced).
+    #[error("{}: {reason}", path.display())]
+    Inventory { path: PathBuf, reason: String },
+    /// The state folder, inventory.json or contract.json could not be written.
+    #[error("{}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
 
 /// Servers are discovered at once; their read-modify-write of inventory.json is not.
 static INVENTORY: Mutex<()> = Mutex::new(());
@@ -19,12 +36,19 @@ static INVENTORY: Mutex<()> = Mutex::new(());
 /// the job's order), writes contract.json from it, and returns the counts of `entry`'s own
 /// findings with contract.json's path. An inventory.json this build cannot read is an error
 /// naming it, never silently replaced.
-pub fn record_and_lint(state_dir: &Path, servers: &[String], entry: ServerInventory) -> Result<ServerLint, String> {
+pub(crate) fn record_and_lint(
+    state_dir: &Path,
+    servers: &[String],
+    entry: ServerInventory,
+) -> Result<ServerLint, LintError> {
     let name = entry.name.clone();
     let _one_at_a_time = INVENTORY.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let path = state_dir.join("inventory.json");
-    let mut inventory = match read_optional_string(&path, FileKind::State).map_err(|e| e.to_string())? {
-        Some(text) => Inventory::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))?,
+    let mut inventory = match read_optional_string(&path, FileKind::State)? {
+        Some(text) => Inventory::from_json(&text).map_err(|reason| LintError::Inventory {
+            path: path.clone(),
+            reason,
+        })?,
         None => Inventory {
             version: INVENTORY_VERSION,
             generated_at: String::new(),
@@ -38,12 +62,15 @@ pub fn record_and_lint(state_dir: &Path, servers: &[String], entry: ServerInvent
         .servers
         .sort_by_key(|s| servers.iter().position(|n| *n == s.name));
     inventory.generated_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    std::fs::create_dir_all(state_dir).map_err(|e| format!("{}: {e}", state_dir.display()))?;
-    write_inventory(state_dir, &inventory).map_err(|e| format!("{}: {e}", path.display()))?;
+    let written = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| LintError::Write { path, source }
+    };
+    std::fs::create_dir_all(state_dir).map_err(written(state_dir))?;
+    write_inventory(state_dir, &inventory).map_err(written(&path))?;
     let contract = build_contract(&inventory);
     let contract_path: PathBuf = state_dir.join("contract.json");
-    crate::util::write_json_atomic(&contract_path, &contract)
-        .map_err(|e| format!("{}: {e}", contract_path.display()))?;
+    crate::util::write_json_atomic(&contract_path, &contract).map_err(written(&contract_path))?;
     let mut counts = Summary::default();
     for f in contract.findings.iter().filter(|f| f.server == name) {
         match f.severity {
@@ -69,7 +96,7 @@ fn count(n: usize, word: &str) -> String {
 }
 
 /// Step 4's line for one server's lint: counts by severity and where the full list is.
-pub fn lint_line(lint: &ServerLint) -> String {
+pub(crate) fn lint_line(lint: &ServerLint) -> String {
     let c = &lint.counts;
     format!(
         "lint: {}, {}, {}, {} (full list: {})",
@@ -119,6 +146,37 @@ mod tests {
     }
 
     #[test]
+    fn an_inventory_it_cannot_read_is_an_error_naming_the_file_and_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let inventory = dir.path().join("inventory.json");
+        std::fs::write(&inventory, "{not json").unwrap();
+        let err = record_and_lint(dir.path(), &["a".to_string()], server("a")).unwrap_err();
+        assert!(
+            matches!(&err, LintError::Inventory { path, .. } if *path == inventory),
+            "{err:?}"
+        );
+        assert!(
+            err.to_string().starts_with(&format!("{}: ", inventory.display())),
+            "{err}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&inventory).unwrap(),
+            "{not json",
+            "never silently replaced"
+        );
+    }
+
+    #[test]
+    fn a_state_folder_it_cannot_create_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let blocker = dir.path().join("state");
+        std::fs::write(&blocker, "a file where the folder should be").unwrap();
+        let err = record_and_lint(&blocker.join("inner"), &["a".to_string()], server("a")).unwrap_err();
+        // Reading inventory.json or creating the folder fails first; either names the path.
+        assert!(err.to_string().contains(&blocker.display().to_string()), "{err}");
+    }
+
+    #[test]
     fn the_lint_line_counts_each_severity_and_names_the_file() {
         let lint = ServerLint {
             counts: Summary {
@@ -159,7 +217,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("inventory.json"), r#"{"version": 9}"#).unwrap();
         let e = record_and_lint(dir.path(), &["a".into()], server("a")).unwrap_err();
-        assert!(e.contains("inventory.json"), "{e}");
+        assert!(e.to_string().contains("inventory.json"), "{e}");
         assert!(!dir.path().join("contract.json").exists());
     }
 }

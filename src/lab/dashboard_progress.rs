@@ -13,13 +13,13 @@ use crate::generate::{CaseStatus, Dataset};
 
 impl DashboardState {
     /// The wall clock while the run is live: elapsed time and ETA move between events.
-    pub fn clock(&mut self, now: DateTime<Utc>) {
+    pub(crate) fn clock(&mut self, now: DateTime<Utc>) {
         self.clock_start.get_or_insert(now);
         self.now = Some(now);
     }
 
     /// The run ended (finished, failed or cancelled): from now on only event times count.
-    pub fn stop_clock(&mut self) {
+    pub(crate) fn stop_clock(&mut self) {
         self.now = None;
         self.confirm_cancel = false;
     }
@@ -46,7 +46,7 @@ impl DashboardState {
     }
 
     /// The trials the header counts to: the planned ones, or the rows seen when more arrived.
-    pub fn total(&self) -> usize {
+    pub(crate) fn total(&self) -> usize {
         self.planned
             .unwrap_or(self.rows.len())
             .max(self.rows.len())
@@ -55,7 +55,7 @@ impl DashboardState {
 
     /// What the case table says of a row: its verdict, else `running` while the run is live,
     /// `cancelled` after the person cancelled it, `unfinished` for a run that stopped.
-    pub fn row_status(&self, r: &CaseRow, live: bool) -> &'static str {
+    pub(crate) fn row_status(&self, r: &CaseRow, live: bool) -> &'static str {
         match r.verdict {
             Some(v) => v.as_str(),
             None if live && !self.cancelled => "running",
@@ -65,7 +65,7 @@ impl DashboardState {
     }
 
     /// A row's scenario as people know it: its title when known, else its id (else the case).
-    pub fn title<'a>(&'a self, r: &'a CaseRow) -> &'a str {
+    pub(crate) fn title<'a>(&'a self, r: &'a CaseRow) -> &'a str {
         let id = if r.scenario.is_empty() { &r.case } else { &r.scenario };
         self.titles.get(id).map(String::as_str).unwrap_or(id)
     }
@@ -75,7 +75,7 @@ impl DashboardState {
 /// (a `ScenarioSet` `{scenarios: [...]}` or a bare list) that the curation does not keep out.
 /// As at the run's start (`publish_accepted`), a case curated rejected or needs-edit stays out
 /// and one never curated runs.
-pub fn planned_trials(scenarios: Option<&serde_json::Value>, curation: Option<&Dataset>) -> Option<usize> {
+pub(crate) fn planned_trials(scenarios: Option<&serde_json::Value>, curation: Option<&Dataset>) -> Option<usize> {
     let v = scenarios?;
     let list = v.get("scenarios").unwrap_or(v).as_array()?;
     let kept_out = |id: &str| {
@@ -93,7 +93,7 @@ pub fn planned_trials(scenarios: Option<&serde_json::Value>, curation: Option<&D
 }
 
 /// Scenario id → title, from the scenarios artifact (a `ScenarioSet` or a bare list).
-pub fn scenario_titles(scenarios: Option<&serde_json::Value>) -> std::collections::HashMap<String, String> {
+pub(crate) fn scenario_titles(scenarios: Option<&serde_json::Value>) -> std::collections::HashMap<String, String> {
     let list = scenarios
         .and_then(|v| v.get("scenarios").unwrap_or(v).as_array())
         .cloned()

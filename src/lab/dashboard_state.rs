@@ -18,25 +18,25 @@ use crate::trial::{Envelope, RunEvent, ToolStatus, Verdict};
 /// One trial in the case table: a summary, never its transcript.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CaseRow {
-    pub case: String,
+    pub(crate) case: String,
     /// 1-based; 0 while unknown (an old log before its `case_started`).
-    pub trial: u32,
-    pub persona: String,
+    pub(crate) trial: u32,
+    pub(crate) persona: String,
     pub scenario: String,
-    pub turn: u32,
-    pub max_turns: u32,
+    pub(crate) turn: u32,
+    pub(crate) max_turns: u32,
     /// `None` while it runs.
     pub verdict: Option<Verdict>,
-    pub duration_ms: Option<u64>,
-    pub started: Option<DateTime<Utc>>,
-    pub last: Option<DateTime<Utc>>,
+    pub(crate) duration_ms: Option<u64>,
+    pub(crate) started: Option<DateTime<Utc>>,
+    pub(crate) last: Option<DateTime<Utc>>,
     /// Its `case_started` arrived.
-    pub announced: bool,
+    pub(crate) announced: bool,
     /// Transcript events so far (model calls not counted).
-    pub events: u32,
-    pub tool_calls: u32,
+    pub(crate) events: u32,
+    pub(crate) tool_calls: u32,
     /// Denied tool calls and egress, emulator breaks, infrastructure errors.
-    pub flags: u32,
+    pub(crate) flags: u32,
 }
 
 impl CaseRow {
@@ -60,7 +60,7 @@ impl CaseRow {
     }
 
     /// Milliseconds from its first to its last event (or its stated duration once finished).
-    pub fn duration(&self) -> Option<u64> {
+    pub(crate) fn duration(&self) -> Option<u64> {
         self.duration_ms.or_else(|| match (self.started, self.last) {
             (Some(a), Some(b)) => Some((b - a).num_milliseconds().max(0) as u64),
             _ => None,
@@ -110,8 +110,8 @@ impl CaseRow {
 /// Which trial a row is: its case and trial number.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TrialKey {
-    pub case: String,
-    pub trial: u32,
+    pub(crate) case: String,
+    pub(crate) trial: u32,
 }
 
 /// Which case the transcript shows.
@@ -170,7 +170,7 @@ pub enum Nav {
 }
 
 /// `at + by`, kept within `0..=max`.
-pub fn scrolled(at: u16, by: i32, max: u16) -> u16 {
+pub(crate) fn scrolled(at: u16, by: i32, max: u16) -> u16 {
     (i64::from(at) + i64::from(by)).clamp(0, i64::from(max)) as u16
 }
 
@@ -181,44 +181,44 @@ pub struct DashboardState {
     /// Case id → its rows (one per trial, and per attempt of a re-run trial), oldest first.
     by_case: HashMap<String, Vec<usize>>,
     /// Trials the run will have, when known.
-    pub planned: Option<usize>,
+    pub(crate) planned: Option<usize>,
     /// The highest trial number seen: above 1, the table tells trials apart.
-    pub max_trial: u32,
+    pub(crate) max_trial: u32,
     pub selection: Selection,
     /// The transcript of the selected trial, the only one kept in memory.
     pub focus: Box<FocusTranscript>,
     /// The run folder, once known: where a selected trial's earlier events are read from.
-    pub run_dir: Option<PathBuf>,
+    pub(crate) run_dir: Option<PathBuf>,
     pub screen: Screen,
-    pub filter: Filter,
+    pub(crate) filter: Filter,
     /// Rows whose stored transcript mentions `filter.text`, sorted (transcripts are not in
     /// memory, so whoever reads the run folder computes this when the text changes).
-    pub text_hits: Vec<usize>,
+    pub(crate) text_hits: Vec<usize>,
     pub tokens: u64,
-    pub cost_usd: f64,
+    pub(crate) cost_usd: f64,
     /// Some model call had no known price: the cost is a lower bound.
-    pub cost_unknown: bool,
+    pub(crate) cost_unknown: bool,
     /// The earliest and the latest event time seen (events of parallel trials, or of trials
     /// read back one folder after another, do not arrive in time order).
-    pub first_ts: Option<DateTime<Utc>>,
-    pub last_ts: Option<DateTime<Utc>>,
+    pub(crate) first_ts: Option<DateTime<Utc>>,
+    pub(crate) last_ts: Option<DateTime<Utc>>,
     /// The wall clock while the run is live ([`DashboardState::clock`]), so elapsed time moves
     /// between events; `None` once it ended, when only event times count.
-    pub now: Option<DateTime<Utc>>,
+    pub(crate) now: Option<DateTime<Utc>>,
     /// The first clock reading: elapsed time before the first event arrives.
-    pub clock_start: Option<DateTime<Utc>>,
+    pub(crate) clock_start: Option<DateTime<Utc>>,
     /// Esc was pressed during the live run: the screen asks before cancelling.
-    pub confirm_cancel: bool,
+    pub(crate) confirm_cancel: bool,
     /// The person cancelled the run: unfinished rows are cancelled, not running.
-    pub cancelled: bool,
+    pub(crate) cancelled: bool,
     /// Scenario id → its title, for the case table (the events name scenarios by id).
-    pub titles: HashMap<String, String>,
+    pub(crate) titles: HashMap<String, String>,
     /// Rows scrolled on the results screen.
-    pub results_scroll: u16,
+    pub(crate) results_scroll: u16,
     /// Lines scrolled up from the transcript's end (0: the newest line at the bottom).
-    pub transcript_scroll: u16,
+    pub(crate) transcript_scroll: u16,
     /// The transcript turn whose tool calls are shown in full (Enter toggles).
-    pub expanded_turn: Option<u32>,
+    pub(crate) expanded_turn: Option<u32>,
 }
 
 impl DashboardState {
@@ -315,7 +315,7 @@ impl DashboardState {
     }
 
     /// The trial whose earlier events the focused transcript waits for, if any.
-    pub fn wants_transcript(&self) -> Option<TrialKey> {
+    pub(crate) fn wants_transcript(&self) -> Option<TrialKey> {
         let i = self.focus.row.filter(|_| self.focus.wants_earlier())?;
         let r = &self.rows[i];
         Some(TrialKey {
@@ -326,7 +326,7 @@ impl DashboardState {
 
     /// Hands in the stored events of `key` (read from its events.jsonl), or why they could
     /// not be read. Ignored when the focus has moved on since they were asked for.
-    pub fn fill_transcript(&mut self, key: &TrialKey, stored: Result<Vec<Envelope>, String>) {
+    pub(crate) fn fill_transcript(&mut self, key: &TrialKey, stored: Result<Vec<Envelope>, String>) {
         if self.wants_transcript().as_ref() == Some(key) {
             self.focus.fill(stored);
         }
@@ -375,7 +375,7 @@ impl DashboardState {
     }
 
     /// How the dashboard names a row's trial: `case`, or `case #2` once a case has several.
-    pub fn trial_label(&self, r: &CaseRow) -> String {
+    pub(crate) fn trial_label(&self, r: &CaseRow) -> String {
         if self.max_trial > 1 {
             format!("{} #{}", r.case, r.trial)
         } else {

@@ -5,16 +5,19 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 use super::findings_review::FindingsEvent;
 use super::propose::StepProposer;
+use super::spawned_work::{spawn_discovery, spawn_proposal, spawn_run};
 use super::state::{DiscoveryError, Effect, Event};
+use super::step::StepId;
 use super::store::{self, StoreError};
-use super::traits::{McpDiscovery, RunUpdate, SuiteRunner};
-use crate::generate::ArtifactKind;
+use super::traits::{McpDiscovery, SuiteRunner};
 use crate::generate::store::write_artifact;
+use crate::generate::{ArtifactKind, Dataset, ScenarioSet};
+use crate::spec::Job;
 
 /// Errors the wizard cannot continue after.
 #[derive(Debug, thiserror::Error)]
@@ -24,9 +27,7 @@ pub enum LabError {
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error("failed to save the scenarios' review: {0}")]
-    Curation(String),
-    #[error("the saved job does not load any more: {0}")]
-    Invalid(String),
+    Curation(#[source] crate::generate::GenerateError),
     /// The job now names a state folder another command holds.
     #[error("{0}")]
     StateBusy(#[from] crate::util::folder_lock::LockError),
@@ -34,9 +35,9 @@ pub enum LabError {
 
 /// Performs effects and reports results as events on one channel.
 pub struct Executor {
-    pub proposer: StepProposer,
-    pub discovery: Arc<dyn McpDiscovery>,
-    pub runner: Arc<dyn SuiteRunner>,
+    pub(crate) proposer: StepProposer,
+    pub(crate) discovery: Arc<dyn McpDiscovery>,
+    pub(crate) runner: Arc<dyn SuiteRunner>,
     tx: UnboundedSender<Event>,
     work: CancellationToken,
     run: CancellationToken,
@@ -98,6 +99,41 @@ impl Executor {
         self.proposer.job_file.clone()
     }
 
+    /// Saves job.yaml atomically; once step 12 has published the generated files, it names
+    /// them by hash and the run marker is cleared.
+    fn save_job(&mut self, mut job: Job) -> Result<(), LabError> {
+        let path = self.job_file();
+        self.hold_state_of(&store::lab_dir(&path, &job))?;
+        let published = job.lab.completed.iter().any(|c| c == StepId::Preview.id());
+        if published {
+            let dir = crate::spec::load::job_dir(&path);
+            job.lab.artifacts = crate::spec::artifact_refs::record(&dir, &job.paths.state_dir);
+        }
+        crate::spec::save_job(&path, &job).map_err(|source| LabError::SaveJob {
+            path: path.clone(),
+            source,
+        })?;
+        self.lab_dir = store::lab_dir(&path, &job);
+        if published {
+            super::run_marker::clear(&self.lab_dir).map_err(|source| LabError::SaveJob {
+                path: self.lab_dir.join(super::run_marker::MARKER_FILE),
+                source,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Writes the reviewed scenarios and their dataset where the dataset module keeps them
+    /// (the state folder the lab folder sits in).
+    fn save_curation(&mut self, scenarios: &ScenarioSet, dataset: &Dataset) -> Result<(), LabError> {
+        let dir = self.lab_dir.clone();
+        self.hold_state_of(&dir)?;
+        let state = self.lab_dir.parent().map(PathBuf::from).unwrap_or_default();
+        write_artifact(&state, ArtifactKind::Scenario, scenarios).map_err(LabError::Curation)?;
+        write_artifact(&state, ArtifactKind::Dataset, dataset).map_err(LabError::Curation)?;
+        Ok(())
+    }
+
     /// Performs one effect; returns true when the driver should quit.
     pub fn perform(&mut self, effect: Effect) -> Result<bool, LabError> {
         match effect {
@@ -106,19 +142,12 @@ impl Executor {
                 hint,
                 job,
                 artifacts,
-            } => {
-                let (proposer, tx, cancel) = (self.proposer.clone(), self.tx.clone(), self.work.clone());
-                tokio::spawn(async move {
-                    let result = tokio::select! {
-                        r = guarded("the proposer", proposer.propose(step, hint, *job, artifacts, cancel.clone())) => r,
-                        _ = cancel.cancelled() => return,
-                    };
-                    let _ = tx.send(match result {
-                        Ok(proposal) => Event::Proposed { step, proposal },
-                        Err(error) => Event::ProposalFailed { step, error },
-                    });
-                });
-            }
+            } => spawn_proposal(
+                self.proposer.clone(),
+                self.tx.clone(),
+                self.work.clone(),
+                (step, hint, *job, artifacts),
+            ),
             Effect::CacheProposal { step, proposal } => {
                 let dir = self.lab_dir.clone();
                 self.hold_state_of(&dir)?;
@@ -145,75 +174,22 @@ impl Executor {
                     });
                     return Ok(false);
                 };
-                let (disc, tx, cancel) = (self.discovery.clone(), self.tx.clone(), self.work.clone());
                 let dir = crate::spec::load::job_dir(&self.job_file());
-                tokio::spawn(async move {
-                    let result = tokio::select! {
-                        r = guarded("discovery", async { Ok(disc.discover(dir, mcp, cancel.clone()).await) }) => {
-                            r.unwrap_or_else(|crash| Err(DiscoveryError::Failed(crash)))
-                        }
-                        _ = cancel.cancelled() => return,
-                    };
-                    let _ = tx.send(Event::Discovered { server, result });
-                });
+                spawn_discovery(
+                    self.discovery.clone(),
+                    self.tx.clone(),
+                    self.work.clone(),
+                    (server, mcp, dir),
+                );
             }
-            Effect::SaveJob(mut job) => {
-                let path = self.job_file();
-                self.hold_state_of(&store::lab_dir(&path, &job))?;
-                // Once step 12 has published the generated files, job.yaml names them by hash.
-                if job.lab.completed.iter().any(|c| c == super::step::StepId::Preview.id()) {
-                    let dir = crate::spec::load::job_dir(&path);
-                    job.lab.artifacts = crate::spec::artifact_refs::record(&dir, &job.paths.state_dir);
-                }
-                crate::spec::save_job(&path, &job).map_err(|source| LabError::SaveJob {
-                    path: path.clone(),
-                    source,
-                })?;
-                self.lab_dir = store::lab_dir(&path, &job);
-                if job.lab.completed.iter().any(|c| c == super::step::StepId::Preview.id()) {
-                    super::run_marker::clear(&self.lab_dir).map_err(|source| LabError::SaveJob {
-                        path: self.lab_dir.join(super::run_marker::MARKER_FILE),
-                        source,
-                    })?;
-                }
-            }
+            Effect::SaveJob(job) => self.save_job(*job)?,
             Effect::SaveArtifact { step, value } => {
                 let dir = self.lab_dir.clone();
                 self.hold_state_of(&dir)?;
                 store::save_artifact(&dir, step, &value)?;
             }
-            Effect::SaveCuration { scenarios, dataset } => {
-                // The lab folder sits in the state folder, where the dataset module keeps its files.
-                let dir = self.lab_dir.clone();
-                self.hold_state_of(&dir)?;
-                let state = self.lab_dir.parent().map(PathBuf::from).unwrap_or_default();
-                for written in [
-                    write_artifact(&state, ArtifactKind::Scenario, &*scenarios),
-                    write_artifact(&state, ArtifactKind::Dataset, &*dataset),
-                ] {
-                    written.map_err(|e| LabError::Curation(e.to_string()))?;
-                }
-            }
-            Effect::RunSuite => {
-                let (runner, tx, cancel) = (self.runner.clone(), self.tx.clone(), self.run.clone());
-                let file = self.job_file();
-                tokio::spawn(async move {
-                    let (etx, mut erx) = unbounded_channel();
-                    let forward_tx = tx.clone();
-                    let forward = tokio::spawn(async move {
-                        while let Some(update) = erx.recv().await {
-                            let _ = forward_tx.send(match update {
-                                RunUpdate::Folder(dir) => Event::RunFolder(dir),
-                                RunUpdate::Planned(n) => Event::RunPlanned(n),
-                                RunUpdate::Event(envelope) => Event::RunEvent(Box::new(envelope)),
-                            });
-                        }
-                    });
-                    let result = guarded("the suite runner", runner.run(file, etx, cancel)).await;
-                    let _ = forward.await;
-                    let _ = tx.send(Event::RunFinished(result.map(Box::new)));
-                });
-            }
+            Effect::SaveCuration { scenarios, dataset } => self.save_curation(&scenarios, &dataset)?,
+            Effect::RunSuite => spawn_run(self.runner.clone(), self.tx.clone(), self.run.clone(), self.job_file()),
             Effect::CancelWork => {
                 self.work.cancel();
                 self.work = CancellationToken::new();
@@ -239,22 +215,5 @@ impl Executor {
             Effect::Quit => return Ok(true),
         }
         Ok(false)
-    }
-}
-
-/// Runs a fallible future, turning a panic inside it into an error, so a broken executor ends
-/// its step with a reason instead of leaving the wizard waiting forever.
-async fn guarded<T>(what: &str, fut: impl std::future::Future<Output = Result<T, String>>) -> Result<T, String> {
-    use futures::FutureExt;
-    match std::panic::AssertUnwindSafe(fut).catch_unwind().await {
-        Ok(r) => r,
-        Err(payload) => {
-            let msg = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            Err(format!("{what} crashed: {msg}"))
-        }
     }
 }

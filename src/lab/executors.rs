@@ -5,11 +5,10 @@
 use futures::future::BoxFuture;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
-use super::traits::{GenerateKind, GenerateRequest, Generator, McpDiscovery, RunUpdate, SuiteRunner};
+use super::effect_errors::{CatalogError, GeneratorError, LabRunError, PublishError};
+use super::traits::{GenerateKind, GenerateRequest, Generator, McpDiscovery, RunStream, SuiteRunner};
 use super::types::DiscoveryError;
 use crate::app::{RunResults, TestSettings, run_tests};
 use crate::generate::pipeline::{DEFAULT_PERSONAS, DEFAULT_SCENARIOS_PER_PERSONA, infer_profile};
@@ -18,16 +17,16 @@ use crate::generate::{
     AgentProfile, ArtifactKind, CaseStatus, Dataset, LlmProposer, OfflineProposer, PersonaSet, Proposer, ScenarioSet,
 };
 use crate::spec::{Job, LoadedJob, McpInput};
-use crate::trial::{EventSink, Sinks, SuiteEvent};
+use crate::trial::Sinks;
 
 /// A job held in memory, resolved as if it were saved as `<job_dir>/job.yaml`.
-fn resolve(job: Job, job_dir: &Path) -> Result<LoadedJob, String> {
-    crate::spec::resolve_job(&job_dir.join("job.yaml"), job).map_err(|e| e.to_string())
+fn resolve(job: Job, job_dir: &Path) -> Result<LoadedJob, GeneratorError> {
+    Ok(crate::spec::resolve_job(&job_dir.join("job.yaml"), job)?)
 }
 
 /// Discovers one server inside a fresh session of the job's sandbox.
-pub struct SandboxedDiscovery {
-    pub job_file: PathBuf,
+pub(crate) struct SandboxedDiscovery {
+    pub(crate) job_file: PathBuf,
 }
 
 impl McpDiscovery for SandboxedDiscovery {
@@ -92,11 +91,9 @@ impl McpDiscovery for SandboxedDiscovery {
 /// Generates with the job's proposer: offline, or the model of `generation.proposer`.
 pub struct PipelineGenerator;
 
-fn proposer(loaded: &LoadedJob, hint: Option<String>) -> Result<Box<dyn Proposer>, String> {
+fn proposer(loaded: &LoadedJob, hint: Option<String>) -> Result<Box<dyn Proposer>, GeneratorError> {
     let role = &loaded.job.generation.proposer;
-    match crate::llm::role_model(&loaded.job.generation, role, &loaded.dir)
-        .map_err(|e| format!("generation.proposer: {e}"))?
-    {
+    match crate::llm::role_model(&loaded.job.generation, role, &loaded.dir).map_err(GeneratorError::Proposer)? {
         Some(llm) => Ok(Box::new(
             LlmProposer::new(llm).with_temperature(role.temperature).with_hint(hint),
         )),
@@ -104,13 +101,17 @@ fn proposer(loaded: &LoadedJob, hint: Option<String>) -> Result<Box<dyn Proposer
     }
 }
 
-fn parse<T: serde::de::DeserializeOwned>(what: &str, v: Option<Value>) -> Result<T, String> {
-    let v = v.ok_or_else(|| format!("the {what} has not been accepted yet"))?;
-    serde_json::from_value(v).map_err(|e| format!("the accepted {what} is not valid: {e}"))
+fn parse<T: serde::de::DeserializeOwned>(what: &'static str, v: Option<Value>) -> Result<T, GeneratorError> {
+    let v = v.ok_or(GeneratorError::NotAccepted { what })?;
+    serde_json::from_value(v).map_err(|source| GeneratorError::InvalidAccepted { what, source })
 }
 
 impl Generator for PipelineGenerator {
-    fn generate(&self, r: GenerateRequest, cancel: CancellationToken) -> BoxFuture<'static, Result<Value, String>> {
+    fn generate(
+        &self,
+        r: GenerateRequest,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'static, Result<Value, GeneratorError>> {
         Box::pin(async move {
             let loaded = resolve(r.job.clone(), &r.job_dir)?;
             let p = proposer(&loaded, r.hint.clone())?;
@@ -118,14 +119,12 @@ impl Generator for PipelineGenerator {
             let work = async {
                 match r.kind {
                     GenerateKind::Profile => {
-                        serde_json::to_value(infer_profile(&loaded, p.as_ref()).await.map_err(|e| e.to_string())?)
-                            .map_err(|e| e.to_string())
+                        serde_json::to_value(infer_profile(&loaded, p.as_ref()).await?).map_err(GeneratorError::Encode)
                     }
                     GenerateKind::Personas => {
                         let profile: AgentProfile = parse("profile", r.profile.clone())?;
                         let n = g.personas.map(|n| n as usize).unwrap_or(DEFAULT_PERSONAS);
-                        serde_json::to_value(p.propose_personas(&profile, n).await.map_err(|e| e.to_string())?)
-                            .map_err(|e| e.to_string())
+                        serde_json::to_value(p.propose_personas(&profile, n).await?).map_err(GeneratorError::Encode)
                     }
                     GenerateKind::Scenarios => {
                         let profile: AgentProfile = parse("profile", r.profile.clone())?;
@@ -134,18 +133,15 @@ impl Generator for PipelineGenerator {
                             .scenarios_per_persona
                             .map(|n| n as usize)
                             .unwrap_or(DEFAULT_SCENARIOS_PER_PERSONA);
-                        let mut scenarios = p
-                            .propose_scenarios(&profile, &personas, per)
-                            .await
-                            .map_err(|e| e.to_string())?;
+                        let mut scenarios = p.propose_scenarios(&profile, &personas, per).await?;
                         crate::generate::offline::sanction_workflow_files(&profile, &mut scenarios);
-                        serde_json::to_value(scenarios).map_err(|e| e.to_string())
+                        serde_json::to_value(scenarios).map_err(GeneratorError::Encode)
                     }
                 }
             };
             tokio::select! {
                 v = work => v,
-                _ = cancel.cancelled() => Err("cancelled".into()),
+                _ = cancel.cancelled() => Err(GeneratorError::Cancelled),
             }
         })
     }
@@ -162,23 +158,26 @@ pub struct LabSuiteRunner {
 /// keeps the curation the person gave in step 10 (dataset.json, by case id): a rejected or
 /// needs-edit case stays out of the run; a case nobody curated is approved (accepting step 10
 /// is the approval).
-pub fn publish_accepted(job_file: &Path, loaded: &LoadedJob) -> Result<(), String> {
+pub fn publish_accepted(job_file: &Path, loaded: &LoadedJob) -> Result<(), PublishError> {
     let lab = super::store::lab_dir(job_file, &loaded.job);
-    let read = |name: &str| -> Result<Value, String> {
-        let path = lab.join(name);
-        let text = crate::util::bounded::read_bounded_string(&path, crate::util::bounded::FileKind::State)
-            .map_err(|e| e.to_string())?;
-        let file: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-        file.get("accepted")
+    fn accepted<T: serde::de::DeserializeOwned>(lab: &Path, what: &'static str) -> Result<T, PublishError> {
+        let path = lab.join(format!("{what}.json"));
+        let text = crate::util::bounded::read_bounded_string(&path, crate::util::bounded::FileKind::State)?;
+        let file: Value = serde_json::from_str(&text).map_err(|source| PublishError::NotJson {
+            path: path.clone(),
+            source,
+        })?;
+        let value = file
+            .get("accepted")
             .cloned()
-            .ok_or_else(|| format!("{}: no accepted artifact", path.display()))
-    };
+            .ok_or(PublishError::NotAccepted { path })?;
+        serde_json::from_value(value).map_err(|source| PublishError::Invalid { what, source })
+    }
     let state = loaded.state_dir();
-    let profile: AgentProfile = parse("profile", Some(read("profile.json")?))?;
-    let personas: PersonaSet = parse("personas", Some(read("personas.json")?))?;
-    let scenarios: ScenarioSet = parse("scenarios", Some(read("scenarios.json")?))?;
-    let curated: Option<Dataset> =
-        crate::generate::store::read_artifact_opt(&state, ArtifactKind::Dataset).map_err(|e| e.to_string())?;
+    let profile: AgentProfile = accepted(&lab, "profile")?;
+    let personas: PersonaSet = accepted(&lab, "personas")?;
+    let scenarios: ScenarioSet = accepted(&lab, "scenarios")?;
+    let curated: Option<Dataset> = crate::generate::store::read_artifact_opt(&state, ArtifactKind::Dataset)?;
     let mut dataset = Dataset::from_scenarios(&scenarios);
     for c in &mut dataset.cases {
         match curated.as_ref().and_then(|d| d.cases.iter().find(|k| k.id == c.id)) {
@@ -192,11 +191,10 @@ pub fn publish_accepted(job_file: &Path, loaded: &LoadedJob) -> Result<(), Strin
             }
         }
     }
-    let e = |e: crate::generate::GenerateError| e.to_string();
-    write_artifact(&state, ArtifactKind::AgentProfile, &profile).map_err(e)?;
-    write_artifact(&state, ArtifactKind::Persona, &personas).map_err(e)?;
-    write_artifact(&state, ArtifactKind::Scenario, &scenarios).map_err(e)?;
-    write_artifact(&state, ArtifactKind::Dataset, &dataset).map_err(e)?;
+    write_artifact(&state, ArtifactKind::AgentProfile, &profile)?;
+    write_artifact(&state, ArtifactKind::Persona, &personas)?;
+    write_artifact(&state, ArtifactKind::Scenario, &scenarios)?;
+    write_artifact(&state, ArtifactKind::Dataset, &dataset)?;
     Ok(())
 }
 
@@ -204,17 +202,17 @@ impl SuiteRunner for LabSuiteRunner {
     fn run(
         &self,
         job_file: PathBuf,
-        events: UnboundedSender<RunUpdate>,
+        events: RunStream,
         cancel: CancellationToken,
-    ) -> BoxFuture<'static, Result<RunResults, String>> {
+    ) -> BoxFuture<'static, Result<RunResults, LabRunError>> {
         let cassette = self.agent_cassette.clone();
         let parallel = self.parallel;
         Box::pin(async move {
-            let loaded = crate::spec::load_job(&job_file).map_err(|e| e.to_string())?;
+            let loaded = crate::spec::load_job(&job_file)?;
             publish_accepted(&job_file, &loaded)?;
             // A run killed before its summary is continued (`test --resume` semantics).
             let cases = crate::run::case::dataset_cases::load_cases(&loaded.state_dir(), &Default::default())
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| LabRunError::Cases(e.to_string()))?;
             let ids: Vec<String> = cases.iter().map(|c| c.id.clone()).collect();
             // The run this step started before a kill, finished or not, comes first: its
             // judged trials are kept and only its summary and report are written again.
@@ -231,32 +229,22 @@ impl SuiteRunner for LabSuiteRunner {
                 settings.resume = true;
             }
             // Fixed here rather than inside `run_tests` so the dashboard knows it from the start.
-            let run = crate::app::test_run::resolve_run_dir(&settings).map_err(|e| e.to_string())?;
+            let run = crate::app::test_run::resolve_run_dir(&settings)?;
             settings.run_dir = Some(run.path().to_path_buf());
-            super::run_marker::started(&lab_dir, run.path())
-                .map_err(|e| format!("{}: cannot record the run: {e}", lab_dir.display()))?;
-            let _ = events.send(RunUpdate::Folder(run.path().to_path_buf()));
-            let _ = events.send(RunUpdate::Planned(ids.len() * settings.repeat.max(1) as usize));
-            let sinks = Sinks::none().with(Arc::new(UpdateSink(events)));
+            super::run_marker::started(&lab_dir, run.path()).map_err(|source| LabRunError::Marker {
+                lab_dir: lab_dir.clone(),
+                source,
+            })?;
+            events.folder(run.path().to_path_buf());
+            events.planned(ids.len() * settings.repeat.max(1) as usize);
+            let sinks = Sinks::none().with(events.sink());
             let outcome = tokio::select! {
-                o = run_tests(&settings, sinks) => o.map_err(|e| e.to_string())?,
-                _ = cancel.cancelled() => return Err("cancelled; finished trials are kept in the run folder".into()),
+                o = run_tests(&settings, sinks) => o?,
+                _ = cancel.cancelled() => return Err(LabRunError::Cancelled),
             };
-            let paths = outcome.report.map_err(|e| e.to_string())?;
+            let paths = outcome.report?;
             Ok(RunResults::of(&outcome.run, &outcome.summary, paths, None))
         })
-    }
-}
-
-/// Forwards each case event of the suite into the lab's channel (a closed receiver is not an
-/// error for the run).
-struct UpdateSink(UnboundedSender<RunUpdate>);
-
-impl EventSink for UpdateSink {
-    fn handle(&self, event: &SuiteEvent) {
-        if let SuiteEvent::Case(envelope) = event {
-            let _ = self.0.send(RunUpdate::Event(envelope.clone()));
-        }
     }
 }
 
@@ -293,7 +281,7 @@ impl super::traits::ModelCatalog for EndpointModels {
         })
     }
 
-    fn models(&self, job: Job) -> BoxFuture<'static, Result<Vec<String>, String>> {
+    fn models(&self, job: Job) -> BoxFuture<'static, Result<Vec<String>, CatalogError>> {
         Box::pin(async move {
             let mut out = super::traits::ConfiguredModels.models(job.clone()).await?;
             let mut endpoints: Vec<(String, String)> = Vec::new();

@@ -32,18 +32,18 @@ impl From<&FindingRow> for FindingChoice {
 
 /// A decision to record.
 #[derive(Debug, Clone, PartialEq)]
-pub struct DecisionRequest {
-    pub finding: String,
-    pub verdict: Verdict,
-    pub reason: String,
+pub(crate) struct DecisionRequest {
+    pub(crate) finding: String,
+    pub(crate) verdict: Verdict,
+    pub(crate) reason: String,
 }
 
 /// The decision being typed.
 #[derive(Debug, Clone, PartialEq)]
-pub struct DecisionPrompt {
-    pub finding: String,
-    pub verdict: Verdict,
-    pub reason: String,
+pub(crate) struct DecisionPrompt {
+    pub(crate) finding: String,
+    pub(crate) verdict: Verdict,
+    pub(crate) reason: String,
 }
 
 /// What happened to the findings list.
@@ -70,12 +70,12 @@ pub enum FindingsEvent {
 pub struct FindingsReview {
     /// `None` until the driver has read them.
     pub rows: Option<Vec<FindingChoice>>,
-    pub selected: usize,
-    pub prompt: Option<DecisionPrompt>,
+    pub(crate) selected: usize,
+    pub(crate) prompt: Option<DecisionPrompt>,
     /// A decision is being written.
-    pub pending: bool,
+    pub(crate) pending: bool,
     /// The last thing to tell the person (a decision recorded, or why not).
-    pub notice: Option<Result<String, String>>,
+    pub(crate) notice: Option<Result<String, String>>,
     /// The decision being written, said back once it is recorded.
     last_submitted: Option<String>,
 }
@@ -87,7 +87,7 @@ impl FindingsReview {
     }
 
     /// Applies one event; returns the decision to record, if it completes one.
-    pub fn handle(&mut self, ev: FindingsEvent) -> Option<DecisionRequest> {
+    pub(crate) fn handle(&mut self, ev: FindingsEvent) -> Option<DecisionRequest> {
         match ev {
             FindingsEvent::Loaded(rows) => self.fill(rows, None),
             FindingsEvent::Decided(rows) => {

@@ -26,11 +26,11 @@ pub enum Coverage {
 #[derive(Debug, Clone, PartialEq)]
 pub struct FocusTranscript {
     /// The row it belongs to; `None` before the first trial.
-    pub row: Option<usize>,
+    pub(crate) row: Option<usize>,
     pub events: VecDeque<Envelope>,
     /// Events that fell out of the ring (they stay in events.jsonl).
-    pub dropped: usize,
-    pub coverage: Coverage,
+    pub(crate) dropped: usize,
+    pub(crate) coverage: Coverage,
 }
 
 impl Default for FocusTranscript {
@@ -45,13 +45,13 @@ impl Default for FocusTranscript {
 }
 
 /// Whether an event belongs in a transcript (model calls are accounting, not conversation).
-pub fn shown(e: &RunEvent) -> bool {
+pub(crate) fn shown(e: &RunEvent) -> bool {
     !matches!(e, RunEvent::ModelCall { .. })
 }
 
 impl FocusTranscript {
     /// Moves the focus to `row`, which has already had `seen` transcript events.
-    pub fn refocus(&mut self, row: usize, seen: usize) {
+    pub(crate) fn refocus(&mut self, row: usize, seen: usize) {
         if self.row == Some(row) {
             return;
         }
@@ -67,7 +67,7 @@ impl FocusTranscript {
     }
 
     /// Appends a live event of the focused trial.
-    pub fn push(&mut self, env: Envelope) {
+    pub(crate) fn push(&mut self, env: Envelope) {
         if self.events.len() == TRANSCRIPT_RING {
             self.events.pop_front();
             self.dropped += 1;
@@ -76,13 +76,13 @@ impl FocusTranscript {
     }
 
     /// True while the focused trial's earlier events are wanted from disk.
-    pub fn wants_earlier(&self) -> bool {
+    pub(crate) fn wants_earlier(&self) -> bool {
         matches!(self.coverage, Coverage::Loading { .. })
     }
 
     /// Puts the trial's stored events in front of what arrived live since it was focused
     /// (those with a higher `seq` than the stored ones), or records why they are missing.
-    pub fn fill(&mut self, stored: Result<Vec<Envelope>, String>) {
+    pub(crate) fn fill(&mut self, stored: Result<Vec<Envelope>, String>) {
         let Coverage::Loading { earlier } = self.coverage else {
             return;
         };

@@ -6,51 +6,59 @@
 //! Every accepted answer is saved to job.yaml at once, with the step recorded in `lab.completed`.
 
 mod answer_check;
+pub mod answer_error;
 pub mod apply;
-pub mod contract_lint;
-pub mod dashboard_progress;
+pub(crate) mod contract_lint;
+pub(crate) mod dashboard_progress;
 #[cfg(test)]
 mod dashboard_progress_tests;
 pub mod dashboard_state;
 #[cfg(test)]
 mod dashboard_state_tests;
 pub mod decide_findings;
-pub mod driver;
+pub(crate) mod driver;
+pub(crate) mod effect_errors;
 pub mod executors;
 pub mod findings_review;
-pub mod focus_transcript;
+pub(crate) mod focus_transcript;
 pub mod headless;
 mod interrupt;
 mod persona_drop;
 pub mod policy;
-pub mod preview_resolved;
+pub(crate) mod preview_resolved;
 pub mod propose;
+pub(crate) mod propose_error;
 mod purpose_draft;
 pub mod review;
-pub mod review_cost;
+pub(crate) mod review_cost;
 pub mod role_models;
-pub mod roles_step;
-pub mod run_flags;
+pub(crate) mod roles_step;
+pub(crate) mod run_flags;
 pub mod run_marker;
+mod run_phase;
 pub mod seeds;
-pub mod state;
+mod spawned_work;
+pub(crate) mod state;
 pub mod step;
 pub mod store;
 pub mod stored_run;
-pub mod tool_permissions;
+pub(crate) mod tool_permissions;
 pub mod traits;
-pub mod types;
+pub(crate) mod types;
 pub mod usable_models;
-pub mod view_findings;
-pub mod view_schema;
+pub(crate) mod view_findings;
+pub(crate) mod view_schema;
 
+pub use answer_error::AnswerError;
 pub use driver::{Executor, LabError};
+pub use effect_errors::{BackendError, CatalogError, Crashed, GeneratorError, LabRunError, PublishError};
 pub use propose::StepProposer;
+pub use propose_error::ProposeError;
 pub use seeds::Seeds;
 pub use state::{
     Discovered, Discovery, DiscoveryError, Effect, Event, Lab, Phase, Proposal, RunOutcome, Saved, ServerLint,
 };
 pub use step::StepId;
 pub use traits::{
-    ConfiguredModels, GenerateKind, GenerateRequest, Generator, McpDiscovery, ModelCatalog, RunUpdate, SuiteRunner,
+    ConfiguredModels, GenerateKind, GenerateRequest, Generator, McpDiscovery, ModelCatalog, RunStream, SuiteRunner,
 };

@@ -10,7 +10,7 @@ use crate::spec::review::{Gates, PassK};
 use crate::spec::{Action, Job, NetworkMode, Permission, PermissionRule, SandboxBackend};
 
 /// The default permissions proposed when the agent has none, with their blast radius.
-pub const SAFE_PERMISSIONS: [(&str, Action); 4] = [
+pub(crate) const SAFE_PERMISSIONS: [(&str, Action); 4] = [
     ("bash", Action::Ask),
     ("edit", Action::Allow),
     ("external_directory", Action::Deny),
@@ -18,7 +18,7 @@ pub const SAFE_PERMISSIONS: [(&str, Action); 4] = [
 ];
 
 /// What a permission lets the agent do if allowed: the blast radius, spelled out.
-pub fn blast_radius(tool: &str) -> &'static str {
+pub(crate) fn blast_radius(tool: &str) -> &'static str {
     match tool {
         "bash" => {
             "runs any shell command in the sandbox: can delete files, start processes, use the network if the sandbox has one"
@@ -73,7 +73,7 @@ pub fn permissions(job: &Job, contract: Option<&crate::mcp::contract::Contract>)
 }
 
 /// Sets one `--gate key=value`.
-pub fn set_gate(g: &mut Gates, key: &str, value: &str) -> Result<(), String> {
+pub(crate) fn set_gate(g: &mut Gates, key: &str, value: &str) -> Result<(), String> {
     let rate = || {
         value
             .parse::<f64>()
@@ -111,7 +111,7 @@ pub fn set_gate(g: &mut Gates, key: &str, value: &str) -> Result<(), String> {
 
 /// Proposes the sandbox: the `--sandbox` choice or the job's own, never `local` unasked.
 /// `gateway` is `doctor`'s OpenShell probe: OpenShell is offered only when it works.
-pub fn sandbox(job: &Job, seed: Option<SandboxBackend>, gateway: &crate::sandbox::doctor::Probe) -> Proposal {
+pub(crate) fn sandbox(job: &Job, seed: Option<SandboxBackend>, gateway: &crate::sandbox::doctor::Probe) -> Proposal {
     let s = &job.sandbox;
     let answer = SandboxAnswer {
         backend: seed.unwrap_or(s.backend),
@@ -191,7 +191,7 @@ fn openshell_note(chosen: SandboxBackend, gateway: &crate::sandbox::doctor::Prob
 }
 
 /// Proposes gates: the job's own or the defaults, then each `--gate key=value`.
-pub fn gates(job: &Job, overrides: &[(String, String)]) -> Result<Proposal, String> {
+pub(crate) fn gates(job: &Job, overrides: &[(String, String)]) -> Result<Proposal, String> {
     let mut g = job.review.gates.clone();
     if g == Gates::default() {
         g = Gates {

@@ -12,13 +12,13 @@ use crate::spec::LoadedJob;
 const DIFF_LINES: usize = 40;
 
 /// The emitted opencode.json, pretty-printed, and the notes that resolve the rest.
-pub struct Resolved {
-    pub opencode_json: String,
-    pub notes: Vec<String>,
+pub(crate) struct Resolved {
+    pub(crate) opencode_json: String,
+    pub(crate) notes: Vec<String>,
 }
 
 /// Resolves `loaded` for the preview; `source` is the imported config file, if any.
-pub fn resolve(loaded: &LoadedJob, source: Option<&Path>) -> Resolved {
+pub(crate) fn resolve(loaded: &LoadedJob, source: Option<&Path>) -> Resolved {
     let emitted = crate::emit::emit_opencode_config(loaded, &crate::emit::EmitOptions::default());
     let opencode_json = serde_json::to_string_pretty(&emitted).unwrap_or_default();
     let mut notes = Vec::new();
@@ -99,7 +99,7 @@ pub fn resolve(loaded: &LoadedJob, source: Option<&Path>) -> Resolved {
 
 /// Dotted paths that were added (`+`), dropped (`-`) or changed (`~`) from `before` to `after`.
 /// Values are never shown: a dropped literal could be a credential.
-pub fn key_diff(before: &Value, after: &Value, at: &str, out: &mut Vec<String>) {
+pub(crate) fn key_diff(before: &Value, after: &Value, at: &str, out: &mut Vec<String>) {
     let here = |k: &str| {
         if at.is_empty() {
             k.to_string()

@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::apply::{SkillsAnswer, to_answer_yaml};
 use super::policy;
+use super::propose_error::ProposeError;
 use super::seeds::Seeds;
 use super::state::{Artifacts, Proposal};
 use super::step::StepId;
@@ -43,7 +44,7 @@ impl StepProposer {
         job: Job,
         artifacts: Artifacts,
         cancel: CancellationToken,
-    ) -> Result<Proposal, String> {
+    ) -> Result<Proposal, ProposeError> {
         let generated = matches!(step, StepId::Profile | StepId::Personas | StepId::Scenarios);
         let unused_hint = hint.is_some() && !generated;
         let mut proposal = match step {
@@ -72,7 +73,7 @@ impl StepProposer {
             StepId::Profile | StepId::Personas | StepId::Scenarios => {
                 self.generated(step, hint, job, artifacts, cancel).await
             }
-            StepId::Gates => policy::gates(&job, &self.seeds.gates),
+            StepId::Gates => policy::gates(&job, &self.seeds.gates).map_err(ProposeError::Gate),
             StepId::Preview => Ok(self.preview(&job)),
         }?;
         if unused_hint {
@@ -110,7 +111,7 @@ impl StepProposer {
         serde_json::from_str(&text).ok()
     }
 
-    fn source(&self) -> Result<Proposal, String> {
+    fn source(&self) -> Result<Proposal, ProposeError> {
         let dir = self.job_dir();
         let (mut job, note) = if let Some(from) = &self.seeds.from {
             let job = if from.join("SKILL.md").is_file() || from.file_name().is_some_and(|n| n == "SKILL.md") {
@@ -118,14 +119,13 @@ impl StepProposer {
             } else if let Some(job) = existing_job(from, &dir)? {
                 job
             } else {
-                import_source(from, &dir).map_err(|e| e.to_string())?
+                import_source(from, &dir)?
             };
             (job, format!("imported from {}", from.display()))
         } else if self.job_file.is_file() {
             let text =
-                crate::util::bounded::read_bounded_string(&self.job_file, crate::util::bounded::FileKind::Config)
-                    .map_err(|e| e.to_string())?;
-            let job = crate::spec::parse_job_text(&self.job_file, &text).map_err(|e| e.to_string())?;
+                crate::util::bounded::read_bounded_string(&self.job_file, crate::util::bounded::FileKind::Config)?;
+            let job = crate::spec::parse_job_text(&self.job_file, &text)?;
             (job, format!("the existing {}", self.job_file.display()))
         } else {
             let name = dir
@@ -211,23 +211,29 @@ impl StepProposer {
         )
     }
 
-    async fn model(&self, job: Job) -> Result<Proposal, String> {
-        let listed = self.models.models(job.clone()).await.unwrap_or_default();
+    async fn model(&self, job: Job) -> Result<Proposal, ProposeError> {
+        // A catalog that cannot list leaves the list empty and says why in the notes.
+        let (listed, unlisted) = match self.models.models(job.clone()).await {
+            Ok(listed) => (listed, None),
+            Err(e) => (
+                Vec::new(),
+                Some(format!("The configured models could not be listed: {e}")),
+            ),
+        };
         let usable = self.models.usable(job.clone(), self.job_dir()).await;
         if let (Some(seed), Some(list)) = (&self.seeds.model, &usable)
             && !self.seeds.model_from_cassette
             && !list.contains(seed)
             && !listed.contains(seed)
         {
-            return Err(format!(
-                "--model {seed}: not a model you can use now (your OpenCode lists only providers with a credential). \
-                 Usable: {}",
-                if list.is_empty() {
+            return Err(ProposeError::UnusableModel {
+                seed: seed.clone(),
+                usable: if list.is_empty() {
                     "none".to_string()
                 } else {
                     list.join(", ")
-                }
-            ));
+                },
+            });
         }
         let chosen = self
             .seeds
@@ -241,6 +247,7 @@ impl StepProposer {
             notes
                 .push("The run serves the agent's model from --agent-cassette: no credential is needed for it.".into());
         }
+        notes.extend(unlisted);
         if listed.is_empty() {
             notes.push("No configured models found; type one (e to edit).".into());
         } else {
@@ -269,11 +276,11 @@ impl StepProposer {
         Ok(Proposal::new(format!("{chosen}\n{roles}"), notes))
     }
 
-    fn mcps(&self, job: &Job) -> Result<Proposal, String> {
+    fn mcps(&self, job: &Job) -> Result<Proposal, ProposeError> {
         let mut mcps = job.agent.inputs.mcps.clone();
         let mut notes = Vec::new();
         if let Some(file) = &self.seeds.mcp_config {
-            let imported = from_mcp_file(file, &self.job_dir(), None).map_err(|e| e.to_string())?;
+            let imported = from_mcp_file(file, &self.job_dir(), None)?;
             for m in imported.agent.inputs.mcps {
                 if !mcps.iter().any(|x| x.server == m.server) {
                     mcps.push(m);
@@ -372,7 +379,7 @@ impl StepProposer {
         job: Job,
         artifacts: Artifacts,
         cancel: CancellationToken,
-    ) -> Result<Proposal, String> {
+    ) -> Result<Proposal, ProposeError> {
         let kind = match step {
             StepId::Profile => GenerateKind::Profile,
             StepId::Personas => GenerateKind::Personas,
@@ -448,7 +455,7 @@ async fn roles_proposal(
     seeds: &super::roles_step::RoleSeeds,
     usable: Option<&[String]>,
     listed: &[String],
-) -> Result<(String, Vec<String>), String> {
+) -> Result<(String, Vec<String>), ProposeError> {
     use super::role_models as rm;
     use super::roles_step as rs;
     let j = job.clone();
@@ -490,7 +497,7 @@ async fn roles_proposal(
 }
 
 /// A Ghostlab job.yaml given as the source: read it, with agent paths rebased to `dir`.
-fn existing_job(from: &Path, dir: &Path) -> Result<Option<Job>, String> {
+fn existing_job(from: &Path, dir: &Path) -> Result<Option<Job>, ProposeError> {
     if from.is_dir() {
         return Ok(None);
     }
@@ -500,9 +507,8 @@ fn existing_job(from: &Path, dir: &Path) -> Result<Option<Job>, String> {
     if doc.get("version").is_none() || doc.get("agent").is_none() {
         return Ok(None);
     }
-    let text = crate::util::bounded::read_bounded_string(from, crate::util::bounded::FileKind::Config)
-        .map_err(|e| e.to_string())?;
-    let mut job = crate::spec::parse_job_text(from, &text).map_err(|e| e.to_string())?;
+    let text = crate::util::bounded::read_bounded_string(from, crate::util::bounded::FileKind::Config)?;
+    let mut job = crate::spec::parse_job_text(from, &text)?;
     crate::import::rebase_agent(&mut job.agent, &crate::spec::load::job_dir(from), dir);
     Ok(Some(job))
 }

@@ -7,6 +7,7 @@
 use std::path::Path;
 use tokio_util::sync::CancellationToken;
 
+use super::propose_error::ProposeError;
 use super::seeds::Seeds;
 use super::state::Proposal;
 use super::traits::{GenerateKind, GenerateRequest, Generator};
@@ -14,13 +15,13 @@ use crate::generate::AgentProfile;
 use crate::spec::{Job, ModelProvider};
 
 /// `None` when this step is not the model's to draft (the person's words exist, or no model).
-pub async fn model_draft(
+pub(crate) async fn model_draft(
     seeds: &Seeds,
     job_file: &Path,
     generator: &dyn Generator,
     job: &Job,
     cancel: CancellationToken,
-) -> Option<Result<Proposal, String>> {
+) -> Option<Result<Proposal, ProposeError>> {
     if seeds.description.is_some() || job.agent.description.is_some() {
         return None;
     }
@@ -28,7 +29,7 @@ pub async fn model_draft(
     if let Some(choice) = &seeds.roles.proposer {
         match super::role_models::role_from_choice(choice) {
             Ok(role) => job.generation.proposer = role,
-            Err(e) => return Some(Err(format!("--proposer-model: {e}"))),
+            Err(e) => return Some(Err(ProposeError::ProposerChoice(e))),
         }
     }
     if job.generation.proposer.provider == ModelProvider::Offline {
@@ -47,9 +48,11 @@ pub async fn model_draft(
         let value = generator
             .generate(request, cancel)
             .await
-            .map_err(|e| format!("the proposer model ({who}) could not draft the purpose: {e}"))?;
-        let profile: AgentProfile =
-            serde_json::from_value(value).map_err(|e| format!("the drafted profile is not valid: {e}"))?;
+            .map_err(|source| ProposeError::PurposeDraft {
+                who: who.clone(),
+                source,
+            })?;
+        let profile: AgentProfile = serde_json::from_value(value).map_err(ProposeError::DraftedProfile)?;
         let mut notes = vec![format!(
             "Drafted by the proposer model {who} from the instructions, skills, permissions and tools; \
              edit it into your own words."

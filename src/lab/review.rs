@@ -14,7 +14,7 @@ use crate::generate::schema::parse_artifact;
 use crate::generate::{AgentProfile, ArtifactKind, CaseStatus, Dataset, PersonaSet, ScenarioSet};
 
 /// The list a set step's YAML holds its items under.
-pub fn list_key(step: StepId) -> Option<&'static str> {
+pub(crate) fn list_key(step: StepId) -> Option<&'static str> {
     match step {
         StepId::Personas => Some("personas"),
         StepId::Scenarios => Some("scenarios"),
@@ -35,7 +35,7 @@ pub fn item_id(item: &Value) -> String {
 }
 
 /// The curation a scenario set starts with: each case as `known` has it, else pending.
-pub fn curation_for(text: &str, known: Option<&Dataset>) -> Option<Dataset> {
+pub(crate) fn curation_for(text: &str, known: Option<&Dataset>) -> Option<Dataset> {
     let set: ScenarioSet = crate::spec::yaml_guard::parse_guarded(text).ok()?;
     let mut dataset = Dataset::from_scenarios(&set);
     if let Some(known) = known {

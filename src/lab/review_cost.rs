@@ -13,18 +13,18 @@ const JUDGE_PER_CASE: (u64, u64) = (6_000, 600);
 
 /// An estimate, split by whose calls it prices.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CostEstimate {
+pub(crate) struct CostEstimate {
     /// Cases that would run (approved or pending).
-    pub cases: usize,
+    pub(crate) cases: usize,
     /// The sum of the parts with a known price; `None` when no part has one.
-    pub known_usd: Option<f64>,
+    pub(crate) known_usd: Option<f64>,
     /// Parts whose price is unknown (`agent`, `emulator`, `judge`).
-    pub unknown: Vec<&'static str>,
+    pub(crate) unknown: Vec<&'static str>,
 }
 
 impl CostEstimate {
     /// `≈$0.1234 for 5 cases`, `≈$0.12 + unknown (agent)`, or `unknown`.
-    pub fn show(&self) -> String {
+    pub(crate) fn show(&self) -> String {
         match (self.known_usd, self.unknown.is_empty()) {
             (Some(c), true) => format!("≈${c:.4} for {} case(s) at max turns", self.cases),
             (Some(c), false) => format!("≈${c:.4} + unknown ({})", self.unknown.join(", ")),
@@ -45,7 +45,7 @@ fn role_cost(role: &ModelRole, tokens: (u64, u64)) -> Option<f64> {
 }
 
 /// Estimates the run of the runnable cases of `dataset`.
-pub fn estimate(job: &Job, scenarios: &ScenarioSet, dataset: &Dataset) -> CostEstimate {
+pub(crate) fn estimate(job: &Job, scenarios: &ScenarioSet, dataset: &Dataset) -> CostEstimate {
     let runnable: Vec<u64> = dataset
         .cases
         .iter()

@@ -15,8 +15,8 @@ use crate::spec::{Job, ModelProvider, ModelRole, RoleCredentials};
 /// A provider the roles can call, and where its key comes from (never the key).
 #[derive(Debug, Clone, PartialEq)]
 pub struct AuthedProvider {
-    pub provider: RoleProvider,
-    pub source: String,
+    pub(crate) provider: RoleProvider,
+    pub(crate) source: String,
 }
 
 fn describe(origin: &KeyOrigin) -> String {
@@ -29,7 +29,7 @@ fn describe(origin: &KeyOrigin) -> String {
 
 /// The known providers whose key the roles' chain finds now, with its origin; keyless local
 /// servers (Ollama) count as "no key needed". Blocks (keyring).
-pub fn authenticated(job: &Job) -> Vec<AuthedProvider> {
+pub(crate) fn authenticated(job: &Job) -> Vec<AuthedProvider> {
     let opencode_auth = job.generation.credentials == Some(RoleCredentials::OpencodeAuth);
     let sources = role_key::host_sources();
     providers::role_providers()
@@ -87,7 +87,7 @@ pub fn role_models(usable: Option<&[String]>, listed: &[String], authed: &[Authe
 
 /// Among `models`, the provider the roles should use (the agent's when listed, else the first)
 /// and its cheapest and strongest model by catalog price (the first listed when none is priced).
-pub fn suggested(models: &[String], agent_provider: Option<&str>) -> Option<(String, String)> {
+pub(crate) fn suggested(models: &[String], agent_provider: Option<&str>) -> Option<(String, String)> {
     let provider_of = |m: &String| m.split_once('/').map(|(p, _)| p.to_string());
     let provider = agent_provider
         .filter(|a| models.iter().any(|m| provider_of(m).as_deref() == Some(*a)))
@@ -108,7 +108,7 @@ pub fn suggested(models: &[String], agent_provider: Option<&str>) -> Option<(Str
 
 /// `provider/model` or `offline` → a role. Known providers get their endpoint (or
 /// `GHOSTLAB_<PROVIDER>_BASE_URL`); an unknown provider is refused with the list.
-pub fn role_from_choice(choice: &str) -> Result<ModelRole, String> {
+pub fn role_from_choice(choice: &str) -> Result<ModelRole, RoleChoiceError> {
     let choice = choice.trim();
     if choice == "offline" {
         return Ok(ModelRole::default());
@@ -116,14 +116,16 @@ pub fn role_from_choice(choice: &str) -> Result<ModelRole, String> {
     let (provider, model) = choice
         .split_once('/')
         .filter(|(p, m)| !p.is_empty() && !m.is_empty() && !choice.contains(char::is_whitespace))
-        .ok_or_else(|| format!("`{choice}` is not `provider/model` or `offline`"))?;
-    let known = providers::known(provider).ok_or_else(|| {
-        let ids: Vec<&str> = providers::role_providers().iter().map(|k| k.id).collect();
-        format!(
-            "`{provider}` is not a provider Ghostlab's roles can call ({}); for another OpenAI-compatible \
-             endpoint set provider: openai and base_url in job.yaml",
-            ids.join(", ")
-        )
+        .ok_or_else(|| RoleChoiceError::NotProviderModel {
+            choice: choice.to_string(),
+        })?;
+    let known = providers::known(provider).ok_or_else(|| RoleChoiceError::UnknownProvider {
+        provider: provider.to_string(),
+        known: providers::role_providers()
+            .iter()
+            .map(|k| k.id)
+            .collect::<Vec<_>>()
+            .join(", "),
     })?;
     let anthropic = known.wire == providers::Wire::Anthropic;
     let base_url = providers::base_url_override(provider)
@@ -142,8 +144,8 @@ pub fn role_from_choice(choice: &str) -> Result<ModelRole, String> {
 
 /// A headless role flag: `offline`, an explicit endpoint (`GHOSTLAB_<P>_BASE_URL` set, so the
 /// role gets a base URL other than the provider's default), or a model on `models`.
-pub fn check_flag(flag: &str, choice: &str, models: &[String]) -> Result<(), String> {
-    let role = role_from_choice(choice).map_err(|e| format!("{flag}: {e}"))?;
+pub(crate) fn check_flag(flag: &'static str, choice: &str, models: &[String]) -> Result<(), RoleFlagError> {
+    let role = role_from_choice(choice).map_err(|source| RoleFlagError::Choice { flag, source })?;
     if choice.trim() == "offline" || models.iter().any(|m| m == choice.trim()) {
         return Ok(());
     }
@@ -152,19 +154,56 @@ pub fn check_flag(flag: &str, choice: &str, models: &[String]) -> Result<(), Str
     if role.base_url.is_some() && role.base_url.as_deref() != default_url {
         return Ok(());
     }
-    Err(format!(
-        "{flag} {choice}: not a model Ghostlab's roles can use now (no key for its provider, or not listed). \
-         Usable for the roles: {}",
-        if models.is_empty() {
+    Err(RoleFlagError::NotUsable {
+        flag,
+        choice: choice.to_string(),
+        usable: if models.is_empty() {
             "none (set the provider's key, e.g. ANTHROPIC_API_KEY, or `ghostlab auth`)".to_string()
         } else {
             models.join(", ")
-        }
-    ))
+        },
+    })
+}
+
+/// Why a `provider/model` choice for a role is refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RoleChoiceError {
+    #[error("`{choice}` is not `provider/model` or `offline`")]
+    NotProviderModel { choice: String },
+    #[error(
+        "`{provider}` is not a provider Ghostlab's roles can call ({known}); for another OpenAI-compatible \
+         endpoint set provider: openai and base_url in job.yaml"
+    )]
+    UnknownProvider {
+        provider: String,
+        /// The providers the roles can call, comma-separated.
+        known: String,
+    },
+}
+
+/// Why a headless role flag (`--judge-model` …) is refused; names the flag.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RoleFlagError {
+    #[error("{flag}: {source}")]
+    Choice {
+        flag: &'static str,
+        #[source]
+        source: RoleChoiceError,
+    },
+    #[error(
+        "{flag} {choice}: not a model Ghostlab's roles can use now (no key for its provider, or not listed). \
+         Usable for the roles: {usable}"
+    )]
+    NotUsable {
+        flag: &'static str,
+        choice: String,
+        /// The models the roles can use, or how to get one.
+        usable: String,
+    },
 }
 
 /// `anthropic: env ANTHROPIC_API_KEY; ollama: no key needed`, for the providers on `models`.
-pub fn sources_line(authed: &[AuthedProvider], models: &[String]) -> String {
+pub(crate) fn sources_line(authed: &[AuthedProvider], models: &[String]) -> String {
     authed
         .iter()
         .filter(|a| {
@@ -227,12 +266,39 @@ mod tests {
         let list = vec!["anthropic/claude-haiku-4-5".to_string()];
         assert!(check_flag("--judge-model", "anthropic/claude-haiku-4-5", &list).is_ok());
         assert!(check_flag("--judge-model", "offline", &[]).is_ok());
-        let err = check_flag("--judge-model", "openai/gpt-4.1", &list).unwrap_err();
+        let err = check_flag("--judge-model", "openai/gpt-4.1", &list)
+            .unwrap_err()
+            .to_string();
         assert!(
             err.starts_with("--judge-model openai/gpt-4.1: not a model") && err.contains("claude-haiku-4-5"),
             "{err}"
         );
-        let err = check_flag("--emulator-model", "openai/gpt-4.1", &[]).unwrap_err();
+        let err = check_flag("--emulator-model", "openai/gpt-4.1", &[])
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("none (set the provider's key"), "{err}");
+    }
+
+    #[test]
+    fn refused_choices_name_the_flag_the_choice_and_the_providers() {
+        let err = check_flag("--proposer-model", "gpt-4.1", &[]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--proposer-model: `gpt-4.1` is not `provider/model` or `offline`"
+        );
+        assert!(
+            std::error::Error::source(&err).is_some(),
+            "the choice error stays the source"
+        );
+        let err = role_from_choice("acme/model-1").unwrap_err().to_string();
+        assert!(
+            err.starts_with("`acme` is not a provider Ghostlab's roles can call (") && err.contains("anthropic"),
+            "{err}"
+        );
+        assert!(err.ends_with("set provider: openai and base_url in job.yaml"), "{err}");
+        assert!(
+            role_from_choice("anthropic/ claude").is_err(),
+            "whitespace inside a choice is refused"
+        );
     }
 }

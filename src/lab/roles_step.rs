@@ -6,22 +6,23 @@
 //! first; the cheapest listed model for proposer and emulator, the strongest for the judge),
 //! else `offline`, labelled for what it is. No IO.
 
+use super::answer_error::AnswerError;
 use super::role_models::role_from_choice;
 use crate::llm::providers;
 use crate::spec::{Job, ModelProvider, ModelRole};
 
 /// The role names, in the order the proposal lists them.
-pub const ROLES: [&str; 3] = ["proposer", "emulator", "judge"];
+pub(crate) const ROLES: [&str; 3] = ["proposer", "emulator", "judge"];
 
 /// What `offline` means, shown next to it.
-pub const OFFLINE_LABEL: &str = "no real verdicts: template proposals, a scripted user, every case INCONCLUSIVE";
+pub(crate) const OFFLINE_LABEL: &str = "no real verdicts: template proposals, a scripted user, every case INCONCLUSIVE";
 
 /// `--proposer-model`, `--emulator-model`, `--judge-model`: `provider/model` or `offline`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RoleSeeds {
-    pub proposer: Option<String>,
-    pub emulator: Option<String>,
-    pub judge: Option<String>,
+    pub(crate) proposer: Option<String>,
+    pub(crate) emulator: Option<String>,
+    pub(crate) judge: Option<String>,
 }
 
 impl RoleSeeds {
@@ -54,7 +55,7 @@ fn role_mut<'a>(job: &'a mut Job, role: &str) -> &'a mut ModelRole {
 
 /// How a role is shown in the proposal: `provider/model`, `offline`, or for a role this
 /// wizard cannot express (a cassette, a custom endpoint) a description that keeps it as is.
-pub fn choice_of(role: &ModelRole) -> String {
+pub(crate) fn choice_of(role: &ModelRole) -> String {
     let model = role.model.clone().unwrap_or_default();
     match role.provider {
         ModelProvider::Offline => "offline".into(),
@@ -70,7 +71,7 @@ pub fn choice_of(role: &ModelRole) -> String {
 
 /// The choice for each role (see the module doc for the order); `models` is the roles' list
 /// (`role_models::role_models`).
-pub fn choices(job: &Job, seeds: &RoleSeeds, models: &[String]) -> Vec<(String, String)> {
+pub(crate) fn choices(job: &Job, seeds: &RoleSeeds, models: &[String]) -> Vec<(String, String)> {
     let agent_provider = job
         .agent
         .runtime
@@ -98,7 +99,7 @@ pub fn choices(job: &Job, seeds: &RoleSeeds, models: &[String]) -> Vec<(String, 
 }
 
 /// The proposal lines for the roles.
-pub fn lines(choices: &[(String, String)]) -> String {
+pub(crate) fn lines(choices: &[(String, String)]) -> String {
     choices
         .iter()
         .map(|(role, choice)| {
@@ -114,7 +115,7 @@ pub fn lines(choices: &[(String, String)]) -> String {
 /// Takes the role lines out of Step 3's answer and applies them to `job`; returns the rest
 /// (the agent's model). A line equal to the role's current choice keeps the role untouched,
 /// so settings this step does not show (endpoint, key reference, cassette) survive.
-pub fn apply(text: &str, job: &mut Job) -> Result<String, String> {
+pub fn apply(text: &str, job: &mut Job) -> Result<String, AnswerError> {
     let mut rest = String::new();
     for line in text.lines() {
         let body = line.split(" #").next().unwrap_or("").trim();
@@ -127,7 +128,10 @@ pub fn apply(text: &str, job: &mut Job) -> Result<String, String> {
         if choice == choice_of(role_of(job, role)) {
             continue;
         }
-        let new = role_from_choice(choice).map_err(|e| format!("{role}: {e}"))?;
+        let new = role_from_choice(choice).map_err(|source| AnswerError::Role {
+            role: role.to_string(),
+            source,
+        })?;
         let current = role_mut(job, role);
         *current = ModelRole {
             temperature: current.temperature,
@@ -145,7 +149,7 @@ const PROPOSER: (u64, u64, u64) = (8_000, 4_000, 3);
 
 /// "≈ $0.42 for about 6 cases" from the dataset size and the catalog prices; "unknown" (never
 /// $0) when a chosen model has no catalog price.
-pub fn estimate(job: &Job, choices: &[(String, String)]) -> String {
+pub(crate) fn estimate(job: &Job, choices: &[(String, String)]) -> String {
     use crate::generate::pipeline::{DEFAULT_PERSONAS, DEFAULT_SCENARIOS_PER_PERSONA};
     let g = &job.generation;
     let cases = g.personas.map(|n| n as u64).unwrap_or(DEFAULT_PERSONAS as u64)

@@ -56,7 +56,7 @@ fn apply_writes_roles_and_keeps_what_it_cannot_show() {
     assert_eq!(j.generation.emulator.provider, ModelProvider::Offline);
     assert_eq!(j.generation.judge.provider, ModelProvider::Anthropic);
     assert_eq!(j.generation.judge.model.as_deref(), Some("claude-haiku-4-5"));
-    let err = apply("judge: nobody/x\n", &mut j).unwrap_err();
+    let err = apply("judge: nobody/x\n", &mut j).unwrap_err().to_string();
     assert!(err.starts_with("judge:") && err.contains("anthropic"), "{err}");
 }
 

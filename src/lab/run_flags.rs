@@ -11,24 +11,24 @@ use crate::util::bounded::{FileKind, read_optional_string};
 
 const FILE_NAME: &str = "run-flags.json";
 /// Cases run at once when neither the command line nor a saved lab says.
-pub const DEFAULT_PARALLEL: usize = 4;
+pub(crate) const DEFAULT_PARALLEL: usize = 4;
 
 /// The run-shaping flags, as given or as saved by an earlier start of the same lab.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RunFlags {
+pub(crate) struct RunFlags {
     #[serde(default)]
-    pub version: u32,
+    pub(crate) version: u32,
     /// An absolute path, so a resume from another folder finds the same file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent_cassette: Option<PathBuf>,
+    pub(crate) agent_cassette: Option<PathBuf>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parallel: Option<usize>,
+    pub(crate) parallel: Option<usize>,
 }
 
 impl RunFlags {
     /// Flags given now win over saved ones, one by one.
-    pub fn over(self, saved: Option<RunFlags>) -> RunFlags {
+    pub(crate) fn over(self, saved: Option<RunFlags>) -> RunFlags {
         let saved = saved.unwrap_or_default();
         RunFlags {
             version: LAB_FILES_VERSION,
@@ -37,16 +37,16 @@ impl RunFlags {
         }
     }
 
-    pub fn parallel(&self) -> usize {
+    pub(crate) fn parallel(&self) -> usize {
         self.parallel.unwrap_or(DEFAULT_PARALLEL)
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.agent_cassette.is_none() && self.parallel.is_none()
     }
 
     /// The command that continues this lab, with every flag that shapes its run.
-    pub fn resume_command(&self, job_file: &Path) -> String {
+    pub(crate) fn resume_command(&self, job_file: &Path) -> String {
         let mut cmd = format!("ghostlab lab --resume --job {}", quoted(job_file));
         if let Some(c) = &self.agent_cassette {
             cmd.push_str(&format!(" --agent-cassette {}", quoted(c)));
@@ -96,7 +96,7 @@ pub fn load(lab_dir: &Path) -> Result<Option<RunFlags>, StoreError> {
 }
 
 /// Saves `flags` (atomically), with the cassette's path made absolute.
-pub fn save(lab_dir: &Path, flags: &RunFlags) -> Result<(), StoreError> {
+pub(crate) fn save(lab_dir: &Path, flags: &RunFlags) -> Result<(), StoreError> {
     let mut flags = flags.clone();
     flags.version = LAB_FILES_VERSION;
     if let Some(c) = &flags.agent_cassette {

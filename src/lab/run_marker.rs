@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 /// The marker's file in the lab folder.
 pub const MARKER_FILE: &str = "step12-run.json";
 /// Its format.
-pub const MARKER_VERSION: u32 = 1;
+pub(crate) const MARKER_VERSION: u32 = 1;
 
 #[derive(Debug, Serialize, Deserialize)]
 struct Marker {
@@ -32,7 +32,7 @@ pub fn started(lab_dir: &Path, run: &Path) -> std::io::Result<()> {
 
 /// The run step 12 started and has not recorded as done, when it still is a run folder of
 /// exactly `case_ids`. An unreadable or foreign marker is none (a new run starts).
-pub fn unrecorded_run(lab_dir: &Path, case_ids: &[String]) -> Option<PathBuf> {
+pub(crate) fn unrecorded_run(lab_dir: &Path, case_ids: &[String]) -> Option<PathBuf> {
     let text =
         crate::util::bounded::read_bounded_string(&lab_dir.join(MARKER_FILE), crate::util::bounded::FileKind::State)
             .ok()?;
@@ -44,7 +44,7 @@ pub fn unrecorded_run(lab_dir: &Path, case_ids: &[String]) -> Option<PathBuf> {
 }
 
 /// Whether the run folder's manifest.json lists exactly `case_ids`, in order.
-pub fn runs_cases(run: &Path, case_ids: &[String]) -> bool {
+pub(crate) fn runs_cases(run: &Path, case_ids: &[String]) -> bool {
     crate::util::bounded::read_bounded_string(&run.join("manifest.json"), crate::util::bounded::FileKind::State)
         .ok()
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
@@ -58,7 +58,7 @@ pub fn runs_cases(run: &Path, case_ids: &[String]) -> bool {
 }
 
 /// Forgets the marker: step 12 is recorded as done in the job.
-pub fn clear(lab_dir: &Path) -> std::io::Result<()> {
+pub(crate) fn clear(lab_dir: &Path) -> std::io::Result<()> {
     match std::fs::remove_file(lab_dir.join(MARKER_FILE)) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
         _ => Ok(()),

@@ -22,7 +22,7 @@ pub struct Lab {
     pub step: StepId,
     pub phase: Phase,
     /// Generated, not yet accepted proposals.
-    pub cache: BTreeMap<StepId, Proposal>,
+    pub(crate) cache: BTreeMap<StepId, Proposal>,
     pub artifacts: Artifacts,
     /// Per-server discovery of the MCPs step.
     pub discovery: IndexMap<String, Discovery>,
@@ -92,9 +92,8 @@ impl Lab {
         match event {
             Event::Start => self.enter_step(self.step),
             Event::Tick => {
-                match &mut self.phase {
-                    Phase::Proposing { tick } | Phase::Running { tick, .. } => *tick += 1,
-                    _ => {}
+                if let Phase::Proposing { tick } | Phase::Running { tick, .. } = &mut self.phase {
+                    *tick += 1;
                 }
                 Vec::new()
             }
@@ -122,32 +121,9 @@ impl Lab {
                 }
                 Vec::new()
             }
-            Event::Discovered { server, result } => {
-                if let Some(d) = self.discovery.get_mut(&server)
-                    && *d == Discovery::Pending
-                {
-                    *d = match result {
-                        Ok(c) => Discovery::Found(c),
-                        Err(DiscoveryError::Invalid(e)) => Discovery::Invalid(e),
-                        Err(DiscoveryError::Failed(e)) => Discovery::Failed(e),
-                    };
-                }
-                Vec::new()
-            }
+            Event::Discovered { server, result } => self.on_discovered(server, result),
             Event::Accept => self.on_accept(),
-            Event::Edit => {
-                if let Phase::Deciding { proposal, .. } = &self.phase
-                    && proposal.editable
-                {
-                    let proposal = proposal.clone();
-                    self.phase = Phase::Editing {
-                        draft: proposal.text.clone(),
-                        proposal,
-                        notice: None,
-                    };
-                }
-                Vec::new()
-            }
+            Event::Edit => self.on_edit(),
             Event::EditSubmitted(text) => match self.review.editing.take() {
                 Some(item) => self.on_item_submitted(item, text),
                 None => self.on_edit_submitted(text),
@@ -159,18 +135,7 @@ impl Lab {
                 }
                 Vec::new()
             }
-            Event::Regenerate { hint } => match self.phase {
-                Phase::Deciding { .. } | Phase::Failed { .. } => {
-                    if self.step == StepId::Scenarios {
-                        self.review.curation = None; // new scenarios start pending
-                    }
-                    self.cache.remove(&self.step);
-                    let mut fx = vec![Effect::DropCachedProposal { step: self.step }];
-                    fx.extend(self.propose(hint));
-                    fx
-                }
-                _ => Vec::new(),
-            },
+            Event::Regenerate { hint } => self.on_regenerate(hint),
             Event::Retry => match self.phase {
                 Phase::Failed { .. } => self.propose(None),
                 _ => Vec::new(),
@@ -180,95 +145,83 @@ impl Lab {
                 vec![Effect::CancelWork]
             }
             Event::Cancel => self.on_cancel(),
-            Event::Goto(step) => {
-                let allowed = self.is_completed(step) && !matches!(self.phase, Phase::Running { .. });
-                if allowed && step != self.step {
-                    let in_flight = matches!(self.phase, Phase::Proposing { .. })
-                        || self.discovery.values().any(|d| *d == Discovery::Pending);
-                    self.step = step;
-                    let mut fx = if in_flight {
-                        vec![Effect::CancelWork]
-                    } else {
-                        Vec::new()
-                    };
-                    fx.extend(self.enter_step(step));
-                    return fx;
-                }
-                Vec::new()
-            }
+            Event::Goto(step) => self.on_goto(step),
             Event::Interrupt => {
                 self.confirm_quit = true;
                 Vec::new()
             }
             Event::QuitConfirmed | Event::QuitCancelled => Vec::new(),
-            Event::RunEvent(envelope) => {
-                if let Phase::Running { dashboard, .. } = &mut self.phase {
-                    dashboard.push(*envelope);
-                }
-                Vec::new()
-            }
-            Event::Dashboard(nav) => {
-                if let Phase::Running { dashboard, .. } = &mut self.phase {
-                    dashboard.navigate(nav);
-                    return transcript_wanted(dashboard);
-                }
-                Vec::new()
-            }
-            Event::RunFolder(dir) => {
-                if let Phase::Running { dashboard, .. } = &mut self.phase {
-                    dashboard.run_dir = Some(dir);
-                }
-                Vec::new()
-            }
-            Event::RunPlanned(n) => {
-                if let Phase::Running { dashboard, .. } = &mut self.phase {
-                    dashboard.planned = Some(n);
-                }
-                Vec::new()
-            }
-            Event::Clock(now) => {
-                if let Phase::Running {
-                    dashboard,
-                    outcome: None,
-                    ..
-                } = &mut self.phase
-                {
-                    dashboard.clock(now);
-                }
-                Vec::new()
-            }
-            Event::CancelRunConfirmed | Event::CancelRunDeclined => self.on_cancel_answer(event),
-            Event::TranscriptLoaded { key, events } => {
-                if let Phase::Running { dashboard, .. } = &mut self.phase {
-                    dashboard.fill_transcript(&key, events);
-                }
-                Vec::new()
-            }
-            Event::RunFinished(result) => {
-                let finished = result.is_ok();
-                if let Phase::Running { outcome, dashboard, .. } = &mut self.phase {
-                    dashboard.stop_clock();
-                    *outcome = Some(match result {
-                        Ok(results) => {
-                            dashboard.screen = super::dashboard_state::Screen::Results;
-                            RunOutcome::Report(results)
-                        }
-                        Err(e) => RunOutcome::Failed(e),
-                    });
-                }
-                let last = StepId::Preview.id();
-                let mut fx = Vec::new();
-                if finished && !self.job.lab.completed.iter().any(|c| c == last) {
-                    self.job.lab.completed.push(last.to_string());
-                    fx.push(Effect::SaveJob(Box::new(self.job.clone())));
-                }
-                // The results screen lists the contract's findings to decide on.
-                if finished {
-                    fx.push(Effect::LoadFindings);
-                }
-                fx
-            }
+            Event::RunEvent(_)
+            | Event::Dashboard(_)
+            | Event::RunFolder(_)
+            | Event::RunPlanned(_)
+            | Event::Clock(_)
+            | Event::CancelRunConfirmed
+            | Event::CancelRunDeclined
+            | Event::TranscriptLoaded { .. }
+            | Event::RunFinished(_) => self.on_run_event(event),
         }
+    }
+
+    /// A server's discovery answered; a discovery the step no longer waits for is dropped.
+    fn on_discovered(&mut self, server: String, result: Result<Discovered, DiscoveryError>) -> Vec<Effect> {
+        if let Some(d) = self.discovery.get_mut(&server)
+            && *d == Discovery::Pending
+        {
+            *d = match result {
+                Ok(c) => Discovery::Found(c),
+                Err(DiscoveryError::Invalid(e)) => Discovery::Invalid(e),
+                Err(DiscoveryError::Failed(e)) => Discovery::Failed(e),
+            };
+        }
+        Vec::new()
+    }
+
+    /// `e`: edit the proposal's text, when it is editable.
+    fn on_edit(&mut self) -> Vec<Effect> {
+        if let Phase::Deciding { proposal, .. } = &self.phase
+            && proposal.editable
+        {
+            let proposal = proposal.clone();
+            self.phase = Phase::Editing {
+                draft: proposal.text.clone(),
+                proposal,
+                notice: None,
+            };
+        }
+        Vec::new()
+    }
+
+    /// Throws the step's proposal away (and its cached copy) and asks again.
+    fn on_regenerate(&mut self, hint: Option<String>) -> Vec<Effect> {
+        if !matches!(self.phase, Phase::Deciding { .. } | Phase::Failed { .. }) {
+            return Vec::new();
+        }
+        if self.step == StepId::Scenarios {
+            self.review.curation = None; // new scenarios start pending
+        }
+        self.cache.remove(&self.step);
+        let mut fx = vec![Effect::DropCachedProposal { step: self.step }];
+        fx.extend(self.propose(hint));
+        fx
+    }
+
+    /// Revisits a completed step (never during a run), stopping the work in flight.
+    fn on_goto(&mut self, step: StepId) -> Vec<Effect> {
+        let allowed = self.is_completed(step) && !matches!(self.phase, Phase::Running { .. });
+        if !allowed || step == self.step {
+            return Vec::new();
+        }
+        let in_flight =
+            matches!(self.phase, Phase::Proposing { .. }) || self.discovery.values().any(|d| *d == Discovery::Pending);
+        self.step = step;
+        let mut fx = if in_flight {
+            vec![Effect::CancelWork]
+        } else {
+            Vec::new()
+        };
+        fx.extend(self.enter_step(step));
+        fx
     }
 
     fn enter_step(&mut self, step: StepId) -> Vec<Effect> {
@@ -367,7 +320,7 @@ impl Lab {
             self.phase = Phase::Editing {
                 proposal: proposal.clone(),
                 draft: text,
-                notice: Some(e),
+                notice: Some(e.to_string()),
             };
             return Vec::new();
         }
@@ -414,7 +367,7 @@ impl Lab {
         let applied = match apply_answer(step, &proposal.text, &mut candidate, &self.artifacts) {
             Ok(a) => a,
             Err(e) => {
-                self.phase = deciding(proposal, Some(e));
+                self.phase = deciding(proposal, Some(e.to_string()));
                 return Vec::new();
             }
         };
@@ -484,20 +437,5 @@ pub(super) fn deciding(proposal: Proposal, notice: Option<String>) -> Phase {
         proposal,
         notice,
         confirm: None,
-    }
-}
-
-/// Asks for the selected trial's earlier events when its transcript needs them; without a
-/// run folder (not announced yet) the dashboard shows what it has, and says so.
-fn transcript_wanted(dashboard: &mut super::dashboard_state::DashboardState) -> Vec<Effect> {
-    let Some(key) = dashboard.wants_transcript() else {
-        return Vec::new();
-    };
-    match dashboard.run_dir.clone() {
-        Some(run_dir) => vec![Effect::LoadTranscript { run_dir, key }],
-        None => {
-            dashboard.fill_transcript(&key, Err("the run folder is not known yet".into()));
-            Vec::new()
-        }
     }
 }

@@ -89,13 +89,8 @@ impl StepId {
     }
 
     /// The step before this one, if any.
-    pub fn prev(self) -> Option<StepId> {
+    pub(crate) fn prev(self) -> Option<StepId> {
         self.index().checked_sub(1).map(|i| StepId::ALL[i])
-    }
-
-    /// Looks a step up by its stored id.
-    pub fn from_id(id: &str) -> Option<StepId> {
-        StepId::ALL.into_iter().find(|s| s.id() == id)
     }
 
     /// Steps whose accepted answer is a generated artifact kept in the state folder.

@@ -10,7 +10,7 @@ use super::step::StepId;
 use crate::spec::Job;
 
 /// Format version of the lab's own files.
-pub const LAB_FILES_VERSION: u32 = 1;
+pub(crate) const LAB_FILES_VERSION: u32 = 1;
 
 /// Errors writing or reading the lab's files.
 #[derive(Debug, thiserror::Error)]
@@ -53,7 +53,7 @@ fn write(path: PathBuf, value: &impl Serialize) -> Result<(), StoreError> {
 }
 
 /// Caches a generated proposal.
-pub fn save_proposal(dir: &Path, step: StepId, proposal: &Proposal) -> Result<(), StoreError> {
+pub(crate) fn save_proposal(dir: &Path, step: StepId, proposal: &Proposal) -> Result<(), StoreError> {
     let file = CachedFile {
         version: LAB_FILES_VERSION,
         step,
@@ -63,7 +63,7 @@ pub fn save_proposal(dir: &Path, step: StepId, proposal: &Proposal) -> Result<()
 }
 
 /// Forgets a cached proposal; a missing file is fine.
-pub fn drop_proposal(dir: &Path, step: StepId) -> Result<(), StoreError> {
+pub(crate) fn drop_proposal(dir: &Path, step: StepId) -> Result<(), StoreError> {
     let path = proposal_path(dir, step);
     match std::fs::remove_file(&path) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(StoreError::Write { path, source: e }),

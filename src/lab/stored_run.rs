@@ -24,7 +24,7 @@ pub struct StoredRun {
 
 /// Why a run folder cannot be shown.
 #[derive(Debug, thiserror::Error)]
-pub enum StoredRunError {
+pub(crate) enum StoredRunError {
     #[error("{0}: not a run folder (no cases/)")]
     NotARun(PathBuf),
     #[error("{0}")]
@@ -33,7 +33,7 @@ pub enum StoredRunError {
 
 /// Which run `ghostlab view` opens: `given` as a folder, or as a run id under `runs_root`; with
 /// nothing given, the newest run of the job.
-pub fn pick_run(given: Option<&Path>, state_dir: &Path) -> Option<PathBuf> {
+pub(crate) fn pick_run(given: Option<&Path>, state_dir: &Path) -> Option<PathBuf> {
     match given {
         Some(p) if p.is_dir() => Some(p.to_path_buf()),
         Some(p) => Some(RunDir::runs_root(state_dir).join(p)).filter(|d| d.is_dir()),
@@ -42,7 +42,7 @@ pub fn pick_run(given: Option<&Path>, state_dir: &Path) -> Option<PathBuf> {
 }
 
 /// Loads a run folder; the results screen opens first when the run finished.
-pub fn load_run(dir: &Path) -> Result<StoredRun, StoredRunError> {
+pub(crate) fn load_run(dir: &Path) -> Result<StoredRun, StoredRunError> {
     let run = RunDir::new(dir);
     if !run.has_cases() {
         return Err(StoredRunError::NotARun(dir.to_path_buf()));
@@ -86,7 +86,7 @@ fn scenario_title(t: &crate::run::store::run_dir::TrialDir) -> Option<(String, S
 
 /// The stored events of one trial of the run in `run_dir` (events.jsonl, or the `.partial` log
 /// of a trial still running or interrupted), for the transcript of a newly selected trial.
-pub fn read_trial(run_dir: &Path, key: &TrialKey) -> Result<Vec<Envelope>, String> {
+pub(crate) fn read_trial(run_dir: &Path, key: &TrialKey) -> Result<Vec<Envelope>, String> {
     let trial = RunDir::new(run_dir).trial(&key.case, key.trial);
     trial.read_events().map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => "not on disk yet".to_string(),
@@ -95,7 +95,7 @@ pub fn read_trial(run_dir: &Path, key: &TrialKey) -> Result<Vec<Envelope>, Strin
 }
 
 /// Reads back the focused trial's earlier events when the dashboard asks for them.
-pub fn fill_focus(dashboard: &mut DashboardState) {
+pub(crate) fn fill_focus(dashboard: &mut DashboardState) {
     if let (Some(key), Some(dir)) = (dashboard.wants_transcript(), dashboard.run_dir.clone()) {
         let stored = read_trial(&dir, &key);
         dashboard.fill_transcript(&key, stored);
@@ -103,7 +103,7 @@ pub fn fill_focus(dashboard: &mut DashboardState) {
 }
 
 /// The next verdict filter in `v`'s cycle: all → PASS → FAIL → INCONCLUSIVE → INFRA_ERROR → all.
-pub fn next_verdict(v: Option<Verdict>) -> Option<Verdict> {
+pub(crate) fn next_verdict(v: Option<Verdict>) -> Option<Verdict> {
     match v {
         None => Some(Verdict::Pass),
         Some(Verdict::Pass) => Some(Verdict::Fail),
@@ -114,7 +114,7 @@ pub fn next_verdict(v: Option<Verdict>) -> Option<Verdict> {
 }
 
 /// The next persona filter: all, then each persona of the run in first-seen order, then all.
-pub fn next_persona(state: &DashboardState, current: Option<&str>) -> Option<String> {
+pub(crate) fn next_persona(state: &DashboardState, current: Option<&str>) -> Option<String> {
     let mut personas: Vec<&str> = Vec::new();
     for r in &state.rows {
         if !personas.contains(&r.persona.as_str()) {
@@ -129,51 +129,51 @@ pub fn next_persona(state: &DashboardState, current: Option<&str>) -> Option<Str
 }
 
 /// The `view --json` format version this build prints (2: summary.json's words, `trials`).
-pub const VIEW_JSON_VERSION: u32 = 2;
+pub(crate) const VIEW_JSON_VERSION: u32 = 2;
 
 /// One row of `view --json`: one trial.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct DumpRow {
+pub(crate) struct DumpRow {
     /// The case id, as summary.json's `cases[].case_id`.
     #[serde(rename = "case_id")]
-    pub case: String,
-    pub trial: u32,
-    pub persona: String,
-    pub scenario: String,
-    pub turns: u32,
-    pub verdict: Option<Verdict>,
-    pub duration_ms: Option<u64>,
-    pub first_failure: Option<FirstFailure>,
+    pub(crate) case: String,
+    pub(crate) trial: u32,
+    pub(crate) persona: String,
+    pub(crate) scenario: String,
+    pub(crate) turns: u32,
+    pub(crate) verdict: Option<Verdict>,
+    pub(crate) duration_ms: Option<u64>,
+    pub(crate) first_failure: Option<FirstFailure>,
 }
 
 /// What `view --json` prints: the filter, the trials it lets through, and the results
 /// (schemas/view.schema.json).
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct Dump<'a> {
-    pub version: u32,
-    pub run_dir: &'a Path,
-    pub filter: DumpFilter<'a>,
+pub(crate) struct Dump<'a> {
+    pub(crate) version: u32,
+    pub(crate) run_dir: &'a Path,
+    pub(crate) filter: DumpFilter<'a>,
     /// The trials the filter lets through, in table order.
-    pub trials: Vec<DumpRow>,
+    pub(crate) trials: Vec<DumpRow>,
     /// Absent (`null`) while the run has no summary.json.
-    pub results: Option<&'a RunResults>,
+    pub(crate) results: Option<&'a RunResults>,
     /// The job's contract findings and the shown trials' verdict findings, with decisions
     /// (`lab::view_findings`).
-    pub findings: ViewFindings,
+    pub(crate) findings: ViewFindings,
 }
 
 /// The filters `view` applied.
 #[derive(Debug, Serialize, JsonSchema)]
-pub struct DumpFilter<'a> {
-    pub verdict: Option<Verdict>,
-    pub persona: Option<&'a str>,
-    pub text: &'a str,
+pub(crate) struct DumpFilter<'a> {
+    pub(crate) verdict: Option<Verdict>,
+    pub(crate) persona: Option<&'a str>,
+    pub(crate) text: &'a str,
 }
 
 impl StoredRun {
     /// Applies a move; a new search text is looked up in every trial's stored transcript (they
     /// are not kept in memory), and a newly selected trial's transcript is read back.
-    pub fn navigate(&mut self, nav: Nav) {
+    pub(crate) fn navigate(&mut self, nav: Nav) {
         let d = &mut self.dashboard;
         if let (Nav::SetFilter(f), Some(dir)) = (&nav, &d.run_dir)
             && f.text != d.filter.text
@@ -185,7 +185,7 @@ impl StoredRun {
     }
 
     /// The `--json` view of this run under its dashboard's filter.
-    pub fn dump<'a>(&'a self, run_dir: &'a Path) -> Dump<'a> {
+    pub(crate) fn dump<'a>(&'a self, run_dir: &'a Path) -> Dump<'a> {
         let d = &self.dashboard;
         let f: &Filter = &d.filter;
         let cases = d

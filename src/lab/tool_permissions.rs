@@ -11,7 +11,7 @@ use crate::spec::{Action, Job, PermissionRule};
 
 /// What decides one tool's permission.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Decided {
+pub(crate) enum Decided {
     /// A permission key matched; the last one wins.
     ByKey { key: String, action: Action },
     /// A key matched with per-argument patterns: it depends on the call.
@@ -21,7 +21,7 @@ pub enum Decided {
 }
 
 /// OpenCode's wildcard match of a whole permission key against a tool id.
-pub fn wildcard_matches(pattern: &str, text: &str) -> bool {
+pub(crate) fn wildcard_matches(pattern: &str, text: &str) -> bool {
     let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
     // Iterative matcher with backtracking to the last `*`: linear-ish, no recursion.
     let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
@@ -78,7 +78,11 @@ fn label_word(l: RiskLabel) -> &'static str {
 /// One line per discovered tool: id, labels, effective permission and what decided it; a
 /// changing tool that runs without asking is marked. Tools come from the job's discovered
 /// `capabilities`; labels from the contract when there is one.
-pub fn tool_lines(job: &Job, map: &IndexMap<String, PermissionRule>, contract: Option<&Contract>) -> Vec<String> {
+pub(crate) fn tool_lines(
+    job: &Job,
+    map: &IndexMap<String, PermissionRule>,
+    contract: Option<&Contract>,
+) -> Vec<String> {
     let mut out = Vec::new();
     for (server, caps) in &job.capabilities {
         for tool in &caps.tools {

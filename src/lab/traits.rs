@@ -5,18 +5,20 @@
 use futures::future::BoxFuture;
 use serde_json::Value;
 use std::path::PathBuf;
+use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
-use super::types::{Discovered, DiscoveryError};
+use super::effect_errors::{CatalogError, GeneratorError, LabRunError};
+use super::types::{Discovered, DiscoveryError, Event};
 use crate::app::RunResults;
 use crate::spec::{Job, McpInput};
-use crate::trial::Envelope;
+use crate::trial::{ChannelSink, Envelope, EventSink};
 
 /// Lists models the person can pick (`executors::EndpointModels`).
 pub trait ModelCatalog: Send + Sync {
     /// `provider/model` names, best first.
-    fn models(&self, job: Job) -> BoxFuture<'static, Result<Vec<String>, String>>;
+    fn models(&self, job: Job) -> BoxFuture<'static, Result<Vec<String>, CatalogError>>;
 
     /// The models the person can really use now (their own OpenCode's list, which has only
     /// providers with a credential); `None` when this catalog cannot tell.
@@ -30,7 +32,7 @@ pub trait ModelCatalog: Send + Sync {
 pub struct ConfiguredModels;
 
 impl ModelCatalog for ConfiguredModels {
-    fn models(&self, job: Job) -> BoxFuture<'static, Result<Vec<String>, String>> {
+    fn models(&self, job: Job) -> BoxFuture<'static, Result<Vec<String>, CatalogError>> {
         Box::pin(async move {
             let rt = &job.agent.runtime;
             let mut out: Vec<String> = Vec::new();
@@ -84,18 +86,41 @@ pub trait Generator: Send + Sync {
         &self,
         request: GenerateRequest,
         cancel: CancellationToken,
-    ) -> BoxFuture<'static, Result<Value, String>>;
+    ) -> BoxFuture<'static, Result<Value, GeneratorError>>;
 }
 
-/// What a running suite streams to the lab.
-#[derive(Debug, Clone, PartialEq)]
-pub enum RunUpdate {
+/// Where a running suite streams to: the lab's one event channel, the same the dashboard pane
+/// reads. A runner can say only what a run says (its folder, its size, its case events); a
+/// closed channel (the lab went away) is not an error for the run.
+#[derive(Clone)]
+pub struct RunStream(UnboundedSender<Event>);
+
+impl RunStream {
+    pub fn new(events: UnboundedSender<Event>) -> Self {
+        RunStream(events)
+    }
+
     /// The run's folder, sent before its first event: where the dashboard reads back a
     /// selected trial's earlier events.
-    Folder(PathBuf),
+    pub(crate) fn folder(&self, dir: PathBuf) {
+        let _ = self.0.send(Event::RunFolder(dir));
+    }
+
     /// How many trials the run will have, once its cases are loaded.
-    Planned(usize),
-    Event(Envelope),
+    pub(crate) fn planned(&self, trials: usize) {
+        let _ = self.0.send(Event::RunPlanned(trials));
+    }
+
+    /// One case event, as written to its events.jsonl.
+    pub fn event(&self, envelope: Envelope) {
+        let _ = self.0.send(Event::from(envelope));
+    }
+
+    /// The suite's sink into this stream (case events only; the run's start and end reach the
+    /// lab as `planned` and the runner's result).
+    pub(crate) fn sink(&self) -> Arc<dyn EventSink> {
+        Arc::new(ChannelSink(self.0.clone()))
+    }
 }
 
 /// Runs the suite of accepted scenarios, streaming events; returns what the run states.
@@ -103,7 +128,7 @@ pub trait SuiteRunner: Send + Sync {
     fn run(
         &self,
         job_file: PathBuf,
-        events: UnboundedSender<RunUpdate>,
+        events: RunStream,
         cancel: CancellationToken,
-    ) -> BoxFuture<'static, Result<RunResults, String>>;
+    ) -> BoxFuture<'static, Result<RunResults, LabRunError>>;
 }

@@ -179,6 +179,13 @@ pub enum Event {
     Findings(super::findings_review::FindingsEvent),
 }
 
+/// A case event of the running suite (what `trial::ChannelSink` sends into the lab's stream).
+impl From<Envelope> for Event {
+    fn from(envelope: Envelope) -> Self {
+        Event::RunEvent(Box::new(envelope))
+    }
+}
+
 /// Generated context the proposers of later steps read: accepted artifacts by step.
 pub type Artifacts = BTreeMap<StepId, Value>;
 
@@ -278,9 +285,9 @@ pub enum ItemEdit {
 pub struct Review {
     pub editing: Option<ItemEdit>,
     /// The item being regenerated and the proposal its new version goes back into.
-    pub regenerating: Option<(String, Proposal)>,
+    pub(crate) regenerating: Option<(String, Proposal)>,
     /// The curation of the scenarios shown, as in dataset.json.
     pub curation: Option<crate::generate::Dataset>,
     /// A persona whose drop waits for a second `d` (some of its scenarios are approved).
-    pub confirm_drop: Option<String>,
+    pub(crate) confirm_drop: Option<String>,
 }

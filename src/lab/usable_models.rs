@@ -19,7 +19,7 @@ use crate::spec::Job;
 
 /// Where a provider's credential would come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CredentialSource {
+pub(crate) enum CredentialSource {
     /// This variable is set in the person's environment.
     Env(String),
     /// Their OpenCode login file has an entry.
@@ -36,7 +36,7 @@ impl std::fmt::Display for CredentialSource {
 }
 
 /// The credential the person has for `provider`, if any (environment first, as OpenCode).
-pub fn credential_source(provider: &str, auth: Option<&AuthFile>) -> Option<CredentialSource> {
+pub(crate) fn credential_source(provider: &str, auth: Option<&AuthFile>) -> Option<CredentialSource> {
     if let Some(k) = known(provider)
         && let Some(v) = k.env.iter().find(|v| std::env::var(v).is_ok_and(|x| !x.is_empty()))
     {
@@ -46,29 +46,46 @@ pub fn credential_source(provider: &str, auth: Option<&AuthFile>) -> Option<Cred
         .map(|_| CredentialSource::OpencodeLogin)
 }
 
+/// Why the person's `opencode models` gave no list.
+#[derive(Debug, thiserror::Error)]
+pub enum UserModelsError {
+    /// The isolated HOME it runs in could not be prepared.
+    #[error(transparent)]
+    Home(#[from] std::io::Error),
+    /// Their OpenCode login could not be read.
+    #[error(transparent)]
+    Login(#[from] crate::util::bounded::BoundedError),
+    #[error("`opencode models` took longer than 90 s")]
+    Timeout,
+    #[error("cannot run {}: {source}", bin.display())]
+    Spawn {
+        bin: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// It exited with an error; `reason` is the last line it wrote to stderr.
+    #[error("`opencode models` failed: {reason}")]
+    Failed { reason: String },
+}
+
 /// Runs the person's `opencode models` (see the module comment) from `dir`.
-pub async fn list_user_models(opencode: &Path, dir: &Path) -> Result<Vec<String>, String> {
-    let home = tempfile::Builder::new()
-        .prefix("ghostlab-models-")
-        .tempdir()
-        .map_err(|e| e.to_string())?;
+pub async fn list_user_models(opencode: &Path, dir: &Path) -> Result<Vec<String>, UserModelsError> {
+    let home = tempfile::Builder::new().prefix("ghostlab-models-").tempdir()?;
     let h = home.path();
     let data = h.join(".local/share/opencode");
-    std::fs::create_dir_all(&data).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(&data)?;
     if let Some(src) = user_data_dir().map(|d| d.join("auth.json")).filter(|p| p.is_file()) {
         use std::os::unix::fs::OpenOptionsExt;
-        let bytes = crate::util::bounded::read_bounded(&src, crate::util::bounded::FileKind::Config)
-            .map_err(|e| e.to_string())?;
+        let bytes = crate::util::bounded::read_bounded(&src, crate::util::bounded::FileKind::Config)?;
         let mut f = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .mode(0o600)
-            .open(data.join("auth.json"))
-            .map_err(|e| e.to_string())?;
-        std::io::Write::write_all(&mut f, &bytes).map_err(|e| e.to_string())?;
+            .open(data.join("auth.json"))?;
+        std::io::Write::write_all(&mut f, &bytes)?;
     }
     // Their config folder would get OpenCode's start-up npm install; the seeded one does not.
-    crate::run::environment::provider_home::seed_opencode_config(h).map_err(|e| e.to_string())?;
+    crate::run::environment::provider_home::seed_opencode_config(h)?;
     let mut cmd = tokio::process::Command::new(opencode);
     cmd.arg("models")
         .current_dir(dir)
@@ -88,14 +105,16 @@ pub async fn list_user_models(opencode: &Path, dir: &Path) -> Result<Vec<String>
     }
     let out = tokio::time::timeout(Duration::from_secs(90), cmd.output())
         .await
-        .map_err(|_| "`opencode models` took longer than 90 s".to_string())?
-        .map_err(|e| format!("cannot run {}: {e}", opencode.display()))?;
+        .map_err(|_| UserModelsError::Timeout)?
+        .map_err(|source| UserModelsError::Spawn {
+            bin: opencode.to_path_buf(),
+            source,
+        })?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
-        return Err(format!(
-            "`opencode models` failed: {}",
-            err.lines().last().unwrap_or("no output")
-        ));
+        return Err(UserModelsError::Failed {
+            reason: err.lines().last().unwrap_or("no output").to_string(),
+        });
     }
     Ok(parse_plain(&String::from_utf8_lossy(&out.stdout)))
 }
@@ -112,7 +131,7 @@ fn user_config_file() -> Option<std::path::PathBuf> {
 
 /// After `model` is picked: opt the job into the credential the person has for its provider
 /// (nothing when it is already opted in or they have none). Returns the blast-radius note.
-pub fn opt_in_for_model(job: &mut Job, model: &str) -> Option<String> {
+pub(crate) fn opt_in_for_model(job: &mut Job, model: &str) -> Option<String> {
     let provider = model.split_once('/')?.0;
     if job
         .agent
@@ -144,7 +163,7 @@ pub fn opt_in_for_model(job: &mut Job, model: &str) -> Option<String> {
 }
 
 /// One note line: each listed model's provider and where its credential comes from.
-pub fn sources_note(models: &[String]) -> Option<String> {
+pub(crate) fn sources_note(models: &[String]) -> Option<String> {
     let auth = AuthFile::load_user().ok();
     let mut seen: Vec<String> = Vec::new();
     let mut parts = Vec::new();
@@ -161,4 +180,28 @@ pub fn sources_note(models: &[String]) -> Option<String> {
         }
     }
     (!parts.is_empty()).then(|| format!("Credentials: {}", parts.join("; ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_missing_opencode_is_an_error_naming_the_binary() {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("no-such-opencode");
+        let err = list_user_models(&bin, dir.path()).await.unwrap_err();
+        assert!(
+            matches!(&err, UserModelsError::Spawn { bin: b, .. } if *b == bin),
+            "{err:?}"
+        );
+        assert!(
+            err.to_string().starts_with(&format!("cannot run {}: ", bin.display())),
+            "{err}"
+        );
+        assert!(
+            std::error::Error::source(&err).is_some(),
+            "the io error stays the source"
+        );
+    }
 }

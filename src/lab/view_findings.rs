@@ -14,7 +14,7 @@ use crate::mcp::contract::decisions::{Decisions, DecisionsError, Standing, decis
 /// Where a finding comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum FindingSource {
+pub(crate) enum FindingSource {
     /// The MCP contract (`contract.json`, `ghostlab discover`/`lint`).
     Contract,
     /// The evidence policy in a trial's verdict.
@@ -24,7 +24,7 @@ pub enum FindingSource {
 /// How a finding stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum FindingStanding {
+pub(crate) enum FindingStanding {
     /// Nobody decided: it counts.
     Open,
     /// Accepted or waived on the evidence it still rests on.
@@ -37,39 +37,39 @@ pub enum FindingStanding {
 
 /// A decision as `view --json` prints it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct ViewDecision {
+pub(crate) struct ViewDecision {
     /// `accepted` or `waived`.
-    pub decision: String,
-    pub who: String,
-    pub when: String,
-    pub reason: String,
+    pub(crate) decision: String,
+    pub(crate) who: String,
+    pub(crate) when: String,
+    pub(crate) reason: String,
 }
 
 /// One finding with its standing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct ViewFinding {
+pub(crate) struct ViewFinding {
     /// The id `ghostlab findings accept|waive` takes.
-    pub id: String,
-    pub source: FindingSource,
+    pub(crate) id: String,
+    pub(crate) source: FindingSource,
     /// The contract finding's severity; absent for verdict findings.
-    pub severity: Option<String>,
+    pub(crate) severity: Option<String>,
     /// The trial a verdict finding was observed in; absent for contract findings.
-    pub case_id: Option<String>,
-    pub trial: Option<u32>,
-    pub what: String,
-    pub standing: FindingStanding,
+    pub(crate) case_id: Option<String>,
+    pub(crate) trial: Option<u32>,
+    pub(crate) what: String,
+    pub(crate) standing: FindingStanding,
     /// The latest decision on it, in force or expired.
-    pub decision: Option<ViewDecision>,
+    pub(crate) decision: Option<ViewDecision>,
 }
 
 /// The findings section of `view --json`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct ViewFindings {
+pub(crate) struct ViewFindings {
     /// The decisions file read; absent when no job was found.
-    pub decisions_file: Option<PathBuf>,
+    pub(crate) decisions_file: Option<PathBuf>,
     /// What could not be listed, and why (no contract yet, no job).
-    pub notes: Vec<String>,
-    pub items: Vec<ViewFinding>,
+    pub(crate) notes: Vec<String>,
+    pub(crate) items: Vec<ViewFinding>,
 }
 
 fn word(s: &Standing) -> (FindingStanding, Option<ViewDecision>) {
@@ -104,15 +104,18 @@ fn verdict_item(f: &VerdictFinding, decisions: Option<&Decisions>) -> ViewFindin
 }
 
 /// The job whose decisions and contract apply: its file and state folder.
-pub struct JobPaths<'a> {
-    pub file: &'a Path,
-    pub state_dir: &'a Path,
+pub(crate) struct JobPaths<'a> {
+    pub(crate) file: &'a Path,
+    pub(crate) state_dir: &'a Path,
 }
 
 /// The findings of `verdict_findings` (a run's) and of the job's contract, with decisions.
 /// An unreadable decisions file or contract is an error naming it; a job without a contract yet
 /// gets a note.
-pub fn view_findings(job: Option<JobPaths<'_>>, verdict_findings: &[VerdictFinding]) -> Result<ViewFindings, String> {
+pub(crate) fn view_findings(
+    job: Option<JobPaths<'_>>,
+    verdict_findings: &[VerdictFinding],
+) -> Result<ViewFindings, String> {
     let Some(job) = job else {
         return Ok(ViewFindings {
             decisions_file: None,

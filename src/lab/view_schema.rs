@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::stored_run::{Dump, VIEW_JSON_VERSION};
 
 /// The `view --json` schema; `version` is pinned to the one this build prints.
-pub fn view_schema() -> Value {
+pub(crate) fn view_schema() -> Value {
     let schema = schemars::generate::SchemaSettings::draft2020_12()
         .into_generator()
         .into_root_schema_for::<Dump<'static>>();
@@ -28,7 +28,7 @@ pub fn view_schema() -> Value {
 }
 
 /// The schema as the checked-in file's text.
-pub fn view_schema_text() -> String {
+pub(crate) fn view_schema_text() -> String {
     let mut text = serde_json::to_string_pretty(&view_schema()).expect("schema serializes");
     text.push('\n');
     text

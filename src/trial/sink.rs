@@ -2,8 +2,8 @@
 //! `SuiteEvent`s once and every `EventSink` in a `Sinks` set sees each of them in order.
 //!
 //! Where events go: each case's `events.jsonl` writer (`run::EventLog`) writes an event first
-//! and then hands it to the sinks; the terminal printer (`cli::test`) and the lab forwarder
-//! (`ChannelSink`, into the wizard's transcript pane) are sinks. summary.json and junit.xml are
+//! and then hands it to the sinks; the terminal printer (`cli::test`) and the lab
+//! (`ChannelSink`, into the wizard's one event stream) are sinks. summary.json and junit.xml are
 //! aggregated from the trials' verdict files (`run::suite::write_outcome`, also used by merge
 //! and rescore) just before `RunFinished`. A sink never fails the run.
 
@@ -73,14 +73,15 @@ impl std::fmt::Debug for Sinks {
     }
 }
 
-/// Forwards each case event, typed, into a channel (the lab's transcript pane). A closed
-/// receiver (the pane went away) is not an error for the run.
-pub struct ChannelSink(pub UnboundedSender<Envelope>);
+/// Sends each case event, typed, into a channel: the lab's one event stream (`T` is the lab's
+/// `Event`) or a plain `Envelope` channel. A closed receiver (the pane went away) is not an
+/// error for the run.
+pub struct ChannelSink<T>(pub UnboundedSender<T>);
 
-impl EventSink for ChannelSink {
+impl<T: From<Envelope> + Send> EventSink for ChannelSink<T> {
     fn handle(&self, event: &SuiteEvent) {
         if let SuiteEvent::Case(envelope) = event {
-            let _ = self.0.send(envelope.clone());
+            let _ = self.0.send(T::from(envelope.clone()));
         }
     }
 }

@@ -7,13 +7,13 @@ use futures::future::BoxFuture;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+use tokio::sync::mpsc::unbounded_channel;
 use tokio_util::sync::CancellationToken;
 
 use ghostlab::lab::headless::{HeadlessError, run_headless};
 use ghostlab::lab::{
-    ConfiguredModels, Event, Executor, GenerateKind, GenerateRequest, Generator, Lab, McpDiscovery, Phase, RunUpdate,
-    Seeds, StepId, StepProposer, SuiteRunner, store,
+    ConfiguredModels, Event, Executor, GenerateKind, GenerateRequest, Generator, GeneratorError, Lab, LabRunError,
+    McpDiscovery, Phase, RunStream, Seeds, StepId, StepProposer, SuiteRunner, store,
 };
 use ghostlab::spec::job::Capabilities;
 use ghostlab::spec::{McpInput, SandboxBackend};
@@ -26,12 +26,12 @@ struct FakeGenerator {
 }
 
 impl Generator for FakeGenerator {
-    fn generate(&self, r: GenerateRequest, _: CancellationToken) -> BoxFuture<'static, Result<Value, String>> {
+    fn generate(&self, r: GenerateRequest, _: CancellationToken) -> BoxFuture<'static, Result<Value, GeneratorError>> {
         self.calls.lock().expect("lock").push(r.kind);
         let fail = self.fail == Some(r.kind);
         Box::pin(async move {
             if fail {
-                return Err("fake generator told to fail".into());
+                return Err(GeneratorError::Backend("fake generator told to fail".into()));
             }
             Ok(match r.kind {
                 GenerateKind::Profile => json!({"purpose": r.job.agent.description, "risks": ["tags without asking"]}),
@@ -88,18 +88,15 @@ impl SuiteRunner for FakeSuiteRunner {
     fn run(
         &self,
         file: PathBuf,
-        tx: UnboundedSender<RunUpdate>,
+        stream: RunStream,
         _: CancellationToken,
-    ) -> BoxFuture<'static, Result<ghostlab::app::RunResults, String>> {
+    ) -> BoxFuture<'static, Result<ghostlab::app::RunResults, LabRunError>> {
         Box::pin(async move {
-            ghostlab::spec::load_job(&file).map_err(|e| e.to_string())?;
+            ghostlab::spec::load_job(&file)?;
             for seq in 0..3u64 {
                 let env = json!({"v": 1, "seq": seq, "ts": "2026-11-29T12:00:00Z", "case": "c1",
                     "type": "user_message", "turn": seq + 1, "text": "hello", "latency_ms": 1});
-                tx.send(RunUpdate::Event(
-                    serde_json::from_value(env).map_err(|e| e.to_string())?,
-                ))
-                .map_err(|e| e.to_string())?;
+                stream.event(serde_json::from_value(env).expect("a valid fake envelope"));
             }
             Ok(crate::run_fakes::fake_results("fake-run", true))
         })
@@ -455,7 +452,7 @@ fn cli_yes_saves_every_step_it_can_then_resume_finishes_the_run() {
 struct PanickingGenerator;
 
 impl Generator for PanickingGenerator {
-    fn generate(&self, _: GenerateRequest, _: CancellationToken) -> BoxFuture<'static, Result<Value, String>> {
+    fn generate(&self, _: GenerateRequest, _: CancellationToken) -> BoxFuture<'static, Result<Value, GeneratorError>> {
         Box::pin(async { panic!("fake generator bug") })
     }
 }

@@ -6,7 +6,10 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use futures::future::BoxFuture;
-use ghostlab::lab::{ConfiguredModels, GenerateRequest, Generator, Proposal, Seeds, StepId, StepProposer};
+use ghostlab::lab::{
+    CatalogError, ConfiguredModels, GenerateRequest, Generator, GeneratorError, ModelCatalog, Proposal, Seeds, StepId,
+    StepProposer,
+};
 use ghostlab::spec::Job;
 
 fn example_copy() -> (tempfile::TempDir, PathBuf) {
@@ -24,8 +27,12 @@ impl Generator for FakeGeneratorThatRefuses {
         &self,
         r: GenerateRequest,
         _: CancellationToken,
-    ) -> BoxFuture<'static, Result<serde_json::Value, String>> {
-        Box::pin(async move { Err(format!("fake generator: {:?} is not generated in this test", r.kind)) })
+    ) -> BoxFuture<'static, Result<serde_json::Value, GeneratorError>> {
+        Box::pin(async move {
+            Err(GeneratorError::Backend(
+                format!("fake generator: {:?} is not generated in this test", r.kind).into(),
+            ))
+        })
     }
 }
 
@@ -47,6 +54,7 @@ async fn propose(p: &StepProposer, step: StepId, hint: Option<&str>, job: &Job) 
         CancellationToken::new(),
     )
     .await
+    .map_err(|e| e.to_string())
 }
 
 fn loaded(job: &Path) -> Job {
@@ -366,5 +374,47 @@ async fn step_12_shows_the_resolved_config_and_its_difference_from_the_source() 
     assert!(
         notes.contains("network allowlist; reachable: docs.example.org:443"),
         "{notes}"
+    );
+}
+
+/// A fake catalog whose source is down: it refuses, naming the endpoint it could not reach.
+struct FakeCatalogThatIsDown;
+
+impl ModelCatalog for FakeCatalogThatIsDown {
+    fn models(&self, _: Job) -> BoxFuture<'static, Result<Vec<String>, CatalogError>> {
+        Box::pin(async {
+            Err(CatalogError::Unavailable {
+                catalog: "http://127.0.0.1:9/v1".into(),
+                source: "connection refused".into(),
+            })
+        })
+    }
+}
+
+/// A catalog that cannot list is not an empty list: Step 3 still proposes, and its notes say
+/// why no configured model is offered (the old code dropped the error without a word).
+#[tokio::test]
+async fn a_catalog_that_cannot_list_says_why_in_step_3() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let job_file = dir.path().join("job.yaml");
+    let mut p = proposer(&job_file, Seeds::default());
+    p.models = Arc::new(FakeCatalogThatIsDown);
+    let mut job = Job::default();
+    job.agent.runtime.model = Some("openai/gpt-4.1".into());
+    let model = propose(&p, StepId::Model, None, &job)
+        .await
+        .expect("the step still proposes");
+    assert!(model.text.starts_with("openai/gpt-4.1\n"), "{}", model.text);
+    assert!(
+        model.notes.iter().any(|n| n
+            == "The configured models could not be listed: cannot list models from http://127.0.0.1:9/v1: \
+                connection refused"),
+        "{:?}",
+        model.notes
+    );
+    assert!(
+        model.notes.iter().any(|n| n.starts_with("No configured models found")),
+        "{:?}",
+        model.notes
     );
 }

@@ -7,7 +7,7 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
+use tokio::sync::mpsc::unbounded_channel;
 use tokio_util::sync::CancellationToken;
 
 use crate::generate_support::release_bot_copy;
@@ -17,8 +17,8 @@ use ghostlab::lab::apply::to_answer_yaml;
 use ghostlab::lab::executors::PipelineGenerator;
 use ghostlab::lab::review::{ReviewEvent, item_id, items};
 use ghostlab::lab::{
-    ConfiguredModels, Effect, Event, Executor, Lab, McpDiscovery, Phase, Proposal, RunUpdate, Saved, Seeds, StepId,
-    StepProposer, SuiteRunner, store,
+    ConfiguredModels, Effect, Event, Executor, Lab, LabRunError, McpDiscovery, Phase, Proposal, RunStream, Saved,
+    Seeds, StepId, StepProposer, SuiteRunner, store,
 };
 use ghostlab::spec::McpInput;
 
@@ -225,10 +225,10 @@ impl SuiteRunner for NoRun {
     fn run(
         &self,
         _: PathBuf,
-        _: UnboundedSender<RunUpdate>,
+        _: RunStream,
         _: CancellationToken,
-    ) -> BoxFuture<'static, Result<ghostlab::app::RunResults, String>> {
-        Box::pin(async { Err("fake: the run is not part of this test".into()) })
+    ) -> BoxFuture<'static, Result<ghostlab::app::RunResults, LabRunError>> {
+        Box::pin(async { Err(LabRunError::Backend("fake: the run is not part of this test".into())) })
     }
 }
 

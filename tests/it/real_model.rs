@@ -340,7 +340,8 @@ async fn step_3_lists_the_users_opencode_models_and_refuses_another() {
             tokio_util::sync::CancellationToken::new(),
         )
         .await
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(
         err.contains("--model nosuch-provider/never-model") && err.contains(&list[0]),
         "{err}"

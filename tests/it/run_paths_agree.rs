@@ -10,10 +10,10 @@
 //! embeds the time, so for it only its presence is compared.
 
 use assert_cmd::Command;
-use ghostlab::lab::StepId;
 use ghostlab::lab::executors::{LabSuiteRunner, PipelineGenerator};
 use ghostlab::lab::store::{lab_dir, save_artifact};
 use ghostlab::lab::traits::{GenerateKind, GenerateRequest, Generator, SuiteRunner};
+use ghostlab::lab::{Event, RunStream, StepId};
 use regex::Regex;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -123,11 +123,23 @@ async fn the_lab_and_ghostlab_test_write_the_same_run_folder() {
         parallel: 1,
     };
     let line = runner
-        .run(job_file.clone(), tx, CancellationToken::new())
+        .run(job_file.clone(), RunStream::new(tx), CancellationToken::new())
         .await
         .unwrap();
     assert!(!line.gates_met && line.line.ends_with("gates NOT met"), "{line:?}");
-    assert!(rx.try_recv().is_ok(), "the lab forwarder saw no event");
+    // One stream, in order: the folder, the plan, then the case events.
+    assert!(
+        matches!(rx.try_recv(), Ok(Event::RunFolder(_))),
+        "the folder comes first"
+    );
+    assert!(
+        matches!(rx.try_recv(), Ok(Event::RunPlanned(n)) if n > 0),
+        "then the planned trials"
+    );
+    assert!(
+        matches!(rx.try_recv(), Ok(Event::RunEvent(_))),
+        "the lab's stream saw no case event"
+    );
     let lab_run = std::fs::read_dir(&runs).unwrap().next().unwrap().unwrap().path();
 
     // Run ids carry the second; make sure the second run cannot reuse the first one's.

@@ -144,7 +144,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut r = Redactor::new();
         r.add_secret("canary-token-123");
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<crate::trial::Envelope>();
         let sinks = Sinks::none().with(Arc::new(ChannelSink(tx)));
         let mut log = EventLog::create(dir.path(), "case-1", r, sinks).unwrap().of_trial(1);
         log.emit(RunEvent::UserMessage {
