@@ -148,9 +148,14 @@ impl RunResults {
             .map(PathBuf::as_path)
     }
 
-    /// The results as plain text lines: what `lab --yes` prints and the results screen shows.
+    /// The results as plain text lines: what `ghostlab test` and `lab --yes` print and the
+    /// results screen shows. The one results text: no command writes its own.
     pub fn text_lines(&self) -> Vec<String> {
-        let mut out = vec![self.line.clone(), format!("readiness: {}", self.readiness.label)];
+        let mut out = vec![self.line.clone()];
+        if !self.counts.flaky_cases.is_empty() {
+            out.push(format!("flaky: {}", self.counts.flaky_cases.join(", ")));
+        }
+        out.push(format!("readiness: {}", self.readiness.label));
         out.extend(self.readiness.reasons.iter().map(|r| format!("  {r}")));
         if !self.gates.is_empty() {
             out.push("gates:".into());

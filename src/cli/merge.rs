@@ -1,9 +1,8 @@
 //! `ghostlab merge --job J --out RUN SHARD…`.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
-use super::{CliError, gates_exit};
+use super::{CliError, Exit};
 use crate::run::run_dir::RunDir;
 
 #[derive(Debug, clap::Args)]
@@ -22,16 +21,16 @@ pub struct Args {
     pub shards: Vec<PathBuf>,
 }
 
-pub fn run(args: Args) -> Result<ExitCode, CliError> {
+pub fn run(args: Args) -> Result<Exit, CliError> {
     let job = crate::spec::load_job(&args.job)?;
     let shards: Vec<&std::path::Path> = args.shards.iter().map(PathBuf::as_path).collect();
     super::replay::check_inputs(&job, &shards, args.strict)?;
-    let facts = crate::judge::facts::job_contract_facts(&job).map_err(|e| CliError::usage(e.to_string()))?;
+    let facts = crate::judge::facts::job_contract_facts(&job).map_err(|e| CliError::bad_input(e.to_string()))?;
     let out = args
         .out
         .unwrap_or_else(|| RunDir::fresh(&job.state_dir()).path().to_path_buf());
     let s = crate::run::merge::merge_runs(&args.shards, &out, &job.job.review.gates, &facts)
-        .map_err(|e| CliError::usage(e.to_string()))?;
+        .map_err(|e| CliError::bad_input(e.to_string()))?;
     super::out::say!("merged {} shard(s) into {}: {s}", args.shards.len(), out.display());
-    Ok(gates_exit(s.gates_met))
+    Ok(Exit::gates(s.gates_met))
 }

@@ -18,7 +18,7 @@ pub fn check_inputs(job: &LoadedJob, runs: &[&Path], strict: bool) -> Result<(),
         }
         let line = format!("{}: {}", run.display(), check.summary());
         if strict {
-            return Err(CliError::usage(line).with_hint(
+            return Err(CliError::bad_input(line).with_hint(
                 "--strict refuses a run whose inputs are not those it ran with; drop --strict to go on with a note",
             ));
         }

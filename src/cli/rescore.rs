@@ -1,9 +1,8 @@
 //! `ghostlab rescore --job J RUN [--out DIR]`: re-judge a stored run without re-running the agent.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
-use super::{CliError, gates_exit};
+use super::{CliError, Exit};
 use crate::run::run_dir::RunDir;
 use crate::util::runtime::block_on;
 
@@ -22,7 +21,7 @@ pub struct Args {
     pub run: PathBuf,
 }
 
-pub fn run(args: Args) -> Result<ExitCode, CliError> {
+pub fn run(args: Args) -> Result<Exit, CliError> {
     let job = crate::spec::load_job(&args.job)?;
     if !RunDir::new(&args.run).has_cases() {
         return Err(CliError::usage(format!(
@@ -41,19 +40,19 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
     // After the argument checks, so a refusal is the first thing said.
     super::replay::check_inputs(&job, &[&args.run], args.strict)?;
-    let judge = crate::run::setup::judge(&job).map_err(|e| CliError::usage(e.to_string()))?;
+    let judge = crate::run::setup::judge(&job).map_err(|e| CliError::bad_input(e.to_string()))?;
     eprintln!(
         "note: rescore re-judges the stored transcripts with {}; it reproduces the inputs and the \
          harness, not the agent's or the models' answers",
         judge.label()
     );
     let outcome = block_on(crate::run::rescore::rescore(&job, judge.as_ref(), &args.run, &out))?
-        .map_err(|e| CliError::usage(e.to_string()))?;
+        .map_err(|e| CliError::bad_input(e.to_string()))?;
     super::out::say!("run {}", out.display());
     super::out::say!("rescored {}: {outcome}", args.run.display());
     match crate::report::write_all(&job, &out, &crate::report::ReportOutputs::defaults(&out)) {
         Ok(paths) => paths.iter().for_each(|p| super::out::say!("report {}", p.display())),
         Err(e) => eprintln!("warning: the report could not be written: {e}"),
     }
-    Ok(gates_exit(outcome.gates_met))
+    Ok(Exit::gates(outcome.gates_met))
 }

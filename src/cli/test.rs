@@ -4,11 +4,10 @@
 //! Exit codes: 0 every gate met, 1 a gate not met, 2 the run could not happen.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::Arc;
 
-use super::{CliError, gates_exit};
-use crate::app::{TestRunError, TestSettings, run_tests};
+use super::{CliError, Exit};
+use crate::app::{RunResults, TestRunError, TestSettings, run_tests};
 use crate::run::dataset_cases::Selection;
 use crate::spec::SandboxBackend;
 use crate::trial::{EventSink, Sinks, SuiteEvent};
@@ -98,7 +97,7 @@ impl EventSink for TerminalPrinter {
     }
 }
 
-pub fn run(args: Args) -> Result<ExitCode, CliError> {
+pub fn run(args: Args) -> Result<Exit, CliError> {
     let job = crate::spec::load_job(&args.job)?;
     if job.job.sandbox.backend == SandboxBackend::Local {
         eprintln!(
@@ -114,7 +113,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let outcome = block_on_workers(run_tests(&settings, sinks))?.map_err(|e| match e {
         TestRunError::NoCases => CliError::usage("no cases selected")
             .with_hint("approve cases with `ghostlab dataset approve --all --job …`, or pass --include-pending"),
-        other => CliError::usage(other.to_string()),
+        other => CliError::peer(other.to_string()),
     })?;
     let unmatched = &outcome.unmatched_model_requests;
     if !unmatched.is_empty() {
@@ -124,34 +123,19 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             unmatched.join(" | ")
         );
     }
-    super::out::say!("run {}", outcome.run.path().display());
-    super::out::say!("{}", outcome.summary);
-    if !outcome.summary.summary.flaky_cases.is_empty() {
-        super::out::say!("flaky: {}", outcome.summary.summary.flaky_cases.join(", "));
-    }
-    for g in &outcome.summary.gates {
-        super::out::say!(
-            "gate {:<28} required {:<10} actual {:<12} {}",
-            g.gate,
-            g.required,
-            g.actual,
-            if g.met { "met" } else { "NOT MET" }
-        );
-    }
     if let Some(path) = &args.junit {
-        std::fs::copy(outcome.run.junit(), path).map_err(|e| CliError::usage(format!("{}: {e}", path.display())))?;
+        std::fs::copy(outcome.run.junit(), path)
+            .map_err(|e| CliError::io_error(format!("{}: {e}", path.display())).because(e))?;
     }
-    match &outcome.report {
-        Ok(paths) => paths.iter().for_each(|p| super::out::say!("report {}", p.display())),
-        Err(e) => eprintln!("warning: the report could not be written: {e}"),
+    let (reports, report_error) = match outcome.report {
+        Ok(paths) => (paths, None),
+        Err(e) => (Vec::new(), Some(e.to_string())),
+    };
+    // The same results text as `lab --yes` and the lab's results screen.
+    let results = RunResults::of(&outcome.run, &outcome.summary, reports, report_error);
+    super::out::say!("run {}", outcome.run.path().display());
+    for line in results.text_lines() {
+        super::out::say!("{line}");
     }
-    super::out::say!(
-        "readiness: {}",
-        if outcome.summary.gates_met {
-            "gates met"
-        } else {
-            "gates NOT met"
-        }
-    );
-    Ok(gates_exit(outcome.summary.gates_met))
+    Ok(Exit::gates(outcome.summary.gates_met))
 }
