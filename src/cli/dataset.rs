@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{CliError, Exit};
+use super::{CliError, ErrorKind, Exit};
 use crate::generate::pipeline::{replace_scenario, unknown_case};
 use crate::generate::store::{read_artifact, set_path, write_artifact};
 use crate::generate::{ArtifactKind, CaseStatus, Dataset, ScenarioSet};
@@ -135,7 +135,7 @@ fn mark(args: MarkArgs, status: CaseStatus) -> Result<Exit, CliError> {
         return Err(err(unknown_case(&state, first)));
     }
     write_artifact(&state, ArtifactKind::Dataset, &dataset).map_err(err)?;
-    crate::spec::artifact_refresh::refresh_recorded(&args.job).map_err(CliError::io_error)?;
+    crate::spec::artifact_refresh::refresh_recorded(&args.job).map_err(|e| CliError::from_error(ErrorKind::Io, e))?;
     super::out::say!("{} case(s) {}", ids.len(), status.as_str());
     Ok(Exit::Success)
 }
@@ -174,7 +174,7 @@ fn edit(args: EditArgs) -> Result<Exit, CliError> {
     }
     let _lock = lock_state(&state)?;
     replace_scenario(&state, &args.case, edited).map_err(err)?;
-    crate::spec::artifact_refresh::refresh_recorded(&args.job).map_err(CliError::io_error)?;
+    crate::spec::artifact_refresh::refresh_recorded(&args.job).map_err(|e| CliError::from_error(ErrorKind::Io, e))?;
     super::out::say!("case {} updated and back to pending review", args.case);
     Ok(Exit::Success)
 }

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::{CliError, Exit};
+use super::{CliError, ErrorKind, Exit};
 use crate::generate::pipeline::{DEFAULT_PERSONAS, DEFAULT_SCENARIOS_PER_PERSONA, generate, kind_counts};
 use crate::generate::{LlmProposer, OfflineProposer, Proposer};
 use crate::llm::Llm;
@@ -87,7 +87,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     if out.kept_statuses > 0 {
         super::out::say!("kept the review status of {} unchanged case(s)", out.kept_statuses);
     }
-    crate::spec::artifact_refresh::refresh_recorded(&args.job).map_err(CliError::io_error)?;
+    crate::spec::artifact_refresh::refresh_recorded(&args.job).map_err(|e| CliError::from_error(ErrorKind::Io, e))?;
     super::out::say!("review with `ghostlab dataset list --job {}`", args.job.display());
     Ok(Exit::Success)
 }

@@ -4,7 +4,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::{CliError, Exit};
+use super::{CliError, ErrorKind, Exit};
 use crate::app::RunResults;
 use crate::lab::executors::{EndpointModels, LabSuiteRunner, PipelineGenerator, SandboxedDiscovery};
 use crate::lab::headless::{HeadlessError, run_headless};
@@ -271,7 +271,9 @@ fn open_lab(args: &Args) -> Result<Lab, CliError> {
         .map_err(|e| CliError::bad_input(format!("--resume: {e}")))?;
     let job = crate::spec::parse_job_text(&args.job, &text)?;
     // An edited artifact is never overwritten unasked; a missing one is written again.
-    for warning in crate::spec::artifact_refs::verify(&args.job, &job.lab.artifacts).map_err(CliError::bad_input)? {
+    for warning in crate::spec::artifact_refs::verify(&args.job, &job.lab.artifacts)
+        .map_err(|e| CliError::from_error(ErrorKind::BadInput, e))?
+    {
         eprintln!("warning: {warning}");
     }
     let saved =

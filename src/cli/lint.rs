@@ -4,7 +4,7 @@
 use clap::ValueEnum;
 use std::path::PathBuf;
 
-use super::{CliError, Exit};
+use super::{CliError, ErrorKind, Exit};
 use crate::mcp::contract::decisions::{decisions_path, load};
 use crate::mcp::contract::sarif::{SarifDecisions, to_sarif};
 use crate::mcp::contract::sarif_sources::{default_source_root, sources_for_job};
@@ -96,7 +96,7 @@ fn sarif(
         .source_root
         .clone()
         .unwrap_or_else(|| default_source_root(&job.file));
-    let sources = sources_for_job(&job, &root).map_err(CliError::bad_input)?;
+    let sources = sources_for_job(&job, &root).map_err(|e| CliError::from_error(ErrorKind::BadInput, e))?;
     // Accepted and waived findings are marked suppressed, with the reason.
     let decisions = load(&decisions_path(&job.file)).map_err(|e| CliError::bad_input(e.to_string()))?;
     let decided = SarifDecisions {

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use super::generate::proposer_for;
-use super::{CliError, Exit};
+use super::{CliError, ErrorKind, Exit};
 use crate::generate::pipeline::write_profile;
 use crate::generate::profile::{AgentProfile, EvidenceRef};
 use crate::util::runtime::block_on;
@@ -22,7 +22,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         .map_err(|e| CliError::io_error(e.to_string()))?;
     let (profile, path) =
         block_on(write_profile(&loaded, proposer.as_ref()))?.map_err(|e| CliError::peer(e.to_string()))?;
-    crate::spec::artifact_refresh::refresh_recorded(&args.job).map_err(CliError::io_error)?;
+    crate::spec::artifact_refresh::refresh_recorded(&args.job).map_err(|e| CliError::from_error(ErrorKind::Io, e))?;
     super::out::say!("wrote {} (proposer {})", path.display(), proposer.label());
     print_summary(&profile);
     Ok(Exit::Success)

@@ -100,13 +100,18 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
     }
 }
 
-fn parse_forward(s: &str) -> Result<(String, PathBuf), String> {
-    let (addr, socket) = s.split_once('=').ok_or("expected ADDR=SOCKET")?;
+/// A `--forward`/`--expose` value without its `=`; the message says the form expected.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("expected {0}")]
+struct PairExpected(&'static str);
+
+fn parse_forward(s: &str) -> Result<(String, PathBuf), PairExpected> {
+    let (addr, socket) = s.split_once('=').ok_or(PairExpected("ADDR=SOCKET"))?;
     Ok((addr.to_string(), PathBuf::from(socket)))
 }
 
-fn parse_expose(s: &str) -> Result<(PathBuf, String), String> {
-    let (socket, addr) = s.split_once('=').ok_or("expected SOCKET=ADDR")?;
+fn parse_expose(s: &str) -> Result<(PathBuf, String), PairExpected> {
+    let (socket, addr) = s.split_once('=').ok_or(PairExpected("SOCKET=ADDR"))?;
     Ok((PathBuf::from(socket), addr.to_string()))
 }
 
@@ -185,4 +190,22 @@ async fn run_attached(session: &Session, argv: &[String], timeout: std::time::Du
     use std::os::unix::process::ExitStatusExt;
     let code = status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
     Ok(Exit::Child(code))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pair_without_its_equals_sign_names_the_form_expected() {
+        assert_eq!(
+            parse_forward("127.0.0.1:9").unwrap_err().to_string(),
+            "expected ADDR=SOCKET"
+        );
+        assert_eq!(parse_expose("/s").unwrap_err().to_string(), "expected SOCKET=ADDR");
+        assert_eq!(
+            parse_forward("127.0.0.1:9=/run/s").unwrap(),
+            ("127.0.0.1:9".to_string(), PathBuf::from("/run/s"))
+        );
+    }
 }

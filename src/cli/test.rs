@@ -53,14 +53,25 @@ pub struct Args {
     pub quiet: bool,
 }
 
-fn parse_partition(text: &str) -> Result<(u32, u32), String> {
-    let (i, n) = text.split_once('/').ok_or("expected I/N, e.g. 2/4")?;
+/// Why a `--partition` value is refused.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+enum PartitionError {
+    #[error("expected I/N, e.g. 2/4")]
+    NoSlash,
+    #[error("{0} is not a number")]
+    NotANumber(&'static str),
+    #[error("{i}/{n}: I must be between 1 and N")]
+    OutOfRange { i: u32, n: u32 },
+}
+
+fn parse_partition(text: &str) -> Result<(u32, u32), PartitionError> {
+    let (i, n) = text.split_once('/').ok_or(PartitionError::NoSlash)?;
     let (i, n): (u32, u32) = (
-        i.parse().map_err(|_| "I is not a number")?,
-        n.parse().map_err(|_| "N is not a number")?,
+        i.parse().map_err(|_| PartitionError::NotANumber("I"))?,
+        n.parse().map_err(|_| PartitionError::NotANumber("N"))?,
     );
     if n == 0 || i == 0 || i > n {
-        return Err(format!("{i}/{n}: I must be between 1 and N"));
+        return Err(PartitionError::OutOfRange { i, n });
     }
     Ok((i, n))
 }
@@ -138,4 +149,20 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         super::out::say!("{line}");
     }
     Ok(Exit::gates(outcome.summary.gates_met))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_partition_is_i_of_n_and_each_refusal_says_why() {
+        assert_eq!(parse_partition("2/4"), Ok((2, 4)));
+        let err = |t: &str| parse_partition(t).unwrap_err().to_string();
+        assert_eq!(err("2"), "expected I/N, e.g. 2/4");
+        assert_eq!(err("x/4"), "I is not a number");
+        assert_eq!(err("1/y"), "N is not a number");
+        assert_eq!(err("5/4"), "5/4: I must be between 1 and N");
+        assert_eq!(err("0/4"), "0/4: I must be between 1 and N");
+    }
 }

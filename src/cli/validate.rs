@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use super::{CliError, Exit};
+use super::{CliError, ErrorKind, Exit};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -25,8 +25,8 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         )));
     }
     // The generated files the lab recorded must still be the ones it wrote.
-    for warning in
-        crate::spec::artifact_refs::verify(&args.job, &loaded.job.lab.artifacts).map_err(CliError::bad_input)?
+    for warning in crate::spec::artifact_refs::verify(&args.job, &loaded.job.lab.artifacts)
+        .map_err(|e| CliError::from_error(ErrorKind::BadInput, e))?
     {
         eprintln!("warning: {warning}");
     }

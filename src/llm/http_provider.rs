@@ -80,7 +80,7 @@ pub fn check_structured(
             *repaired = true;
             tracing::warn!(provider = %label, %problem, "structured answer invalid; asking once more");
             messages.push(ChatMessage::new(Role::Assistant, content));
-            messages.push(ChatMessage::new(Role::User, repair_instruction(&problem)));
+            messages.push(ChatMessage::new(Role::User, repair_instruction(&problem.to_string())));
             Ok(None)
         }
         Err(problem) => Err(LlmError::Malformed {
