@@ -16,6 +16,7 @@ mod findings;
 mod generate;
 mod init;
 mod inspect;
+mod job_arg;
 mod lab;
 mod lint;
 mod merge;

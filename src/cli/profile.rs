@@ -1,19 +1,12 @@
 //! `ghostlab profile --job J`: infer the agent's purpose profile and write agent-profile.json.
 
-use std::path::PathBuf;
-
 use super::generate::proposer_for;
 use super::{CliError, ErrorKind, Exit};
 use crate::generate::pipeline::write_profile;
 use crate::generate::profile::{AgentProfile, EvidenceRef};
 use crate::util::runtime::block_on;
 
-#[derive(Debug, clap::Args)]
-pub struct Args {
-    /// The job file.
-    #[arg(long, default_value = "job.yaml")]
-    pub job: PathBuf,
-}
+pub use super::job_arg::JobArg as Args;
 
 pub fn run(args: Args) -> Result<Exit, CliError> {
     let loaded = crate::spec::load_job(&args.job)?;

@@ -2,36 +2,28 @@
 
 use std::path::PathBuf;
 
+use super::replay::ReplayArgs;
 use super::{CliError, Exit};
 use crate::run::run_dir::RunDir;
 use crate::util::runtime::block_on;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The job whose judge (generation.judge) and gates apply.
-    #[arg(long, default_value = "job.yaml")]
-    pub job: PathBuf,
-    /// Folder of the re-judged run (default: a new run under the job's state folder).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Refuse (exit 2) when an input changed since the run, instead of a note.
-    #[arg(long)]
-    pub strict: bool,
+    #[command(flatten)]
+    pub replay: ReplayArgs,
     /// The stored run folder to re-judge.
     pub run: PathBuf,
 }
 
 pub fn run(args: Args) -> Result<Exit, CliError> {
-    let job = crate::spec::load_job(&args.job)?;
+    let job = crate::spec::load_job(&args.replay.job)?;
     if !RunDir::new(&args.run).has_cases() {
         return Err(CliError::usage(format!(
             "{}: not a run folder (it has no cases/)",
             args.run.display()
         )));
     }
-    let out = args
-        .out
-        .unwrap_or_else(|| RunDir::fresh(&job.state_dir()).path().to_path_buf());
+    let out = args.replay.out_or_fresh(&job);
     if out.exists() && std::fs::read_dir(&out).is_ok_and(|mut d| d.next().is_some()) {
         return Err(CliError::usage(format!(
             "{}: already exists and is not empty; rescore writes a new run",
@@ -39,7 +31,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         )));
     }
     // After the argument checks, so a refusal is the first thing said.
-    super::replay::check_inputs(&job, &[&args.run], args.strict)?;
+    super::replay::check_inputs(&job, &[&args.run], args.replay.strict)?;
     let judge = crate::run::setup::judge(&job).map_err(|e| CliError::bad_input(e.to_string()))?;
     eprintln!(
         "note: rescore re-judges the stored transcripts with {}; it reproduces the inputs and the \

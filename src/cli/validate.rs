@@ -1,15 +1,8 @@
 //! `ghostlab validate --job J`.
 
-use std::path::PathBuf;
-
 use super::{CliError, ErrorKind, Exit};
 
-#[derive(Debug, clap::Args)]
-pub struct Args {
-    /// The job file.
-    #[arg(long, default_value = "job.yaml")]
-    pub job: PathBuf,
-}
+pub use super::job_arg::JobArg as Args;
 
 pub fn run(args: Args) -> Result<Exit, CliError> {
     let loaded = crate::spec::load_job(&args.job)?;

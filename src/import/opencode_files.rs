@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use crate::spec::diagnostics::{Diagnostic, SpecError, diag, join};
 use crate::spec::file_refs::{expand_home, file_refs, map_file_refs, mentions_file_ref};
 use crate::spec::jsonc::read_jsonc_document;
-use crate::spec::path_policy::{is_system_path, normalize};
+use crate::spec::path_policy::is_system_path;
+use crate::spec::relative_path::normalize;
 
 /// Where a project's configuration lives.
 #[derive(Debug, Clone)]

@@ -83,17 +83,7 @@ pub enum CredentialError {
 
 /// `GHOSTLAB_<PROVIDER>_API_KEY`, with non-alphanumerics turned into `_`.
 pub fn env_var_for(provider: &str) -> String {
-    let p: String = provider
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_uppercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!("GHOSTLAB_{p}_API_KEY")
+    format!("GHOSTLAB_{}_API_KEY", crate::util::secret_ref::env_spelling(provider))
 }
 
 /// The sentence telling a person how to provide the key.

@@ -5,10 +5,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::auth_file::AuthFile;
-use super::endpoints::is_loopback_url;
 use super::known::known;
 use super::{ModelUse, Override, by_provider, provider_block};
 use crate::spec::LoadedJob;
+use crate::util::loopback::is_loopback_url;
 use crate::util::secret_ref::referenced_vars;
 
 /// How a provider's credential reaches the agent (never the value).
@@ -96,7 +96,11 @@ pub fn check_with(
                     .flat_map(|k| k.env.iter().map(|s| s.to_string())),
             );
         }
-        let keyless = options.get("baseURL").is_some_and(is_loopback_url) && (key_vars.is_empty() || has_literal_key);
+        let keyless = options
+            .get("baseURL")
+            .and_then(serde_json::Value::as_str)
+            .is_some_and(is_loopback_url)
+            && (key_vars.is_empty() || has_literal_key);
         let kind = if keyless {
             Some(CredentialKind::Keyless)
         } else if let Some(v) = vars.iter().find(|v| opted.contains(&v.as_str()) && is_set(v)) {

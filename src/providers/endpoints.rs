@@ -163,24 +163,10 @@ pub fn preview_hosts(job: &crate::spec::Job) -> Vec<String> {
     out
 }
 
-/// Whether a provider block points at this machine (a local model needs no credential).
-pub fn is_loopback_url(url: &Value) -> bool {
-    url.as_str().is_some_and(crate::util::loopback::is_loopback_url)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn loopback_urls() {
-        assert!(is_loopback_url(&json!("http://127.0.0.1:8080/v1")));
-        assert!(is_loopback_url(&json!("http://localhost:11434/v1")));
-        assert!(is_loopback_url(&json!("http://[::1]:1/v1")));
-        assert!(!is_loopback_url(&json!("https://api.example.com/v1")));
-        assert!(!is_loopback_url(&json!(null)));
-    }
 
     fn job(value: serde_json::Value) -> LoadedJob {
         LoadedJob {
