@@ -1,10 +1,9 @@
 //! The error every command returns: what went wrong (its kind, the message), what to do about
 //! it (hints), and the error underneath (source). Which exit code a kind means is decided in
-//! one place, `exit::Exit::code`.
+//! one place, `exit::Exit::code` (`Exit::from(&CliError)`).
 
 use std::fmt;
 
-use super::exit::Exit;
 use crate::spec::SpecError;
 
 /// Why a command could not run: the reasons the EXIT STATUS table names for exit 2.
@@ -89,11 +88,6 @@ impl CliError {
         self.source = Some(Box::new(error));
         self
     }
-
-    /// How the command ends: exit 2, whatever the kind (see `Exit::code`).
-    pub fn exit(&self) -> Exit {
-        Exit::Failed(self.kind)
-    }
 }
 
 impl fmt::Display for CliError {
@@ -130,10 +124,9 @@ mod tests {
     use std::error::Error as _;
 
     #[test]
-    fn hints_follow_the_message_and_could_not_run_is_exit_2() {
+    fn hints_follow_the_message() {
         let e = CliError::usage("no cases selected").with_hint("approve cases");
         assert_eq!(e.to_string(), "error: no cases selected\nhint: approve cases");
-        assert_eq!(e.exit().code(), 2);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use super::error::ErrorKind;
+use super::error::{CliError, ErrorKind};
 
 /// Exit 0: the command did its work (for `test`, `lab`, `merge`, `rescore`: every gate met).
 pub const EXIT_OK: u8 = 0;
@@ -92,6 +92,13 @@ impl Exit {
     }
 }
 
+impl From<&CliError> for Exit {
+    /// A command that could not run: exit 2, whatever the kind.
+    fn from(e: &CliError) -> Exit {
+        Exit::Failed(e.kind)
+    }
+}
+
 impl From<Exit> for ExitCode {
     fn from(exit: Exit) -> ExitCode {
         ExitCode::from(exit.code())
@@ -134,6 +141,8 @@ mod tests {
         for kind in EVERY_KIND {
             assert_eq!(Exit::Failed(kind).code(), 2, "{kind:?}");
         }
+        let e = CliError::usage("no cases selected").with_hint("approve cases");
+        assert_eq!(Exit::from(&e).code(), 2);
         let could_not_run = EXIT_CODES.iter().find(|(c, _)| *c == 2).unwrap().1;
         assert!(could_not_run.starts_with("could not run"), "{could_not_run}");
     }

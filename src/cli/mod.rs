@@ -167,7 +167,7 @@ pub fn dispatch(cli: Cli) -> ExitCode {
             if !e.to_string().ends_with('\n') {
                 eprintln!();
             }
-            e.exit()
+            Exit::from(&e)
         }
     };
     exit.into()
