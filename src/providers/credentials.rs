@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::auth_file::AuthFile;
+use super::error::ProviderError;
 use super::known::known;
 use super::{ModelUse, Override, by_provider, provider_block};
 use crate::spec::LoadedJob;
@@ -62,7 +63,7 @@ pub fn check(
     override_: Option<&Override>,
     uses: &[ModelUse],
     auth: Option<&AuthFile>,
-) -> Result<Vec<ProviderCredential>, String> {
+) -> Result<Vec<ProviderCredential>, ProviderError> {
     check_with(job, override_, uses, auth, &env_is_set)
 }
 
@@ -73,7 +74,7 @@ pub fn check_with(
     uses: &[ModelUse],
     auth: Option<&AuthFile>,
     is_set: &dyn Fn(&str) -> bool,
-) -> Result<Vec<ProviderCredential>, String> {
+) -> Result<Vec<ProviderCredential>, ProviderError> {
     let opted = opted_in(job);
     let mut out = Vec::new();
     let mut problems = Vec::new();
@@ -118,7 +119,7 @@ pub fn check_with(
     if problems.is_empty() {
         Ok(out)
     } else {
-        Err(problems.join("\n"))
+        Err(ProviderError::MissingCredentials(problems))
     }
 }
 
@@ -203,8 +204,9 @@ mod tests {
     }
 
     fn run(j: &LoadedJob, auth: Option<&AuthFile>, set: &[&str]) -> Result<Vec<ProviderCredential>, String> {
+        // The words the person reads, which these tests are about.
         let set: Vec<String> = set.iter().map(|s| s.to_string()).collect();
-        check_with(j, None, &models_used(j, None), auth, &|v| set.iter().any(|s| s == v))
+        check_with(j, None, &models_used(j, None), auth, &|v| set.iter().any(|s| s == v)).map_err(|e| e.to_string())
     }
 
     #[test]
