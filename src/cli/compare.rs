@@ -32,21 +32,16 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
         super::out::say!("{}", serde_json::to_string_pretty(&c).expect("comparison serializes"));
         return Ok(Exit::Success);
     }
-    let rate = |p: usize, t: usize| if t == 0 { 0.0 } else { 100.0 * p as f64 / t as f64 };
-    super::out::say!(
-        "A {}: {}/{} trials pass ({:.1}%)",
-        a.run_id,
-        c.passes_a,
-        c.trials_a,
-        rate(c.passes_a, c.trials_a)
-    );
-    super::out::say!(
-        "B {}: {}/{} trials pass ({:.1}%)",
-        b.run_id,
-        c.passes_b,
-        c.trials_b,
-        rate(c.passes_b, c.trials_b)
-    );
+    let side = |label: &str, run_id: &str, pass: usize, trials: usize| {
+        let rate = if trials == 0 {
+            0.0
+        } else {
+            100.0 * pass as f64 / trials as f64
+        };
+        super::out::say!("{label} {run_id}: {pass}/{trials} trials pass ({rate:.1}%)");
+    };
+    side("A", &a.run_id, c.passes_a, c.trials_a);
+    side("B", &b.run_id, c.passes_b, c.trials_b);
     super::out::say!(
         "Fisher's exact test (two-sided): p = {:.4} → {}",
         c.p_value,

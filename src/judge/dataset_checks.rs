@@ -219,8 +219,7 @@ mod tests {
         }
         // A dangling link or a FIFO does not make a file exist, but does make it present.
         std::os::unix::fs::symlink("/nonexistent/ghostlab", ws.path().join("CHANGELOG.md")).unwrap();
-        let c = std::ffi::CString::new(ws.path().join("out.pipe").to_str().unwrap()).unwrap();
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        crate::util::test_fifo::mkfifo(&ws.path().join("out.pipe"));
         let checks = ScenarioChecks {
             must_exist: vec!["CHANGELOG.md".into(), "out.pipe".into()],
             must_not_exist: vec!["CHANGELOG.md".into(), "out.pipe".into()],

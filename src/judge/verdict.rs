@@ -238,6 +238,11 @@ mod tests {
         assert_eq!(ok.name, "no_denied_egress");
         assert_eq!(ok.outcome, CheckOutcome::Passed { detail: "none".into() });
         let bad = CheckResult::passed_if(String::from("must_include \"x\""), false, String::from("absent"));
-        assert_eq!(bad.outcome, CheckOutcome::Failed { detail: "absent".into() });
+        assert_eq!(
+            bad.outcome,
+            CheckOutcome::Failed {
+                detail: "absent".into()
+            }
+        );
     }
 }

@@ -24,8 +24,7 @@ mod tests {
     fn refuses_special_files_and_oversized_files_without_blocking() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("job.yaml");
-        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        crate::util::test_fifo::mkfifo(&fifo);
         assert!(read_regular_file(&fifo, 100).unwrap_err().reason().contains("FIFO"));
         assert!(
             read_regular_file(Path::new("/dev/zero"), 100)
