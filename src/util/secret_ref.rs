@@ -95,6 +95,11 @@ const SECRET_PARTS: &[&str] = &[
 /// inside one word, and a last word ending in `token`.
 pub fn is_secret_name(name: &str) -> bool {
     let words = words_of(name);
+    // A bare `key` names a map entry (`{"key": "agent.runtime.permission.bash"}` in the
+    // profile), not a credential: one is always qualified (`api_key`, `OPENAI_KEY`).
+    if words == ["key"] {
+        return false;
+    }
     let joined: String = words.concat();
     words.iter().any(|w| SECRET_WORDS.contains(&w.as_str()))
         || SECRET_PARTS.iter().any(|p| joined.contains(p))
