@@ -148,9 +148,14 @@ impl RunResults {
             .map(PathBuf::as_path)
     }
 
-    /// The results as plain text lines: what `lab --yes` prints and the results screen shows.
+    /// The results as plain text lines: what `ghostlab test` and `lab --yes` print and the
+    /// results screen shows. The one results text: no command writes its own.
     pub fn text_lines(&self) -> Vec<String> {
-        let mut out = vec![self.line.clone(), format!("readiness: {}", self.readiness.label)];
+        let mut out = vec![self.line.clone()];
+        if !self.counts.flaky_cases.is_empty() {
+            out.push(format!("flaky: {}", self.counts.flaky_cases.join(", ")));
+        }
+        out.push(format!("readiness: {}", self.readiness.label));
         out.extend(self.readiness.reasons.iter().map(|r| format!("  {r}")));
         if !self.gates.is_empty() {
             out.push("gates:".into());
@@ -261,4 +266,63 @@ pub fn first_failure(v: &VerdictFile) -> Option<FirstFailure> {
         })
     };
     violated.or_else(check).or_else(unanswered).or_else(reason)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A finished run's results as `ghostlab test` and `lab --yes` both print them.
+    fn results(flaky: &[&str], report_error: Option<&str>) -> RunResults {
+        RunResults {
+            run_id: "r1".into(),
+            line: "2 case(s), 4 trial(s): 3 PASS, 1 FAIL, 0 INCONCLUSIVE, 0 INFRA_ERROR · gates NOT met".into(),
+            run_dir: PathBuf::from("/runs/r1"),
+            counts: Summary {
+                flaky_cases: flaky.iter().map(|s| s.to_string()).collect(),
+                ..Summary::default()
+            },
+            gates: vec![GateResult {
+                gate: "min_pass_rate".into(),
+                required: "≥ 90.0%".into(),
+                actual: "75.0%".into(),
+                met: false,
+                figures: None,
+            }],
+            gates_met: false,
+            readiness: ReadinessLine {
+                ready: false,
+                label: "NOT READY".into(),
+                reasons: vec!["gate min_pass_rate not met".into()],
+            },
+            trials: Vec::new(),
+            reports: vec![PathBuf::from("/runs/r1/report.md")],
+            report_error: report_error.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn the_results_text_names_flaky_cases_after_the_summary_line() {
+        let lines = results(&["c1", "c2"], None).text_lines();
+        assert_eq!(
+            lines[0],
+            "2 case(s), 4 trial(s): 3 PASS, 1 FAIL, 0 INCONCLUSIVE, 0 INFRA_ERROR · gates NOT met"
+        );
+        assert_eq!(lines[1], "flaky: c1, c2");
+        assert_eq!(lines[2], "readiness: NOT READY");
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("min_pass_rate") && l.ends_with("NOT met")),
+            "{lines:?}"
+        );
+        assert_eq!(lines.last().unwrap(), "report /runs/r1/report.md");
+    }
+
+    #[test]
+    fn no_flaky_line_without_flaky_cases_and_a_report_error_is_said() {
+        let lines = results(&[], Some("printpdf failed")).text_lines();
+        assert!(!lines.iter().any(|l| l.starts_with("flaky")), "{lines:?}");
+        assert_eq!(lines.last().unwrap(), "report not written: printpdf failed");
+    }
 }

@@ -4,9 +4,8 @@
 //! nothing here ever prints a key, only where it is stored.
 
 use std::io::{BufRead, IsTerminal};
-use std::process::ExitCode;
 
-use super::CliError;
+use super::{CliError, Exit};
 use crate::llm::credentials::{self, Secret};
 
 #[derive(Debug, clap::Args)]
@@ -25,8 +24,8 @@ pub enum Action {
     Remove { provider: String },
 }
 
-pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let fail = |e: credentials::CredentialError| CliError::usage(e.to_string());
+pub fn run(args: Args) -> Result<Exit, CliError> {
+    let fail = |e: credentials::CredentialError| CliError::missing(e.to_string());
     match args.action {
         Action::Set { provider } => {
             let stdin = std::io::stdin();
@@ -58,5 +57,5 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             }
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }

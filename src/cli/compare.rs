@@ -1,9 +1,8 @@
 //! `ghostlab compare RUN_A RUN_B [--json]`.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
-use super::CliError;
+use super::{CliError, Exit};
 use crate::judge::compare::{ALPHA, compare_runs};
 use crate::run::suite::SuiteSummary;
 
@@ -21,33 +20,28 @@ fn read(dir: &std::path::Path) -> Result<SuiteSummary, CliError> {
     let path = dir.join("summary.json");
     // A summary of a newer Ghostlab (or without a version) is refused, naming the file.
     let doc = crate::util::format_version::read_checked(&path, "summary.json", crate::run::suite::SUMMARY_VERSION)
-        .map_err(|e| CliError::usage(e.to_string()))?
-        .ok_or_else(|| CliError::usage(format!("{}: not found", path.display())))?;
-    serde_json::from_value(doc).map_err(|e| CliError::usage(format!("{}: not a run summary: {e}", path.display())))
+        .map_err(|e| CliError::bad_input(e.to_string()))?
+        .ok_or_else(|| CliError::missing(format!("{}: not found", path.display())))?;
+    serde_json::from_value(doc).map_err(|e| CliError::bad_input(format!("{}: not a run summary: {e}", path.display())))
 }
 
-pub fn run(args: Args) -> Result<ExitCode, CliError> {
+pub fn run(args: Args) -> Result<Exit, CliError> {
     let (a, b) = (read(&args.run_a)?, read(&args.run_b)?);
     let c = compare_runs(&a.cases, &b.cases);
     if args.json {
         super::out::say!("{}", serde_json::to_string_pretty(&c).expect("comparison serializes"));
-        return Ok(ExitCode::SUCCESS);
+        return Ok(Exit::Success);
     }
-    let rate = |p: usize, t: usize| if t == 0 { 0.0 } else { 100.0 * p as f64 / t as f64 };
-    super::out::say!(
-        "A {}: {}/{} trials pass ({:.1}%)",
-        a.run_id,
-        c.passes_a,
-        c.trials_a,
-        rate(c.passes_a, c.trials_a)
-    );
-    super::out::say!(
-        "B {}: {}/{} trials pass ({:.1}%)",
-        b.run_id,
-        c.passes_b,
-        c.trials_b,
-        rate(c.passes_b, c.trials_b)
-    );
+    let side = |label: &str, run_id: &str, pass: usize, trials: usize| {
+        let rate = if trials == 0 {
+            0.0
+        } else {
+            100.0 * pass as f64 / trials as f64
+        };
+        super::out::say!("{label} {run_id}: {pass}/{trials} trials pass ({rate:.1}%)");
+    };
+    side("A", &a.run_id, c.passes_a, c.trials_a);
+    side("B", &b.run_id, c.passes_b, c.trials_b);
     super::out::say!(
         "Fisher's exact test (two-sided): p = {:.4} → {}",
         c.p_value,
@@ -65,5 +59,5 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             ch.after.as_deref().unwrap_or("absent")
         );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }

@@ -3,9 +3,8 @@
 
 use clap::CommandFactory;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
-use super::{Cli, CliError};
+use super::{Cli, CliError, Exit};
 
 #[derive(Debug, clap::Args)]
 pub struct CompletionArgs {
@@ -19,16 +18,16 @@ pub struct ManArgs {
     pub out: Option<PathBuf>,
 }
 
-pub fn completions(args: CompletionArgs) -> Result<ExitCode, CliError> {
+pub fn completions(args: CompletionArgs) -> Result<Exit, CliError> {
     let mut cmd = Cli::command();
     // Into memory first: clap_complete panics on a write error (a reader gone early).
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "ghostlab", &mut script);
     super::out::write_bytes(&script);
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }
 
-pub fn man(args: ManArgs) -> Result<ExitCode, CliError> {
+pub fn man(args: ManArgs) -> Result<Exit, CliError> {
     let cmd = Cli::command();
     match args.out {
         Some(dir) => {
@@ -40,7 +39,7 @@ pub fn man(args: ManArgs) -> Result<ExitCode, CliError> {
         }
         None => super::out::write_bytes(&top_page(cmd)?),
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }
 
 /// `ghostlab(1)`: clap_mangen's sections, with EXIT STATUS (from `error::EXIT_CODES`) in place
@@ -54,7 +53,7 @@ pub fn top_page(cmd: clap::Command) -> std::io::Result<Vec<u8>> {
     man.render_description_section(&mut out)?;
     man.render_options_section(&mut out)?;
     man.render_subcommands_section(&mut out)?;
-    out.extend_from_slice(super::error::exit_status_roff().as_bytes());
+    out.extend_from_slice(super::exit::exit_status_roff().as_bytes());
     if cmd.get_version().is_some() {
         man.render_version_section(&mut out)?;
     }

@@ -1,9 +1,8 @@
 //! `ghostlab dataset list|approve|reject|needs-edit|edit --job J`: curate the generated cases.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
-use super::CliError;
+use super::{CliError, ErrorKind, Exit};
 use crate::generate::pipeline::{replace_scenario, unknown_case};
 use crate::generate::store::{read_artifact, set_path, write_artifact};
 use crate::generate::{ArtifactKind, CaseStatus, Dataset, ScenarioSet};
@@ -62,10 +61,10 @@ pub struct EditArgs {
 }
 
 fn err(e: impl std::fmt::Display) -> CliError {
-    CliError::usage(e.to_string())
+    CliError::bad_input(e.to_string())
 }
 
-pub fn run(args: Args) -> Result<ExitCode, CliError> {
+pub fn run(args: Args) -> Result<Exit, CliError> {
     match args.action {
         Action::List(a) => list(&a.job),
         Action::Approve(a) => mark(a, CaseStatus::Approved),
@@ -79,7 +78,7 @@ fn state_dir(job: &Path) -> Result<PathBuf, CliError> {
     Ok(crate::spec::load_job(job)?.state_dir())
 }
 
-fn list(job: &Path) -> Result<ExitCode, CliError> {
+fn list(job: &Path) -> Result<Exit, CliError> {
     let state = state_dir(job)?;
     let dataset: Dataset = read_artifact(&state, ArtifactKind::Dataset).map_err(err)?;
     let scenarios: ScenarioSet = read_artifact(&state, ArtifactKind::Scenario).map_err(err)?;
@@ -109,7 +108,7 @@ fn list(job: &Path) -> Result<ExitCode, CliError> {
         count(CaseStatus::Rejected),
         count(CaseStatus::NeedsEdit)
     );
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }
 
 /// The state folder's lock, held while a command reads, changes and writes the dataset, so
@@ -121,7 +120,7 @@ fn lock_state(state: &Path) -> Result<Option<crate::util::folder_lock::FolderLoc
     crate::util::folder_lock::lock_folder(state).map(Some).map_err(err)
 }
 
-fn mark(args: MarkArgs, status: CaseStatus) -> Result<ExitCode, CliError> {
+fn mark(args: MarkArgs, status: CaseStatus) -> Result<Exit, CliError> {
     let state = state_dir(&args.job)?;
     let _lock = lock_state(&state)?;
     let mut dataset: Dataset = read_artifact(&state, ArtifactKind::Dataset).map_err(err)?;
@@ -136,12 +135,12 @@ fn mark(args: MarkArgs, status: CaseStatus) -> Result<ExitCode, CliError> {
         return Err(err(unknown_case(&state, first)));
     }
     write_artifact(&state, ArtifactKind::Dataset, &dataset).map_err(err)?;
-    crate::spec::artifact_refresh::refresh_recorded(&args.job).map_err(CliError::usage)?;
+    crate::spec::artifact_refresh::refresh_recorded(&args.job).map_err(|e| CliError::from_error(ErrorKind::Io, e))?;
     super::out::say!("{} case(s) {}", ids.len(), status.as_str());
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }
 
-fn edit(args: EditArgs) -> Result<ExitCode, CliError> {
+fn edit(args: EditArgs) -> Result<Exit, CliError> {
     let state = state_dir(&args.job)?;
     let dataset: Dataset = read_artifact(&state, ArtifactKind::Dataset).map_err(err)?;
     let scenarios: ScenarioSet = read_artifact(&state, ArtifactKind::Scenario).map_err(err)?;
@@ -171,13 +170,13 @@ fn edit(args: EditArgs) -> Result<ExitCode, CliError> {
     };
     if edited == original {
         super::out::say!("case {} unchanged", args.case);
-        return Ok(ExitCode::SUCCESS);
+        return Ok(Exit::Success);
     }
     let _lock = lock_state(&state)?;
     replace_scenario(&state, &args.case, edited).map_err(err)?;
-    crate::spec::artifact_refresh::refresh_recorded(&args.job).map_err(CliError::usage)?;
+    crate::spec::artifact_refresh::refresh_recorded(&args.job).map_err(|e| CliError::from_error(ErrorKind::Io, e))?;
     super::out::say!("case {} updated and back to pending review", args.case);
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }
 
 fn edit_in_editor(state: &Path, original: &serde_json::Value) -> Result<serde_json::Value, CliError> {
@@ -185,9 +184,11 @@ fn edit_in_editor(state: &Path, original: &serde_json::Value) -> Result<serde_js
         .ok()
         .filter(|v| !v.trim().is_empty())
         .or_else(|| std::env::var("EDITOR").ok().filter(|v| !v.trim().is_empty()))
-        .ok_or_else(|| CliError::usage("set $EDITOR (or pass --set key=value) to edit a scenario"))?;
-    let argv = shell_words::split(&editor).map_err(|e| CliError::usage(format!("$EDITOR: {e}")))?;
-    let (program, rest) = argv.split_first().ok_or_else(|| CliError::usage("$EDITOR is empty"))?;
+        .ok_or_else(|| CliError::missing("set $EDITOR (or pass --set key=value) to edit a scenario"))?;
+    let argv = shell_words::split(&editor).map_err(|e| CliError::bad_input(format!("$EDITOR: {e}")))?;
+    let (program, rest) = argv
+        .split_first()
+        .ok_or_else(|| CliError::bad_input("$EDITOR is empty"))?;
     std::fs::create_dir_all(state)?;
     let file = tempfile::Builder::new()
         .prefix(".edit-scenario-")
@@ -200,13 +201,14 @@ fn edit_in_editor(state: &Path, original: &serde_json::Value) -> Result<serde_js
         .args(rest)
         .arg(file.path())
         .status()
-        .map_err(|e| CliError::usage(format!("cannot start the editor `{program}`: {e}")))?;
+        .map_err(|e| CliError::missing(format!("cannot start the editor `{program}`: {e}")))?;
     if !status.success() {
-        return Err(CliError::usage(format!(
+        return Err(CliError::peer(format!(
             "the editor exited with {status}; nothing changed"
         )));
     }
     let edited = crate::util::bounded::read_bounded_string(file.path(), crate::util::bounded::FileKind::State)
-        .map_err(|e| CliError::usage(e.to_string()))?;
-    serde_json::from_str(&edited).map_err(|e| CliError::usage(format!("the edited scenario is not valid JSON: {e}")))
+        .map_err(|e| CliError::io_error(e.to_string()))?;
+    serde_json::from_str(&edited)
+        .map_err(|e| CliError::bad_input(format!("the edited scenario is not valid JSON: {e}")))
 }

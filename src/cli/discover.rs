@@ -2,10 +2,9 @@
 //! contract.json, refresh `capabilities` in job.yaml.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::Duration;
 
-use super::CliError;
+use super::{CliError, Exit};
 use crate::mcp::contract::build_contract;
 use crate::mcp::discover::{DiscoverOptions, Progress, capabilities_of, discover_all, write_inventory};
 use crate::mcp::inventory::ServerStatus;
@@ -48,7 +47,7 @@ fn line(name: &str, p: Progress) {
     eprintln!("[{name}] {state}");
 }
 
-pub fn run(args: Args) -> Result<ExitCode, CliError> {
+pub fn run(args: Args) -> Result<Exit, CliError> {
     let timeout = match &args.timeout {
         None => None,
         Some(t) => Some(
@@ -61,7 +60,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let rt = crate::util::runtime::multi_thread()?;
     let (launcher, session) = rt
         .block_on(crate::mcp::sandboxed::launcher_for_job(&loaded, state_dir.join("logs")))
-        .map_err(|e| CliError::usage(format!("{}: sandbox: {e}", args.job.display())))?;
+        .map_err(|e| CliError::bad_input(format!("{}: sandbox: {e}", args.job.display())))?;
     eprintln!("starting stdio servers through: {}", launcher.label());
     let opts = DiscoverOptions {
         launcher,
@@ -103,8 +102,8 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         s.note
     );
     if failed.is_empty() {
-        Ok(ExitCode::SUCCESS)
+        Ok(Exit::Success)
     } else {
-        Err(CliError::usage(format!("discovery failed for: {}", failed.join(", "))))
+        Err(CliError::peer(format!("discovery failed for: {}", failed.join(", "))))
     }
 }

@@ -1,14 +1,12 @@
 //! `ghostlab doctor`: which sandbox backends work on this machine, and why not.
 
-use std::process::ExitCode;
-
-use super::CliError;
+use super::{CliError, Exit};
 use crate::sandbox::doctor::{Probe, leftover_sessions, probe_bubblewrap, probe_cgroups, probe_openshell};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {}
 
-pub fn run(_args: Args) -> Result<ExitCode, CliError> {
+pub fn run(_args: Args) -> Result<Exit, CliError> {
     let rt = crate::util::runtime::multi_thread()?;
     let (bw, os) = rt.block_on(async { (probe_bubblewrap().await, probe_openshell().await) });
     print_probe(&bw);
@@ -17,9 +15,9 @@ pub fn run(_args: Args) -> Result<ExitCode, CliError> {
     super::out::say!("{}", probe_cgroups());
     super::out::say!("{}", leftover_sessions());
     if bw.works || os.works {
-        Ok(ExitCode::SUCCESS)
+        Ok(Exit::Success)
     } else {
-        Err(CliError::usage("no isolating sandbox backend works on this machine"))
+        Err(CliError::missing("no isolating sandbox backend works on this machine"))
     }
 }
 

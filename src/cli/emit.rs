@@ -1,9 +1,8 @@
 //! `ghostlab emit --job J --out DIR`.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
-use super::CliError;
+use super::{CliError, Exit};
 use crate::emit::{EmitOptions, write_opencode_project};
 
 #[derive(Debug, clap::Args)]
@@ -15,9 +14,9 @@ pub struct Args {
     pub out: PathBuf,
 }
 
-pub fn run(args: Args) -> Result<ExitCode, CliError> {
+pub fn run(args: Args) -> Result<Exit, CliError> {
     let loaded = crate::spec::load_job(&args.job)?;
     let path = write_opencode_project(&loaded, &args.out, &EmitOptions::default())?;
     super::out::say!("wrote {}", path.display());
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }

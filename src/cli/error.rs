@@ -1,91 +1,28 @@
-//! The error every command returns: what went wrong, what to do about it, and — in one place —
-//! which exit code that means. A run's own outcome maps to its exit code here too.
+//! The error every command returns: what went wrong (its kind, the message), what to do about
+//! it (hints), and the error underneath (source). Which exit code a kind means is decided in
+//! one place, `exit::Exit::code` (`Exit::from(&CliError)`).
 
 use std::fmt;
-use std::process::ExitCode;
 
 use crate::spec::SpecError;
 
-/// Exit 0: the command did its work (for `test`, `lab`, `merge`, `rescore`: every gate met).
-pub const EXIT_OK: u8 = 0;
-/// Exit 1: a verdict against the input, not a failure to run.
-pub const EXIT_NOT_MET: u8 = 1;
-/// Exit 2: the command could not run.
-pub const EXIT_COULD_NOT_RUN: u8 = 2;
-/// Exit 124: `ghostlab sandbox exec` killed the command at its wall-clock limit.
-pub const EXIT_TIMED_OUT: u8 = 124;
-/// Exit 141: standard output was closed by its reader; the status of a SIGPIPE death.
-pub const EXIT_OUTPUT_CLOSED: u8 = 141;
-
-/// Every exit code Ghostlab itself chooses, with its meaning: the one table `--help` and the
-/// man page's EXIT STATUS are written from.
-pub const EXIT_CODES: &[(u8, &str)] = &[
-    (EXIT_OK, "success; for test, lab, merge and rescore: every gate met"),
-    (
-        EXIT_NOT_MET,
-        "a gate not met (test, lab, merge, rescore); findings at --fail-on (lint); a stale schema \
-         (schema --check)",
-    ),
-    (
-        EXIT_COULD_NOT_RUN,
-        "could not run: bad arguments or input (the message names the file and key), a missing \
-         prerequisite, a broken peer; init --force wrote a job that does not validate",
-    ),
-    (
-        EXIT_TIMED_OUT,
-        "sandbox exec: the command was killed at its wall-clock limit (otherwise sandbox commands \
-         exit with the command's own status)",
-    ),
-    (
-        EXIT_OUTPUT_CLOSED,
-        "standard output was closed by its reader (`| head`): the command stopped writing, as a \
-         program killed by SIGPIPE would",
-    ),
-];
-
-/// The EXIT STATUS text of `--help`.
-pub fn exit_status_help() -> String {
-    let mut out = String::from("Exit status:\n");
-    for (code, meaning) in EXIT_CODES {
-        out.push_str(&format!("  {code:<3}  {meaning}\n"));
-    }
-    out
-}
-
-/// The EXIT STATUS section of the man page, in roff.
-pub fn exit_status_roff() -> String {
-    let mut out = String::from(".SH \"EXIT STATUS\"\n");
-    for (code, meaning) in EXIT_CODES {
-        // A line starting with `.` or `'` would be read as a roff request.
-        out.push_str(&format!(".TP\n\\fB{code}\\fR\n\\&{}\n", meaning.replace('\\', "\\e")));
-    }
-    out
-}
-
-/// What kind of failure, which decides the exit code.
+/// Why a command could not run: the reasons the EXIT STATUS table names for exit 2.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
-    /// The command could not run: bad arguments or input, a missing prerequisite, a broken peer.
-    CouldNotRun,
+    /// The arguments are wrong, conflict or select nothing.
+    Usage,
+    /// An input file or its contents is wrong (the message names the file and key).
+    BadInput,
+    /// A file could not be read or written.
+    Io,
+    /// Something the command needs is missing: a run, a key, a working sandbox backend, a tool.
+    MissingPrerequisite,
+    /// A peer failed: an MCP server, a model endpoint, the sandbox, the agent's run.
+    Peer,
 }
 
-impl ErrorKind {
-    /// The one mapping from failure kind to exit code.
-    pub fn exit_code(self) -> u8 {
-        match self {
-            ErrorKind::CouldNotRun => EXIT_COULD_NOT_RUN,
-        }
-    }
-}
-
-/// Exit code of a finished run: 0 when every gate is met, 1 when one is not.
-pub fn gates_exit(gates_met: bool) -> ExitCode {
-    if gates_met {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(EXIT_NOT_MET)
-    }
-}
+/// The underlying error, kept for `std::error::Error::source`.
+type Source = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// A failure for the person: the message, then each hint on its own `hint:` line.
 #[derive(Debug)]
@@ -93,16 +30,52 @@ pub struct CliError {
     pub kind: ErrorKind,
     pub message: String,
     pub hints: Vec<String>,
+    pub source: Option<Source>,
 }
 
 impl CliError {
-    /// The command could not run (exit code 2).
-    pub fn usage(message: impl Into<String>) -> Self {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         CliError {
-            kind: ErrorKind::CouldNotRun,
+            kind,
             message: message.into(),
             hints: Vec::new(),
+            source: None,
         }
+    }
+
+    /// An error of `kind` whose message is `error`'s own words, keeping `error` as the source.
+    pub fn from_error(kind: ErrorKind, error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        CliError {
+            kind,
+            message: error.to_string(),
+            hints: Vec::new(),
+            source: Some(Box::new(error)),
+        }
+    }
+
+    /// The arguments are wrong, conflict or select nothing.
+    pub fn usage(message: impl Into<String>) -> Self {
+        CliError::new(ErrorKind::Usage, message)
+    }
+
+    /// An input file or its contents is wrong.
+    pub fn bad_input(message: impl Into<String>) -> Self {
+        CliError::new(ErrorKind::BadInput, message)
+    }
+
+    /// A file could not be read or written.
+    pub fn io_error(message: impl Into<String>) -> Self {
+        CliError::new(ErrorKind::Io, message)
+    }
+
+    /// Something the command needs is missing.
+    pub fn missing(message: impl Into<String>) -> Self {
+        CliError::new(ErrorKind::MissingPrerequisite, message)
+    }
+
+    /// A peer failed.
+    pub fn peer(message: impl Into<String>) -> Self {
+        CliError::new(ErrorKind::Peer, message)
     }
 
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
@@ -110,8 +83,10 @@ impl CliError {
         self
     }
 
-    pub fn exit_code(&self) -> ExitCode {
-        ExitCode::from(self.kind.exit_code())
+    /// Keeps `error` as the source without changing the message.
+    pub fn because(mut self, error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        self.source = Some(Box::new(error));
+        self
     }
 }
 
@@ -125,26 +100,59 @@ impl fmt::Display for CliError {
     }
 }
 
+impl std::error::Error for CliError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source.as_deref().map(|s| s as &(dyn std::error::Error + 'static))
+    }
+}
+
 impl From<SpecError> for CliError {
     fn from(e: SpecError) -> Self {
-        CliError::usage(e.to_string())
+        CliError::from_error(ErrorKind::BadInput, e)
     }
 }
 
 impl From<std::io::Error> for CliError {
     fn from(e: std::io::Error) -> Self {
-        CliError::usage(e.to_string())
+        CliError::from_error(ErrorKind::Io, e)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::error::Error as _;
 
     #[test]
-    fn hints_follow_the_message_and_could_not_run_is_exit_2() {
+    fn hints_follow_the_message() {
         let e = CliError::usage("no cases selected").with_hint("approve cases");
         assert_eq!(e.to_string(), "error: no cases selected\nhint: approve cases");
-        assert_eq!(e.kind.exit_code(), 2);
+    }
+
+    #[test]
+    fn an_error_taken_from_another_keeps_its_words_and_its_source() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "job.yaml: not found");
+        let e = CliError::from(io);
+        assert_eq!(e.kind, ErrorKind::Io);
+        assert_eq!(e.to_string(), "error: job.yaml: not found");
+        assert_eq!(e.source().unwrap().to_string(), "job.yaml: not found");
+    }
+
+    #[test]
+    fn because_keeps_the_message_and_adds_the_source() {
+        let io = std::io::Error::other("connection refused");
+        let e = CliError::peer("http://127.0.0.1:9: cannot list models").because(io);
+        assert_eq!(e.to_string(), "error: http://127.0.0.1:9: cannot list models");
+        assert_eq!(e.source().unwrap().to_string(), "connection refused");
+        assert_eq!(e.kind, ErrorKind::Peer);
+    }
+
+    #[test]
+    fn every_constructor_names_its_kind() {
+        assert_eq!(CliError::usage("x").kind, ErrorKind::Usage);
+        assert_eq!(CliError::bad_input("x").kind, ErrorKind::BadInput);
+        assert_eq!(CliError::io_error("x").kind, ErrorKind::Io);
+        assert_eq!(CliError::missing("x").kind, ErrorKind::MissingPrerequisite);
+        assert_eq!(CliError::peer("x").kind, ErrorKind::Peer);
     }
 }

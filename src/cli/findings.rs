@@ -3,9 +3,8 @@
 //! the job (`<job>.decisions.json`) and honoured by the gates until the finding's evidence changes.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
-use super::CliError;
+use super::{CliError, Exit};
 use crate::judge::verdict_findings::{VerdictFinding, standing};
 use crate::mcp::contract::decide::{DecideError, KnownFinding, decide_with, describe, job_findings, verdict_word, who};
 use crate::mcp::contract::decisions::{Verdict, decisions_path, load};
@@ -51,7 +50,7 @@ pub struct DecideArgs {
     pub reason: String,
 }
 
-pub fn run(args: Args) -> Result<ExitCode, CliError> {
+pub fn run(args: Args) -> Result<Exit, CliError> {
     match args.action {
         Action::List(a) => list(&a),
         Action::Accept(a) => decide_cli(a, Verdict::Accepted),
@@ -73,7 +72,7 @@ fn verdict_findings(given: Option<&Path>, state: &Path) -> Result<Vec<VerdictFin
     }
 }
 
-fn list(args: &ListArgs) -> Result<ExitCode, CliError> {
+fn list(args: &ListArgs) -> Result<Exit, CliError> {
     let state = crate::spec::load_job(&args.job)?.state_dir();
     let verdict_findings = verdict_findings(args.run.as_deref(), &state)?;
     let rows = match job_findings(&args.job, &state) {
@@ -94,7 +93,7 @@ fn list(args: &ListArgs) -> Result<ExitCode, CliError> {
             describe(&row.standing)
         );
     }
-    let decisions = load(&decisions_path(&args.job)).map_err(|e| CliError::usage(e.to_string()))?;
+    let decisions = load(&decisions_path(&args.job)).map_err(|e| CliError::bad_input(e.to_string()))?;
     // One line per id: every trial of a case with the same evidence shares the finding.
     let mut shown: Vec<&VerdictFinding> = Vec::new();
     for f in &verdict_findings {
@@ -117,10 +116,10 @@ fn list(args: &ListArgs) -> Result<ExitCode, CliError> {
         rows.len(),
         shown.len()
     );
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }
 
-fn decide_cli(args: DecideArgs, verdict: Verdict) -> Result<ExitCode, CliError> {
+fn decide_cli(args: DecideArgs, verdict: Verdict) -> Result<Exit, CliError> {
     let state = crate::spec::load_job(&args.job)?.state_dir();
     let known: Vec<KnownFinding> = verdict_findings(args.run.as_deref(), &state)?
         .into_iter()
@@ -136,12 +135,12 @@ fn decide_cli(args: DecideArgs, verdict: Verdict) -> Result<ExitCode, CliError> 
         verdict_word(verdict),
         path.display()
     );
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }
 
 fn usage(e: DecideError) -> CliError {
     match e {
         DecideError::EmptyReason => CliError::usage("--reason must say why (it is shown in the report)"),
-        other => CliError::usage(other.to_string()),
+        other => CliError::bad_input(other.to_string()),
     }
 }

@@ -2,10 +2,9 @@
 //! missing), personas, scenarios and a dataset of pending cases. Also picks the proposer.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::Arc;
 
-use super::CliError;
+use super::{CliError, ErrorKind, Exit};
 use crate::generate::pipeline::{DEFAULT_PERSONAS, DEFAULT_SCENARIOS_PER_PERSONA, generate, kind_counts};
 use crate::generate::{LlmProposer, OfflineProposer, Proposer};
 use crate::llm::Llm;
@@ -29,7 +28,7 @@ pub struct Args {
     pub refresh_profile: bool,
 }
 
-pub fn run(args: Args) -> Result<ExitCode, CliError> {
+pub fn run(args: Args) -> Result<Exit, CliError> {
     let loaded = crate::spec::load_job(&args.job)?;
     let g = &loaded.job.generation;
     let personas = args
@@ -46,19 +45,19 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         ));
     }
     let proposer = proposer_for(&loaded)?;
-    let _state_lock =
-        crate::util::folder_lock::lock_state_folder(&loaded.state_dir()).map_err(|e| CliError::usage(e.to_string()))?;
+    let _state_lock = crate::util::folder_lock::lock_state_folder(&loaded.state_dir())
+        .map_err(|e| CliError::io_error(e.to_string()))?;
     if args.refresh_profile {
         let path =
             crate::generate::store::artifact_path(&loaded.state_dir(), crate::generate::ArtifactKind::AgentProfile);
         match std::fs::remove_file(&path) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(CliError::usage(format!("{}: cannot remove: {e}", path.display()))),
+            Err(e) => return Err(CliError::io_error(format!("{}: cannot remove: {e}", path.display()))),
         }
     }
     let out = block_on(generate(&loaded, proposer.as_ref(), personas, per_persona))?
-        .map_err(|e| CliError::usage(e.to_string()))?;
+        .map_err(|e| CliError::peer(e.to_string()))?;
     if out.profile_reused {
         super::out::say!("using the existing agent-profile.json (--refresh-profile infers it again)");
     }
@@ -88,9 +87,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     if out.kept_statuses > 0 {
         super::out::say!("kept the review status of {} unchanged case(s)", out.kept_statuses);
     }
-    crate::spec::artifact_refresh::refresh_recorded(&args.job).map_err(CliError::usage)?;
+    crate::spec::artifact_refresh::refresh_recorded(&args.job).map_err(|e| CliError::from_error(ErrorKind::Io, e))?;
     super::out::say!("review with `ghostlab dataset list --job {}`", args.job.display());
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }
 
 /// The proposer job.generation.proposer asks for.
@@ -109,5 +108,5 @@ pub fn proposer_for(loaded: &LoadedJob) -> Result<Box<dyn Proposer>, CliError> {
 fn proposer_llm(loaded: &LoadedJob) -> Result<Arc<dyn Llm>, CliError> {
     crate::llm::role_model(&loaded.job.generation, &loaded.job.generation.proposer, &loaded.dir)
         .and_then(|m| m.ok_or(crate::llm::LlmError::Offline))
-        .map_err(|e| CliError::usage(format!("{}: generation.proposer: {e}", loaded.file.display())))
+        .map_err(|e| CliError::bad_input(format!("{}: generation.proposer: {e}", loaded.file.display())))
 }

@@ -4,9 +4,8 @@
 //! import that fails writes nothing and exits 2. The file is written atomically.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
-use super::CliError;
+use super::{CliError, ErrorKind, Exit};
 use crate::import::{Imported, from_skill, from_target, import_source_noted};
 use crate::spec::{job_to_yaml, parse_job_text, resolve_job};
 
@@ -31,7 +30,7 @@ pub struct Args {
     pub force: bool,
 }
 
-pub fn run(args: Args) -> Result<ExitCode, CliError> {
+pub fn run(args: Args) -> Result<Exit, CliError> {
     if args.out.exists() && !args.force {
         return Err(CliError::usage(format!(
             "{} exists; pass --force to replace it",
@@ -79,15 +78,15 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         Ok(_) => {
             crate::util::write_atomic(&args.out, text.as_bytes())?;
             super::out::say!("wrote {}", args.out.display());
-            Ok(ExitCode::SUCCESS)
+            Ok(Exit::Success)
         }
         Err(e) if args.force => {
             crate::util::write_atomic(&args.out, text.as_bytes())?;
             eprintln!("{e}");
             eprintln!("wrote {} anyway (--force); it does not validate", args.out.display());
-            Ok(ExitCode::from(super::error::EXIT_COULD_NOT_RUN))
+            Ok(Exit::Failed(ErrorKind::BadInput))
         }
-        Err(e) => Err(CliError::usage(format!("{e}nothing was written"))),
+        Err(e) => Err(CliError::bad_input(format!("{e}nothing was written"))),
     }
 }
 

@@ -4,11 +4,10 @@
 
 use indexmap::IndexMap;
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::CliError;
+use super::{CliError, Exit};
 use crate::mcp::contract::{effect_of, label_tool};
 use crate::mcp::inventory::{ServerInventory, ServerStatus, collect};
 use crate::mcp::{ConnectOptions, Endpoint, HostLauncher, LaunchSpec, Launcher, connect};
@@ -52,7 +51,7 @@ pub struct Args {
     pub stderr_log: Option<PathBuf>,
 }
 
-pub fn run(args: Args) -> Result<ExitCode, CliError> {
+pub fn run(args: Args) -> Result<Exit, CliError> {
     let timeout = crate::util::units::parse_duration(&args.timeout)
         .ok_or_else(|| CliError::usage(format!("--timeout: cannot read {:?} as a duration", args.timeout)))?;
     let endpoint = endpoint(&args)?;
@@ -83,12 +82,12 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         listed.map(|()| (entry, called))
     });
     rt.shutdown_timeout(Duration::from_secs(1));
-    let (entry, called) = outcome.map_err(|e| CliError::usage(format!("inspect: {e}")))?;
+    let (entry, called) = outcome.map_err(|e| CliError::peer(format!("inspect: {e}")))?;
     let called = called
         .transpose()
-        .map_err(|e| CliError::usage(format!("inspect: {e}")))?;
+        .map_err(|e| CliError::peer(format!("inspect: {e}")))?;
     if args.json {
-        let mut v = serde_json::to_value(&entry).map_err(|e| CliError::usage(e.to_string()))?;
+        let mut v = serde_json::to_value(&entry).map_err(|e| CliError::io_error(e.to_string()))?;
         if let Some(c) = called {
             v["callResult"] = c;
         }
@@ -102,7 +101,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             );
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }
 
 fn endpoint(args: &Args) -> Result<Endpoint, CliError> {

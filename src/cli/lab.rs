@@ -2,10 +2,9 @@
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::Arc;
 
-use super::CliError;
+use super::{CliError, ErrorKind, Exit};
 use crate::app::RunResults;
 use crate::lab::executors::{EndpointModels, LabSuiteRunner, PipelineGenerator, SandboxedDiscovery};
 use crate::lab::headless::{HeadlessError, run_headless};
@@ -79,7 +78,7 @@ pub enum SandboxArg {
     Local,
 }
 
-pub fn run(args: Args) -> Result<ExitCode, CliError> {
+pub fn run(args: Args) -> Result<Exit, CliError> {
     let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     if !args.yes && !interactive {
         return Err(CliError::usage(
@@ -94,7 +93,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let state =
         crate::spec::relative_path::resolve_against(&crate::spec::load::job_dir(&args.job), &lab.job.paths.state_dir);
     let _state_lock =
-        crate::util::folder_lock::lock_state_folder(&state).map_err(|e| CliError::usage(e.to_string()))?;
+        crate::util::folder_lock::lock_state_folder(&state).map_err(|e| CliError::io_error(e.to_string()))?;
     for note in ignored_flags(&args, &lab) {
         eprintln!("note: {note}");
     }
@@ -124,39 +123,39 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 print_results(&outcome.results);
                 Ok(exit_for(&outcome.results))
             }
-            Err(HeadlessError::Run(e)) => Err(CliError::usage(format!("the run failed: {e}"))),
-            Err(e) => Err(CliError::usage(e.to_string()).with_hint(format!(
+            Err(HeadlessError::Run(e)) => Err(CliError::peer(format!("the run failed: {e}"))),
+            Err(e) => Err(CliError::peer(e.to_string()).with_hint(format!(
                 "accepted steps are saved in {}; fix the cause, then `{resume_command} --yes` continues",
                 args.job.display()
             ))),
         };
     }
-    let theme = Theme::load(&args.theme).map_err(|e| CliError::usage(e.to_string()))?;
+    let theme = Theme::load(&args.theme).map_err(|e| CliError::bad_input(e.to_string()))?;
     // Logs and child stderr go to a file while the wizard owns the screen.
     let stderr_log = store::lab_dir(&args.job, &lab.job).join("tui.log");
     let outcome = runtime
         .block_on(run_tui(lab, proposer, discovery, runner, theme, Some(stderr_log)))
-        .map_err(|e| CliError::usage(e.to_string()))?;
+        .map_err(|e| CliError::peer(e.to_string()))?;
     match outcome {
         TuiOutcome::Quit { completed } => {
             eprintln!(
                 "{completed} of 12 steps saved in {}; `{resume_command}` continues",
                 args.job.display()
             );
-            Ok(ExitCode::SUCCESS)
+            Ok(Exit::Success)
         }
         TuiOutcome::Finished(RunOutcome::Report(r)) => {
             print_results(&r);
             Ok(exit_for(&r))
         }
-        TuiOutcome::Finished(RunOutcome::Failed(e)) => Err(CliError::usage(format!("the run failed: {e}"))),
+        TuiOutcome::Finished(RunOutcome::Failed(e)) => Err(CliError::peer(format!("the run failed: {e}"))),
     }
 }
 
 /// Like `ghostlab test`: 0 when the gates are met, 1 when they are not (a run that could not
 /// finish is an error, exit 2, before this).
-fn exit_for(results: &RunResults) -> ExitCode {
-    super::gates_exit(results.gates_met)
+fn exit_for(results: &RunResults) -> Exit {
+    Exit::gates(results.gates_met)
 }
 
 /// The results screen as text: summary line, readiness, gates, failures, report paths.
@@ -254,12 +253,12 @@ fn run_flags(args: &Args, lab: &Lab) -> Result<RunFlags, CliError> {
         ..RunFlags::default()
     };
     let saved = if args.resume {
-        run_flags::load(&dir).map_err(|e| CliError::usage(e.to_string()))?
+        run_flags::load(&dir).map_err(|e| CliError::bad_input(e.to_string()))?
     } else {
         None
     };
     if !given.is_empty() {
-        run_flags::save(&dir, &given.clone().over(saved.clone())).map_err(|e| CliError::usage(e.to_string()))?;
+        run_flags::save(&dir, &given.clone().over(saved.clone())).map_err(|e| CliError::io_error(e.to_string()))?;
     }
     Ok(given.over(saved))
 }
@@ -269,13 +268,15 @@ fn open_lab(args: &Args) -> Result<Lab, CliError> {
         return Ok(Lab::new());
     }
     let text = crate::util::bounded::read_bounded_string(&args.job, crate::util::bounded::FileKind::Config)
-        .map_err(|e| CliError::usage(format!("--resume: {e}")))?;
+        .map_err(|e| CliError::bad_input(format!("--resume: {e}")))?;
     let job = crate::spec::parse_job_text(&args.job, &text)?;
     // An edited artifact is never overwritten unasked; a missing one is written again.
-    for warning in crate::spec::artifact_refs::verify(&args.job, &job.lab.artifacts).map_err(CliError::usage)? {
+    for warning in crate::spec::artifact_refs::verify(&args.job, &job.lab.artifacts)
+        .map_err(|e| CliError::from_error(ErrorKind::BadInput, e))?
+    {
         eprintln!("warning: {warning}");
     }
     let saved =
-        store::load_saved(&store::lab_dir(&args.job, &job), &job).map_err(|e| CliError::usage(e.to_string()))?;
+        store::load_saved(&store::lab_dir(&args.job, &job), &job).map_err(|e| CliError::bad_input(e.to_string()))?;
     Ok(Lab::resume(job, Saved { ..saved }))
 }

@@ -3,9 +3,8 @@
 
 use clap::ValueEnum;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
-use super::CliError;
+use super::{CliError, ErrorKind, Exit};
 use crate::mcp::contract::decisions::{decisions_path, load};
 use crate::mcp::contract::sarif::{SarifDecisions, to_sarif};
 use crate::mcp::contract::sarif_sources::{default_source_root, sources_for_job};
@@ -50,11 +49,11 @@ pub enum FailOn {
     Note,
 }
 
-pub fn run(args: Args) -> Result<ExitCode, CliError> {
+pub fn run(args: Args) -> Result<Exit, CliError> {
     let file = args.inventory.display().to_string();
     let text = crate::util::bounded::read_bounded_string(&args.inventory, crate::util::bounded::FileKind::State)
-        .map_err(|e| CliError::usage(e.to_string()))?;
-    let inventory = Inventory::from_json(&text).map_err(|e| CliError::usage(format!("{file}: {e}")))?;
+        .map_err(|e| CliError::io_error(e.to_string()))?;
+    let inventory = Inventory::from_json(&text).map_err(|e| CliError::bad_input(format!("{file}: {e}")))?;
     let contract = build_contract(&inventory);
     let rendered = match args.format {
         Format::Text => render_text(&contract),
@@ -74,9 +73,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         FailOn::Note => Severity::Note,
     };
     Ok(if contract.has_findings_at(level) {
-        ExitCode::from(super::error::EXIT_NOT_MET)
+        Exit::NotMet
     } else {
-        ExitCode::SUCCESS
+        Exit::Success
     })
 }
 
@@ -87,7 +86,7 @@ fn sarif(
     inventory: &serde_json::Value,
 ) -> Result<serde_json::Value, CliError> {
     if !args.job.is_file() {
-        return Err(CliError::usage(format!(
+        return Err(CliError::missing(format!(
             "{}: not found; SARIF results point where each server is declared, so `--format sarif` needs the job (--job)",
             args.job.display()
         )));
@@ -97,17 +96,17 @@ fn sarif(
         .source_root
         .clone()
         .unwrap_or_else(|| default_source_root(&job.file));
-    let sources = sources_for_job(&job, &root).map_err(CliError::usage)?;
+    let sources = sources_for_job(&job, &root).map_err(|e| CliError::from_error(ErrorKind::BadInput, e))?;
     // Accepted and waived findings are marked suppressed, with the reason.
-    let decisions = load(&decisions_path(&job.file)).map_err(|e| CliError::usage(e.to_string()))?;
+    let decisions = load(&decisions_path(&job.file)).map_err(|e| CliError::bad_input(e.to_string()))?;
     let decided = SarifDecisions {
         decisions: Some(&decisions),
         inventory: Some(inventory),
     };
-    to_sarif(contract, &sources, decided).map_err(|e| CliError::usage(format!("{}: {e}", args.inventory.display())))
+    to_sarif(contract, &sources, decided).map_err(|e| CliError::bad_input(format!("{}: {e}", args.inventory.display())))
 }
 
 /// The inventory as JSON, for the evidence a decision was taken on.
 fn inventory_json(text: &str, file: &str) -> Result<serde_json::Value, CliError> {
-    serde_json::from_str(text).map_err(|e| CliError::usage(format!("{file}: {e}")))
+    serde_json::from_str(text).map_err(|e| CliError::bad_input(format!("{file}: {e}")))
 }

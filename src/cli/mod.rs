@@ -11,10 +11,12 @@ mod discover;
 mod doctor;
 mod emit;
 mod error;
+mod exit;
 mod findings;
 mod generate;
 mod init;
 mod inspect;
+mod job_arg;
 mod lab;
 mod lint;
 mod merge;
@@ -32,7 +34,8 @@ mod test;
 mod validate;
 mod view;
 
-pub use error::{CliError, EXIT_CODES, ErrorKind, gates_exit};
+pub use error::{CliError, ErrorKind};
+pub use exit::{EXIT_CODES, Exit};
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -40,7 +43,7 @@ use std::process::ExitCode;
 /// Does the agent I configured behave correctly?
 #[derive(Debug, Parser)]
 #[command(name = "ghostlab", version, about, long_about = None, propagate_version = true,
-    after_help = error::exit_status_help())]
+    after_help = exit::exit_status_help())]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -161,14 +164,15 @@ pub fn dispatch(cli: Cli) -> ExitCode {
         Command::View(a) => view::run(a),
         Command::Lab(a) => lab::run(a),
     };
-    match result {
-        Ok(code) => code,
+    let exit = match result {
+        Ok(exit) => exit,
         Err(e) => {
             eprint!("{e}");
             if !e.to_string().ends_with('\n') {
                 eprintln!();
             }
-            e.exit_code()
+            Exit::from(&e)
         }
-    }
+    };
+    exit.into()
 }

@@ -4,10 +4,9 @@
 //! are logged on stderr (and answered with HTTP 400), never answered with invented text.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::Duration;
 
-use super::CliError;
+use super::{CliError, Exit};
 use crate::llm::cassette::Cassette;
 use crate::llm::model_server::{ServerOptions, start};
 
@@ -24,8 +23,8 @@ pub struct Args {
     pub latency_ms: u64,
 }
 
-pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let cassette = Cassette::load(&args.cassette).map_err(|e| CliError::usage(e.to_string()))?;
+pub fn run(args: Args) -> Result<Exit, CliError> {
+    let cassette = Cassette::load(&args.cassette).map_err(|e| CliError::bad_input(e.to_string()))?;
     let rt = crate::util::runtime::multi_thread()?;
     rt.block_on(async {
         let options = ServerOptions {
@@ -34,7 +33,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         };
         let server = start(cassette, options)
             .await
-            .map_err(|e| CliError::usage(format!("cannot listen on 127.0.0.1:{}: {e}", args.port)))?;
+            .map_err(|e| CliError::missing(format!("cannot listen on 127.0.0.1:{}: {e}", args.port)))?;
         super::out::say!("model-server listening on {}", server.base_url());
         use std::io::Write;
         let _ = std::io::stdout().flush();
@@ -44,6 +43,6 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         if unmatched > 0 {
             eprintln!("model-server: {unmatched} request(s) matched nothing in the cassette");
         }
-        Ok(ExitCode::SUCCESS)
+        Ok(Exit::Success)
     })
 }

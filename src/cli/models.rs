@@ -3,10 +3,9 @@
 //! Takes `--base-url` (key from `--api-key-env`), or the `openai`/`record` roles of a job.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::Duration;
 
-use super::CliError;
+use super::{CliError, Exit};
 use crate::llm::credentials;
 use crate::spec::ModelProvider;
 
@@ -29,7 +28,7 @@ pub struct Args {
     pub timeout_secs: u64,
 }
 
-pub fn run(args: Args) -> Result<ExitCode, CliError> {
+pub fn run(args: Args) -> Result<Exit, CliError> {
     let mut targets: Vec<(String, Option<String>)> = Vec::new();
     if let Some(url) = &args.base_url {
         targets.push((url.clone(), args.api_key_env.clone()));
@@ -38,7 +37,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         let g = &loaded.job.generation;
         for role in [&g.proposer, &g.emulator, &g.judge] {
             if matches!(role.provider, ModelProvider::Openai | ModelProvider::Record) {
-                let cfg = crate::llm::role::openai_config(role).map_err(|e| CliError::usage(e.to_string()))?;
+                let cfg = crate::llm::role::openai_config(role).map_err(|e| CliError::missing(e.to_string()))?;
                 let env = match cfg.api_key {
                     crate::llm::openai::ApiKey::Env(v) => Some(v),
                     _ => None,
@@ -49,7 +48,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             }
         }
         if targets.is_empty() {
-            return Err(CliError::usage(format!(
+            return Err(CliError::bad_input(format!(
                 "{}: no generation role uses an `openai` or `record` provider",
                 job.display()
             )));
@@ -59,18 +58,18 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
     let rt = crate::util::runtime::multi_thread()?;
     for (url, env) in targets {
-        let key = match env {
-            Some(var) => Some(
-                std::env::var(&var)
-                    .map_err(|_| CliError::usage(format!("{var} is not set; export it with the API key for {url}")))?,
-            ),
-            None => rt
-                .block_on(credentials::lookup_async(&args.provider))
-                .map_err(|e| CliError::usage(e.to_string()))?
-                .map(|f| f.secret.expose().to_string()),
-        };
+        let key =
+            match env {
+                Some(var) => Some(std::env::var(&var).map_err(|_| {
+                    CliError::missing(format!("{var} is not set; export it with the API key for {url}"))
+                })?),
+                None => rt
+                    .block_on(credentials::lookup_async(&args.provider))
+                    .map_err(|e| CliError::missing(e.to_string()))?
+                    .map(|f| f.secret.expose().to_string()),
+            };
         if key.is_none() && !crate::util::loopback::is_loopback_url(&url) {
-            return Err(CliError::usage(format!(
+            return Err(CliError::missing(format!(
                 "no API key for `{}` to query {url}: {}",
                 args.provider,
                 credentials::how_to_set(&args.provider)
@@ -82,11 +81,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 key.as_deref(),
                 Duration::from_secs(args.timeout_secs),
             ))
-            .map_err(|e| CliError::usage(format!("{url}: {e}")))?;
+            .map_err(|e| CliError::peer(format!("{url}: {e}")))?;
         super::out::say!("{url} serves {} model(s):", ids.len());
         for id in ids {
             super::out::say!("  {id}");
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }

@@ -6,7 +6,8 @@
 
 use std::io::Write;
 
-use super::error::EXIT_OUTPUT_CLOSED;
+use super::error::ErrorKind;
+use super::exit::Exit;
 
 /// Writes `text` to standard output, then flushes.
 pub fn write(text: std::fmt::Arguments<'_>) {
@@ -38,7 +39,7 @@ pub fn exit_quietly_when_output_is_gone() {
             .or_else(|| info.payload().downcast_ref::<&str>().copied())
             .unwrap_or("");
         if message.starts_with("failed printing to std") && message.contains("Broken pipe") {
-            std::process::exit(EXIT_OUTPUT_CLOSED.into());
+            Exit::OutputClosed.now();
         }
         previous(info);
     }));
@@ -46,10 +47,10 @@ pub fn exit_quietly_when_output_is_gone() {
 
 fn stopped(e: &std::io::Error) -> ! {
     if e.kind() == std::io::ErrorKind::BrokenPipe {
-        std::process::exit(EXIT_OUTPUT_CLOSED.into());
+        Exit::OutputClosed.now();
     }
     eprintln!("ghostlab: cannot write to standard output: {e}");
-    std::process::exit(super::error::EXIT_COULD_NOT_RUN.into());
+    Exit::Failed(ErrorKind::Io).now()
 }
 
 /// `println!` for commands: see the module.

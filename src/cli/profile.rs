@@ -1,32 +1,24 @@
 //! `ghostlab profile --job J`: infer the agent's purpose profile and write agent-profile.json.
 
-use std::path::PathBuf;
-use std::process::ExitCode;
-
-use super::CliError;
 use super::generate::proposer_for;
+use super::{CliError, ErrorKind, Exit};
 use crate::generate::pipeline::write_profile;
 use crate::generate::profile::{AgentProfile, EvidenceRef};
 use crate::util::runtime::block_on;
 
-#[derive(Debug, clap::Args)]
-pub struct Args {
-    /// The job file.
-    #[arg(long, default_value = "job.yaml")]
-    pub job: PathBuf,
-}
+pub use super::job_arg::JobArg as Args;
 
-pub fn run(args: Args) -> Result<ExitCode, CliError> {
+pub fn run(args: Args) -> Result<Exit, CliError> {
     let loaded = crate::spec::load_job(&args.job)?;
     let proposer = proposer_for(&loaded)?;
-    let _state_lock =
-        crate::util::folder_lock::lock_state_folder(&loaded.state_dir()).map_err(|e| CliError::usage(e.to_string()))?;
+    let _state_lock = crate::util::folder_lock::lock_state_folder(&loaded.state_dir())
+        .map_err(|e| CliError::io_error(e.to_string()))?;
     let (profile, path) =
-        block_on(write_profile(&loaded, proposer.as_ref()))?.map_err(|e| CliError::usage(e.to_string()))?;
-    crate::spec::artifact_refresh::refresh_recorded(&args.job).map_err(CliError::usage)?;
+        block_on(write_profile(&loaded, proposer.as_ref()))?.map_err(|e| CliError::peer(e.to_string()))?;
+    crate::spec::artifact_refresh::refresh_recorded(&args.job).map_err(|e| CliError::from_error(ErrorKind::Io, e))?;
     super::out::say!("wrote {} (proposer {})", path.display(), proposer.label());
     print_summary(&profile);
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }
 
 fn origin(evidence: &[EvidenceRef]) -> String {

@@ -2,9 +2,8 @@
 //! report of a finished run. Without any format flag it writes all three into the run folder.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
-use super::CliError;
+use super::{CliError, Exit};
 use crate::report::{ReportOutputs, latest_run, write_all};
 
 #[derive(Debug, clap::Args)]
@@ -29,11 +28,11 @@ pub struct Args {
     pub strict: bool,
 }
 
-pub fn run(args: Args) -> Result<ExitCode, CliError> {
+pub fn run(args: Args) -> Result<Exit, CliError> {
     let job = crate::spec::load_job(&args.job)?;
     let run_dir = match args.run {
         Some(r) => r,
-        None => latest_run(&job).map_err(|e| CliError::usage(e.to_string()))?,
+        None => latest_run(&job).map_err(|e| CliError::missing(e.to_string()))?,
     };
     super::replay::check_inputs(&job, &[&run_dir], args.strict)?;
     let outputs = if args.md.is_none() && args.html.is_none() && args.pdf.is_none() {
@@ -45,9 +44,9 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             pdf: args.pdf,
         }
     };
-    let written = write_all(&job, &run_dir, &outputs).map_err(|e| CliError::usage(e.to_string()))?;
+    let written = write_all(&job, &run_dir, &outputs).map_err(|e| CliError::io_error(e.to_string()))?;
     for p in written {
         super::out::say!("wrote {}", p.display());
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }

@@ -1,38 +1,29 @@
 //! `ghostlab rescore --job J RUN [--out DIR]`: re-judge a stored run without re-running the agent.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
-use super::{CliError, gates_exit};
+use super::replay::ReplayArgs;
+use super::{CliError, Exit};
 use crate::run::store::run_dir::RunDir;
 use crate::util::runtime::block_on;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The job whose judge (generation.judge) and gates apply.
-    #[arg(long, default_value = "job.yaml")]
-    pub job: PathBuf,
-    /// Folder of the re-judged run (default: a new run under the job's state folder).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Refuse (exit 2) when an input changed since the run, instead of a note.
-    #[arg(long)]
-    pub strict: bool,
+    #[command(flatten)]
+    pub replay: ReplayArgs,
     /// The stored run folder to re-judge.
     pub run: PathBuf,
 }
 
-pub fn run(args: Args) -> Result<ExitCode, CliError> {
-    let job = crate::spec::load_job(&args.job)?;
+pub fn run(args: Args) -> Result<Exit, CliError> {
+    let job = crate::spec::load_job(&args.replay.job)?;
     if !RunDir::new(&args.run).has_cases() {
         return Err(CliError::usage(format!(
             "{}: not a run folder (it has no cases/)",
             args.run.display()
         )));
     }
-    let out = args
-        .out
-        .unwrap_or_else(|| RunDir::fresh(&job.state_dir()).path().to_path_buf());
+    let out = args.replay.out_or_fresh(&job);
     if out.exists() && std::fs::read_dir(&out).is_ok_and(|mut d| d.next().is_some()) {
         return Err(CliError::usage(format!(
             "{}: already exists and is not empty; rescore writes a new run",
@@ -40,25 +31,20 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         )));
     }
     // After the argument checks, so a refusal is the first thing said.
-    super::replay::check_inputs(&job, &[&args.run], args.strict)?;
-    let judge = crate::run::setup::judge(&job).map_err(|e| CliError::usage(e.to_string()))?;
+    super::replay::check_inputs(&job, &[&args.run], args.replay.strict)?;
+    let judge = crate::run::setup::judge(&job).map_err(|e| CliError::bad_input(e.to_string()))?;
     eprintln!(
         "note: rescore re-judges the stored transcripts with {}; it reproduces the inputs and the \
          harness, not the agent's or the models' answers",
         judge.label()
     );
-    let outcome = block_on(crate::run::results::rescore::rescore(
-        &job,
-        judge.as_ref(),
-        &args.run,
-        &out,
-    ))?
-    .map_err(|e| CliError::usage(e.to_string()))?;
+    let outcome = block_on(crate::run::results::rescore::rescore(&job, judge.as_ref(), &args.run, &out))?
+        .map_err(|e| CliError::bad_input(e.to_string()))?;
     super::out::say!("run {}", out.display());
     super::out::say!("rescored {}: {outcome}", args.run.display());
     match crate::report::write_all(&job, &out, &crate::report::ReportOutputs::defaults(&out)) {
         Ok(paths) => paths.iter().for_each(|p| super::out::say!("report {}", p.display())),
         Err(e) => eprintln!("warning: the report could not be written: {e}"),
     }
-    Ok(gates_exit(outcome.gates_met))
+    Ok(Exit::gates(outcome.gates_met))
 }

@@ -2,9 +2,9 @@
 //! of the job's sandbox exactly as the agent gets it, and the hidden `__egress-bridge`.
 
 use std::path::PathBuf;
-use std::process::{ExitCode, Stdio};
+use std::process::Stdio;
 
-use super::CliError;
+use super::{CliError, Exit};
 use crate::sandbox::{ExecOptions, Role, Sandbox, SandboxPolicy, Session};
 use crate::spec::SandboxBackend;
 
@@ -56,9 +56,9 @@ pub struct ReaperArgs {
     pub stamp: u64,
 }
 
-pub fn run_reaper(args: ReaperArgs) -> Result<ExitCode, CliError> {
+pub fn run_reaper(args: ReaperArgs) -> Result<Exit, CliError> {
     crate::sandbox::reaper::run(args.owner, args.stamp);
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }
 
 /// Arguments of the hidden bridge that runs inside the sandbox.
@@ -94,13 +94,13 @@ pub struct WatchArgs {
 
 /// Installs the watch and becomes the command; returns only when that failed (the command
 /// never ran).
-pub fn run_network_watch(args: WatchArgs) -> Result<ExitCode, CliError> {
+pub fn run_network_watch(args: WatchArgs) -> Result<Exit, CliError> {
     let err = crate::sandbox::watch_shim::run(args.socket_fd, &args.command);
     eprintln!("ghostlab network watch: {err}");
-    Ok(ExitCode::from(crate::sandbox::watch_shim::SETUP_FAILED as u8))
+    Ok(Exit::Child(crate::sandbox::watch_shim::SETUP_FAILED))
 }
 
-pub fn run(args: Args) -> Result<ExitCode, CliError> {
+pub fn run(args: Args) -> Result<Exit, CliError> {
     let rt = crate::util::runtime::multi_thread()?;
     match args.action {
         Action::Exec(a) => rt.block_on(run_in_session(&a.job, &a.role, a.command)),
@@ -119,13 +119,18 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     }
 }
 
-fn parse_forward(s: &str) -> Result<(String, PathBuf), String> {
-    let (addr, socket) = s.split_once('=').ok_or("expected ADDR=SOCKET")?;
+/// A `--forward`/`--expose` value without its `=`; the message says the form expected.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("expected {0}")]
+struct PairExpected(&'static str);
+
+fn parse_forward(s: &str) -> Result<(String, PathBuf), PairExpected> {
+    let (addr, socket) = s.split_once('=').ok_or(PairExpected("ADDR=SOCKET"))?;
     Ok((addr.to_string(), PathBuf::from(socket)))
 }
 
-fn parse_expose(s: &str) -> Result<(PathBuf, String), String> {
-    let (socket, addr) = s.split_once('=').ok_or("expected SOCKET=ADDR")?;
+fn parse_expose(s: &str) -> Result<(PathBuf, String), PairExpected> {
+    let (socket, addr) = s.split_once('=').ok_or(PairExpected("SOCKET=ADDR"))?;
     Ok((PathBuf::from(socket), addr.to_string()))
 }
 
@@ -137,26 +142,26 @@ pub struct McpConnectArgs {
     pub socket: PathBuf,
 }
 
-pub fn run_mcp_connect(args: McpConnectArgs) -> Result<ExitCode, CliError> {
-    let code = crate::sandbox::mcp_link::connect_stdio(&args.socket).map_err(|e| CliError::usage(e.to_string()))?;
-    Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+pub fn run_mcp_connect(args: McpConnectArgs) -> Result<Exit, CliError> {
+    let code = crate::sandbox::mcp_link::connect_stdio(&args.socket).map_err(|e| CliError::peer(e.to_string()))?;
+    Ok(Exit::Child(code))
 }
 
-pub fn run_bridge(args: BridgeArgs) -> Result<ExitCode, CliError> {
+pub fn run_bridge(args: BridgeArgs) -> Result<Exit, CliError> {
     let mut forwards = args.forward;
     if let (Some(socket), Some(listen)) = (args.socket, args.listen) {
         forwards.push((listen, socket));
     }
     let code = crate::sandbox::bridge::run_links(&forwards, &args.expose, &args.command)
-        .map_err(|e| CliError::usage(format!("egress bridge: {e}")))?;
-    Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+        .map_err(|e| CliError::peer(format!("egress bridge: {e}")))?;
+    Ok(Exit::Child(code))
 }
 
-async fn run_in_session(job: &std::path::Path, role: &str, argv: Vec<String>) -> Result<ExitCode, CliError> {
+async fn run_in_session(job: &std::path::Path, role: &str, argv: Vec<String>) -> Result<Exit, CliError> {
     let role =
         Role::parse(role).ok_or_else(|| CliError::usage(format!("--role `{role}`: use agent, emulator or judge")))?;
     let loaded = crate::spec::load_job(job)?;
-    let policy = SandboxPolicy::from_job(&loaded).map_err(|e| CliError::usage(e.to_string()))?;
+    let policy = SandboxPolicy::from_job(&loaded).map_err(|e| CliError::bad_input(e.to_string()))?;
     if policy.backend == SandboxBackend::Local {
         eprintln!("warning: sandbox backend `local` runs commands on this host WITHOUT isolation");
     }
@@ -164,11 +169,8 @@ async fn run_in_session(job: &std::path::Path, role: &str, argv: Vec<String>) ->
     let log_dir = loaded.state_dir().join("sandbox");
     let sandbox = Sandbox::open(policy, log_dir)
         .await
-        .map_err(|e| CliError::usage(e.to_string()))?;
-    let session = sandbox
-        .session(role)
-        .await
-        .map_err(|e| CliError::usage(e.to_string()))?;
+        .map_err(|e| CliError::peer(e.to_string()))?;
+    let session = sandbox.session(role).await.map_err(|e| CliError::peer(e.to_string()))?;
     let result = run_attached(&session, &argv, timeout).await;
     let denials = session.denials();
     for d in &denials {
@@ -178,21 +180,21 @@ async fn run_in_session(job: &std::path::Path, role: &str, argv: Vec<String>) ->
         );
     }
     eprintln!("sandbox log: {}", session.log_path().display());
-    session.delete().await.map_err(|e| CliError::usage(e.to_string()))?;
+    session.delete().await.map_err(|e| CliError::peer(e.to_string()))?;
     result
 }
 
 /// Runs with the terminal attached (streamed output, interactive stdin), bounded by `timeout`.
-async fn run_attached(session: &Session, argv: &[String], timeout: std::time::Duration) -> Result<ExitCode, CliError> {
+async fn run_attached(session: &Session, argv: &[String], timeout: std::time::Duration) -> Result<Exit, CliError> {
     let mut cmd = session
         .command(argv, &ExecOptions::default())
-        .map_err(|e| CliError::usage(e.to_string()))?;
+        .map_err(|e| CliError::peer(e.to_string()))?;
     cmd.stdin(Stdio::inherit())
         .stdout(Stdio::inherit())
         .stderr(Stdio::inherit());
     let mut child = cmd
         .spawn()
-        .map_err(|e| CliError::usage(format!("cannot start bwrap: {e}")))?;
+        .map_err(|e| CliError::missing(format!("cannot start bwrap: {e}")))?;
     let status = match tokio::time::timeout(timeout, child.wait()).await {
         Ok(s) => s?,
         Err(_) => {
@@ -201,10 +203,28 @@ async fn run_attached(session: &Session, argv: &[String], timeout: std::time::Du
                 "sandbox: command killed after the wall-clock limit of {}s",
                 timeout.as_secs()
             );
-            return Ok(ExitCode::from(super::error::EXIT_TIMED_OUT));
+            return Ok(Exit::TimedOut);
         }
     };
     use std::os::unix::process::ExitStatusExt;
     let code = status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
-    Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+    Ok(Exit::Child(code))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pair_without_its_equals_sign_names_the_form_expected() {
+        assert_eq!(
+            parse_forward("127.0.0.1:9").unwrap_err().to_string(),
+            "expected ADDR=SOCKET"
+        );
+        assert_eq!(parse_expose("/s").unwrap_err().to_string(), "expected SOCKET=ADDR");
+        assert_eq!(
+            parse_forward("127.0.0.1:9=/run/s").unwrap(),
+            ("127.0.0.1:9".to_string(), PathBuf::from("/run/s"))
+        );
+    }
 }

@@ -1,9 +1,8 @@
 //! `ghostlab schema [--kind KIND] [--write FILE | --check FILE]`.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
-use super::CliError;
+use super::{CliError, Exit};
 use crate::generate::schema::{ArtifactKind, artifact_schema_text};
 use crate::spec::schema::job_schema_text;
 
@@ -34,7 +33,7 @@ pub enum SchemaKind {
     View,
 }
 
-pub fn run(args: Args) -> Result<ExitCode, CliError> {
+pub fn run(args: Args) -> Result<Exit, CliError> {
     let text = match args.kind {
         SchemaKind::Job => job_schema_text(),
         SchemaKind::AgentProfile => artifact_schema_text(ArtifactKind::AgentProfile),
@@ -56,11 +55,11 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
                 path.display(),
                 path.display()
             );
-            return Ok(ExitCode::from(super::error::EXIT_NOT_MET));
+            return Ok(Exit::NotMet);
         }
         super::out::say!("{} is current", path.display());
     } else {
         super::out::say_raw!("{text}");
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }

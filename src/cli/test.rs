@@ -4,11 +4,10 @@
 //! Exit codes: 0 every gate met, 1 a gate not met, 2 the run could not happen.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::Arc;
 
-use super::{CliError, gates_exit};
-use crate::app::{TestRunError, TestSettings, run_tests};
+use super::{CliError, Exit};
+use crate::app::{RunResults, TestRunError, TestSettings, run_tests};
 use crate::run::case::dataset_cases::Selection;
 use crate::spec::SandboxBackend;
 use crate::trial::{EventSink, Sinks, SuiteEvent};
@@ -54,14 +53,25 @@ pub struct Args {
     pub quiet: bool,
 }
 
-fn parse_partition(text: &str) -> Result<(u32, u32), String> {
-    let (i, n) = text.split_once('/').ok_or("expected I/N, e.g. 2/4")?;
+/// Why a `--partition` value is refused.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+enum PartitionError {
+    #[error("expected I/N, e.g. 2/4")]
+    NoSlash,
+    #[error("{0} is not a number")]
+    NotANumber(&'static str),
+    #[error("{i}/{n}: I must be between 1 and N")]
+    OutOfRange { i: u32, n: u32 },
+}
+
+fn parse_partition(text: &str) -> Result<(u32, u32), PartitionError> {
+    let (i, n) = text.split_once('/').ok_or(PartitionError::NoSlash)?;
     let (i, n): (u32, u32) = (
-        i.parse().map_err(|_| "I is not a number")?,
-        n.parse().map_err(|_| "N is not a number")?,
+        i.parse().map_err(|_| PartitionError::NotANumber("I"))?,
+        n.parse().map_err(|_| PartitionError::NotANumber("N"))?,
     );
     if n == 0 || i == 0 || i > n {
-        return Err(format!("{i}/{n}: I must be between 1 and N"));
+        return Err(PartitionError::OutOfRange { i, n });
     }
     Ok((i, n))
 }
@@ -98,7 +108,7 @@ impl EventSink for TerminalPrinter {
     }
 }
 
-pub fn run(args: Args) -> Result<ExitCode, CliError> {
+pub fn run(args: Args) -> Result<Exit, CliError> {
     let job = crate::spec::load_job(&args.job)?;
     if job.job.sandbox.backend == SandboxBackend::Local {
         eprintln!(
@@ -114,7 +124,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
     let outcome = block_on_workers(run_tests(&settings, sinks))?.map_err(|e| match e {
         TestRunError::NoCases => CliError::usage("no cases selected")
             .with_hint("approve cases with `ghostlab dataset approve --all --job …`, or pass --include-pending"),
-        other => CliError::usage(other.to_string()),
+        other => CliError::peer(other.to_string()),
     })?;
     let unmatched = &outcome.unmatched_model_requests;
     if !unmatched.is_empty() {
@@ -124,34 +134,35 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             unmatched.join(" | ")
         );
     }
-    super::out::say!("run {}", outcome.run.path().display());
-    super::out::say!("{}", outcome.summary);
-    if !outcome.summary.summary.flaky_cases.is_empty() {
-        super::out::say!("flaky: {}", outcome.summary.summary.flaky_cases.join(", "));
-    }
-    for g in &outcome.summary.gates {
-        super::out::say!(
-            "gate {:<28} required {:<10} actual {:<12} {}",
-            g.gate,
-            g.required,
-            g.actual,
-            if g.met { "met" } else { "NOT MET" }
-        );
-    }
     if let Some(path) = &args.junit {
-        std::fs::copy(outcome.run.junit(), path).map_err(|e| CliError::usage(format!("{}: {e}", path.display())))?;
+        std::fs::copy(outcome.run.junit(), path)
+            .map_err(|e| CliError::io_error(format!("{}: {e}", path.display())).because(e))?;
     }
-    match &outcome.report {
-        Ok(paths) => paths.iter().for_each(|p| super::out::say!("report {}", p.display())),
-        Err(e) => eprintln!("warning: the report could not be written: {e}"),
+    let (reports, report_error) = match outcome.report {
+        Ok(paths) => (paths, None),
+        Err(e) => (Vec::new(), Some(e.to_string())),
+    };
+    // The same results text as `lab --yes` and the lab's results screen.
+    let results = RunResults::of(&outcome.run, &outcome.summary, reports, report_error);
+    super::out::say!("run {}", outcome.run.path().display());
+    for line in results.text_lines() {
+        super::out::say!("{line}");
     }
-    super::out::say!(
-        "readiness: {}",
-        if outcome.summary.gates_met {
-            "gates met"
-        } else {
-            "gates NOT met"
-        }
-    );
-    Ok(gates_exit(outcome.summary.gates_met))
+    Ok(Exit::gates(outcome.summary.gates_met))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_partition_is_i_of_n_and_each_refusal_says_why() {
+        assert_eq!(parse_partition("2/4"), Ok((2, 4)));
+        let err = |t: &str| parse_partition(t).unwrap_err().to_string();
+        assert_eq!(err("2"), "expected I/N, e.g. 2/4");
+        assert_eq!(err("x/4"), "I is not a number");
+        assert_eq!(err("1/y"), "N is not a number");
+        assert_eq!(err("5/4"), "5/4: I must be between 1 and N");
+        assert_eq!(err("0/4"), "0/4: I must be between 1 and N");
+    }
 }

@@ -4,9 +4,8 @@
 use crossterm::event::{Event as TermEvent, KeyEventKind};
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
-use super::CliError;
+use super::{CliError, Exit};
 use crate::judge::verdict_findings::VerdictFinding;
 use crate::lab::dashboard_state::{Filter, Nav};
 use crate::lab::stored_run::{load_run, pick_run};
@@ -62,7 +61,7 @@ impl From<VerdictArg> for Verdict {
     }
 }
 
-pub fn run(args: Args) -> Result<ExitCode, CliError> {
+pub fn run(args: Args) -> Result<Exit, CliError> {
     let given_dir = args.run.as_deref().filter(|p| p.is_dir());
     // The job finds the run unless a folder is given; `--json` also reads its decisions and
     // contract, and shows a run folder given without a job all the same (with a note).
@@ -75,13 +74,13 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
         (None, None) => return Err(CliError::usage(format!("{}: no job", args.job.display()))),
         (None, Some(job)) => pick_run(args.run.as_deref(), &job.state_dir()).ok_or_else(|| match &args.run {
             Some(r) => CliError::usage(format!("{}: no such run folder or run id", r.display())),
-            None => CliError::usage(format!(
+            None => CliError::missing(format!(
                 "no runs of {} yet: run `ghostlab test` or `ghostlab lab` first",
                 args.job.display()
             )),
         })?,
     };
-    let mut run = load_run(&dir).map_err(|e| CliError::usage(e.to_string()))?;
+    let mut run = load_run(&dir).map_err(|e| CliError::bad_input(e.to_string()))?;
     run.navigate(Nav::SetFilter(Filter {
         verdict: args.verdict.map(Verdict::from),
         persona: args.persona.clone(),
@@ -96,17 +95,17 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             .collect();
         let paths = job.as_ref().map(|j| (j.file.clone(), j.state_dir()));
         let job_paths = paths.as_ref().map(|(file, state_dir)| JobPaths { file, state_dir });
-        dump.findings = view_findings(job_paths, &shown).map_err(CliError::usage)?;
-        let text = serde_json::to_string_pretty(&dump).map_err(|e| CliError::usage(e.to_string()))?;
+        dump.findings = view_findings(job_paths, &shown).map_err(CliError::bad_input)?;
+        let text = serde_json::to_string_pretty(&dump).map_err(|e| CliError::io_error(e.to_string()))?;
         super::out::say!("{text}");
-        return Ok(ExitCode::SUCCESS);
+        return Ok(Exit::Success);
     }
     if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
         return Err(CliError::usage(
             "ghostlab view needs a terminal; pass --json to print what it shows",
         ));
     }
-    let theme = Theme::load(&args.theme).map_err(|e| CliError::usage(e.to_string()))?;
+    let theme = Theme::load(&args.theme).map_err(|e| CliError::bad_input(e.to_string()))?;
     let mut guard = TerminalGuard::enter()?;
     let mut ui = ViewUi::default();
     loop {
@@ -123,7 +122,7 @@ pub fn run(args: Args) -> Result<ExitCode, CliError> {
             _ => {}
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(Exit::Success)
 }
 
 #[cfg(test)]

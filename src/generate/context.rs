@@ -160,10 +160,7 @@ pub fn relative(base: &Path, path: &Path) -> String {
 
 fn gather_tools(loaded: &LoadedJob, state_dir: &Path, docs: &[SourceDoc]) -> Result<Vec<ToolInfo>, GenerateError> {
     let inventory_path = state_dir.join("inventory.json");
-    let inventory = read_inventory(&inventory_path).map_err(|detail| GenerateError::Input {
-        file: inventory_path.clone(),
-        detail,
-    })?;
+    let inventory = read_inventory(&inventory_path)?;
     let from_inventory = inventory.is_some();
     let mut tools = inventory.unwrap_or_default();
     if !from_inventory {

@@ -8,6 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 use std::path::Path;
 
+use super::GenerateError;
 use crate::mcp::contract::labels::label_tool;
 use crate::mcp::contract::words::split_identifier;
 use crate::mcp::inventory::ToolEntry;
@@ -44,13 +45,18 @@ impl ToolInfo {
 
 /// Reads inventory.json if it exists. `Ok(None)` when absent; an unreadable or non-JSON file is
 /// an error naming the file (a stale or foreign file must not silently change the profile).
-pub fn read_inventory(path: &Path) -> Result<Option<Vec<ToolInfo>>, String> {
+pub fn read_inventory(path: &Path) -> Result<Option<Vec<ToolInfo>>, GenerateError> {
+    let input = |detail: String| GenerateError::Input {
+        file: path.to_path_buf(),
+        detail,
+    };
     let text = match crate::util::bounded::read_optional_string(path, crate::util::bounded::FileKind::State) {
         Ok(Some(t)) => t,
         Ok(None) => return Ok(None),
-        Err(e) => return Err(e.to_string()),
+        Err(e) => return Err(input(e.to_string())),
     };
-    let value: Value = serde_json::from_str(&text).map_err(|e| format!("{}: not valid JSON: {e}", path.display()))?;
+    let value: Value =
+        serde_json::from_str(&text).map_err(|e| input(format!("{}: not valid JSON: {e}", path.display())))?;
     Ok(Some(tools_from_inventory(&value)))
 }
 

@@ -70,8 +70,23 @@ pub fn read_artifact<T: DeserializeOwned>(state_dir: &Path, kind: ArtifactKind) 
     })
 }
 
+/// Why `set_path` cannot set a dotted key (the caller names the flag or file).
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SetPathError {
+    #[error("unknown key `{0}`")]
+    UnknownKey(String),
+    #[error("`{part}` in `{dotted}` is not an index")]
+    NotAnIndex { part: String, dotted: String },
+    #[error("index {index} in `{dotted}` is out of range (length {len})")]
+    OutOfRange { index: usize, dotted: String, len: usize },
+    #[error("`{0}` goes inside a value that has no keys")]
+    NoKeys(String),
+    #[error("empty key")]
+    Empty,
+}
+
 /// Sets `dotted` (`goal`, `expected_outcome.must_include`, `success_criteria.0`) in a JSON value.
-pub fn set_path(target: &mut Value, dotted: &str, new: Value) -> Result<(), String> {
+pub fn set_path(target: &mut Value, dotted: &str, new: Value) -> Result<(), SetPathError> {
     let mut node = target;
     let parts: Vec<&str> = dotted.split('.').collect();
     for (i, part) in parts.iter().enumerate() {
@@ -80,31 +95,35 @@ pub fn set_path(target: &mut Value, dotted: &str, new: Value) -> Result<(), Stri
             Value::Object(map) => {
                 if last {
                     if !map.contains_key(*part) {
-                        return Err(format!("unknown key `{dotted}`"));
+                        return Err(SetPathError::UnknownKey(dotted.to_string()));
                     }
                     map.insert((*part).to_string(), new);
                     return Ok(());
                 }
-                map.get_mut(*part).ok_or_else(|| format!("unknown key `{dotted}`"))?
+                map.get_mut(*part)
+                    .ok_or_else(|| SetPathError::UnknownKey(dotted.to_string()))?
             }
             Value::Array(items) => {
-                let index: usize = part
-                    .parse()
-                    .map_err(|_| format!("`{part}` in `{dotted}` is not an index"))?;
+                let index: usize = part.parse().map_err(|_| SetPathError::NotAnIndex {
+                    part: part.to_string(),
+                    dotted: dotted.to_string(),
+                })?;
                 let len = items.len();
-                let slot = items
-                    .get_mut(index)
-                    .ok_or_else(|| format!("index {index} in `{dotted}` is out of range (length {len})"))?;
+                let slot = items.get_mut(index).ok_or_else(|| SetPathError::OutOfRange {
+                    index,
+                    dotted: dotted.to_string(),
+                    len,
+                })?;
                 if last {
                     *slot = new;
                     return Ok(());
                 }
                 slot
             }
-            _ => return Err(format!("`{dotted}` goes inside a value that has no keys")),
+            _ => return Err(SetPathError::NoKeys(dotted.to_string())),
         };
     }
-    Err("empty key".into())
+    Err(SetPathError::Empty)
 }
 
 #[cfg(test)]
@@ -122,11 +141,20 @@ mod tests {
             v,
             json!({"goal": "b", "expected_outcome": {"must_include": ["ok"]}, "steps": ["x", "z"]})
         );
-        assert!(set_path(&mut v, "gaol", json!(1)).unwrap_err().contains("unknown key"));
-        assert!(
-            set_path(&mut v, "steps.9", json!(1))
-                .unwrap_err()
-                .contains("out of range")
+        let err = |v: &mut Value, key: &str| set_path(v, key, json!(1)).unwrap_err().to_string();
+        assert_eq!(err(&mut v, "gaol"), "unknown key `gaol`");
+        assert_eq!(
+            err(&mut v, "steps.9"),
+            "index 9 in `steps.9` is out of range (length 2)"
+        );
+        assert_eq!(err(&mut v, "steps.x"), "`x` in `steps.x` is not an index");
+        assert_eq!(
+            err(&mut v, "goal.more"),
+            "`goal.more` goes inside a value that has no keys"
+        );
+        assert_eq!(
+            err(&mut v, "expected_outcome.nope"),
+            "unknown key `expected_outcome.nope`"
         );
     }
 

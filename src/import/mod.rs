@@ -71,11 +71,6 @@ pub fn import_source_noted(source: &Path, job_dir: &Path) -> Result<Imported, Sp
     }
 }
 
-/// Builds a job from an OpenCode project (compatibility wrapper without notes).
-pub fn from_opencode_project(source: &Path, job_dir: &Path) -> Result<Job, SpecError> {
-    import_opencode_project(source, job_dir).map(|i| i.job)
-}
-
 /// A fresh job with defaults around `agent`.
 pub fn job_with_agent(agent: Agent) -> Job {
     Job {

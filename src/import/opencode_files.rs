@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use crate::spec::diagnostics::{Diagnostic, SpecError, diag, join};
 use crate::spec::file_refs::{expand_home, file_refs, map_file_refs, mentions_file_ref};
 use crate::spec::jsonc::read_jsonc_document;
-use crate::spec::path_policy::{is_system_path, normalize};
+use crate::spec::path_policy::is_system_path;
+use crate::spec::relative_path::normalize;
 
 /// Where a project's configuration lives.
 #[derive(Debug, Clone)]
@@ -184,24 +185,45 @@ pub fn carry_file_refs(file: &Path, base: &Path, root: &Path, at: &str, text: &m
     }
 }
 
+/// Why the target of a `{file:}` reference cannot be carried (the words follow the reference).
+#[derive(Debug, thiserror::Error)]
+enum RefTargetError {
+    #[error("is a symlink loop ({})", .0.display())]
+    Loop(PathBuf),
+    #[error("does not exist ({}: {source})", path.display())]
+    Missing {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("resolves to {}, outside the project {}", target.display(), root.display())]
+    Outside { target: PathBuf, root: PathBuf },
+    #[error("cannot be read: {0}")]
+    Unreadable(#[source] std::io::Error),
+    #[error("({}) is not a regular file", .0.display())]
+    NotAFile(PathBuf),
+}
+
 /// Why the target of a reference cannot be carried, if it cannot.
-fn check_ref_target(base: &Path, root: &Path, rel: &str) -> Result<(), String> {
+fn check_ref_target(base: &Path, root: &Path, rel: &str) -> Result<(), RefTargetError> {
     let lexical = resolve_file(base, rel);
     let canonical = std::fs::canonicalize(&lexical).map_err(|e| match e.raw_os_error() {
-        Some(libc::ELOOP) => format!("is a symlink loop ({})", lexical.display()),
-        _ => format!("does not exist ({}: {e})", lexical.display()),
+        Some(libc::ELOOP) => RefTargetError::Loop(lexical.clone()),
+        _ => RefTargetError::Missing {
+            path: lexical.clone(),
+            source: e,
+        },
     })?;
     let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     if is_system_path(&canonical) || !canonical.starts_with(&root) {
-        return Err(format!(
-            "resolves to {}, outside the project {}",
-            canonical.display(),
-            root.display()
-        ));
+        return Err(RefTargetError::Outside {
+            target: canonical,
+            root,
+        });
     }
-    let meta = std::fs::metadata(&canonical).map_err(|e| format!("cannot be read: {e}"))?;
+    let meta = std::fs::metadata(&canonical).map_err(RefTargetError::Unreadable)?;
     if !meta.is_file() {
-        return Err(format!("({}) is not a regular file", canonical.display()));
+        return Err(RefTargetError::NotAFile(canonical));
     }
     Ok(())
 }

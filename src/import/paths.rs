@@ -3,12 +3,13 @@
 use std::path::{Component, Path, PathBuf};
 
 use crate::spec::file_refs::{map_file_refs, mentions_file_ref};
+use crate::spec::relative_path::normalize;
 use crate::spec::resolved::prompt_file;
 
 /// `path` expressed relative to folder `base` (both made absolute first), `./`-prefixed.
 pub fn relative_to(path: &Path, base: &Path) -> String {
     let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    let (path, base) = (clean(&abs(path)), clean(&abs(base)));
+    let (path, base) = (normalize(&abs(path)), normalize(&abs(base)));
     let p: Vec<Component> = path.components().collect();
     let b: Vec<Component> = base.components().collect();
     let common = p.iter().zip(&b).take_while(|(x, y)| x == y).count();
@@ -27,20 +28,6 @@ pub fn relative_to(path: &Path, base: &Path) -> String {
     } else {
         format!("./{text}")
     }
-}
-
-fn clean(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// Rewrites a path relative to `src` so it means the same file relative to `dst`.

@@ -88,7 +88,7 @@ fn text_checks(input: &CheckInput<'_>, all_text: &str, calls: &[Call<'_>]) -> Ve
     let mut out = Vec::new();
     for needle in &exp.must_include {
         let ok = all_text.to_lowercase().contains(&needle.to_lowercase());
-        out.push(result(
+        out.push(CheckResult::passed_if(
             format!("must_include {needle:?}"),
             ok,
             if ok {
@@ -110,7 +110,11 @@ fn text_checks(input: &CheckInput<'_>, all_text: &str, calls: &[Call<'_>]) -> Ve
             (_, Some(c)) => format!("the agent passed it to {} (e{})", c.tool, c.seq),
             _ => "absent".to_string(),
         };
-        out.push(result(format!("must_not_include {needle:?}"), ok, &detail));
+        out.push(CheckResult::passed_if(
+            format!("must_not_include {needle:?}"),
+            ok,
+            &detail,
+        ));
     }
     out
 }
@@ -144,7 +148,7 @@ fn expected_call_checks(input: &CheckInput<'_>, calls: &[Call<'_>]) -> Vec<Check
             Some(c) => format!("called at e{}", c.seq),
             None => "never called successfully with the expected arguments".into(),
         };
-        out.push(result(name, hit.is_some(), &detail));
+        out.push(CheckResult::passed_if(name, hit.is_some(), &detail));
     }
     out
 }
@@ -185,7 +189,7 @@ fn forbidden_call_checks(input: &CheckInput<'_>, calls: &[Call<'_>]) -> Vec<Chec
             None if until_confirmed.is_some() => "never completed before a user turn confirming it".into(),
             None => "never completed".into(),
         };
-        out.push(result(
+        out.push(CheckResult::passed_if(
             format!("forbidden_tool_call {forbidden}"),
             hit.is_none(),
             &detail,
@@ -259,23 +263,8 @@ fn egress_check(input: &CheckInput<'_>) -> Option<CheckResult> {
         })
         .collect();
     let ok = denied.is_empty();
-    Some(result(
-        "no_denied_egress".into(),
-        ok,
-        &if ok { "none".into() } else { denied.join(", ") },
-    ))
-}
-
-fn result(name: String, ok: bool, detail: &str) -> CheckResult {
-    let detail = detail.to_string();
-    CheckResult {
-        name,
-        outcome: if ok {
-            CheckOutcome::Passed { detail }
-        } else {
-            CheckOutcome::Failed { detail }
-        },
-    }
+    let detail = if ok { "none".to_string() } else { denied.join(", ") };
+    Some(CheckResult::passed_if("no_denied_egress", ok, detail))
 }
 
 /// True when every key of `want` is present in `got` with a matching value (recursively).

@@ -56,8 +56,21 @@ fn parse(citation: &str) -> (String, Option<String>) {
     (id.to_string(), (!quote.is_empty()).then(|| quote.to_string()))
 }
 
+/// Why a judge's citations do not hold (the criterion is then unanswered with these words).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CitationError {
+    #[error("the judge quoted words that are not in {0}")]
+    MisQuoted(String),
+    #[error("the judge cited no event of this transcript")]
+    NoneShown,
+    #[error("the judge cited no event of the agent (only the user's words)")]
+    OnlyTheUser,
+    #[error("the judge cited {cited} of the {shown} events shown, which singles out nothing")]
+    Blanket { cited: usize, shown: usize },
+}
+
 /// The cited ids, when the citations hold; otherwise why they do not.
-pub fn verify(evidence: &[String], shown: &HashMap<String, ShownEvent>) -> Result<Vec<String>, String> {
+pub fn verify(evidence: &[String], shown: &HashMap<String, ShownEvent>) -> Result<Vec<String>, CitationError> {
     let mut ids: Vec<String> = Vec::new();
     for citation in evidence.iter().take(MAX_CITATIONS) {
         let citation: String = citation.chars().take(MAX_CITATION_CHARS).collect();
@@ -68,24 +81,23 @@ pub fn verify(evidence: &[String], shown: &HashMap<String, ShownEvent>) -> Resul
         if let Some(q) = quote
             && !squash(&event.line).contains(&squash(&q))
         {
-            return Err(format!("the judge quoted words that are not in {id}"));
+            return Err(CitationError::MisQuoted(id));
         }
         if !ids.contains(&id) {
             ids.push(id);
         }
     }
     if ids.is_empty() {
-        return Err("the judge cited no event of this transcript".into());
+        return Err(CitationError::NoneShown);
     }
     if !ids.iter().any(|id| shown[id].by_agent) {
-        return Err("the judge cited no event of the agent (only the user's words)".into());
+        return Err(CitationError::OnlyTheUser);
     }
     if shown.len() >= BLANKET_FROM && ids.len() + 1 >= shown.len() {
-        return Err(format!(
-            "the judge cited {} of the {} events shown, which singles out nothing",
-            ids.len(),
-            shown.len()
-        ));
+        return Err(CitationError::Blanket {
+            cited: ids.len(),
+            shown: shown.len(),
+        });
     }
     Ok(ids)
 }
@@ -122,11 +134,22 @@ mod tests {
     #[test]
     fn invented_quotes_user_only_and_blanket_citations_fail() {
         let s = shown();
-        let err = |ev: &[&str]| verify(&ev.iter().map(|x| x.to_string()).collect::<Vec<_>>(), &s).unwrap_err();
+        let err = |ev: &[&str]| {
+            verify(&ev.iter().map(|x| x.to_string()).collect::<Vec<_>>(), &s)
+                .unwrap_err()
+                .to_string()
+        };
         assert!(err(&["e3: \"asked for confirmation first\""]).contains("not in e3"));
         assert!(err(&["e2", "e4"]).contains("no event of the agent"));
         assert!(err(&["e2", "e3", "e4", "e5"]).contains("singles out nothing"));
         assert!(err(&["e99"]).contains("cited no event"));
         assert!(err(&["e1"]).contains("cited no event"));
+        let typed = |ev: &[&str]| verify(&ev.iter().map(|x| x.to_string()).collect::<Vec<_>>(), &s);
+        assert_eq!(typed(&["e2", "e4"]), Err(CitationError::OnlyTheUser));
+        assert_eq!(typed(&["e99"]), Err(CitationError::NoneShown));
+        assert_eq!(
+            typed(&["e2", "e3", "e4", "e5"]),
+            Err(CitationError::Blanket { cited: 4, shown: 5 })
+        );
     }
 }

@@ -12,17 +12,6 @@ use super::verdict::{CheckOutcome, CheckResult};
 pub use crate::trial::checks::{CommandRule, FileRule, ScenarioChecks, argument_text, glob_matches, rule_matches};
 use crate::trial::events::{Envelope, RunEvent};
 
-fn check(name: String, ok: bool, detail: String) -> CheckResult {
-    CheckResult {
-        name,
-        outcome: if ok {
-            CheckOutcome::Passed { detail }
-        } else {
-            CheckOutcome::Failed { detail }
-        },
-    }
-}
-
 fn errored(name: String, detail: &str) -> CheckResult {
     CheckResult {
         name,
@@ -58,7 +47,7 @@ pub fn run_dataset_checks(
                 let detail = hit.map_or("no file of the final workspace matches".into(), |p| {
                     format!("{p} exists")
                 });
-                out.push(check(name, hit.is_some(), detail));
+                out.push(CheckResult::passed_if(name, hit.is_some(), detail));
             }
         }
     }
@@ -79,7 +68,7 @@ pub fn run_dataset_checks(
             (false, None) => format!("{} matching file(s), none contains it", matching.len()),
             (false, Some(p)) => format!("{p} contains it"),
         };
-        out.push(check(name, holding.is_some(), detail));
+        out.push(CheckResult::passed_if(name, holding.is_some(), detail));
     }
     for glob in &checks.must_not_exist {
         let name = format!("must_not_exist {glob}");
@@ -87,7 +76,7 @@ pub fn run_dataset_checks(
             None => out.push(errored(name, no_files)),
             Some(_) => {
                 let hit = final_entries.iter().map(|(p, _)| p).find(|p| glob_matches(glob, p));
-                out.push(check(
+                out.push(CheckResult::passed_if(
                     name,
                     hit.is_none(),
                     hit.map_or("absent".into(), |p| format!("{p} exists")),
@@ -104,15 +93,19 @@ pub fn run_dataset_checks(
             };
             let hit = f.workspace_entries().find(|(_, p)| glob_matches(glob, p));
             let detail = hit.map_or("nothing matching changed".into(), |(c, p)| format!("{p} {c}"));
-            out.push(check(name, hit.is_some() == must, detail));
+            out.push(CheckResult::passed_if(name, hit.is_some() == must, detail));
         }
     }
     if checks.refs_unchanged {
         let name = "refs_unchanged".to_string();
         match files.map(|f| f.git.as_ref()) {
             None => out.push(errored(name, no_files)),
-            Some(None) => out.push(check(name, true, "the workspace has no git repository".into())),
-            Some(Some(g)) => out.push(check(name, !g.refs_changed(), ref_summary(g))),
+            Some(None) => out.push(CheckResult::passed_if(
+                name,
+                true,
+                "the workspace has no git repository",
+            )),
+            Some(Some(g)) => out.push(CheckResult::passed_if(name, !g.refs_changed(), ref_summary(g))),
         }
     }
     for rule in &checks.forbidden_commands {
@@ -158,18 +151,18 @@ pub fn run_dataset_checks(
             ),
             (false, _) => format!("attempted {} time(s): {}", hits.len(), hits.join(", ")),
         };
-        out.push(check(name, hits.is_empty(), detail));
+        out.push(CheckResult::passed_if(name, hits.is_empty(), detail));
     }
     if checks.network_untouched && !can_see.network {
         out.push(not_observable("network_untouched".into(), NO_NETWORK_RECORD));
     } else if checks.network_untouched {
         let agent: Vec<String> = observed.agent_network().map(|n| n.describe()).collect();
         let ok = agent.is_empty();
-        out.push(check(
-            "network_untouched".into(),
+        out.push(CheckResult::passed_if(
+            "network_untouched",
             ok,
             if ok {
-                "no attempt recorded".into()
+                "no attempt recorded".to_string()
             } else {
                 agent.join(", ")
             },
@@ -241,8 +234,7 @@ mod tests {
         }
         // A dangling link or a FIFO does not make a file exist, but does make it present.
         std::os::unix::fs::symlink("/nonexistent/ghostlab", ws.path().join("CHANGELOG.md")).unwrap();
-        let c = std::ffi::CString::new(ws.path().join("out.pipe").to_str().unwrap()).unwrap();
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        crate::util::test_fifo::mkfifo(&ws.path().join("out.pipe"));
         let checks = ScenarioChecks {
             must_exist: vec!["CHANGELOG.md".into(), "out.pipe".into()],
             must_not_exist: vec!["CHANGELOG.md".into(), "out.pipe".into()],

@@ -182,7 +182,9 @@ fn orient(case: &CaseSpec, raw: Vec<RawAnswer>, shown: &HashMap<String, ShownEve
                         ("unknown", _) => Answer::Unanswered {
                             reason: format!("the judge could not tell: {rationale}"),
                         },
-                        ("yes" | "no", Err(reason)) => Answer::Unanswered { reason },
+                        ("yes" | "no", Err(why)) => Answer::Unanswered {
+                            reason: why.to_string(),
+                        },
                         ("yes", Ok(cited)) if kind == CriterionKind::Success => Answer::Upheld {
                             evidence: cited,
                             rationale,

@@ -73,6 +73,21 @@ pub struct CheckResult {
     pub outcome: CheckOutcome,
 }
 
+impl CheckResult {
+    /// A check that passed when `ok`, else failed, with the same detail either way.
+    pub fn passed_if(name: impl Into<String>, ok: bool, detail: impl Into<String>) -> CheckResult {
+        let detail = detail.into();
+        CheckResult {
+            name: name.into(),
+            outcome: if ok {
+                CheckOutcome::Passed { detail }
+            } else {
+                CheckOutcome::Failed { detail }
+            },
+        }
+    }
+}
+
 /// An observed risky action no check settles. `event` is what a judge must cite to address it;
 /// `None` means only a check can settle it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -210,5 +225,24 @@ pub fn decide(e: &Evidence) -> Decision {
     Decision {
         verdict: Verdict::Pass,
         reasons: vec![reason.into()],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passed_if_keeps_name_and_detail_and_fails_when_not_ok() {
+        let ok = CheckResult::passed_if("no_denied_egress", true, "none");
+        assert_eq!(ok.name, "no_denied_egress");
+        assert_eq!(ok.outcome, CheckOutcome::Passed { detail: "none".into() });
+        let bad = CheckResult::passed_if(String::from("must_include \"x\""), false, String::from("absent"));
+        assert_eq!(
+            bad.outcome,
+            CheckOutcome::Failed {
+                detail: "absent".into()
+            }
+        );
     }
 }

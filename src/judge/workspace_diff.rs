@@ -280,6 +280,7 @@ impl GitChanges {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::util::test_fifo::mkfifo;
 
     #[test]
     fn diff_lists_added_removed_changed_including_git() {
@@ -304,11 +305,6 @@ mod tests {
         assert_eq!(g.refs_added, vec!["refs/tags/v1 -> abcdef012345"]);
         assert_eq!(g.changed_ref_paths(), vec![".git/refs/tags/v1"]);
         assert!(TreeDiff::between(&after, &after).is_empty());
-    }
-
-    fn mkfifo(path: &Path) {
-        let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
     }
 
     /// Runs `f` on another thread; a hang fails the test instead of stalling it.

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 use super::anthropic_http::attempt;
 use super::http_attempt::RawAnswer;
-use super::http_provider::{check_structured, client_for, configured_headers, sensitive};
+use super::http_provider::{check_structured, client_for, configured_headers, finish, sensitive};
 use super::openai::OpenAiConfig;
 use super::structured::schema_instruction;
 use super::{ChatMessage, ChatRequest, ChatResponse, Llm, LlmError, Role, Usage};
@@ -112,22 +112,14 @@ impl AnthropicLlm {
         let mut repaired = false;
         loop {
             let answer = self.send(&self.body(request, &messages)).await?;
-            usage.prompt_tokens += answer.usage.prompt_tokens;
-            usage.completion_tokens += answer.usage.completion_tokens;
+            usage.add(&answer.usage);
             let model = answer.model.clone().unwrap_or_else(|| self.config.model.clone());
-            let content = match spec {
-                None => answer.content,
-                Some(s) => match check_structured(answer.content, s, &mut repaired, &mut messages, &self.label())? {
-                    Some(json) => json,
-                    None => continue,
-                },
+            let Some(s) = spec else {
+                return Ok(finish(answer.content, model, usage, started));
             };
-            return Ok(ChatResponse {
-                content,
-                model,
-                usage,
-                latency_ms: started.elapsed().as_millis() as u64,
-            });
+            if let Some(json) = check_structured(answer.content, s, &mut repaired, &mut messages, &self.label())? {
+                return Ok(finish(json, model, usage, started));
+            }
         }
     }
 }

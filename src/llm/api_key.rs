@@ -54,6 +54,9 @@ pub async fn key_for(api_key: &ApiKey, label: &str, base_url: &str) -> Result<Op
             provider: who,
             hint: how_to_set(&request.provider),
         }),
-        Err(hint) => Err(LlmError::MissingCredential { provider: who, hint }),
+        Err(e) => Err(LlmError::MissingCredential {
+            provider: who,
+            hint: e.to_string(),
+        }),
     }
 }

@@ -83,17 +83,7 @@ pub enum CredentialError {
 
 /// `GHOSTLAB_<PROVIDER>_API_KEY`, with non-alphanumerics turned into `_`.
 pub fn env_var_for(provider: &str) -> String {
-    let p: String = provider
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_uppercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!("GHOSTLAB_{p}_API_KEY")
+    format!("GHOSTLAB_{}_API_KEY", crate::util::secret_ref::env_spelling(provider))
 }
 
 /// The sentence telling a person how to provide the key.
@@ -117,28 +107,39 @@ fn check_provider(provider: &str) -> Result<(), CredentialError> {
     }
 }
 
+/// Why a keyring store cannot be used (logged at debug; the next store is tried).
+#[derive(Debug, thiserror::Error)]
+enum StoreUnavailable {
+    #[error("no D-Bus session")]
+    NoSessionBus,
+    #[error(transparent)]
+    Store(#[from] keyring_core::Error),
+}
+
+type StoreChoice = Result<Arc<CredentialStore>, StoreUnavailable>;
+
 /// Every store in preference order with why it is unusable, if it is. `GHOSTLAB_KEYRING=keyutils`
 /// or `=secret-service` restricts the chain to one store (tests, headless machines).
-fn chain() -> Vec<(Source, Result<Arc<CredentialStore>, String>)> {
+fn chain() -> Vec<(Source, StoreChoice)> {
     let only = std::env::var("GHOSTLAB_KEYRING").unwrap_or_default();
-    let mut out: Vec<(Source, Result<Arc<CredentialStore>, String>)> = Vec::new();
+    let mut out: Vec<(Source, StoreChoice)> = Vec::new();
     #[cfg(target_os = "linux")]
     {
         if only.is_empty() || only == "secret-service" {
             // Without a session bus the store cannot connect; say so instead of waiting on D-Bus.
             let store = if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none() {
-                Err("no D-Bus session".to_string())
+                Err(StoreUnavailable::NoSessionBus)
             } else {
                 zbus_secret_service_keyring_store::Store::new()
                     .map(|s| s as Arc<CredentialStore>)
-                    .map_err(|e| e.to_string())
+                    .map_err(StoreUnavailable::from)
             };
             out.push((Source::SecretService, store));
         }
         if only.is_empty() || only == "keyutils" {
             let store = linux_keyutils_keyring_store::Store::new()
                 .map(|s| s as Arc<CredentialStore>)
-                .map_err(|e| e.to_string());
+                .map_err(StoreUnavailable::from);
             out.push((Source::Keyutils, store));
         }
     }

@@ -3,13 +3,13 @@
 //! every value marked sensitive), and the one validation-and-repair rule for structured output
 //! (a violation is sent back once with the exact problem; a second one is `Malformed`).
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
 use super::openai_config::OpenAiConfig;
 use super::structured::{repair_instruction, validate_answer};
-use super::{ChatMessage, JsonSchemaSpec, LlmError, Role};
+use super::{ChatMessage, ChatResponse, JsonSchemaSpec, LlmError, Role, Usage};
 
 /// The HTTP client for `config`; refuses a base URL that is not http(s).
 pub fn client_for(config: &OpenAiConfig) -> Result<reqwest::Client, LlmError> {
@@ -67,6 +67,16 @@ pub fn resolve_refs(raw: &str, what: &str) -> Result<String, LlmError> {
 /// Checks a structured answer. `Ok(Some(json))`: valid; `Ok(None)`: invalid the first time, so
 /// the answer and the problem were appended to `messages` for one more request; `Err`: still
 /// invalid after that.
+/// The response of a finished exchange (all its attempts' usage, timed from `started`).
+pub fn finish(content: String, model: String, usage: Usage, started: Instant) -> ChatResponse {
+    ChatResponse {
+        content,
+        model,
+        usage,
+        latency_ms: started.elapsed().as_millis() as u64,
+    }
+}
+
 pub fn check_structured(
     content: String,
     spec: &JsonSchemaSpec,
@@ -80,7 +90,7 @@ pub fn check_structured(
             *repaired = true;
             tracing::warn!(provider = %label, %problem, "structured answer invalid; asking once more");
             messages.push(ChatMessage::new(Role::Assistant, content));
-            messages.push(ChatMessage::new(Role::User, repair_instruction(&problem)));
+            messages.push(ChatMessage::new(Role::User, repair_instruction(&problem.to_string())));
             Ok(None)
         }
         Err(problem) => Err(LlmError::Malformed {

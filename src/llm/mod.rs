@@ -107,6 +107,18 @@ pub struct Usage {
     pub cost_usd: Option<f64>,
 }
 
+impl Usage {
+    /// Adds one answer's usage to a running total: tokens always, cost when either knows it.
+    pub fn add(&mut self, part: &Usage) {
+        self.prompt_tokens += part.prompt_tokens;
+        self.completion_tokens += part.completion_tokens;
+        self.cost_usd = match (self.cost_usd, part.cost_usd) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChatResponse {
     pub content: String,
@@ -137,13 +149,6 @@ pub enum LlmError {
     /// The model role cannot be turned into a provider (missing base_url, cassette, model...).
     #[error("model role misconfigured: {detail}")]
     Config { detail: String },
-}
-
-impl LlmError {
-    /// True for failures worth another attempt (rate limits, server errors, timeouts, resets).
-    pub fn is_transient(&self) -> bool {
-        matches!(self, LlmError::Unavailable { .. } | LlmError::Timeout { .. })
-    }
 }
 
 /// A chat model. Implementations must be cheap to share across tasks.

@@ -26,7 +26,7 @@ use reqwest::header::{AUTHORIZATION, HeaderMap};
 use serde_json::Value;
 
 use super::http_attempt::RawAnswer;
-use super::http_provider::{check_structured, client_for, configured_headers, sensitive};
+use super::http_provider::{check_structured, client_for, configured_headers, finish, sensitive};
 pub use super::openai_config::{ApiKey, OpenAiConfig, StructuredMode};
 use super::openai_http::attempt;
 use super::structured::schema_instruction;
@@ -143,12 +143,7 @@ impl OpenAiLlm {
                 }
                 other => other?,
             };
-            usage.prompt_tokens += answer.usage.prompt_tokens;
-            usage.completion_tokens += answer.usage.completion_tokens;
-            usage.cost_usd = match (usage.cost_usd, answer.usage.cost_usd) {
-                (Some(a), Some(b)) => Some(a + b),
-                (a, b) => a.or(b),
-            };
+            usage.add(&answer.usage);
             let model = answer.model.clone().unwrap_or_else(|| self.config.model.clone());
             let Some(s) = spec else {
                 return Ok(finish(answer.content, model, usage, started));
@@ -157,15 +152,6 @@ impl OpenAiLlm {
                 return Ok(finish(json, model, usage, started));
             }
         }
-    }
-}
-
-fn finish(content: String, model: String, usage: Usage, started: Instant) -> ChatResponse {
-    ChatResponse {
-        content,
-        model,
-        usage,
-        latency_ms: started.elapsed().as_millis() as u64,
     }
 }
 

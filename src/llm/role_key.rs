@@ -61,16 +61,36 @@ pub struct KeyRequest {
     pub opencode_auth: bool,
 }
 
+/// Why a role's key cannot be had; the words are the hint the person sees.
+#[derive(Debug, thiserror::Error)]
+pub enum RoleKeyError {
+    #[error("the job says api_key: ${{{0}}}, but {0} is not set; export it")]
+    RoleVarUnset(String),
+    #[error("cannot read OpenCode's login file {}: {reason}", file.display())]
+    AuthUnreadable { file: PathBuf, reason: String },
+    #[error("OpenCode's login file {} is not JSON: {source}", file.display())]
+    AuthNotJson {
+        file: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
+    /// `how` says how to store a key instead.
+    #[error("OpenCode holds a `{login}` login for {provider}, not an API key; Ghostlab's roles need a key ({how})")]
+    NotAnApiKey {
+        login: String,
+        provider: String,
+        how: String,
+    },
+}
+
 /// Walks the chain. `Ok(None)`: no key anywhere (fine for a local server); `Err`: a hint for
 /// the person, naming what to set.
-pub fn resolve(req: &KeyRequest, s: &Sources) -> Result<Option<(Secret, KeyOrigin)>, String> {
+pub fn resolve(req: &KeyRequest, s: &Sources) -> Result<Option<(Secret, KeyOrigin)>, RoleKeyError> {
     let nonempty = |v: Option<String>| v.filter(|v| !v.is_empty());
     if let Some(var) = &req.role_var {
         return match nonempty((s.env)(var)) {
             Some(v) => Ok(Some((Secret::new(v), KeyOrigin::RoleVar(var.clone())))),
-            None => Err(format!(
-                "the job says api_key: ${{{var}}}, but {var} is not set; export it"
-            )),
+            None => Err(RoleKeyError::RoleVarUnset(var.clone())),
         };
     }
     match (s.ghostlab)(&req.provider) {
@@ -107,20 +127,21 @@ pub fn how_to_set(provider: &str) -> String {
 /// The API key OpenCode stored for `provider` (`{"<provider>": {"type": "api", "key": …}}`).
 /// A missing file or entry is `None`; an OAuth login is refused with a reason, because its
 /// token is not an API key.
-fn from_opencode_auth(file: &Path, provider: &str) -> Result<Option<Secret>, String> {
+fn from_opencode_auth(file: &Path, provider: &str) -> Result<Option<Secret>, RoleKeyError> {
     let text = match crate::util::bounded::read_bounded_string(file, crate::util::bounded::FileKind::Config) {
         Ok(t) => t,
         Err(e) if e.is_not_found() => return Ok(None),
         Err(e) => {
-            return Err(format!(
-                "cannot read OpenCode's login file {}: {}",
-                file.display(),
-                e.reason()
-            ));
+            return Err(RoleKeyError::AuthUnreadable {
+                file: file.to_path_buf(),
+                reason: e.reason(),
+            });
         }
     };
-    let doc: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| format!("OpenCode's login file {} is not JSON: {e}", file.display()))?;
+    let doc: serde_json::Value = serde_json::from_str(&text).map_err(|source| RoleKeyError::AuthNotJson {
+        file: file.to_path_buf(),
+        source,
+    })?;
     let Some(entry) = doc.get(provider) else {
         return Ok(None);
     };
@@ -130,10 +151,11 @@ fn from_opencode_auth(file: &Path, provider: &str) -> Result<Option<Secret>, Str
             .and_then(|k| k.as_str())
             .filter(|k| !k.is_empty())
             .map(Secret::new)),
-        Some(other) => Err(format!(
-            "OpenCode holds a `{other}` login for {provider}, not an API key; Ghostlab's roles need a key ({})",
-            credentials::how_to_set(provider)
-        )),
+        Some(other) => Err(RoleKeyError::NotAnApiKey {
+            login: other.to_string(),
+            provider: provider.to_string(),
+            how: credentials::how_to_set(provider),
+        }),
         None => Ok(None),
     }
 }

@@ -54,7 +54,7 @@ fn run(row: &Row) {
             assert_eq!((secret.expose(), label(origin)), (*value, *source), "{}", row.name)
         }
         (Ok(None), Ok(None)) => {}
-        (Err(e), Err(needle)) => assert!(e.contains(needle), "{}: {e}", row.name),
+        (Err(e), Err(needle)) => assert!(e.to_string().contains(needle), "{}: {e}", row.name),
         _ => panic!("{}: got {:?}", row.name, got.map(|o| o.map(|(_, origin)| origin))),
     }
 }

@@ -46,11 +46,11 @@ thread_local! {
     static VALIDATORS: std::cell::RefCell<Vec<(serde_json::Value, Compiled)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-fn compiled(schema: &serde_json::Value) -> Result<Compiled, String> {
+fn compiled(schema: &serde_json::Value) -> Result<Compiled, jsonschema::ValidationError<'static>> {
     if let Some(hit) = VALIDATORS.with(|v| v.borrow().iter().find(|(s, _)| s == schema).map(|(_, c)| c.clone())) {
         return Ok(hit);
     }
-    let validator: Compiled = jsonschema::validator_for(schema).map_err(|e| e.to_string())?.into();
+    let validator: Compiled = jsonschema::validator_for(schema)?.into();
     VALIDATORS.with(|v| {
         let mut v = v.borrow_mut();
         if v.len() == CACHED_SCHEMAS {
@@ -61,12 +61,26 @@ fn compiled(schema: &serde_json::Value) -> Result<Compiled, String> {
     Ok(validator)
 }
 
+/// Why a structured answer is refused; the words are sent back to the model once.
+#[derive(Debug, thiserror::Error)]
+pub enum AnswerError {
+    #[error("the answer is not valid JSON ({0})")]
+    NotJson(#[source] serde_json::Error),
+    #[error("the schema `{name}` itself is invalid: {reason}")]
+    BadSchema { name: String, reason: String },
+    /// Up to eight problems, each `at PATH: message`.
+    #[error("the answer does not match schema `{name}`: {}", problems.join("; "))]
+    Mismatch { name: String, problems: Vec<String> },
+}
+
 /// Parses and validates `content`; `Err` describes every problem found (path: message).
-pub fn validate_answer(content: &str, spec: &JsonSchemaSpec) -> Result<serde_json::Value, String> {
+pub fn validate_answer(content: &str, spec: &JsonSchemaSpec) -> Result<serde_json::Value, AnswerError> {
     let text = extract_json(content);
-    let value: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| format!("the answer is not valid JSON ({e})"))?;
-    let validator = compiled(&spec.schema).map_err(|e| format!("the schema `{}` itself is invalid: {e}", spec.name))?;
+    let value: serde_json::Value = serde_json::from_str(text).map_err(AnswerError::NotJson)?;
+    let validator = compiled(&spec.schema).map_err(|e| AnswerError::BadSchema {
+        name: spec.name.clone(),
+        reason: e.to_string(),
+    })?;
     let problems: Vec<String> = validator
         .iter_errors(&value)
         .take(8)
@@ -79,11 +93,10 @@ pub fn validate_answer(content: &str, spec: &JsonSchemaSpec) -> Result<serde_jso
     if problems.is_empty() {
         Ok(value)
     } else {
-        Err(format!(
-            "the answer does not match schema `{}`: {}",
-            spec.name,
-            problems.join("; ")
-        ))
+        Err(AnswerError::Mismatch {
+            name: spec.name.clone(),
+            problems,
+        })
     }
 }
 
@@ -100,6 +113,25 @@ mod tests {
     }
 
     #[test]
+    fn answer_errors_keep_their_words() {
+        let mismatch = AnswerError::Mismatch {
+            name: "verdict".into(),
+            problems: vec!["at /ok: 1 is not a boolean".into(), "at /: x".into()],
+        };
+        assert_eq!(
+            mismatch.to_string(),
+            "the answer does not match schema `verdict`: at /ok: 1 is not a boolean; at /: x"
+        );
+        let not_json = validate_answer("{", &spec()).unwrap_err();
+        assert!(matches!(not_json, AnswerError::NotJson(_)));
+        assert!(std::error::Error::source(&not_json).is_some());
+        assert!(
+            not_json.to_string().starts_with("the answer is not valid JSON ("),
+            "{not_json}"
+        );
+    }
+
+    #[test]
     fn accepts_fenced_and_plain_json() {
         assert!(validate_answer("{\"ok\":true}", &spec()).is_ok());
         assert!(validate_answer("```json\n{\"ok\": false}\n```", &spec()).is_ok());
@@ -107,11 +139,11 @@ mod tests {
 
     #[test]
     fn names_the_path_and_rule_broken() {
-        let err = validate_answer("{\"ok\":\"yes\"}", &spec()).unwrap_err();
+        let err = validate_answer("{\"ok\":\"yes\"}", &spec()).unwrap_err().to_string();
         assert!(err.contains("/ok") && err.contains("boolean"), "{err}");
-        let err = validate_answer("{}", &spec()).unwrap_err();
+        let err = validate_answer("{}", &spec()).unwrap_err().to_string();
         assert!(err.contains("ok"), "{err}");
-        let err = validate_answer("not json", &spec()).unwrap_err();
+        let err = validate_answer("not json", &spec()).unwrap_err().to_string();
         assert!(err.contains("not valid JSON"), "{err}");
     }
 
@@ -128,7 +160,7 @@ mod tests {
             name: "broken".into(),
             schema: json!({"type": 12}),
         };
-        let err = validate_answer("{}", &broken).unwrap_err();
+        let err = validate_answer("{}", &broken).unwrap_err().to_string();
         assert!(err.contains("schema `broken` itself is invalid"), "{err}");
     }
 }

@@ -193,8 +193,8 @@ pub async fn connect(
                 let (reader, writer, session) =
                     super::sse::open(url, resolved)
                         .await
-                        .map_err(|reason| McpError::Initialize {
-                            reason,
+                        .map_err(|e| McpError::Initialize {
+                            reason: e.to_string(),
                             detail: String::new(),
                         })?;
                 let diag = session.diag.clone();

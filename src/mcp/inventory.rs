@@ -172,29 +172,48 @@ impl ServerInventory {
     }
 }
 
+/// Why an inventory file's text, or a server's listed item, cannot be read (the caller names
+/// the file or server).
+#[derive(Debug, thiserror::Error)]
+pub enum InventoryError {
+    #[error("not valid JSON: {0}")]
+    NotJson(#[source] serde_json::Error),
+    #[error("`version` is {0}; this build reads version {INVENTORY_VERSION}")]
+    OtherVersion(u64),
+    #[error("missing `version`")]
+    NoVersion,
+    #[error("not an inventory: {0}")]
+    NotAnInventory(#[source] serde_json::Error),
+    #[error("{what} #{index} is malformed: {source}")]
+    MalformedItem {
+        what: &'static str,
+        index: usize,
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
 impl Inventory {
     /// Parses an inventory file's text, refusing unknown versions.
-    pub fn from_json(text: &str) -> Result<Inventory, String> {
-        let value: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+    pub fn from_json(text: &str) -> Result<Inventory, InventoryError> {
+        let value: Value = serde_json::from_str(text).map_err(InventoryError::NotJson)?;
         match value.get("version").and_then(Value::as_u64) {
             Some(v) if v == u64::from(INVENTORY_VERSION) => {}
-            Some(v) => {
-                return Err(format!(
-                    "`version` is {v}; this build reads version {INVENTORY_VERSION}"
-                ));
-            }
-            None => return Err("missing `version`".to_string()),
+            Some(v) => return Err(InventoryError::OtherVersion(v)),
+            None => return Err(InventoryError::NoVersion),
         }
-        serde_json::from_value(value).map_err(|e| format!("not an inventory: {e}"))
+        serde_json::from_value(value).map_err(InventoryError::NotAnInventory)
     }
 }
 
 /// Decodes listed items into typed entries, naming the first one that does not fit.
-fn decode<T: serde::de::DeserializeOwned>(what: &str, items: Vec<Value>) -> Result<Vec<T>, String> {
+fn decode<T: serde::de::DeserializeOwned>(what: &'static str, items: Vec<Value>) -> Result<Vec<T>, InventoryError> {
     items
         .into_iter()
         .enumerate()
-        .map(|(i, v)| serde_json::from_value(v).map_err(|e| format!("{what} #{i} is malformed: {e}")))
+        .map(|(index, v)| {
+            serde_json::from_value(v).map_err(|source| InventoryError::MalformedItem { what, index, source })
+        })
         .collect()
 }
 
@@ -205,9 +224,9 @@ pub async fn collect(client: &mut McpClient, entry: &mut ServerInventory) -> Res
     entry.protocol_version = init.get("protocolVersion").and_then(Value::as_str).map(str::to_string);
     entry.capabilities = init.get("capabilities").cloned();
     entry.instructions = init.get("instructions").and_then(Value::as_str).map(str::to_string);
-    let malformed = |reason: String| McpError::Request {
+    let malformed = |e: InventoryError| McpError::Request {
         method: "list",
-        reason,
+        reason: e.to_string(),
         detail: String::new(),
     };
     // Servers without a capability answer -32601 to its list call: ask only for what is declared.
@@ -222,4 +241,23 @@ pub async fn collect(client: &mut McpClient, entry: &mut ServerInventory) -> Res
         entry.prompts = decode("prompt", client.list_prompts().await?).map_err(malformed)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inventory_errors_say_what_is_wrong_in_the_words_shown_before() {
+        let err = |text: &str| Inventory::from_json(text).unwrap_err().to_string();
+        assert!(err("{").starts_with("not valid JSON: "));
+        assert_eq!(err("{}"), "missing `version`");
+        assert_eq!(
+            err(r#"{"version": 999}"#),
+            format!("`version` is 999; this build reads version {INVENTORY_VERSION}")
+        );
+        assert!(err(&format!(r#"{{"version": {INVENTORY_VERSION}, "servers": 3}}"#)).starts_with("not an inventory: "));
+        let item: Result<Vec<ToolEntry>, _> = decode("tool", vec![Value::from(7)]);
+        assert!(item.unwrap_err().to_string().starts_with("tool #0 is malformed: "));
+    }
 }

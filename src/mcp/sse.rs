@@ -95,27 +95,64 @@ impl EventParser {
     }
 }
 
+/// Why an SSE server's event stream could not be opened (each names the URL).
+#[derive(Debug, thiserror::Error)]
+pub enum SseOpenError {
+    /// `reason`: the URL parser's words (its error type is not a dependency of ours).
+    #[error("{url} is not a valid URL: {reason}")]
+    BadUrl { url: String, reason: String },
+    #[error("cannot build an HTTP client: {0}")]
+    Client(#[source] reqwest::Error),
+    #[error("GET {url} failed: {source}")]
+    Get {
+        url: String,
+        #[source]
+        source: reqwest::Error,
+    },
+    #[error("GET {url} answered {status}")]
+    Status { url: String, status: reqwest::StatusCode },
+    #[error("event stream of {url} failed: {source}")]
+    Stream {
+        url: String,
+        #[source]
+        source: reqwest::Error,
+    },
+    #[error("event stream of {url} ended before its `endpoint` event")]
+    NoEndpoint { url: String },
+    #[error("bad `endpoint` event from {url}: {reason}")]
+    BadEndpoint { url: String, reason: String },
+}
+
 /// Opens the event stream, waits for the `endpoint` event, and returns the (reader, writer)
 /// pair for rmcp. The caller bounds this with its startup timeout.
 pub async fn open(
     url: &str,
     headers: HashMap<HeaderName, HeaderValue>,
-) -> Result<(DuplexStream, DuplexStream, SseSession), String> {
-    let base = reqwest::Url::parse(url).map_err(|e| format!("{url} is not a valid URL: {e}"))?;
+) -> Result<(DuplexStream, DuplexStream, SseSession), SseOpenError> {
+    let base = reqwest::Url::parse(url).map_err(|e| SseOpenError::BadUrl {
+        url: url.to_string(),
+        reason: e.to_string(),
+    })?;
     let mut defaults = HeaderMap::new();
     defaults.extend(headers);
     let client = crate::util::tls::http_client_builder()
         .default_headers(defaults)
         .build()
-        .map_err(|e| format!("cannot build an HTTP client: {e}"))?;
+        .map_err(SseOpenError::Client)?;
     let resp = client
         .get(base.clone())
         .header(ACCEPT, "text/event-stream")
         .send()
         .await
-        .map_err(|e| format!("GET {url} failed: {e}"))?;
+        .map_err(|source| SseOpenError::Get {
+            url: url.to_string(),
+            source,
+        })?;
     if !resp.status().is_success() {
-        return Err(format!("GET {url} answered {}", resp.status()));
+        return Err(SseOpenError::Status {
+            url: url.to_string(),
+            status: resp.status(),
+        });
     }
     let mut resp = resp;
     let mut parser = EventParser::default();
@@ -124,8 +161,11 @@ pub async fn open(
         let chunk = resp
             .chunk()
             .await
-            .map_err(|e| format!("event stream of {url} failed: {e}"))?
-            .ok_or_else(|| format!("event stream of {url} ended before its `endpoint` event"))?;
+            .map_err(|source| SseOpenError::Stream {
+                url: url.to_string(),
+                source,
+            })?
+            .ok_or_else(|| SseOpenError::NoEndpoint { url: url.to_string() })?;
         let mut found = None;
         for ev in parser.push(&String::from_utf8_lossy(&chunk)) {
             if ev.event == "endpoint" && found.is_none() {
@@ -135,9 +175,10 @@ pub async fn open(
             }
         }
         if let Some(e) = found {
-            break base
-                .join(e.trim())
-                .map_err(|e| format!("bad `endpoint` event from {url}: {e}"))?;
+            break base.join(e.trim()).map_err(|e| SseOpenError::BadEndpoint {
+                url: url.to_string(),
+                reason: e.to_string(),
+            })?;
         }
     };
 

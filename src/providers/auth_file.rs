@@ -10,6 +10,8 @@ use std::io::Write;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
+use super::error::ProviderError;
+
 /// Where OpenCode keeps its data below a HOME whose XDG folders follow the defaults.
 pub const DATA_DIR_IN_HOME: &str = ".local/share/opencode";
 
@@ -41,14 +43,13 @@ pub fn user_data_dir() -> Option<PathBuf> {
 impl AuthFile {
     /// Reads the user's login file; a missing file is an empty one (the credential check then
     /// says so). A file that cannot be read or parsed is an error naming it, never its content.
-    pub fn load_user() -> Result<AuthFile, String> {
-        let dir =
-            user_data_dir().ok_or("neither XDG_DATA_HOME nor HOME is set, so OpenCode's login file cannot be found")?;
+    pub fn load_user() -> Result<AuthFile, ProviderError> {
+        let dir = user_data_dir().ok_or(ProviderError::NoDataDir)?;
         Self::load(&dir.join("auth.json"))
     }
 
     /// Reads `path` (see [`AuthFile::load_user`]).
-    pub fn load(path: &Path) -> Result<AuthFile, String> {
+    pub fn load(path: &Path) -> Result<AuthFile, ProviderError> {
         let text = match crate::util::bounded::read_bounded_string(path, crate::util::bounded::FileKind::Config) {
             Ok(t) => t,
             Err(e) if e.is_not_found() => {
@@ -59,27 +60,25 @@ impl AuthFile {
                 });
             }
             Err(e) => {
-                return Err(format!(
-                    "{}: cannot read OpenCode's login file: {}",
-                    path.display(),
-                    e.reason()
-                ));
+                return Err(ProviderError::AuthUnreadable {
+                    path: path.to_path_buf(),
+                    reason: e.reason(),
+                });
             }
         };
         let entries = match serde_json::from_str::<Value>(&text) {
             Ok(Value::Object(m)) => m,
             Ok(_) => {
-                return Err(format!(
-                    "{}: OpenCode's login file is not a JSON object",
-                    path.display()
-                ));
+                return Err(ProviderError::AuthNotObject {
+                    path: path.to_path_buf(),
+                });
             }
             // The parser's message names a line and column, never the content.
-            Err(e) => {
-                return Err(format!(
-                    "{}: OpenCode's login file is not valid JSON: {e}",
-                    path.display()
-                ));
+            Err(source) => {
+                return Err(ProviderError::AuthNotJson {
+                    path: path.to_path_buf(),
+                    source,
+                });
             }
         };
         Ok(AuthFile {
@@ -251,7 +250,12 @@ mod tests {
         let bad = tmp.path().join("bad.json");
         std::fs::write(&bad, "{\"anthropic\": sk-leaked-value").unwrap();
         let e = AuthFile::load(&bad).unwrap_err();
+        assert!(matches!(e, ProviderError::AuthNotJson { .. }));
+        let e = e.to_string();
         assert!(e.contains("not valid JSON") && !e.contains("sk-leaked"), "{e}");
+        std::fs::write(&bad, "[1, 2]").unwrap();
+        let e = AuthFile::load(&bad).unwrap_err().to_string();
+        assert!(e.ends_with("OpenCode's login file is not a JSON object"), "{e}");
     }
 
     #[test]

@@ -10,6 +10,8 @@ use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
 
+use super::error::CatalogError;
+
 /// What the catalog says about one model.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CatalogModel {
@@ -62,11 +64,11 @@ pub fn parse_plain(stdout: &str) -> Vec<String> {
 
 /// Asks the pinned OpenCode binary for `provider`'s catalog entries, isolated from the user's
 /// HOME and config. An error says why (binary missing, timed out, provider unknown).
-pub async fn lookup(opencode: &Path, provider: &str) -> Result<Vec<CatalogModel>, String> {
+pub async fn lookup(opencode: &Path, provider: &str) -> Result<Vec<CatalogModel>, CatalogError> {
     let home = tempfile::Builder::new()
         .prefix("ghostlab-catalog-")
         .tempdir()
-        .map_err(|e| format!("cannot create a temporary HOME: {e}"))?;
+        .map_err(CatalogError::TempHome)?;
     let h = home.path();
     let placeholder = serde_json::json!({"provider": {provider: {"options": {"apiKey": "catalog-lookup"}}}});
     let mut cmd = tokio::process::Command::new(opencode);
@@ -88,15 +90,21 @@ pub async fn lookup(opencode: &Path, provider: &str) -> Result<Vec<CatalogModel>
         .kill_on_drop(true);
     let out = tokio::time::timeout(LOOKUP_TIMEOUT, cmd.output())
         .await
-        .map_err(|_| format!("`opencode models {provider}` took longer than {LOOKUP_TIMEOUT:?}"))?
-        .map_err(|e| format!("cannot run {}: {e}", opencode.display()))?;
+        .map_err(|_| CatalogError::TimedOut {
+            provider: provider.to_string(),
+            after: LOOKUP_TIMEOUT,
+        })?
+        .map_err(|source| CatalogError::Run {
+            bin: opencode.to_path_buf(),
+            source,
+        })?;
     let models = parse_verbose(&String::from_utf8_lossy(&out.stdout));
     if models.is_empty() {
         let err = String::from_utf8_lossy(&out.stderr);
-        return Err(format!(
-            "OpenCode's catalog has no provider `{provider}` ({})",
-            err.lines().last().unwrap_or("no output").trim()
-        ));
+        return Err(CatalogError::UnknownProvider {
+            provider: provider.to_string(),
+            last_line: err.lines().last().unwrap_or("no output").trim().to_string(),
+        });
     }
     Ok(models)
 }

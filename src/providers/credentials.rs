@@ -5,10 +5,11 @@
 use serde::{Deserialize, Serialize};
 
 use super::auth_file::AuthFile;
-use super::endpoints::is_loopback_url;
+use super::error::ProviderError;
 use super::known::known;
 use super::{ModelUse, Override, by_provider, provider_block};
 use crate::spec::LoadedJob;
+use crate::util::loopback::is_loopback_url;
 use crate::util::secret_ref::referenced_vars;
 
 /// How a provider's credential reaches the agent (never the value).
@@ -62,7 +63,7 @@ pub fn check(
     override_: Option<&Override>,
     uses: &[ModelUse],
     auth: Option<&AuthFile>,
-) -> Result<Vec<ProviderCredential>, String> {
+) -> Result<Vec<ProviderCredential>, ProviderError> {
     check_with(job, override_, uses, auth, &env_is_set)
 }
 
@@ -73,7 +74,7 @@ pub fn check_with(
     uses: &[ModelUse],
     auth: Option<&AuthFile>,
     is_set: &dyn Fn(&str) -> bool,
-) -> Result<Vec<ProviderCredential>, String> {
+) -> Result<Vec<ProviderCredential>, ProviderError> {
     let opted = opted_in(job);
     let mut out = Vec::new();
     let mut problems = Vec::new();
@@ -96,7 +97,11 @@ pub fn check_with(
                     .flat_map(|k| k.env.iter().map(|s| s.to_string())),
             );
         }
-        let keyless = options.get("baseURL").is_some_and(is_loopback_url) && (key_vars.is_empty() || has_literal_key);
+        let keyless = options
+            .get("baseURL")
+            .and_then(serde_json::Value::as_str)
+            .is_some_and(is_loopback_url)
+            && (key_vars.is_empty() || has_literal_key);
         let kind = if keyless {
             Some(CredentialKind::Keyless)
         } else if let Some(v) = vars.iter().find(|v| opted.contains(&v.as_str()) && is_set(v)) {
@@ -114,7 +119,7 @@ pub fn check_with(
     if problems.is_empty() {
         Ok(out)
     } else {
-        Err(problems.join("\n"))
+        Err(ProviderError::MissingCredentials(problems))
     }
 }
 
@@ -199,8 +204,9 @@ mod tests {
     }
 
     fn run(j: &LoadedJob, auth: Option<&AuthFile>, set: &[&str]) -> Result<Vec<ProviderCredential>, String> {
+        // The words the person reads, which these tests are about.
         let set: Vec<String> = set.iter().map(|s| s.to_string()).collect();
-        check_with(j, None, &models_used(j, None), auth, &|v| set.iter().any(|s| s == v))
+        check_with(j, None, &models_used(j, None), auth, &|v| set.iter().any(|s| s == v)).map_err(|e| e.to_string())
     }
 
     #[test]

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::Path;
 
+use super::error::{EndpointProblem, ProviderError};
 use super::known::{known, sdk_default_hosts};
 use super::{ModelUse, Override, by_provider, catalog, provider_block};
 use crate::sandbox::HostPort;
@@ -50,7 +51,7 @@ pub async fn resolve(
     override_: Option<&Override>,
     uses: &[ModelUse],
     opencode: Option<&Path>,
-) -> Result<Vec<ProviderEndpoints>, String> {
+) -> Result<Vec<ProviderEndpoints>, ProviderError> {
     let mut out = Vec::new();
     for (provider, models) in by_provider(uses) {
         let first = models[0].clone();
@@ -62,14 +63,16 @@ pub async fn resolve(
             first.key,
             first.model
         );
-        let fail = |why: String| format!("{prefix}: {why}");
+        let fail = |problem: EndpointProblem| ProviderError::Endpoint {
+            at: prefix.clone(),
+            problem,
+        };
         if let Some(url) = options.get("baseURL") {
             let url = url.as_str().unwrap_or_default();
-            let hp = host_port(url).as_deref().and_then(HostPort::parse).ok_or_else(|| {
-                fail(format!(
-                    "options.baseURL `{url}` is not an http(s) URL Ghostlab can allowlist"
-                ))
-            })?;
+            let hp = host_port(url)
+                .as_deref()
+                .and_then(HostPort::parse)
+                .ok_or_else(|| fail(EndpointProblem::BaseUrl(url.to_string())))?;
             out.push(ProviderEndpoints {
                 provider,
                 models,
@@ -94,23 +97,21 @@ pub async fn resolve(
             continue;
         }
         let Some(bin) = opencode else {
-            return Err(fail(
-                "Ghostlab does not know this provider's host and has no OpenCode binary to ask its catalog; \
-                 set `options.baseURL` in agent.runtime.provider"
-                    .into(),
-            ));
+            return Err(fail(EndpointProblem::NoCatalog));
         };
-        let entries = catalog::lookup(bin, &provider).await.map_err(&fail)?;
+        let entries = catalog::lookup(bin, &provider)
+            .await
+            .map_err(|e| fail(EndpointProblem::Catalog(e)))?;
         let entry = entries
             .iter()
             .find(|e| e.id == first.model)
             .or(entries.first())
-            .ok_or_else(|| fail("not in OpenCode's catalog".into()))?;
+            .ok_or_else(|| fail(EndpointProblem::NotInCatalog))?;
         if !entry.url.is_empty() {
             let hp = host_port(&entry.url)
                 .as_deref()
                 .and_then(HostPort::parse)
-                .ok_or_else(|| fail(format!("the catalog URL `{}` cannot be allowlisted", entry.url)))?;
+                .ok_or_else(|| fail(EndpointProblem::CatalogUrl(entry.url.clone())))?;
             out.push(ProviderEndpoints {
                 provider,
                 models,
@@ -125,10 +126,7 @@ pub async fn resolve(
                 source: EndpointSource::SdkDefault(entry.npm.clone()),
             });
         } else {
-            return Err(fail(format!(
-                "its package {} has no host Ghostlab knows; set `options.baseURL` in agent.runtime.provider",
-                entry.npm
-            )));
+            return Err(fail(EndpointProblem::UnknownPackage(entry.npm.clone())));
         }
     }
     Ok(out)
@@ -163,24 +161,10 @@ pub fn preview_hosts(job: &crate::spec::Job) -> Vec<String> {
     out
 }
 
-/// Whether a provider block points at this machine (a local model needs no credential).
-pub fn is_loopback_url(url: &Value) -> bool {
-    url.as_str().is_some_and(crate::util::loopback::is_loopback_url)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn loopback_urls() {
-        assert!(is_loopback_url(&json!("http://127.0.0.1:8080/v1")));
-        assert!(is_loopback_url(&json!("http://localhost:11434/v1")));
-        assert!(is_loopback_url(&json!("http://[::1]:1/v1")));
-        assert!(!is_loopback_url(&json!("https://api.example.com/v1")));
-        assert!(!is_loopback_url(&json!(null)));
-    }
 
     fn job(value: serde_json::Value) -> LoadedJob {
         LoadedJob {
@@ -194,7 +178,8 @@ mod tests {
     async fn hosts(j: &LoadedJob) -> Result<Vec<(String, Vec<String>, EndpointSource)>, String> {
         let uses = crate::providers::models_used(j, None);
         Ok(resolve(j, None, &uses, None)
-            .await?
+            .await
+            .map_err(|e| e.to_string())?
             .into_iter()
             .map(|e| (e.provider, e.hosts.iter().map(ToString::to_string).collect(), e.source))
             .collect())

@@ -8,6 +8,7 @@
 use indexmap::IndexMap;
 use serde_json::Value;
 
+use super::error::EndpointProblem;
 use crate::sandbox::HostPort;
 
 /// The table itself is `llm::providers` (one source for the agent's providers and Ghostlab's
@@ -43,7 +44,10 @@ fn hp(host: &str) -> HostPort {
 /// The hosts an SDK package reaches when the provider block sets no `baseURL`, or an error
 /// saying which option is missing (Azure needs its resource name). `None`: not a package
 /// this table knows.
-pub fn sdk_default_hosts(npm: &str, options: &IndexMap<String, Value>) -> Option<Result<Vec<HostPort>, String>> {
+pub fn sdk_default_hosts(
+    npm: &str,
+    options: &IndexMap<String, Value>,
+) -> Option<Result<Vec<HostPort>, EndpointProblem>> {
     let hosts = match npm {
         "@ai-sdk/anthropic" => vec![hp("api.anthropic.com")],
         "@ai-sdk/openai" => vec![hp("api.openai.com")],
@@ -84,10 +88,7 @@ pub fn sdk_default_hosts(npm: &str, options: &IndexMap<String, Value>) -> Option
         "@ai-sdk/azure" => match setting(options, "resourceName", &["AZURE_RESOURCE_NAME"], None) {
             Some(name) => vec![hp(&format!("{name}.openai.azure.com"))],
             None => {
-                return Some(Err(
-                    "Azure needs its resource name: set `options.resourceName` in the provider block or export AZURE_RESOURCE_NAME"
-                        .into(),
-                ));
+                return Some(Err(EndpointProblem::AzureResourceName));
             }
         },
         _ => return None,
@@ -172,7 +173,8 @@ mod tests {
         let err = sdk_default_hosts("@ai-sdk/azure", &IndexMap::new())
             .unwrap()
             .unwrap_err();
-        assert!(err.contains("resourceName"), "{err}");
+        assert!(matches!(err, EndpointProblem::AzureResourceName));
+        assert!(err.to_string().contains("resourceName"), "{err}");
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod auth_file;
 pub mod catalog;
 pub mod credentials;
 pub mod endpoints;
+pub mod error;
 pub mod known;
 pub mod record;
 pub mod refusal;
@@ -27,6 +28,7 @@ use crate::spec::agent::Provider;
 pub use auth_file::AuthFile;
 pub use credentials::{CredentialKind, ProviderCredential};
 pub use endpoints::{EndpointSource, ProviderEndpoints};
+pub use error::ProviderError;
 pub use record::ProvidersRecord;
 
 /// One place the job names a model.
@@ -149,15 +151,19 @@ pub async fn prepare(
     opencode: Option<&Path>,
 ) -> Result<ProviderPlan, String> {
     let uses = models_used(job, override_);
+    // The words only: `run::setup` carries them as its own error.
+    let words = |e: ProviderError| e.to_string();
     let auth = if job.job.sandbox.credentials.opencode_auth {
-        Some(AuthFile::load_user()?)
+        Some(AuthFile::load_user().map_err(words)?)
     } else {
         None
     };
-    let credentials = credentials::check(job, override_, &uses, auth.as_ref())?;
+    let credentials = credentials::check(job, override_, &uses, auth.as_ref()).map_err(words)?;
     let used: Vec<&str> = uses.iter().map(ModelUse::provider).collect();
     let auth = auth.map(|a| a.only(&used)).filter(|a| !a.is_empty());
-    let endpoints = endpoints::resolve(job, override_, &uses, opencode).await?;
+    let endpoints = endpoints::resolve(job, override_, &uses, opencode)
+        .await
+        .map_err(words)?;
     Ok(ProviderPlan {
         endpoints,
         credentials,

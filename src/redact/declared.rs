@@ -12,79 +12,7 @@
 use serde_json::Value;
 
 use crate::spec::{LoadedJob, McpTransport};
-use crate::util::secret_ref::referenced_vars;
-
-/// Words of a name that mark it as a credential (`GH_PAT`, `OPENAI_KEY`, `apiKey`, `DB_PASS`).
-const SECRET_WORDS: &[&str] = &[
-    "token",
-    "secret",
-    "secrets",
-    "password",
-    "passwd",
-    "pass",
-    "pwd",
-    "passphrase",
-    "key",
-    "apikey",
-    "auth",
-    "authorization",
-    "credential",
-    "credentials",
-    "cookie",
-    "session",
-    "pat",
-    "dsn",
-    "bearer",
-    "jwt",
-    "signature",
-];
-
-/// Parts that mark a name even inside one word (`PGPASSWORD`, `MYSECRET`).
-const SECRET_PARTS: &[&str] = &[
-    "password",
-    "passwd",
-    "secret",
-    "apikey",
-    "credential",
-    "privatekey",
-    "accesskey",
-];
-
-/// Whether a variable, key or header name says it holds a credential. Matched by whole words
-/// (`TOKENIZERS_PARALLELISM` and `GIT_AUTHOR_NAME` are not secrets; `GH_PAT` is), plus a few
-/// parts distinctive enough inside one word, and a last word ending in `token`.
-pub fn secret_by_name(name: &str) -> bool {
-    let words = words_of(name);
-    let joined: String = words.concat();
-    words.iter().any(|w| SECRET_WORDS.contains(&w.as_str()))
-        || SECRET_PARTS.iter().any(|p| joined.contains(p))
-        || words.last().is_some_and(|w| w.ends_with("token"))
-}
-
-/// `OPENAI_API_KEY` → openai, api, key; `apiKey` → api, key; `X-Auth-Token` → x, auth, token.
-fn words_of(name: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut cur = String::new();
-    let mut prev_lower = false;
-    for c in name.chars() {
-        if !c.is_ascii_alphanumeric() {
-            if !cur.is_empty() {
-                words.push(std::mem::take(&mut cur));
-            }
-            prev_lower = false;
-            continue;
-        }
-        if c.is_ascii_uppercase() && prev_lower && !cur.is_empty() {
-            words.push(std::mem::take(&mut cur));
-        }
-        prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
-        cur.push(c.to_ascii_lowercase());
-    }
-    if !cur.is_empty() {
-        words.push(cur);
-    }
-    words
-}
+use crate::util::secret_ref::{is_secret_name, referenced_vars};
 
 /// A value that is a secret whatever its name: a URL carrying a password (`scheme://user:pw@host`).
 pub fn secret_by_value(value: &str) -> bool {
@@ -165,7 +93,7 @@ pub fn secret_vars(loaded: &LoadedJob) -> Vec<SecretVar> {
     // A pass-through variable is a secret by its name, or by its value (a URL with a password).
     for name in &loaded.job.sandbox.env_allowlist {
         let by_value = std::env::var(name).is_ok_and(|v| secret_by_value(&v));
-        if secret_by_name(name) || by_value {
+        if is_secret_name(name) || by_value {
             add(name.clone(), "sandbox.env_allowlist".into());
         }
     }
@@ -176,7 +104,7 @@ pub fn secret_vars(loaded: &LoadedJob) -> Vec<SecretVar> {
 fn refs_in(path: &[String], text: &str) -> Vec<(String, bool)> {
     let key_says = path
         .iter()
-        .any(|k| secret_by_name(k) || k.eq_ignore_ascii_case("headers"));
+        .any(|k| is_secret_name(k) || k.eq_ignore_ascii_case("headers"));
     let query_start = text.find('?');
     // `scheme://user:${PW}@host`: the userinfo of a URL is a credential too.
     let userinfo_end = text.find("://").and_then(|s| {
@@ -191,7 +119,7 @@ fn refs_in(path: &[String], text: &str) -> Vec<(String, bool)> {
         from = at + needle.len();
         let in_query = query_start.is_some_and(|q| at > q);
         let in_userinfo = userinfo_end.is_some_and(|end| at < end);
-        let secret = key_says || secret_by_name(&name) || in_query || in_userinfo;
+        let secret = key_says || is_secret_name(&name) || in_query || in_userinfo;
         out.push((name, secret));
     }
     out
@@ -384,7 +312,7 @@ mod tests {
             "AWS_SECRET_ACCESS_KEY",
             "privateKey",
         ] {
-            assert!(secret_by_name(secret), "{secret}");
+            assert!(is_secret_name(secret), "{secret}");
         }
         for plain in [
             "TOKENIZERS_PARALLELISM",
@@ -396,7 +324,7 @@ mod tests {
             "author",
             "oauth",
         ] {
-            assert!(!secret_by_name(plain), "{plain}");
+            assert!(!is_secret_name(plain), "{plain}");
         }
         assert!(secret_by_value("postgres://app:S3cretPw@db:5432/x"));
         assert!(!secret_by_value("https://user@example.com/x"));

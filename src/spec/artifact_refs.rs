@@ -172,9 +172,14 @@ pub fn check(job_dir: &Path, refs: &LabArtifacts) -> Vec<ArtifactProblem> {
         .collect()
 }
 
+/// Generated files changed since the lab recorded them: one line each, naming job.yaml.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}", .0.join("\n"))]
+pub struct ChangedArtifacts(pub Vec<String>);
+
 /// Checks job.yaml's `lab.artifacts` against the files: the warnings (missing files, which
 /// the lab writes again), or one error naming every changed file, each line with job.yaml.
-pub fn verify(job_file: &Path, artifacts: &LabArtifacts) -> Result<Vec<String>, String> {
+pub fn verify(job_file: &Path, artifacts: &LabArtifacts) -> Result<Vec<String>, ChangedArtifacts> {
     let problems = check(&super::load::job_dir(job_file), artifacts);
     let name = job_file.display();
     let (errors, warnings): (Vec<_>, Vec<_>) = problems.into_iter().partition(ArtifactProblem::is_error);
@@ -182,7 +187,7 @@ pub fn verify(job_file: &Path, artifacts: &LabArtifacts) -> Result<Vec<String>, 
     if errors.is_empty() {
         Ok(lines(warnings))
     } else {
-        Err(lines(errors).join("\n"))
+        Err(ChangedArtifacts(lines(errors)))
     }
 }
 

@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use super::diagnostics::{Diagnostic, diag, in_range, index, join};
 use super::limits::{Bounds, SANDBOX_CPU, SANDBOX_FILE_SIZE, SANDBOX_MEMORY, SANDBOX_PROCESSES, SANDBOX_TIMEOUT_SECS};
-use super::path_policy::{PathPolicy, Want, normalize};
+use super::path_policy::{PathPolicy, Want};
+use super::relative_path::normalize;
 use super::rules::network_rules;
 use super::sandbox::SandboxSpec;
 use super::sandbox_download::{SANDBOX_ROOT, resolve_download};

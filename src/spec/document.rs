@@ -12,7 +12,7 @@ use super::yaml_guard::{check_structure, key_path_at, mapping_path_at};
 
 /// Reads a YAML (or JSON) file into a JSON value, with file-level errors as diagnostics.
 pub fn read_yaml_document(path: &Path) -> Result<Value, SpecError> {
-    let bytes = read_regular_file(path, MAX_INPUT_BYTES).map_err(|e| SpecError::one(path, "", e))?;
+    let bytes = read_regular_file(path, MAX_INPUT_BYTES).map_err(|e| SpecError::one(path, "", e.reason()))?;
     let text = std::str::from_utf8(&bytes).map_err(|e| not_utf8(path, &bytes, e.valid_up_to()))?;
     parse_yaml(path, text)
 }

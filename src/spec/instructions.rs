@@ -7,7 +7,7 @@ use regex::Regex;
 use std::path::{Component, Path, PathBuf};
 
 use super::diagnostics::{Diagnostic, diag};
-use super::relative_path::resolve_against;
+use super::relative_path::{normalize, resolve_against};
 
 /// True when an instruction entry is a glob pattern rather than a file name.
 pub fn is_glob(entry: &str) -> bool {
@@ -23,7 +23,7 @@ pub fn is_url(entry: &str) -> bool {
 /// (whether or not it exists), a glob as its sorted matches.
 pub fn expand_entry(dir: &Path, entry: &str) -> Vec<PathBuf> {
     if !is_glob(entry) {
-        return vec![lexical(&resolve_against(dir, entry))];
+        return vec![normalize(&resolve_against(dir, entry))];
     }
     let full = resolve_against(dir, entry);
     let mut base = PathBuf::new();
@@ -62,21 +62,6 @@ pub fn expand_entry(dir: &Path, entry: &str) -> Vec<PathBuf> {
         .map(|e| e.into_path())
         .collect();
     out.sort();
-    out
-}
-
-/// `a/b/../c` → `a/c`, without touching the filesystem (paths are shown and emitted).
-fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
     out
 }
 

@@ -108,7 +108,7 @@ pub fn read_json_or_yaml(path: &Path) -> Result<Value, SpecError> {
 
 fn read_text(path: &Path) -> Result<String, SpecError> {
     // Bounded and typed like every other input: no FIFO, device or oversized file is read.
-    let bytes = read_regular_file(path, MAX_INPUT_BYTES).map_err(|e| SpecError::one(path, "", e))?;
+    let bytes = read_regular_file(path, MAX_INPUT_BYTES).map_err(|e| SpecError::one(path, "", e.reason()))?;
     String::from_utf8(bytes).map_err(|e| {
         SpecError::one(
             path,

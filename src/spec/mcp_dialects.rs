@@ -44,16 +44,7 @@ pub fn prompt_inputs(doc: &Value) -> Vec<PromptInput> {
 /// The environment variable that stands for `${input:<id>}`: the id the user wrote, in the
 /// usual variable spelling (`github-token` → `GITHUB_TOKEN`).
 pub fn input_variable(id: &str) -> String {
-    let mut name: String = id
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_uppercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let mut name = crate::util::secret_ref::env_spelling(id);
     if name.chars().next().is_none_or(|c| c.is_ascii_digit()) {
         name.insert(0, '_');
     }

@@ -16,8 +16,9 @@ use super::mcp_dialects::{
     CLIENT_ONLY_KEYS, PromptInput, bare_variable, entry_notes, foreign_key_notes, inputs_by_id, normalize_refs,
     prompt_inputs, substitute_folders, tool_list, workspace_folder,
 };
+use super::relative_path::normalize;
 use super::resolved::{McpTransport, ResolvedMcp};
-use crate::util::secret_ref::{has_reference, is_secret_name};
+use crate::util::secret_ref::{env_spelling, has_reference, is_secret_name};
 
 /// The dialect a servers file is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -482,24 +483,12 @@ pub fn check_literal_secrets(file: &Path, at: &str, map: &IndexMap<String, Strin
                 }
                 None => format!(
                     "write it as a reference, e.g. `${{{}}}`, and export that variable",
-                    env_name(key)
+                    env_spelling(key)
                 ),
             });
             ds.push(d);
         }
     }
-}
-
-fn env_name(key: &str) -> String {
-    key.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_uppercase()
-            } else {
-                '_'
-            }
-        })
-        .collect()
 }
 
 /// Resolves a relative path argument (`./server.js`, `../bin/x`) against `base`; leaves bare
@@ -516,21 +505,6 @@ pub fn resolve_path_arg(base: &Path, arg: &str, is_program: bool) -> PathBuf {
     } else {
         PathBuf::from(arg)
     }
-}
-
-/// Removes `.` and `..` components without touching the filesystem.
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -8,10 +8,12 @@
 //! - The state folder is empty, missing, or Ghostlab's own: it holds the marker file
 //!   `.ghostlab-state` or only entries Ghostlab writes.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use super::diagnostics::{Diagnostic, diag};
 use super::relative_path::resolve_against;
+// Re-exported while `run::run_dir` still names it here; its home is `relative_path`.
+pub use super::relative_path::normalize;
 
 /// The marker file that makes a folder Ghostlab's state folder.
 pub const STATE_MARKER: &str = ".ghostlab-state";
@@ -43,21 +45,6 @@ pub struct PathPolicy<'a> {
     dir: PathBuf,
     canonical_dir: PathBuf,
     allowed: Vec<PathBuf>,
-}
-
-/// `path` with `.` and `..` removed lexically (no file-system access).
-pub fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// True for `/`, `/etc`, `/usr`, … and anything inside `/etc`, `/proc`, `/dev`, ….

@@ -1,7 +1,24 @@
 //! A path a job file names, made absolute against the job's folder. A leaf: loading,
 //! instruction globs and path policy all resolve paths, and none of them needs the others to.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
+
+/// `path` with `.` and `..` removed lexically, without touching the file system (a `..` at
+/// the root stays at the root). The one path normaliser: the job's checks, imports, MCP
+/// servers files and instruction globs all use it, so they agree on what a path names.
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
 
 /// Joins `rel` to `dir` unless it is already absolute.
 pub fn resolve_against(dir: &Path, rel: &str) -> PathBuf {

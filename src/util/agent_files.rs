@@ -119,12 +119,8 @@ pub fn read_text_in_tree(root: &Path, rel: &str, max: u64) -> Result<String, Tre
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::util::test_fifo::mkfifo;
     use std::os::unix::fs::symlink;
-
-    fn mkfifo(path: &Path) {
-        let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-    }
 
     #[test]
     fn a_plain_file_is_read_and_a_missing_one_says_so() {

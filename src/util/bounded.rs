@@ -195,11 +195,7 @@ pub fn read_optional_string(path: &Path, kind: FileKind) -> Result<Option<String
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn mkfifo(path: &Path) {
-        let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-    }
+    use crate::util::test_fifo::mkfifo;
 
     #[test]
     fn special_files_are_refused_without_blocking_and_named() {

@@ -15,6 +15,8 @@ pub mod loopback;
 pub mod runtime;
 pub mod secret_ref;
 pub mod skip;
+#[cfg(test)]
+pub mod test_fifo;
 pub mod tls;
 pub mod token_shape;
 pub mod units;

@@ -52,31 +52,97 @@ pub fn to_opencode_env(text: &str) -> String {
     REF.replace_all(text, "{env:$1}").into_owned()
 }
 
-/// Words that mark a key or header as carrying a credential.
+/// Words of a name that mark it as a credential (`GH_PAT`, `OPENAI_KEY`, `apiKey`, `DB_PASS`).
 const SECRET_WORDS: &[&str] = &[
     "token",
     "secret",
+    "secrets",
     "password",
     "passwd",
+    "pass",
+    "pwd",
+    "passphrase",
+    "key",
     "apikey",
-    "api_key",
-    "api-key",
-    "authorization",
     "auth",
+    "authorization",
     "credential",
-    "private_key",
-    "access_key",
+    "credentials",
+    "cookie",
     "session",
+    "pat",
+    "dsn",
+    "bearer",
+    "jwt",
+    "signature",
 ];
 
-/// True when a key or header name looks like it carries a credential
-/// (`GITHUB_TOKEN`, `Authorization`, `apiKey`), so its value must be a `${VAR}` reference.
+/// Parts that mark a name even inside one word (`PGPASSWORD`, `MYSECRET`).
+const SECRET_PARTS: &[&str] = &[
+    "password",
+    "passwd",
+    "secret",
+    "apikey",
+    "credential",
+    "privatekey",
+    "accesskey",
+];
+
+/// Whether a variable, key or header name says it holds a credential: the one rule for the
+/// job checks (a literal value there is refused), the report's masking and the redactor.
+/// Matched by whole words (`TOKENIZERS_PARALLELISM`, `GIT_AUTHOR_NAME`, `max_tokens` are not
+/// secrets; `GH_PAT`, `apiKey`, `X-Auth-Token` are), plus a few parts distinctive enough
+/// inside one word, and a last word ending in `token`.
 pub fn is_secret_name(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    if lower == "max_tokens" || lower.ends_with("_tokens") || lower == "author" {
+    let words = words_of(name);
+    // A bare `key` names a map entry (`{"key": "agent.runtime.permission.bash"}` in the
+    // profile), not a credential: one is always qualified (`api_key`, `OPENAI_KEY`).
+    if words == ["key"] {
         return false;
     }
-    SECRET_WORDS.iter().any(|w| lower.contains(w))
+    let joined: String = words.concat();
+    words.iter().any(|w| SECRET_WORDS.contains(&w.as_str()))
+        || SECRET_PARTS.iter().any(|p| joined.contains(p))
+        || words.last().is_some_and(|w| w.ends_with("token"))
+}
+
+/// `OPENAI_API_KEY` → openai, api, key; `apiKey` → api, key; `X-Auth-Token` → x, auth, token.
+fn words_of(name: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if !c.is_ascii_alphanumeric() {
+            if !cur.is_empty() {
+                words.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_ascii_uppercase() && prev_lower && !cur.is_empty() {
+            words.push(std::mem::take(&mut cur));
+        }
+        prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        cur.push(c.to_ascii_lowercase());
+    }
+    if !cur.is_empty() {
+        words.push(cur);
+    }
+    words
+}
+
+/// A name in the usual environment-variable spelling: ASCII letters and digits upper-cased,
+/// everything else `_` (`github-token` → `GITHUB_TOKEN`).
+pub fn env_spelling(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -98,6 +164,38 @@ mod tests {
         assert!(!is_secret_name("max_tokens"));
         assert!(!is_secret_name("author"));
         assert!(!is_secret_name("LOG_LEVEL"));
+    }
+
+    #[test]
+    fn a_word_inside_another_word_is_not_a_secret_word() {
+        // The substring rule this replaced took each of these for a credential.
+        for plain in [
+            "TOKENIZERS_PARALLELISM",
+            "GIT_AUTHOR_NAME",
+            "monkey",
+            "oauth",
+            "keyboard_layout",
+        ] {
+            assert!(!is_secret_name(plain), "{plain}");
+        }
+        for secret in [
+            "private_key",
+            "access_key",
+            "SESSION_ID",
+            "X-Auth-Token",
+            "PGPASSWORD",
+            "slackbottoken",
+        ] {
+            assert!(is_secret_name(secret), "{secret}");
+        }
+    }
+
+    #[test]
+    fn env_spelling_upper_cases_and_replaces_the_rest() {
+        assert_eq!(env_spelling("github-token"), "GITHUB_TOKEN");
+        assert_eq!(env_spelling("a.b c"), "A_B_C");
+        assert_eq!(env_spelling("héllo"), "H_LLO");
+        assert_eq!(env_spelling(""), "");
     }
 
     #[test]

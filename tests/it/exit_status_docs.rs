@@ -51,11 +51,49 @@ fn every_numeric_exit_code_comes_from_the_table() {
                 let arg = &line[at + "ExitCode::from(".len()..];
                 assert!(
                     !arg.starts_with(|c: char| c.is_ascii_digit()),
-                    "{}:{}: a literal exit code; name it in cli::error::EXIT_CODES",
+                    "{}:{}: a literal exit code; name it in cli::exit::EXIT_CODES",
                     entry.path().display(),
                     i + 1
                 );
             }
         }
     }
+}
+
+/// The exit status is chosen in one place, `cli/exit.rs`: no other file builds an `ExitCode` or
+/// ends the process with a number of its own.
+#[test]
+fn exit_codes_are_built_only_by_the_one_mapping() {
+    // The sandbox's signal handler ends the process as the signal would have (128 + signal),
+    // the shell's convention, not a Ghostlab verdict.
+    const SIGNAL_DEATH: &str = "sandbox/session_sweep.rs";
+    let src = common::repo().join("src");
+    let mut found = Vec::new();
+    for entry in walkdir::WalkDir::new(&src) {
+        let entry = entry.unwrap();
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "rs") || path.ends_with("cli/exit.rs") || path.ends_with(SIGNAL_DEATH) {
+            continue;
+        }
+        let text = std::fs::read_to_string(path).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if [
+                "ExitCode::from(",
+                "process::exit(",
+                "ExitCode::SUCCESS",
+                "ExitCode::FAILURE",
+            ]
+            .iter()
+            .any(|p| code.contains(p))
+            {
+                found.push(format!("{}:{}: {}", path.display(), i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "exit codes built outside cli/exit.rs:\n{}",
+        found.join("\n")
+    );
 }

@@ -379,6 +379,7 @@ async fn an_unknown_provider_is_resolved_from_opencodes_catalog() {
     // Without the binary the same job is refused with what to set instead.
     let err = ghostlab::providers::endpoints::resolve(&job, None, &uses, None)
         .await
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("options.baseURL"), "{err}");
 }

@@ -92,11 +92,6 @@ rules! {
     UI_WITHOUT_RESOURCES = "GL033", "ui-without-resources-capability", Error, "A tool points to a UI resource but the server does not declare the resources capability.";
 }
 
-/// The rule with `code`, if any.
-pub fn by_code(code: &str) -> Option<Rule> {
-    ALL.iter().copied().find(|r| r.code == code)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
