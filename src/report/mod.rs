@@ -6,7 +6,7 @@
 //! renderer can leak a secret; the HTML never references anything outside its own file.
 
 mod assemble;
-mod chart;
+pub mod chart;
 mod config;
 mod critique;
 mod decided;

@@ -191,9 +191,13 @@ pub fn copy_dir(src: &Path, dst: &Path) {
         }
         // An installed package tree (the example's own MCP server) is read, never changed:
         // linked, not copied (thousands of files per test otherwise).
-        if e.file_type().is_dir() && e.file_name() == "node_modules" {
+        // (A checkout may itself hold it as a link to another tree's copy.)
+        if (e.file_type().is_dir() || e.file_type().is_symlink()) && e.file_name() == "node_modules" {
             std::os::unix::fs::symlink(e.path(), dst.join(rel)).unwrap();
-            walk.skip_current_dir();
+            // (On a link, skipping would skip the rest of the folder holding it.)
+            if e.file_type().is_dir() {
+                walk.skip_current_dir();
+            }
             continue;
         }
         if e.file_type().is_dir() {
