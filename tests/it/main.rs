@@ -52,6 +52,7 @@ mod lab_run_tmux;
 mod lab_snapshots;
 mod lab_state;
 mod lab_tmux;
+mod lab_transcript_tmux;
 mod llm_anthropic;
 mod llm_openai;
 mod mcp_faulty;
