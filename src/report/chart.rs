@@ -66,7 +66,7 @@ pub fn wrap_label(text: &str, fits: impl Fn(&str) -> bool) -> Vec<String> {
 }
 
 /// `word` in pieces that each end after a `-`, `_` or `/` (the last one may not).
-fn word_pieces(word: &str) -> Vec<&str> {
+pub(super) fn word_pieces(word: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
     for (i, c) in word.char_indices() {
