@@ -118,7 +118,11 @@ fn the_clock_moves_elapsed_between_events_and_stops_with_the_run() {
     let mut d = DashboardState::new(Some(1));
     d.clock(at(-2));
     d.clock(at(3));
-    assert_eq!(d.elapsed_ms(), 0, "time counts from the first trial's start, as in `view`");
+    assert_eq!(
+        d.elapsed_ms(),
+        0,
+        "time counts from the first trial's start, as in `view`"
+    );
     d.push(env(4, "a", started("s0")));
     d.clock(at(32));
     assert_eq!(
@@ -128,7 +132,11 @@ fn the_clock_moves_elapsed_between_events_and_stops_with_the_run() {
     );
     d.push(env(40, "a", finished()));
     d.clock(at(90));
-    assert_eq!(d.elapsed_ms(), 36_000, "every planned trial finished: the clock adds nothing");
+    assert_eq!(
+        d.elapsed_ms(),
+        36_000,
+        "every planned trial finished: the clock adds nothing"
+    );
     d.stop_clock();
     assert_eq!(
         d.elapsed_ms(),
@@ -146,7 +154,11 @@ fn env_ms(ms: i64, case: &str, event: Value) -> Envelope {
 
 /// The figures a live lab shows for `inputs` (ticks of the wall clock and events, in the order
 /// the screen gets them), the figure once the run ended, and `view`'s figure for its events.
-fn live_and_stored(planned: usize, inputs: &[(i64, Option<(&str, Value)>)], cancel_at: Option<usize>) -> (Vec<u64>, u64, u64) {
+fn live_and_stored(
+    planned: usize,
+    inputs: &[(i64, Option<(&str, Value)>)],
+    cancel_at: Option<usize>,
+) -> (Vec<u64>, u64, u64) {
     let mut live = DashboardState::new(Some(planned));
     let mut stored = DashboardState::new(Some(planned));
     let mut shown = Vec::new();
@@ -174,7 +186,11 @@ fn ticks(from: i64, to: i64) -> Vec<(i64, Option<(&'static str, Value)>)> {
 
 fn assert_never_steps_back(shown: &[u64], last: u64, stored: u64) {
     for (i, pair) in shown.windows(2).enumerate() {
-        assert!(pair[1] >= pair[0], "the clock stepped back at input {}: {shown:?}", i + 1);
+        assert!(
+            pair[1] >= pair[0],
+            "the clock stepped back at input {}: {shown:?}",
+            i + 1
+        );
     }
     let peak = shown.iter().copied().max().unwrap_or(0);
     assert!(last >= peak, "the run ended on {last} ms after showing {peak} ms");
@@ -199,7 +215,10 @@ fn the_clock_never_steps_back_and_ends_on_views_figure() {
     let (shown, last, stored) = live_and_stored(2, &inputs, None);
     assert_never_steps_back(&shown, last, stored);
     assert_eq!(stored, 11_800 - 380);
-    assert!(shown.iter().any(|&ms| ms > 8_000 && ms < 8_470), "the clock moved between events");
+    assert!(
+        shown.iter().any(|&ms| ms > 8_000 && ms < 8_470),
+        "the clock moved between events"
+    );
 }
 
 #[test]

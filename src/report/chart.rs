@@ -93,7 +93,12 @@ pub(super) fn chart_svg(bars: &[ScenarioBar]) -> String {
     let mut y = 4.0;
     for b in bars {
         let lines = wrap_label(&b.scenario, |l| svg_text_width(l, SVG_FONT) <= SVG_W);
-        let _ = write!(body, "<text class=\"label\" x=\"0\" y=\"{}\"><title>{}</title>", y + 12.0, esc(&b.scenario));
+        let _ = write!(
+            body,
+            "<text class=\"label\" x=\"0\" y=\"{}\"><title>{}</title>",
+            y + 12.0,
+            esc(&b.scenario)
+        );
         for (i, l) in lines.iter().enumerate() {
             let dy = if i == 0 { 0.0 } else { line_h };
             let _ = write!(body, "<tspan x=\"0\" dy=\"{dy}\">{}</tspan>", esc(l));
@@ -206,15 +211,25 @@ mod tests {
         assert_eq!(labels.len(), bars.len());
         for (b, lines) in bars.iter().zip(&labels) {
             for l in lines {
-                assert!(svg_text_width(l, SVG_FONT) <= SVG_W, "line {l:?} is wider than the chart");
+                assert!(
+                    svg_text_width(l, SVG_FONT) <= SVG_W,
+                    "line {l:?} is wider than the chart"
+                );
                 assert!(!l.contains('…'), "a label was cut: {l:?}");
             }
             assert_eq!(squeezed(&lines.concat()), squeezed(&b.scenario), "characters lost");
         }
         assert!(labels[0].len() >= 2 && labels[3].len() >= 3, "{labels:?}");
-        assert!(labels[0][0].ends_with('-'), "an id breaks after a dash: {:?}", labels[0]);
+        assert!(
+            labels[0][0].ends_with('-'),
+            "an id breaks after a dash: {:?}",
+            labels[0]
+        );
         assert_eq!(labels[5], ["Draft release notes"]);
-        assert!(svg.contains("viewBox=\"0 0 880 "), "the chart scales in a narrow window");
+        assert!(
+            svg.contains("viewBox=\"0 0 880 "),
+            "the chart scales in a narrow window"
+        );
     }
 
     #[test]
@@ -236,11 +251,27 @@ mod tests {
             .split("<rect ")
             .skip(1)
             .take(2)
-            .map(|r| r.split("y=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap())
+            .map(|r| {
+                r.split("y=\"")
+                    .nth(1)
+                    .unwrap()
+                    .split('"')
+                    .next()
+                    .unwrap()
+                    .parse()
+                    .unwrap()
+            })
             .collect();
         let lines = svg_labels(&svg)[0].len() as f64;
         assert!(lines >= 2.0);
-        assert!(ys[0] >= 16.0 + (lines - 1.0) * SVG_FONT * 1.3, "bar at {} over its label", ys[0]);
-        assert!(ys[1] > ys[0] + 14.0 + SVG_FONT, "second bar overlaps the first row: {ys:?}");
+        assert!(
+            ys[0] >= 16.0 + (lines - 1.0) * SVG_FONT * 1.3,
+            "bar at {} over its label",
+            ys[0]
+        );
+        assert!(
+            ys[1] > ys[0] + 14.0 + SVG_FONT,
+            "second bar overlaps the first row: {ys:?}"
+        );
     }
 }

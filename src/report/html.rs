@@ -246,7 +246,12 @@ pub(super) fn entry(o: &mut String, anchor: &str, v: &EntryView<'_>) {
     let id = format!("{anchor}-e{}", v.seq);
     let class = v.who.word();
     if let (Who::Note, Body::Text(text)) = (v.who, v.body) {
-        let _ = writeln!(o, "<div class=\"turn {class}\" id=\"{id}\">{} · {}</div>", v.lead(""), esc(text));
+        let _ = writeln!(
+            o,
+            "<div class=\"turn {class}\" id=\"{id}\">{} · {}</div>",
+            v.lead(""),
+            esc(text)
+        );
         return;
     }
     let who = match v.who {

@@ -26,7 +26,6 @@ impl Who<'_> {
             Who::Note => "note",
         }
     }
-
 }
 
 /// What an entry says.
@@ -123,7 +122,10 @@ mod tests {
             latency_ms: 5,
         };
         let v = entry_view(&user);
-        assert_eq!((v.who, v.facts.clone(), v.body), (Who::User, vec!["5 ms".to_string()], Body::Text("hi")));
+        assert_eq!(
+            (v.who, v.facts.clone(), v.body),
+            (Who::User, vec!["5 ms".to_string()], Body::Text("hi"))
+        );
         assert_eq!(v.lead(v.who.word()), "e3 · turn 1 · user");
         let agent = Entry::Agent {
             seq: 4,

@@ -159,12 +159,19 @@ pub fn mark_lines(lines: Vec<Line<'_>>, query: &str) -> Vec<Line<'static>> {
 /// (`İ`) does not shift the marks.
 fn mark_spans(spans: &[Span<'_>], query: &str) -> Vec<Span<'static>> {
     let fold = |c: char| c.to_lowercase().next().unwrap_or(c);
-    let chars: Vec<(char, Style)> = spans.iter().flat_map(|s| s.content.chars().map(move |c| (c, s.style))).collect();
+    let chars: Vec<(char, Style)> = spans
+        .iter()
+        .flat_map(|s| s.content.chars().map(move |c| (c, s.style)))
+        .collect();
     let needle: Vec<char> = query.chars().map(fold).collect();
     let mut marked = vec![false; chars.len()];
     let mut i = 0;
     while !needle.is_empty() && i + needle.len() <= chars.len() {
-        if chars[i..i + needle.len()].iter().map(|(c, _)| fold(*c)).eq(needle.iter().copied()) {
+        if chars[i..i + needle.len()]
+            .iter()
+            .map(|(c, _)| fold(*c))
+            .eq(needle.iter().copied())
+        {
             marked[i..i + needle.len()].iter_mut().for_each(|m| *m = true);
             i += needle.len();
         } else {
@@ -326,7 +333,11 @@ mod tests {
                 (" now".into(), false)
             ]
         );
-        assert_eq!(out[0].spans[2].style.fg, Some(Color::Green), "the mark keeps the span's colour");
+        assert_eq!(
+            out[0].spans[2].style.fg,
+            Some(Color::Green),
+            "the mark keeps the span's colour"
+        );
     }
 
     #[test]
@@ -342,7 +353,10 @@ mod tests {
 
     #[test]
     fn every_occurrence_is_marked_and_unusual_letters_do_not_shift_the_marks() {
-        let line = Line::from(vec![Span::raw("İstanbul "), Span::styled("tag, Tag", Style::default().add_modifier(Modifier::ITALIC))]);
+        let line = Line::from(vec![
+            Span::raw("İstanbul "),
+            Span::styled("tag, Tag", Style::default().add_modifier(Modifier::ITALIC)),
+        ]);
         let spans = marked_text(&mark_lines(vec![line], "tag")[0]);
         assert_eq!(
             spans,

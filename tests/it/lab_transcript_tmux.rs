@@ -22,17 +22,23 @@ fn write_run(dir: &Path) -> std::path::PathBuf {
     let run = dir.join("run-1");
     let trial = run.join(format!("cases/{CASE}/trial-1"));
     std::fs::create_dir_all(&trial).unwrap();
-    let mut events = vec![json!({"type": "case_started", "persona": "demo-user", "scenario": "tool-demo", "trial": 1, "max_turns": 40})];
+    let mut events = vec![
+        json!({"type": "case_started", "persona": "demo-user", "scenario": "tool-demo", "trial": 1, "max_turns": 40}),
+    ];
     for turn in 1..=TURNS {
-        events.push(json!({"type": "user_message", "turn": turn, "text": format!("question number {turn}"), "latency_ms": 5}));
+        events.push(
+            json!({"type": "user_message", "turn": turn, "text": format!("question number {turn}"), "latency_ms": 5}),
+        );
         events.push(json!({"type": "agent_message", "turn": turn, "text": format!("answer number {turn}"), "latency_ms": 9, "tokens": 10, "cost_usd": 0.0}));
     }
     let last = TURNS + 1;
     let notes = format!("ARGSTART {}ARGEND", "word ".repeat(38));
     events.push(json!({"type": "user_message", "turn": last, "text": "publish it", "latency_ms": 5}));
-    events.push(json!({"type": "tool_call", "turn": last, "call_id": "c1", "tool": "release_publish",
+    events.push(
+        json!({"type": "tool_call", "turn": last, "call_id": "c1", "tool": "release_publish",
         "arguments": {"notes": notes, "ref": "main"}, "result": "line one\nRESULT-LINE-2\nRESULT-LINE-3",
-        "status": "completed", "latency_ms": 40}));
+        "status": "completed", "latency_ms": 40}),
+    );
     let t0 = Utc.with_ymd_and_hms(2026, 11, 29, 12, 0, 0).unwrap();
     let lines: Vec<String> = events
         .into_iter()
@@ -120,7 +126,10 @@ fn enter_expands_and_the_wheel_scrolls(size: (u16, u16)) {
 
     // The wheel over the pane: back to the first turn, then forward to the end.
     let at = inside_transcript(&again);
-    assert!(!again.contains("[1] user:"), "the pane shows everything already:\n{again}");
+    assert!(
+        !again.contains("[1] user:"),
+        "the pane shows everything already:\n{again}"
+    );
     for _ in 0..60 {
         if tmux.screen().contains("[1] user:") {
             break;

@@ -111,7 +111,10 @@ pub fn read_ppm(path: &Path) -> Image {
     assert_eq!(fields[3], "255");
     let (width, height): (usize, usize) = (fields[1].parse().unwrap(), fields[2].parse().unwrap());
     let body = &bytes[at + 1..];
-    let pixels = body[..width * height * 3].chunks(3).map(|p| [p[0], p[1], p[2]]).collect();
+    let pixels = body[..width * height * 3]
+        .chunks(3)
+        .map(|p| [p[0], p[1], p[2]])
+        .collect();
     Image { width, height, pixels }
 }
 

@@ -90,7 +90,11 @@ fn html_chart_labels(html: &str) -> Vec<String> {
                 .skip(1)
                 .map(|l| unescape(&l[l.find('>').unwrap() + 1..l.find("</tspan>").unwrap()]))
                 .collect();
-            assert_eq!(squeeze(&printed), squeeze(&title), "the chart prints less than the title");
+            assert_eq!(
+                squeeze(&printed),
+                squeeze(&title),
+                "the chart prints less than the title"
+            );
             title
         })
         .collect()

@@ -107,7 +107,10 @@ fn the_examples_chart_shows_whole_labels_and_the_stated_counts_in_html_and_pdf()
     let md = std::fs::read_to_string(run.join("report.md")).unwrap();
     // The text states these counts (the summary table's verdict row).
     for (name, n) in ["PASS", "FAIL", "INCONCLUSIVE", "INFRA_ERROR"].iter().zip(counts) {
-        assert!(md.contains(&format!("| {name} | {n} |")), "report.md does not state {name} {n}");
+        assert!(
+            md.contains(&format!("| {name} | {n} |")),
+            "report.md does not state {name} {n}"
+        );
     }
 
     // The PDF: every page at 100 dpi; the chart's bars, none with a label running into it and
@@ -117,7 +120,10 @@ fn the_examples_chart_shows_whole_labels_and_the_stated_counts_in_html_and_pdf()
     let mut pdf_counts = [0u64; 4];
     let mut pdf_bars = 0;
     let mut seen = Vec::new();
-    for (p, page) in pdf_pages_as_images(&run.join("report.pdf"), &pages_dir).into_iter().enumerate() {
+    for (p, page) in pdf_pages_as_images(&run.join("report.pdf"), &pages_dir)
+        .into_iter()
+        .enumerate()
+    {
         let found = bars(&page, 0, page.width, 40);
         for b in &found {
             let into = ink_left_of(&page, b, 6, WHITE);
@@ -125,13 +131,24 @@ fn the_examples_chart_shows_whole_labels_and_the_stated_counts_in_html_and_pdf()
             // Right of the bar's count, up to the page edge past the margin: paper only.
             let margin_x = page.width - (44.0 * 100.0 / 72.0) as usize + 3;
             let rows = b.top.saturating_sub(20)..b.bottom;
-            let ink = rows.clone().any(|y| (margin_x..page.width).any(|x| page.at(x, y) != WHITE));
+            let ink = rows
+                .clone()
+                .any(|y| (margin_x..page.width).any(|x| page.at(x, y) != WHITE));
             assert!(!ink, "ink in the right margin beside a bar (rows {rows:?})");
         }
         let n = bars_per_verdict(&found);
         pdf_counts.iter_mut().zip(n).for_each(|(a, b)| *a += b);
         pdf_bars += found.len();
-        seen.extend(found.iter().map(|b| format!("page {} rows {}..{} from x {}: {:?}", p + 1, b.top, b.bottom, b.left, b.widths)));
+        seen.extend(found.iter().map(|b| {
+            format!(
+                "page {} rows {}..{} from x {}: {:?}",
+                p + 1,
+                b.top,
+                b.bottom,
+                b.left,
+                b.widths
+            )
+        }));
     }
     assert_eq!(pdf_bars, trials, "one PDF bar per scenario: {seen:#?}");
     assert_eq!(pdf_counts, counts, "PDF bars per verdict vs summary.json");
@@ -144,7 +161,10 @@ fn the_examples_chart_shows_whole_labels_and_the_stated_counts_in_html_and_pdf()
     for (name, size) in [("wide", (1280, 9000)), ("narrow", (640, 12000))] {
         let img = screenshot(chromium, &html, tmp.path(), name, size);
         let (cut, n, bars) = html_chart(&img);
-        assert!(cut.is_empty(), "{name} window: label ink cut at the chart's right edge in rows {cut:?}");
+        assert!(
+            cut.is_empty(),
+            "{name} window: label ink cut at the chart's right edge in rows {cut:?}"
+        );
         assert_eq!(bars, trials, "{name} window: one bar per scenario");
         assert_eq!(n, counts, "{name} window: bars per verdict vs summary.json");
     }
@@ -159,7 +179,11 @@ fn the_examples_chart_shows_whole_labels_and_the_stated_counts_in_html_and_pdf()
     assert!(!cut.is_empty(), "a fixed-width chart in a narrow window went unseen");
     if let Ok(keep) = std::env::var("GHOSTLAB_KEEP_SCREENSHOTS") {
         for name in ["wide", "narrow", "fixed"] {
-            std::fs::copy(tmp.path().join(format!("{name}.png")), Path::new(&keep).join(format!("{name}.png"))).unwrap();
+            std::fs::copy(
+                tmp.path().join(format!("{name}.png")),
+                Path::new(&keep).join(format!("{name}.png")),
+            )
+            .unwrap();
         }
     }
 }
@@ -196,13 +220,25 @@ fn planted_cut_labels_and_contradicting_bars_are_found_in_pixels() {
     let (cut, _, _) = html_chart(&img);
     assert!(!cut.is_empty(), "a label cut by the chart's edge went unseen");
 
-    let img = screenshot(chromium, &chart(300, "Draft notes", &[pass, pass, fail]), tmp.path(), "whole", (800, 300));
+    let img = screenshot(
+        chromium,
+        &chart(300, "Draft notes", &[pass, pass, fail]),
+        tmp.path(),
+        "whole",
+        (800, 300),
+    );
     let (cut, n, bars) = html_chart(&img);
     assert!(cut.is_empty(), "a whole label seen as cut in rows {cut:?}");
     assert_eq!((bars, n), (3, [2, 1, 0, 0]));
     assert_ne!(n, [3, 0, 0, 0], "bars that contradict the counts must differ from them");
 
-    let img = screenshot(chromium, &chart(900, "Draft notes", &[pass]), tmp.path(), "wider", (500, 300));
+    let img = screenshot(
+        chromium,
+        &chart(900, "Draft notes", &[pass]),
+        tmp.path(),
+        "wider",
+        (500, 300),
+    );
     let (cut, _, _) = html_chart(&img);
     assert!(!cut.is_empty(), "a chart cut by the window went unseen");
 }

@@ -303,6 +303,10 @@ fn cancelled_rows_stop_spinning_while_the_run_winds_down() {
     assert_eq!(first_column(&d, "⠙"), ["⠙", "✓"]);
     d.cancelled = true;
     for frame in ["⠋", "⠙", "⠹"] {
-        assert_eq!(first_column(&d, frame), ["■", "✓"], "a cancelled row spins on frame {frame}");
+        assert_eq!(
+            first_column(&d, frame),
+            ["■", "✓"],
+            "a cancelled row spins on frame {frame}"
+        );
     }
 }
