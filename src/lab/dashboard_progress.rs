@@ -11,11 +11,19 @@ use chrono::{DateTime, Utc};
 use super::dashboard_state::{CaseRow, DashboardState};
 use crate::generate::{CaseStatus, Dataset};
 
+/// How far the live figure runs behind the wall clock. An event is stamped before it reaches
+/// the screen; a clock reading taken in between must not show more than that event's time
+/// will, or the figure would step back when the run ends and only event times count.
+const CLOCK_LAG_MS: i64 = 250;
+
 impl DashboardState {
-    /// The wall clock while the run is live: elapsed time and ETA move between events.
+    /// The wall clock while the run is live: elapsed time and ETA move between events. A reading
+    /// earlier than one already seen (the system clock set back) is ignored, and so is every
+    /// reading once nothing is left to count ([`Self::clock_done`]).
     pub(crate) fn clock(&mut self, now: DateTime<Utc>) {
-        self.clock_start.get_or_insert(now);
-        self.now = Some(now);
+        if !self.clock_done() {
+            self.now = Some(self.now.map_or(now, |seen| seen.max(now)));
+        }
     }
 
     /// The run ended (finished, failed or cancelled): from now on only event times count.
@@ -24,17 +32,28 @@ impl DashboardState {
         self.confirm_cancel = false;
     }
 
-    /// Milliseconds from the first event to the latest event, or to the clock while it runs.
+    /// Milliseconds from the first event to the latest one: what `ghostlab view` shows from the
+    /// stored events. While the run is live the clock moves it between events (a little behind
+    /// the wall clock, [`CLOCK_LAG_MS`]), but only until every planned trial finished or the
+    /// run was cancelled: what is left (report, wind-down) adds no event time, so a clock still
+    /// running then would have to step back at the end. So a finished run's figure never
+    /// decreases and ends on the event-time figure. Before the first event it is 0: time
+    /// counts from the first trial's start, as in `view`.
     pub fn elapsed_ms(&self) -> u64 {
-        let start = self.first_ts.or(self.clock_start.filter(|_| self.now.is_some()));
-        let end = match (self.last_ts, self.now) {
-            (Some(a), Some(b)) => Some(a.max(b)),
-            (a, b) => a.or(b),
+        let Some(first) = self.first_ts else {
+            return 0;
         };
-        match (start, end) {
-            (Some(a), Some(b)) => (b - a).num_milliseconds().max(0) as u64,
-            _ => 0,
-        }
+        let span = self.last_ts.map_or(0, |last| (last - first).num_milliseconds());
+        let clock = self
+            .now
+            .map_or(0, |now| (now - first).num_milliseconds() - CLOCK_LAG_MS);
+        span.max(clock).max(0) as u64
+    }
+
+    /// Nothing the clock could count is left: every planned trial finished, or the run was
+    /// cancelled (no event marks the cancel, so a cancelled run ends on its last event's time).
+    fn clock_done(&self) -> bool {
+        self.cancelled || (self.planned.is_some() && self.done() >= self.total())
     }
 
     /// Remaining time at the pace of the trials finished so far; `None` before the first one

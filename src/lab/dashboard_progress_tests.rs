@@ -117,24 +117,135 @@ fn elapsed_spans_the_earliest_to_the_latest_event_whatever_order_they_arrive_in(
 fn the_clock_moves_elapsed_between_events_and_stops_with_the_run() {
     let mut d = DashboardState::new(Some(1));
     d.clock(at(-2));
-    assert_eq!(d.elapsed_ms(), 0);
     d.clock(at(3));
     assert_eq!(
         d.elapsed_ms(),
-        5_000,
-        "before any event the clock counts from its first tick"
+        0,
+        "time counts from the first trial's start, as in `view`"
     );
     d.push(env(4, "a", started("s0")));
     d.clock(at(32));
-    assert_eq!(d.elapsed_ms(), 28_000, "28 s after the first event, not 0.3 s");
+    assert_eq!(
+        d.elapsed_ms(),
+        28_000 - 250,
+        "28 s after the first event (a quarter second behind), not 0.3 s"
+    );
     d.push(env(40, "a", finished()));
+    d.clock(at(90));
+    assert_eq!(
+        d.elapsed_ms(),
+        36_000,
+        "every planned trial finished: the clock adds nothing"
+    );
     d.stop_clock();
-    d.clock_start = Some(at(-100)); // ignored once the clock stopped
     assert_eq!(
         d.elapsed_ms(),
         36_000,
         "a finished run counts event times only, as `view` does"
     );
+}
+
+/// A millisecond-stamped event.
+fn env_ms(ms: i64, case: &str, event: Value) -> Envelope {
+    let mut e = env(0, case, event);
+    e.ts = at(0) + Duration::milliseconds(ms);
+    e
+}
+
+/// The figures a live lab shows for `inputs` (ticks of the wall clock and events, in the order
+/// the screen gets them), the figure once the run ended, and `view`'s figure for its events.
+fn live_and_stored(
+    planned: usize,
+    inputs: &[(i64, Option<(&str, Value)>)],
+    cancel_at: Option<usize>,
+) -> (Vec<u64>, u64, u64) {
+    let mut live = DashboardState::new(Some(planned));
+    let mut stored = DashboardState::new(Some(planned));
+    let mut shown = Vec::new();
+    for (i, (ms, event)) in inputs.iter().enumerate() {
+        if cancel_at == Some(i) {
+            live.cancelled = true;
+        }
+        match event {
+            None => live.clock(at(0) + Duration::milliseconds(*ms)),
+            Some((case, e)) => {
+                live.push(env_ms(*ms, case, e.clone()));
+                stored.push(env_ms(*ms, case, e.clone()));
+            }
+        }
+        shown.push(live.elapsed_ms());
+    }
+    live.stop_clock();
+    (shown, live.elapsed_ms(), stored.elapsed_ms())
+}
+
+/// Ticks every 120 ms from `from` to `to` (exclusive).
+fn ticks(from: i64, to: i64) -> Vec<(i64, Option<(&'static str, Value)>)> {
+    (from..to).step_by(120).map(|t| (t, None)).collect()
+}
+
+fn assert_never_steps_back(shown: &[u64], last: u64, stored: u64) {
+    for (i, pair) in shown.windows(2).enumerate() {
+        assert!(
+            pair[1] >= pair[0],
+            "the clock stepped back at input {}: {shown:?}",
+            i + 1
+        );
+    }
+    let peak = shown.iter().copied().max().unwrap_or(0);
+    assert!(last >= peak, "the run ended on {last} ms after showing {peak} ms");
+    assert_eq!(last, stored, "the lab ends on a figure other than `view`'s");
+}
+
+#[test]
+fn the_clock_never_steps_back_and_ends_on_views_figure() {
+    // Two trials; each event reaches the screen 100 ms after it was stamped, so a tick in
+    // between reads a later time than the event carries. After the last trial the report takes
+    // five seconds, with the clock ticking.
+    let mut inputs = ticks(0, 500);
+    inputs.push((380, Some(("a", started("s0")))));
+    inputs.extend(ticks(500, 3_000));
+    inputs.push((2_950, Some(("b", started("s1")))));
+    inputs.extend(ticks(3_000, 9_000));
+    // Stamped at 8.85 s and 11.8 s, they reach the screen after the ticks of 8.88 s and 11.88 s.
+    inputs.push((8_850, Some(("a", finished()))));
+    inputs.extend(ticks(9_000, 12_000));
+    inputs.push((11_800, Some(("b", finished()))));
+    inputs.extend(ticks(12_000, 17_000));
+    let (shown, last, stored) = live_and_stored(2, &inputs, None);
+    assert_never_steps_back(&shown, last, stored);
+    assert_eq!(stored, 11_800 - 380);
+    assert!(
+        shown.iter().any(|&ms| ms > 8_000 && ms < 8_470),
+        "the clock moved between events"
+    );
+}
+
+#[test]
+fn the_clock_stops_at_a_cancel_and_events_out_of_order_never_turn_it_back() {
+    // Parallel trials: b's start (stamped earlier) reaches the screen after a's; the run is
+    // cancelled at 4 s (the clock stops there) and a trial's last event comes after the cancel.
+    let mut inputs = ticks(0, 1_000);
+    inputs.push((900, Some(("a", started("s0")))));
+    inputs.push((700, Some(("b", started("s1")))));
+    inputs.extend(ticks(1_000, 4_000));
+    let cancel = inputs.len();
+    inputs.extend(ticks(4_000, 6_000));
+    inputs.push((5_500, Some(("a", finished()))));
+    inputs.extend(ticks(6_000, 8_000));
+    let (shown, last, stored) = live_and_stored(3, &inputs, Some(cancel));
+    assert_never_steps_back(&shown, last, stored);
+    assert_eq!(stored, 5_500 - 700);
+}
+
+#[test]
+fn a_clock_set_back_does_not_turn_elapsed_back() {
+    let mut d = DashboardState::new(Some(2));
+    d.push(env(0, "a", started("s0")));
+    d.clock(at(20));
+    let before = d.elapsed_ms();
+    d.clock(at(5));
+    assert_eq!(d.elapsed_ms(), before);
 }
 
 #[test]

@@ -205,8 +205,6 @@ pub struct DashboardState {
     /// The wall clock while the run is live ([`DashboardState::clock`]), so elapsed time moves
     /// between events; `None` once it ended, when only event times count.
     pub(crate) now: Option<DateTime<Utc>>,
-    /// The first clock reading: elapsed time before the first event arrives.
-    pub(crate) clock_start: Option<DateTime<Utc>>,
     /// Esc was pressed during the live run: the screen asks before cancelling.
     pub(crate) confirm_cancel: bool,
     /// The person cancelled the run: unfinished rows are cancelled, not running.
@@ -240,7 +238,6 @@ impl DashboardState {
             first_ts: None,
             last_ts: None,
             now: None,
-            clock_start: None,
             confirm_cancel: false,
             cancelled: false,
             titles: HashMap::new(),

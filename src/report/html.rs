@@ -9,6 +9,7 @@ use super::chart::{chart_svg, esc};
 use super::model::*;
 use super::profile_section::parts as profile_parts;
 use super::tables::{self, Table};
+use super::transcript_view::{Body, EntryView, Who, entry_view};
 use crate::judge::Verdict;
 
 const CSS: &str = "
@@ -234,52 +235,44 @@ fn transcripts(o: &mut String, r: &Report) {
             let _ = writeln!(o, "<p class=\"note\">problem: {}</p>", esc(p));
         }
         for e in &t.entries {
-            let id = format!("{}-e{}", t.anchor, e.seq());
-            match e {
-                Entry::User {
-                    seq,
-                    turn,
-                    text,
-                    latency_ms,
-                } => {
-                    let _ = writeln!(
-                        o,
-                        "<div class=\"turn user\" id=\"{id}\"><div class=\"who\">e{seq} · turn {turn} · user · {latency_ms} ms</div><div class=\"msg\">{}</div></div>",
-                        esc(text)
-                    );
-                }
-                Entry::Agent {
-                    seq,
-                    turn,
-                    text,
-                    latency_ms,
-                    tokens,
-                } => {
-                    let _ = writeln!(
-                        o,
-                        "<div class=\"turn agent\" id=\"{id}\"><div class=\"who\">e{seq} · turn {turn} · agent · {latency_ms} ms · {tokens} tokens</div><div class=\"msg\">{}</div></div>",
-                        esc(text)
-                    );
-                }
-                Entry::Tool(c) => {
-                    let _ = writeln!(
-                        o,
-                        "<div class=\"turn tool\" id=\"{id}\"><div class=\"who\">e{} · turn {} · tool <code>{}</code> · {} · {} ms</div><div class=\"lbl\">arguments</div><pre>{}</pre><div class=\"lbl\">result</div><pre>{}</pre></div>",
-                        c.seq,
-                        c.turn,
-                        esc(&c.tool),
-                        esc(&c.status),
-                        c.latency_ms,
-                        esc(&c.arguments),
-                        esc(&c.result)
-                    );
-                }
-                Entry::Note { seq, text, .. } => {
-                    let _ = writeln!(o, "<div class=\"turn note\" id=\"{id}\">e{seq} · {}</div>", esc(text));
-                }
-            }
+            entry(o, &t.anchor, &entry_view(e));
         }
     }
+}
+
+/// One transcript entry: a note on one line, else a heading (who, facts) over its text or
+/// its tool call's arguments and result.
+pub(super) fn entry(o: &mut String, anchor: &str, v: &EntryView<'_>) {
+    let id = format!("{anchor}-e{}", v.seq);
+    let class = v.who.word();
+    if let (Who::Note, Body::Text(text)) = (v.who, v.body) {
+        let _ = writeln!(
+            o,
+            "<div class=\"turn {class}\" id=\"{id}\">{} · {}</div>",
+            v.lead(""),
+            esc(text)
+        );
+        return;
+    }
+    let who = match v.who {
+        Who::Tool(name) => format!("tool <code>{}</code>", esc(name)),
+        other => other.word().to_string(),
+    };
+    let facts: Vec<String> = v.facts.iter().map(|f| esc(f)).collect();
+    let body = match v.body {
+        Body::Text(text) => format!("<div class=\"msg\">{}</div>", esc(text)),
+        Body::Call { arguments, result } => format!(
+            "<div class=\"lbl\">arguments</div><pre>{}</pre><div class=\"lbl\">result</div><pre>{}</pre>",
+            esc(arguments),
+            esc(result)
+        ),
+    };
+    let _ = writeln!(
+        o,
+        "<div class=\"turn {class}\" id=\"{id}\"><div class=\"who\">{} · {}</div>{body}</div>",
+        v.lead(&who),
+        facts.join(" · ")
+    );
 }
 
 fn verdicts(o: &mut String, r: &Report) {

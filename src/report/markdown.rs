@@ -7,6 +7,7 @@ use std::fmt::Write;
 use super::model::*;
 use super::profile_section::parts as profile_parts;
 use super::tables::{self, Table};
+use super::transcript_view::{Body, EntryView, Who, entry_view};
 
 /// The whole report as Markdown.
 pub fn render_markdown(r: &Report) -> String {
@@ -204,47 +205,39 @@ fn transcripts(o: &mut String, r: &Report) {
             let _ = writeln!(o, "> problem: {p}\n");
         }
         for e in &t.entries {
-            match e {
-                Entry::User {
-                    seq,
-                    turn,
-                    text,
-                    latency_ms,
-                } => {
-                    let _ = writeln!(
-                        o,
-                        "**[e{seq}] turn {turn} · user** ({latency_ms} ms)\n\n{}\n",
-                        quote(text)
-                    );
-                }
-                Entry::Agent {
-                    seq,
-                    turn,
-                    text,
-                    latency_ms,
-                    tokens,
-                } => {
-                    let _ = writeln!(
-                        o,
-                        "**[e{seq}] turn {turn} · agent** ({latency_ms} ms, {tokens} tokens)\n\n{}\n",
-                        quote(text)
-                    );
-                }
-                Entry::Tool(c) => {
-                    let _ = writeln!(
-                        o,
-                        "**[e{}] turn {} · tool `{}`** — {}, {} ms\n",
-                        c.seq, c.turn, c.tool, c.status, c.latency_ms
-                    );
-                    o.push_str("Arguments:\n\n");
-                    fence(o, "json", &c.arguments);
-                    o.push_str("Result:\n\n");
-                    fence(o, "text", &c.result);
-                }
-                Entry::Note { seq, text, .. } => {
-                    let _ = writeln!(o, "*[e{seq}] {text}*\n");
-                }
-            }
+            entry(o, &entry_view(e));
+        }
+    }
+}
+
+/// One transcript entry: a note in italics, else a bold heading (who, facts) over its quoted
+/// text or its tool call's arguments and result in fences.
+pub(super) fn entry(o: &mut String, v: &EntryView<'_>) {
+    let seq = v.seq;
+    if let (Who::Note, Body::Text(text)) = (v.who, v.body) {
+        let _ = writeln!(o, "*[e{seq}] {text}*\n");
+        return;
+    }
+    let turn = v.turn.map(|t| format!(" turn {t}")).unwrap_or_default();
+    let who = match v.who {
+        Who::Tool(name) => format!("tool `{name}`"),
+        other => other.word().to_string(),
+    };
+    match v.body {
+        Body::Text(text) => {
+            let _ = writeln!(
+                o,
+                "**[e{seq}]{turn} · {who}** ({})\n\n{}\n",
+                v.facts.join(", "),
+                quote(text)
+            );
+        }
+        Body::Call { arguments, result } => {
+            let _ = writeln!(o, "**[e{seq}]{turn} · {who}** — {}\n", v.facts.join(", "));
+            o.push_str("Arguments:\n\n");
+            fence(o, "json", arguments);
+            o.push_str("Result:\n\n");
+            fence(o, "text", result);
         }
     }
 }

@@ -6,7 +6,7 @@
 //! renderer can leak a secret; the HTML never references anything outside its own file.
 
 mod assemble;
-mod chart;
+pub mod chart;
 mod config;
 mod critique;
 mod decided;
@@ -25,6 +25,7 @@ pub mod spend;
 mod summary;
 mod tables;
 pub mod timing;
+mod transcript_view;
 
 pub use assemble::{build_report, build_report_with};
 pub use critique::{SLOW_CALL_MS, build_critique, trial_findings};

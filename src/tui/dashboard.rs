@@ -246,13 +246,18 @@ fn header_lines<'a>(s: &DashboardState, spinner: Option<&str>, theme: &Theme, wi
     vec![Line::from(first), Line::from(second)]
 }
 
-fn status_mark(r: &CaseRow, spinner: Option<&str>) -> String {
+/// A row's first column: its verdict's mark, the spinner only while the row is running, and a
+/// still square once it no longer runs (cancelled, or left unfinished by a run that stopped).
+fn status_mark(s: &DashboardState, r: &CaseRow, spinner: Option<&str>) -> String {
     match r.verdict {
         Some(Verdict::Pass) => "✓".into(),
         Some(Verdict::Fail) => "✗".into(),
         Some(Verdict::Inconclusive) => "?".into(),
         Some(Verdict::InfraError) => "!".into(),
-        None => spinner.unwrap_or("■").to_string(),
+        None => match spinner {
+            Some(frame) if s.row_status(r, true) == "running" => frame.to_string(),
+            _ => "■".into(),
+        },
     }
 }
 
@@ -316,7 +321,7 @@ fn draw_table(
         let scenario = s.title(r);
         let text = format!(
             "{} {} {} {:<6}{:<13}{:>7}",
-            status_mark(r, spinner),
+            status_mark(s, r, spinner),
             clip(&persona, persona_w),
             clip(scenario, scenario_w),
             turn,

@@ -7,6 +7,7 @@
 //! says so, and Esc gives the keys back.
 
 use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
@@ -141,22 +142,55 @@ pub fn marked(ui: &Ui) -> &str {
     }
 }
 
-/// Detail-pane lines with the query's occurrences marked (lines of one style only; a line
-/// mixing styles is left as it is).
+/// Detail-pane lines with the query's occurrences marked, whatever styles a line mixes: a match
+/// may start in one span and end in the next.
 pub fn mark_lines(lines: Vec<Line<'_>>, query: &str) -> Vec<Line<'static>> {
     lines
         .into_iter()
         .map(|line| match line.spans.as_slice() {
             [one] => highlighted(one.content.to_string(), query, one.style.patch(line.style)),
-            spans => Line::from(
-                spans
-                    .iter()
-                    .map(|s| Span::styled(s.content.to_string(), s.style))
-                    .collect::<Vec<_>>(),
-            )
-            .style(line.style),
+            spans => Line::from(mark_spans(spans, query)).style(line.style),
         })
         .collect()
+}
+
+/// `spans` with every case-insensitive occurrence of `query` marked, each character keeping
+/// its span's style. Matched character by character, so a letter whose lowercase is longer
+/// (`İ`) does not shift the marks.
+fn mark_spans(spans: &[Span<'_>], query: &str) -> Vec<Span<'static>> {
+    let fold = |c: char| c.to_lowercase().next().unwrap_or(c);
+    let chars: Vec<(char, Style)> = spans
+        .iter()
+        .flat_map(|s| s.content.chars().map(move |c| (c, s.style)))
+        .collect();
+    let needle: Vec<char> = query.chars().map(fold).collect();
+    let mut marked = vec![false; chars.len()];
+    let mut i = 0;
+    while !needle.is_empty() && i + needle.len() <= chars.len() {
+        if chars[i..i + needle.len()]
+            .iter()
+            .map(|(c, _)| fold(*c))
+            .eq(needle.iter().copied())
+        {
+            marked[i..i + needle.len()].iter_mut().for_each(|m| *m = true);
+            i += needle.len();
+        } else {
+            i += 1;
+        }
+    }
+    let mut out: Vec<Span<'static>> = Vec::new();
+    for ((c, style), mark) in chars.into_iter().zip(marked) {
+        let style = if mark {
+            style.add_modifier(Modifier::REVERSED | Modifier::BOLD)
+        } else {
+            style
+        };
+        match out.last_mut() {
+            Some(last) if last.style == style => last.content.to_mut().push(c),
+            _ => out.push(Span::styled(c.to_string(), style)),
+        }
+    }
+    out
 }
 
 /// The footer line while a search is open.
@@ -273,5 +307,67 @@ mod tests {
         let mut ui = Ui::default();
         typed(&mut ui, &items, "");
         assert!(ui.search.is_none());
+    }
+
+    fn marked_text(line: &Line<'_>) -> Vec<(String, bool)> {
+        line.spans
+            .iter()
+            .map(|s| (s.content.to_string(), s.style.add_modifier.contains(Modifier::REVERSED)))
+            .collect()
+    }
+
+    #[test]
+    fn a_line_mixing_styles_is_marked_and_keeps_its_styles() {
+        use ratatui::style::Color;
+        let key = Style::default().fg(Color::Blue);
+        let value = Style::default().fg(Color::Green);
+        let line = Line::from(vec![Span::styled("goal: ", key), Span::styled("push a TAG now", value)]);
+        let out = mark_lines(vec![line], "tag");
+        let spans = marked_text(&out[0]);
+        assert_eq!(
+            spans,
+            [
+                ("goal: ".into(), false),
+                ("push a ".into(), false),
+                ("TAG".into(), true),
+                (" now".into(), false)
+            ]
+        );
+        assert_eq!(
+            out[0].spans[2].style.fg,
+            Some(Color::Green),
+            "the mark keeps the span's colour"
+        );
+    }
+
+    #[test]
+    fn a_match_across_two_spans_is_marked_in_both() {
+        let second = Style::default().fg(ratatui::style::Color::Red);
+        let line = Line::from(vec![Span::raw("relea"), Span::styled("se notes", second)]);
+        let spans = marked_text(&mark_lines(vec![line], "RELEASE")[0]);
+        assert_eq!(
+            spans,
+            [("relea".into(), true), ("se".into(), true), (" notes".into(), false)]
+        );
+    }
+
+    #[test]
+    fn every_occurrence_is_marked_and_unusual_letters_do_not_shift_the_marks() {
+        let line = Line::from(vec![
+            Span::raw("İstanbul "),
+            Span::styled("tag, Tag", Style::default().add_modifier(Modifier::ITALIC)),
+        ]);
+        let spans = marked_text(&mark_lines(vec![line], "tag")[0]);
+        assert_eq!(
+            spans,
+            [
+                ("İstanbul ".into(), false),
+                ("tag".into(), true),
+                (", ".into(), false),
+                ("Tag".into(), true)
+            ]
+        );
+        let none = Line::from(vec![Span::raw("a"), Span::raw("b")]);
+        assert_eq!(marked_text(&mark_lines(vec![none], "")[0]), [("ab".into(), false)]);
     }
 }

@@ -65,6 +65,8 @@ fn tmux_esc_asks_before_cancelling_a_live_run_and_rows_then_say_cancelled() {
                 !cases(&screen).contains("running"),
                 "a row says running after the cancel:\n{screen}"
             );
+            // Nor does a cancelled row spin while the run winds down.
+            assert_still_marks(&screen);
         }
         std::thread::sleep(Duration::from_millis(30));
     }
@@ -73,7 +75,28 @@ fn tmux_esc_asks_before_cancelling_a_live_run_and_rows_then_say_cancelled() {
     let screen = format!("{screen}\n{}", tmux.screen());
     let rows = cases(&screen);
     assert!(!rows.contains("running"), "a row still says running:\n{screen}");
+    // A cancelled row stands still: its mark is the same square in frames apart, never a
+    // spinner frame.
+    for _ in 0..3 {
+        assert_still_marks(&tmux.screen());
+        std::thread::sleep(Duration::from_millis(150));
+    }
     tmux.keys(&["C-c"]);
+}
+
+/// Every cancelled row of the Cases table shows the still square, never a spinner frame.
+fn assert_still_marks(screen: &str) {
+    // The mark is the first cell inside the table's left border.
+    let Some(border) = screen
+        .lines()
+        .find_map(|l| l.find("┌ Cases (").map(|at| l[..at].chars().count()))
+    else {
+        return;
+    };
+    for row in cases(screen).lines().filter(|l| l.contains("cancelled")) {
+        let mark = row.chars().nth(border + 1);
+        assert_eq!(mark, Some('■'), "a cancelled row's mark in {row:?}:\n{screen}");
+    }
 }
 
 /// The rows of the last Cases table on `screen`: below its header, above its bottom border.

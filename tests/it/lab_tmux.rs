@@ -29,9 +29,14 @@ impl Tmux {
     }
 
     /// The lab in a `width`×`height` terminal.
-    pub(crate) fn start_sized(&self, dir: &Path, env: &str, args: &str, (width, height): (u16, u16)) {
+    pub(crate) fn start_sized(&self, dir: &Path, env: &str, args: &str, size: (u16, u16)) {
+        self.start_command(dir, env, &format!("lab {args}"), size);
+    }
+
+    /// `ghostlab <command>` in a `width`×`height` terminal.
+    pub(crate) fn start_command(&self, dir: &Path, env: &str, command: &str, (width, height): (u16, u16)) {
         let bin = env!("CARGO_BIN_EXE_ghostlab");
-        let line = format!("exec env {env} GHOSTLAB_LOG=debug RELEASE_TOKEN=tmux-test-token {bin} lab {args}");
+        let line = format!("exec env {env} GHOSTLAB_LOG=debug RELEASE_TOKEN=tmux-test-token {bin} {command}");
         let ok = self
             .cmd()
             .args([

@@ -68,18 +68,34 @@ pub fn split_words(pdf_text: &str, vocabulary: &BTreeSet<String>) -> Vec<String>
     found
 }
 
-/// The chart's labels as the HTML report writes them (`<text class="label">…<title>…</title>label`).
+/// The chart's labels as the HTML report writes them (`<text class="label"><title>whole
+/// title</title><tspan>line</tspan>…`): the title, once its printed lines were checked to hold
+/// every one of its characters (wrapped, none cut).
 fn html_chart_labels(html: &str) -> Vec<String> {
+    let unescape = |s: &str| {
+        s.replace("&amp;", "&")
+            .replace("&quot;", "\"")
+            .replace("&#39;", "'")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+    };
+    let squeeze = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
     html.split("<text class=\"label\"")
         .skip(1)
         .map(|t| {
-            let body = &t[t.find("</title>").unwrap() + 8..];
-            body[..body.find("</text>").unwrap()]
-                .replace("&amp;", "&")
-                .replace("&quot;", "\"")
-                .replace("&#39;", "'")
-                .replace("&lt;", "<")
-                .replace("&gt;", ">")
+            let t = &t[..t.find("</text>").unwrap()];
+            let title = unescape(&t[t.find("<title>").unwrap() + 7..t.find("</title>").unwrap()]);
+            let printed: String = t
+                .split("<tspan")
+                .skip(1)
+                .map(|l| unescape(&l[l.find('>').unwrap() + 1..l.find("</tspan>").unwrap()]))
+                .collect();
+            assert_eq!(
+                squeeze(&printed),
+                squeeze(&title),
+                "the chart prints less than the title"
+            );
+            title
         })
         .collect()
 }

@@ -277,3 +277,36 @@ fn the_lab_shows_results_after_its_run() {
     let text = text_of(t.backend().buffer());
     s.bind(|| insta::assert_snapshot!("run_lab_dashboard_finished_100x30", text));
 }
+
+/// The case table's first column while the run is live: the spinner turns on a running row
+/// only. Once the run was cancelled (it still winds down, so the screen is live) an unfinished
+/// row shows a still square in every frame; a finished row its verdict.
+#[test]
+fn cancelled_rows_stop_spinning_while_the_run_winds_down() {
+    let theme = Theme::builtin("default").expect("theme");
+    let mut d = DashboardState::new(Some(3));
+    trial(&mut d, 0, 2, None);
+    trial(&mut d, 1, 2, Some(Verdict::Pass));
+    let first_column = |d: &DashboardState, frame: &str| -> Vec<String> {
+        let mut t = Terminal::new(TestBackend::new(120, 20)).expect("terminal");
+        t.draw(|f| {
+            ghostlab::tui::dashboard::draw_dashboard(f, d, Some(frame), &theme, f.area());
+        })
+        .expect("draw");
+        let text = text_of(t.backend().buffer());
+        text.lines()
+            .filter(|l| l.contains(" 2/6 "))
+            .map(|l| l.trim_start_matches('│').chars().next().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(first_column(&d, "⠋"), ["⠋", "✓"], "a running row spins");
+    assert_eq!(first_column(&d, "⠙"), ["⠙", "✓"]);
+    d.cancelled = true;
+    for frame in ["⠋", "⠙", "⠹"] {
+        assert_eq!(
+            first_column(&d, frame),
+            ["■", "✓"],
+            "a cancelled row spins on frame {frame}"
+        );
+    }
+}

@@ -449,21 +449,9 @@ impl<'a> Writer<'a> {
     }
 }
 
-/// A word cut after each `-`, `_` and `/`: the places an overlong token may break.
-pub(super) fn break_pieces(word: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    for (i, c) in word.char_indices() {
-        if matches!(c, '-' | '_' | '/') {
-            out.push(&word[start..i + 1]);
-            start = i + 1;
-        }
-    }
-    if start < word.len() {
-        out.push(&word[start..]);
-    }
-    out
-}
+/// A word cut after each `-`, `_` and `/`: the places an overlong token may break (the
+/// chart's labels break at the same places).
+pub(super) use crate::report::chart::word_pieces as break_pieces;
 
 /// The widest piece of `text` no line break may split (a word, or a piece of an id), in points.
 fn widest_unbreakable(m: &FontMetrics, text: &str, size: f32) -> f32 {

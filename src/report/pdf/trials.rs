@@ -11,6 +11,7 @@ use crate::report::digest::{
 use crate::report::markdown::verdict_label;
 use crate::report::model::*;
 use crate::report::tables;
+use crate::report::transcript_view::{Body, EntryView, Who, entry_view};
 
 /// Lines of a tool result printed before the cut (the rest is in report.html).
 const RESULT_LINES: usize = 12;
@@ -33,42 +34,6 @@ pub(super) fn transcripts(w: &mut Writer<'_>, r: &Report) {
         let mut i = 0;
         while i < t.entries.len() {
             match &t.entries[i] {
-                Entry::User {
-                    seq,
-                    turn,
-                    text,
-                    latency_ms,
-                } => {
-                    anchor(w, t, *seq);
-                    let label = format!("e{seq} · turn {turn} · user · {latency_ms} ms:");
-                    labelled(w, &label, (43, 90, 138), text, 8.2);
-                }
-                Entry::Agent {
-                    seq,
-                    turn,
-                    text,
-                    latency_ms,
-                    tokens,
-                } => {
-                    anchor(w, t, *seq);
-                    let label = format!("e{seq} · turn {turn} · agent · {latency_ms} ms · {tokens} tokens:");
-                    labelled(w, &label, (46, 125, 50), text, 8.2);
-                }
-                Entry::Tool(call) => {
-                    anchor(w, t, call.seq);
-                    let line = format!(
-                        "e{} · turn {} · tool {} · {} · {} ms",
-                        call.seq, call.turn, call.tool, call.status, call.latency_ms
-                    );
-                    who(w, &line, (183, 121, 31));
-                    // Arguments and result in one block: `→` what was sent, `←` what came back.
-                    let block = format!(
-                        "→ {}\n← {}",
-                        one_line_json(&call.arguments),
-                        head_lines(&call.result, RESULT_LINES)
-                    );
-                    w.code(&block, 10.0);
-                }
                 Entry::Note { .. } => {
                     // Notes in a row (sandbox ready, setup, stop) share one paragraph; each
                     // keeps its anchor for the evidence links.
@@ -82,11 +47,41 @@ pub(super) fn transcripts(w: &mut Writer<'_>, r: &Report) {
                     w.space(2.0);
                     continue;
                 }
+                e => entry(w, t, &entry_view(e)),
             }
             w.space(2.0);
             i += 1;
         }
         w.space(6.0);
+    }
+}
+
+/// A message or a tool call: its heading (who, facts) in the speaker's colour, then the text
+/// beside it, or the call's arguments and result in one block (`→` sent, `←` came back).
+fn entry(w: &mut Writer<'_>, t: &TrialReport, v: &EntryView<'_>) {
+    anchor(w, t, v.seq);
+    let who_word = match v.who {
+        Who::Tool(name) => format!("tool {name}"),
+        other => other.word().to_string(),
+    };
+    let head = format!("{} · {}", v.lead(&who_word), v.facts.join(" · "));
+    match v.body {
+        Body::Text(text) => labelled(w, &format!("{head}:"), who_rgb(v.who), text, 8.2),
+        Body::Call { arguments, result } => {
+            who(w, &head, who_rgb(v.who));
+            let block = format!("→ {}\n← {}", one_line_json(arguments), head_lines(result, RESULT_LINES));
+            w.code(&block, 10.0);
+        }
+    }
+}
+
+/// The colour of a speaker's heading (the HTML's stylesheet uses the same hues).
+fn who_rgb(who: Who<'_>) -> (u8, u8, u8) {
+    match who {
+        Who::User => (43, 90, 138),
+        Who::Agent => (46, 125, 50),
+        Who::Tool(_) => (183, 121, 31),
+        Who::Note => MUTED,
     }
 }
 
