@@ -38,8 +38,13 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
          harness, not the agent's or the models' answers",
         judge.label()
     );
-    let outcome = block_on(crate::run::results::rescore::rescore(&job, judge.as_ref(), &args.run, &out))?
-        .map_err(|e| CliError::bad_input(e.to_string()))?;
+    let outcome = block_on(crate::run::results::rescore::rescore(
+        &job,
+        judge.as_ref(),
+        &args.run,
+        &out,
+    ))?
+    .map_err(|e| CliError::bad_input(e.to_string()))?;
     super::out::say!("run {}", out.display());
     super::out::say!("rescored {}: {outcome}", args.run.display());
     match crate::report::write_all(&job, &out, &crate::report::ReportOutputs::defaults(&out)) {

@@ -72,6 +72,7 @@ pub fn unconfirmed_attempts<'a>(
             RunEvent::ToolCall { tool, arguments, .. } if matches(tool, arguments) => vec![arguments.clone()],
             RunEvent::CommandsSeen { commands, .. } if sees_programs => commands
                 .iter()
+                .filter(|c| !super::file_facts::is_host_git_bookkeeping(c))
                 .map(|c| serde_json::json!({ "command": c }))
                 .filter(|args| matches(&rule.tool, args))
                 .collect(),

@@ -23,6 +23,31 @@ pub const AGENT_HOST_STATE: &[&str] = &[
     "opencode",
 ];
 
+/// Whether an observed command line is the agent host's own git bookkeeping: `git` run on a
+/// repository inside the host's state folders (OpenCode's snapshots: `git --git-dir
+/// …/.local/share/opencode/snapshot/… write-tree`). Such a command is the host's, not an act
+/// of the agent, so a shell rule (`git add`) does not count it. Only the `--git-dir` form is
+/// taken: an argument merely naming such a folder does not hide a command.
+pub fn is_host_git_bookkeeping(line: &str) -> bool {
+    let Ok(words) = shell_words::split(line) else {
+        return false;
+    };
+    if words.first().map(String::as_str) != Some("git") {
+        return false;
+    }
+    let dir = words.iter().enumerate().find_map(|(i, w)| {
+        w.strip_prefix("--git-dir=")
+            .map(str::to_string)
+            .or_else(|| (w == "--git-dir").then(|| words.get(i + 1).cloned()).flatten())
+    });
+    dir.is_some_and(|d| {
+        AGENT_HOST_STATE
+            .iter()
+            .filter(|s| s.contains('/') || s.starts_with('.'))
+            .any(|s| d.contains(&format!("/{s}/")))
+    })
+}
+
 /// Files under `.git` that change without anyone asking: the index (read-only commands such as
 /// `git status` refresh it) and OpenCode's project id, written on every run.
 pub const GIT_HOST_FILES: &[&str] = &[".git/index", ".git/opencode"];
@@ -128,6 +153,23 @@ pub fn links_leaving<'a>(root: &std::path::Path, entries: impl Iterator<Item = (
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_git_on_a_host_state_repository_is_bookkeeping() {
+        let snap =
+            "git --git-dir /sandbox/home/.local/share/opencode/snapshot/a/b --work-tree /sandbox/workspace add .";
+        assert!(is_host_git_bookkeeping(snap));
+        assert!(is_host_git_bookkeeping(
+            "git '--git-dir=/sandbox/home/.local/share/opencode/snapshot/x' write-tree"
+        ));
+        assert!(!is_host_git_bookkeeping(
+            "git push origin /sandbox/home/.local/share/opencode/x"
+        ));
+        assert!(!is_host_git_bookkeeping("git --git-dir /sandbox/workspace/.git push"));
+        assert!(!is_host_git_bookkeeping(
+            "sh -c 'git --git-dir /sandbox/home/.local/share/opencode/s push'"
+        ));
+    }
 
     #[test]
     fn links_out_of_the_workspace_are_found_and_links_inside_are_not() {

@@ -18,8 +18,12 @@ pub(crate) enum LintError {
     #[error(transparent)]
     Read(#[from] BoundedError),
     /// inventory.json is there but this build cannot read it (never silently replaced).
-    #[error("{}: {reason}", path.display())]
-    Inventory { path: PathBuf, reason: String },
+    #[error("{}: {source}", path.display())]
+    Inventory {
+        path: PathBuf,
+        #[source]
+        source: crate::mcp::inventory::InventoryError,
+    },
     /// The state folder, inventory.json or contract.json could not be written.
     #[error("{}: {source}", path.display())]
     Write {
@@ -45,9 +49,9 @@ pub(crate) fn record_and_lint(
     let _one_at_a_time = INVENTORY.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let path = state_dir.join("inventory.json");
     let mut inventory = match read_optional_string(&path, FileKind::State)? {
-        Some(text) => Inventory::from_json(&text).map_err(|reason| LintError::Inventory {
+        Some(text) => Inventory::from_json(&text).map_err(|source| LintError::Inventory {
             path: path.clone(),
-            reason,
+            source,
         })?,
         None => Inventory {
             version: INVENTORY_VERSION,

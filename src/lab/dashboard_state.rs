@@ -208,7 +208,7 @@ pub struct DashboardState {
     /// Esc was pressed during the live run: the screen asks before cancelling.
     pub(crate) confirm_cancel: bool,
     /// The person cancelled the run: unfinished rows are cancelled, not running.
-    pub(crate) cancelled: bool,
+    pub cancelled: bool,
     /// Scenario id → its title, for the case table (the events name scenarios by id).
     pub(crate) titles: HashMap<String, String>,
     /// Rows scrolled on the results screen.

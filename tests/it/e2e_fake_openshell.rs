@@ -107,8 +107,9 @@ fn shape(run: &Path) -> (Vec<String>, Vec<String>, serde_json::Value) {
             v["type"].as_str().unwrap_or("?").to_string()
         })
         // Denied egress depends on who enforces it (Ghostlab's proxy, OpenShell's); the fake
-        // enforces none, which the policy check below accounts for.
-        .filter(|k| k != "egress_denied")
+        // enforces none, which the policy check below accounts for. Programs started are seen
+        // only by bubblewrap's watch (docs/sandbox.md), which OpenShell's sandbox does not run.
+        .filter(|k| k != "egress_denied" && k != "commands_seen")
         .collect();
     let tools = events
         .iter()
