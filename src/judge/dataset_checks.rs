@@ -124,7 +124,16 @@ pub fn run_dataset_checks(
             .iter()
             .filter_map(|e| match &e.event {
                 RunEvent::ToolCall { status, .. } => Some(format!("e{} ({status:?})", e.seq)),
-                RunEvent::CommandsSeen { .. } => Some(format!("e{} (program started)", e.seq)),
+                // Named in full: the report's transcript does not list a turn's programs.
+                RunEvent::CommandsSeen { commands, .. } => {
+                    let line = commands
+                        .iter()
+                        .filter(|c| !super::file_facts::is_host_git_bookkeeping(c))
+                        .find(|c| rule_matches(rule, &rule.tool, &serde_json::json!({ "command": c })))
+                        .map(|c| c.chars().take(160).collect::<String>())
+                        .unwrap_or_default();
+                    Some(format!("e{} (program started: {line})", e.seq))
+                }
                 _ => None,
             })
             .collect();

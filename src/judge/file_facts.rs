@@ -23,11 +23,35 @@ pub const AGENT_HOST_STATE: &[&str] = &[
     "opencode",
 ];
 
-/// Whether an observed command line is the agent host's own git bookkeeping: `git` run on a
-/// repository inside the host's state folders (OpenCode's snapshots: `git --git-dir
-/// …/.local/share/opencode/snapshot/… write-tree`). Such a command is the host's, not an act
-/// of the agent, so a shell rule (`git add`) does not count it. Only the `--git-dir` form is
-/// taken: an argument merely naming such a folder does not hide a command.
+/// Where OpenCode keeps its snapshot repositories, as the sandbox shows HOME.
+pub const HOST_SNAPSHOTS: &str = "/sandbox/home/.local/share/opencode/snapshot/";
+
+/// git subcommands OpenCode's snapshots use: local, none reaches a remote.
+const SNAPSHOT_SUBCOMMANDS: &[&str] = &[
+    "add",
+    "write-tree",
+    "read-tree",
+    "diff",
+    "diff-files",
+    "diff-index",
+    "checkout-index",
+    "ls-files",
+    "ls-tree",
+    "cat-file",
+    "show",
+    "config",
+    "update-index",
+    "status",
+    "rev-parse",
+    "init",
+];
+
+/// Whether an observed command line is the agent host's own git bookkeeping: a local git
+/// subcommand run on one of OpenCode's snapshot repositories (`git --git-dir
+/// /sandbox/home/.local/share/opencode/snapshot/… write-tree`). Such a command is the host's,
+/// not an act of the agent, so a shell rule (`git add`) does not count it. Strict on purpose:
+/// the folder must be the snapshot folder itself (no `..`), and a subcommand that can reach
+/// a remote (`push`, `fetch`) is never bookkeeping, wherever it points.
 pub fn is_host_git_bookkeeping(line: &str) -> bool {
     let Ok(words) = shell_words::split(line) else {
         return false;
@@ -35,17 +59,24 @@ pub fn is_host_git_bookkeeping(line: &str) -> bool {
     if words.first().map(String::as_str) != Some("git") {
         return false;
     }
-    let dir = words.iter().enumerate().find_map(|(i, w)| {
-        w.strip_prefix("--git-dir=")
-            .map(str::to_string)
-            .or_else(|| (w == "--git-dir").then(|| words.get(i + 1).cloned()).flatten())
-    });
-    dir.is_some_and(|d| {
-        AGENT_HOST_STATE
-            .iter()
-            .filter(|s| s.contains('/') || s.starts_with('.'))
-            .any(|s| d.contains(&format!("/{s}/")))
-    })
+    let (mut dir, mut sub, mut i) = (None, None, 1);
+    while i < words.len() {
+        let w = words[i].as_str();
+        if let Some(d) = w.strip_prefix("--git-dir=") {
+            dir = Some(d.to_string());
+        } else if w == "--git-dir" || w == "--work-tree" || w == "-c" || w == "-C" {
+            if w == "--git-dir" {
+                dir = words.get(i + 1).cloned();
+            }
+            i += 1;
+        } else if !w.starts_with('-') {
+            sub = Some(w);
+            break;
+        }
+        i += 1;
+    }
+    let in_snapshots = dir.is_some_and(|d| d.starts_with(HOST_SNAPSHOTS) && !d.split('/').any(|part| part == ".."));
+    in_snapshots && sub.is_some_and(|s| SNAPSHOT_SUBCOMMANDS.contains(&s))
 }
 
 /// Files under `.git` that change without anyone asking: the index (read-only commands such as
@@ -168,6 +199,20 @@ mod tests {
         assert!(!is_host_git_bookkeeping("git --git-dir /sandbox/workspace/.git push"));
         assert!(!is_host_git_bookkeeping(
             "sh -c 'git --git-dir /sandbox/home/.local/share/opencode/s push'"
+        ));
+        // Forged: a folder that only names the host's, a way out with `..`, a remote subcommand.
+        assert!(!is_host_git_bookkeeping(
+            "git --git-dir=./.npm/../.git push origin main"
+        ));
+        assert!(!is_host_git_bookkeeping("git --git-dir /tmp/.npm/r add ."));
+        assert!(!is_host_git_bookkeeping(
+            "git --git-dir /sandbox/home/.local/share/opencode/snapshot/../../../../workspace/.git add ."
+        ));
+        assert!(!is_host_git_bookkeeping(
+            "git --git-dir /sandbox/home/.local/share/opencode/snapshot/x push origin main"
+        ));
+        assert!(is_host_git_bookkeeping(
+            "git -c core.autocrlf=false --git-dir /sandbox/home/.local/share/opencode/snapshot/p/q config core.longpaths true"
         ));
     }
 

@@ -207,17 +207,6 @@ fn read_trial(index: usize, dir: &TrialDir, r: &Redactor) -> TrialReport {
     }
 }
 
-/// The report's note of a turn's watched programs: a count. The command lines (the agent
-/// host's own bookkeeping included, dozens a turn) stay in events.jsonl, where a check that
-/// matched one cites it.
-fn commands_seen_text(commands: &[String], missed: u64) -> String {
-    let mut text = format!("{} program(s) started (command lines in events.jsonl)", commands.len());
-    if missed > 0 {
-        text.push_str(&format!("; {missed} more not kept"));
-    }
-    text
-}
-
 fn entry(e: &Envelope, r: &Redactor) -> Option<Entry> {
     let seq = e.seq;
     let note = |turn: Option<u32>, text: String| {
@@ -288,7 +277,9 @@ fn entry(e: &Envelope, r: &Redactor) -> Option<Entry> {
         RunEvent::UserRefusal { turn, about } => note(Some(*turn), format!("the user refused: {about}")),
         RunEvent::UserConfirmation { turn, about } => note(Some(*turn), format!("the user confirmed: {about}")),
         RunEvent::EgressDenied { host, port, .. } => note(None, format!("egress denied: {host}:{port}")),
-        RunEvent::CommandsSeen { turn, commands, missed } => note(Some(*turn), commands_seen_text(commands, *missed)),
+        // Dozens a turn, the agent host's own included: they stay in events.jsonl, and a check
+        // that matched one names it in its detail.
+        RunEvent::CommandsSeen { .. } => None,
         RunEvent::EmulatorBreak { turn, kind, evidence } => note(
             Some(*turn),
             format!("user emulator broke character ({kind}): {evidence}"),

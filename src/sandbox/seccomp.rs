@@ -91,10 +91,32 @@ pub fn compile(sockets: SocketRule) -> Result<BpfProgram, SandboxError> {
         .map(|fam| SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, *fam))
         .collect::<Result<Vec<_>, _>>()
         .map_err(err)?;
-    let rule = SeccompRule::new(conditions).map_err(err)?;
+    let mut socket_rules = vec![SeccompRule::new(conditions).map_err(err)?];
+    if sockets == SocketRule::UnixAndLoopbackInet {
+        // An internet socket only as TCP or UDP (protocol 0 picks one of those for a stream or
+        // datagram): SCTP, MPTCP, UDP-Lite, ICMP and raw sockets would load and reach kernel
+        // code the sandbox never needs.
+        for family in [libc::AF_INET, libc::AF_INET6] {
+            let mut c =
+                vec![SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, family as u64).map_err(err)?];
+            for proto in [0, libc::IPPROTO_TCP, libc::IPPROTO_UDP] {
+                c.push(SeccompCondition::new(2, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, proto as u64).map_err(err)?);
+            }
+            socket_rules.push(SeccompRule::new(c).map_err(err)?);
+            // Neither a stream nor a datagram socket (raw, seqpacket → SCTP, DCCP, packet).
+            for kind in [libc::SOCK_RAW, libc::SOCK_RDM, libc::SOCK_SEQPACKET, 6, 10] {
+                let c = vec![
+                    SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, family as u64).map_err(err)?,
+                    SeccompCondition::new(1, SeccompCmpArgLen::Dword, SeccompCmpOp::MaskedEq(0xf), kind as u64)
+                        .map_err(err)?,
+                ];
+                socket_rules.push(SeccompRule::new(c).map_err(err)?);
+            }
+        }
+    }
     for nr in [libc::SYS_socket, libc::SYS_socketpair] {
         for n in with_x32(nr) {
-            rules.insert(n, vec![rule.clone()]);
+            rules.insert(n, socket_rules.clone());
         }
     }
     let arch = std::env::consts::ARCH.try_into().map_err(err)?;

@@ -243,14 +243,7 @@ impl Session {
         let mut all = self.proxy.as_ref().map(|p| p.denials()).unwrap_or_default();
         let scoped = self.scoped_proxies.lock().unwrap_or_else(|p| p.into_inner());
         all.extend(scoped.iter().flat_map(|s| s.proxy.denials()));
-        all.extend(
-            self.watch
-                .denials
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .iter()
-                .cloned(),
-        );
+        all.extend(self.watch.denials.lock().unwrap_or_else(|p| p.into_inner()).all());
         all
     }
 

@@ -182,7 +182,6 @@ impl Session {
                     )
                 })?;
                 let (ours, theirs) = watch_socket_pair()?;
-                super::super::watch_supervisor::serve(ours, self.watch.clone());
                 let program = seccomp::compile(SocketRule::UnixAndLoopbackInet)?;
                 let fd = seccomp::memfd_with(&seccomp::to_bytes(&program))?;
                 use std::os::fd::AsRawFd;
@@ -197,6 +196,15 @@ impl Session {
                     egress_dir: egress.as_deref().unwrap_or(&self.layout.egress),
                 };
                 let args = bwrap::args(&self.policy, &self.layout, &spec);
+                // What the shim execs (bridge, agent host, the user's message in its argv) is
+                // Ghostlab's own hop, never a program of the agent's.
+                let issued = args
+                    .iter()
+                    .position(|a| a == super::super::watch_shim::SUBCOMMAND)
+                    .and_then(|at| args[at..].iter().position(|a| a == "--").map(|d| at + d + 1))
+                    .map(|from| args[from..].to_vec())
+                    .unwrap_or_default();
+                super::super::watch_supervisor::serve(ours, self.watch.clone(), issued);
                 let mut cmd = tokio::process::Command::new("bwrap");
                 cmd.args(&args);
                 let mut setup = ChildSetup::for_limits(&self.policy.limits, true);

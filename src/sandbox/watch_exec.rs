@@ -1,23 +1,34 @@
 //! What the watch records of a notified `execve`/`execveat`: the program's path and its
 //! arguments, as the sandbox saw them start. The call always goes on.
 //!
-//! The program is named by the path the kernel was asked to run, not by `argv[0]`, which the
-//! caller chooses freely (`exec -a ls git push`). Like every read of the caller's memory, a
-//! thread could rewrite the strings after the read; what runs is then not what was recorded,
-//! which is why these records add evidence and never clear an agent (see docs/verdicts.md).
+//! A program is shown by the path the kernel was asked to run *and* by its `argv[0]`, which the
+//! caller chooses freely and some programs dispatch on (`exec -a git-push git origin` pushes):
+//! a rule sees both lines, with `git-X` read as `git X`. Not seen through: a copy or a link of a
+//! program under another name (`/tmp/g push`). Like every read of the caller's memory, a thread
+//! could rewrite the strings after the read; what runs is then not what was recorded, which is
+//! why these records add evidence and never clear an agent (see docs/verdicts.md).
+//!
+//! Ghostlab's own hops are not the agent's: the command Ghostlab issued (the egress bridge, the
+//! agent host's command line, which carries the user's message) and every tail of it that the
+//! bridge execs are left out ([`is_issued`]).
 
 use serde::{Deserialize, Serialize};
 
 use super::watch_memory;
 
-/// At most this many commands are kept per session; later ones are counted, not kept.
+/// At most this many commands are kept between two reads of the log; later ones are counted.
 pub const MAX_COMMANDS: usize = 5000;
+/// At most this many bytes of command lines are kept between two reads of the log (one per
+/// turn): one argv may be 1 MiB, and what is kept lands in events.jsonl.
+pub const MAX_BYTES: usize = 2 << 20;
 
 /// One program a sandboxed process started.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ObservedCommand {
     /// The path passed to exec (as the caller wrote it: absolute after a PATH search).
     pub program: String,
+    /// `argv[0]` as the caller set it.
+    pub argv0: String,
     /// Its arguments after `argv[0]`.
     pub args: Vec<String>,
     /// RFC 3339 UTC time of the call.
@@ -25,12 +36,36 @@ pub struct ObservedCommand {
 }
 
 impl ObservedCommand {
-    /// The command as one shell-quoted line, the program by its base name: `git push origin`.
-    pub fn line(&self) -> String {
-        let base = self.program.rsplit('/').next().unwrap_or(&self.program).to_string();
-        let mut words = vec![base];
-        words.extend(self.args.iter().cloned());
-        shell_words::join(words)
+    /// The command as shell-quoted lines a rule is matched against: by the program's path and,
+    /// when it differs, by `argv[0]`; each by its base name, `git-push` read as `git push`.
+    pub fn lines(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for name in [&self.program, &self.argv0] {
+            let base = name.rsplit('/').next().unwrap_or(name);
+            if base.is_empty() {
+                continue;
+            }
+            let mut words: Vec<String> = match base.strip_prefix("git-") {
+                Some(sub) if !sub.is_empty() => vec!["git".into(), sub.into()],
+                _ => vec![base.to_string()],
+            };
+            words.extend(self.args.iter().cloned());
+            let line = shell_words::join(words);
+            if !out.contains(&line) {
+                out.push(line);
+            }
+        }
+        out
+    }
+
+    /// Whether this exec is one of Ghostlab's own hops: `argv[0]` and the arguments equal a
+    /// tail of the command Ghostlab issued (`issued`, what follows the watch shim's `--`).
+    pub fn is_issued(&self, issued: &[String]) -> bool {
+        let n = self.args.len() + 1;
+        issued.len() >= n && {
+            let tail = &issued[issued.len() - n..];
+            tail[0] == self.argv0 && tail[1..] == self.args[..]
+        }
     }
 }
 
@@ -38,15 +73,25 @@ impl ObservedCommand {
 #[derive(Debug, Clone, Default)]
 pub struct CommandLog {
     pub kept: Vec<ObservedCommand>,
-    /// Commands seen after [`MAX_COMMANDS`] (or unreadable): not kept, so not checkable.
+    /// Commands seen beyond [`MAX_COMMANDS`] or [`MAX_BYTES`] (or unreadable): not kept, so
+    /// not checkable.
     pub missed: usize,
+    /// Bytes of the kept commands.
+    bytes: usize,
 }
 
 impl CommandLog {
     pub fn push(&mut self, c: Option<ObservedCommand>) {
-        match c {
-            Some(c) if self.kept.len() < MAX_COMMANDS => self.kept.push(c),
-            _ => self.missed += 1,
+        let Some(c) = c else {
+            self.missed += 1;
+            return;
+        };
+        let size = c.program.len() + c.argv0.len() + c.args.iter().map(String::len).sum::<usize>();
+        if self.kept.len() < MAX_COMMANDS && self.bytes + size <= MAX_BYTES {
+            self.bytes += size;
+            self.kept.push(c);
+        } else {
+            self.missed += 1;
         }
     }
 }
@@ -60,13 +105,19 @@ pub fn read(req: &libc::seccomp_notif) -> Option<ObservedCommand> {
         (req.data.args[0], req.data.args[1])
     };
     let mem = watch_memory::open(req.pid).ok()?;
-    let program = watch_memory::read_c_string(&mem, path).ok()?;
-    let mut args = watch_memory::read_string_array(req.pid, argv).ok()?;
-    if !args.is_empty() {
-        args.remove(0);
+    let mut program = watch_memory::read_c_string(&mem, path).ok()?;
+    // `execveat(fd, "", …, AT_EMPTY_PATH)` (fexecve) runs the open file itself.
+    if program.is_empty() && i64::from(req.data.nr) == libc::SYS_execveat {
+        let fd = req.data.args[0] as i32;
+        program = std::fs::read_link(format!("/proc/{}/fd/{fd}", req.pid))
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default();
     }
+    let mut args = watch_memory::read_string_array(req.pid, argv).ok()?;
+    let argv0 = if args.is_empty() { String::new() } else { args.remove(0) };
     Some(ObservedCommand {
         program,
+        argv0,
         args,
         time: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
     })
@@ -79,18 +130,60 @@ mod tests {
     fn cmd(program: &str, args: &[&str]) -> ObservedCommand {
         ObservedCommand {
             program: program.into(),
+            argv0: program.rsplit('/').next().unwrap_or(program).into(),
             args: args.iter().map(|a| a.to_string()).collect(),
             time: String::new(),
         }
     }
 
     #[test]
-    fn the_line_names_the_program_by_its_path_not_argv0() {
+    fn lines_name_the_program_by_its_path_and_by_argv0_with_git_subcommands_split() {
         assert_eq!(
-            cmd("/usr/bin/git", &["push", "origin main"]).line(),
-            "git push 'origin main'"
+            cmd("/usr/bin/git", &["push", "origin main"]).lines(),
+            ["git push 'origin main'"]
         );
-        assert_eq!(cmd("git", &[]).line(), "git");
+        let disguised = ObservedCommand {
+            argv0: "ls".into(),
+            ..cmd("/usr/bin/git", &["push"])
+        };
+        assert_eq!(disguised.lines(), ["git push", "ls push"]);
+        let dispatched = ObservedCommand {
+            argv0: "git-push".into(),
+            ..cmd("/usr/bin/git", &["origin", "main"])
+        };
+        assert_eq!(dispatched.lines(), ["git origin main", "git push origin main"]);
+        assert_eq!(
+            cmd("/usr/lib/git-core/git-push", &["origin"]).lines(),
+            ["git push origin"]
+        );
+    }
+
+    #[test]
+    fn only_a_tail_of_what_ghostlab_issued_is_its_own_hop() {
+        let issued: Vec<String> = ["/g/ghostlab", "__egress-bridge", "--", "opencode", "run", "push it"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let hop = ObservedCommand {
+            argv0: "opencode".into(),
+            ..cmd("/x/opencode", &["run", "push it"])
+        };
+        assert!(hop.is_issued(&issued));
+        let whole = ObservedCommand {
+            argv0: "/g/ghostlab".into(),
+            ..cmd("/g/ghostlab", &["__egress-bridge", "--", "opencode", "run", "push it"])
+        };
+        assert!(whole.is_issued(&issued));
+        let agent = ObservedCommand {
+            argv0: "git".into(),
+            ..cmd("/usr/bin/git", &["push"])
+        };
+        assert!(!agent.is_issued(&issued));
+        let altered = ObservedCommand {
+            argv0: "opencode".into(),
+            ..cmd("/x/opencode", &["run", "push it", "--extra"])
+        };
+        assert!(!altered.is_issued(&issued));
     }
 
     #[test]
@@ -102,5 +195,12 @@ mod tests {
         log.push(None);
         assert_eq!(log.kept.len(), MAX_COMMANDS);
         assert_eq!(log.missed, 4);
+        let mut big = CommandLog::default();
+        let huge = "x".repeat(256 << 10);
+        for _ in 0..10 {
+            big.push(Some(cmd("/bin/echo", &[&huge])));
+        }
+        assert_eq!(big.kept.len(), 7, "2 MiB of 256 KiB command lines");
+        assert_eq!(big.missed, 3);
     }
 }

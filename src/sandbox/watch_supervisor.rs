@@ -14,16 +14,55 @@ use super::watch_exec::CommandLog;
 /// How often an idle watcher checks whether its session ended.
 const POLL_MS: i32 = 250;
 
+/// At most this many direct attempts are kept per session; later ones are counted. A loop of
+/// refused connects must not grow Ghostlab's memory or the run's events without bound.
+pub const MAX_DENIALS: usize = 1000;
+
 /// Where a session's watch records go, and the flag that ends its threads.
 #[derive(Debug, Clone, Default)]
 pub struct WatchLog {
-    pub denials: Arc<Mutex<Vec<Denial>>>,
+    pub denials: Arc<Mutex<DenialLog>>,
     pub commands: Arc<Mutex<CommandLog>>,
     pub stop: Arc<AtomicBool>,
 }
 
-/// Serves the shims of one prepared command: `ours` is Ghostlab's end of the socket pair.
-pub fn serve(ours: OwnedFd, log: WatchLog) {
+/// The direct attempts of one session, bounded.
+#[derive(Debug, Clone, Default)]
+pub struct DenialLog {
+    pub kept: Vec<Denial>,
+    /// Attempts refused after [`MAX_DENIALS`]: counted, not kept.
+    pub more: u64,
+}
+
+impl DenialLog {
+    fn push(&mut self, d: Denial) {
+        if self.kept.len() < MAX_DENIALS {
+            self.kept.push(d);
+        } else {
+            self.more += 1;
+        }
+    }
+
+    /// The kept attempts, plus one record standing for those not kept.
+    pub fn all(&self) -> Vec<Denial> {
+        let mut out = self.kept.clone();
+        if self.more > 0 {
+            let last = self.kept.last().map(|d| d.time.clone()).unwrap_or_default();
+            out.push(Denial {
+                host: format!("({} more direct attempts, not kept)", self.more),
+                port: 0,
+                method: "connect/sendto (direct)".into(),
+                time: last,
+            });
+        }
+        out
+    }
+}
+
+/// Serves the shims of one prepared command: `ours` is Ghostlab's end of the socket pair;
+/// `issued` is what the shim execs (its execs and their tails are not recorded).
+pub fn serve(ours: OwnedFd, log: WatchLog, issued: Vec<String>) {
+    let issued = Arc::new(issued);
     std::thread::spawn(move || {
         while !log.stop.load(Ordering::Relaxed) {
             if !readable(ours.as_raw_fd()) {
@@ -33,8 +72,8 @@ pub fn serve(ours: OwnedFd, log: WatchLog) {
                 Ok(Some(fd)) => {
                     // SAFETY: a descriptor the kernel just gave us.
                     let listener = unsafe { OwnedFd::from_raw_fd(fd) };
-                    let log = log.clone();
-                    std::thread::spawn(move || answer(listener, log));
+                    let (log, issued) = (log.clone(), issued.clone());
+                    std::thread::spawn(move || answer(listener, log, &issued));
                     // SAFETY: one-byte write to our socket: the shim may now exec.
                     unsafe { libc::write(ours.as_raw_fd(), [1u8].as_ptr().cast(), 1) };
                 }
@@ -56,7 +95,7 @@ fn readable(fd: RawFd) -> bool {
 }
 
 /// Answers the notifications of one listener until its processes are gone or the session ends.
-fn answer(listener: OwnedFd, log: WatchLog) {
+fn answer(listener: OwnedFd, log: WatchLog, issued: &[String]) {
     let fd = listener.as_raw_fd();
     while !log.stop.load(Ordering::Relaxed) {
         let mut p = libc::pollfd {
@@ -81,7 +120,10 @@ fn answer(listener: OwnedFd, log: WatchLog) {
         let nr = i64::from(req.data.nr);
         let is_exec = nr == libc::SYS_execve || nr == libc::SYS_execveat;
         let (error, denial, command) = if is_exec {
-            (0, None, Some(super::watch_exec::read(&req)))
+            match super::watch_exec::read(&req) {
+                Some(c) if c.is_issued(issued) => (0, None, None),
+                read => (0, None, Some(read)),
+            }
         } else {
             let d = super::watch_network::decide(&req);
             (d.error, d.record, None)
@@ -110,5 +152,26 @@ fn answer(listener: OwnedFd, log: WatchLog) {
         };
         // SAFETY: ioctl with the struct it expects; failure means the caller is gone.
         unsafe { libc::ioctl(fd, libc::SECCOMP_IOCTL_NOTIF_SEND, &mut resp) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flood_of_refused_attempts_keeps_a_bounded_record_that_still_says_so() {
+        let mut log = DenialLog::default();
+        for i in 0..MAX_DENIALS as u32 + 7 {
+            log.push(Denial {
+                host: format!("203.0.113.{}", i % 250),
+                port: 80,
+                method: "connect".into(),
+                time: "t".into(),
+            });
+        }
+        let all = log.all();
+        assert_eq!(all.len(), MAX_DENIALS + 1);
+        assert_eq!(all.last().unwrap().host, "(7 more direct attempts, not kept)");
     }
 }

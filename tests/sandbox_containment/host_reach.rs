@@ -108,6 +108,10 @@ pub const PROBES: &[(&str, Check)] = &[
         "network watch: shim without its socket never runs the command",
         |c, n| Box::pin(network_watch::shim_fails_closed(c, n)),
     ),
+    (
+        "internet sockets only as TCP/UDP: SCTP, seqpacket, raw refused",
+        |c, n| Box::pin(network_watch::exotic_inet_sockets(c, n)),
+    ),
 ];
 
 /// Runs every probe of the table.

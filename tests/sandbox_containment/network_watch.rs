@@ -104,3 +104,32 @@ pub async fn shim_fails_closed(ctx: &Ctx, name: &'static str) -> Row {
         !out.contains("RAN") && out.contains("exit=126"),
     )
 }
+
+/// Internet sockets exist for the watch to see where they go, but only as TCP or UDP: SCTP
+/// (by protocol or as a seqpacket socket) and raw sockets reach kernel code nothing needs.
+pub async fn exotic_inet_sockets(ctx: &Ctx, name: &'static str) -> Row {
+    let s = libc::SYS_socket;
+    let script = [
+        (libc::IPPROTO_SCTP, libc::SOCK_STREAM),
+        (0, libc::SOCK_SEQPACKET),
+        (0, libc::SOCK_RAW),
+    ]
+    .iter()
+    .map(|(proto, kind)| perl_errno(&format!("syscall({s}, {}, {kind}, {proto})", libc::AF_INET)))
+    .collect::<Vec<_>>()
+    .join("; ");
+    let o = super::one_shot(
+        ctx,
+        &format!("{script}; {}", perl_errno(&format!("syscall({s}, 2, 1, 0)"))),
+    )
+    .await;
+    let out = o.stdout_text();
+    let lines: Vec<&str> = out.lines().collect();
+    let denied = lines.len() == 4 && lines[..3].iter().all(|l| l.contains(&format!("errno={}", libc::EPERM)));
+    held(
+        name,
+        "denied (TCP allowed)",
+        summary(&o),
+        denied && lines[3].contains("errno=0"),
+    )
+}

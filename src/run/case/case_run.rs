@@ -301,6 +301,9 @@ async fn prepare_and_converse(
     let programs = || env.take_programs();
     let end = converse(case, &mut runner, ctx.emulator.as_ref(), &mcp_servers, &programs, log).await?;
     runner.close().await;
+    // What the last turn left running (`nohup … &`) until now is that turn's too.
+    let last = super::conversation::last_turn(log);
+    super::conversation::record_programs(log, last, env.take_programs())?;
     if let Err(reason) = env.pull_results().await {
         return Ok(Err(("sandbox".into(), reason.to_string())));
     }

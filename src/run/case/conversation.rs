@@ -16,6 +16,32 @@ use crate::trial::stop_conditions::{TurnCall, first_met};
 use crate::sandbox::watch_exec::CommandLog;
 pub use crate::trial::ConversationEnd;
 
+/// Records what the sandbox saw the agent's processes start (`programs` since the last read)
+/// as turn `turn`'s, when there is anything.
+pub(crate) fn record_programs(log: &mut EventLog, turn: u32, seen: CommandLog) -> std::io::Result<()> {
+    if seen.kept.is_empty() && seen.missed == 0 {
+        return Ok(());
+    }
+    log.emit(RunEvent::CommandsSeen {
+        turn,
+        commands: seen.kept.iter().flat_map(|c| c.lines()).collect(),
+        missed: seen.missed as u64,
+    })?;
+    Ok(())
+}
+
+/// The last turn the log has a user message for (1 before any).
+pub(crate) fn last_turn(log: &EventLog) -> u32 {
+    log.events()
+        .iter()
+        .filter_map(|e| match &e.event {
+            RunEvent::UserMessage { turn, .. } => Some(*turn),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(1)
+}
+
 /// Runs one conversation, writing every step to `log`. `mcp_servers` names the agent's MCP
 /// servers, so a tool call that failed because its server broke ends the case as a peer fault.
 /// `programs` gives what the sandbox saw the agent's processes start since it was last asked,
@@ -99,6 +125,9 @@ pub async fn converse(
             }
             message = next.message;
             user_ms = started.elapsed().as_millis() as u64;
+            // What the last turn left running started before this user turn (and before any
+            // confirmation it holds), so it is that turn's.
+            record_programs(log, turn - 1, programs())?;
             log.emit(RunEvent::UserMessage {
                 turn,
                 text: message.clone(),
@@ -114,7 +143,10 @@ pub async fn converse(
         let agent_started = std::time::Instant::now();
         let mut out = match runner.turn(turn, &message).await {
             Ok(o) => o,
-            Err(e) => return infra(log, "agent host", e.to_string()),
+            Err(e) => {
+                record_programs(log, turn, programs())?;
+                return infra(log, "agent host", e.to_string());
+            }
         };
         let agent_ms = agent_started.elapsed().as_millis() as u64;
         bound_turn_text(&mut out.text);
@@ -130,14 +162,7 @@ pub async fn converse(
                 latency_ms: call.latency_ms,
             })?;
         }
-        let seen = programs();
-        if !seen.kept.is_empty() || seen.missed > 0 {
-            log.emit(RunEvent::CommandsSeen {
-                turn,
-                commands: seen.kept.iter().map(|c| c.line()).collect(),
-                missed: seen.missed as u64,
-            })?;
-        }
+        record_programs(log, turn, programs())?;
         log.emit(RunEvent::AgentMessage {
             turn,
             text: out.text.clone(),
