@@ -113,7 +113,7 @@ pub fn read(req: &libc::seccomp_notif) -> Option<ObservedCommand> {
             .map(|p| p.to_string_lossy().into_owned())
             .unwrap_or_default();
     }
-    let mut args = watch_memory::read_string_array(req.pid, argv).ok()?;
+    let mut args = watch_memory::read_string_array(&mem, argv).ok()?;
     let argv0 = if args.is_empty() { String::new() } else { args.remove(0) };
     Some(ObservedCommand {
         program,

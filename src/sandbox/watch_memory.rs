@@ -11,7 +11,7 @@ pub const MAX_STRING: usize = 4096;
 
 /// Reads up to `len` bytes at `addr` of process `pid`.
 pub fn read_bytes(pid: u32, addr: u64, len: usize) -> std::io::Result<Vec<u8>> {
-    let f = std::fs::File::open(format!("/proc/{pid}/mem"))?;
+    let f = open(pid)?;
     let mut buf = vec![0u8; len];
     let n = f.read_at(&mut buf, addr)?;
     buf.truncate(n);
@@ -40,8 +40,7 @@ pub fn read_c_string(mem: &std::fs::File, addr: u64) -> std::io::Result<String> 
 }
 
 /// The NULL-terminated array of string pointers at `addr` (an argv), at most [`MAX_ARGS`].
-pub fn read_string_array(pid: u32, addr: u64) -> std::io::Result<Vec<String>> {
-    let mem = std::fs::File::open(format!("/proc/{pid}/mem"))?;
+pub fn read_string_array(mem: &std::fs::File, addr: u64) -> std::io::Result<Vec<String>> {
     let mut out = Vec::new();
     if addr == 0 {
         return Ok(out);
@@ -56,7 +55,7 @@ pub fn read_string_array(pid: u32, addr: u64) -> std::io::Result<Vec<String>> {
         if p == 0 {
             break;
         }
-        out.push(read_c_string(&mem, p)?);
+        out.push(read_c_string(mem, p)?);
     }
     Ok(out)
 }
@@ -75,12 +74,12 @@ mod tests {
         let a = std::ffi::CString::new("git").unwrap();
         let b = std::ffi::CString::new("push --force").unwrap();
         let argv = [a.as_ptr(), b.as_ptr(), std::ptr::null()];
-        let pid = std::process::id();
-        let got = read_string_array(pid, argv.as_ptr() as u64).unwrap();
+        let mem = open(std::process::id()).unwrap();
+        let got = read_string_array(&mem, argv.as_ptr() as u64).unwrap();
         assert_eq!(got, vec!["git".to_string(), "push --force".to_string()]);
         let long = std::ffi::CString::new("x".repeat(MAX_STRING * 2)).unwrap();
-        let s = read_c_string(&open(pid).unwrap(), long.as_ptr() as u64).unwrap();
+        let s = read_c_string(&mem, long.as_ptr() as u64).unwrap();
         assert_eq!(s.len(), MAX_STRING);
-        assert!(read_string_array(pid, 0).unwrap().is_empty());
+        assert!(read_string_array(&mem, 0).unwrap().is_empty());
     }
 }

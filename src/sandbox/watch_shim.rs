@@ -64,30 +64,47 @@ fn install() -> std::io::Result<RawFd> {
     }
 }
 
+/// The buffers of a one-byte message that carries one descriptor (SCM_RIGHTS); `msg` points
+/// into the others, so they are boxed and live as long as it does.
+struct FdMessage {
+    byte: [u8; 1],
+    iov: libc::iovec,
+    control: Vec<u8>,
+    msg: libc::msghdr,
+}
+
+impl FdMessage {
+    fn new() -> Box<FdMessage> {
+        // SAFETY: CMSG_SPACE is a pure size computation.
+        let space = unsafe { libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) } as usize;
+        // SAFETY: a zeroed iovec and msghdr are valid; the pointers are set just below.
+        let mut m = Box::new(FdMessage {
+            byte: [1],
+            iov: unsafe { std::mem::zeroed() },
+            control: vec![0u8; space],
+            msg: unsafe { std::mem::zeroed() },
+        });
+        m.iov.iov_base = m.byte.as_mut_ptr().cast();
+        m.iov.iov_len = 1;
+        m.msg.msg_iov = &mut m.iov;
+        m.msg.msg_iovlen = 1;
+        m.msg.msg_control = m.control.as_mut_ptr().cast();
+        m.msg.msg_controllen = space as _;
+        m
+    }
+}
+
 /// Sends `fd` as SCM_RIGHTS with a one-byte payload.
 pub fn send_fd(socket: RawFd, fd: RawFd) -> std::io::Result<()> {
-    let mut byte = [1u8];
-    let mut iov = libc::iovec {
-        iov_base: byte.as_mut_ptr().cast(),
-        iov_len: 1,
-    };
-    // SAFETY: CMSG_SPACE is a pure size computation.
-    let space = unsafe { libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) } as usize;
-    let mut control = vec![0u8; space];
-    // SAFETY: a zeroed msghdr is valid; every pointer set below outlives sendmsg.
-    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
-    msg.msg_iov = &mut iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control.as_mut_ptr().cast();
-    msg.msg_controllen = space as _;
-    // SAFETY: the control buffer holds one cmsg of the size computed above.
+    let m = FdMessage::new();
+    // SAFETY: the control buffer holds one cmsg of the size `FdMessage` computed.
     unsafe {
-        let cmsg = libc::CMSG_FIRSTHDR(&msg);
+        let cmsg = libc::CMSG_FIRSTHDR(&m.msg);
         (*cmsg).cmsg_level = libc::SOL_SOCKET;
         (*cmsg).cmsg_type = libc::SCM_RIGHTS;
         (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<RawFd>() as u32) as _;
         std::ptr::write_unaligned(libc::CMSG_DATA(cmsg).cast::<RawFd>(), fd);
-        if libc::sendmsg(socket, &msg, libc::MSG_NOSIGNAL) != 1 {
+        if libc::sendmsg(socket, &m.msg, libc::MSG_NOSIGNAL) != 1 {
             return Err(Error::last_os_error());
         }
     }
@@ -96,22 +113,10 @@ pub fn send_fd(socket: RawFd, fd: RawFd) -> std::io::Result<()> {
 
 /// Receives one descriptor sent by [`send_fd`]; `None` at end of stream.
 pub fn recv_fd(socket: RawFd) -> std::io::Result<Option<RawFd>> {
-    let mut byte = [0u8];
-    let mut iov = libc::iovec {
-        iov_base: byte.as_mut_ptr().cast(),
-        iov_len: 1,
-    };
-    // SAFETY: as in `send_fd`.
-    let space = unsafe { libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) } as usize;
-    let mut control = vec![0u8; space];
-    // SAFETY: a zeroed msghdr is valid; every pointer set below outlives recvmsg.
-    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
-    msg.msg_iov = &mut iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control.as_mut_ptr().cast();
-    msg.msg_controllen = space as _;
+    let mut m = FdMessage::new();
+    let msg = &mut m.msg;
     // SAFETY: recvmsg into the buffers above; received descriptors are close-on-exec.
-    let n = unsafe { libc::recvmsg(socket, &mut msg, libc::MSG_CMSG_CLOEXEC) };
+    let n = unsafe { libc::recvmsg(socket, msg, libc::MSG_CMSG_CLOEXEC) };
     if n < 0 {
         return Err(Error::last_os_error());
     }
@@ -120,10 +125,35 @@ pub fn recv_fd(socket: RawFd) -> std::io::Result<Option<RawFd>> {
     }
     // SAFETY: reading the first cmsg of a buffer the kernel filled.
     unsafe {
-        let cmsg = libc::CMSG_FIRSTHDR(&msg);
+        let cmsg = libc::CMSG_FIRSTHDR(msg);
         if cmsg.is_null() || (*cmsg).cmsg_level != libc::SOL_SOCKET || (*cmsg).cmsg_type != libc::SCM_RIGHTS {
             return Err(Error::other("a message without a descriptor"));
         }
         Ok(Some(std::ptr::read_unaligned(libc::CMSG_DATA(cmsg).cast::<RawFd>())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+    use std::os::fd::{AsRawFd, FromRawFd};
+
+    #[test]
+    fn a_descriptor_crosses_the_socket_and_the_end_of_stream_is_none() {
+        let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
+        let (mut r, mut w) = std::os::unix::net::UnixStream::pair().unwrap();
+        send_fd(a.as_raw_fd(), w.as_raw_fd()).unwrap();
+        let got = recv_fd(b.as_raw_fd()).unwrap().expect("a descriptor");
+        assert_ne!(got, w.as_raw_fd());
+        // SAFETY: a descriptor the kernel just gave this process.
+        let mut passed = unsafe { std::os::unix::net::UnixStream::from_raw_fd(got) };
+        passed.write_all(b"ok").unwrap();
+        let mut buf = [0u8; 2];
+        r.read_exact(&mut buf).unwrap();
+        assert_eq!(&buf, b"ok");
+        w.flush().unwrap();
+        drop(a);
+        assert!(recv_fd(b.as_raw_fd()).unwrap().is_none());
     }
 }
