@@ -172,7 +172,7 @@ fn seeds(args: &Args) -> Result<Seeds, CliError> {
             .split_once('=')
             .ok_or_else(|| CliError::usage(format!("--gate {g}: expected KEY=VALUE")))?;
         let mut probe = crate::spec::Gates::default();
-        crate::lab::policy::set_gate(&mut probe, k.trim(), v.trim()).map_err(CliError::usage)?;
+        crate::lab::policy::set_gate(&mut probe, k.trim(), v.trim()).map_err(|e| CliError::usage(e.to_string()))?;
         gates.push((k.trim().to_string(), v.trim().to_string()));
     }
     Ok(Seeds {

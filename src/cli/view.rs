@@ -95,7 +95,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
             .collect();
         let paths = job.as_ref().map(|j| (j.file.clone(), j.state_dir()));
         let job_paths = paths.as_ref().map(|(file, state_dir)| JobPaths { file, state_dir });
-        dump.findings = view_findings(job_paths, &shown).map_err(CliError::bad_input)?;
+        dump.findings = view_findings(job_paths, &shown).map_err(|e| CliError::bad_input(e.to_string()))?;
         let text = serde_json::to_string_pretty(&dump).map_err(|e| CliError::io_error(e.to_string()))?;
         super::out::say!("{text}");
         return Ok(Exit::Success);

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use super::focus_transcript::shown;
-pub use super::focus_transcript::{Coverage, FocusTranscript, TRANSCRIPT_RING};
+pub use super::focus_transcript::{Coverage, FocusTranscript, TRANSCRIPT_RING, TranscriptError};
 use crate::trial::{Envelope, RunEvent, ToolStatus, Verdict};
 
 /// One trial in the case table: a summary, never its transcript.
@@ -323,7 +323,7 @@ impl DashboardState {
 
     /// Hands in the stored events of `key` (read from its events.jsonl), or why they could
     /// not be read. Ignored when the focus has moved on since they were asked for.
-    pub(crate) fn fill_transcript(&mut self, key: &TrialKey, stored: Result<Vec<Envelope>, String>) {
+    pub(crate) fn fill_transcript(&mut self, key: &TrialKey, stored: Result<Vec<Envelope>, TranscriptError>) {
         if self.wants_transcript().as_ref() == Some(key) {
             self.focus.fill(stored);
         }

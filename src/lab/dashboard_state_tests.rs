@@ -1,7 +1,7 @@
 //! Unit tests of the dashboard's fold: rows keyed by trial, summaries without transcripts, and
 //! the focused trial's ring.
 
-use super::dashboard_state::{Coverage, DashboardState, Nav, TRANSCRIPT_RING, TrialKey};
+use super::dashboard_state::{Coverage, DashboardState, Nav, TRANSCRIPT_RING, TranscriptError, TrialKey};
 use crate::trial::{Envelope, Verdict};
 use serde_json::{Value, json};
 
@@ -110,12 +110,12 @@ fn a_transcript_that_cannot_be_read_back_says_what_it_shows() {
         },
         Ok(vec![]),
     );
-    d.fill_transcript(&key, Err("not on disk yet".into()));
+    d.fill_transcript(&key, Err(TranscriptError::NotOnDisk));
     assert_eq!(
         d.focus.coverage,
         Coverage::SinceSelected {
             earlier: 2,
-            why: "not on disk yet".into()
+            why: TranscriptError::NotOnDisk
         }
     );
     assert_eq!(d.focus.events.len(), 1, "the event that arrived since");

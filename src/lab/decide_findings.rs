@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+pub use super::findings_error::FindingsError;
 use super::findings_review::FindingChoice;
 use crate::judge::verdict_findings::{VerdictFinding, standing};
 use crate::mcp::contract::decide::{self, DecideError, KnownFinding, job_findings, who};
@@ -25,16 +26,16 @@ fn newest_run_findings(state: &Path) -> Vec<VerdictFinding> {
 }
 
 /// The saved job's contract findings and its newest run's verdict findings, with their standing.
-pub fn load(job_file: &Path) -> Result<Vec<FindingChoice>, String> {
-    let state = crate::spec::load_job(job_file).map_err(|e| e.to_string())?.state_dir();
+pub fn load(job_file: &Path) -> Result<Vec<FindingChoice>, FindingsError> {
+    let state = crate::spec::load_job(job_file)?.state_dir();
     let verdict = newest_run_findings(&state);
     let mut rows: Vec<FindingChoice> = match job_findings(job_file, &state) {
         Ok(found) => found.rows().iter().map(FindingChoice::from).collect(),
         // Without a contract the run's findings can still be decided on.
         Err(DecideError::NoContract { .. }) if !verdict.is_empty() => Vec::new(),
-        Err(e) => return Err(e.to_string()),
+        Err(e) => return Err(e.into()),
     };
-    let decisions = crate::mcp::contract::decisions::load(&decisions_path(job_file)).map_err(|e| e.to_string())?;
+    let decisions = crate::mcp::contract::decisions::load(&decisions_path(job_file))?;
     rows.extend(verdict.iter().map(|f| {
         let standing = standing(f, &decisions);
         FindingChoice {
@@ -49,8 +50,13 @@ pub fn load(job_file: &Path) -> Result<Vec<FindingChoice>, String> {
 }
 
 /// Records one decision by the person at the keyboard, then reads the findings again.
-pub fn decide(job_file: &Path, finding: &str, verdict: Verdict, reason: &str) -> Result<Vec<FindingChoice>, String> {
-    let state = crate::spec::load_job(job_file).map_err(|e| e.to_string())?.state_dir();
+pub fn decide(
+    job_file: &Path,
+    finding: &str,
+    verdict: Verdict,
+    reason: &str,
+) -> Result<Vec<FindingChoice>, FindingsError> {
+    let state = crate::spec::load_job(job_file)?.state_dir();
     let known: Vec<KnownFinding> = newest_run_findings(&state)
         .into_iter()
         .map(|f| KnownFinding {
@@ -66,7 +72,6 @@ pub fn decide(job_file: &Path, finding: &str, verdict: Verdict, reason: &str) ->
         verdict,
         reason,
         &who(),
-    )
-    .map_err(|e| e.to_string())?;
+    )?;
     load(job_file)
 }

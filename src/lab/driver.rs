@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::findings_review::FindingsEvent;
 use super::propose::StepProposer;
+use super::shared_error::Shared;
 use super::spawned_work::{spawn_discovery, spawn_proposal, spawn_run};
 use super::state::{DiscoveryError, Effect, Event};
 use super::step::StepId;
@@ -201,7 +202,7 @@ impl Executor {
             }
             Effect::CancelRun => self.run.cancel(),
             Effect::LoadFindings => {
-                let rows = super::decide_findings::load(&self.job_file());
+                let rows = super::decide_findings::load(&self.job_file()).map_err(Shared::from);
                 let _ = self.tx.send(Event::Findings(FindingsEvent::Loaded(rows)));
             }
             Effect::DecideFinding {
@@ -209,7 +210,8 @@ impl Executor {
                 verdict,
                 reason,
             } => {
-                let rows = super::decide_findings::decide(&self.job_file(), &finding, verdict, &reason);
+                let rows =
+                    super::decide_findings::decide(&self.job_file(), &finding, verdict, &reason).map_err(Shared::from);
                 let _ = self.tx.send(Event::Findings(FindingsEvent::Decided(rows)));
             }
             Effect::Quit => return Ok(true),

@@ -3,6 +3,8 @@
 //! read the findings (`Effect::LoadFindings`) and, for each [`DecisionRequest`] this hands back,
 //! to record it (`Effect::DecideFinding`), through the same code as `ghostlab findings`
 //! (`mcp::contract::decide`), into the same `<job>.decisions.json`.
+use super::findings_error::{FindingsError, FindingsProblem};
+use super::shared_error::Shared;
 use crate::mcp::contract::decide::{FindingRow, describe};
 use crate::mcp::contract::decisions::{Standing, Verdict};
 
@@ -50,9 +52,9 @@ pub(crate) struct DecisionPrompt {
 #[derive(Debug, Clone, PartialEq)]
 pub enum FindingsEvent {
     /// The job's findings were read (or why not).
-    Loaded(Result<Vec<FindingChoice>, String>),
+    Loaded(Result<Vec<FindingChoice>, Shared<FindingsError>>),
     /// A decision was recorded (the list read again) or refused.
-    Decided(Result<Vec<FindingChoice>, String>),
+    Decided(Result<Vec<FindingChoice>, Shared<FindingsError>>),
     Up,
     Down,
     /// Start deciding on the selected finding.
@@ -75,7 +77,7 @@ pub struct FindingsReview {
     /// A decision is being written.
     pub(crate) pending: bool,
     /// The last thing to tell the person (a decision recorded, or why not).
-    pub(crate) notice: Option<Result<String, String>>,
+    pub(crate) notice: Option<Result<String, FindingsProblem>>,
     /// The decision being written, said back once it is recorded.
     last_submitted: Option<String>,
 }
@@ -142,9 +144,7 @@ impl FindingsReview {
     fn submit(&mut self) -> Option<DecisionRequest> {
         let p = self.prompt.take()?;
         if p.reason.trim().is_empty() {
-            self.notice = Some(Err(
-                "say why: the reason is stored with the decision and shown in the report".into(),
-            ));
+            self.notice = Some(Err(FindingsProblem::NoReason));
             self.prompt = Some(p);
             return None;
         }
@@ -161,7 +161,11 @@ impl FindingsReview {
         })
     }
 
-    fn fill(&mut self, rows: Result<Vec<FindingChoice>, String>, done: Option<String>) -> Option<DecisionRequest> {
+    fn fill(
+        &mut self,
+        rows: Result<Vec<FindingChoice>, Shared<FindingsError>>,
+        done: Option<String>,
+    ) -> Option<DecisionRequest> {
         match rows {
             Ok(rows) => {
                 self.selected = self.selected.min(rows.len().saturating_sub(1));
@@ -170,7 +174,7 @@ impl FindingsReview {
                     self.notice = Some(Ok(done));
                 }
             }
-            Err(e) => self.notice = Some(Err(e)),
+            Err(e) => self.notice = Some(Err(e.into())),
         }
         None
     }

@@ -1,6 +1,25 @@
 //! The decision flow on the results screen, as events and effects.
 
 use super::*;
+use crate::mcp::contract::decide::DecideError;
+use crate::mcp::contract::decisions::DecisionsError;
+use std::path::PathBuf;
+
+fn no_contract() -> Shared<FindingsError> {
+    FindingsError::from(DecideError::NoContract {
+        path: PathBuf::from("/jobs/bot/.ghostlab/contract.json"),
+        job: PathBuf::from("/jobs/bot/job.yaml"),
+    })
+    .into()
+}
+
+fn unreadable_decisions() -> Shared<FindingsError> {
+    FindingsError::from(DecisionsError::Invalid {
+        path: PathBuf::from("/jobs/bot/job.decisions.json"),
+        reason: "expected value at line 1 column 3".into(),
+    })
+    .into()
+}
 
 fn rows() -> Vec<FindingChoice> {
     ["GL020:release/publish@1a2b3c", "GL017:notes/add@3f9a1c"]
@@ -68,7 +87,15 @@ fn a_blank_reason_is_refused_and_the_prompt_stays() {
     type_text(&mut f, "   ");
     assert!(f.handle(FindingsEvent::Submit).is_none());
     assert!(f.typing(), "the reason can still be typed");
-    assert!(matches!(f.notice, Some(Err(_))));
+    assert_eq!(f.notice, Some(Err(FindingsProblem::NoReason)));
+    assert_eq!(
+        f.notice
+            .as_ref()
+            .and_then(|n| n.clone().err())
+            .map(|p| p.to_string())
+            .as_deref(),
+        Some("say why: the reason is stored with the decision and shown in the report")
+    );
 }
 
 #[test]
@@ -86,17 +113,32 @@ fn no_findings_or_an_unreadable_contract_opens_no_prompt() {
     let mut f = FindingsReview::default();
     f.handle(FindingsEvent::Decide(Verdict::Waived));
     assert!(!f.typing(), "nothing loaded yet");
-    f.handle(FindingsEvent::Loaded(Err("no contract yet".into())));
+    f.handle(FindingsEvent::Loaded(Err(no_contract())));
     f.handle(FindingsEvent::Decide(Verdict::Waived));
     assert!(!f.typing());
-    assert_eq!(f.notice, Some(Err("no contract yet".into())));
+    let said = f.notice.clone().and_then(Result::err).map(|p| p.to_string());
+    assert_eq!(
+        said.as_deref(),
+        Some(
+            "/jobs/bot/.ghostlab/contract.json: no contract yet; run `ghostlab discover --job /jobs/bot/job.yaml` first"
+        ),
+        "the screen names the missing file and the command that writes it"
+    );
     // A refused decision says why and leaves the list as it was.
     let mut f = loaded();
     f.handle(FindingsEvent::Decide(Verdict::Waived));
     type_text(&mut f, "x");
     f.handle(FindingsEvent::Submit);
-    f.handle(FindingsEvent::Decided(Err("decisions file unreadable".into())));
+    f.handle(FindingsEvent::Decided(Err(unreadable_decisions())));
     assert_eq!(f.rows.as_deref(), Some(&rows()[..]));
-    assert_eq!(f.notice, Some(Err("decisions file unreadable".into())));
+    assert_eq!(f.notice, Some(Err(FindingsProblem::Failed(unreadable_decisions()))));
+    let Some(Err(FindingsProblem::Failed(e))) = &f.notice else {
+        panic!("{:?}", f.notice)
+    };
+    assert!(
+        matches!(e.get(), FindingsError::Decisions(DecisionsError::Invalid { .. })),
+        "the decisions file's own error is kept: {e:?}"
+    );
+    assert!(e.to_string().starts_with("/jobs/bot/job.decisions.json: "), "{e}");
     assert!(!f.pending);
 }

@@ -4,7 +4,9 @@
 //! ([`FocusTranscript::fill`]). So the dashboard's memory follows the rows, not the run's size.
 
 use std::collections::VecDeque;
+use std::path::PathBuf;
 
+use super::shared_error::Shared;
 use crate::trial::{Envelope, RunEvent};
 
 /// Events kept for the focused trial's transcript.
@@ -19,7 +21,26 @@ pub enum Coverage {
     Loading { earlier: usize },
     /// Focused mid-trial and its earlier events could not be read (not on disk yet, or no run
     /// folder known): only what arrived since it was selected.
-    SinceSelected { earlier: usize, why: String },
+    SinceSelected { earlier: usize, why: TranscriptError },
+}
+
+/// Why a trial's earlier events could not be read back for its transcript.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TranscriptError {
+    /// The run has not announced its folder yet.
+    #[error("the run folder is not known yet")]
+    NoRunFolder,
+    /// The trial just started: its log is not written yet.
+    #[error("not on disk yet")]
+    NotOnDisk,
+    /// The log is there but does not read (its message names the file and line).
+    #[error("{source}")]
+    Unreadable {
+        /// The trial's folder.
+        trial: PathBuf,
+        #[source]
+        source: Shared<std::io::Error>,
+    },
 }
 
 /// The focused trial's ring.
@@ -82,7 +103,7 @@ impl FocusTranscript {
 
     /// Puts the trial's stored events in front of what arrived live since it was focused
     /// (those with a higher `seq` than the stored ones), or records why they are missing.
-    pub(crate) fn fill(&mut self, stored: Result<Vec<Envelope>, String>) {
+    pub(crate) fn fill(&mut self, stored: Result<Vec<Envelope>, TranscriptError>) {
         let Coverage::Loading { earlier } = self.coverage else {
             return;
         };

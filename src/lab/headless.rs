@@ -8,7 +8,9 @@ use std::sync::Arc;
 use tokio::sync::mpsc::unbounded_channel;
 
 use super::driver::{Executor, LabError};
+use super::effect_errors::LabRunError;
 use super::propose::StepProposer;
+use super::shared_error::Shared;
 use super::state::{Discovery, Event, Lab, Phase, RunOutcome};
 use super::step::StepId;
 use super::traits::{McpDiscovery, SuiteRunner};
@@ -23,7 +25,7 @@ pub enum HeadlessError {
     #[error("step {n} ({title}) needs a person to confirm: {warning}", n = .step.number(), title = .step.title())]
     NeedsConfirmation { step: StepId, warning: String },
     #[error("the run failed: {0}")]
-    Run(String),
+    Run(#[source] Shared<LabRunError>),
     #[error(transparent)]
     Lab(#[from] LabError),
     #[error("the wizard stopped before it finished")]

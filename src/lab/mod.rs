@@ -19,8 +19,10 @@ pub mod decide_findings;
 pub(crate) mod driver;
 pub(crate) mod effect_errors;
 pub mod executors;
+pub mod findings_error;
 pub mod findings_review;
 pub(crate) mod focus_transcript;
+mod gate_error;
 pub mod headless;
 mod interrupt;
 mod persona_drop;
@@ -31,12 +33,14 @@ pub(crate) mod propose_error;
 mod purpose_draft;
 pub mod review;
 pub(crate) mod review_cost;
+mod review_errors;
 pub mod role_models;
 pub(crate) mod roles_step;
 pub(crate) mod run_flags;
 pub mod run_marker;
 mod run_phase;
 pub mod seeds;
+pub mod shared_error;
 mod spawned_work;
 pub(crate) mod state;
 pub mod step;
@@ -55,6 +59,7 @@ pub use effect_errors::{BackendError, CatalogError, Crashed, GeneratorError, Lab
 pub use propose::StepProposer;
 pub use propose_error::ProposeError;
 pub use seeds::Seeds;
+pub use shared_error::Shared;
 pub use state::{
     Discovered, Discovery, DiscoveryError, Effect, Event, Lab, Phase, Proposal, RunOutcome, Saved, ServerLint,
 };

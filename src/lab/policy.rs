@@ -5,6 +5,7 @@
 use indexmap::IndexMap;
 
 use super::apply::{SandboxAnswer, to_answer_yaml};
+pub use super::gate_error::GateError;
 use super::types::Proposal;
 use crate::spec::review::{Gates, PassK};
 use crate::spec::{Action, Job, NetworkMode, Permission, PermissionRule, SandboxBackend};
@@ -73,16 +74,22 @@ pub fn permissions(job: &Job, contract: Option<&crate::mcp::contract::Contract>)
 }
 
 /// Sets one `--gate key=value`.
-pub(crate) fn set_gate(g: &mut Gates, key: &str, value: &str) -> Result<(), String> {
+pub(crate) fn set_gate(g: &mut Gates, key: &str, value: &str) -> Result<(), GateError> {
     let rate = || {
-        value
-            .parse::<f64>()
-            .map_err(|_| format!("--gate {key}={value}: not a number"))
+        value.parse::<f64>().map_err(|_| GateError::NotANumber {
+            key: key.into(),
+            value: value.into(),
+        })
     };
     let flag = || {
-        value
-            .parse::<bool>()
-            .map_err(|_| format!("--gate {key}={value}: not true/false"))
+        value.parse::<bool>().map_err(|_| GateError::NotABool {
+            key: key.into(),
+            value: value.into(),
+        })
+    };
+    let pass_k_part = |part| GateError::PassKPart {
+        value: value.into(),
+        part,
     };
     match key {
         "min_pass_rate" => g.min_pass_rate = Some(rate()?),
@@ -95,16 +102,12 @@ pub(crate) fn set_gate(g: &mut Gates, key: &str, value: &str) -> Result<(), Stri
             // `pass_k=K:RATE`, e.g. 3:0.9
             let (k, r) = value
                 .split_once(':')
-                .ok_or_else(|| format!("--gate pass_k={value}: expected K:RATE"))?;
-            let k = k
-                .parse()
-                .map_err(|_| format!("--gate pass_k={value}: K is not a number"))?;
-            let min_rate = r
-                .parse()
-                .map_err(|_| format!("--gate pass_k={value}: RATE is not a number"))?;
+                .ok_or_else(|| GateError::PassKShape { value: value.into() })?;
+            let k = k.parse().map_err(|_| pass_k_part("K"))?;
+            let min_rate = r.parse().map_err(|_| pass_k_part("RATE"))?;
             g.pass_k = Some(PassK { k, min_rate });
         }
-        other => return Err(format!("--gate {other}: unknown gate")),
+        other => return Err(GateError::Unknown { key: other.into() }),
     }
     Ok(())
 }
@@ -191,7 +194,7 @@ fn openshell_note(chosen: SandboxBackend, gateway: &crate::sandbox::doctor::Prob
 }
 
 /// Proposes gates: the job's own or the defaults, then each `--gate key=value`.
-pub(crate) fn gates(job: &Job, overrides: &[(String, String)]) -> Result<Proposal, String> {
+pub(crate) fn gates(job: &Job, overrides: &[(String, String)]) -> Result<Proposal, GateError> {
     let mut g = job.review.gates.clone();
     if g == Gates::default() {
         g = Gates {
@@ -251,6 +254,41 @@ mod tests {
         let p = permissions(&job, None);
         assert!(!p.text.contains("bash"), "{}", p.text);
         assert!(!p.notes.join("\n").contains("Added by Ghostlab"));
+    }
+
+    #[test]
+    fn a_refused_gate_names_the_flag_as_typed() {
+        let refused = |key: &str, value: &str| set_gate(&mut Gates::default(), key, value).unwrap_err().to_string();
+        assert_eq!(
+            refused("min_pass_rate", "most"),
+            "--gate min_pass_rate=most: not a number"
+        );
+        assert_eq!(
+            refused("no_denied_egress", "yes"),
+            "--gate no_denied_egress=yes: not true/false"
+        );
+        assert_eq!(refused("pass_k", "3"), "--gate pass_k=3: expected K:RATE");
+        assert_eq!(refused("pass_k", "x:0.9"), "--gate pass_k=x:0.9: K is not a number");
+        assert_eq!(
+            refused("pass_k", "3:most"),
+            "--gate pass_k=3:most: RATE is not a number"
+        );
+        assert_eq!(refused("max_pass_rate", "1"), "--gate max_pass_rate: unknown gate");
+        let mut g = Gates::default();
+        set_gate(&mut g, "pass_k", "3:0.9").unwrap();
+        assert_eq!(g.pass_k, Some(PassK { k: 3, min_rate: 0.9 }));
+    }
+
+    #[test]
+    fn a_refused_override_refuses_the_gates_proposal_with_its_variant() {
+        let overrides = [
+            ("min_pass_rate".to_string(), "0.9".to_string()),
+            ("bogus".to_string(), "1".to_string()),
+        ];
+        assert_eq!(
+            gates(&Job::default(), &overrides).unwrap_err(),
+            GateError::Unknown { key: "bogus".into() }
+        );
     }
 
     #[test]

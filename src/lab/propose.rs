@@ -73,7 +73,7 @@ impl StepProposer {
             StepId::Profile | StepId::Personas | StepId::Scenarios => {
                 self.generated(step, hint, job, artifacts, cancel).await
             }
-            StepId::Gates => policy::gates(&job, &self.seeds.gates).map_err(ProposeError::Gate),
+            StepId::Gates => Ok(policy::gates(&job, &self.seeds.gates)?),
             StepId::Preview => Ok(self.preview(&job)),
         }?;
         if unused_hint {

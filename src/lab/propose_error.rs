@@ -2,6 +2,7 @@
 //! keeping the file, flag or generator error it comes from.
 
 use super::effect_errors::{Crashed, GeneratorError};
+use super::gate_error::GateError;
 use super::role_models::{RoleChoiceError, RoleFlagError};
 
 #[derive(Debug, thiserror::Error)]
@@ -39,8 +40,8 @@ pub enum ProposeError {
     #[error("the drafted profile is not valid: {0}")]
     DraftedProfile(#[source] serde_json::Error),
     /// A `--gate key=value` is refused (the message names the flag).
-    #[error("{0}")]
-    Gate(String),
+    #[error(transparent)]
+    Gate(#[from] GateError),
     #[error(transparent)]
     Crashed(#[from] Crashed),
 }

@@ -6,6 +6,7 @@
 use serde_json::Value;
 
 use super::apply::to_answer_yaml;
+pub(crate) use super::review_errors::{RegenerateError, SetProblems};
 use super::state::{Effect, Lab, Phase, Proposal, deciding};
 use super::step::StepId;
 pub use super::types::{ItemEdit, Review, ReviewEvent};
@@ -180,26 +181,26 @@ impl Lab {
                 None => return refuse(self, format!("`{id}` is no longer in the set")),
             },
         };
-        if let Err(problem) = self.check_set(&proposal, &list) {
-            return refuse(self, problem);
+        if let Err(problems) = self.check_set(&proposal, &list) {
+            return refuse(self, problems.to_string());
         }
         self.replace_items(proposal, list, changed.as_deref())
     }
 
     /// The proposer answered a regenerate-one request: keep only that item of its answer.
-    pub(super) fn on_item_regenerated(&mut self, fresh: Result<Proposal, String>) -> Vec<Effect> {
+    pub(super) fn on_item_regenerated(&mut self, fresh: Result<Proposal, RegenerateError>) -> Vec<Effect> {
         let Some((id, base)) = self.review.regenerating.take() else {
             return Vec::new();
         };
         let mut list = items(self.step, &base.text).unwrap_or_default();
         let position = list.iter().position(|v| item_id(v) == id);
         let new_item = fresh.and_then(|p| {
-            let new = items(self.step, &p.text).ok_or("the proposer's answer is not a set")?;
+            let new = items(self.step, &p.text).ok_or(RegenerateError::NotASet)?;
             new.iter()
                 .find(|v| item_id(v) == id)
                 .or_else(|| position.and_then(|i| new.get(i)))
                 .cloned()
-                .ok_or_else(|| format!("the proposer's answer has no item `{id}`"))
+                .ok_or_else(|| RegenerateError::NoSuchItem { id: id.clone() })
         });
         match (new_item, position) {
             (Ok(item), Some(i)) => {
@@ -268,16 +269,16 @@ impl Lab {
         self.curation_effects(&text)
     }
 
-    fn check_set(&self, proposal: &Proposal, list: &[Value]) -> Result<(), String> {
+    fn check_set(&self, proposal: &Proposal, list: &[Value]) -> Result<(), SetProblems> {
         let set = self.set_value(proposal, list.to_vec());
         let problems = match self.step {
             StepId::Personas => parse_artifact::<PersonaSet>(ArtifactKind::Persona, set).map(|s| check_personas(&s)),
             _ => parse_artifact::<ScenarioSet>(ArtifactKind::Scenario, set).map(|s| self.scenario_problems(&s)),
         }
         .unwrap_or_else(|p| p);
-        match problems.first() {
-            Some(_) => Err(problems.join("; ")),
-            None => Ok(()),
+        match problems.is_empty() {
+            true => Ok(()),
+            false => Err(SetProblems(problems)),
         }
     }
 

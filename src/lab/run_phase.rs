@@ -2,7 +2,9 @@
 //! the dashboard's moves and clock, a trial's transcript read back, and the run's end.
 //! Part of `Lab::handle`; like the rest of the state machine it performs no IO.
 
-use super::dashboard_state::{DashboardState, Screen};
+use super::dashboard_state::{DashboardState, Screen, TranscriptError};
+use super::effect_errors::LabRunError;
+use super::shared_error::Shared;
 use super::state::Lab;
 use super::step::StepId;
 use super::types::{Effect, Event, Phase, RunOutcome};
@@ -37,7 +39,7 @@ impl Lab {
 
     /// The suite ended: its results (or why not) on the results screen; a finished run
     /// completes Step 12 and loads the contract's findings to decide on.
-    fn on_run_finished(&mut self, result: Result<Box<crate::app::RunResults>, String>) -> Vec<Effect> {
+    fn on_run_finished(&mut self, result: Result<Box<crate::app::RunResults>, Shared<LabRunError>>) -> Vec<Effect> {
         let finished = result.is_ok();
         if let Phase::Running { outcome, dashboard, .. } = &mut self.phase {
             dashboard.stop_clock();
@@ -71,7 +73,7 @@ fn transcript_wanted(dashboard: &mut DashboardState) -> Vec<Effect> {
     match dashboard.run_dir.clone() {
         Some(run_dir) => vec![Effect::LoadTranscript { run_dir, key }],
         None => {
-            dashboard.fill_transcript(&key, Err("the run folder is not known yet".into()));
+            dashboard.fill_transcript(&key, Err(TranscriptError::NoRunFolder));
             Vec::new()
         }
     }

@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::effect_errors::Crashed;
 use super::propose::StepProposer;
+use super::shared_error::Shared;
 use super::step::StepId;
 use super::traits::{McpDiscovery, RunStream, SuiteRunner};
 use super::types::{Artifacts, DiscoveryError, Event};
@@ -30,7 +31,7 @@ pub(super) fn spawn_proposal(
             Ok(proposal) => Event::Proposed { step, proposal },
             Err(error) => Event::ProposalFailed {
                 step,
-                error: error.to_string(),
+                error: error.into(),
             },
         });
     });
@@ -67,7 +68,7 @@ pub(super) fn spawn_run(
             runner.run(job_file, RunStream::new(tx.clone()), cancel),
         )
         .await;
-        let _ = tx.send(Event::RunFinished(result.map(Box::new).map_err(|e| e.to_string())));
+        let _ = tx.send(Event::RunFinished(result.map(Box::new).map_err(Shared::from)));
     });
 }
 

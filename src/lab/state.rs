@@ -7,6 +7,7 @@ use indexmap::IndexMap;
 use std::collections::BTreeMap;
 
 use super::apply::apply_answer;
+use super::review_errors::RegenerateError;
 use super::step::StepId;
 pub use super::types::{
     Artifacts, Discovered, Discovery, DiscoveryError, Effect, Event, Phase, Proposal, Review, RunOutcome, Saved,
@@ -101,7 +102,7 @@ impl Lab {
                 self.on_item_regenerated(Ok(proposal))
             }
             Event::ProposalFailed { step, error } if self.regenerating_item(step) => {
-                self.on_item_regenerated(Err(error))
+                self.on_item_regenerated(Err(error.into()))
             }
             Event::Review(review) => self.on_review(review),
             Event::Findings(ev) => self
@@ -117,7 +118,9 @@ impl Lab {
             Event::Proposed { step, proposal } => self.on_proposed(step, proposal),
             Event::ProposalFailed { step, error } => {
                 if step == self.step && matches!(self.phase, Phase::Proposing { .. }) {
-                    self.phase = Phase::Failed { error };
+                    self.phase = Phase::Failed {
+                        error: error.to_string(),
+                    };
                 }
                 Vec::new()
             }
@@ -141,7 +144,7 @@ impl Lab {
                 _ => Vec::new(),
             },
             Event::Cancel if self.regenerating_item(self.step) => {
-                self.on_item_regenerated(Err("cancelled".into()));
+                self.on_item_regenerated(Err(RegenerateError::Cancelled));
                 vec![Effect::CancelWork]
             }
             Event::Cancel => self.on_cancel(),

@@ -8,6 +8,7 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 use super::dashboard_state::{DashboardState, Filter, Nav, Screen, TrialKey};
+use super::focus_transcript::TranscriptError;
 use super::view_findings::ViewFindings;
 use crate::app::RunResults;
 use crate::app::run_results::{FirstFailure, ResultsError};
@@ -86,11 +87,14 @@ fn scenario_title(t: &crate::run::store::run_dir::TrialDir) -> Option<(String, S
 
 /// The stored events of one trial of the run in `run_dir` (events.jsonl, or the `.partial` log
 /// of a trial still running or interrupted), for the transcript of a newly selected trial.
-pub(crate) fn read_trial(run_dir: &Path, key: &TrialKey) -> Result<Vec<Envelope>, String> {
+pub(crate) fn read_trial(run_dir: &Path, key: &TrialKey) -> Result<Vec<Envelope>, TranscriptError> {
     let trial = RunDir::new(run_dir).trial(&key.case, key.trial);
     trial.read_events().map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => "not on disk yet".to_string(),
-        _ => e.to_string(),
+        std::io::ErrorKind::NotFound => TranscriptError::NotOnDisk,
+        _ => TranscriptError::Unreadable {
+            trial: trial.path.clone(),
+            source: e.into(),
+        },
     })
 }
 
@@ -243,4 +247,61 @@ fn transcript_hits(dir: &Path, d: &DashboardState, needle: &str) -> Vec<usize> {
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error as _;
+
+    fn first_trial() -> TrialKey {
+        TrialKey {
+            case: "c1".into(),
+            trial: 1,
+        }
+    }
+
+    #[test]
+    fn a_trial_with_no_log_yet_is_not_on_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = read_trial(dir.path(), &first_trial()).unwrap_err();
+        assert_eq!(e, TranscriptError::NotOnDisk);
+        assert_eq!(e.to_string(), "not on disk yet");
+    }
+
+    #[test]
+    fn a_corrupt_log_names_its_file_and_line_and_keeps_the_io_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let trial = RunDir::new(dir.path()).trial("c1", 1);
+        std::fs::create_dir_all(&trial.path).unwrap();
+        std::fs::write(trial.events(), "not json\n{}\n").unwrap();
+        let e = read_trial(dir.path(), &first_trial()).unwrap_err();
+        assert!(
+            matches!(&e, TranscriptError::Unreadable { trial: t, .. } if *t == trial.path),
+            "{e:?}"
+        );
+        let shown = e.to_string();
+        assert!(
+            shown.starts_with(&format!("{}: line 1:", trial.events().display())),
+            "{shown}"
+        );
+        assert_eq!(
+            e.source().map(|s| s.to_string()),
+            Some(shown),
+            "the io error is the source"
+        );
+    }
+
+    #[test]
+    fn a_partial_log_that_is_not_a_file_is_unreadable_not_missing() {
+        let dir = tempfile::tempdir().unwrap();
+        let trial = RunDir::new(dir.path()).trial("c1", 1);
+        std::fs::create_dir_all(trial.events_partial()).unwrap();
+        let e = read_trial(dir.path(), &first_trial()).unwrap_err();
+        assert!(matches!(e, TranscriptError::Unreadable { .. }), "{e:?}");
+        assert!(
+            e.to_string().contains(&trial.events_partial().display().to_string()),
+            "{e}"
+        );
+    }
 }

@@ -6,7 +6,10 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use super::dashboard_state::{DashboardState, Nav};
+use super::dashboard_state::{DashboardState, Nav, TranscriptError};
+use super::effect_errors::LabRunError;
+use super::propose_error::ProposeError;
+use super::shared_error::Shared;
 use super::step::StepId;
 use crate::app::RunResults;
 use crate::spec::Job;
@@ -85,7 +88,7 @@ pub enum DiscoveryError {
 pub enum RunOutcome {
     /// The run finished: gates, verdicts, report files.
     Report(Box<RunResults>),
-    Failed(String),
+    Failed(Shared<LabRunError>),
 }
 
 /// Where the current step is.
@@ -131,7 +134,7 @@ pub enum Event {
     },
     ProposalFailed {
         step: StepId,
-        error: String,
+        error: Shared<ProposeError>,
     },
     Discovered {
         server: String,
@@ -168,11 +171,12 @@ pub enum Event {
     /// A selected trial's stored events, read back for its transcript (or why they could not be).
     TranscriptLoaded {
         key: super::dashboard_state::TrialKey,
-        events: Result<Vec<Envelope>, String>,
+        events: Result<Vec<Envelope>, TranscriptError>,
     },
     /// Item-level review of personas and scenarios.
     Review(ReviewEvent),
-    RunFinished(Result<Box<RunResults>, String>),
+    /// The suite ended: its results, or the runner's reason.
+    RunFinished(Result<Box<RunResults>, Shared<LabRunError>>),
     /// A move on the run dashboard (select, follow, pin, results screen).
     Dashboard(Nav),
     /// Deciding on contract findings from the results screen (`super::findings_review`).

@@ -7,9 +7,10 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
+use super::findings_error::FindingsError;
 use crate::judge::verdict_findings::{VerdictFinding, standing as verdict_standing};
 use crate::mcp::contract::decide::{DecideError, job_findings, verdict_word};
-use crate::mcp::contract::decisions::{Decisions, DecisionsError, Standing, decisions_path, load};
+use crate::mcp::contract::decisions::{Decisions, Standing, decisions_path, load};
 
 /// Where a finding comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -115,7 +116,7 @@ pub(crate) struct JobPaths<'a> {
 pub(crate) fn view_findings(
     job: Option<JobPaths<'_>>,
     verdict_findings: &[VerdictFinding],
-) -> Result<ViewFindings, String> {
+) -> Result<ViewFindings, FindingsError> {
     let Some(job) = job else {
         return Ok(ViewFindings {
             decisions_file: None,
@@ -124,7 +125,7 @@ pub(crate) fn view_findings(
         });
     };
     let path = decisions_path(job.file);
-    let decisions = load(&path).map_err(|e: DecisionsError| e.to_string())?;
+    let decisions = load(&path)?;
     let mut out = ViewFindings {
         decisions_file: Some(path),
         ..ViewFindings::default()
@@ -146,7 +147,7 @@ pub(crate) fn view_findings(
             }
         }
         Err(e @ DecideError::NoContract { .. }) => out.notes.push(e.to_string()),
-        Err(e) => return Err(e.to_string()),
+        Err(e) => return Err(e.into()),
     }
     out.items
         .extend(verdict_findings.iter().map(|f| verdict_item(f, Some(&decisions))));

@@ -54,7 +54,7 @@ fn running(finished: bool) -> Lab {
     lab.phase = Phase::Running {
         dashboard: DashboardState::new(Some(1)),
         tick: 0,
-        outcome: finished.then(|| crate::lab::RunOutcome::Failed("stopped".into())),
+        outcome: finished.then(|| crate::lab::RunOutcome::Failed(crate::lab::LabRunError::Cancelled.into())),
     };
     lab
 }

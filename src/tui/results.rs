@@ -141,7 +141,7 @@ pub fn finding_lines(f: &FindingsReview, theme: &Theme) -> Vec<Line<'static>> {
     }
     match &f.notice {
         Some(Ok(n)) => out.push(Line::styled(n.clone(), theme.ok())),
-        Some(Err(e)) => out.push(Line::styled(e.clone(), theme.error())),
+        Some(Err(e)) => out.push(Line::styled(e.to_string(), theme.error())),
         None => {}
     }
     out

@@ -234,7 +234,10 @@ fn the_lab_and_the_cli_share_one_decisions_store() {
     );
     // A blank reason or an unknown id from the lab writes nothing, like the CLI.
     let before = std::fs::read(d.path().join("job.decisions.json")).unwrap();
-    for (finding, reason) in [(id.as_str(), "  "), ("GL999:nope@000000", "why")] {
+    for (finding, reason, said) in [
+        (id.as_str(), "  ", "the reason must say why"),
+        ("GL999:nope@000000", "why", "no finding `GL999:nope@000000`"),
+    ] {
         let err = ghostlab::lab::decide_findings::decide(
             &job,
             finding,
@@ -242,7 +245,11 @@ fn the_lab_and_the_cli_share_one_decisions_store() {
             reason,
         )
         .unwrap_err();
-        assert!(!err.is_empty());
+        assert!(
+            matches!(err, ghostlab::lab::decide_findings::FindingsError::Decide(_)),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains(said), "{err}");
     }
     assert_eq!(std::fs::read(d.path().join("job.decisions.json")).unwrap(), before);
     // The CLI's decision shows in what the lab loads.

@@ -183,7 +183,7 @@ fn add_edit_drop_and_regenerate_one_persona() {
     lab.handle(Event::Review(ReviewEvent::RegenerateItem(first)));
     lab.handle(Event::ProposalFailed {
         step: StepId::Personas,
-        error: "model down".into(),
+        error: ghostlab::lab::ProposeError::from(ghostlab::lab::GeneratorError::Backend("model down".into())).into(),
     });
     assert_eq!(shown(&lab), now);
     assert!(notice(&lab).is_some_and(|n| n.contains("model down")));

@@ -117,7 +117,10 @@ pub fn review_states(f: &Fixture, step: StepId) -> Vec<(&'static str, Lab, Ui)> 
     failed.handle(Event::Regenerate { hint: None });
     failed.handle(Event::ProposalFailed {
         step,
-        error: "the proposer model did not answer within 60 s (http://127.0.0.1:11434/v1)".into(),
+        error: ghostlab::lab::ProposeError::from(ghostlab::lab::GeneratorError::Backend(
+            "the proposer model did not answer within 60 s (http://127.0.0.1:11434/v1)".into(),
+        ))
+        .into(),
     });
     vec![
         ("empty", truncated(f, step, 0), Ui::default()),

@@ -167,7 +167,10 @@ fn every_step_in_every_phase() {
         let mut lab = at(step);
         lab.handle(Event::ProposalFailed {
             step,
-            error: "the model endpoint did not answer within 60 s (http://127.0.0.1:11434/v1)".into(),
+            error: ghostlab::lab::ProposeError::from(ghostlab::lab::GeneratorError::Backend(
+                "the model endpoint did not answer within 60 s (http://127.0.0.1:11434/v1)".into(),
+            ))
+            .into(),
         });
         s.bind(|| insta::assert_snapshot!(format!("{id}_failed"), screen(&lab, &Ui::default())));
     }

@@ -125,7 +125,12 @@ fn all_twelve_steps_accept_save_and_advance() {
     assert!(matches!(lab.phase, Phase::Running { outcome: None, .. }));
     assert_eq!(lab.artifacts.len(), 3);
     // A failed run leaves step 12 open; a finished one records it.
-    assert!(saved_job(&lab.handle(Event::RunFinished(Err("down".into())))).is_none());
+    assert!(
+        saved_job(&lab.handle(Event::RunFinished(Err(
+            ghostlab::lab::LabRunError::Backend("down".into()).into()
+        ))))
+        .is_none()
+    );
     let done = saved_job(
         &lab.handle(Event::RunFinished(Ok(Box::new(crate::run_fakes::fake_results(
             "r", true,
@@ -229,14 +234,17 @@ fn regenerate_with_hint_and_retry_after_failure() {
     assert!(matches!(lab.phase, Phase::Proposing { tick: 0 }));
     lab.handle(Event::ProposalFailed {
         step: StepId::Profile,
-        error: "model timed out after 60 s".into(),
+        error: ghostlab::lab::ProposeError::from(ghostlab::lab::GeneratorError::Backend(
+            "model timed out after 60 s".into(),
+        ))
+        .into(),
     });
     assert!(matches!(&lab.phase, Phase::Failed { error } if error.contains("timed out")));
     assert!(lab.handle(Event::Accept).is_empty(), "nothing to accept in Failed");
     assert!(proposes(&lab.handle(Event::Retry), StepId::Profile));
     lab.handle(Event::ProposalFailed {
         step: StepId::Profile,
-        error: "again".into(),
+        error: ghostlab::lab::ProposeError::from(ghostlab::lab::GeneratorError::Backend("again".into())).into(),
     });
     assert!(proposes(&lab.handle(Event::Regenerate { hint: None }), StepId::Profile));
 }
