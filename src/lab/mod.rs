@@ -5,9 +5,11 @@
 //! imports ratatui or crossterm; `driver::Executor` performs the effects and answers with events.
 //! Every accepted answer is saved to job.yaml at once, with the step recorded in `lab.completed`.
 
+mod accept;
 mod answer_check;
-pub mod answer_error;
+pub(crate) mod answer_error;
 pub mod apply;
+mod case_row;
 pub(crate) mod contract_lint;
 pub(crate) mod dashboard_progress;
 #[cfg(test)]
@@ -19,7 +21,7 @@ pub mod decide_findings;
 pub(crate) mod driver;
 pub(crate) mod effect_errors;
 pub mod executors;
-pub mod findings_error;
+pub(crate) mod findings_error;
 pub mod findings_review;
 pub(crate) mod focus_transcript;
 mod gate_error;
@@ -30,6 +32,9 @@ pub mod policy;
 pub(crate) mod preview_resolved;
 pub mod propose;
 pub(crate) mod propose_error;
+mod propose_inputs;
+mod propose_model;
+mod propose_source;
 mod purpose_draft;
 pub mod review;
 pub(crate) mod review_cost;
@@ -40,10 +45,11 @@ pub(crate) mod run_flags;
 pub mod run_marker;
 mod run_phase;
 pub mod seeds;
-pub mod shared_error;
+pub(crate) mod shared_error;
 mod spawned_work;
 pub(crate) mod state;
 pub mod step;
+mod step_flow;
 pub mod store;
 pub mod stored_run;
 pub(crate) mod tool_permissions;

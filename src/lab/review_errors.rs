@@ -23,3 +23,34 @@ pub(crate) enum RegenerateError {
     #[error("the proposer's answer has no item `{id}`")]
     NoSuchItem { id: String },
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lab::effect_errors::GeneratorError;
+
+    #[test]
+    fn a_failed_regenerate_says_why_in_the_words_the_step_shows() {
+        let down = RegenerateError::from(Shared::from(ProposeError::from(GeneratorError::Cancelled)));
+        assert_eq!(down.to_string(), "cancelled");
+        assert!(
+            matches!(&down, RegenerateError::Proposer(e) if matches!(e.get(), ProposeError::Generate(GeneratorError::Cancelled))),
+            "the proposer's own error is kept: {down:?}"
+        );
+        assert_eq!(
+            RegenerateError::NotASet.to_string(),
+            "the proposer's answer is not a set"
+        );
+        assert_eq!(
+            RegenerateError::NoSuchItem { id: "ana".into() }.to_string(),
+            "the proposer's answer has no item `ana`"
+        );
+    }
+
+    #[test]
+    fn set_problems_read_as_one_line_and_keep_each_problem() {
+        let p = SetProblems(vec!["personas[0].id: required".into(), "duplicate id `ana`".into()]);
+        assert_eq!(p.to_string(), "personas[0].id: required; duplicate id `ana`");
+        assert_eq!(p.0.len(), 2);
+    }
+}

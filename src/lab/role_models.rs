@@ -14,7 +14,7 @@ use crate::spec::{Job, ModelProvider, ModelRole, RoleCredentials};
 
 /// A provider the roles can call, and where its key comes from (never the key).
 #[derive(Debug, Clone, PartialEq)]
-pub struct AuthedProvider {
+pub(crate) struct AuthedProvider {
     pub(crate) provider: RoleProvider,
     pub(crate) source: String,
 }
@@ -61,7 +61,7 @@ pub(crate) fn authenticated(job: &Job) -> Vec<AuthedProvider> {
 /// (configured, endpoint-served) whose provider is authenticated for the roles, then, for an
 /// authenticated keyed provider that contributed none, its catalog models. Keyless providers
 /// contribute only what something actually listed (a local server may not be running).
-pub fn role_models(usable: Option<&[String]>, listed: &[String], authed: &[AuthedProvider]) -> Vec<String> {
+pub(crate) fn role_models(usable: Option<&[String]>, listed: &[String], authed: &[AuthedProvider]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let is_authed = |p: &str| authed.iter().any(|a| a.provider.id == p);
     for m in usable.unwrap_or_default().iter().chain(listed) {

@@ -103,6 +103,26 @@ impl SuiteRunner for FakeSuiteRunner {
     }
 }
 
+/// A fake runner whose run cannot record itself: the error a real one gives on a read-only
+/// state folder.
+struct FakeUnrecordedRunner;
+
+impl SuiteRunner for FakeUnrecordedRunner {
+    fn run(
+        &self,
+        file: PathBuf,
+        _: RunStream,
+        _: CancellationToken,
+    ) -> BoxFuture<'static, Result<ghostlab::app::RunResults, LabRunError>> {
+        Box::pin(async move {
+            Err(LabRunError::Marker {
+                lab_dir: file.with_file_name(".ghostlab/lab"),
+                source: std::io::Error::new(std::io::ErrorKind::PermissionDenied, "read-only file system"),
+            })
+        })
+    }
+}
+
 fn copy_dir(src: &Path, dst: &Path) {
     for entry in walkdir::WalkDir::new(src) {
         let entry = entry.expect("walk");
@@ -482,4 +502,35 @@ async fn a_panicking_executor_fails_its_step_instead_of_hanging() {
         ghostlab::spec::load_job(&job).expect("loads").job.lab.completed.len(),
         7
     );
+}
+
+#[tokio::test]
+async fn a_failed_run_ends_headless_with_the_runners_error_and_its_cause() {
+    use std::error::Error as _;
+    let (_dir, job) = release_bot();
+    let mut quiet = |_: String| {};
+    let err = run_headless(
+        Lab::new(),
+        proposer(&job, Arc::new(FakeGenerator::default())),
+        Arc::new(FakeDiscovery),
+        Arc::new(FakeUnrecordedRunner),
+        &mut quiet,
+    )
+    .await
+    .expect_err("the run cannot record itself");
+    let HeadlessError::Run(run) = &err else {
+        panic!("{err:?}")
+    };
+    assert!(matches!(run.get(), LabRunError::Marker { .. }), "{run:?}");
+    let lab_dir = job.with_file_name(".ghostlab/lab");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "the run failed: {}: cannot record the run: read-only file system",
+            lab_dir.display()
+        )
+    );
+    // The chain goes down to the io error: run failed → the runner's error → the io cause.
+    let io = err.source().and_then(|e| e.source()).map(|e| e.to_string());
+    assert_eq!(io.as_deref(), Some("read-only file system"));
 }

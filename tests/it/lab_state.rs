@@ -131,6 +131,16 @@ fn all_twelve_steps_accept_save_and_advance() {
         ))))
         .is_none()
     );
+    // The runner's own error reaches the results screen whole: its variant and its words.
+    let Phase::Running {
+        outcome: Some(RunOutcome::Failed(e)),
+        ..
+    } = &lab.phase
+    else {
+        panic!("{:?}", lab.phase)
+    };
+    assert!(matches!(e.get(), ghostlab::lab::LabRunError::Backend(_)), "{e:?}");
+    assert_eq!(e.to_string(), "down");
     let done = saved_job(
         &lab.handle(Event::RunFinished(Ok(Box::new(crate::run_fakes::fake_results(
             "r", true,
