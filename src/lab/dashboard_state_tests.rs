@@ -1,7 +1,8 @@
 //! Unit tests of the dashboard's fold: rows keyed by trial, summaries without transcripts, and
 //! the focused trial's ring.
 
-use super::dashboard_state::{Coverage, DashboardState, Nav, TRANSCRIPT_RING, TranscriptError, TrialKey};
+use super::dashboard_state::{Coverage, DashboardState, Nav, TranscriptError, TrialKey};
+use super::focus_transcript::TRANSCRIPT_RING;
 use crate::trial::{Envelope, Verdict};
 use serde_json::{Value, json};
 

@@ -9,7 +9,7 @@ use super::apply::to_answer_yaml;
 pub(crate) use super::review_errors::{RegenerateError, SetProblems};
 use super::state::{Effect, Lab, Phase, Proposal, deciding};
 use super::step::StepId;
-pub use super::types::{ItemEdit, Review, ReviewEvent};
+pub use super::types::{ItemEdit, ReviewEvent};
 use crate::generate::check::{check_personas, check_scenarios};
 use crate::generate::schema::parse_artifact;
 use crate::generate::{AgentProfile, ArtifactKind, CaseStatus, Dataset, PersonaSet, ScenarioSet};
