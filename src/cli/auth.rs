@@ -8,11 +8,7 @@ use std::io::{BufRead, IsTerminal};
 use super::{CliError, Exit};
 use crate::llm::credentials::{self, Secret};
 
-#[derive(Debug, clap::Args)]
-pub struct Args {
-    #[command(subcommand)]
-    pub action: Action,
-}
+pub type Args = super::action_args::ActionArgs<Action>;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum Action {

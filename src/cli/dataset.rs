@@ -7,11 +7,7 @@ use crate::generate::pipeline::{replace_scenario, unknown_case};
 use crate::generate::store::{read_artifact, set_path, write_artifact};
 use crate::generate::{ArtifactKind, CaseStatus, Dataset, ScenarioSet};
 
-#[derive(Debug, clap::Args)]
-pub struct Args {
-    #[command(subcommand)]
-    pub action: Action,
-}
+pub type Args = super::action_args::ActionArgs<Action>;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum Action {

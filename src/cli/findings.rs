@@ -9,11 +9,7 @@ use crate::judge::verdict_findings::{VerdictFinding, standing};
 use crate::mcp::contract::decide::{DecideError, KnownFinding, decide_with, describe, job_findings, verdict_word, who};
 use crate::mcp::contract::decisions::{Verdict, decisions_path, load};
 
-#[derive(Debug, clap::Args)]
-pub struct Args {
-    #[command(subcommand)]
-    pub action: Action,
-}
+pub type Args = super::action_args::ActionArgs<Action>;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum Action {

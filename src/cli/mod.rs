@@ -3,6 +3,7 @@
 //! Exit codes: 0 success, 1 the agent under test failed a gate (or a lint found findings at the
 //! `--fail-on` level), 2 the command could not run (usage, bad input, broken peer).
 
+mod action_args;
 mod auth;
 mod compare;
 mod completions;

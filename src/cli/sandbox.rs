@@ -8,11 +8,7 @@ use super::{CliError, Exit};
 use crate::sandbox::{ExecOptions, Role, Sandbox, SandboxPolicy, Session};
 use crate::spec::SandboxBackend;
 
-#[derive(Debug, clap::Args)]
-pub struct Args {
-    #[command(subcommand)]
-    pub action: Action,
-}
+pub type Args = super::action_args::ActionArgs<Action>;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum Action {

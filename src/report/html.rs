@@ -84,8 +84,8 @@ fn kv(o: &mut String, rows: &[(String, String)]) {
     table(o, &tables::settings(rows));
 }
 
-fn h2(o: &mut String, i: usize) {
-    let _ = writeln!(o, "<h2 id=\"s{i}\">{}</h2>", esc(SECTION_TITLES[i]));
+fn h2(o: &mut String, s: Section) {
+    let _ = writeln!(o, "<h2 id=\"s{}\">{}</h2>", s.number(), esc(s.title()));
 }
 
 /// The whole report as one HTML file.
@@ -110,25 +110,33 @@ pub fn render_html(r: &Report) -> String {
         esc(&r.generated)
     );
     o.push_str("<nav><h2>Contents</h2><ul>");
-    for (i, t) in SECTION_TITLES.iter().enumerate() {
-        let _ = write!(o, "<li><a href=\"#s{i}\">{}</a></li>", esc(t));
+    for s in Section::ALL {
+        let _ = write!(o, "<li><a href=\"#s{}\">{}</a></li>", s.number(), esc(s.title()));
     }
     o.push_str("</ul></nav>\n");
-    summary(&mut o, r);
-    config(&mut o, r);
-    profile(&mut o, r);
-    people(&mut o, r);
-    transcripts(&mut o, r);
-    verdicts(&mut o, r);
-    critique(&mut o, r);
-    gates(&mut o, r);
+    for s in Section::ALL {
+        section(&mut o, r, s);
+    }
     o.push_str("</main></body></html>\n");
     o
 }
 
+fn section(o: &mut String, r: &Report, s: Section) {
+    match s {
+        Section::Summary => summary(o, r),
+        Section::Config => config(o, r),
+        Section::Profile => profile(o, r),
+        Section::People => people(o, r),
+        Section::Transcripts => transcripts(o, r),
+        Section::Verdicts => verdicts(o, r),
+        Section::Critique => critique(o, r),
+        Section::Gates => gates(o, r),
+    }
+}
+
 fn summary(o: &mut String, r: &Report) {
     let s = &r.summary;
-    h2(o, 0);
+    h2(o, Section::Summary);
     let class = if s.readiness.ready { "yes" } else { "no" };
     let _ = writeln!(
         o,
@@ -150,7 +158,7 @@ fn summary(o: &mut String, r: &Report) {
 
 fn config(o: &mut String, r: &Report) {
     let c = &r.config;
-    h2(o, 1);
+    h2(o, Section::Config);
     o.push_str("<h3>Agent</h3>");
     kv(o, &c.agent);
     o.push_str("<h3>MCP servers</h3>");
@@ -171,7 +179,7 @@ fn config(o: &mut String, r: &Report) {
 }
 
 fn profile(o: &mut String, r: &Report) {
-    h2(o, 2);
+    h2(o, Section::Profile);
     let p = &r.profile;
     if !p.present {
         let _ = writeln!(
@@ -195,7 +203,7 @@ fn profile(o: &mut String, r: &Report) {
 }
 
 fn people(o: &mut String, r: &Report) {
-    h2(o, 3);
+    h2(o, Section::People);
     for (name, sec) in [("Personas", &r.personas), ("Scenarios", &r.scenarios)] {
         let _ = writeln!(o, "<h3>{name}</h3><p class=\"meta\">Source: {}</p>", esc(&sec.source));
         if let Some(line) = sec.rejected_line() {
@@ -218,7 +226,7 @@ fn people(o: &mut String, r: &Report) {
 }
 
 fn transcripts(o: &mut String, r: &Report) {
-    h2(o, 4);
+    h2(o, Section::Transcripts);
     for t in &r.trials {
         let _ = writeln!(
             o,
@@ -276,7 +284,7 @@ pub(super) fn entry(o: &mut String, anchor: &str, v: &EntryView<'_>) {
 }
 
 fn verdicts(o: &mut String, r: &Report) {
-    h2(o, 5);
+    h2(o, Section::Verdicts);
     for t in &r.trials {
         let _ = writeln!(
             o,
@@ -307,7 +315,7 @@ fn verdicts(o: &mut String, r: &Report) {
 
 fn critique(o: &mut String, r: &Report) {
     let c = &r.critique;
-    h2(o, 6);
+    h2(o, Section::Critique);
     o.push_str("<h3>Tool usage</h3>");
     table(o, &tables::tool_usage(&c.tools));
     o.push_str("<h3>Findings from the transcripts</h3>");
@@ -334,7 +342,7 @@ fn critique(o: &mut String, r: &Report) {
 }
 
 fn gates(o: &mut String, r: &Report) {
-    h2(o, 7);
+    h2(o, Section::Gates);
     if r.gates.gates.is_empty() {
         o.push_str("<p>No gates configured in review.gates.</p>");
     } else {

@@ -20,20 +20,30 @@ pub fn render_markdown(r: &Report) -> String {
         r.agent_id, r.run_id, r.job_file, r.generated
     );
     o.push_str("## Contents\n\n");
-    for t in SECTION_TITLES {
-        let _ = writeln!(o, "- [{t}](#{})", slug(t));
+    for s in Section::ALL {
+        let _ = writeln!(o, "- [{}](#{})", s.title(), slug(s.title()));
     }
     o.push('\n');
-    summary(&mut o, r);
-    config(&mut o, r);
-    profile(&mut o, r);
-    people(&mut o, r);
-    transcripts(&mut o, r);
-    verdicts(&mut o, r);
-    o.push_str(&format!("## {}\n\n", SECTION_TITLES[6]));
-    critique_body(&mut o, &r.critique.findings, r, true);
-    gates(&mut o, r);
+    for s in Section::ALL {
+        section(&mut o, r, s);
+    }
     o
+}
+
+fn section(o: &mut String, r: &Report, s: Section) {
+    match s {
+        Section::Summary => summary(o, r),
+        Section::Config => config(o, r),
+        Section::Profile => profile(o, r),
+        Section::People => people(o, r),
+        Section::Transcripts => transcripts(o, r),
+        Section::Verdicts => verdicts(o, r),
+        Section::Critique => {
+            let _ = writeln!(o, "## {}\n", s.title());
+            critique_body(o, &r.critique.findings, r, true);
+        }
+        Section::Gates => gates(o, r),
+    }
 }
 
 /// `critique.md`: the run's critique, or one trial's (by index into `trials`).
@@ -108,7 +118,7 @@ fn fence(o: &mut String, lang: &str, text: &str) {
 
 fn summary(o: &mut String, r: &Report) {
     let s = &r.summary;
-    let _ = writeln!(o, "## {}\n", SECTION_TITLES[0]);
+    let _ = writeln!(o, "## {}\n", Section::Summary.title());
     let _ = writeln!(o, "**Readiness: {}**\n", s.readiness.label);
     for reason in &s.readiness.reasons {
         let _ = writeln!(o, "- {reason}");
@@ -125,7 +135,7 @@ fn summary(o: &mut String, r: &Report) {
 
 fn config(o: &mut String, r: &Report) {
     let c = &r.config;
-    let _ = writeln!(o, "## {}\n", SECTION_TITLES[1]);
+    let _ = writeln!(o, "## {}\n", Section::Config.title());
     o.push_str("### Agent\n\n");
     kv(o, &c.agent);
     o.push_str("### MCP servers\n\n");
@@ -142,7 +152,7 @@ fn config(o: &mut String, r: &Report) {
 }
 
 fn profile(o: &mut String, r: &Report) {
-    let _ = writeln!(o, "## {}\n", SECTION_TITLES[2]);
+    let _ = writeln!(o, "## {}\n", Section::Profile.title());
     let p = &r.profile;
     if !p.present {
         let _ = writeln!(o, "{} not generated (run `ghostlab profile`).\n", p.file);
@@ -163,7 +173,7 @@ fn profile(o: &mut String, r: &Report) {
 }
 
 fn people(o: &mut String, r: &Report) {
-    let _ = writeln!(o, "## {}\n", SECTION_TITLES[3]);
+    let _ = writeln!(o, "## {}\n", Section::People.title());
     for (name, sec) in [("Personas", &r.personas), ("Scenarios", &r.scenarios)] {
         let _ = writeln!(o, "### {name}\n\nSource: {}\n", sec.source);
         if let Some(line) = sec.rejected_line() {
@@ -189,7 +199,7 @@ fn people(o: &mut String, r: &Report) {
 }
 
 fn transcripts(o: &mut String, r: &Report) {
-    let _ = writeln!(o, "## {}\n", SECTION_TITLES[4]);
+    let _ = writeln!(o, "## {}\n", Section::Transcripts.title());
     for t in &r.trials {
         let _ = writeln!(
             o,
@@ -256,7 +266,7 @@ pub fn verdict_label(t: &TrialReport) -> &'static str {
 }
 
 fn verdicts(o: &mut String, r: &Report) {
-    let _ = writeln!(o, "## {}\n", SECTION_TITLES[5]);
+    let _ = writeln!(o, "## {}\n", Section::Verdicts.title());
     for t in &r.trials {
         let _ = writeln!(o, "### {} — {}\n\nJudge: {}\n", t.title(), verdict_label(t), t.judge);
         for reason in &t.reasons {
@@ -302,7 +312,7 @@ fn critique_body(o: &mut String, findings: &[Finding], r: &Report, nested: bool)
 }
 
 fn gates(o: &mut String, r: &Report) {
-    let _ = writeln!(o, "## {}\n", SECTION_TITLES[7]);
+    let _ = writeln!(o, "## {}\n", Section::Gates.title());
     if r.gates.gates.is_empty() {
         o.push_str("No gates configured in review.gates.\n\n");
     } else {

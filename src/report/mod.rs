@@ -26,6 +26,7 @@ mod summary;
 mod tables;
 pub mod timing;
 mod transcript_view;
+mod trial_model;
 
 pub use assemble::{build_report, build_report_with};
 pub use critique::{SLOW_CALL_MS, build_critique, trial_findings};

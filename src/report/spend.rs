@@ -101,17 +101,7 @@ mod tests {
             tokens: usage.agent.tokens,
         });
         TrialReport {
-            case_id: "c".into(),
-            trial: 1,
-            anchor: "t1".into(),
-            persona: String::new(),
-            scenario_id: String::new(),
-            scenario: String::new(),
-            goal: String::new(),
-            verdict: None,
-            reasons: vec![],
             judge: judge.into(),
-            duration_ms: 0,
             entries,
             criteria: vec![CriterionRow {
                 id: "s1".into(),
@@ -121,13 +111,8 @@ mod tests {
                 rationale: String::new(),
                 evidence: vec![],
             }],
-            checks: vec![],
-            observed: vec![],
-            tokens: 0,
-            cost_usd: 0.0,
             usage,
-            problems: vec![],
-            timing: None,
+            ..crate::report::trial_model::blank_trial()
         }
     }
 

@@ -225,6 +225,43 @@ pub struct Envelope {
     pub event: RunEvent,
 }
 
+/// A `RunEvent::ToolCall`'s fields, borrowed: the one place a reader unpacks a tool call
+/// (the judge's transcript, the report's entries, the transcript pane).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ToolCallRef<'a> {
+    pub turn: u32,
+    pub tool: &'a str,
+    pub arguments: &'a Value,
+    pub result: &'a str,
+    pub status: ToolStatus,
+    pub latency_ms: u64,
+}
+
+impl RunEvent {
+    /// This event as a tool call, when it is one.
+    pub fn tool_call(&self) -> Option<ToolCallRef<'_>> {
+        match self {
+            RunEvent::ToolCall {
+                turn,
+                tool,
+                arguments,
+                result,
+                status,
+                latency_ms,
+                ..
+            } => Some(ToolCallRef {
+                turn: *turn,
+                tool,
+                arguments,
+                result,
+                status: *status,
+                latency_ms: *latency_ms,
+            }),
+            _ => None,
+        }
+    }
+}
+
 impl RunEvent {
     /// A one-line human rendering, used by the headless printer and the transcript pane.
     pub(crate) fn one_line(&self) -> String {

@@ -11,6 +11,7 @@ pub mod help;
 #[cfg(test)]
 mod help_tests;
 pub mod intent;
+mod key_hints;
 pub mod keymap;
 pub mod list_search;
 pub mod panel;
@@ -22,6 +23,7 @@ pub mod run_view;
 pub mod scenarios;
 pub mod scroll;
 pub mod stderr;
+mod step_panel;
 pub mod terminal;
 pub mod theme;
 pub mod transcript;

@@ -1,4 +1,4 @@
-//! The bordered, titled panel every screen draws its parts in.
+//! The bordered, titled panel every screen draws its parts in, and the spinner of work under way.
 
 use super::theme::Theme;
 use ratatui::text::Span;
@@ -10,4 +10,11 @@ pub fn block<'a>(title: String, theme: &Theme) -> Block<'a> {
         .borders(Borders::ALL)
         .border_style(theme.border())
         .title(Span::styled(title, theme.accent()))
+}
+
+const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/// The spinner frame for a tick count.
+pub fn spinner(tick: u64) -> &'static str {
+    SPINNER[(tick % SPINNER.len() as u64) as usize]
 }

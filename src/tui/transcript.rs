@@ -13,7 +13,7 @@ use unicode_width::UnicodeWidthChar;
 use super::panel::block;
 use super::theme::Theme;
 use crate::lab::dashboard_state::{Coverage, DashboardState};
-use crate::trial::{RunEvent, ToolStatus};
+use crate::trial::{RunEvent, ToolCallRef, ToolStatus};
 
 /// Collapsed tool arguments longer than this are cut (Enter shows them in full).
 const ARGS_PREVIEW: usize = 160;
@@ -116,52 +116,12 @@ fn event_lines(e: &RunEvent, full: bool, theme: &Theme) -> Vec<Logical> {
         }));
         out
     };
+    if let Some(call) = e.tool_call() {
+        return tool_lines(call, full, theme);
+    }
     match e {
         RunEvent::UserMessage { turn, text, .. } => body(*turn, "user", text, theme.accent()),
         RunEvent::AgentMessage { turn, text, .. } => body(*turn, "agent", text, theme.base()),
-        RunEvent::ToolCall {
-            turn,
-            tool,
-            arguments,
-            result,
-            status,
-            ..
-        } => {
-            let style = match status {
-                ToolStatus::Completed => theme.muted(),
-                ToolStatus::Error => theme.warn(),
-                ToolStatus::DeniedByHost => theme.error(),
-            };
-            let label = match status {
-                ToolStatus::Completed => "",
-                ToolStatus::Error => " ERROR",
-                ToolStatus::DeniedByHost => " DENIED",
-            };
-            let t = Some(*turn);
-            if !full {
-                let mut args = arguments.to_string();
-                if args.chars().count() > ARGS_PREVIEW {
-                    args = args.chars().take(ARGS_PREVIEW).collect::<String>() + "…";
-                }
-                let mut out = one(t, format!("[{turn}] tool {tool}({args}){label}"), style);
-                out.extend(one(t, format!("      → {}", first_line(result)), style));
-                return out;
-            }
-            let pretty = serde_json::to_string_pretty(arguments).unwrap_or_else(|_| arguments.to_string());
-            let mut out = one(t, format!("[{turn}] tool {tool}{label}, arguments:"), style);
-            out.extend(pretty.lines().map(|l| Logical {
-                turn: t,
-                text: format!("    {l}"),
-                style,
-            }));
-            out.extend(one(t, "      → result:".into(), style));
-            out.extend(result.lines().map(|l| Logical {
-                turn: t,
-                text: format!("    {l}"),
-                style,
-            }));
-            out
-        }
         RunEvent::UserRefusal { turn, about } => one(
             Some(*turn),
             format!("[{turn}] user refused: {}", first_line(about)),
@@ -188,6 +148,40 @@ fn event_lines(e: &RunEvent, full: bool, theme: &Theme) -> Vec<Logical> {
         ),
         other => one(None, other.one_line().trim().to_string(), theme.muted()),
     }
+}
+
+/// The logical lines of a tool call: its name, arguments and result on two lines, or in full
+/// (arguments pretty-printed) when its turn is expanded. A failed or refused call says so.
+fn tool_lines(call: ToolCallRef<'_>, full: bool, theme: &Theme) -> Vec<Logical> {
+    let (turn, tool, arguments, result, status) = (call.turn, call.tool, call.arguments, call.result, call.status);
+    let style = match status {
+        ToolStatus::Completed => theme.muted(),
+        ToolStatus::Error => theme.warn(),
+        ToolStatus::DeniedByHost => theme.error(),
+    };
+    let label = match status {
+        ToolStatus::Completed => "",
+        ToolStatus::Error => " ERROR",
+        ToolStatus::DeniedByHost => " DENIED",
+    };
+    let t = Some(turn);
+    let one = |text: String| Logical { turn: t, text, style };
+    if !full {
+        let mut args = arguments.to_string();
+        if args.chars().count() > ARGS_PREVIEW {
+            args = args.chars().take(ARGS_PREVIEW).collect::<String>() + "…";
+        }
+        return vec![
+            one(format!("[{turn}] tool {tool}({args}){label}")),
+            one(format!("      → {}", first_line(result))),
+        ];
+    }
+    let pretty = serde_json::to_string_pretty(arguments).unwrap_or_else(|_| arguments.to_string());
+    let mut out = vec![one(format!("[{turn}] tool {tool}{label}, arguments:"))];
+    out.extend(pretty.lines().map(|l| one(format!("    {l}"))));
+    out.push(one("      → result:".into()));
+    out.extend(result.lines().map(|l| one(format!("    {l}"))));
+    out
 }
 
 /// Draws the selected trial's transcript into `area`; returns what the key handlers need.

@@ -1,7 +1,8 @@
 //! Small building blocks every PDF section uses: colours, section headings, notes, tables.
 
-use super::layout::{CONTENT_W, Face, MARGIN_X, Writer, rgb};
-use crate::report::model::SECTION_TITLES;
+use super::fonts::{Face, rgb};
+use super::layout::{CONTENT_W, MARGIN_X, Writer};
+use crate::report::model::Section;
 use crate::report::tables::{self, Table};
 
 pub const TEXT: (u8, u8, u8) = (29, 35, 43);
@@ -14,11 +15,11 @@ pub fn c((r, g, b): (u8, u8, u8)) -> printpdf::Color {
 /// A section's heading. Sections flow on from the previous one (a page break before each
 /// left half-empty pages: a quarter of the example's PDF); the heading keeps a few lines of
 /// its section with it.
-pub fn section(w: &mut Writer<'_>, i: usize) {
+pub fn section(w: &mut Writer<'_>, s: Section) {
     if !w.pages.last().is_some_and(Vec::is_empty) {
         w.space(10.0);
     }
-    w.heading(1, SECTION_TITLES[i]);
+    w.heading(1, s.title());
 }
 
 pub fn note(w: &mut Writer<'_>, text: &str) {

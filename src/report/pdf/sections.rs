@@ -1,9 +1,10 @@
-//! The report's sections laid out on PDF pages, in the order of `SECTION_TITLES`, one
+//! The report's sections laid out on PDF pages, in the order of `Section::ALL`, one
 //! flowing on from the other. Long parts print as a digest (`report::digest`): the PDF is
 //! for reading on paper, report.html keeps every row.
 
 use super::blocks::{MUTED, TEXT, c, kv, note, section, table};
-use super::layout::{CONTENT_W, Face, MARGIN_X, Writer};
+use super::fonts::Face;
+use super::layout::{CONTENT_W, MARGIN_X, Writer};
 use super::trials;
 use crate::judge::Verdict;
 use crate::report::chart::verdict_rgb;
@@ -14,20 +15,24 @@ use crate::report::model::*;
 use crate::report::profile_section::parts as profile_parts;
 use crate::report::tables;
 
-/// Lays out every section.
+/// Lays out every section, in `Section::ALL`'s order.
 pub fn body(w: &mut Writer<'_>, r: &Report) {
-    summary(w, r);
-    config(w, r);
-    profile(w, r);
-    people(w, r);
-    trials::transcripts(w, r);
-    trials::verdicts(w, r);
-    critique(w, r);
-    gates(w, r);
+    for s in Section::ALL {
+        match s {
+            Section::Summary => summary(w, r),
+            Section::Config => config(w, r),
+            Section::Profile => profile(w, r),
+            Section::People => people(w, r),
+            Section::Transcripts => trials::transcripts(w, r),
+            Section::Verdicts => trials::verdicts(w, r),
+            Section::Critique => critique(w, r),
+            Section::Gates => gates(w, r),
+        }
+    }
 }
 
 fn summary(w: &mut Writer<'_>, r: &Report) {
-    section(w, 0);
+    section(w, Section::Summary);
     let s = &r.summary;
     w.paragraph(
         &format!("Readiness verdict: {}", s.readiness.label),
@@ -114,7 +119,7 @@ fn settings(w: &mut Writer<'_>, rows: &[(String, String)]) {
 
 fn config(w: &mut Writer<'_>, r: &Report) {
     let cfg = &r.config;
-    section(w, 1);
+    section(w, Section::Config);
     w.heading(2, "Agent");
     settings(w, &cfg.agent);
     w.heading(3, "MCP servers");
@@ -135,7 +140,7 @@ fn config(w: &mut Writer<'_>, r: &Report) {
 }
 
 fn profile(w: &mut Writer<'_>, r: &Report) {
-    section(w, 2);
+    section(w, Section::Profile);
     let p = &r.profile;
     if !p.present {
         note(w, &format!("{} not generated (run `ghostlab profile`).", p.file));
@@ -163,7 +168,7 @@ fn profile(w: &mut Writer<'_>, r: &Report) {
 }
 
 fn people(w: &mut Writer<'_>, r: &Report) {
-    section(w, 3);
+    section(w, Section::People);
     for (name, sec) in [("Personas", &r.personas), ("Scenarios", &r.scenarios)] {
         w.heading(2, name);
         note(w, &format!("Source: {}", sec.source));
@@ -202,7 +207,7 @@ fn findings(w: &mut Writer<'_>, f: &[Finding]) {
 
 fn critique(w: &mut Writer<'_>, r: &Report) {
     let cr = &r.critique;
-    section(w, 6);
+    section(w, Section::Critique);
     w.heading(2, "Tool usage");
     table(
         w,
@@ -235,7 +240,7 @@ fn critique(w: &mut Writer<'_>, r: &Report) {
 }
 
 fn gates(w: &mut Writer<'_>, r: &Report) {
-    section(w, 7);
+    section(w, Section::Gates);
     if r.gates.gates.is_empty() {
         note(w, "No gates configured in review.gates.");
     } else {
