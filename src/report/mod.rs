@@ -21,6 +21,7 @@ mod profile_model;
 mod profile_section;
 mod read;
 pub mod role_spend;
+mod section;
 pub mod spend;
 mod summary;
 mod tables;

@@ -22,53 +22,6 @@ pub const MAX_MESSAGE_TEXT: usize = 6_000;
 /// Appended where a text was cut; the full text stays in events.jsonl.
 pub const TRUNCATION_MARK: &str = "… [truncated, full text in events.jsonl]";
 
-/// The report's sections. `Section::ALL` is the one order every format prints them in; each
-/// format writes a section through an exhaustive `match`, so a new section is a compile error
-/// in every format until it is written there.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Section {
-    Summary,
-    Config,
-    Profile,
-    People,
-    Transcripts,
-    Verdicts,
-    Critique,
-    Gates,
-}
-
-impl Section {
-    pub const ALL: [Section; 8] = [
-        Section::Summary,
-        Section::Config,
-        Section::Profile,
-        Section::People,
-        Section::Transcripts,
-        Section::Verdicts,
-        Section::Critique,
-        Section::Gates,
-    ];
-
-    /// The section's heading.
-    pub fn title(self) -> &'static str {
-        match self {
-            Section::Summary => "Summary",
-            Section::Config => "1. Agent configuration and sandbox provenance",
-            Section::Profile => "2. Inferred purpose profile",
-            Section::People => "3. Personas and scenarios",
-            Section::Transcripts => "4. Transcripts",
-            Section::Verdicts => "5. Judge verdicts and checks",
-            Section::Critique => "6. Tool-usability critique",
-            Section::Gates => "7. Gates and readiness",
-        }
-    }
-
-    /// Its place in `ALL` (0: the summary), which HTML's contents use as the anchor `s<n>`.
-    pub fn number(self) -> usize {
-        self as usize
-    }
-}
-
 /// The whole rollout report.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {

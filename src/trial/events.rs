@@ -352,3 +352,51 @@ fn first_line(text: &str) -> String {
         line.to_string()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tool_call_is_unpacked_with_every_field_and_nothing_else_is_one() {
+        let call = RunEvent::ToolCall {
+            turn: 3,
+            call_id: "c7".into(),
+            tool: "release_publish".into(),
+            arguments: serde_json::json!({"ref": "main"}),
+            result: "denied".into(),
+            status: ToolStatus::DeniedByHost,
+            latency_ms: 41,
+        };
+        let args = serde_json::json!({"ref": "main"});
+        assert_eq!(
+            call.tool_call(),
+            Some(ToolCallRef {
+                turn: 3,
+                tool: "release_publish",
+                arguments: &args,
+                result: "denied",
+                status: ToolStatus::DeniedByHost,
+                latency_ms: 41,
+            })
+        );
+        let others = [
+            RunEvent::UserMessage {
+                turn: 3,
+                text: "tool release_publish".into(),
+                latency_ms: 1,
+            },
+            RunEvent::UserRefusal {
+                turn: 3,
+                about: "release_publish".into(),
+            },
+            RunEvent::InfraError {
+                component: "tool".into(),
+                reason: "x".into(),
+            },
+        ];
+        for e in others {
+            assert_eq!(e.tool_call(), None, "{e:?}");
+        }
+    }
+}

@@ -311,4 +311,73 @@ mod tests {
         );
         assert_eq!(highlighted("no match".into(), "zzz", Style::default()).spans.len(), 1);
     }
+
+    fn call(status: ToolStatus, arguments: serde_json::Value, result: &str) -> RunEvent {
+        RunEvent::ToolCall {
+            turn: 2,
+            call_id: "c1".into(),
+            tool: "release_publish".into(),
+            arguments,
+            result: result.into(),
+            status,
+            latency_ms: 40,
+        }
+    }
+
+    fn texts(e: &RunEvent, full: bool, theme: &Theme) -> Vec<String> {
+        event_lines(e, full, theme).into_iter().map(|l| l.text).collect()
+    }
+
+    /// The pane's tool-call lines, exactly as before they were read through `tool_call()`.
+    #[test]
+    fn a_tool_call_shows_two_lines_collapsed_and_everything_expanded() {
+        let theme = Theme::builtin("default").expect("theme");
+        let args = serde_json::json!({"ref": "main"});
+        let done = call(ToolStatus::Completed, args.clone(), "tagged\nv1.2.0");
+        assert_eq!(
+            texts(&done, false, &theme),
+            ["[2] tool release_publish({\"ref\":\"main\"})", "      → tagged …"]
+        );
+        assert_eq!(
+            texts(&done, true, &theme),
+            [
+                "[2] tool release_publish, arguments:",
+                "    {",
+                "      \"ref\": \"main\"",
+                "    }",
+                "      → result:",
+                "    tagged",
+                "    v1.2.0"
+            ]
+        );
+        // A failed or refused call says so, in its own style.
+        let denied = call(ToolStatus::DeniedByHost, args.clone(), "no");
+        assert_eq!(
+            texts(&denied, false, &theme)[0],
+            "[2] tool release_publish({\"ref\":\"main\"}) DENIED"
+        );
+        assert_eq!(event_lines(&denied, false, &theme)[0].style, theme.error());
+        let failed = call(ToolStatus::Error, args, "boom");
+        assert_eq!(
+            texts(&failed, true, &theme)[0],
+            "[2] tool release_publish ERROR, arguments:"
+        );
+        assert_eq!(event_lines(&failed, true, &theme)[0].style, theme.warn());
+        // Every line of a call belongs to its turn, so Enter expands the right one.
+        assert!(event_lines(&done, true, &theme).iter().all(|l| l.turn == Some(2)));
+    }
+
+    #[test]
+    fn long_collapsed_arguments_are_cut_and_say_so() {
+        let theme = Theme::builtin("default").expect("theme");
+        let long = serde_json::json!({"body": "x".repeat(400)});
+        let first = &texts(&call(ToolStatus::Completed, long, "ok"), false, &theme)[0];
+        assert!(first.ends_with("…)"), "{first}");
+        let args = first
+            .strip_prefix("[2] tool release_publish(")
+            .unwrap()
+            .strip_suffix(")")
+            .unwrap();
+        assert_eq!(args.chars().count(), ARGS_PREVIEW + 1);
+    }
 }

@@ -2,7 +2,7 @@
 
 use super::fonts::{Face, rgb};
 use super::layout::{CONTENT_W, MARGIN_X, Writer};
-use crate::report::model::Section;
+use crate::report::section::Section;
 use crate::report::tables::{self, Table};
 
 pub const TEXT: (u8, u8, u8) = (29, 35, 43);

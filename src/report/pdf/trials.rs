@@ -11,6 +11,7 @@ use crate::report::digest::{
 };
 use crate::report::markdown::verdict_label;
 use crate::report::model::*;
+use crate::report::section::Section;
 use crate::report::tables;
 use crate::report::transcript_view::{Body, EntryView, Who, entry_view};
 
