@@ -3,9 +3,9 @@
 
 // No doc comment on the struct: clap would print it as every such command's `about`.
 #[derive(Debug, clap::Args)]
-pub struct ActionArgs<A: clap::Subcommand> {
+pub(crate) struct ActionArgs<A: clap::Subcommand> {
     #[command(subcommand)]
-    pub action: A,
+    pub(crate) action: A,
 }
 
 #[cfg(test)]

@@ -8,10 +8,10 @@ use std::io::{BufRead, IsTerminal};
 use super::{CliError, Exit};
 use crate::llm::credentials::{self, Secret};
 
-pub type Args = super::action_args::ActionArgs<Action>;
+pub(crate) type Args = super::action_args::ActionArgs<Action>;
 
 #[derive(Debug, clap::Subcommand)]
-pub enum Action {
+pub(crate) enum Action {
     /// Store the key for PROVIDER; the key is read from stdin (one line).
     Set { provider: String },
     /// Show where a key for PROVIDER would come from (never the key).
@@ -20,7 +20,7 @@ pub enum Action {
     Remove { provider: String },
 }
 
-pub fn run(args: Args) -> Result<Exit, CliError> {
+pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
     let fail = |e: credentials::CredentialError| CliError::missing(e.to_string());
     match args.action {
         Action::Set { provider } => {

@@ -35,7 +35,8 @@ mod test;
 mod validate;
 mod view;
 
-pub use error::{CliError, ErrorKind};
+pub(crate) use error::CliError;
+pub use error::ErrorKind;
 pub use exit::{EXIT_CODES, Exit};
 
 use clap::{Parser, Subcommand};
@@ -47,11 +48,11 @@ use std::process::ExitCode;
     after_help = exit::exit_status_help())]
 pub struct Cli {
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Check a job.yaml and every file it references; prints OK or every error.
     Validate(validate::Args),
     /// Write the OpenCode project config (opencode.json) for the job's agent.

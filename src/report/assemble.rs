@@ -32,7 +32,7 @@ pub fn build_report(job: &LoadedJob, run_dir: &Path) -> Result<Report, ReportErr
 
 /// The job's redactor, leaving the dataset's ids and names whole. A name holding a secret
 /// (refused by `test` already) stays masked here rather than failing the report.
-pub fn redactor_for_report(job: &LoadedJob) -> Redactor {
+pub(crate) fn redactor_for_report(job: &LoadedJob) -> Redactor {
     let mut r = Redactor::for_job(job);
     // On a refusal `protect` leaves `r` as it was: everything is masked as before.
     let _refused = crate::run::case::dataset_cases::protect_dataset_names(&mut r, &job.state_dir());

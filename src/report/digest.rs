@@ -7,7 +7,7 @@ use super::model::*;
 use super::tables::Table;
 
 /// Where a digest sends the reader for what it leaves out.
-pub const FULL_REPORT: &str = "report.html";
+pub(crate) const FULL_REPORT: &str = "report.html";
 
 fn table(headers: &[&str], rows: Vec<Vec<String>>) -> Table {
     Table {
@@ -17,7 +17,7 @@ fn table(headers: &[&str], rows: Vec<Vec<String>>) -> Table {
 }
 
 /// The names of the passed checks, and the checks that did not pass (shown in full).
-pub fn checks_digest(checks: &[CheckRow]) -> (Vec<String>, Vec<CheckRow>) {
+pub(crate) fn checks_digest(checks: &[CheckRow]) -> (Vec<String>, Vec<CheckRow>) {
     let (passed, other): (Vec<&CheckRow>, Vec<&CheckRow>) = checks.iter().partition(|c| c.outcome == "passed");
     (
         passed.into_iter().map(|c| c.name.clone()).collect(),
@@ -27,7 +27,7 @@ pub fn checks_digest(checks: &[CheckRow]) -> (Vec<String>, Vec<CheckRow>) {
 
 /// The verdict's reasons the criteria table does not already show: `s1: R` and
 /// `s1 not judged: R` repeat criterion s1's rationale R word for word.
-pub fn reasons_beyond_criteria(t: &TrialReport) -> Vec<String> {
+pub(crate) fn reasons_beyond_criteria(t: &TrialReport) -> Vec<String> {
     let repeats = |reason: &str| {
         t.criteria.iter().any(|c| {
             reason == format!("{}: {}", c.id, c.rationale) || reason == format!("{} not judged: {}", c.id, c.rationale)
@@ -38,7 +38,7 @@ pub fn reasons_beyond_criteria(t: &TrialReport) -> Vec<String> {
 
 /// A criteria table (`tables::criteria`: id first, rationale fifth) where a rationale that
 /// repeats an earlier row's reads `same as <id>`.
-pub fn rationale_once(mut t: Table) -> Table {
+pub(crate) fn rationale_once(mut t: Table) -> Table {
     for i in 1..t.rows.len() {
         let (before, rest) = t.rows.split_at_mut(i);
         let row = &mut rest[0];
@@ -50,7 +50,7 @@ pub fn rationale_once(mut t: Table) -> Table {
 }
 
 /// What the harness observed, as one `fact: value · fact: value` paragraph.
-pub fn observed_line(rows: &[(String, String)]) -> String {
+pub(crate) fn observed_line(rows: &[(String, String)]) -> String {
     rows.iter()
         .map(|(k, v)| format!("{k}: {v}"))
         .collect::<Vec<_>>()
@@ -58,7 +58,7 @@ pub fn observed_line(rows: &[(String, String)]) -> String {
 }
 
 /// Tools grouped by their risk labels, groups in first-seen order.
-pub fn risk_label_groups(labels: &[(String, String)]) -> Table {
+pub(crate) fn risk_label_groups(labels: &[(String, String)]) -> Table {
     let mut groups: Vec<(String, Vec<String>)> = Vec::new();
     for (tool, label) in labels {
         match groups.iter_mut().find(|(l, _)| l == label) {
@@ -75,7 +75,7 @@ pub fn risk_label_groups(labels: &[(String, String)]) -> Table {
 
 /// Dataset cases grouped by status and note: one row per group instead of one per case. Cases
 /// the run has (`ran`) are counted, not listed: their transcripts are in section 4.
-pub fn dataset_groups(d: &DatasetSection, ran: &[&str]) -> Table {
+pub(crate) fn dataset_groups(d: &DatasetSection, ran: &[&str]) -> Table {
     let mut groups: Vec<((String, String), Vec<String>)> = Vec::new();
     for [id, _, _, status, note] in &d.cases {
         let key = (status.clone(), note.clone());
@@ -104,7 +104,7 @@ pub fn dataset_groups(d: &DatasetSection, ran: &[&str]) -> Table {
 
 /// Refused egress attempts grouped by destination: how many, in how many trials, first and
 /// last time; the cases are listed unless every trial of the run (`trials`) made the attempt.
-pub fn denied_groups(denied: &[DeniedEgress], trials: usize) -> Table {
+pub(crate) fn denied_groups(denied: &[DeniedEgress], trials: usize) -> Table {
     let mut groups: Vec<(String, Vec<&DeniedEgress>)> = Vec::new();
     for d in denied {
         let dest = format!("{}:{}", d.host, d.port);
@@ -141,7 +141,7 @@ pub fn denied_groups(denied: &[DeniedEgress], trials: usize) -> Table {
 
 /// Findings without their location (a JSON pointer into contract.json for contract
 /// findings), one row per severity and message with every tool that has it.
-pub fn findings_brief(f: &[Finding]) -> Table {
+pub(crate) fn findings_brief(f: &[Finding]) -> Table {
     let mut groups: Vec<((String, String), Vec<String>)> = Vec::new();
     for x in f {
         let key = (x.severity.clone(), x.message.clone());
@@ -160,7 +160,7 @@ pub fn findings_brief(f: &[Finding]) -> Table {
 
 /// The description column only `with_description` (a scenario's is its goal, printed with
 /// each transcript).
-pub fn items_brief(items: &[Item], keep: &[&str], with_description: bool) -> Table {
+pub(crate) fn items_brief(items: &[Item], keep: &[&str], with_description: bool) -> Table {
     let rows = items
         .iter()
         .map(|it| {
@@ -186,7 +186,7 @@ pub fn items_brief(items: &[Item], keep: &[&str], with_description: bool) -> Tab
 }
 
 /// A JSON text on one line (`{"a": 1}`); any other text unchanged.
-pub fn one_line_json(text: &str) -> String {
+pub(crate) fn one_line_json(text: &str) -> String {
     match serde_json::from_str::<serde_json::Value>(text) {
         Ok(v) => serde_json::to_string(&v).unwrap_or_else(|_| text.to_string()),
         Err(_) => text.to_string(),
@@ -195,7 +195,7 @@ pub fn one_line_json(text: &str) -> String {
 
 /// The first `max` lines of `text`, and a line saying how many more the full report has. A
 /// text the report model already cut keeps its mark (`TRUNCATION_MARK`) at the end.
-pub fn head_lines(text: &str, max: usize) -> String {
+pub(crate) fn head_lines(text: &str, max: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
     if lines.len() <= max {
         return text.to_string();
@@ -213,7 +213,7 @@ pub fn head_lines(text: &str, max: usize) -> String {
 }
 
 /// Settings with a value, and the names of those without one (`—` or empty).
-pub fn set_and_unset(rows: &[(String, String)]) -> (Vec<(String, String)>, Vec<String>) {
+pub(crate) fn set_and_unset(rows: &[(String, String)]) -> (Vec<(String, String)>, Vec<String>) {
     let (set, unset): (Vec<_>, Vec<_>) = rows
         .iter()
         .cloned()

@@ -177,7 +177,7 @@ impl SectionWriter for Markdown {
 }
 
 /// `critique.md`: the run's critique, or one trial's (by index into `trials`).
-pub fn render_critique_markdown(r: &Report, trial: Option<usize>) -> String {
+pub(crate) fn render_critique_markdown(r: &Report, trial: Option<usize>) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "<!-- ghostlab critique version {} -->", r.version);
     match trial.and_then(|i| r.trials.get(i)) {
@@ -287,7 +287,7 @@ fn quote(text: &str) -> String {
 }
 
 /// `PASS`, `FAIL`, … or `NO VERDICT` for an unfinished trial.
-pub fn verdict_label(t: &TrialReport) -> &'static str {
+pub(crate) fn verdict_label(t: &TrialReport) -> &'static str {
     t.verdict.map(|v| v.as_str()).unwrap_or("NO VERDICT")
 }
 

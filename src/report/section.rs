@@ -7,7 +7,7 @@ use super::model::Report;
 
 /// The report's sections, in the order every format prints them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Section {
+pub(crate) enum Section {
     Summary,
     Config,
     Profile,
@@ -19,7 +19,7 @@ pub enum Section {
 }
 
 impl Section {
-    pub const ALL: [Section; 8] = [
+    pub(crate) const ALL: [Section; 8] = [
         Section::Summary,
         Section::Config,
         Section::Profile,
@@ -31,7 +31,7 @@ impl Section {
     ];
 
     /// The section's heading.
-    pub fn title(self) -> &'static str {
+    pub(crate) fn title(self) -> &'static str {
         match self {
             Section::Summary => "Summary",
             Section::Config => "1. Agent configuration and sandbox provenance",
@@ -45,7 +45,7 @@ impl Section {
     }
 
     /// Its place in `ALL` (0: the summary), which HTML's contents use as the anchor `s<n>`.
-    pub fn number(self) -> usize {
+    pub(crate) fn number(self) -> usize {
         self as usize
     }
 }

@@ -5,7 +5,7 @@ use crate::lab::dashboard_state::Screen;
 use crate::lab::{Discovery, Lab, Phase, RunOutcome};
 
 /// The key hints for the current screen.
-pub fn key_hints(lab: &Lab, ui: &Ui) -> String {
+pub(crate) fn key_hints(lab: &Lab, ui: &Ui) -> String {
     if let Some(bulk) = &ui.bulk {
         return format!("{}? y yes · any other key no", bulk.what);
     }

@@ -220,7 +220,7 @@ fn scroll_proposal(ui: &mut Ui, by: i32) -> Intent {
 
 /// Maps a mouse event: the wheel scrolls what is under it, a click selects a trial row or a
 /// completed step in the step list.
-pub fn on_mouse(m: MouseEvent, lab: &Lab, ui: &mut Ui) -> Intent {
+pub(crate) fn on_mouse(m: MouseEvent, lab: &Lab, ui: &mut Ui) -> Intent {
     if lab.confirm_quit || ui.help || ui.hint.is_some() || ui.bulk.is_some() {
         return Intent::None;
     }

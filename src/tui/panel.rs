@@ -5,7 +5,7 @@ use ratatui::text::Span;
 use ratatui::widgets::{Block, Borders};
 
 /// A bordered block titled in the theme's accent colour.
-pub fn block<'a>(title: String, theme: &Theme) -> Block<'a> {
+pub(crate) fn block<'a>(title: String, theme: &Theme) -> Block<'a> {
     Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border())
@@ -15,6 +15,6 @@ pub fn block<'a>(title: String, theme: &Theme) -> Block<'a> {
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 /// The spinner frame for a tick count.
-pub fn spinner(tick: u64) -> &'static str {
+pub(crate) fn spinner(tick: u64) -> &'static str {
     SPINNER[(tick % SPINNER.len() as u64) as usize]
 }

@@ -20,11 +20,11 @@ const ARGS_PREVIEW: usize = 160;
 
 /// What the drawn pane tells the key handlers: how far it can scroll, which turn Enter expands.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct TranscriptGeometry {
+pub(crate) struct TranscriptGeometry {
     /// The largest `transcript_scroll` that still shows a full pane (0: everything fits).
-    pub max_scroll: u16,
+    pub(crate) max_scroll: u16,
     /// The turn of the bottom line shown: the one Enter expands or collapses.
-    pub bottom_turn: Option<u32>,
+    pub(crate) bottom_turn: Option<u32>,
 }
 
 /// One logical line before wrapping: its turn (for Enter), text and style.
@@ -36,7 +36,7 @@ struct Logical {
 
 /// `text` broken into rows of at most `width` display columns, at spaces where it can and
 /// inside a word only when the word alone is wider than the pane. Never returns no rows.
-pub fn wrap(text: &str, width: usize) -> Vec<String> {
+pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
     let mut rows = Vec::new();
     let mut row = String::new();
@@ -66,7 +66,7 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 }
 
 /// `text` as spans, with every case-insensitive occurrence of `needle` marked.
-pub fn highlighted(text: String, needle: &str, style: Style) -> Line<'static> {
+pub(crate) fn highlighted(text: String, needle: &str, style: Style) -> Line<'static> {
     if needle.is_empty() {
         return Line::styled(text, style);
     }
@@ -185,7 +185,7 @@ fn tool_lines(call: ToolCallRef<'_>, full: bool, theme: &Theme) -> Vec<Logical> 
 }
 
 /// Draws the selected trial's transcript into `area`; returns what the key handlers need.
-pub fn draw_transcript(frame: &mut Frame, s: &DashboardState, theme: &Theme, area: Rect) -> TranscriptGeometry {
+pub(crate) fn draw_transcript(frame: &mut Frame, s: &DashboardState, theme: &Theme, area: Rect) -> TranscriptGeometry {
     let Some(row) = s.selected().map(|i| &s.rows[i]) else {
         let b = block(" Transcript ".into(), theme);
         let inner = b.inner(area);

@@ -14,8 +14,8 @@ use super::ui_state::Ui;
 use crate::lab::{Lab, Phase, StepId};
 
 /// Smallest usable terminal.
-pub const MIN_WIDTH: u16 = 50;
-pub const MIN_HEIGHT: u16 = 12;
+pub(crate) const MIN_WIDTH: u16 = 50;
+pub(crate) const MIN_HEIGHT: u16 = 12;
 
 /// Draws one frame.
 pub fn draw(frame: &mut Frame, lab: &Lab, ui: &Ui, theme: &Theme) {
@@ -66,7 +66,7 @@ pub fn draw(frame: &mut Frame, lab: &Lab, ui: &Ui, theme: &Theme) {
 
 /// Whether the step list is shown in full by default: it gives way below 100 columns, and
 /// during the run below 140, so names in the panes get the room (`s` toggles it).
-pub fn sidebar_fits(lab: &Lab, width: u16) -> bool {
+pub(crate) fn sidebar_fits(lab: &Lab, width: u16) -> bool {
     let need = if matches!(lab.phase, Phase::Running { .. }) {
         140
     } else {

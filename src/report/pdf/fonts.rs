@@ -6,22 +6,22 @@ use std::collections::HashMap;
 
 /// The three embedded faces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Face {
+pub(crate) enum Face {
     Sans,
     Bold,
     Mono,
 }
 
 /// A font as the layout needs it: its document id and glyph advances.
-pub struct FontMetrics {
-    pub id: FontId,
+pub(crate) struct FontMetrics {
+    pub(crate) id: FontId,
     font: ParsedFont,
     units_per_em: f32,
     cache: std::cell::RefCell<HashMap<char, Option<f32>>>,
 }
 
 impl FontMetrics {
-    pub fn new(id: FontId, font: ParsedFont) -> Self {
+    pub(crate) fn new(id: FontId, font: ParsedFont) -> Self {
         let units_per_em = f32::from(font.pdf_font_metrics.units_per_em.max(1));
         FontMetrics {
             id,
@@ -41,7 +41,7 @@ impl FontMetrics {
 
     /// Replaces characters the font cannot draw (and control characters) so nothing prints
     /// as an empty box.
-    pub fn printable(&self, text: &str) -> String {
+    pub(crate) fn printable(&self, text: &str) -> String {
         text.chars()
             .map(|c| match c {
                 '\t' => ' ',
@@ -53,13 +53,13 @@ impl FontMetrics {
     }
 
     /// Width of already printable text at `size` points.
-    pub fn width(&self, text: &str, size: f32) -> f32 {
+    pub(crate) fn width(&self, text: &str, size: f32) -> f32 {
         text.chars().map(|c| self.advance(c).unwrap_or(0.6)).sum::<f32>() * size
     }
 }
 
 /// Text colour and a few fills.
-pub fn rgb(r: u8, g: u8, b: u8) -> Color {
+pub(crate) fn rgb(r: u8, g: u8, b: u8) -> Color {
     Color::Rgb(Rgb {
         r: f32::from(r) / 255.0,
         g: f32::from(g) / 255.0,

@@ -11,37 +11,37 @@ use super::wrap::wrap_text;
 use crate::redact::Redactor;
 
 /// A4 in points.
-pub const PAGE_W: f32 = 595.28;
-pub const PAGE_H: f32 = 841.89;
-pub const MARGIN_X: f32 = 44.0;
+pub(crate) const PAGE_W: f32 = 595.28;
+pub(crate) const PAGE_H: f32 = 841.89;
+pub(crate) const MARGIN_X: f32 = 44.0;
 /// Content starts below the header band and ends above the footer band.
-pub const TOP: f32 = PAGE_H - 58.0;
-pub const BOTTOM: f32 = 52.0;
-pub const CONTENT_W: f32 = PAGE_W - 2.0 * MARGIN_X;
+pub(crate) const TOP: f32 = PAGE_H - 58.0;
+pub(crate) const BOTTOM: f32 = 52.0;
+pub(crate) const CONTENT_W: f32 = PAGE_W - 2.0 * MARGIN_X;
 
 /// One heading as laid out: level, text, 1-based page.
 #[derive(Debug, Clone)]
-pub struct Mark {
-    pub level: u8,
-    pub text: String,
-    pub page: usize,
+pub(crate) struct Mark {
+    pub(crate) level: u8,
+    pub(crate) text: String,
+    pub(crate) page: usize,
 }
 
 /// The document being laid out.
-pub struct Writer<'a> {
+pub(crate) struct Writer<'a> {
     fonts: &'a HashMap<Face, FontMetrics>,
     pub(super) redactor: &'a Redactor,
-    pub pages: Vec<Vec<Op>>,
-    pub y: f32,
-    pub marks: Vec<Mark>,
+    pub(crate) pages: Vec<Vec<Op>>,
+    pub(crate) y: f32,
+    pub(crate) marks: Vec<Mark>,
     /// Pages placed before this writer's first page (the contents), for printed page numbers.
-    pub offset: usize,
+    pub(crate) offset: usize,
     /// Named positions (transcript events): 1-based page of this writer and y.
-    pub anchors: HashMap<String, (usize, f32)>,
+    pub(crate) anchors: HashMap<String, (usize, f32)>,
 }
 
 impl<'a> Writer<'a> {
-    pub fn new(fonts: &'a HashMap<Face, FontMetrics>, redactor: &'a Redactor) -> Self {
+    pub(crate) fn new(fonts: &'a HashMap<Face, FontMetrics>, redactor: &'a Redactor) -> Self {
         Writer {
             fonts,
             redactor,
@@ -54,18 +54,18 @@ impl<'a> Writer<'a> {
     }
 
     /// Remembers the current position under `name`.
-    pub fn anchor(&mut self, name: String) {
+    pub(crate) fn anchor(&mut self, name: String) {
         let at = (self.page_no(), self.y);
         self.anchors.insert(name, at);
     }
 
     /// The printed page number of an anchor, when it exists.
-    pub fn anchor_page(&self, name: &str) -> Option<usize> {
+    pub(crate) fn anchor_page(&self, name: &str) -> Option<usize> {
         self.anchors.get(name).map(|(p, _)| p + self.offset)
     }
 
     /// A clickable area jumping to the top of document page `page` (1-based, printed number).
-    pub fn link(&mut self, x: f32, y: f32, w: f32, h: f32, page: usize) {
+    pub(crate) fn link(&mut self, x: f32, y: f32, w: f32, h: f32, page: usize) {
         let link = printpdf::LinkAnnotation::new(
             Rect {
                 x: Pt(x),
@@ -88,22 +88,22 @@ impl<'a> Writer<'a> {
         self.ops().push(Op::LinkAnnotation { link });
     }
 
-    pub fn font(&self, f: Face) -> &FontMetrics {
+    pub(crate) fn font(&self, f: Face) -> &FontMetrics {
         &self.fonts[&f]
     }
 
     /// 1-based number of the current page.
-    pub fn page_no(&self) -> usize {
+    pub(crate) fn page_no(&self) -> usize {
         self.pages.len()
     }
 
-    pub fn new_page(&mut self) {
+    pub(crate) fn new_page(&mut self) {
         self.pages.push(Vec::new());
         self.y = TOP;
     }
 
     /// Breaks the page unless `h` more points fit.
-    pub fn ensure(&mut self, h: f32) {
+    pub(crate) fn ensure(&mut self, h: f32) {
         if self.y - h < BOTTOM {
             self.new_page();
         }
@@ -114,7 +114,7 @@ impl<'a> Writer<'a> {
     }
 
     /// Draws one line of text with its baseline at `y`.
-    pub fn text_at(&mut self, x: f32, y: f32, face: Face, size: f32, color: Color, text: &str) {
+    pub(crate) fn text_at(&mut self, x: f32, y: f32, face: Face, size: f32, color: Color, text: &str) {
         let id = self.font(face).id.clone();
         let text = self.font(face).printable(&self.redactor.redact(text));
         self.ops().extend([
@@ -135,7 +135,7 @@ impl<'a> Writer<'a> {
     }
 
     /// A filled rectangle with its lower-left corner at (x, y).
-    pub fn rect(&mut self, x: f32, y: f32, w: f32, h: f32, color: Color) {
+    pub(crate) fn rect(&mut self, x: f32, y: f32, w: f32, h: f32, color: Color) {
         self.ops().extend([
             Op::SetFillColor { col: color },
             Op::DrawRectangle {
@@ -152,7 +152,7 @@ impl<'a> Writer<'a> {
     }
 
     /// A straight stroke.
-    pub fn line(&mut self, x1: f32, y1: f32, x2: f32, y2: f32, color: Color, width: f32) {
+    pub(crate) fn line(&mut self, x1: f32, y1: f32, x2: f32, y2: f32, color: Color, width: f32) {
         let p = |x: f32, y: f32| LinePoint {
             p: Point { x: Pt(x), y: Pt(y) },
             bezier: false,
@@ -170,13 +170,13 @@ impl<'a> Writer<'a> {
     }
 
     /// Splits `text` into lines no wider than `width` at `size` (see `wrap::wrap_text`).
-    pub fn wrap(&self, text: &str, face: Face, size: f32, width: f32) -> Vec<String> {
+    pub(crate) fn wrap(&self, text: &str, face: Face, size: f32, width: f32) -> Vec<String> {
         // Redacted before wrapping, so a secret split over two lines is still caught.
         wrap_text(self.font(face), &self.redactor.redact(text), size, width)
     }
 
     /// A wrapped paragraph at the current position.
-    pub fn paragraph(&mut self, text: &str, face: Face, size: f32, color: Color, indent: f32) {
+    pub(crate) fn paragraph(&mut self, text: &str, face: Face, size: f32, color: Color, indent: f32) {
         let lh = size * 1.35;
         for l in self.wrap(text, face, size, CONTENT_W - indent) {
             self.ensure(lh);
@@ -185,12 +185,12 @@ impl<'a> Writer<'a> {
         }
     }
 
-    pub fn space(&mut self, h: f32) {
+    pub(crate) fn space(&mut self, h: f32) {
         self.y -= h;
     }
 
     /// A heading, kept with at least a few lines of what follows, recorded for the contents.
-    pub fn heading(&mut self, level: u8, text: &str) {
+    pub(crate) fn heading(&mut self, level: u8, text: &str) {
         let size = match level {
             1 => 16.0,
             2 => 10.5,
@@ -215,7 +215,7 @@ impl<'a> Writer<'a> {
     }
 
     /// A shaded monospace block; long blocks continue on the next page.
-    pub fn code(&mut self, text: &str, indent: f32) {
+    pub(crate) fn code(&mut self, text: &str, indent: f32) {
         let size = 7.6;
         let lh = size * 1.3;
         let pad = 4.0;

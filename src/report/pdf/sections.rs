@@ -17,7 +17,7 @@ use crate::report::section::{Section, SectionWriter};
 use crate::report::tables;
 
 /// Lays out every section, in `Section::ALL`'s order.
-pub fn body(w: &mut Writer<'_>, r: &Report) {
+pub(crate) fn body(w: &mut Writer<'_>, r: &Report) {
     Pdf::write_all(w, r);
 }
 

@@ -14,7 +14,7 @@ const TABLE_PAD: f32 = 2.0;
 impl Writer<'_> {
     /// A grid table with a shaded header row repeated on every page it spans. `widths` are
     /// fractions of the content width. Cells wrap; a cell taller than a page is cut.
-    pub fn table(&mut self, headers: &[&str], rows: &[Vec<String>], widths: &[f32]) {
+    pub(crate) fn table(&mut self, headers: &[&str], rows: &[Vec<String>], widths: &[f32]) {
         let (size, pad) = (TABLE_SIZE, TABLE_PAD);
         let lh = size * 1.25;
         // Words are never split inside a cell when a column can be widened to hold them.
