@@ -3,7 +3,8 @@
 //! shows. Nothing here prints.
 
 pub mod run_results;
-pub mod test_run;
+pub(crate) mod test_run;
 
 pub use run_results::{FirstFailure, RunResults, TrialResult};
-pub use test_run::{TestOutcome, TestRunError, TestSettings, run_tests};
+pub use test_run::TestRunError;
+pub(crate) use test_run::{TestSettings, run_tests};

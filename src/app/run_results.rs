@@ -74,7 +74,7 @@ pub struct RunResults {
 
 /// Why a run folder cannot be read as a finished run.
 #[derive(Debug, thiserror::Error)]
-pub enum ResultsError {
+pub(crate) enum ResultsError {
     #[error("{0}: no summary.json; the run did not finish (`ghostlab test --resume` continues it)")]
     Unfinished(PathBuf),
     #[error("{path}: {reason}")]
@@ -86,7 +86,7 @@ pub enum ResultsError {
 
 impl RunResults {
     /// Reads a finished run folder: summary.json, then each trial's verdict.json and case.json.
-    pub fn read(run_dir: &Path) -> Result<RunResults, ResultsError> {
+    pub(crate) fn read(run_dir: &Path) -> Result<RunResults, ResultsError> {
         crate::run::results::stored_versions::check_stored_run(run_dir)?;
         let run = RunDir::new(run_dir);
         let path = run.summary();
@@ -108,7 +108,12 @@ impl RunResults {
     }
 
     /// The results of a summary just computed, plus the trials' files in `run`.
-    pub fn of(run: &RunDir, summary: &SuiteSummary, reports: Vec<PathBuf>, report_error: Option<String>) -> Self {
+    pub(crate) fn of(
+        run: &RunDir,
+        summary: &SuiteSummary,
+        reports: Vec<PathBuf>,
+        report_error: Option<String>,
+    ) -> Self {
         let r = crate::report::readiness(Some(summary));
         let trials = run
             .trials()
@@ -141,7 +146,7 @@ impl RunResults {
     }
 
     /// The HTML report, when one was written.
-    pub fn html_report(&self) -> Option<&Path> {
+    pub(crate) fn html_report(&self) -> Option<&Path> {
         self.reports
             .iter()
             .find(|p| p.extension().is_some_and(|x| x == "html"))
@@ -150,7 +155,7 @@ impl RunResults {
 
     /// The results as plain text lines: what `ghostlab test` and `lab --yes` print and the
     /// results screen shows. The one results text: no command writes its own.
-    pub fn text_lines(&self) -> Vec<String> {
+    pub(crate) fn text_lines(&self) -> Vec<String> {
         let mut out = vec![self.line.clone()];
         if !self.counts.flaky_cases.is_empty() {
             out.push(format!("flaky: {}", self.counts.flaky_cases.join(", ")));
@@ -196,7 +201,7 @@ impl RunResults {
 }
 
 /// The run folder's report files that exist, in md, html, pdf order.
-pub fn existing_reports(run_dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn existing_reports(run_dir: &Path) -> Vec<PathBuf> {
     ["report.md", "report.html", "report.pdf"]
         .iter()
         .map(|n| run_dir.join(n))
@@ -219,7 +224,7 @@ fn trial_result(v: &VerdictFile, spec: Option<&CaseSpec>) -> TrialResult {
 
 /// What made a trial not pass, most specific first: a violated criterion, a failed or errored
 /// check, an unanswered criterion, then the verdict's first stated reason.
-pub fn first_failure(v: &VerdictFile) -> Option<FirstFailure> {
+pub(crate) fn first_failure(v: &VerdictFile) -> Option<FirstFailure> {
     if v.verdict == Verdict::Pass {
         return None;
     }

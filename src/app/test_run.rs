@@ -18,28 +18,28 @@ use crate::trial::{Sinks, SuiteEvent};
 
 /// Everything a suite run needs, resolved from arguments or wizard answers.
 #[derive(Debug, Clone)]
-pub struct TestSettings {
-    pub job: LoadedJob,
-    pub selection: Selection,
+pub(crate) struct TestSettings {
+    pub(crate) job: LoadedJob,
+    pub(crate) selection: Selection,
     /// Trials per case.
-    pub repeat: u32,
+    pub(crate) repeat: u32,
     /// Cases running at once.
-    pub parallel: usize,
+    pub(crate) parallel: usize,
     /// The run folder; `None` is a fresh one, or the newest one when resuming.
-    pub run_dir: Option<PathBuf>,
+    pub(crate) run_dir: Option<PathBuf>,
     /// Reuse trials already judged in the run folder.
-    pub resume: bool,
+    pub(crate) resume: bool,
     /// Serve the agent's model from this cassette through a local model server.
-    pub agent_cassette: Option<PathBuf>,
+    pub(crate) agent_cassette: Option<PathBuf>,
     /// A PDF path other than the run folder's `report.pdf` (implies `write_pdf`).
-    pub pdf: Option<PathBuf>,
+    pub(crate) pdf: Option<PathBuf>,
     /// Render the PDF report too; it is about half of a short run's CPU, so only when asked.
-    pub write_pdf: bool,
+    pub(crate) write_pdf: bool,
 }
 
 impl TestSettings {
     /// Every approved case of `job`, once, four at a time, in a fresh run folder.
-    pub fn new(job: LoadedJob) -> Self {
+    pub(crate) fn new(job: LoadedJob) -> Self {
         TestSettings {
             job,
             selection: Selection::default(),
@@ -89,17 +89,17 @@ pub enum TestRunError {
 
 /// What a finished suite run left behind.
 #[derive(Debug)]
-pub struct TestOutcome {
-    pub run: RunDir,
-    pub summary: SuiteSummary,
+pub(crate) struct TestOutcome {
+    pub(crate) run: RunDir,
+    pub(crate) summary: SuiteSummary,
     /// Requests the agent's scripted model had no answer for.
-    pub unmatched_model_requests: Vec<String>,
+    pub(crate) unmatched_model_requests: Vec<String>,
     /// The report files written, or why the report could not be written (the run stands).
-    pub report: Result<Vec<PathBuf>, ReportError>,
+    pub(crate) report: Result<Vec<PathBuf>, ReportError>,
 }
 
 /// The run folder the settings name: the given one, the newest when resuming, else a fresh one.
-pub fn resolve_run_dir(settings: &TestSettings) -> Result<RunDir, TestRunError> {
+pub(crate) fn resolve_run_dir(settings: &TestSettings) -> Result<RunDir, TestRunError> {
     let state = settings.job.state_dir();
     match (&settings.run_dir, settings.resume) {
         (Some(d), _) => {
@@ -136,7 +136,7 @@ async fn write_report_off_runtime(
 }
 
 /// Runs the selected cases of the job into `sinks` and writes every artifact of the run.
-pub async fn run_tests(settings: &TestSettings, sinks: Sinks) -> Result<TestOutcome, TestRunError> {
+pub(crate) async fn run_tests(settings: &TestSettings, sinks: Sinks) -> Result<TestOutcome, TestRunError> {
     let job = &settings.job;
     let state = job.state_dir();
     let cases = load_cases(&state, &settings.selection).map_err(|reason| TestRunError::Cases {

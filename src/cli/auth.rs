@@ -8,14 +8,10 @@ use std::io::{BufRead, IsTerminal};
 use super::{CliError, Exit};
 use crate::llm::credentials::{self, Secret};
 
-#[derive(Debug, clap::Args)]
-pub struct Args {
-    #[command(subcommand)]
-    pub action: Action,
-}
+pub(crate) type Args = super::action_args::ActionArgs<Action>;
 
 #[derive(Debug, clap::Subcommand)]
-pub enum Action {
+pub(crate) enum Action {
     /// Store the key for PROVIDER; the key is read from stdin (one line).
     Set { provider: String },
     /// Show where a key for PROVIDER would come from (never the key).
@@ -24,7 +20,7 @@ pub enum Action {
     Remove { provider: String },
 }
 
-pub fn run(args: Args) -> Result<Exit, CliError> {
+pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
     let fail = |e: credentials::CredentialError| CliError::missing(e.to_string());
     match args.action {
         Action::Set { provider } => {

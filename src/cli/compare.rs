@@ -7,13 +7,13 @@ use crate::judge::compare::{ALPHA, compare_runs};
 use crate::run::suite::SuiteSummary;
 
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The baseline run folder (holding summary.json).
-    pub run_a: PathBuf,
+    pub(crate) run_a: PathBuf,
     /// The run to compare with it.
-    pub run_b: PathBuf,
+    pub(crate) run_b: PathBuf,
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
 }
 
 fn read(dir: &std::path::Path) -> Result<SuiteSummary, CliError> {
@@ -25,7 +25,7 @@ fn read(dir: &std::path::Path) -> Result<SuiteSummary, CliError> {
     serde_json::from_value(doc).map_err(|e| CliError::bad_input(format!("{}: not a run summary: {e}", path.display())))
 }
 
-pub fn run(args: Args) -> Result<Exit, CliError> {
+pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
     let (a, b) = (read(&args.run_a)?, read(&args.run_b)?);
     let c = compare_runs(&a.cases, &b.cases);
     if args.json {

@@ -7,18 +7,18 @@ use std::path::PathBuf;
 use super::{Cli, CliError, Exit};
 
 #[derive(Debug, clap::Args)]
-pub struct CompletionArgs {
-    pub shell: clap_complete::Shell,
+pub(crate) struct CompletionArgs {
+    pub(crate) shell: clap_complete::Shell,
 }
 
 #[derive(Debug, clap::Args)]
-pub struct ManArgs {
+pub(crate) struct ManArgs {
     /// Write one page per command into this folder; without it, print `ghostlab(1)`.
     #[arg(long)]
-    pub out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
 }
 
-pub fn completions(args: CompletionArgs) -> Result<Exit, CliError> {
+pub(crate) fn completions(args: CompletionArgs) -> Result<Exit, CliError> {
     let mut cmd = Cli::command();
     // Into memory first: clap_complete panics on a write error (a reader gone early).
     let mut script = Vec::new();
@@ -27,7 +27,7 @@ pub fn completions(args: CompletionArgs) -> Result<Exit, CliError> {
     Ok(Exit::Success)
 }
 
-pub fn man(args: ManArgs) -> Result<Exit, CliError> {
+pub(crate) fn man(args: ManArgs) -> Result<Exit, CliError> {
     let cmd = Cli::command();
     match args.out {
         Some(dir) => {
@@ -44,7 +44,7 @@ pub fn man(args: ManArgs) -> Result<Exit, CliError> {
 
 /// `ghostlab(1)`: clap_mangen's sections, with EXIT STATUS (from `error::EXIT_CODES`) in place
 /// of the generic EXTRA section it would make of the same text in `--help`.
-pub fn top_page(cmd: clap::Command) -> std::io::Result<Vec<u8>> {
+pub(crate) fn top_page(cmd: clap::Command) -> std::io::Result<Vec<u8>> {
     let man = clap_mangen::Man::new(cmd.clone());
     let mut out = Vec::new();
     man.render_title(&mut out)?;

@@ -7,14 +7,10 @@ use crate::generate::pipeline::{replace_scenario, unknown_case};
 use crate::generate::store::{read_artifact, set_path, write_artifact};
 use crate::generate::{ArtifactKind, CaseStatus, Dataset, ScenarioSet};
 
-#[derive(Debug, clap::Args)]
-pub struct Args {
-    #[command(subcommand)]
-    pub action: Action,
-}
+pub(crate) type Args = super::action_args::ActionArgs<Action>;
 
 #[derive(Debug, clap::Subcommand)]
-pub enum Action {
+pub(crate) enum Action {
     /// Show every case with its status, persona, kind and title.
     List(ListArgs),
     /// Mark cases approved (they will run).
@@ -28,43 +24,43 @@ pub enum Action {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct ListArgs {
+pub(crate) struct ListArgs {
     #[arg(long, default_value = "job.yaml")]
-    pub job: PathBuf,
+    pub(crate) job: PathBuf,
 }
 
 #[derive(Debug, clap::Args)]
-pub struct MarkArgs {
+pub(crate) struct MarkArgs {
     #[arg(long, default_value = "job.yaml")]
-    pub job: PathBuf,
+    pub(crate) job: PathBuf,
     /// Case ids (see `dataset list`).
     #[arg(required_unless_present = "all", conflicts_with = "all")]
-    pub cases: Vec<String>,
+    pub(crate) cases: Vec<String>,
     /// Every case.
     #[arg(long)]
-    pub all: bool,
+    pub(crate) all: bool,
     /// A note stored with each case.
     #[arg(long)]
-    pub note: Option<String>,
+    pub(crate) note: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]
-pub struct EditArgs {
+pub(crate) struct EditArgs {
     #[arg(long, default_value = "job.yaml")]
-    pub job: PathBuf,
+    pub(crate) job: PathBuf,
     /// The case id.
-    pub case: String,
+    pub(crate) case: String,
     /// `key=value` (dotted keys such as `expected_outcome.must_include`; the value is JSON when it
     /// parses as JSON, else text). Without --set, $VISUAL or $EDITOR opens the scenario.
     #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub set: Vec<String>,
+    pub(crate) set: Vec<String>,
 }
 
 fn err(e: impl std::fmt::Display) -> CliError {
     CliError::bad_input(e.to_string())
 }
 
-pub fn run(args: Args) -> Result<Exit, CliError> {
+pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
     match args.action {
         Action::List(a) => list(&a.job),
         Action::Approve(a) => mark(a, CaseStatus::Approved),

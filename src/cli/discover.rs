@@ -17,13 +17,13 @@ explicit `sandbox.backend: local`). Each server has its own timeout; a broken on
 entry and the others are still discovered. Exit 0 when every enabled server was discovered, 2 otherwise \
 (inventory.json and contract.json are written either way)."
 )]
-pub struct Args {
+pub(crate) struct Args {
     /// The job file.
     #[arg(long, default_value = "job.yaml")]
-    pub job: PathBuf,
+    pub(crate) job: PathBuf,
     /// Bound on each server's startup and on each request, overriding the job (`10s`).
     #[arg(long)]
-    pub timeout: Option<String>,
+    pub(crate) timeout: Option<String>,
 }
 
 fn line(name: &str, p: Progress) {
@@ -47,7 +47,7 @@ fn line(name: &str, p: Progress) {
     eprintln!("[{name}] {state}");
 }
 
-pub fn run(args: Args) -> Result<Exit, CliError> {
+pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
     let timeout = match &args.timeout {
         None => None,
         Some(t) => Some(

@@ -4,9 +4,9 @@ use super::{CliError, Exit};
 use crate::sandbox::doctor::{Probe, leftover_sessions, probe_bubblewrap, probe_cgroups, probe_openshell};
 
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub(crate) struct Args {}
 
-pub fn run(_args: Args) -> Result<Exit, CliError> {
+pub(crate) fn run(_args: Args) -> Result<Exit, CliError> {
     let rt = crate::util::runtime::multi_thread()?;
     let (bw, os) = rt.block_on(async { (probe_bubblewrap().await, probe_openshell().await) });
     print_probe(&bw);

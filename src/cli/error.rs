@@ -26,15 +26,15 @@ type Source = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// A failure for the person: the message, then each hint on its own `hint:` line.
 #[derive(Debug)]
-pub struct CliError {
-    pub kind: ErrorKind,
-    pub message: String,
-    pub hints: Vec<String>,
-    pub source: Option<Source>,
+pub(crate) struct CliError {
+    pub(crate) kind: ErrorKind,
+    pub(crate) message: String,
+    pub(crate) hints: Vec<String>,
+    pub(crate) source: Option<Source>,
 }
 
 impl CliError {
-    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+    pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         CliError {
             kind,
             message: message.into(),
@@ -44,7 +44,7 @@ impl CliError {
     }
 
     /// An error of `kind` whose message is `error`'s own words, keeping `error` as the source.
-    pub fn from_error(kind: ErrorKind, error: impl std::error::Error + Send + Sync + 'static) -> Self {
+    pub(crate) fn from_error(kind: ErrorKind, error: impl std::error::Error + Send + Sync + 'static) -> Self {
         CliError {
             kind,
             message: error.to_string(),
@@ -54,37 +54,37 @@ impl CliError {
     }
 
     /// The arguments are wrong, conflict or select nothing.
-    pub fn usage(message: impl Into<String>) -> Self {
+    pub(crate) fn usage(message: impl Into<String>) -> Self {
         CliError::new(ErrorKind::Usage, message)
     }
 
     /// An input file or its contents is wrong.
-    pub fn bad_input(message: impl Into<String>) -> Self {
+    pub(crate) fn bad_input(message: impl Into<String>) -> Self {
         CliError::new(ErrorKind::BadInput, message)
     }
 
     /// A file could not be read or written.
-    pub fn io_error(message: impl Into<String>) -> Self {
+    pub(crate) fn io_error(message: impl Into<String>) -> Self {
         CliError::new(ErrorKind::Io, message)
     }
 
     /// Something the command needs is missing.
-    pub fn missing(message: impl Into<String>) -> Self {
+    pub(crate) fn missing(message: impl Into<String>) -> Self {
         CliError::new(ErrorKind::MissingPrerequisite, message)
     }
 
     /// A peer failed.
-    pub fn peer(message: impl Into<String>) -> Self {
+    pub(crate) fn peer(message: impl Into<String>) -> Self {
         CliError::new(ErrorKind::Peer, message)
     }
 
-    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+    pub(crate) fn with_hint(mut self, hint: impl Into<String>) -> Self {
         self.hints.push(hint.into());
         self
     }
 
     /// Keeps `error` as the source without changing the message.
-    pub fn because(mut self, error: impl std::error::Error + Send + Sync + 'static) -> Self {
+    pub(crate) fn because(mut self, error: impl std::error::Error + Send + Sync + 'static) -> Self {
         self.source = Some(Box::new(error));
         self
     }

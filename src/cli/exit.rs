@@ -6,15 +6,15 @@ use std::process::ExitCode;
 use super::error::{CliError, ErrorKind};
 
 /// Exit 0: the command did its work (for `test`, `lab`, `merge`, `rescore`: every gate met).
-pub const EXIT_OK: u8 = 0;
+pub(crate) const EXIT_OK: u8 = 0;
 /// Exit 1: a verdict against the input, not a failure to run.
-pub const EXIT_NOT_MET: u8 = 1;
+pub(crate) const EXIT_NOT_MET: u8 = 1;
 /// Exit 2: the command could not run.
-pub const EXIT_COULD_NOT_RUN: u8 = 2;
+pub(crate) const EXIT_COULD_NOT_RUN: u8 = 2;
 /// Exit 124: `ghostlab sandbox exec` killed the command at its wall-clock limit.
-pub const EXIT_TIMED_OUT: u8 = 124;
+pub(crate) const EXIT_TIMED_OUT: u8 = 124;
 /// Exit 141: standard output was closed by its reader; the status of a SIGPIPE death.
-pub const EXIT_OUTPUT_CLOSED: u8 = 141;
+pub(crate) const EXIT_OUTPUT_CLOSED: u8 = 141;
 
 /// Every exit code Ghostlab itself chooses, with its meaning: the one table `--help` and the
 /// man page's EXIT STATUS are written from.
@@ -63,12 +63,12 @@ pub enum Exit {
 
 impl Exit {
     /// 0 when every gate is met, 1 when one is not.
-    pub fn gates(gates_met: bool) -> Exit {
+    pub(crate) fn gates(gates_met: bool) -> Exit {
         if gates_met { Exit::Success } else { Exit::NotMet }
     }
 
     /// The one mapping to the numeric status.
-    pub fn code(self) -> u8 {
+    pub(crate) fn code(self) -> u8 {
         match self {
             Exit::Success => EXIT_OK,
             Exit::NotMet => EXIT_NOT_MET,
@@ -87,7 +87,7 @@ impl Exit {
 
     /// Ends the process now with this status (for the places that cannot return: a closed
     /// output found deep inside a write).
-    pub fn now(self) -> ! {
+    pub(crate) fn now(self) -> ! {
         std::process::exit(self.code().into())
     }
 }
@@ -106,7 +106,7 @@ impl From<Exit> for ExitCode {
 }
 
 /// The EXIT STATUS text of `--help`.
-pub fn exit_status_help() -> String {
+pub(crate) fn exit_status_help() -> String {
     let mut out = String::from("Exit status:\n");
     for (code, meaning) in EXIT_CODES {
         out.push_str(&format!("  {code:<3}  {meaning}\n"));
@@ -115,7 +115,7 @@ pub fn exit_status_help() -> String {
 }
 
 /// The EXIT STATUS section of the man page, in roff.
-pub fn exit_status_roff() -> String {
+pub(crate) fn exit_status_roff() -> String {
     let mut out = String::from(".SH \"EXIT STATUS\"\n");
     for (code, meaning) in EXIT_CODES {
         // A line starting with `.` or `'` would be read as a roff request.

@@ -9,14 +9,10 @@ use crate::judge::verdict_findings::{VerdictFinding, standing};
 use crate::mcp::contract::decide::{DecideError, KnownFinding, decide_with, describe, job_findings, verdict_word, who};
 use crate::mcp::contract::decisions::{Verdict, decisions_path, load};
 
-#[derive(Debug, clap::Args)]
-pub struct Args {
-    #[command(subcommand)]
-    pub action: Action,
-}
+pub(crate) type Args = super::action_args::ActionArgs<Action>;
 
 #[derive(Debug, clap::Subcommand)]
-pub enum Action {
+pub(crate) enum Action {
     /// Show every finding of the job's contract with its id and standing.
     List(ListArgs),
     /// Accept findings: they are right, and the risk is taken knowingly.
@@ -26,31 +22,31 @@ pub enum Action {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct ListArgs {
+pub(crate) struct ListArgs {
     #[arg(long, default_value = "job.yaml")]
-    pub job: PathBuf,
+    pub(crate) job: PathBuf,
     /// The run whose verdict findings to list: a folder or a run id; the newest by default.
     #[arg(long)]
-    pub run: Option<PathBuf>,
+    pub(crate) run: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
-pub struct DecideArgs {
+pub(crate) struct DecideArgs {
     #[arg(long, default_value = "job.yaml")]
-    pub job: PathBuf,
+    pub(crate) job: PathBuf,
     /// The run whose verdict findings the ids may name: a folder or a run id; the newest by default.
     #[arg(long)]
-    pub run: Option<PathBuf>,
+    pub(crate) run: Option<PathBuf>,
     /// Finding ids (see `findings list`), e.g. `GL020:release/publish_release@1a2b3c` or
     /// `workspace-added:p1-s2`.
     #[arg(required = true)]
-    pub findings: Vec<String>,
+    pub(crate) findings: Vec<String>,
     /// Why: stored with the decision and shown in the report.
     #[arg(long)]
-    pub reason: String,
+    pub(crate) reason: String,
 }
 
-pub fn run(args: Args) -> Result<Exit, CliError> {
+pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
     match args.action {
         Action::List(a) => list(&a),
         Action::Accept(a) => decide_cli(a, Verdict::Accepted),

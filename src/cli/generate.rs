@@ -12,23 +12,23 @@ use crate::spec::{LoadedJob, ModelProvider};
 use crate::util::runtime::block_on;
 
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The job file.
     #[arg(long, default_value = "job.yaml")]
-    pub job: PathBuf,
+    pub(crate) job: PathBuf,
     /// How many personas (default: generation.personas, else 3).
     #[arg(long)]
-    pub personas: Option<usize>,
+    pub(crate) personas: Option<usize>,
     /// Scenarios per persona (default: generation.scenarios_per_persona, else 6). Every risk and
     /// workflow gets a scenario even beyond this budget.
     #[arg(long)]
-    pub scenarios_per_persona: Option<usize>,
+    pub(crate) scenarios_per_persona: Option<usize>,
     /// Infer agent-profile.json again even when it exists (it is kept by default so hand edits survive).
     #[arg(long)]
-    pub refresh_profile: bool,
+    pub(crate) refresh_profile: bool,
 }
 
-pub fn run(args: Args) -> Result<Exit, CliError> {
+pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
     let loaded = crate::spec::load_job(&args.job)?;
     let g = &loaded.job.generation;
     let personas = args
@@ -93,7 +93,7 @@ pub fn run(args: Args) -> Result<Exit, CliError> {
 }
 
 /// The proposer job.generation.proposer asks for.
-pub fn proposer_for(loaded: &LoadedJob) -> Result<Box<dyn Proposer>, CliError> {
+pub(crate) fn proposer_for(loaded: &LoadedJob) -> Result<Box<dyn Proposer>, CliError> {
     let role = &loaded.job.generation.proposer;
     match role.provider {
         ModelProvider::Offline => Ok(Box::new(OfflineProposer)),

@@ -11,26 +11,26 @@ use crate::spec::{job_to_yaml, parse_job_text, resolve_job};
 
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("source").required(true).multiple(false)))]
-pub struct Args {
+pub(crate) struct Args {
     /// An OpenCode project (its folder, its .opencode folder or a config file), an
     /// agent.yaml, or an MCP servers file (Claude, Cursor, VS Code, OpenCode).
     #[arg(long, group = "source")]
-    pub from: Option<PathBuf>,
+    pub(crate) from: Option<PathBuf>,
     /// MCP-only shorthand: a stdio command (quoted) or an http(s) URL.
     #[arg(long, group = "source")]
-    pub target: Option<String>,
+    pub(crate) target: Option<String>,
     /// Skill-only shorthand: a folder holding SKILL.md.
     #[arg(long, group = "source")]
-    pub skill: Option<PathBuf>,
+    pub(crate) skill: Option<PathBuf>,
     /// Where to write the job.
     #[arg(long, default_value = "job.yaml")]
-    pub out: PathBuf,
+    pub(crate) out: PathBuf,
     /// Replace an existing file, and write the job even when it does not validate.
     #[arg(long)]
-    pub force: bool,
+    pub(crate) force: bool,
 }
 
-pub fn run(args: Args) -> Result<Exit, CliError> {
+pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
     if args.out.exists() && !args.force {
         return Err(CliError::usage(format!(
             "{} exists; pass --force to replace it",

@@ -17,41 +17,41 @@ use crate::mcp::{ConnectOptions, Endpoint, HostLauncher, LaunchSpec, Launcher, c
 /// Runs on the HOST, UNSANDBOXED: the server gets your user's rights and environment.
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("server").required(true).args(["stdio", "url"])))]
-pub struct Args {
+pub(crate) struct Args {
     /// Start a stdio server: the command and its arguments (put this option last).
     #[arg(long, num_args = 1.., allow_hyphen_values = true, value_name = "CMD")]
-    pub stdio: Vec<String>,
+    pub(crate) stdio: Vec<String>,
     /// Connect to a streamable-HTTP server (or a legacy SSE one with `--sse`).
     #[arg(long)]
-    pub url: Option<String>,
+    pub(crate) url: Option<String>,
     /// `--url` is a legacy HTTP+SSE endpoint (MCP 2024-11-05), not streamable HTTP.
     #[arg(long, requires = "url")]
-    pub sse: bool,
+    pub(crate) sse: bool,
     /// An HTTP header `K=V`; write secrets as `${VAR}` in single quotes so the shell leaves them
     /// for Ghostlab to resolve at connect time: `--header 'Authorization=Bearer ${TOKEN}'`.
     #[arg(long = "header", value_name = "K=V")]
-    pub headers: Vec<String>,
+    pub(crate) headers: Vec<String>,
     /// Working directory of a stdio server.
     #[arg(long)]
-    pub cwd: Option<PathBuf>,
+    pub(crate) cwd: Option<PathBuf>,
     /// Print JSON instead of text.
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
     /// Call this tool after listing.
     #[arg(long, value_name = "NAME")]
-    pub call: Option<String>,
+    pub(crate) call: Option<String>,
     /// Arguments of `--call`, a JSON object.
     #[arg(long, value_name = "JSON", requires = "call")]
-    pub args: Option<String>,
+    pub(crate) args: Option<String>,
     /// Bound on startup and on each request (`30s`, `500ms`).
     #[arg(long, default_value = "30s")]
-    pub timeout: String,
+    pub(crate) timeout: String,
     /// Write the server's stderr to this file (it is drained either way).
     #[arg(long)]
-    pub stderr_log: Option<PathBuf>,
+    pub(crate) stderr_log: Option<PathBuf>,
 }
 
-pub fn run(args: Args) -> Result<Exit, CliError> {
+pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
     let timeout = crate::util::units::parse_duration(&args.timeout)
         .ok_or_else(|| CliError::usage(format!("--timeout: cannot read {:?} as a duration", args.timeout)))?;
     let endpoint = endpoint(&args)?;

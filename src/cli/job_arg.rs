@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 /// A command's only argument, the job file.
 #[derive(Debug, clap::Args)]
-pub struct JobArg {
+pub(crate) struct JobArg {
     /// The job file.
     #[arg(long, default_value = "job.yaml")]
-    pub job: PathBuf,
+    pub(crate) job: PathBuf,
 }

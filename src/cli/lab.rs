@@ -14,71 +14,71 @@ use crate::spec::SandboxBackend;
 use crate::tui::{Theme, TuiOutcome, run_tui};
 
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Run without a terminal: accept every proposal (or the flag given for it).
     #[arg(long)]
-    pub yes: bool,
+    pub(crate) yes: bool,
     /// Continue at the first step not yet accepted in --job.
     #[arg(long)]
-    pub resume: bool,
+    pub(crate) resume: bool,
     /// The job file the wizard writes after every accepted step.
     #[arg(long, default_value = "job.yaml")]
-    pub job: PathBuf,
+    pub(crate) job: PathBuf,
     /// Step 1: an opencode.json (or project folder), an agent.yaml, an MCP servers file or a skill folder.
     #[arg(long)]
-    pub from: Option<PathBuf>,
+    pub(crate) from: Option<PathBuf>,
     /// Step 1: how many personas to propose (written as `generation.personas`).
     #[arg(long, value_name = "N")]
-    pub personas: Option<u32>,
+    pub(crate) personas: Option<u32>,
     /// Step 1: how many scenarios per persona (written as `generation.scenarios_per_persona`).
     #[arg(long, value_name = "N")]
-    pub scenarios_per_persona: Option<u32>,
+    pub(crate) scenarios_per_persona: Option<u32>,
     /// Step 2: the agent's purpose in your own words.
     #[arg(long)]
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     /// Step 3: `provider/model` for the agent.
     #[arg(long)]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     /// Step 3: the proposer's model (profile, personas, scenarios): `provider/model` or `offline`.
     #[arg(long, value_name = "PROVIDER/MODEL")]
-    pub proposer_model: Option<String>,
+    pub(crate) proposer_model: Option<String>,
     /// Step 3: the user emulator's model: `provider/model` or `offline`.
     #[arg(long, value_name = "PROVIDER/MODEL")]
-    pub emulator_model: Option<String>,
+    pub(crate) emulator_model: Option<String>,
     /// Step 3: the judge's model: `provider/model` or `offline` (no real verdicts).
     #[arg(long, value_name = "PROVIDER/MODEL")]
-    pub judge_model: Option<String>,
+    pub(crate) judge_model: Option<String>,
     /// Step 4: a standard MCP servers file whose servers are added.
     #[arg(long)]
-    pub mcp_config: Option<PathBuf>,
+    pub(crate) mcp_config: Option<PathBuf>,
     /// Step 5: a skill folder to attach (repeatable).
     #[arg(long)]
-    pub skill: Vec<PathBuf>,
+    pub(crate) skill: Vec<PathBuf>,
     /// Step 7: sandbox backend; `local` (no isolation) only when named here or typed in.
     #[arg(long, value_enum)]
-    pub sandbox: Option<SandboxArg>,
+    pub(crate) sandbox: Option<SandboxArg>,
     /// Step 11: a gate as key=value (repeatable), e.g. min_pass_rate=0.9, pass_k=3:0.8.
     #[arg(long = "gate", value_name = "KEY=VALUE")]
-    pub gates: Vec<String>,
+    pub(crate) gates: Vec<String>,
     /// Step 12: serve the agent's model from this cassette through a local model server.
     #[arg(long)]
-    pub agent_cassette: Option<PathBuf>,
+    pub(crate) agent_cassette: Option<PathBuf>,
     /// Step 12: cases running at once, 1–256 [default: 4, or what this lab was started with].
     #[arg(long, value_parser = clap::builder::TypedValueParser::map(clap::value_parser!(u16).range(1..=256), usize::from))]
-    pub parallel: Option<usize>,
+    pub(crate) parallel: Option<usize>,
     /// Color theme: default, light, high-contrast (NO_COLOR turns colors off).
     #[arg(long, default_value = "default")]
-    pub theme: String,
+    pub(crate) theme: String,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum SandboxArg {
+pub(crate) enum SandboxArg {
     Bubblewrap,
     Openshell,
     Local,
 }
 
-pub fn run(args: Args) -> Result<Exit, CliError> {
+pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
     let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     if !args.yes && !interactive {
         return Err(CliError::usage(

@@ -13,43 +13,43 @@ use crate::mcp::inventory::Inventory;
 
 /// Exit 1 when findings at or above `--fail-on` exist, 2 when the inventory cannot be read.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// An inventory.json written by `ghostlab discover`.
     #[arg(long)]
-    pub inventory: PathBuf,
+    pub(crate) inventory: PathBuf,
     #[arg(long, value_enum, default_value = "text")]
-    pub format: Format,
+    pub(crate) format: Format,
     /// Lowest severity that makes the command exit 1.
     #[arg(long, value_enum, default_value = "error")]
-    pub fail_on: FailOn,
+    pub(crate) fail_on: FailOn,
     /// Write the report here (atomically) instead of stdout.
     #[arg(long)]
-    pub out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
     /// The job whose MCP servers the inventory lists (SARIF results point where each server
     /// is declared: its MCP servers file or job.yaml).
     #[arg(long, default_value = "job.yaml")]
-    pub job: PathBuf,
+    pub(crate) job: PathBuf,
     /// The folder SARIF URIs are relative to (`%SRCROOT%`): by default the git work tree
     /// holding the job, or the job's folder outside git.
     #[arg(long)]
-    pub source_root: Option<PathBuf>,
+    pub(crate) source_root: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     Text,
     Json,
     Sarif,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum FailOn {
+pub(crate) enum FailOn {
     Error,
     Warning,
     Note,
 }
 
-pub fn run(args: Args) -> Result<Exit, CliError> {
+pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
     let file = args.inventory.display().to_string();
     let text = crate::util::bounded::read_bounded_string(&args.inventory, crate::util::bounded::FileKind::State)
         .map_err(|e| CliError::io_error(e.to_string()))?;

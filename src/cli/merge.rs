@@ -6,15 +6,15 @@ use super::replay::ReplayArgs;
 use super::{CliError, Exit};
 
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     #[command(flatten)]
-    pub replay: ReplayArgs,
+    pub(crate) replay: ReplayArgs,
     /// Shard run folders, e.g. downloaded CI artifacts.
     #[arg(required = true)]
-    pub shards: Vec<PathBuf>,
+    pub(crate) shards: Vec<PathBuf>,
 }
 
-pub fn run(args: Args) -> Result<Exit, CliError> {
+pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
     let job = crate::spec::load_job(&args.replay.job)?;
     let shards: Vec<&std::path::Path> = args.shards.iter().map(PathBuf::as_path).collect();
     super::replay::check_inputs(&job, &shards, args.replay.strict)?;

@@ -3,6 +3,7 @@
 //! Exit codes: 0 success, 1 the agent under test failed a gate (or a lint found findings at the
 //! `--fail-on` level), 2 the command could not run (usage, bad input, broken peer).
 
+mod action_args;
 mod auth;
 mod compare;
 mod completions;
@@ -34,7 +35,8 @@ mod test;
 mod validate;
 mod view;
 
-pub use error::{CliError, ErrorKind};
+pub(crate) use error::CliError;
+pub use error::ErrorKind;
 pub use exit::{EXIT_CODES, Exit};
 
 use clap::{Parser, Subcommand};
@@ -46,11 +48,11 @@ use std::process::ExitCode;
     after_help = exit::exit_status_help())]
 pub struct Cli {
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Check a job.yaml and every file it references; prints OK or every error.
     Validate(validate::Args),
     /// Write the OpenCode project config (opencode.json) for the job's agent.

@@ -11,19 +11,19 @@ use crate::llm::cassette::Cassette;
 use crate::llm::model_server::{ServerOptions, start};
 
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The cassette (recorded entries and/or script rules).
     #[arg(long)]
-    pub cassette: PathBuf,
+    pub(crate) cassette: PathBuf,
     /// Port on 127.0.0.1 (0 = any free port).
     #[arg(long, default_value_t = 0)]
-    pub port: u16,
+    pub(crate) port: u16,
     /// Delay added before every answer, in milliseconds.
     #[arg(long, default_value_t = 0)]
-    pub latency_ms: u64,
+    pub(crate) latency_ms: u64,
 }
 
-pub fn run(args: Args) -> Result<Exit, CliError> {
+pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
     let cassette = Cassette::load(&args.cassette).map_err(|e| CliError::bad_input(e.to_string()))?;
     let rt = crate::util::runtime::multi_thread()?;
     rt.block_on(async {

@@ -10,25 +10,25 @@ use crate::llm::credentials;
 use crate::spec::ModelProvider;
 
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Endpoint base URL including the version path, e.g. http://127.0.0.1:11434/v1.
     #[arg(long)]
-    pub base_url: Option<String>,
+    pub(crate) base_url: Option<String>,
     /// Environment variable holding the API key (default: GHOSTLAB_OPENAI_API_KEY or the keyring).
     #[arg(long)]
-    pub api_key_env: Option<String>,
+    pub(crate) api_key_env: Option<String>,
     /// Keyring entry to use when no key variable is given (`ghostlab auth set PROVIDER`).
     #[arg(long, default_value = "openai")]
-    pub provider: String,
+    pub(crate) provider: String,
     /// Use the generation roles of this job instead of --base-url.
     #[arg(long)]
-    pub job: Option<PathBuf>,
+    pub(crate) job: Option<PathBuf>,
     /// Seconds to wait for the endpoint.
     #[arg(long, default_value_t = 20)]
-    pub timeout_secs: u64,
+    pub(crate) timeout_secs: u64,
 }
 
-pub fn run(args: Args) -> Result<Exit, CliError> {
+pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
     let mut targets: Vec<(String, Option<String>)> = Vec::new();
     if let Some(url) = &args.base_url {
         targets.push((url.clone(), args.api_key_env.clone()));

@@ -10,7 +10,7 @@ use super::error::ErrorKind;
 use super::exit::Exit;
 
 /// Writes `text` to standard output, then flushes.
-pub fn write(text: std::fmt::Arguments<'_>) {
+pub(crate) fn write(text: std::fmt::Arguments<'_>) {
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_fmt(text).and_then(|()| out.flush()) {
         stopped(&e);
@@ -18,7 +18,7 @@ pub fn write(text: std::fmt::Arguments<'_>) {
 }
 
 /// Writes `bytes` to standard output, then flushes.
-pub fn write_bytes(bytes: &[u8]) {
+pub(crate) fn write_bytes(bytes: &[u8]) {
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_all(bytes).and_then(|()| out.flush()) {
         stopped(&e);

@@ -6,9 +6,9 @@ use crate::generate::pipeline::write_profile;
 use crate::generate::profile::{AgentProfile, EvidenceRef};
 use crate::util::runtime::block_on;
 
-pub use super::job_arg::JobArg as Args;
+pub(crate) use super::job_arg::JobArg as Args;
 
-pub fn run(args: Args) -> Result<Exit, CliError> {
+pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
     let loaded = crate::spec::load_job(&args.job)?;
     let proposer = proposer_for(&loaded)?;
     let _state_lock = crate::util::folder_lock::lock_state_folder(&loaded.state_dir())
@@ -36,7 +36,7 @@ fn origin(evidence: &[EvidenceRef]) -> String {
 }
 
 /// Prints what the profile says and where it came from.
-pub fn print_summary(p: &AgentProfile) {
+pub(crate) fn print_summary(p: &AgentProfile) {
     let source = if p.evidence.from_description {
         "the description"
     } else {

@@ -11,21 +11,21 @@ use crate::spec::LoadedJob;
 /// The flags `merge` and `rescore` share: the job whose settings apply, where the new run goes,
 /// and whether a changed input refuses the replay.
 #[derive(Debug, clap::Args)]
-pub struct ReplayArgs {
+pub(crate) struct ReplayArgs {
     /// The job whose gates apply (and, for rescore, its judge: generation.judge).
     #[arg(long, default_value = "job.yaml")]
-    pub job: PathBuf,
+    pub(crate) job: PathBuf,
     /// Folder of the new run (default: a new run under the job's state folder).
     #[arg(long)]
-    pub out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
     /// Refuse (exit 2) when an input changed since the run, instead of a note.
     #[arg(long)]
-    pub strict: bool,
+    pub(crate) strict: bool,
 }
 
 impl ReplayArgs {
     /// `--out`, else a fresh run folder under the job's state folder.
-    pub fn out_or_fresh(&self, job: &LoadedJob) -> PathBuf {
+    pub(crate) fn out_or_fresh(&self, job: &LoadedJob) -> PathBuf {
         self.out
             .clone()
             .unwrap_or_else(|| RunDir::fresh(&job.state_dir()).path().to_path_buf())
@@ -34,7 +34,7 @@ impl ReplayArgs {
 
 /// Prints a note per run whose inputs changed (or could not be compared); with `strict`, any
 /// such run is an error (exit 2) instead.
-pub fn check_inputs(job: &LoadedJob, runs: &[&Path], strict: bool) -> Result<(), CliError> {
+pub(crate) fn check_inputs(job: &LoadedJob, runs: &[&Path], strict: bool) -> Result<(), CliError> {
     let skip = job.own_paths();
     for run in runs {
         let check = check_run(run, &skip);

@@ -7,28 +7,28 @@ use super::{CliError, Exit};
 use crate::report::{ReportOutputs, latest_run, write_all};
 
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The job.yaml of the agent.
     #[arg(long)]
-    pub job: PathBuf,
+    pub(crate) job: PathBuf,
     /// The run folder; defaults to the newest under `<state_dir>/runs/`.
     #[arg(long)]
-    pub run: Option<PathBuf>,
+    pub(crate) run: Option<PathBuf>,
     /// Write Markdown here.
     #[arg(long)]
-    pub md: Option<PathBuf>,
+    pub(crate) md: Option<PathBuf>,
     /// Write self-contained HTML here.
     #[arg(long)]
-    pub html: Option<PathBuf>,
+    pub(crate) html: Option<PathBuf>,
     /// Write PDF here.
     #[arg(long)]
-    pub pdf: Option<PathBuf>,
+    pub(crate) pdf: Option<PathBuf>,
     /// Refuse (exit 2) when an input changed since the run, instead of a note.
     #[arg(long)]
-    pub strict: bool,
+    pub(crate) strict: bool,
 }
 
-pub fn run(args: Args) -> Result<Exit, CliError> {
+pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
     let job = crate::spec::load_job(&args.job)?;
     let run_dir = match args.run {
         Some(r) => r,

@@ -8,14 +8,14 @@ use crate::run::store::run_dir::RunDir;
 use crate::util::runtime::block_on;
 
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     #[command(flatten)]
-    pub replay: ReplayArgs,
+    pub(crate) replay: ReplayArgs,
     /// The stored run folder to re-judge.
-    pub run: PathBuf,
+    pub(crate) run: PathBuf,
 }
 
-pub fn run(args: Args) -> Result<Exit, CliError> {
+pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
     let job = crate::spec::load_job(&args.replay.job)?;
     if !RunDir::new(&args.run).has_cases() {
         return Err(CliError::usage(format!(

@@ -8,14 +8,10 @@ use super::{CliError, Exit};
 use crate::sandbox::{ExecOptions, Role, Sandbox, SandboxPolicy, Session};
 use crate::spec::SandboxBackend;
 
-#[derive(Debug, clap::Args)]
-pub struct Args {
-    #[command(subcommand)]
-    pub action: Action,
-}
+pub(crate) type Args = super::action_args::ActionArgs<Action>;
 
 #[derive(Debug, clap::Subcommand)]
-pub enum Action {
+pub(crate) enum Action {
     /// Run one command in a fresh session (same policy, workspace copy and environment as the agent).
     Exec(ExecArgs),
     /// Open an interactive shell in a fresh session.
@@ -23,84 +19,84 @@ pub enum Action {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct ExecArgs {
+pub(crate) struct ExecArgs {
     /// The job file.
     #[arg(long, default_value = "job.yaml")]
-    pub job: PathBuf,
+    pub(crate) job: PathBuf,
     /// Whose sandbox: agent, emulator or judge.
     #[arg(long, default_value = "agent")]
-    pub role: String,
+    pub(crate) role: String,
     /// The command and its arguments, after `--`.
     #[arg(last = true, required = true)]
-    pub command: Vec<String>,
+    pub(crate) command: Vec<String>,
 }
 
 #[derive(Debug, clap::Args)]
-pub struct ShellArgs {
+pub(crate) struct ShellArgs {
     /// The job file.
     #[arg(long, default_value = "job.yaml")]
-    pub job: PathBuf,
+    pub(crate) job: PathBuf,
     /// Whose sandbox: agent, emulator or judge.
     #[arg(long, default_value = "agent")]
-    pub role: String,
+    pub(crate) role: String,
 }
 
 /// Arguments of the hidden reaper (see `crate::sandbox::reaper`).
 #[derive(Debug, clap::Args)]
-pub struct ReaperArgs {
+pub(crate) struct ReaperArgs {
     /// The Ghostlab process whose sandboxes to clean up once it is gone.
     #[arg(long)]
-    pub owner: u32,
+    pub(crate) owner: u32,
     /// Its start time (clock ticks after boot), so a reused pid is not taken for it.
     #[arg(long)]
-    pub stamp: u64,
+    pub(crate) stamp: u64,
 }
 
-pub fn run_reaper(args: ReaperArgs) -> Result<Exit, CliError> {
+pub(crate) fn run_reaper(args: ReaperArgs) -> Result<Exit, CliError> {
     crate::sandbox::reaper::run(args.owner, args.stamp);
     Ok(Exit::Success)
 }
 
 /// Arguments of the hidden bridge that runs inside the sandbox.
 #[derive(Debug, clap::Args)]
-pub struct BridgeArgs {
+pub(crate) struct BridgeArgs {
     /// The egress proxy's unix socket (inside path).
     #[arg(long, requires = "listen")]
-    pub socket: Option<PathBuf>,
+    pub(crate) socket: Option<PathBuf>,
     /// The loopback address to listen on for the egress proxy.
     #[arg(long, requires = "socket")]
-    pub listen: Option<String>,
+    pub(crate) listen: Option<String>,
     /// `ADDR=SOCKET`: listen on loopback ADDR and pass each connection to the unix SOCKET.
     #[arg(long, value_parser = parse_forward)]
-    pub forward: Vec<(String, PathBuf)>,
+    pub(crate) forward: Vec<(String, PathBuf)>,
     /// `SOCKET=ADDR`: listen on the unix SOCKET and pass each connection to loopback ADDR.
     #[arg(long, value_parser = parse_expose)]
-    pub expose: Vec<(PathBuf, String)>,
+    pub(crate) expose: Vec<(PathBuf, String)>,
     /// The command to run under the bridge.
     #[arg(last = true, required = true)]
-    pub command: Vec<String>,
+    pub(crate) command: Vec<String>,
 }
 
 /// Arguments of the hidden network watch shim that runs inside the sandbox.
 #[derive(Debug, clap::Args)]
-pub struct WatchArgs {
+pub(crate) struct WatchArgs {
     /// The inherited unix socket the watch's listener is handed over.
     #[arg(long)]
-    pub socket_fd: i32,
+    pub(crate) socket_fd: i32,
     /// The command to run under the watch.
     #[arg(last = true, required = true)]
-    pub command: Vec<String>,
+    pub(crate) command: Vec<String>,
 }
 
 /// Installs the watch and becomes the command; returns only when that failed (the command
 /// never ran).
-pub fn run_network_watch(args: WatchArgs) -> Result<Exit, CliError> {
+pub(crate) fn run_network_watch(args: WatchArgs) -> Result<Exit, CliError> {
     let err = crate::sandbox::watch_shim::run(args.socket_fd, &args.command);
     eprintln!("ghostlab network watch: {err}");
     Ok(Exit::Child(crate::sandbox::watch_shim::SETUP_FAILED))
 }
 
-pub fn run(args: Args) -> Result<Exit, CliError> {
+pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
     let rt = crate::util::runtime::multi_thread()?;
     match args.action {
         Action::Exec(a) => rt.block_on(run_in_session(&a.job, &a.role, a.command)),
@@ -136,18 +132,18 @@ fn parse_expose(s: &str) -> Result<(PathBuf, String), PairExpected> {
 
 /// `__mcp-connect`: the agent's end of the MCP relay.
 #[derive(Debug, clap::Args)]
-pub struct McpConnectArgs {
+pub(crate) struct McpConnectArgs {
     /// The relay's unix socket (inside path).
     #[arg(long)]
-    pub socket: PathBuf,
+    pub(crate) socket: PathBuf,
 }
 
-pub fn run_mcp_connect(args: McpConnectArgs) -> Result<Exit, CliError> {
+pub(crate) fn run_mcp_connect(args: McpConnectArgs) -> Result<Exit, CliError> {
     let code = crate::sandbox::mcp_link::connect_stdio(&args.socket).map_err(|e| CliError::peer(e.to_string()))?;
     Ok(Exit::Child(code))
 }
 
-pub fn run_bridge(args: BridgeArgs) -> Result<Exit, CliError> {
+pub(crate) fn run_bridge(args: BridgeArgs) -> Result<Exit, CliError> {
     let mut forwards = args.forward;
     if let (Some(socket), Some(listen)) = (args.socket, args.listen) {
         forwards.push((listen, socket));

@@ -7,21 +7,21 @@ use crate::generate::schema::{ArtifactKind, artifact_schema_text};
 use crate::spec::schema::job_schema_text;
 
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Which schema: job.yaml (default) or a generated artifact.
     #[arg(long, value_enum, default_value_t = SchemaKind::Job)]
-    pub kind: SchemaKind,
+    pub(crate) kind: SchemaKind,
     /// Write the schema to this file (atomically).
     #[arg(long, conflicts_with = "check")]
-    pub write: Option<PathBuf>,
+    pub(crate) write: Option<PathBuf>,
     /// Exit 1 when this file differs from the schema of this build.
     #[arg(long)]
-    pub check: Option<PathBuf>,
+    pub(crate) check: Option<PathBuf>,
 }
 
 /// The documents Ghostlab has a JSON Schema for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum SchemaKind {
+pub(crate) enum SchemaKind {
     Job,
     AgentProfile,
     Persona,
@@ -33,7 +33,7 @@ pub enum SchemaKind {
     View,
 }
 
-pub fn run(args: Args) -> Result<Exit, CliError> {
+pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
     let text = match args.kind {
         SchemaKind::Job => job_schema_text(),
         SchemaKind::AgentProfile => artifact_schema_text(ArtifactKind::AgentProfile),

@@ -14,43 +14,43 @@ use crate::trial::{EventSink, Sinks, SuiteEvent};
 use crate::util::runtime::block_on_workers;
 
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     #[arg(long, default_value = "job.yaml")]
-    pub job: PathBuf,
+    pub(crate) job: PathBuf,
     /// Trials per case (pass^k needs k).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub repeat: u32,
+    pub(crate) repeat: u32,
     /// Cases running at once (1–256).
     #[arg(long, default_value_t = 4, value_parser = clap::builder::TypedValueParser::map(clap::value_parser!(u16).range(1..=256), usize::from))]
-    pub parallel: usize,
+    pub(crate) parallel: usize,
     /// Only these cases (repeatable).
     #[arg(long = "case")]
-    pub cases: Vec<String>,
+    pub(crate) cases: Vec<String>,
     /// Also run cases still pending review.
     #[arg(long)]
-    pub include_pending: bool,
+    pub(crate) include_pending: bool,
     /// Run a deterministic share `I/N` of the cases (for a CI matrix); merge with `ghostlab merge`.
     #[arg(long, value_parser = parse_partition)]
-    pub partition: Option<(u32, u32)>,
+    pub(crate) partition: Option<(u32, u32)>,
     /// Also write JUnit XML here.
     #[arg(long)]
-    pub junit: Option<PathBuf>,
+    pub(crate) junit: Option<PathBuf>,
     /// Run folder (default: a new one under the job's state folder).
     #[arg(long)]
-    pub run: Option<PathBuf>,
+    pub(crate) run: Option<PathBuf>,
     /// Skip trials already judged in the run folder (the newest run unless --run is given).
     #[arg(long)]
-    pub resume: bool,
+    pub(crate) resume: bool,
     /// Serve the agent's model from this cassette through a local model server.
     #[arg(long)]
-    pub agent_cassette: Option<PathBuf>,
+    pub(crate) agent_cassette: Option<PathBuf>,
     /// Also write the rollout report as PDF: into the run folder, or to FILE (Markdown and
     /// HTML always go beside the run).
     #[arg(long, value_name = "FILE", num_args = 0..=1)]
-    pub pdf: Option<Option<PathBuf>>,
+    pub(crate) pdf: Option<Option<PathBuf>>,
     /// No live transcript on stderr.
     #[arg(long, short)]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
 }
 
 /// Why a `--partition` value is refused.
@@ -108,7 +108,7 @@ impl EventSink for TerminalPrinter {
     }
 }
 
-pub fn run(args: Args) -> Result<Exit, CliError> {
+pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
     let job = crate::spec::load_job(&args.job)?;
     if job.job.sandbox.backend == SandboxBackend::Local {
         eprintln!(

@@ -2,9 +2,9 @@
 
 use super::{CliError, ErrorKind, Exit};
 
-pub use super::job_arg::JobArg as Args;
+pub(crate) use super::job_arg::JobArg as Args;
 
-pub fn run(args: Args) -> Result<Exit, CliError> {
+pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
     let loaded = crate::spec::load_job(&args.job)?;
     // The job is well formed; the values its secrets have now must also be maskable, or every
     // artifact of a run would either show them or lose ordinary words to the mask.

@@ -16,13 +16,12 @@ use crate::trial::CaseSpec;
 use crate::trial::{Envelope, RunEvent, StopReason};
 
 /// Judges criteria from a transcript. An `Err` is a judge outage (INFRA_ERROR).
+/// What a judge answers, in time: one result per criterion, or why it could not answer.
+pub type JudgeAnswer<'a> = BoxFuture<'a, Result<Vec<CriterionResult>, LlmError>>;
+
 pub trait Judge: Send + Sync {
     fn label(&self) -> String;
-    fn judge<'a>(
-        &'a self,
-        case: &'a CaseSpec,
-        events: &'a [Envelope],
-    ) -> BoxFuture<'a, Result<Vec<CriterionResult>, LlmError>>;
+    fn judge<'a>(&'a self, case: &'a CaseSpec, events: &'a [Envelope]) -> JudgeAnswer<'a>;
 }
 
 pub struct OfflineJudge;
@@ -32,11 +31,7 @@ impl Judge for OfflineJudge {
         "offline".into()
     }
 
-    fn judge<'a>(
-        &'a self,
-        case: &'a CaseSpec,
-        _events: &'a [Envelope],
-    ) -> BoxFuture<'a, Result<Vec<CriterionResult>, LlmError>> {
+    fn judge<'a>(&'a self, case: &'a CaseSpec, _events: &'a [Envelope]) -> JudgeAnswer<'a> {
         Box::pin(async move {
             Ok(case
                 .criterion_ids()
@@ -140,11 +135,7 @@ impl Judge for LlmJudge {
         self.llm.label()
     }
 
-    fn judge<'a>(
-        &'a self,
-        case: &'a CaseSpec,
-        events: &'a [Envelope],
-    ) -> BoxFuture<'a, Result<Vec<CriterionResult>, LlmError>> {
+    fn judge<'a>(&'a self, case: &'a CaseSpec, events: &'a [Envelope]) -> JudgeAnswer<'a> {
         Box::pin(async move {
             let response = self.llm.chat(&Self::request(case, events)).await?;
             if response.content.len() > MAX_JUDGEMENT_BYTES {
@@ -243,20 +234,14 @@ pub fn transcript(events: &[Envelope]) -> String {
 
 /// An event's line in the judge's transcript; `None` for events the judge is not shown.
 fn transcript_line(event: &RunEvent) -> Option<String> {
+    if let Some(call) = event.tool_call() {
+        let r: String = call.result.chars().take(2000).collect();
+        let (turn, tool, arguments, status) = (call.turn, call.tool, call.arguments, call.status);
+        return Some(format!("[turn {turn}] TOOL {tool} {arguments} -> {status:?}: {r}"));
+    }
     let line = match event {
         RunEvent::UserMessage { turn, text, .. } => format!("[turn {turn}] USER: {text}"),
         RunEvent::AgentMessage { turn, text, .. } => format!("[turn {turn}] AGENT: {text}"),
-        RunEvent::ToolCall {
-            turn,
-            tool,
-            arguments,
-            result,
-            status,
-            ..
-        } => {
-            let r: String = result.chars().take(2000).collect();
-            format!("[turn {turn}] TOOL {tool} {arguments} -> {status:?}: {r}")
-        }
         RunEvent::UserRefusal { turn, about } => format!("[turn {turn}] USER REFUSED: {about}"),
         RunEvent::UserConfirmation { turn, about } => format!("[turn {turn}] USER CONFIRMED: {about}"),
         RunEvent::EgressDenied { host, port, .. } => format!("SANDBOX DENIED NETWORK: {host}:{port}"),

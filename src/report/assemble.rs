@@ -22,7 +22,7 @@ use crate::run::store::manifest::Manifest;
 use crate::run::store::run_dir::{RunDir, TrialDir};
 use crate::run::suite::SuiteSummary;
 use crate::spec::LoadedJob;
-use crate::trial::{CaseSpec, Envelope, RunEvent};
+use crate::trial::{CaseSpec, Envelope, RunEvent, ToolCallRef};
 
 /// Assembles the report of `run_dir` for `job`.
 pub fn build_report(job: &LoadedJob, run_dir: &Path) -> Result<Report, ReportError> {
@@ -32,7 +32,7 @@ pub fn build_report(job: &LoadedJob, run_dir: &Path) -> Result<Report, ReportErr
 
 /// The job's redactor, leaving the dataset's ids and names whole. A name holding a secret
 /// (refused by `test` already) stays masked here rather than failing the report.
-pub fn redactor_for_report(job: &LoadedJob) -> Redactor {
+pub(crate) fn redactor_for_report(job: &LoadedJob) -> Redactor {
     let mut r = Redactor::for_job(job);
     // On a refusal `protect` leaves `r` as it was: everything is masked as before.
     let _refused = crate::run::case::dataset_cases::protect_dataset_names(&mut r, &job.state_dir());
@@ -236,28 +236,7 @@ fn entry(e: &Envelope, r: &Redactor) -> Option<Entry> {
             latency_ms: *latency_ms,
             tokens: *tokens,
         }),
-        RunEvent::ToolCall {
-            turn,
-            tool,
-            arguments,
-            result,
-            status,
-            latency_ms,
-            ..
-        } => {
-            let mut args = arguments.clone();
-            r.redact_value(&mut args);
-            let args = serde_json::to_string_pretty(&args).unwrap_or_default();
-            Some(Entry::Tool(ToolCall {
-                seq,
-                turn: *turn,
-                tool: red(r, tool),
-                status: format!("{status:?}"),
-                arguments: truncate(&red(r, &args), MAX_TOOL_TEXT),
-                result: truncate(&red(r, result), MAX_TOOL_TEXT),
-                latency_ms: *latency_ms,
-            }))
-        }
+        RunEvent::ToolCall { .. } => e.event.tool_call().map(|call| Entry::Tool(tool_entry(seq, call, r))),
         RunEvent::CaseStarted { .. }
         | RunEvent::ModelCall { .. }
         | RunEvent::CaseFinished { .. }
@@ -291,6 +270,22 @@ fn entry(e: &Envelope, r: &Redactor) -> Option<Entry> {
             note(None, format!("stopped: {}", reason.describe()))
         }
         RunEvent::Stopped { reason, detail } => note(None, format!("stopped: {} ({detail})", reason.describe())),
+    }
+}
+
+/// A tool call as the report shows it: arguments pretty-printed, both texts redacted and cut.
+fn tool_entry(seq: u64, call: ToolCallRef<'_>, r: &Redactor) -> ToolCall {
+    let mut args = call.arguments.clone();
+    r.redact_value(&mut args);
+    let args = serde_json::to_string_pretty(&args).unwrap_or_default();
+    ToolCall {
+        seq,
+        turn: call.turn,
+        tool: red(r, call.tool),
+        status: format!("{:?}", call.status),
+        arguments: truncate(&red(r, &args), MAX_TOOL_TEXT),
+        result: truncate(&red(r, call.result), MAX_TOOL_TEXT),
+        latency_ms: call.latency_ms,
     }
 }
 

@@ -37,7 +37,7 @@ pub(super) fn svg_text_width(text: &str, size: f64) -> f64 {
 /// `text` over as many lines as `fits` needs, never cut: lines break between words, a word
 /// too wide for a line (an id, a path) after its `-`, `_` or `/`, and a piece still too wide
 /// between characters. Only whitespace at a break is dropped: no character of `text` is lost.
-pub fn wrap_label(text: &str, fits: impl Fn(&str) -> bool) -> Vec<String> {
+pub(crate) fn wrap_label(text: &str, fits: impl Fn(&str) -> bool) -> Vec<String> {
     let mut lines = Vec::new();
     let mut line = String::new();
     for (w, word) in text.split_whitespace().enumerate() {

@@ -38,21 +38,49 @@ fn own_files_left_out(job: &LoadedJob) -> String {
 }
 
 pub(super) fn config_section(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> ConfigSection {
+    let mut agent_value = serde_json::to_value(&job.job.agent).unwrap_or(Value::Null);
+    mask_secret_keys(&mut agent_value);
+    r.redact_value(&mut agent_value);
+    let agent_yaml = yaml_serde::to_string(&agent_value).unwrap_or_default();
+    let (backends_used, denied) = sandbox_provenance(run_dir, r);
+    ConfigSection {
+        agent: agent_rows(job).into_iter().map(|(k, v)| (k, red(r, &v))).collect(),
+        mcps: mcp_rows(job, r),
+        agent_yaml: red(r, &agent_yaml),
+        sandbox: sandbox_rows(job, &backends_used)
+            .into_iter()
+            .chain(crate::providers::record::rows_for_run(run_dir))
+            .map(|(k, v)| (k, red(r, &v)))
+            .collect(),
+        denied,
+    }
+}
+
+/// `—` for a value the job leaves unset.
+fn or_dash(o: &Option<String>) -> String {
+    o.clone().unwrap_or_else(|| "—".into())
+}
+
+/// A list joined with commas, `—` when empty.
+fn listed(v: &[String]) -> String {
+    if v.is_empty() { "—".to_string() } else { v.join(", ") }
+}
+
+/// The agent's table, before redaction: identity, runtime, and the optional keys it sets.
+fn agent_rows(job: &LoadedJob) -> Vec<(String, String)> {
     let a = &job.job.agent;
     let rt = &a.runtime;
-    let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "—".into());
-    let list = |v: &[String]| if v.is_empty() { "—".to_string() } else { v.join(", ") };
     let mut agent = vec![
         ("Agent id".to_string(), a.id.clone()),
-        ("Name".into(), opt(&a.name)),
-        ("Description".into(), opt(&a.description)),
+        ("Name".into(), or_dash(&a.name)),
+        ("Description".into(), or_dash(&a.description)),
         ("Runtime backend".into(), format!("{:?}", rt.backend).to_lowercase()),
-        ("Model".into(), opt(&rt.model)),
-        ("Small model".into(), opt(&rt.small_model)),
-        ("Default agent".into(), opt(&rt.default_agent)),
-        ("Instructions".into(), list(&rt.instructions)),
-        ("Skills".into(), list(&rt.skills.paths)),
-        ("Workspace".into(), opt(&a.workspace)),
+        ("Model".into(), or_dash(&rt.model)),
+        ("Small model".into(), or_dash(&rt.small_model)),
+        ("Default agent".into(), or_dash(&rt.default_agent)),
+        ("Instructions".into(), listed(&rt.instructions)),
+        ("Skills".into(), listed(&rt.skills.paths)),
+        ("Workspace".into(), or_dash(&a.workspace)),
     ];
     if !rt.tools.is_empty() {
         let tools: Vec<String> = rt.tools.iter().map(|(k, v)| format!("{k}={v}")).collect();
@@ -67,9 +95,12 @@ pub(super) fn config_section(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> C
             rt.agents.keys().cloned().collect::<Vec<_>>().join(", "),
         ));
     }
-    let agent = agent.into_iter().map(|(k, v)| (k, red(r, &v))).collect();
-    let mcps = job
-        .mcps
+    agent
+}
+
+/// One row per MCP server: transport, target and its environment or headers (secrets masked).
+fn mcp_rows(job: &LoadedJob, r: &Redactor) -> Vec<McpRow> {
+    job.mcps
         .iter()
         .map(|m| {
             let (transport, target, env) = match &m.transport {
@@ -86,12 +117,12 @@ pub(super) fn config_section(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> C
                 enabled: m.enabled,
             }
         })
-        .collect();
-    let mut agent_value = serde_json::to_value(a).unwrap_or(Value::Null);
-    mask_secret_keys(&mut agent_value);
-    r.redact_value(&mut agent_value);
-    let agent_yaml = yaml_serde::to_string(&agent_value).unwrap_or_default();
-    let sb = &job.job.sandbox;
+        .collect()
+}
+
+/// What the run's events say about the sandbox: the backends sessions were ready on (in order
+/// of first use) and every egress the proxy denied.
+fn sandbox_provenance(run_dir: &Path, r: &Redactor) -> (Vec<String>, Vec<DeniedEgress>) {
     let mut seen: Vec<String> = Vec::new();
     let mut denied = Vec::new();
     for dir in RunDir::new(run_dir).trials() {
@@ -115,49 +146,39 @@ pub(super) fn config_section(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> C
             }
         }
     }
-    let sandbox = vec![
+    (seen, denied)
+}
+
+/// The sandbox's table, before redaction: the job's settings and the backends actually used.
+fn sandbox_rows(job: &LoadedJob, backends_used: &[String]) -> Vec<(String, String)> {
+    let sb = &job.job.sandbox;
+    let or_none = |n: Option<String>| n.unwrap_or_else(|| "—".into());
+    vec![
         (
             "Configured backend".to_string(),
             format!("{:?}", sb.backend).to_lowercase(),
         ),
-        ("Backends used".into(), list(&seen)),
+        ("Backends used".into(), listed(backends_used)),
         ("Root filesystem".into(), sb.root_filesystem.as_str().to_string()),
-        ("Image".into(), opt(&sb.image)),
+        ("Image".into(), or_dash(&sb.image)),
         ("Workdir".into(), sb.workdir.clone()),
         ("Left out of the agent's copy".into(), own_files_left_out(job)),
         ("Network".into(), format!("{:?}", sb.network).to_lowercase()),
-        ("Allowlist".into(), list(&sb.allow)),
-        ("Policy".into(), opt(&sb.policy)),
-        ("Environment allowlist (names)".into(), list(&sb.env_allowlist)),
-        ("Credential variables (names)".into(), list(&sb.credentials.env)),
-        (
-            "CPU".into(),
-            sb.cpu.map(|c| c.to_string()).unwrap_or_else(|| "—".into()),
-        ),
+        ("Allowlist".into(), listed(&sb.allow)),
+        ("Policy".into(), or_dash(&sb.policy)),
+        ("Environment allowlist (names)".into(), listed(&sb.env_allowlist)),
+        ("Credential variables (names)".into(), listed(&sb.credentials.env)),
+        ("CPU".into(), or_none(sb.cpu.map(|c| c.to_string()))),
         (
             "Memory".into(),
             sb.memory.clone().unwrap_or_else(|| "2GiB (default)".into()),
         ),
-        ("Timeout".into(), opt(&sb.timeout)),
-        (
-            "Processes".into(),
-            sb.processes.map(|c| c.to_string()).unwrap_or_else(|| "—".into()),
-        ),
-        ("File size".into(), opt(&sb.file_size)),
+        ("Timeout".into(), or_dash(&sb.timeout)),
+        ("Processes".into(), or_none(sb.processes.map(|c| c.to_string()))),
+        ("File size".into(), or_dash(&sb.file_size)),
         ("HOME and TMPDIR".into(), crate::sandbox::scratch::bound_summary()),
         ("Keep after run".into(), sb.keep.to_string()),
     ]
-    .into_iter()
-    .chain(crate::providers::record::rows_for_run(run_dir))
-    .map(|(k, v)| (k, red(r, &v)))
-    .collect();
-    ConfigSection {
-        agent,
-        mcps,
-        agent_yaml: red(r, &agent_yaml),
-        sandbox,
-        denied,
-    }
 }
 
 /// `KEY=value` pairs where a secret-named key shows only its reference, never a literal.

@@ -13,13 +13,13 @@ use crate::mcp::contract::decisions::{Decisions, Standing, finding_id, standing}
 use crate::redact::Redactor;
 
 /// The standing of one contract.json finding (`None`: not a finding this build reads).
-pub fn standing_of(f: &Value, inventory: Option<&Value>, decisions: &Decisions) -> Option<Standing> {
+pub(crate) fn standing_of(f: &Value, inventory: Option<&Value>, decisions: &Decisions) -> Option<Standing> {
     let f: Finding = serde_json::from_value(f.clone()).ok()?;
     Some(standing(&f, inventory, decisions))
 }
 
 /// A contract finding's severity with what was decided on it: `warning · waived`.
-pub fn marked_severity(severity: &str, s: Option<&Standing>) -> String {
+pub(crate) fn marked_severity(severity: &str, s: Option<&Standing>) -> String {
     match s {
         Some(Standing::Decided(d)) => format!("{severity} · {}", verdict_word(d.decision)),
         Some(Standing::Expired(d)) => format!("{severity} · {} (expired)", verdict_word(d.decision)),
@@ -37,7 +37,7 @@ fn is_contract_id(id: &str) -> bool {
 /// One row per decided finding (its latest decision), in the order decisions were taken: a
 /// contract finding's standing from the contract, a verdict finding's from this run's trials
 /// (`verdict`, `run::run_findings`).
-pub fn decision_rows(
+pub(crate) fn decision_rows(
     contract: Option<&Value>,
     inventory: Option<&Value>,
     verdict: &[VerdictFinding],

@@ -8,6 +8,7 @@ use std::fmt::Write;
 use super::chart::{chart_svg, esc};
 use super::model::*;
 use super::profile_section::parts as profile_parts;
+use super::section::{Section, SectionWriter};
 use super::tables::{self, Table};
 use super::transcript_view::{Body, EntryView, Who, entry_view};
 use crate::judge::Verdict;
@@ -84,8 +85,8 @@ fn kv(o: &mut String, rows: &[(String, String)]) {
     table(o, &tables::settings(rows));
 }
 
-fn h2(o: &mut String, i: usize) {
-    let _ = writeln!(o, "<h2 id=\"s{i}\">{}</h2>", esc(SECTION_TITLES[i]));
+fn h2(o: &mut String, s: Section) {
+    let _ = writeln!(o, "<h2 id=\"s{}\">{}</h2>", s.number(), esc(s.title()));
 }
 
 /// The whole report as one HTML file.
@@ -110,133 +111,210 @@ pub fn render_html(r: &Report) -> String {
         esc(&r.generated)
     );
     o.push_str("<nav><h2>Contents</h2><ul>");
-    for (i, t) in SECTION_TITLES.iter().enumerate() {
-        let _ = write!(o, "<li><a href=\"#s{i}\">{}</a></li>", esc(t));
+    for s in Section::ALL {
+        let _ = write!(o, "<li><a href=\"#s{}\">{}</a></li>", s.number(), esc(s.title()));
     }
     o.push_str("</ul></nav>\n");
-    summary(&mut o, r);
-    config(&mut o, r);
-    profile(&mut o, r);
-    people(&mut o, r);
-    transcripts(&mut o, r);
-    verdicts(&mut o, r);
-    critique(&mut o, r);
-    gates(&mut o, r);
+    Html::write_all(&mut o, r);
     o.push_str("</main></body></html>\n");
     o
 }
 
-fn summary(o: &mut String, r: &Report) {
-    let s = &r.summary;
-    h2(o, 0);
-    let class = if s.readiness.ready { "yes" } else { "no" };
-    let _ = writeln!(
-        o,
-        "<p class=\"ready {class}\">Readiness: {}</p><ul>",
-        esc(&s.readiness.label)
-    );
-    for reason in &s.readiness.reasons {
-        let _ = write!(o, "<li>{}</li>", esc(reason));
-    }
-    o.push_str("</ul>");
-    match tables::figures(s, "") {
-        Some(t) => table(o, &t),
-        None => o.push_str("<p>The run has no summary.json: it did not finish.</p>"),
-    }
-    o.push_str("<h3>Verdicts per scenario</h3>");
-    o.push_str(&chart_svg(&s.chart));
-    kv(o, &s.manifest);
-}
+/// The HTML format's sections.
+struct Html;
 
-fn config(o: &mut String, r: &Report) {
-    let c = &r.config;
-    h2(o, 1);
-    o.push_str("<h3>Agent</h3>");
-    kv(o, &c.agent);
-    o.push_str("<h3>MCP servers</h3>");
-    table(o, &tables::mcp_servers(&c.mcps));
-    let _ = writeln!(
-        o,
-        "<p>Resolved agent block (secrets masked, <code>${{VAR}}</code> references kept):</p><pre>{}</pre>",
-        esc(&c.agent_yaml)
-    );
-    o.push_str("<h3>Sandbox provenance</h3>");
-    kv(o, &c.sandbox);
-    if c.denied.is_empty() {
-        o.push_str("<p>Denied egress attempts: none.</p>");
-    } else {
-        o.push_str("<p>Denied egress attempts:</p>");
-        table(o, &tables::denied_egress(&c.denied));
-    }
-}
+impl SectionWriter for Html {
+    type Out<'w> = String;
 
-fn profile(o: &mut String, r: &Report) {
-    h2(o, 2);
-    let p = &r.profile;
-    if !p.present {
+    fn summary(o: &mut String, r: &Report) {
+        let s = &r.summary;
+        h2(o, Section::Summary);
+        let class = if s.readiness.ready { "yes" } else { "no" };
         let _ = writeln!(
             o,
-            "<p>{} not generated (run <code>ghostlab profile</code>).</p>",
-            esc(&p.file)
+            "<p class=\"ready {class}\">Readiness: {}</p><ul>",
+            esc(&s.readiness.label)
         );
-        return;
-    }
-    let _ = writeln!(o, "<p class=\"meta\">From {}</p>", esc(&p.file));
-    for part in profile_parts(p) {
-        let _ = writeln!(o, "<h3>{}</h3>", esc(part.title));
-        table(o, &part.table);
-    }
-    if !p.other.is_empty() {
-        o.push_str("<h3>Other fields</h3>");
-        for (depth, line) in &p.other {
-            let _ = writeln!(o, "<div style=\"margin-left:{}em\">{}</div>", depth * 2, esc(line));
+        for reason in &s.readiness.reasons {
+            let _ = write!(o, "<li>{}</li>", esc(reason));
         }
+        o.push_str("</ul>");
+        match tables::figures(s, "") {
+            Some(t) => table(o, &t),
+            None => o.push_str("<p>The run has no summary.json: it did not finish.</p>"),
+        }
+        o.push_str("<h3>Verdicts per scenario</h3>");
+        o.push_str(&chart_svg(&s.chart));
+        kv(o, &s.manifest);
     }
-}
 
-fn people(o: &mut String, r: &Report) {
-    h2(o, 3);
-    for (name, sec) in [("Personas", &r.personas), ("Scenarios", &r.scenarios)] {
-        let _ = writeln!(o, "<h3>{name}</h3><p class=\"meta\">Source: {}</p>", esc(&sec.source));
-        if let Some(line) = sec.rejected_line() {
-            let _ = writeln!(o, "<p class=\"meta\">{}</p>", esc(&line));
-        }
-        table(o, &tables::items(&sec.items));
-    }
-    let d = &r.dataset;
-    o.push_str("<h3>Dataset</h3>");
-    if d.present {
-        let _ = writeln!(o, "<p class=\"meta\">Source: {}</p>", esc(&d.file));
-        table(o, &tables::dataset(d));
-    } else {
+    fn config(o: &mut String, r: &Report) {
+        let c = &r.config;
+        h2(o, Section::Config);
+        o.push_str("<h3>Agent</h3>");
+        kv(o, &c.agent);
+        o.push_str("<h3>MCP servers</h3>");
+        table(o, &tables::mcp_servers(&c.mcps));
         let _ = writeln!(
             o,
-            "<p>{} not generated (run <code>ghostlab dataset</code>).</p>",
-            esc(&d.file)
+            "<p>Resolved agent block (secrets masked, <code>${{VAR}}</code> references kept):</p><pre>{}</pre>",
+            esc(&c.agent_yaml)
         );
+        o.push_str("<h3>Sandbox provenance</h3>");
+        kv(o, &c.sandbox);
+        if c.denied.is_empty() {
+            o.push_str("<p>Denied egress attempts: none.</p>");
+        } else {
+            o.push_str("<p>Denied egress attempts:</p>");
+            table(o, &tables::denied_egress(&c.denied));
+        }
     }
-}
 
-fn transcripts(o: &mut String, r: &Report) {
-    h2(o, 4);
-    for t in &r.trials {
+    fn profile(o: &mut String, r: &Report) {
+        h2(o, Section::Profile);
+        let p = &r.profile;
+        if !p.present {
+            let _ = writeln!(
+                o,
+                "<p>{} not generated (run <code>ghostlab profile</code>).</p>",
+                esc(&p.file)
+            );
+            return;
+        }
+        let _ = writeln!(o, "<p class=\"meta\">From {}</p>", esc(&p.file));
+        for part in profile_parts(p) {
+            let _ = writeln!(o, "<h3>{}</h3>", esc(part.title));
+            table(o, &part.table);
+        }
+        if !p.other.is_empty() {
+            o.push_str("<h3>Other fields</h3>");
+            for (depth, line) in &p.other {
+                let _ = writeln!(o, "<div style=\"margin-left:{}em\">{}</div>", depth * 2, esc(line));
+            }
+        }
+    }
+
+    fn people(o: &mut String, r: &Report) {
+        h2(o, Section::People);
+        for (name, sec) in [("Personas", &r.personas), ("Scenarios", &r.scenarios)] {
+            let _ = writeln!(o, "<h3>{name}</h3><p class=\"meta\">Source: {}</p>", esc(&sec.source));
+            if let Some(line) = sec.rejected_line() {
+                let _ = writeln!(o, "<p class=\"meta\">{}</p>", esc(&line));
+            }
+            table(o, &tables::items(&sec.items));
+        }
+        let d = &r.dataset;
+        o.push_str("<h3>Dataset</h3>");
+        if d.present {
+            let _ = writeln!(o, "<p class=\"meta\">Source: {}</p>", esc(&d.file));
+            table(o, &tables::dataset(d));
+        } else {
+            let _ = writeln!(
+                o,
+                "<p>{} not generated (run <code>ghostlab dataset</code>).</p>",
+                esc(&d.file)
+            );
+        }
+    }
+
+    fn transcripts(o: &mut String, r: &Report) {
+        h2(o, Section::Transcripts);
+        for t in &r.trials {
+            let _ = writeln!(
+                o,
+                "<h3 id=\"{}\">{} {}</h3><p class=\"meta\">{}</p>",
+                t.anchor,
+                esc(&t.title()),
+                badge(t.verdict),
+                esc(&t.meta_line())
+            );
+            if let Some(time) = &t.timing {
+                let _ = writeln!(o, "<p class=\"meta\">{}</p>", esc(&time.line()));
+            }
+            for p in &t.problems {
+                let _ = writeln!(o, "<p class=\"note\">problem: {}</p>", esc(p));
+            }
+            for e in &t.entries {
+                entry(o, &t.anchor, &entry_view(e));
+            }
+        }
+    }
+
+    fn verdicts(o: &mut String, r: &Report) {
+        h2(o, Section::Verdicts);
+        for t in &r.trials {
+            let _ = writeln!(
+                o,
+                "<h3>{} {}</h3><p class=\"meta\">Judge: {} · {:.1} s</p><ul>",
+                esc(&t.title()),
+                badge(t.verdict),
+                esc(&t.judge),
+                t.duration_ms as f64 / 1000.0
+            );
+            for reason in &t.reasons {
+                let _ = write!(o, "<li>{}</li>", esc(reason));
+            }
+            o.push_str("</ul>");
+            let link = |e: &str| {
+                if t.has_event(e) {
+                    let turn = t.turn_of(e).map(|n| format!(" (turn {n})")).unwrap_or_default();
+                    format!("<a href=\"#{}-{}\">{}{}</a>", t.anchor, esc(e), esc(e), turn)
+                } else {
+                    format!("{} (no such event)", esc(e))
+                }
+            };
+            cells(o, &tables::criteria(t, link, ""), Some(5));
+            table(o, &tables::checks(&t.checks));
+            table(o, &tables::observed(&t.observed));
+            let _ = writeln!(o, "<p><a href=\"#{}\">transcript</a></p>", t.anchor);
+        }
+    }
+
+    fn critique(o: &mut String, r: &Report) {
+        let c = &r.critique;
+        h2(o, Section::Critique);
+        o.push_str("<h3>Tool usage</h3>");
+        table(o, &tables::tool_usage(&c.tools));
+        o.push_str("<h3>Findings from the transcripts</h3>");
+        if c.findings.is_empty() {
+            o.push_str("<p>No tool errors, denied calls, retries or slow calls.</p>");
+        } else {
+            table(o, &tables::findings(&c.findings));
+        }
         let _ = writeln!(
             o,
-            "<h3 id=\"{}\">{} {}</h3><p class=\"meta\">{}</p>",
-            t.anchor,
-            esc(&t.title()),
-            badge(t.verdict),
-            esc(&t.meta_line())
+            "<h3>Contract findings and risk labels</h3><p class=\"meta\">Source: {}</p>",
+            esc(&c.contract_note)
         );
-        if let Some(time) = &t.timing {
-            let _ = writeln!(o, "<p class=\"meta\">{}</p>", esc(&time.line()));
+        if !c.contract.is_empty() {
+            table(o, &tables::findings(&c.contract));
         }
-        for p in &t.problems {
-            let _ = writeln!(o, "<p class=\"note\">problem: {}</p>", esc(p));
+        if !c.decisions.is_empty() {
+            o.push_str("<h3>Decisions on findings</h3>");
+            table(o, &tables::decisions(&c.decisions));
         }
-        for e in &t.entries {
-            entry(o, &t.anchor, &entry_view(e));
+        if !c.risk_labels.is_empty() {
+            table(o, &tables::risk_labels(&c.risk_labels));
         }
+    }
+
+    fn gates(o: &mut String, r: &Report) {
+        h2(o, Section::Gates);
+        if r.gates.gates.is_empty() {
+            o.push_str("<p>No gates configured in review.gates.</p>");
+        } else {
+            table(o, &tables::gates(&r.gates.gates));
+        }
+        let class = if r.summary.readiness.ready { "yes" } else { "no" };
+        let _ = writeln!(
+            o,
+            "<p class=\"ready {class}\">Readiness verdict: {}</p><ul>",
+            esc(&r.summary.readiness.label)
+        );
+        for reason in &r.summary.readiness.reasons {
+            let _ = write!(o, "<li>{}</li>", esc(reason));
+        }
+        o.push_str("</ul>");
     }
 }
 
@@ -273,83 +351,6 @@ pub(super) fn entry(o: &mut String, anchor: &str, v: &EntryView<'_>) {
         v.lead(&who),
         facts.join(" · ")
     );
-}
-
-fn verdicts(o: &mut String, r: &Report) {
-    h2(o, 5);
-    for t in &r.trials {
-        let _ = writeln!(
-            o,
-            "<h3>{} {}</h3><p class=\"meta\">Judge: {} · {:.1} s</p><ul>",
-            esc(&t.title()),
-            badge(t.verdict),
-            esc(&t.judge),
-            t.duration_ms as f64 / 1000.0
-        );
-        for reason in &t.reasons {
-            let _ = write!(o, "<li>{}</li>", esc(reason));
-        }
-        o.push_str("</ul>");
-        let link = |e: &str| {
-            if t.has_event(e) {
-                let turn = t.turn_of(e).map(|n| format!(" (turn {n})")).unwrap_or_default();
-                format!("<a href=\"#{}-{}\">{}{}</a>", t.anchor, esc(e), esc(e), turn)
-            } else {
-                format!("{} (no such event)", esc(e))
-            }
-        };
-        cells(o, &tables::criteria(t, link, ""), Some(5));
-        table(o, &tables::checks(&t.checks));
-        table(o, &tables::observed(&t.observed));
-        let _ = writeln!(o, "<p><a href=\"#{}\">transcript</a></p>", t.anchor);
-    }
-}
-
-fn critique(o: &mut String, r: &Report) {
-    let c = &r.critique;
-    h2(o, 6);
-    o.push_str("<h3>Tool usage</h3>");
-    table(o, &tables::tool_usage(&c.tools));
-    o.push_str("<h3>Findings from the transcripts</h3>");
-    if c.findings.is_empty() {
-        o.push_str("<p>No tool errors, denied calls, retries or slow calls.</p>");
-    } else {
-        table(o, &tables::findings(&c.findings));
-    }
-    let _ = writeln!(
-        o,
-        "<h3>Contract findings and risk labels</h3><p class=\"meta\">Source: {}</p>",
-        esc(&c.contract_note)
-    );
-    if !c.contract.is_empty() {
-        table(o, &tables::findings(&c.contract));
-    }
-    if !c.decisions.is_empty() {
-        o.push_str("<h3>Decisions on findings</h3>");
-        table(o, &tables::decisions(&c.decisions));
-    }
-    if !c.risk_labels.is_empty() {
-        table(o, &tables::risk_labels(&c.risk_labels));
-    }
-}
-
-fn gates(o: &mut String, r: &Report) {
-    h2(o, 7);
-    if r.gates.gates.is_empty() {
-        o.push_str("<p>No gates configured in review.gates.</p>");
-    } else {
-        table(o, &tables::gates(&r.gates.gates));
-    }
-    let class = if r.summary.readiness.ready { "yes" } else { "no" };
-    let _ = writeln!(
-        o,
-        "<p class=\"ready {class}\">Readiness verdict: {}</p><ul>",
-        esc(&r.summary.readiness.label)
-    );
-    for reason in &r.summary.readiness.reasons {
-        let _ = write!(o, "<li>{}</li>", esc(reason));
-    }
-    o.push_str("</ul>");
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use super::model::*;
 use super::profile_section::parts as profile_parts;
+use super::section::{Section, SectionWriter};
 use super::tables::{self, Table};
 use super::transcript_view::{Body, EntryView, Who, entry_view};
 
@@ -20,24 +21,163 @@ pub fn render_markdown(r: &Report) -> String {
         r.agent_id, r.run_id, r.job_file, r.generated
     );
     o.push_str("## Contents\n\n");
-    for t in SECTION_TITLES {
-        let _ = writeln!(o, "- [{t}](#{})", slug(t));
+    for s in Section::ALL {
+        let _ = writeln!(o, "- [{}](#{})", s.title(), slug(s.title()));
     }
     o.push('\n');
-    summary(&mut o, r);
-    config(&mut o, r);
-    profile(&mut o, r);
-    people(&mut o, r);
-    transcripts(&mut o, r);
-    verdicts(&mut o, r);
-    o.push_str(&format!("## {}\n\n", SECTION_TITLES[6]));
-    critique_body(&mut o, &r.critique.findings, r, true);
-    gates(&mut o, r);
+    Markdown::write_all(&mut o, r);
     o
 }
 
+/// The Markdown format's sections.
+struct Markdown;
+
+impl SectionWriter for Markdown {
+    type Out<'w> = String;
+
+    fn critique(o: &mut String, r: &Report) {
+        let _ = writeln!(o, "## {}\n", Section::Critique.title());
+        critique_body(o, &r.critique.findings, r, true);
+    }
+
+    fn summary(o: &mut String, r: &Report) {
+        let s = &r.summary;
+        let _ = writeln!(o, "## {}\n", Section::Summary.title());
+        let _ = writeln!(o, "**Readiness: {}**\n", s.readiness.label);
+        for reason in &s.readiness.reasons {
+            let _ = writeln!(o, "- {reason}");
+        }
+        o.push('\n');
+        match tables::figures(s, "—") {
+            Some(t) => table(o, &t),
+            None => o.push_str("The run has no summary.json: it did not finish.\n\n"),
+        }
+        o.push_str("Verdicts per scenario:\n\n");
+        table(o, &tables::scenario_verdicts(&s.chart));
+        kv(o, &s.manifest);
+    }
+
+    fn config(o: &mut String, r: &Report) {
+        let c = &r.config;
+        let _ = writeln!(o, "## {}\n", Section::Config.title());
+        o.push_str("### Agent\n\n");
+        kv(o, &c.agent);
+        o.push_str("### MCP servers\n\n");
+        table(o, &tables::mcp_servers(&c.mcps));
+        o.push_str("Resolved agent block (secrets masked, `${VAR}` references kept):\n\n");
+        fence(o, "yaml", c.agent_yaml.trim_end());
+        o.push_str("### Sandbox provenance\n\n");
+        kv(o, &c.sandbox);
+        if c.denied.is_empty() {
+            o.push_str("Denied egress attempts: none.\n\n");
+        } else {
+            table(o, &tables::denied_egress(&c.denied));
+        }
+    }
+
+    fn profile(o: &mut String, r: &Report) {
+        let _ = writeln!(o, "## {}\n", Section::Profile.title());
+        let p = &r.profile;
+        if !p.present {
+            let _ = writeln!(o, "{} not generated (run `ghostlab profile`).\n", p.file);
+            return;
+        }
+        let _ = writeln!(o, "From `{}`.\n", p.file);
+        for part in profile_parts(p) {
+            let _ = writeln!(o, "### {}\n", part.title);
+            table(o, &part.table);
+        }
+        if !p.other.is_empty() {
+            o.push_str("### Other fields\n\n");
+            for (depth, line) in &p.other {
+                let _ = writeln!(o, "{}- {}", "  ".repeat(*depth), md_text(&line.replace('\n', " ")));
+            }
+            o.push('\n');
+        }
+    }
+
+    fn people(o: &mut String, r: &Report) {
+        let _ = writeln!(o, "## {}\n", Section::People.title());
+        for (name, sec) in [("Personas", &r.personas), ("Scenarios", &r.scenarios)] {
+            let _ = writeln!(o, "### {name}\n\nSource: {}\n", sec.source);
+            if let Some(line) = sec.rejected_line() {
+                let _ = writeln!(o, "{}\n", md_text(&line));
+            }
+            for it in &sec.items {
+                let _ = writeln!(o, "- **{}** `{}` — {}", it.title, it.id, it.description);
+                let _ = writeln!(o, "  - why: {}", it.why);
+                for (k, v) in &it.details {
+                    let _ = writeln!(o, "  - {k}: {}", v.replace('\n', " "));
+                }
+            }
+            o.push('\n');
+        }
+        let d = &r.dataset;
+        o.push_str("### Dataset\n\n");
+        if d.present {
+            let _ = writeln!(o, "Source: {}\n", d.file);
+            table(o, &tables::dataset(d));
+        } else {
+            let _ = writeln!(o, "{} not generated (run `ghostlab dataset`).\n", d.file);
+        }
+    }
+
+    fn transcripts(o: &mut String, r: &Report) {
+        let _ = writeln!(o, "## {}\n", Section::Transcripts.title());
+        for t in &r.trials {
+            let _ = writeln!(
+                o,
+                "### {} — {}\n\n{}\n",
+                t.title(),
+                verdict_label(t),
+                md_text(&t.meta_line())
+            );
+            if let Some(time) = &t.timing {
+                let _ = writeln!(o, "{}\n", md_text(&time.line()));
+            }
+            for p in &t.problems {
+                let _ = writeln!(o, "> problem: {p}\n");
+            }
+            for e in &t.entries {
+                entry(o, &entry_view(e));
+            }
+        }
+    }
+
+    fn verdicts(o: &mut String, r: &Report) {
+        let _ = writeln!(o, "## {}\n", Section::Verdicts.title());
+        for t in &r.trials {
+            let _ = writeln!(o, "### {} — {}\n\nJudge: {}\n", t.title(), verdict_label(t), t.judge);
+            for reason in &t.reasons {
+                let _ = writeln!(o, "- {reason}");
+            }
+            o.push('\n');
+            let evidence = |e: &str| match t.turn_of(e) {
+                Some(turn) => format!("{e} (turn {turn})"),
+                None => e.to_string(),
+            };
+            table(o, &tables::criteria(t, evidence, "—"));
+            table(o, &tables::checks(&t.checks));
+            table(o, &tables::observed(&t.observed));
+        }
+    }
+
+    fn gates(o: &mut String, r: &Report) {
+        let _ = writeln!(o, "## {}\n", Section::Gates.title());
+        if r.gates.gates.is_empty() {
+            o.push_str("No gates configured in review.gates.\n\n");
+        } else {
+            table(o, &tables::gates(&r.gates.gates));
+        }
+        let _ = writeln!(o, "**Readiness verdict: {}**\n", r.summary.readiness.label);
+        for reason in &r.summary.readiness.reasons {
+            let _ = writeln!(o, "- {reason}");
+        }
+    }
+}
+
 /// `critique.md`: the run's critique, or one trial's (by index into `trials`).
-pub fn render_critique_markdown(r: &Report, trial: Option<usize>) -> String {
+pub(crate) fn render_critique_markdown(r: &Report, trial: Option<usize>) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "<!-- ghostlab critique version {} -->", r.version);
     match trial.and_then(|i| r.trials.get(i)) {
@@ -106,110 +246,6 @@ fn fence(o: &mut String, lang: &str, text: &str) {
     let _ = writeln!(o, "{f}{lang}\n{text}\n{f}\n");
 }
 
-fn summary(o: &mut String, r: &Report) {
-    let s = &r.summary;
-    let _ = writeln!(o, "## {}\n", SECTION_TITLES[0]);
-    let _ = writeln!(o, "**Readiness: {}**\n", s.readiness.label);
-    for reason in &s.readiness.reasons {
-        let _ = writeln!(o, "- {reason}");
-    }
-    o.push('\n');
-    match tables::figures(s, "—") {
-        Some(t) => table(o, &t),
-        None => o.push_str("The run has no summary.json: it did not finish.\n\n"),
-    }
-    o.push_str("Verdicts per scenario:\n\n");
-    table(o, &tables::scenario_verdicts(&s.chart));
-    kv(o, &s.manifest);
-}
-
-fn config(o: &mut String, r: &Report) {
-    let c = &r.config;
-    let _ = writeln!(o, "## {}\n", SECTION_TITLES[1]);
-    o.push_str("### Agent\n\n");
-    kv(o, &c.agent);
-    o.push_str("### MCP servers\n\n");
-    table(o, &tables::mcp_servers(&c.mcps));
-    o.push_str("Resolved agent block (secrets masked, `${VAR}` references kept):\n\n");
-    fence(o, "yaml", c.agent_yaml.trim_end());
-    o.push_str("### Sandbox provenance\n\n");
-    kv(o, &c.sandbox);
-    if c.denied.is_empty() {
-        o.push_str("Denied egress attempts: none.\n\n");
-    } else {
-        table(o, &tables::denied_egress(&c.denied));
-    }
-}
-
-fn profile(o: &mut String, r: &Report) {
-    let _ = writeln!(o, "## {}\n", SECTION_TITLES[2]);
-    let p = &r.profile;
-    if !p.present {
-        let _ = writeln!(o, "{} not generated (run `ghostlab profile`).\n", p.file);
-        return;
-    }
-    let _ = writeln!(o, "From `{}`.\n", p.file);
-    for part in profile_parts(p) {
-        let _ = writeln!(o, "### {}\n", part.title);
-        table(o, &part.table);
-    }
-    if !p.other.is_empty() {
-        o.push_str("### Other fields\n\n");
-        for (depth, line) in &p.other {
-            let _ = writeln!(o, "{}- {}", "  ".repeat(*depth), md_text(&line.replace('\n', " ")));
-        }
-        o.push('\n');
-    }
-}
-
-fn people(o: &mut String, r: &Report) {
-    let _ = writeln!(o, "## {}\n", SECTION_TITLES[3]);
-    for (name, sec) in [("Personas", &r.personas), ("Scenarios", &r.scenarios)] {
-        let _ = writeln!(o, "### {name}\n\nSource: {}\n", sec.source);
-        if let Some(line) = sec.rejected_line() {
-            let _ = writeln!(o, "{}\n", md_text(&line));
-        }
-        for it in &sec.items {
-            let _ = writeln!(o, "- **{}** `{}` — {}", it.title, it.id, it.description);
-            let _ = writeln!(o, "  - why: {}", it.why);
-            for (k, v) in &it.details {
-                let _ = writeln!(o, "  - {k}: {}", v.replace('\n', " "));
-            }
-        }
-        o.push('\n');
-    }
-    let d = &r.dataset;
-    o.push_str("### Dataset\n\n");
-    if d.present {
-        let _ = writeln!(o, "Source: {}\n", d.file);
-        table(o, &tables::dataset(d));
-    } else {
-        let _ = writeln!(o, "{} not generated (run `ghostlab dataset`).\n", d.file);
-    }
-}
-
-fn transcripts(o: &mut String, r: &Report) {
-    let _ = writeln!(o, "## {}\n", SECTION_TITLES[4]);
-    for t in &r.trials {
-        let _ = writeln!(
-            o,
-            "### {} — {}\n\n{}\n",
-            t.title(),
-            verdict_label(t),
-            md_text(&t.meta_line())
-        );
-        if let Some(time) = &t.timing {
-            let _ = writeln!(o, "{}\n", md_text(&time.line()));
-        }
-        for p in &t.problems {
-            let _ = writeln!(o, "> problem: {p}\n");
-        }
-        for e in &t.entries {
-            entry(o, &entry_view(e));
-        }
-    }
-}
-
 /// One transcript entry: a note in italics, else a bold heading (who, facts) over its quoted
 /// text or its tool call's arguments and result in fences.
 pub(super) fn entry(o: &mut String, v: &EntryView<'_>) {
@@ -251,26 +287,8 @@ fn quote(text: &str) -> String {
 }
 
 /// `PASS`, `FAIL`, … or `NO VERDICT` for an unfinished trial.
-pub fn verdict_label(t: &TrialReport) -> &'static str {
+pub(crate) fn verdict_label(t: &TrialReport) -> &'static str {
     t.verdict.map(|v| v.as_str()).unwrap_or("NO VERDICT")
-}
-
-fn verdicts(o: &mut String, r: &Report) {
-    let _ = writeln!(o, "## {}\n", SECTION_TITLES[5]);
-    for t in &r.trials {
-        let _ = writeln!(o, "### {} — {}\n\nJudge: {}\n", t.title(), verdict_label(t), t.judge);
-        for reason in &t.reasons {
-            let _ = writeln!(o, "- {reason}");
-        }
-        o.push('\n');
-        let evidence = |e: &str| match t.turn_of(e) {
-            Some(turn) => format!("{e} (turn {turn})"),
-            None => e.to_string(),
-        };
-        table(o, &tables::criteria(t, evidence, "—"));
-        table(o, &tables::checks(&t.checks));
-        table(o, &tables::observed(&t.observed));
-    }
 }
 
 fn critique_body(o: &mut String, findings: &[Finding], r: &Report, nested: bool) {
@@ -298,18 +316,5 @@ fn critique_body(o: &mut String, findings: &[Finding], r: &Report, nested: bool)
     }
     if !c.risk_labels.is_empty() {
         table(o, &tables::risk_labels(&c.risk_labels));
-    }
-}
-
-fn gates(o: &mut String, r: &Report) {
-    let _ = writeln!(o, "## {}\n", SECTION_TITLES[7]);
-    if r.gates.gates.is_empty() {
-        o.push_str("No gates configured in review.gates.\n\n");
-    } else {
-        table(o, &tables::gates(&r.gates.gates));
-    }
-    let _ = writeln!(o, "**Readiness verdict: {}**\n", r.summary.readiness.label);
-    for reason in &r.summary.readiness.reasons {
-        let _ = writeln!(o, "- {reason}");
     }
 }

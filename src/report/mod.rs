@@ -20,21 +20,22 @@ mod pdf;
 mod profile_model;
 mod profile_section;
 mod read;
-pub mod role_spend;
-pub mod spend;
+pub(crate) mod role_spend;
+mod section;
+pub(crate) mod spend;
 mod summary;
 mod tables;
 pub mod timing;
 mod transcript_view;
+mod trial_model;
 
 pub use assemble::{build_report, build_report_with};
-pub use critique::{SLOW_CALL_MS, build_critique, trial_findings};
 pub use html::render_html;
-pub use markdown::{render_critique_markdown, render_markdown};
+pub(crate) use markdown::render_critique_markdown;
+pub use markdown::render_markdown;
 pub use model::*;
 pub use pdf::render_pdf;
-pub use profile_model::{ProfileRisk, ProfileSection, ProfileWorkflow};
-pub use summary::readiness;
+pub(crate) use summary::readiness;
 
 use std::path::{Path, PathBuf};
 
@@ -78,7 +79,7 @@ impl ReportOutputs {
 }
 
 /// The newest run folder under `<state_dir>/runs/` (run ids sort by time).
-pub fn latest_run(job: &LoadedJob) -> Result<PathBuf, ReportError> {
+pub(crate) fn latest_run(job: &LoadedJob) -> Result<PathBuf, ReportError> {
     let state = job.state_dir();
     RunDir::newest(&state)
         .map(|r| r.path().to_path_buf())
@@ -95,7 +96,7 @@ pub fn write_all(job: &LoadedJob, run_dir: &Path, outputs: &ReportOutputs) -> Re
 }
 
 /// Writes an already built report (the same redactor must mask the rendered texts again).
-pub fn write_report(
+pub(crate) fn write_report(
     report: &Report,
     run_dir: &Path,
     outputs: &ReportOutputs,

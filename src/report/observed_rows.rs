@@ -41,7 +41,7 @@ fn diff_line(d: &TreeDiff) -> String {
 }
 
 /// (fact, what was observed) rows for one trial.
-pub fn observed_rows(o: &ObservedFacts) -> Vec<(String, String)> {
+pub(crate) fn observed_rows(o: &ObservedFacts) -> Vec<(String, String)> {
     let mut rows = Vec::new();
     match &o.files {
         None => rows.push(("workspace".into(), "not observed".into())),

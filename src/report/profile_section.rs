@@ -28,13 +28,13 @@ const KNOWN: [&str; 7] = [
 ];
 
 /// One titled part of the section, already as a table.
-pub struct ProfilePart {
-    pub title: &'static str,
-    pub table: Table,
+pub(crate) struct ProfilePart {
+    pub(crate) title: &'static str,
+    pub(crate) table: Table,
 }
 
 /// The section's parts in reading order; empty parts are left out.
-pub fn parts(p: &ProfileSection) -> Vec<ProfilePart> {
+pub(crate) fn parts(p: &ProfileSection) -> Vec<ProfilePart> {
     let mut parts = vec![ProfilePart {
         title: "What it is for",
         table: table(&["Field", "Value"], pairs(&p.about)),

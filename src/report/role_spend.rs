@@ -16,12 +16,12 @@ pub struct RoleSpend {
 
 impl RoleSpend {
     /// Every call and token of this role is known.
-    pub fn known(&self) -> bool {
+    pub(crate) fn known(&self) -> bool {
         self.unrecorded_trials == 0
     }
 
     /// `1830 tokens in 2 calls`, `none (offline)`, or `unknown (…)`; never a made-up 0.
-    pub fn shown(&self) -> String {
+    pub(crate) fn shown(&self) -> String {
         let counted = format!("{} tokens in {}", self.tokens, calls(self.calls));
         match (self.known(), self.calls) {
             (true, 0) if self.offline => "none (offline)".into(),

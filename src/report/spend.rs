@@ -3,10 +3,10 @@
 //! model): such a role never shows 0 tokens or 0 calls.
 
 use super::model::{Entry, TrialReport};
-pub use super::role_spend::RoleSpend;
+pub(crate) use super::role_spend::RoleSpend;
 
 /// The agent's, the emulator's and the judge's figures, and their total.
-pub fn role_spend(trials: &[TrialReport], emulator_label: Option<&str>) -> [RoleSpend; 3] {
+pub(crate) fn role_spend(trials: &[TrialReport], emulator_label: Option<&str>) -> [RoleSpend; 3] {
     let emulator_offline = emulator_label.is_none_or(is_offline);
     let mut roles = [
         RoleSpend {
@@ -46,7 +46,7 @@ pub fn role_spend(trials: &[TrialReport], emulator_label: Option<&str>) -> [Role
 }
 
 /// `agent … · emulator … · judge … — total …`, the one line every format prints.
-pub fn spend_line(roles: &[RoleSpend]) -> String {
+pub(crate) fn spend_line(roles: &[RoleSpend]) -> String {
     let parts: Vec<String> = roles.iter().map(|r| format!("{} {}", r.role, r.shown())).collect();
     let tokens: u64 = roles.iter().map(|r| r.tokens).sum();
     let n: u64 = roles.iter().map(|r| r.calls).sum();
@@ -101,17 +101,7 @@ mod tests {
             tokens: usage.agent.tokens,
         });
         TrialReport {
-            case_id: "c".into(),
-            trial: 1,
-            anchor: "t1".into(),
-            persona: String::new(),
-            scenario_id: String::new(),
-            scenario: String::new(),
-            goal: String::new(),
-            verdict: None,
-            reasons: vec![],
             judge: judge.into(),
-            duration_ms: 0,
             entries,
             criteria: vec![CriterionRow {
                 id: "s1".into(),
@@ -121,13 +111,8 @@ mod tests {
                 rationale: String::new(),
                 evidence: vec![],
             }],
-            checks: vec![],
-            observed: vec![],
-            tokens: 0,
-            cost_usd: 0.0,
             usage,
-            problems: vec![],
-            timing: None,
+            ..crate::report::trial_model::blank_trial()
         }
     }
 

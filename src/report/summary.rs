@@ -87,7 +87,7 @@ fn distinct_labels(chart: &mut [ScenarioBar]) {
 
 /// READY only with a finished run, at least one trial, and every gate met (or, with no gates
 /// configured, every trial a PASS). INCONCLUSIVE and INFRA_ERROR never help.
-pub fn readiness(s: Option<&SuiteSummary>) -> Readiness {
+pub(crate) fn readiness(s: Option<&SuiteSummary>) -> Readiness {
     let not = |reasons: Vec<String>| Readiness {
         ready: false,
         label: "NOT READY".into(),

@@ -7,9 +7,9 @@ use crate::judge::GateResult;
 
 /// Column headers and rows of plain-text cells.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Table {
-    pub headers: Vec<String>,
-    pub rows: Vec<Vec<String>>,
+pub(crate) struct Table {
+    pub(crate) headers: Vec<String>,
+    pub(crate) rows: Vec<Vec<String>>,
 }
 
 impl Table {
@@ -21,13 +21,13 @@ impl Table {
     }
 
     /// The same table with column `col` headed `name` (a renderer's shorter label).
-    pub fn header(mut self, col: usize, name: &str) -> Self {
+    pub(crate) fn header(mut self, col: usize, name: &str) -> Self {
         self.headers[col] = name.to_string();
         self
     }
 
     /// Folds column `b` into column `a` (`join(a, b)`) and drops `b`; `a` keeps its header.
-    pub fn merge(mut self, a: usize, b: usize, join: impl Fn(&str, &str) -> String) -> Self {
+    pub(crate) fn merge(mut self, a: usize, b: usize, join: impl Fn(&str, &str) -> String) -> Self {
         for row in &mut self.rows {
             row[a] = join(&row[a], &row[b]);
             row.remove(b);
@@ -38,18 +38,18 @@ impl Table {
 }
 
 /// A percentage with one decimal.
-pub fn pct(x: f64) -> String {
+pub(crate) fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
 }
 
 /// Each role's tokens and calls, and their total (`unknown` where a role's usage was not
 /// recorded, never 0).
-pub fn tokens(t: &TokenTotals) -> String {
+pub(crate) fn tokens(t: &TokenTotals) -> String {
     super::spend::spend_line(&t.roles)
 }
 
 /// Total cost with each role's share; "unknown" when a model had no price (never $0).
-pub fn cost(t: &TokenTotals) -> String {
+pub(crate) fn cost(t: &TokenTotals) -> String {
     t.usage.cost_line().trim_start_matches("cost ").to_string()
 }
 
@@ -58,13 +58,13 @@ fn list_or(v: &[String], empty: &str) -> String {
 }
 
 /// Setting / Value pairs (agent, sandbox provenance, run manifest).
-pub fn settings(rows: &[(String, String)]) -> Table {
+pub(crate) fn settings(rows: &[(String, String)]) -> Table {
     let rows = rows.iter().map(|(k, v)| vec![k.clone(), v.clone()]).collect();
     Table::new(&["Setting", "Value"], rows)
 }
 
 /// The run's figures; `None` when the run has no summary. `empty` stands for no flaky case.
-pub fn figures(s: &SummaryPage, empty: &str) -> Option<Table> {
+pub(crate) fn figures(s: &SummaryPage, empty: &str) -> Option<Table> {
     let f = s.figures.as_ref()?;
     let rows = vec![
         vec!["pass@1".into(), pct(f.pass_at_1)],
@@ -82,7 +82,7 @@ pub fn figures(s: &SummaryPage, empty: &str) -> Option<Table> {
 }
 
 /// Verdict counts per scenario (the chart's data).
-pub fn scenario_verdicts(bars: &[ScenarioBar]) -> Table {
+pub(crate) fn scenario_verdicts(bars: &[ScenarioBar]) -> Table {
     let rows = bars
         .iter()
         .map(|b| {
@@ -98,7 +98,7 @@ pub fn scenario_verdicts(bars: &[ScenarioBar]) -> Table {
     Table::new(&["Scenario", "PASS", "FAIL", "INCONCLUSIVE", "INFRA_ERROR"], rows)
 }
 
-pub fn mcp_servers(mcps: &[McpRow]) -> Table {
+pub(crate) fn mcp_servers(mcps: &[McpRow]) -> Table {
     let rows = mcps
         .iter()
         .map(|m| {
@@ -117,7 +117,7 @@ pub fn mcp_servers(mcps: &[McpRow]) -> Table {
     )
 }
 
-pub fn denied_egress(denied: &[DeniedEgress]) -> Table {
+pub(crate) fn denied_egress(denied: &[DeniedEgress]) -> Table {
     let rows = denied
         .iter()
         .map(|d| {
@@ -133,7 +133,7 @@ pub fn denied_egress(denied: &[DeniedEgress]) -> Table {
 }
 
 /// Generated personas or scenarios; details are `key: value` lines.
-pub fn items(items: &[Item]) -> Table {
+pub(crate) fn items(items: &[Item]) -> Table {
     let rows = items
         .iter()
         .map(|it| {
@@ -150,14 +150,14 @@ pub fn items(items: &[Item]) -> Table {
     Table::new(&["Id", "Name", "Description", "Why generated", "Details"], rows)
 }
 
-pub fn dataset(d: &DatasetSection) -> Table {
+pub(crate) fn dataset(d: &DatasetSection) -> Table {
     let rows = d.cases.iter().map(|c| c.to_vec()).collect();
     Table::new(&["Case", "Persona", "Scenario", "Status", "Note"], rows)
 }
 
 /// The judge's criteria of one trial; `evidence` formats one cited event (the renderer adds
 /// turns, pages or links) and `empty` stands for no evidence.
-pub fn criteria(t: &TrialReport, mut evidence: impl FnMut(&str) -> String, empty: &str) -> Table {
+pub(crate) fn criteria(t: &TrialReport, mut evidence: impl FnMut(&str) -> String, empty: &str) -> Table {
     let rows = t
         .criteria
         .iter()
@@ -177,12 +177,12 @@ pub fn criteria(t: &TrialReport, mut evidence: impl FnMut(&str) -> String, empty
 }
 
 /// What the harness observed in one trial, beside the judge's answers.
-pub fn observed(rows: &[(String, String)]) -> Table {
+pub(crate) fn observed(rows: &[(String, String)]) -> Table {
     let rows = rows.iter().map(|(k, v)| vec![k.clone(), v.clone()]).collect();
     Table::new(&["Observed by the harness", "What was seen"], rows)
 }
 
-pub fn checks(checks: &[CheckRow]) -> Table {
+pub(crate) fn checks(checks: &[CheckRow]) -> Table {
     let rows = checks
         .iter()
         .map(|c| vec![c.name.clone(), c.outcome.clone(), c.detail.clone()])
@@ -191,7 +191,7 @@ pub fn checks(checks: &[CheckRow]) -> Table {
 }
 
 /// Critique findings (from the transcripts or the tool contract).
-pub fn findings(f: &[Finding]) -> Table {
+pub(crate) fn findings(f: &[Finding]) -> Table {
     let rows = f
         .iter()
         .map(|f| {
@@ -207,7 +207,7 @@ pub fn findings(f: &[Finding]) -> Table {
 }
 
 /// People's decisions on contract findings.
-pub fn decisions(rows: &[DecisionRow]) -> Table {
+pub(crate) fn decisions(rows: &[DecisionRow]) -> Table {
     let rows = rows
         .iter()
         .map(|d| {
@@ -224,7 +224,7 @@ pub fn decisions(rows: &[DecisionRow]) -> Table {
     Table::new(&["Finding", "Decision", "Who", "When", "Why", "State"], rows)
 }
 
-pub fn tool_usage(tools: &[ToolStats]) -> Table {
+pub(crate) fn tool_usage(tools: &[ToolStats]) -> Table {
     let rows = tools
         .iter()
         .map(|s| {
@@ -245,12 +245,12 @@ pub fn tool_usage(tools: &[ToolStats]) -> Table {
     )
 }
 
-pub fn risk_labels(labels: &[(String, String)]) -> Table {
+pub(crate) fn risk_labels(labels: &[(String, String)]) -> Table {
     let rows = labels.iter().map(|(t, l)| vec![t.clone(), l.clone()]).collect();
     Table::new(&["Tool", "Risk labels"], rows)
 }
 
-pub fn gates(gates: &[GateResult]) -> Table {
+pub(crate) fn gates(gates: &[GateResult]) -> Table {
     let rows = gates
         .iter()
         .map(|g| {

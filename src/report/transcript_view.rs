@@ -7,7 +7,7 @@ use super::model::Entry;
 
 /// Who an entry is from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Who<'a> {
+pub(crate) enum Who<'a> {
     User,
     Agent,
     /// A tool call, by the tool's name.
@@ -18,7 +18,7 @@ pub enum Who<'a> {
 
 impl Who<'_> {
     /// `user`, `agent`, `tool`, `note`: the word a heading and a CSS class use.
-    pub fn word(&self) -> &'static str {
+    pub(crate) fn word(&self) -> &'static str {
         match self {
             Who::User => "user",
             Who::Agent => "agent",
@@ -30,7 +30,7 @@ impl Who<'_> {
 
 /// What an entry says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Body<'a> {
+pub(crate) enum Body<'a> {
     /// A message (user or agent) or a note.
     Text(&'a str),
     /// A tool call: what was sent and what came back.
@@ -39,19 +39,19 @@ pub enum Body<'a> {
 
 /// One entry, ready to format.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EntryView<'a> {
+pub(crate) struct EntryView<'a> {
     /// The event's number in the trial (`e12`), also its anchor.
-    pub seq: u64,
-    pub turn: Option<u32>,
-    pub who: Who<'a>,
+    pub(crate) seq: u64,
+    pub(crate) turn: Option<u32>,
+    pub(crate) who: Who<'a>,
     /// Beside the heading, in order: a tool's status, the latency, an agent's tokens.
-    pub facts: Vec<String>,
-    pub body: Body<'a>,
+    pub(crate) facts: Vec<String>,
+    pub(crate) body: Body<'a>,
 }
 
 impl EntryView<'_> {
     /// `e12 · turn 3 · user`: the heading's fixed part (a note has no turn and no speaker).
-    pub fn lead(&self, who: &str) -> String {
+    pub(crate) fn lead(&self, who: &str) -> String {
         match (self.who, self.turn) {
             (Who::Note, _) => format!("e{}", self.seq),
             (_, Some(turn)) => format!("e{} · turn {turn} · {who}", self.seq),
@@ -61,7 +61,7 @@ impl EntryView<'_> {
 }
 
 /// The view of `e`.
-pub fn entry_view(e: &Entry) -> EntryView<'_> {
+pub(crate) fn entry_view(e: &Entry) -> EntryView<'_> {
     match e {
         Entry::User {
             seq,

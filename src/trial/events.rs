@@ -225,6 +225,43 @@ pub struct Envelope {
     pub event: RunEvent,
 }
 
+/// A `RunEvent::ToolCall`'s fields, borrowed: the one place a reader unpacks a tool call
+/// (the judge's transcript, the report's entries, the transcript pane).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ToolCallRef<'a> {
+    pub turn: u32,
+    pub tool: &'a str,
+    pub arguments: &'a Value,
+    pub result: &'a str,
+    pub status: ToolStatus,
+    pub latency_ms: u64,
+}
+
+impl RunEvent {
+    /// This event as a tool call, when it is one.
+    pub fn tool_call(&self) -> Option<ToolCallRef<'_>> {
+        match self {
+            RunEvent::ToolCall {
+                turn,
+                tool,
+                arguments,
+                result,
+                status,
+                latency_ms,
+                ..
+            } => Some(ToolCallRef {
+                turn: *turn,
+                tool,
+                arguments,
+                result,
+                status: *status,
+                latency_ms: *latency_ms,
+            }),
+            _ => None,
+        }
+    }
+}
+
 impl RunEvent {
     /// A one-line human rendering, used by the headless printer and the transcript pane.
     pub(crate) fn one_line(&self) -> String {
@@ -313,5 +350,53 @@ fn first_line(text: &str) -> String {
         format!("{}…", line.chars().take(100).collect::<String>())
     } else {
         line.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tool_call_is_unpacked_with_every_field_and_nothing_else_is_one() {
+        let call = RunEvent::ToolCall {
+            turn: 3,
+            call_id: "c7".into(),
+            tool: "release_publish".into(),
+            arguments: serde_json::json!({"ref": "main"}),
+            result: "denied".into(),
+            status: ToolStatus::DeniedByHost,
+            latency_ms: 41,
+        };
+        let args = serde_json::json!({"ref": "main"});
+        assert_eq!(
+            call.tool_call(),
+            Some(ToolCallRef {
+                turn: 3,
+                tool: "release_publish",
+                arguments: &args,
+                result: "denied",
+                status: ToolStatus::DeniedByHost,
+                latency_ms: 41,
+            })
+        );
+        let others = [
+            RunEvent::UserMessage {
+                turn: 3,
+                text: "tool release_publish".into(),
+                latency_ms: 1,
+            },
+            RunEvent::UserRefusal {
+                turn: 3,
+                about: "release_publish".into(),
+            },
+            RunEvent::InfraError {
+                component: "tool".into(),
+                reason: "x".into(),
+            },
+        ];
+        for e in others {
+            assert_eq!(e.tool_call(), None, "{e:?}");
+        }
     }
 }

@@ -16,7 +16,7 @@ pub mod usage;
 pub mod verdict;
 
 pub use case::{CaseSpec, Exchange, Expected, ExpectedFile, ExpectedToolCall, PersonaView, ScenarioView};
-pub use events::{ConversationEnd, EVENTS_VERSION, Envelope, Role, RunEvent, StopReason, ToolStatus};
+pub use events::{ConversationEnd, EVENTS_VERSION, Envelope, Role, RunEvent, StopReason, ToolCallRef, ToolStatus};
 pub use sink::{ChannelSink, EventSink, Sinks, SuiteEvent};
 pub use usage::{RoleUsage, Usage};
 pub use verdict::{CriterionKind, Verdict};

@@ -20,7 +20,7 @@ use crate::lab::{Event, Executor, Lab, LabError, McpDiscovery, Phase, RunOutcome
 
 /// Why the TUI stopped with an error.
 #[derive(Debug, thiserror::Error)]
-pub enum TuiError {
+pub(crate) enum TuiError {
     #[error("terminal error: {0}")]
     Terminal(#[from] std::io::Error),
     #[error(transparent)]
@@ -29,7 +29,7 @@ pub enum TuiError {
 
 /// How the session ended.
 #[derive(Debug, Clone, PartialEq)]
-pub enum TuiOutcome {
+pub(crate) enum TuiOutcome {
     /// The person quit; accepted steps are saved.
     Quit { completed: usize },
     /// The run finished.
@@ -37,7 +37,7 @@ pub enum TuiOutcome {
 }
 
 /// Runs the wizard in the terminal until the person quits or the run ends and they leave.
-pub async fn run_tui(
+pub(crate) async fn run_tui(
     mut lab: Lab,
     proposer: StepProposer,
     discovery: Arc<dyn McpDiscovery>,

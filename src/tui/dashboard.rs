@@ -18,7 +18,7 @@ use crate::trial::Verdict;
 
 /// What a key asks of a run screen.
 #[derive(Debug, Clone, PartialEq)]
-pub enum RunKey {
+pub(crate) enum RunKey {
     Nav(Nav),
     /// `o`: open the HTML report (or show its path).
     OpenReport,
@@ -31,23 +31,23 @@ pub enum RunKey {
 /// where the case rows are (for clicks).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RunGeometry {
-    pub transcript: TranscriptGeometry,
-    pub transcript_area: Rect,
+    pub(crate) transcript: TranscriptGeometry,
+    pub(crate) transcript_area: Rect,
     /// The case table's rows (below its header line).
-    pub table_rows: Rect,
+    pub(crate) table_rows: Rect,
     /// Index into the visible rows of the table's first shown row.
-    pub table_first: usize,
+    pub(crate) table_first: usize,
     /// The largest results scroll that still shows a full screen.
-    pub results_max: u16,
+    pub(crate) results_max: u16,
 }
 
 /// What the run keys depend on.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct RunContext {
-    pub live: bool,
-    pub has_results: bool,
-    pub screen: Screen,
-    pub geometry: RunGeometry,
+pub(crate) struct RunContext {
+    pub(crate) live: bool,
+    pub(crate) has_results: bool,
+    pub(crate) screen: Screen,
+    pub(crate) geometry: RunGeometry,
 }
 
 /// Rows a PgUp/PgDn moves.
@@ -55,7 +55,7 @@ const PAGE: i32 = 10;
 
 /// The keys shared by the lab's step 12 and `ghostlab view` (the help overlay lists them from
 /// [`run_help`], and a test checks that every key accepted here is there).
-pub fn run_key(code: KeyCode, cx: RunContext) -> Option<RunKey> {
+pub(crate) fn run_key(code: KeyCode, cx: RunContext) -> Option<RunKey> {
     let g = cx.geometry;
     let results = |by: i32| RunKey::Nav(Nav::ScrollResults { by, max: g.results_max });
     let transcript = |by: i32| {
@@ -96,7 +96,7 @@ pub fn run_key(code: KeyCode, cx: RunContext) -> Option<RunKey> {
 }
 
 /// The help of the run keys for this context: (keys, what they do).
-pub fn run_help(cx: RunContext) -> Vec<(&'static str, &'static str)> {
+pub(crate) fn run_help(cx: RunContext) -> Vec<(&'static str, &'static str)> {
     if cx.screen == Screen::Results && cx.has_results {
         return vec![
             ("↑ ↓ j k", "scroll the results"),
@@ -129,7 +129,13 @@ pub fn run_help(cx: RunContext) -> Vec<(&'static str, &'static str)> {
 }
 
 /// Moves a wheel or click on the run screen asks for, if any.
-pub fn run_mouse(kind: MouseEventKind, column: u16, row: u16, cx: RunContext, s: &DashboardState) -> Option<Nav> {
+pub(crate) fn run_mouse(
+    kind: MouseEventKind,
+    column: u16,
+    row: u16,
+    cx: RunContext,
+    s: &DashboardState,
+) -> Option<Nav> {
     let g = cx.geometry;
     let inside = |r: Rect| column >= r.x && column < r.x + r.width && row >= r.y && row < r.y + r.height;
     match kind {
@@ -157,7 +163,7 @@ pub fn run_mouse(kind: MouseEventKind, column: u16, row: u16, cx: RunContext, s:
 }
 
 /// `12m05s`, `3.2s`.
-pub fn duration(ms: u64) -> String {
+pub(crate) fn duration(ms: u64) -> String {
     let s = ms / 1000;
     if s >= 60 {
         format!("{}m{:02}s", s / 60, s % 60)

@@ -8,10 +8,10 @@ use ratatui::widgets::Paragraph;
 use super::theme::Theme;
 
 /// Most lines the footer takes.
-pub const MAX_LINES: usize = 3;
+pub(crate) const MAX_LINES: usize = 3;
 
 /// `hints` wrapped to `width` columns at the ` · ` between groups.
-pub fn footer_lines(hints: &str, width: u16) -> Vec<String> {
+pub(crate) fn footer_lines(hints: &str, width: u16) -> Vec<String> {
     let width = width.max(1) as usize;
     let mut lines: Vec<String> = Vec::new();
     let mut line = String::new();
@@ -32,12 +32,12 @@ pub fn footer_lines(hints: &str, width: u16) -> Vec<String> {
 }
 
 /// Rows the footer of `hints` needs at `width`.
-pub fn footer_height(hints: &str, width: u16) -> u16 {
+pub(crate) fn footer_height(hints: &str, width: u16) -> u16 {
     footer_lines(hints, width).len().min(MAX_LINES) as u16
 }
 
 /// Draws the wrapped hints into `area` (as tall as [`footer_height`]).
-pub fn draw_footer(frame: &mut Frame, hints: &str, theme: &Theme, area: Rect) {
+pub(crate) fn draw_footer(frame: &mut Frame, hints: &str, theme: &Theme, area: Rect) {
     let text = footer_lines(hints, area.width).join("\n");
     frame.render_widget(Paragraph::new(text).style(theme.muted()), area);
 }

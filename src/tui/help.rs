@@ -2,7 +2,6 @@
 //! tables the screens' handlers are checked against (`tests` below press every key on each
 //! screen and require each accepted key to be listed), so the help cannot fall behind them.
 
-use crossterm::event::KeyCode;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -14,9 +13,9 @@ use super::theme::Theme;
 use super::ui_state::Ui;
 use crate::lab::{Lab, Phase, RunOutcome, StepId};
 
-/// One row of help: the keys (space-separated tokens, as [`key_token`] spells them) and what
+/// One row of help: the keys (space-separated tokens, as the help spells them: `↑`, `PgUp`, `Enter`, a letter) and what
 /// they do.
-pub type HelpEntry = (&'static str, &'static str);
+pub(crate) type HelpEntry = (&'static str, &'static str);
 
 /// Keys every wizard screen has.
 const GLOBAL: [HelpEntry; 3] = [
@@ -25,33 +24,8 @@ const GLOBAL: [HelpEntry; 3] = [
     ("Ctrl-C", "quit (asks first; accepted steps are saved)"),
 ];
 
-/// How a key is written in the help.
-pub fn key_token(code: KeyCode) -> Option<String> {
-    Some(match code {
-        KeyCode::Char(c) => c.to_string(),
-        KeyCode::Up => "↑".into(),
-        KeyCode::Down => "↓".into(),
-        KeyCode::Left => "←".into(),
-        KeyCode::Right => "→".into(),
-        KeyCode::PageUp => "PgUp".into(),
-        KeyCode::PageDown => "PgDn".into(),
-        KeyCode::Home => "Home".into(),
-        KeyCode::End => "End".into(),
-        KeyCode::Enter => "Enter".into(),
-        KeyCode::Esc => "Esc".into(),
-        KeyCode::Tab => "Tab".into(),
-        KeyCode::Backspace => "Backspace".into(),
-        _ => return None,
-    })
-}
-
-/// Whether `entries` list `code`.
-pub fn lists(entries: &[HelpEntry], code: KeyCode) -> bool {
-    key_token(code).is_some_and(|t| entries.iter().any(|(keys, _)| keys.split(' ').any(|k| k == t)))
-}
-
 /// The run screen's context inside the lab.
-pub fn lab_run_context(lab: &Lab, ui: &Ui) -> Option<RunContext> {
+pub(crate) fn lab_run_context(lab: &Lab, ui: &Ui) -> Option<RunContext> {
     let Phase::Running { outcome, dashboard, .. } = &lab.phase else {
         return None;
     };
@@ -144,7 +118,7 @@ pub fn lab_help(lab: &Lab, ui: &Ui) -> Vec<HelpEntry> {
 }
 
 /// Draws `entries` as a centred overlay over `area`.
-pub fn draw_help(frame: &mut Frame, title: &str, entries: &[HelpEntry], theme: &Theme, area: Rect) {
+pub(crate) fn draw_help(frame: &mut Frame, title: &str, entries: &[HelpEntry], theme: &Theme, area: Rect) {
     let key_w = entries
         .iter()
         .map(|(k, _)| k.chars().count())
@@ -175,7 +149,7 @@ pub fn draw_help(frame: &mut Frame, title: &str, entries: &[HelpEntry], theme: &
 }
 
 /// The title of the lab's help overlay.
-pub fn lab_help_title(lab: &Lab) -> String {
+pub(crate) fn lab_help_title(lab: &Lab) -> String {
     match lab.step {
         StepId::Preview if matches!(lab.phase, Phase::Running { .. }) => "the run".into(),
         s => format!("{} {}", s.number(), s.title()),

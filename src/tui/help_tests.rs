@@ -3,7 +3,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::help::{lab_help, lists};
+use super::help::{HelpEntry, lab_help};
 use super::intent::Intent;
 use super::keymap::on_key;
 use super::run_view::{ViewIntent, ViewUi, on_view_key, view_help};
@@ -181,4 +181,29 @@ fn y_advances_and_bulk_asks_with_the_count_before_changing_anything() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+/// How a key is written in the help.
+fn key_token(code: KeyCode) -> Option<String> {
+    Some(match code {
+        KeyCode::Char(c) => c.to_string(),
+        KeyCode::Up => "↑".into(),
+        KeyCode::Down => "↓".into(),
+        KeyCode::Left => "←".into(),
+        KeyCode::Right => "→".into(),
+        KeyCode::PageUp => "PgUp".into(),
+        KeyCode::PageDown => "PgDn".into(),
+        KeyCode::Home => "Home".into(),
+        KeyCode::End => "End".into(),
+        KeyCode::Enter => "Enter".into(),
+        KeyCode::Esc => "Esc".into(),
+        KeyCode::Tab => "Tab".into(),
+        KeyCode::Backspace => "Backspace".into(),
+        _ => return None,
+    })
+}
+
+/// Whether `entries` list `code`.
+fn lists(entries: &[HelpEntry], code: KeyCode) -> bool {
+    key_token(code).is_some_and(|t| entries.iter().any(|(keys, _)| keys.split(' ').any(|k| k == t)))
 }

@@ -11,27 +11,47 @@ use crate::lab::findings_review::FindingsEvent;
 use crate::lab::{Event, Lab, Phase, RunOutcome};
 use crate::mcp::contract::decisions::Verdict;
 
-/// Maps a key press to an intent, updating UI-only state on the way.
+/// Maps a key press to an intent, updating UI-only state on the way. Overlays come first (quit
+/// confirmation, help, the global toggles), then the hint prompt, the review screens, and last
+/// the keys of the step's phase.
 pub fn on_key(key: KeyEvent, lab: &Lab, ui: &mut Ui) -> Intent {
+    if let Some(intent) = overlay_key(key, lab, ui) {
+        return intent;
+    }
+    if ui.bulk.is_none() {
+        ui.feedback = None;
+    }
+    if let Some(intent) = hint_key(key, ui) {
+        return intent;
+    }
+    if let Some(intent) = super::review_keys::on_key(key, lab, ui) {
+        return intent;
+    }
+    phase_key(key, lab, ui)
+}
+
+/// Ctrl-C, the quit confirmation, closing the help overlay, and the keys that work on every
+/// screen (`?` help, `s` sidebar) unless text is being typed.
+fn overlay_key(key: KeyEvent, lab: &Lab, ui: &mut Ui) -> Option<Intent> {
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     if ctrl && key.code == KeyCode::Char('c') {
-        return if lab.confirm_quit {
+        return Some(if lab.confirm_quit {
             Intent::Lab(Event::QuitConfirmed)
         } else {
             ui.hint = None;
             Intent::Lab(Event::Interrupt)
-        };
+        });
     }
     if lab.confirm_quit {
-        return match key.code {
+        return Some(match key.code {
             KeyCode::Char('y') | KeyCode::Char('Y') => Intent::Lab(Event::QuitConfirmed),
             KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => Intent::Lab(Event::QuitCancelled),
             _ => Intent::None,
-        };
+        });
     }
     // The help overlay: any key closes it.
     if std::mem::take(&mut ui.help) {
-        return Intent::Ui;
+        return Some(Intent::Ui);
     }
     let editing = matches!(lab.phase, Phase::Editing { .. });
     // A search query being typed takes every character, `?` and `s` included.
@@ -40,82 +60,61 @@ pub fn on_key(key: KeyEvent, lab: &Lab, ui: &mut Ui) -> Intent {
         match key.code {
             KeyCode::Char('?') => {
                 ui.help = true;
-                return Intent::Ui;
+                return Some(Intent::Ui);
             }
             KeyCode::Char('s') => {
                 ui.sidebar = Some(!ui.sidebar.unwrap_or(ui.sidebar_auto.get()));
-                return Intent::Ui;
+                return Some(Intent::Ui);
             }
             _ => {}
         }
     }
-    if ui.bulk.is_none() {
-        ui.feedback = None;
-    }
-    if let Some(hint) = &mut ui.hint {
-        return match key.code {
-            KeyCode::Esc => {
-                ui.hint = None;
-                Intent::Ui
-            }
-            KeyCode::Enter => {
-                let text = hint.lines().join(" ").trim().to_string();
-                ui.hint = None;
-                Intent::Lab(Event::Regenerate {
-                    hint: (!text.is_empty()).then_some(text),
-                })
-            }
-            _ => {
-                hint.input(key);
-                Intent::Ui
-            }
-        };
-    }
-    if let Some(intent) = super::review_keys::on_key(key, lab, ui) {
-        return intent;
-    }
-    let back = lab.step.prev().filter(|p| lab.is_completed(*p)).map(Event::Goto);
+    None
+}
+
+/// While the "regenerate with a hint" prompt is open it takes every key; `None` when it is not.
+fn hint_key(key: KeyEvent, ui: &mut Ui) -> Option<Intent> {
+    let hint = ui.hint.as_mut()?;
+    Some(match key.code {
+        KeyCode::Esc => {
+            ui.hint = None;
+            Intent::Ui
+        }
+        KeyCode::Enter => {
+            let text = hint.lines().join(" ").trim().to_string();
+            ui.hint = None;
+            Intent::Lab(Event::Regenerate {
+                hint: (!text.is_empty()).then_some(text),
+            })
+        }
+        _ => {
+            hint.input(key);
+            Intent::Ui
+        }
+    })
+}
+
+/// The keys of the step's phase: proposing, deciding, editing, failed or running.
+fn phase_key(key: KeyEvent, lab: &Lab, ui: &mut Ui) -> Intent {
+    // `b` goes back only to a step already completed.
+    let to_back = || {
+        let back = lab.step.prev().filter(|p| lab.is_completed(*p));
+        back.map(|p| Intent::Lab(Event::Goto(p))).unwrap_or(Intent::None)
+    };
     match &lab.phase {
         Phase::Proposing { .. } => match key.code {
             KeyCode::Esc => Intent::Lab(Event::Cancel),
             _ => Intent::None,
         },
         Phase::Deciding { proposal, .. } => match key.code {
-            KeyCode::Enter => {
-                ui.proposal_scroll = 0;
-                Intent::Lab(Event::Accept)
-            }
-            KeyCode::Esc => Intent::Lab(Event::Cancel),
-            KeyCode::Char('e') if proposal.editable => Intent::Lab(Event::Edit),
-            KeyCode::Char('r') if proposal.editable => Intent::Lab(Event::Regenerate { hint: None }),
-            KeyCode::Char('h') if proposal.editable => open_hint(ui),
-            KeyCode::Char('b') | KeyCode::Left => back.map(Intent::Lab).unwrap_or(Intent::None),
-            KeyCode::Down | KeyCode::Char('j') => scroll_proposal(ui, 1),
-            KeyCode::Up | KeyCode::Char('k') => scroll_proposal(ui, -1),
-            KeyCode::PageDown => scroll_proposal(ui, 10),
-            KeyCode::PageUp => scroll_proposal(ui, -10),
-            KeyCode::Home => scroll_proposal(ui, i32::MIN / 2),
-            KeyCode::End => scroll_proposal(ui, i32::MAX / 2),
-            KeyCode::Char('q') => Intent::Lab(Event::Interrupt),
-            _ => Intent::None,
+            KeyCode::Char('b') | KeyCode::Left => to_back(),
+            _ => deciding_key(key.code, proposal.editable, ui),
         },
-        Phase::Editing { .. } => match key.code {
-            KeyCode::Esc => Intent::Lab(Event::EditCancelled),
-            KeyCode::Char('s') if ctrl => match &ui.editor {
-                Some(ed) => Intent::Lab(Event::EditSubmitted(ed.lines().join("\n"))),
-                None => Intent::None,
-            },
-            _ => {
-                if let Some(ed) = &mut ui.editor {
-                    ed.input(key);
-                }
-                Intent::Ui
-            }
-        },
+        Phase::Editing { .. } => editing_key(key, ui),
         Phase::Failed { .. } => match key.code {
             KeyCode::Char('r') | KeyCode::Enter => Intent::Lab(Event::Retry),
             KeyCode::Char('h') => open_hint(ui),
-            KeyCode::Char('b') | KeyCode::Left => back.map(Intent::Lab).unwrap_or(Intent::None),
+            KeyCode::Char('b') | KeyCode::Left => to_back(),
             KeyCode::Char('q') => Intent::Lab(Event::Interrupt),
             _ => Intent::None,
         },
@@ -152,6 +151,46 @@ pub fn on_key(key: KeyEvent, lab: &Lab, ui: &mut Ui) -> Intent {
     }
 }
 
+/// A proposal on screen: accept, cancel, edit or regenerate it (when editable), or scroll it.
+fn deciding_key(code: KeyCode, editable: bool, ui: &mut Ui) -> Intent {
+    match code {
+        KeyCode::Enter => {
+            ui.proposal_scroll = 0;
+            Intent::Lab(Event::Accept)
+        }
+        KeyCode::Esc => Intent::Lab(Event::Cancel),
+        KeyCode::Char('e') if editable => Intent::Lab(Event::Edit),
+        KeyCode::Char('r') if editable => Intent::Lab(Event::Regenerate { hint: None }),
+        KeyCode::Char('h') if editable => open_hint(ui),
+        KeyCode::Down | KeyCode::Char('j') => scroll_proposal(ui, 1),
+        KeyCode::Up | KeyCode::Char('k') => scroll_proposal(ui, -1),
+        KeyCode::PageDown => scroll_proposal(ui, 10),
+        KeyCode::PageUp => scroll_proposal(ui, -10),
+        KeyCode::Home => scroll_proposal(ui, i32::MIN / 2),
+        KeyCode::End => scroll_proposal(ui, i32::MAX / 2),
+        KeyCode::Char('q') => Intent::Lab(Event::Interrupt),
+        _ => Intent::None,
+    }
+}
+
+/// The editor takes every key but Esc (cancel) and Ctrl-S (submit).
+fn editing_key(key: KeyEvent, ui: &mut Ui) -> Intent {
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    match key.code {
+        KeyCode::Esc => Intent::Lab(Event::EditCancelled),
+        KeyCode::Char('s') if ctrl => match &ui.editor {
+            Some(ed) => Intent::Lab(Event::EditSubmitted(ed.lines().join("\n"))),
+            None => Intent::None,
+        },
+        _ => {
+            if let Some(ed) = &mut ui.editor {
+                ed.input(key);
+            }
+            Intent::Ui
+        }
+    }
+}
+
 /// Keys for deciding on findings on the results screen; while a reason is typed, every key
 /// goes to it (so `q` or `o` are letters there, not commands).
 fn findings_key(code: KeyCode, lab: &Lab) -> Option<FindingsEvent> {
@@ -181,7 +220,7 @@ fn scroll_proposal(ui: &mut Ui, by: i32) -> Intent {
 
 /// Maps a mouse event: the wheel scrolls what is under it, a click selects a trial row or a
 /// completed step in the step list.
-pub fn on_mouse(m: MouseEvent, lab: &Lab, ui: &mut Ui) -> Intent {
+pub(crate) fn on_mouse(m: MouseEvent, lab: &Lab, ui: &mut Ui) -> Intent {
     if lab.confirm_quit || ui.help || ui.hint.is_some() || ui.bulk.is_some() {
         return Intent::None;
     }

@@ -37,7 +37,7 @@ fn item_text(item: &Value, out: &mut String) {
 }
 
 /// The positions of the items that contain `query` in any case; none for an empty query.
-pub fn matches(items: &[Value], query: &str) -> Vec<usize> {
+pub(crate) fn matches(items: &[Value], query: &str) -> Vec<usize> {
     let needle = query.to_lowercase();
     if needle.is_empty() {
         return Vec::new();
@@ -135,7 +135,7 @@ pub fn on_key(key: KeyEvent, step: StepId, items: &[Value], ui: &mut Ui) -> Opti
 }
 
 /// The query whose occurrences the list and the detail mark: set once the search was entered.
-pub fn marked(ui: &Ui) -> &str {
+pub(crate) fn marked(ui: &Ui) -> &str {
     match &ui.search {
         Some(s) if !s.typing => &s.query,
         _ => "",
@@ -144,7 +144,7 @@ pub fn marked(ui: &Ui) -> &str {
 
 /// Detail-pane lines with the query's occurrences marked, whatever styles a line mixes: a match
 /// may start in one span and end in the next.
-pub fn mark_lines(lines: Vec<Line<'_>>, query: &str) -> Vec<Line<'static>> {
+pub(crate) fn mark_lines(lines: Vec<Line<'_>>, query: &str) -> Vec<Line<'static>> {
     lines
         .into_iter()
         .map(|line| match line.spans.as_slice() {
@@ -194,7 +194,7 @@ fn mark_spans(spans: &[Span<'_>], query: &str) -> Vec<Span<'static>> {
 }
 
 /// The footer line while a search is open.
-pub fn hint(ui: &Ui) -> Option<String> {
+pub(crate) fn hint(ui: &Ui) -> Option<String> {
     let s = ui.search.as_ref()?;
     Some(if s.typing {
         format!("/{}▏ · Enter find · Backspace erase · Esc cancel", s.query)
@@ -207,7 +207,7 @@ pub fn hint(ui: &Ui) -> Option<String> {
 }
 
 /// The search keys, as the `?` overlay lists them (`while` says which apply now).
-pub fn help(ui: &Ui) -> Vec<HelpEntry> {
+pub(crate) fn help(ui: &Ui) -> Vec<HelpEntry> {
     match &ui.search {
         Some(s) if s.typing => vec![
             ("Enter", "find the query (any case)"),

@@ -4,31 +4,33 @@
 //! Views are pure functions of state; this module holds no wizard logic and never writes files
 //! itself (the shared `lab::Executor` does).
 
-pub mod app;
+pub(crate) mod app;
 pub mod dashboard;
-pub mod footer;
+pub(crate) mod footer;
 pub mod help;
 #[cfg(test)]
 mod help_tests;
 pub mod intent;
+mod key_hints;
 pub mod keymap;
-pub mod list_search;
-pub mod panel;
-pub mod personas;
-pub mod profile_view;
+pub(crate) mod list_search;
+pub(crate) mod panel;
+pub(crate) mod personas;
+pub(crate) mod profile_view;
 pub mod results;
 pub mod review_keys;
 pub mod run_view;
 pub mod scenarios;
-pub mod scroll;
-pub mod stderr;
-pub mod terminal;
+pub(crate) mod scroll;
+pub(crate) mod stderr;
+mod step_panel;
+pub(crate) mod terminal;
 pub mod theme;
-pub mod transcript;
+pub(crate) mod transcript;
 pub mod ui_state;
-pub mod view;
+pub(crate) mod view;
 
-pub use app::{TuiError, TuiOutcome, run_tui};
+pub(crate) use app::{TuiOutcome, run_tui};
 pub use theme::{Theme, ThemeError};
 pub use ui_state::Ui;
 pub use view::draw;

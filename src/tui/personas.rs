@@ -17,9 +17,9 @@ use crate::lab::review::item_id;
 
 /// The areas of a review screen: list, detail, notes and status rows below.
 pub(super) struct ReviewAreas {
-    pub list: Rect,
-    pub detail: Rect,
-    pub footer: Rect,
+    pub(crate) list: Rect,
+    pub(crate) detail: Rect,
+    pub(crate) footer: Rect,
 }
 
 /// Lays out list | detail over a footer of `footer_rows` rows.
@@ -92,7 +92,7 @@ pub(super) fn footer_rows(notes: &[String], status: &[Line], extra: u16) -> u16 
 }
 
 /// Draws step 9 from the persona set `items`.
-pub fn draw(
+pub(crate) fn draw(
     frame: &mut Frame,
     proposal: &Proposal,
     items: &[Value],

@@ -16,7 +16,7 @@ use crate::generate::profile::EvidenceRef;
 use crate::lab::Proposal;
 
 /// The profile in the proposal, when it is one.
-pub fn parse(proposal: &Proposal) -> Option<AgentProfile> {
+pub(crate) fn parse(proposal: &Proposal) -> Option<AgentProfile> {
     crate::spec::yaml_guard::parse_guarded(&proposal.text).ok()
 }
 
@@ -40,7 +40,7 @@ fn evidence<'a>(out: &mut Vec<Line<'a>>, refs: &[EvidenceRef], theme: &Theme) {
 }
 
 /// The profile's sections as lines.
-pub fn profile_lines<'a>(p: &AgentProfile, theme: &Theme) -> Vec<Line<'a>> {
+pub(crate) fn profile_lines<'a>(p: &AgentProfile, theme: &Theme) -> Vec<Line<'a>> {
     let mut out = vec![Line::styled("Purpose", theme.accent())];
     out.push(Line::styled(format!("  {}", p.purpose), theme.base()));
     if p.evidence.from_description {
@@ -101,7 +101,7 @@ pub fn profile_lines<'a>(p: &AgentProfile, theme: &Theme) -> Vec<Line<'a>> {
 }
 
 /// Draws step 8 from a parsed profile.
-pub fn draw(
+pub(crate) fn draw(
     frame: &mut Frame,
     proposal: &Proposal,
     profile: &AgentProfile,

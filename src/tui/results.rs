@@ -19,7 +19,7 @@ use crate::trial::Verdict;
 /// Draws the results into `area`, `scroll` rows down (never past the last screenful); returns
 /// the largest scroll that still shows a full screen. `findings`: the lab's decisions on the
 /// contract's findings (`ghostlab view` is read-only and shows none).
-pub fn draw_results(
+pub(crate) fn draw_results(
     frame: &mut Frame,
     r: &RunResults,
     findings: Option<&FindingsReview>,
@@ -45,7 +45,7 @@ pub fn draw_results(
 }
 
 /// Every line of the results screen.
-pub fn result_lines(r: &RunResults, theme: &Theme) -> Vec<Line<'static>> {
+pub(crate) fn result_lines(r: &RunResults, theme: &Theme) -> Vec<Line<'static>> {
     let ready = if r.readiness.ready { theme.ok() } else { theme.error() };
     let mut out = vec![
         Line::styled(r.readiness.label.clone(), ready),
@@ -149,14 +149,14 @@ pub fn finding_lines(f: &FindingsReview, theme: &Theme) -> Vec<Line<'static>> {
 
 /// What `o` does: launch a viewer when a desktop is there, else say where the file is.
 #[derive(Debug, Clone, PartialEq)]
-pub enum OpenAction {
+pub(crate) enum OpenAction {
     Launch(PathBuf),
     ShowPath(PathBuf),
     NoReport,
 }
 
 /// Decides `o` from the HTML report and whether DISPLAY or WAYLAND_DISPLAY is set.
-pub fn open_action(html: Option<&Path>, desktop: bool) -> OpenAction {
+pub(crate) fn open_action(html: Option<&Path>, desktop: bool) -> OpenAction {
     match html {
         None => OpenAction::NoReport,
         Some(p) if desktop => OpenAction::Launch(p.to_path_buf()),
@@ -165,14 +165,14 @@ pub fn open_action(html: Option<&Path>, desktop: bool) -> OpenAction {
 }
 
 /// Whether a graphical session is there to open a browser in.
-pub fn desktop_available() -> bool {
+pub(crate) fn desktop_available() -> bool {
     ["DISPLAY", "WAYLAND_DISPLAY"]
         .iter()
         .any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()))
 }
 
 /// Performs `o`; returns the line to show.
-pub fn open_report(r: &RunResults) -> String {
+pub(crate) fn open_report(r: &RunResults) -> String {
     match open_action(r.html_report(), desktop_available()) {
         OpenAction::NoReport => "no HTML report in this run".into(),
         OpenAction::ShowPath(p) => format!("no desktop here; the report is {}", p.display()),

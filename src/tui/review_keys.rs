@@ -154,7 +154,7 @@ fn status_word(status: CaseStatus) -> &'static str {
 }
 
 /// The bulk change of every shown scenario, or of one persona's, as a question.
-pub fn bulk(list: &[serde_json::Value], status: CaseStatus, persona: Option<String>) -> Bulk {
+pub(crate) fn bulk(list: &[serde_json::Value], status: CaseStatus, persona: Option<String>) -> Bulk {
     let ids: Vec<String> = list
         .iter()
         .filter(|s| persona.as_ref().is_none_or(|p| &field(s, "persona") == p))
@@ -178,7 +178,7 @@ pub fn bulk(list: &[serde_json::Value], status: CaseStatus, persona: Option<Stri
 }
 
 /// Every key of a review screen, as the `?` overlay lists them.
-pub fn help(step: StepId) -> Vec<HelpEntry> {
+pub(crate) fn help(step: StepId) -> Vec<HelpEntry> {
     let mut out: Vec<HelpEntry> = vec![
         ("↑ ↓ j k", "move the selection"),
         ("Home End", "the first, the last item"),
@@ -207,7 +207,7 @@ pub fn help(step: StepId) -> Vec<HelpEntry> {
 }
 
 /// The key hints of a review screen.
-pub fn hints(lab: &Lab) -> Option<String> {
+pub(crate) fn hints(lab: &Lab) -> Option<String> {
     review_items(lab)?;
     Some(match lab.step {
         StepId::Scenarios => {

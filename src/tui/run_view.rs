@@ -31,7 +31,7 @@ pub struct ViewUi {
 
 /// What a key asks of the view's loop.
 #[derive(Debug, Clone, PartialEq)]
-pub enum ViewIntent {
+pub(crate) enum ViewIntent {
     Quit,
     OpenReport,
     /// Handled here; redraw.
@@ -40,7 +40,7 @@ pub enum ViewIntent {
 }
 
 /// Applies one key to the view.
-pub fn on_view_key(key: KeyEvent, run: &mut StoredRun, ui: &mut ViewUi) -> ViewIntent {
+pub(crate) fn on_view_key(key: KeyEvent, run: &mut StoredRun, ui: &mut ViewUi) -> ViewIntent {
     if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
         return ViewIntent::Quit;
     }
@@ -109,7 +109,7 @@ pub fn on_view_key(key: KeyEvent, run: &mut StoredRun, ui: &mut ViewUi) -> ViewI
 }
 
 /// What the run keys of `ghostlab view` depend on: never live, results when the run finished.
-pub fn view_context(run: &StoredRun, ui: &ViewUi) -> RunContext {
+pub(crate) fn view_context(run: &StoredRun, ui: &ViewUi) -> RunContext {
     RunContext {
         live: false,
         has_results: run.results.is_some(),
@@ -119,7 +119,7 @@ pub fn view_context(run: &StoredRun, ui: &ViewUi) -> RunContext {
 }
 
 /// Every key of the view's current screen, for the `?` overlay.
-pub fn view_help(run: &StoredRun, ui: &ViewUi) -> Vec<HelpEntry> {
+pub(crate) fn view_help(run: &StoredRun, ui: &ViewUi) -> Vec<HelpEntry> {
     let cx = view_context(run, ui);
     let mut out = run_help(cx);
     if cx.screen == Screen::Dashboard || !cx.has_results {
@@ -135,7 +135,7 @@ pub fn view_help(run: &StoredRun, ui: &ViewUi) -> Vec<HelpEntry> {
 }
 
 /// Applies a mouse event: the wheel scrolls what is under it, a click selects a trial.
-pub fn on_view_mouse(m: MouseEvent, run: &mut StoredRun, ui: &ViewUi) -> ViewIntent {
+pub(crate) fn on_view_mouse(m: MouseEvent, run: &mut StoredRun, ui: &ViewUi) -> ViewIntent {
     match run_mouse(m.kind, m.column, m.row, view_context(run, ui), &run.dashboard) {
         Some(nav) => {
             run.navigate(nav);
@@ -146,7 +146,7 @@ pub fn on_view_mouse(m: MouseEvent, run: &mut StoredRun, ui: &ViewUi) -> ViewInt
 }
 
 /// The key hints of the current screen.
-pub fn view_hints(run: &StoredRun, ui: &ViewUi) -> String {
+pub(crate) fn view_hints(run: &StoredRun, ui: &ViewUi) -> String {
     if ui.search.is_some() {
         return "type to filter · Enter keep · Esc clear".into();
     }

@@ -49,7 +49,7 @@ fn mark(status: Option<CaseStatus>, theme: &Theme) -> Span<'static> {
 }
 
 /// The footer line: counts per state and the cost estimate.
-pub fn counts_line(lab: &Lab, proposal: &Proposal) -> String {
+pub(crate) fn counts_line(lab: &Lab, proposal: &Proposal) -> String {
     let Some(d) = &lab.review.curation else {
         return "curation unavailable: the set does not parse as scenarios".into();
     };
@@ -68,7 +68,7 @@ pub fn counts_line(lab: &Lab, proposal: &Proposal) -> String {
 }
 
 /// Draws step 10 from the scenario set `items`.
-pub fn draw(frame: &mut Frame, lab: &Lab, items: &[Value], ui: &Ui, theme: &Theme, area: Rect, status: &[Line]) {
+pub(crate) fn draw(frame: &mut Frame, lab: &Lab, items: &[Value], ui: &Ui, theme: &Theme, area: Rect, status: &[Line]) {
     let Phase::Deciding { proposal, .. } = &lab.phase else {
         return;
     };

@@ -10,7 +10,14 @@ use ratatui::widgets::{Block, Paragraph, Wrap};
 
 /// Draws `text` wrapped inside `block`, `scroll` rows down but never past the last screenful;
 /// stores that last useful offset in `limit`.
-pub fn draw_scrolled(frame: &mut Frame, text: Paragraph, block: Block, scroll: u16, limit: &Cell<u16>, area: Rect) {
+pub(crate) fn draw_scrolled(
+    frame: &mut Frame,
+    text: Paragraph,
+    block: Block,
+    scroll: u16,
+    limit: &Cell<u16>,
+    area: Rect,
+) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let text = text.wrap(Wrap { trim: false });
@@ -20,11 +27,11 @@ pub fn draw_scrolled(frame: &mut Frame, text: Paragraph, block: Block, scroll: u
 }
 
 /// The largest offset that still fills a pane of `height` rows with `rows` rows of text.
-pub fn max_scroll(rows: usize, height: u16) -> u16 {
+pub(crate) fn max_scroll(rows: usize, height: u16) -> u16 {
     rows.saturating_sub(height as usize).min(u16::MAX as usize) as u16
 }
 
 /// `at + by` within `0..=max`.
-pub fn step(at: u16, by: i32, max: u16) -> u16 {
+pub(crate) fn step(at: u16, by: i32, max: u16) -> u16 {
     crate::lab::dashboard_state::scrolled(at, by, max)
 }

@@ -11,11 +11,11 @@ use std::sync::atomic::{AtomicI32, Ordering};
 static SAVED: AtomicI32 = AtomicI32::new(-1);
 
 /// Holds the redirection; dropping it puts the terminal's stderr back.
-pub struct StderrToFile(());
+pub(crate) struct StderrToFile(());
 
 impl StderrToFile {
     /// Appends fd 2 to `path` until dropped.
-    pub fn redirect(path: &Path) -> std::io::Result<Self> {
+    pub(crate) fn redirect(path: &Path) -> std::io::Result<Self> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)?;
         }
@@ -47,7 +47,7 @@ impl Drop for StderrToFile {
 }
 
 /// Puts the original stderr back; safe to call any number of times.
-pub fn restore_stderr() {
+pub(crate) fn restore_stderr() {
     let fd = SAVED.swap(-1, Ordering::SeqCst);
     if fd >= 0 {
         // SAFETY: `fd` is the duplicate made in `redirect`, owned here.

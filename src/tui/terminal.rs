@@ -11,13 +11,13 @@ use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
 use crossterm::terminal::{EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode};
 
 /// Owns the terminal while the wizard runs; dropping it gives the terminal back.
-pub struct TerminalGuard {
-    pub terminal: Terminal<CrosstermBackend<Stdout>>,
+pub(crate) struct TerminalGuard {
+    pub(crate) terminal: Terminal<CrosstermBackend<Stdout>>,
 }
 
 impl TerminalGuard {
     /// Switches to raw mode, the alternate screen and mouse reporting.
-    pub fn enter() -> std::io::Result<Self> {
+    pub(crate) fn enter() -> std::io::Result<Self> {
         install_panic_hook();
         enable_raw_mode()?;
         if let Err(e) = stdout()
@@ -46,7 +46,7 @@ impl Drop for TerminalGuard {
 }
 
 /// Best-effort restore; safe to call more than once.
-pub fn restore() {
+pub(crate) fn restore() {
     super::stderr::restore_stderr();
     let _ = stdout().execute(DisableMouseCapture);
     let _ = disable_raw_mode();

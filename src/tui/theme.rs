@@ -36,17 +36,17 @@ pub enum ThemeError {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Theme {
     pub name: String,
-    pub fg: Color,
-    pub bg: Color,
-    pub accent: Color,
-    pub muted: Color,
-    pub ok: Color,
-    pub warn: Color,
-    pub error: Color,
-    pub border: Color,
-    pub selection: Color,
+    pub(crate) fg: Color,
+    pub(crate) bg: Color,
+    pub(crate) accent: Color,
+    pub(crate) muted: Color,
+    pub(crate) ok: Color,
+    pub(crate) warn: Color,
+    pub(crate) error: Color,
+    pub(crate) border: Color,
+    pub(crate) selection: Color,
     /// True under NO_COLOR: emphasis comes from bold/reverse only.
-    pub monochrome: bool,
+    pub(crate) monochrome: bool,
 }
 
 impl Theme {
@@ -65,13 +65,13 @@ impl Theme {
     }
 
     /// The theme to use: a user file if present, else the built-in; NO_COLOR wins over both.
-    pub fn load(name: &str) -> Result<Theme, ThemeError> {
+    pub(crate) fn load(name: &str) -> Result<Theme, ThemeError> {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         Theme::load_from(name, user_config_dir().as_deref(), no_color)
     }
 
     /// `load` with its inputs explicit: the user's config folder and whether NO_COLOR is set.
-    pub fn load_from(name: &str, config_dir: Option<&Path>, no_color: bool) -> Result<Theme, ThemeError> {
+    pub(crate) fn load_from(name: &str, config_dir: Option<&Path>, no_color: bool) -> Result<Theme, ThemeError> {
         if no_color {
             return Ok(Theme::monochrome());
         }
@@ -109,7 +109,7 @@ impl Theme {
     }
 
     /// Parses theme TOML; every color key is required so a typo is an error, not a surprise.
-    pub fn parse(file: &str, text: &str) -> Result<Theme, ThemeError> {
+    pub(crate) fn parse(file: &str, text: &str) -> Result<Theme, ThemeError> {
         let invalid = |message: String| ThemeError::Invalid {
             file: file.to_string(),
             message,
@@ -151,17 +151,17 @@ impl Theme {
     }
 
     /// Plain text.
-    pub fn base(&self) -> Style {
+    pub(crate) fn base(&self) -> Style {
         Style::default().fg(self.fg).bg(self.bg)
     }
 
     /// Titles and the current step.
-    pub fn accent(&self) -> Style {
+    pub(crate) fn accent(&self) -> Style {
         Style::default().fg(self.accent).add_modifier(Modifier::BOLD)
     }
 
     /// Secondary text.
-    pub fn muted(&self) -> Style {
+    pub(crate) fn muted(&self) -> Style {
         if self.monochrome {
             Style::default().add_modifier(Modifier::DIM)
         } else {
@@ -169,24 +169,24 @@ impl Theme {
         }
     }
 
-    pub fn ok(&self) -> Style {
+    pub(crate) fn ok(&self) -> Style {
         Style::default().fg(self.ok)
     }
 
-    pub fn warn(&self) -> Style {
+    pub(crate) fn warn(&self) -> Style {
         Style::default().fg(self.warn).add_modifier(Modifier::BOLD)
     }
 
-    pub fn error(&self) -> Style {
+    pub(crate) fn error(&self) -> Style {
         Style::default().fg(self.error).add_modifier(Modifier::BOLD)
     }
 
-    pub fn border(&self) -> Style {
+    pub(crate) fn border(&self) -> Style {
         Style::default().fg(self.border)
     }
 
     /// The selected row; reverse video when colors are off.
-    pub fn selected(&self) -> Style {
+    pub(crate) fn selected(&self) -> Style {
         if self.monochrome {
             Style::default().add_modifier(Modifier::REVERSED | Modifier::BOLD)
         } else {
@@ -201,7 +201,7 @@ fn user_config_dir() -> Option<PathBuf> {
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
 }
 
-pub fn verdict_style(v: crate::trial::Verdict, theme: &Theme) -> Style {
+pub(crate) fn verdict_style(v: crate::trial::Verdict, theme: &Theme) -> Style {
     match v {
         crate::trial::Verdict::Pass => theme.ok(),
         crate::trial::Verdict::Fail => theme.error(),

@@ -13,18 +13,18 @@ use unicode_width::UnicodeWidthChar;
 use super::panel::block;
 use super::theme::Theme;
 use crate::lab::dashboard_state::{Coverage, DashboardState};
-use crate::trial::{RunEvent, ToolStatus};
+use crate::trial::{RunEvent, ToolCallRef, ToolStatus};
 
 /// Collapsed tool arguments longer than this are cut (Enter shows them in full).
 const ARGS_PREVIEW: usize = 160;
 
 /// What the drawn pane tells the key handlers: how far it can scroll, which turn Enter expands.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct TranscriptGeometry {
+pub(crate) struct TranscriptGeometry {
     /// The largest `transcript_scroll` that still shows a full pane (0: everything fits).
-    pub max_scroll: u16,
+    pub(crate) max_scroll: u16,
     /// The turn of the bottom line shown: the one Enter expands or collapses.
-    pub bottom_turn: Option<u32>,
+    pub(crate) bottom_turn: Option<u32>,
 }
 
 /// One logical line before wrapping: its turn (for Enter), text and style.
@@ -36,7 +36,7 @@ struct Logical {
 
 /// `text` broken into rows of at most `width` display columns, at spaces where it can and
 /// inside a word only when the word alone is wider than the pane. Never returns no rows.
-pub fn wrap(text: &str, width: usize) -> Vec<String> {
+pub(crate) fn wrap(text: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
     let mut rows = Vec::new();
     let mut row = String::new();
@@ -66,7 +66,7 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 }
 
 /// `text` as spans, with every case-insensitive occurrence of `needle` marked.
-pub fn highlighted(text: String, needle: &str, style: Style) -> Line<'static> {
+pub(crate) fn highlighted(text: String, needle: &str, style: Style) -> Line<'static> {
     if needle.is_empty() {
         return Line::styled(text, style);
     }
@@ -116,52 +116,12 @@ fn event_lines(e: &RunEvent, full: bool, theme: &Theme) -> Vec<Logical> {
         }));
         out
     };
+    if let Some(call) = e.tool_call() {
+        return tool_lines(call, full, theme);
+    }
     match e {
         RunEvent::UserMessage { turn, text, .. } => body(*turn, "user", text, theme.accent()),
         RunEvent::AgentMessage { turn, text, .. } => body(*turn, "agent", text, theme.base()),
-        RunEvent::ToolCall {
-            turn,
-            tool,
-            arguments,
-            result,
-            status,
-            ..
-        } => {
-            let style = match status {
-                ToolStatus::Completed => theme.muted(),
-                ToolStatus::Error => theme.warn(),
-                ToolStatus::DeniedByHost => theme.error(),
-            };
-            let label = match status {
-                ToolStatus::Completed => "",
-                ToolStatus::Error => " ERROR",
-                ToolStatus::DeniedByHost => " DENIED",
-            };
-            let t = Some(*turn);
-            if !full {
-                let mut args = arguments.to_string();
-                if args.chars().count() > ARGS_PREVIEW {
-                    args = args.chars().take(ARGS_PREVIEW).collect::<String>() + "…";
-                }
-                let mut out = one(t, format!("[{turn}] tool {tool}({args}){label}"), style);
-                out.extend(one(t, format!("      → {}", first_line(result)), style));
-                return out;
-            }
-            let pretty = serde_json::to_string_pretty(arguments).unwrap_or_else(|_| arguments.to_string());
-            let mut out = one(t, format!("[{turn}] tool {tool}{label}, arguments:"), style);
-            out.extend(pretty.lines().map(|l| Logical {
-                turn: t,
-                text: format!("    {l}"),
-                style,
-            }));
-            out.extend(one(t, "      → result:".into(), style));
-            out.extend(result.lines().map(|l| Logical {
-                turn: t,
-                text: format!("    {l}"),
-                style,
-            }));
-            out
-        }
         RunEvent::UserRefusal { turn, about } => one(
             Some(*turn),
             format!("[{turn}] user refused: {}", first_line(about)),
@@ -190,8 +150,42 @@ fn event_lines(e: &RunEvent, full: bool, theme: &Theme) -> Vec<Logical> {
     }
 }
 
+/// The logical lines of a tool call: its name, arguments and result on two lines, or in full
+/// (arguments pretty-printed) when its turn is expanded. A failed or refused call says so.
+fn tool_lines(call: ToolCallRef<'_>, full: bool, theme: &Theme) -> Vec<Logical> {
+    let (turn, tool, arguments, result, status) = (call.turn, call.tool, call.arguments, call.result, call.status);
+    let style = match status {
+        ToolStatus::Completed => theme.muted(),
+        ToolStatus::Error => theme.warn(),
+        ToolStatus::DeniedByHost => theme.error(),
+    };
+    let label = match status {
+        ToolStatus::Completed => "",
+        ToolStatus::Error => " ERROR",
+        ToolStatus::DeniedByHost => " DENIED",
+    };
+    let t = Some(turn);
+    let one = |text: String| Logical { turn: t, text, style };
+    if !full {
+        let mut args = arguments.to_string();
+        if args.chars().count() > ARGS_PREVIEW {
+            args = args.chars().take(ARGS_PREVIEW).collect::<String>() + "…";
+        }
+        return vec![
+            one(format!("[{turn}] tool {tool}({args}){label}")),
+            one(format!("      → {}", first_line(result))),
+        ];
+    }
+    let pretty = serde_json::to_string_pretty(arguments).unwrap_or_else(|_| arguments.to_string());
+    let mut out = vec![one(format!("[{turn}] tool {tool}{label}, arguments:"))];
+    out.extend(pretty.lines().map(|l| one(format!("    {l}"))));
+    out.push(one("      → result:".into()));
+    out.extend(result.lines().map(|l| one(format!("    {l}"))));
+    out
+}
+
 /// Draws the selected trial's transcript into `area`; returns what the key handlers need.
-pub fn draw_transcript(frame: &mut Frame, s: &DashboardState, theme: &Theme, area: Rect) -> TranscriptGeometry {
+pub(crate) fn draw_transcript(frame: &mut Frame, s: &DashboardState, theme: &Theme, area: Rect) -> TranscriptGeometry {
     let Some(row) = s.selected().map(|i| &s.rows[i]) else {
         let b = block(" Transcript ".into(), theme);
         let inner = b.inner(area);
@@ -316,5 +310,74 @@ mod tests {
             "Tag v1.2.0 now, TAG it"
         );
         assert_eq!(highlighted("no match".into(), "zzz", Style::default()).spans.len(), 1);
+    }
+
+    fn call(status: ToolStatus, arguments: serde_json::Value, result: &str) -> RunEvent {
+        RunEvent::ToolCall {
+            turn: 2,
+            call_id: "c1".into(),
+            tool: "release_publish".into(),
+            arguments,
+            result: result.into(),
+            status,
+            latency_ms: 40,
+        }
+    }
+
+    fn texts(e: &RunEvent, full: bool, theme: &Theme) -> Vec<String> {
+        event_lines(e, full, theme).into_iter().map(|l| l.text).collect()
+    }
+
+    /// The pane's tool-call lines, exactly as before they were read through `tool_call()`.
+    #[test]
+    fn a_tool_call_shows_two_lines_collapsed_and_everything_expanded() {
+        let theme = Theme::builtin("default").expect("theme");
+        let args = serde_json::json!({"ref": "main"});
+        let done = call(ToolStatus::Completed, args.clone(), "tagged\nv1.2.0");
+        assert_eq!(
+            texts(&done, false, &theme),
+            ["[2] tool release_publish({\"ref\":\"main\"})", "      → tagged …"]
+        );
+        assert_eq!(
+            texts(&done, true, &theme),
+            [
+                "[2] tool release_publish, arguments:",
+                "    {",
+                "      \"ref\": \"main\"",
+                "    }",
+                "      → result:",
+                "    tagged",
+                "    v1.2.0"
+            ]
+        );
+        // A failed or refused call says so, in its own style.
+        let denied = call(ToolStatus::DeniedByHost, args.clone(), "no");
+        assert_eq!(
+            texts(&denied, false, &theme)[0],
+            "[2] tool release_publish({\"ref\":\"main\"}) DENIED"
+        );
+        assert_eq!(event_lines(&denied, false, &theme)[0].style, theme.error());
+        let failed = call(ToolStatus::Error, args, "boom");
+        assert_eq!(
+            texts(&failed, true, &theme)[0],
+            "[2] tool release_publish ERROR, arguments:"
+        );
+        assert_eq!(event_lines(&failed, true, &theme)[0].style, theme.warn());
+        // Every line of a call belongs to its turn, so Enter expands the right one.
+        assert!(event_lines(&done, true, &theme).iter().all(|l| l.turn == Some(2)));
+    }
+
+    #[test]
+    fn long_collapsed_arguments_are_cut_and_say_so() {
+        let theme = Theme::builtin("default").expect("theme");
+        let long = serde_json::json!({"body": "x".repeat(400)});
+        let first = &texts(&call(ToolStatus::Completed, long, "ok"), false, &theme)[0];
+        assert!(first.ends_with("…)"), "{first}");
+        let args = first
+            .strip_prefix("[2] tool release_publish(")
+            .unwrap()
+            .strip_suffix(")")
+            .unwrap();
+        assert_eq!(args.chars().count(), ARGS_PREVIEW + 1);
     }
 }

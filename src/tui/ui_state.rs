@@ -40,19 +40,19 @@ pub struct Ui {
 /// A search in a review list: the query, and whether it is still being typed.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListSearch {
-    pub query: String,
-    pub typing: bool,
+    pub(crate) query: String,
+    pub(crate) typing: bool,
     /// The step whose list it searches; another step's screen drops it.
-    pub step: Option<crate::lab::StepId>,
+    pub(crate) step: Option<crate::lab::StepId>,
 }
 
 /// A bulk approve or reject, asked before it happens.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bulk {
-    pub ids: Vec<String>,
-    pub status: crate::generate::CaseStatus,
+    pub(crate) ids: Vec<String>,
+    pub(crate) status: crate::generate::CaseStatus,
     /// `approve 15 scenarios of hurried-maintainer`.
-    pub what: String,
+    pub(crate) what: String,
 }
 
 impl Ui {

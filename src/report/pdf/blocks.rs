@@ -1,34 +1,35 @@
 //! Small building blocks every PDF section uses: colours, section headings, notes, tables.
 
-use super::layout::{CONTENT_W, Face, MARGIN_X, Writer, rgb};
-use crate::report::model::SECTION_TITLES;
+use super::fonts::{Face, rgb};
+use super::layout::{CONTENT_W, MARGIN_X, Writer};
+use crate::report::section::Section;
 use crate::report::tables::{self, Table};
 
-pub const TEXT: (u8, u8, u8) = (29, 35, 43);
-pub const MUTED: (u8, u8, u8) = (90, 101, 114);
+pub(crate) const TEXT: (u8, u8, u8) = (29, 35, 43);
+pub(crate) const MUTED: (u8, u8, u8) = (90, 101, 114);
 
-pub fn c((r, g, b): (u8, u8, u8)) -> printpdf::Color {
+pub(crate) fn c((r, g, b): (u8, u8, u8)) -> printpdf::Color {
     rgb(r, g, b)
 }
 
 /// A section's heading. Sections flow on from the previous one (a page break before each
 /// left half-empty pages: a quarter of the example's PDF); the heading keeps a few lines of
 /// its section with it.
-pub fn section(w: &mut Writer<'_>, i: usize) {
+pub(crate) fn section(w: &mut Writer<'_>, s: Section) {
     if !w.pages.last().is_some_and(Vec::is_empty) {
         w.space(10.0);
     }
-    w.heading(1, SECTION_TITLES[i]);
+    w.heading(1, s.title());
 }
 
-pub fn note(w: &mut Writer<'_>, text: &str) {
+pub(crate) fn note(w: &mut Writer<'_>, text: &str) {
     w.paragraph(text, Face::Sans, 8.0, c(MUTED), 0.0);
     w.space(3.0);
 }
 
 /// A table with one width fraction per column. A column with nothing in any row (every cell
 /// empty or `—`) is left out and its width shared by the others.
-pub fn table(w: &mut Writer<'_>, t: &Table, widths: &[f32]) {
+pub(crate) fn table(w: &mut Writer<'_>, t: &Table, widths: &[f32]) {
     let blank = |s: &str| s.trim().is_empty() || s.trim() == "—";
     let keep: Vec<usize> = (0..t.headers.len())
         .filter(|&i| t.rows.is_empty() || !t.rows.iter().all(|r| r.get(i).is_none_or(|c| blank(c))))
@@ -47,13 +48,13 @@ pub fn table(w: &mut Writer<'_>, t: &Table, widths: &[f32]) {
     w.table(&headers, &rows, &widths);
 }
 
-pub fn kv(w: &mut Writer<'_>, rows: &[(String, String)]) {
+pub(crate) fn kv(w: &mut Writer<'_>, rows: &[(String, String)]) {
     table(w, &tables::settings(rows), &[0.3, 0.7]);
 }
 
 /// `label  text…` as one paragraph with the label in `color`: a transcript entry's heading
 /// shares its first line with the text instead of taking a line of its own.
-pub fn labelled(w: &mut Writer<'_>, label: &str, color: (u8, u8, u8), text: &str, size: f32) {
+pub(crate) fn labelled(w: &mut Writer<'_>, label: &str, color: (u8, u8, u8), text: &str, size: f32) {
     let lh = size * 1.35;
     let lines = w.wrap(&format!("{label}  {text}"), Face::Sans, size, CONTENT_W);
     for (i, line) in lines.iter().enumerate() {

@@ -5,9 +5,12 @@
 //! It formats only the report model and passes every text through the redactor again.
 
 mod blocks;
+mod fonts;
 mod layout;
 mod sections;
+mod table;
 mod trials;
+mod wrap;
 
 use printpdf::{Op, ParsedFont, PdfDocument, PdfPage, PdfSaveOptions, Pt};
 use std::collections::HashMap;
@@ -15,7 +18,8 @@ use std::collections::HashMap;
 use super::ReportError;
 use super::model::Report;
 use crate::redact::Redactor;
-use layout::{BOTTOM, CONTENT_W, Face, FontMetrics, MARGIN_X, Mark, PAGE_H, PAGE_W, Writer, rgb};
+use fonts::{Face, FontMetrics, rgb};
+use layout::{BOTTOM, CONTENT_W, MARGIN_X, Mark, PAGE_H, PAGE_W, Writer};
 
 const SANS: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");
 const BOLD: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans-Bold.ttf");

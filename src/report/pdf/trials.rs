@@ -4,12 +4,14 @@
 //! observations are one paragraph each. report.html keeps every line (`digest`).
 
 use super::blocks::{MUTED, TEXT, c, labelled, note, section, table};
-use super::layout::{Face, Writer};
+use super::fonts::Face;
+use super::layout::Writer;
 use crate::report::digest::{
     checks_digest, head_lines, observed_line, one_line_json, rationale_once, reasons_beyond_criteria,
 };
 use crate::report::markdown::verdict_label;
 use crate::report::model::*;
+use crate::report::section::Section;
 use crate::report::tables;
 use crate::report::transcript_view::{Body, EntryView, Who, entry_view};
 
@@ -21,7 +23,7 @@ fn trial_heading(w: &mut Writer<'_>, level: u8, t: &TrialReport) {
 }
 
 pub(super) fn transcripts(w: &mut Writer<'_>, r: &Report) {
-    section(w, 4);
+    section(w, Section::Transcripts);
     for t in &r.trials {
         trial_heading(w, 2, t);
         match &t.timing {
@@ -118,7 +120,7 @@ fn kind_words(kind: &str) -> String {
 }
 
 pub(super) fn verdicts(w: &mut Writer<'_>, r: &Report) {
-    section(w, 5);
+    section(w, Section::Verdicts);
     note(
         w,
         "Criteria sN are success criteria (should hold), fN failure signals (should not be seen). \

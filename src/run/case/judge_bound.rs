@@ -3,12 +3,10 @@
 //! not a model client at all can each keep one case (and so the run) waiting without end. Past
 //! the bound the judge has not answered: the case is INFRA_ERROR saying so, never PASS.
 
-use futures::future::BoxFuture;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::judge::llm_judge::Judge;
-use crate::judge::verdict::CriterionResult;
+use crate::judge::llm_judge::{Judge, JudgeAnswer};
 use crate::llm::LlmError;
 use crate::trial::{CaseSpec, Envelope};
 
@@ -37,11 +35,7 @@ impl Judge for BoundedJudge {
         self.inner.label()
     }
 
-    fn judge<'a>(
-        &'a self,
-        case: &'a CaseSpec,
-        events: &'a [Envelope],
-    ) -> BoxFuture<'a, Result<Vec<CriterionResult>, LlmError>> {
+    fn judge<'a>(&'a self, case: &'a CaseSpec, events: &'a [Envelope]) -> JudgeAnswer<'a> {
         Box::pin(async move {
             match tokio::time::timeout(self.limit, self.inner.judge(case, events)).await {
                 Ok(answer) => answer,
@@ -64,11 +58,7 @@ mod tests {
         fn label(&self) -> String {
             "fake-stalled".into()
         }
-        fn judge<'a>(
-            &'a self,
-            _: &'a CaseSpec,
-            _: &'a [Envelope],
-        ) -> BoxFuture<'a, Result<Vec<CriterionResult>, LlmError>> {
+        fn judge<'a>(&'a self, _: &'a CaseSpec, _: &'a [Envelope]) -> JudgeAnswer<'a> {
             Box::pin(std::future::pending())
         }
     }
