@@ -61,11 +61,7 @@ pub fn open_dir_beneath(root: &OwnedFd, rel: &Path) -> std::io::Result<OwnedFd> 
 
 /// The entry `name` of `dir` itself (a link is described, not followed).
 pub fn entry_meta(dir: &OwnedFd, name: &OsStr) -> std::io::Result<Metadata> {
-    let fd = open_raw(
-        dir.as_raw_fd(),
-        name,
-        libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-    )?;
+    let fd = open_raw(dir.as_raw_fd(), name, libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC)?;
     File::from(fd).metadata()
 }
 
@@ -222,7 +218,10 @@ mod tests {
         assert!(read_beneath(&root, Path::new("../x"), 1 << 20).is_err());
         let err = unlink_beneath(d.path(), Path::new("a/link/deep/secret")).unwrap_err();
         assert!(err.raw_os_error().is_some(), "{err}");
-        assert!(outside.path().join("deep/secret").exists(), "a host file was removed through a link");
+        assert!(
+            outside.path().join("deep/secret").exists(),
+            "a host file was removed through a link"
+        );
     }
 
     #[test]

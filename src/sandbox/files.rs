@@ -130,7 +130,15 @@ fn copy_named(
         std::fs::create_dir_all(dst)?;
         std::fs::set_permissions(dst, std::fs::Permissions::from_mode(copied_folder_mode(meta.mode())))?;
         for child in beneath::list(&sub)? {
-            copy_named(&sub, &child, &src.join(&child), &dst.join(&child), budget, keep, depth + 1)?;
+            copy_named(
+                &sub,
+                &child,
+                &src.join(&child),
+                &dst.join(&child),
+                budget,
+                keep,
+                depth + 1,
+            )?;
         }
         Ok(())
     } else if kind.is_symlink() {
@@ -344,7 +352,11 @@ mod tests {
         copy_tree(&src, &dst).unwrap();
         assert!(!dst.join("pipe").exists());
         std::fs::write(dst.join("hard"), "changed").unwrap();
-        assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "shared", "the copy is its own inode");
+        assert_eq!(
+            std::fs::read_to_string(&elsewhere).unwrap(),
+            "shared",
+            "the copy is its own inode"
+        );
         let mut deep = d.path().join("deep");
         for _ in 0..MAX_COPY_DEPTH + 2 {
             deep.push("d");

@@ -153,7 +153,9 @@ fn unescape_mountinfo(field: &str) -> Vec<u8> {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        let octal = b.get(i + 1..i + 4).filter(|d| b[i] == b'\\' && d.iter().all(|c| (b'0'..=b'7').contains(c)));
+        let octal = b
+            .get(i + 1..i + 4)
+            .filter(|d| b[i] == b'\\' && d.iter().all(|c| (b'0'..=b'7').contains(c)));
         match octal {
             Some(d) => {
                 out.push(d.iter().fold(0u8, |acc, c| acc.wrapping_mul(8).wrapping_add(c - b'0')));
@@ -312,7 +314,13 @@ mod tests {
         let c = cstring(&host).unwrap();
         // SAFETY: mount(2) with NUL-terminated strings.
         let rc = unsafe {
-            libc::mount(c"other".as_ptr(), c.as_ptr(), c"tmpfs".as_ptr(), 0, c"size=1m".as_ptr().cast())
+            libc::mount(
+                c"other".as_ptr(),
+                c.as_ptr(),
+                c"tmpfs".as_ptr(),
+                0,
+                c"size=1m".as_ptr().cast(),
+            )
         };
         assert_eq!(rc, 0, "{}", std::io::Error::last_os_error());
         let still_mounted = |p: &Path| {

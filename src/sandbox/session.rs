@@ -310,7 +310,11 @@ impl Session {
         // `map_inside` joined one writable folder with the rest of the path: split them again.
         let (root, rel) = writable
             .iter()
-            .find_map(|(root, _)| host.strip_prefix(root).ok().map(|rel| (root.clone(), rel.to_path_buf())))
+            .find_map(|(root, _)| {
+                host.strip_prefix(root)
+                    .ok()
+                    .map(|rel| (root.clone(), rel.to_path_buf()))
+            })
             .ok_or_else(|| SandboxError::Policy(format!("`{path}` is outside the session's writable folders")))?;
         let dst = local.to_path_buf();
         tokio::task::spawn_blocking(move || copy_tree_beneath(&root, &rel, &dst))

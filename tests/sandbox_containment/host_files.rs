@@ -98,7 +98,13 @@ pub async fn download_linked_folder(ctx: &Ctx, name: &'static str) -> Row {
 }
 
 pub async fn download_linked_deeper(ctx: &Ctx, name: &'static str) -> Row {
-    download_through(ctx, name, "mkdir -p out/a && ln -s OUTSIDE out/a/b", "out/a/b/canary.txt").await
+    download_through(
+        ctx,
+        name,
+        "mkdir -p out/a && ln -s OUTSIDE out/a/b",
+        "out/a/b/canary.txt",
+    )
+    .await
 }
 
 pub async fn kept_session_setuid(ctx: &Ctx, name: &'static str) -> Row {
@@ -138,7 +144,15 @@ impl HostMount {
         std::fs::create_dir(&at).ok()?;
         let c = std::ffi::CString::new(at.as_os_str().as_encoded_bytes()).ok()?;
         // SAFETY: mount(2) with NUL-terminated strings.
-        let rc = unsafe { libc::mount(c"hostdata".as_ptr(), c.as_ptr(), c"tmpfs".as_ptr(), 0, c"size=1m".as_ptr().cast()) };
+        let rc = unsafe {
+            libc::mount(
+                c"hostdata".as_ptr(),
+                c.as_ptr(),
+                c"tmpfs".as_ptr(),
+                0,
+                c"size=1m".as_ptr().cast(),
+            )
+        };
         if rc != 0 {
             return None;
         }
@@ -170,21 +184,29 @@ async fn sweep_probe(
     ctx: &Ctx,
     name: &'static str,
     owner: u32,
-    make: impl Fn(&Path, &HostMount) -> std::io::Result<Option<PathBuf>>,
+    make: impl Fn(&Path, &HostMount) -> std::io::Result<Option<&'static str>>,
 ) -> Row {
     if !is_root() {
-        return not_applicable(name, "mounting a host folder and planting another user's folder need root");
+        return not_applicable(
+            name,
+            "mounting a host folder and planting another user's folder need root",
+        );
     }
     let Some(mount) = HostMount::new(ctx) else {
         return not_applicable(name, "cannot mount a tmpfs here");
     };
-    let planted = std::env::temp_dir().join(format!("ghostlab-sandbox-agent-deadbeef-{}", tag()));
-    std::fs::create_dir(&planted).unwrap();
-    std::fs::write(planted.join("owner.pid"), "999999 1").unwrap();
-    let extra = make(&planted, &mount).unwrap();
-    for p in [planted.clone(), planted.join("owner.pid")] {
+    // Made under another name, then renamed into place whole: the reaper of an earlier
+    // Ghostlab process may sweep the temp folder at any moment and must not find it half-made.
+    let id = tag();
+    let staging = std::env::temp_dir().join(format!("probe-planting-{id}"));
+    let planted = std::env::temp_dir().join(format!("ghostlab-sandbox-agent-deadbeef-{id}"));
+    std::fs::create_dir(&staging).unwrap();
+    std::fs::write(staging.join("owner.pid"), "999999 1").unwrap();
+    let extra = make(&staging, &mount).unwrap().map(|name| planted.join(name));
+    for p in [staging.clone(), staging.join("owner.pid")] {
         std::os::unix::fs::lchown(&p, Some(owner), Some(owner)).unwrap();
     }
+    std::fs::rename(&staging, &planted).unwrap();
     let o = wrapped(ctx, &ctx.job_file, &[], None, "true");
     let listed = |p: &Path| {
         std::fs::read_to_string("/proc/self/mountinfo")
@@ -231,11 +253,19 @@ pub async fn sweep_other_mount(ctx: &Ctx, name: &'static str) -> Row {
             std::ffi::CString::new(dir.join("tmp").as_os_str().as_encoded_bytes())?,
         );
         // SAFETY: mount(2) bind with NUL-terminated paths.
-        let rc = unsafe { libc::mount(from.as_ptr(), to.as_ptr(), std::ptr::null(), libc::MS_BIND, std::ptr::null()) };
+        let rc = unsafe {
+            libc::mount(
+                from.as_ptr(),
+                to.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND,
+                std::ptr::null(),
+            )
+        };
         if rc != 0 {
             return Err(std::io::Error::last_os_error());
         }
-        Ok(Some(dir.join("tmp")))
+        Ok(Some("tmp"))
     })
     .await
 }

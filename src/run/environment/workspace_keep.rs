@@ -97,7 +97,9 @@ impl WorkspaceWalk {
         }
         let root = match src.parent() {
             Some(parent) => {
-                let name = src.file_name().ok_or_else(|| std::io::Error::other("no workspace folder name"))?;
+                let name = src
+                    .file_name()
+                    .ok_or_else(|| std::io::Error::other("no workspace folder name"))?;
                 beneath::open_dir_beneath(&beneath::open_root(parent)?, Path::new(name))?
             }
             None => beneath::open_root(src)?,

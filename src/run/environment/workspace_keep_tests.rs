@@ -44,7 +44,11 @@ fn a_copied_workspace_keeps_no_setuid_setgid_or_sticky_bit() {
     let dst = tmp.path().join("after");
     WorkspaceWalk::of(&ws).copy_masked(&ws, &dst, &redactor()).unwrap();
     assert_no_special_bits(&dst);
-    assert!(!std::fs::read_to_string(dst.join("group/note")).unwrap().contains(SECRET));
+    assert!(
+        !std::fs::read_to_string(dst.join("group/note"))
+            .unwrap()
+            .contains(SECRET)
+    );
 }
 
 #[test]
