@@ -201,16 +201,25 @@ impl StagedAuth {
         &self.path
     }
 
-    /// Removes the file; true when it is gone.
+    /// Removes the file; true when it is gone. Its folders are the agent's (HOME is the
+    /// session's): the file is reached from HOME without following a link on the way, so a
+    /// folder the agent replaced by a link to the user's own OpenCode folder (Ghostlab as root
+    /// would delete the user's real login) is refused and reported as not removed.
     pub fn remove(&self) -> bool {
-        let _ = std::fs::remove_file(&self.path);
-        !self.path.exists()
+        let rel = Path::new(DATA_DIR_IN_HOME).join("auth.json");
+        let Some(home) = self.path.ancestors().nth(rel.components().count()) else {
+            return false;
+        };
+        match crate::sandbox::beneath::unlink_beneath(home, &rel) {
+            Ok(()) => true,
+            Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+        }
     }
 }
 
 impl Drop for StagedAuth {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
+        self.remove();
     }
 }
 
@@ -273,5 +282,41 @@ mod tests {
         assert!(text.contains("sk-ant-secret-123456") && !text.contains("openai"));
         drop(staged);
         assert!(!path.exists());
+    }
+
+    #[test]
+    fn removal_never_follows_a_folder_the_agent_linked_elsewhere() {
+        let tmp = tempfile::tempdir().unwrap();
+        let a = sample(tmp.path()).only(&["anthropic"]);
+        // The user's real OpenCode folder, which a root Ghostlab could reach.
+        let user = tmp.path().join("user-data");
+        std::fs::create_dir_all(user.join("share/opencode")).unwrap();
+        std::fs::write(user.join("share/opencode/auth.json"), "USER-LOGIN").unwrap();
+        let targets = [
+            (".local/share/opencode", user.join("share/opencode")),
+            (".local/share", user.join("share")),
+            (".local", user.clone()),
+        ];
+        for (linked, target) in targets {
+            let home = tmp.path().join(format!("home-{}", linked.replace('/', "-")));
+            std::fs::create_dir(&home).unwrap();
+            let staged = a.stage(&home).unwrap();
+            // The agent's turn: the folder removed and replaced by a link to the user's.
+            std::fs::remove_dir_all(home.join(linked)).unwrap();
+            std::os::unix::fs::symlink(&target, home.join(linked)).unwrap();
+            assert!(!staged.remove(), "{linked}: reported removed through a link");
+            drop(staged);
+            assert_eq!(
+                std::fs::read_to_string(user.join("share/opencode/auth.json")).unwrap(),
+                "USER-LOGIN",
+                "{linked}: the user's login was deleted through the agent's link"
+            );
+        }
+        // A staged file the agent already deleted is gone.
+        let home = tmp.path().join("home-plain");
+        std::fs::create_dir(&home).unwrap();
+        let staged = a.stage(&home).unwrap();
+        std::fs::remove_file(staged.path()).unwrap();
+        assert!(staged.remove());
     }
 }

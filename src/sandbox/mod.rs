@@ -5,6 +5,7 @@
 //! Nothing here ever falls back to a weaker backend, binds the user's checkout writable, or
 //! writes an environment value to an argv, a log or a file other than the child's env.
 
+pub mod beneath;
 pub mod bridge;
 pub mod bwrap;
 pub mod cgroup;

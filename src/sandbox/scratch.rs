@@ -88,28 +88,86 @@ pub fn mount_bounded(dir: &Path, bytes: u64, inodes: u64, owner: (u32, u32)) -> 
     Ok(())
 }
 
-/// Detaches the tmpfs at `dir`; true when it unmounted. `dir` is a folder of the session, where
-/// only the session mounts, and umount of a path that is not a mount point just fails (EINVAL),
-/// so no mount table lookup is needed.
+/// Detaches the Ghostlab scratch tmpfs at `dir`; true when it unmounted. Only a mount point
+/// listed in /proc/self/mountinfo as a `ghostlab-scratch` tmpfs at exactly `dir`'s real path
+/// is detached, never through a link (`UMOUNT_NOFOLLOW`): a stale session folder planted by
+/// another user, with `home` linked to a host mount, must not detach that mount.
 pub fn unmount(dir: &Path) -> bool {
-    let Ok(target) = cstring(dir) else { return false };
+    let Some(real) = scratch_mount_point(dir) else {
+        return false;
+    };
+    let Ok(target) = cstring(&real) else { return false };
     // SAFETY: umount2(2) on a NUL-terminated path; MNT_DETACH so a process still holding a
     // file open there (it is being killed) cannot keep the mount alive.
-    unsafe { libc::umount2(target.as_ptr(), libc::MNT_DETACH) == 0 }
+    unsafe { libc::umount2(target.as_ptr(), libc::MNT_DETACH | libc::UMOUNT_NOFOLLOW) == 0 }
 }
 
 /// Whether `dir` is the mount point of a Ghostlab scratch tmpfs (from /proc/self/mountinfo).
 pub fn is_scratch_mount(dir: &Path) -> bool {
-    let Ok(info) = std::fs::read_to_string("/proc/self/mountinfo") else {
-        return false;
-    };
-    let real = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    let want = real.to_string_lossy();
-    info.lines().any(|l| {
-        let mut fields = l.split(' ');
-        let mount_point = fields.nth(4).unwrap_or("");
-        mount_point == want && l.contains(" - tmpfs ghostlab-scratch ")
-    })
+    scratch_mount_point(dir).is_some()
+}
+
+/// `dir`'s real path when it is itself (not through a link) the mount point of a Ghostlab
+/// scratch tmpfs: its folder resolved, its final name a folder, not a link.
+fn scratch_mount_point(dir: &Path) -> Option<std::path::PathBuf> {
+    let parent = dir.parent()?.canonicalize().ok()?;
+    let real = parent.join(dir.file_name()?);
+    if !std::fs::symlink_metadata(&real).ok()?.is_dir() {
+        return None;
+    }
+    let info = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    let want = real.as_os_str().as_encoded_bytes();
+    info.lines()
+        .any(|l| {
+            let Some((left, right)) = l.split_once(" - ") else {
+                return false;
+            };
+            let mount_point = left.split(' ').nth(4).map(unescape_mountinfo);
+            let mut fs = right.split(' ');
+            let (kind, source) = (fs.next(), fs.next());
+            mount_point.as_deref() == Some(want) && kind == Some("tmpfs") && source == Some("ghostlab-scratch")
+        })
+        .then_some(real)
+}
+
+/// Mount points strictly below `dir` (its real path), from /proc/self/mountinfo; `None` when
+/// the table cannot be read (then nothing may be taken as free of mounts).
+pub fn mounts_below(dir: &Path) -> Option<Vec<std::path::PathBuf>> {
+    use std::os::unix::ffi::OsStrExt;
+    let real = dir.canonicalize().ok()?;
+    let info = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    let mut prefix = real.as_os_str().as_bytes().to_vec();
+    prefix.push(b'/');
+    Some(
+        info.lines()
+            .filter_map(|l| l.split_once(" - ")?.0.split(' ').nth(4).map(unescape_mountinfo))
+            .filter(|m| m.starts_with(&prefix))
+            .map(|m| std::path::PathBuf::from(std::ffi::OsStr::from_bytes(&m)))
+            .collect(),
+    )
+}
+
+/// A mountinfo path with its octal escapes (`\040` for a space, ...) decoded.
+fn unescape_mountinfo(field: &str) -> Vec<u8> {
+    let b = field.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let octal = b
+            .get(i + 1..i + 4)
+            .filter(|d| b[i] == b'\\' && d.iter().all(|c| (b'0'..=b'7').contains(c)));
+        match octal {
+            Some(d) => {
+                out.push(d.iter().fold(0u8, |acc, c| acc.wrapping_mul(8).wrapping_add(c - b'0')));
+                i += 4;
+            }
+            None => {
+                out.push(b[i]);
+                i += 1;
+            }
+        }
+    }
+    out
 }
 
 /// Bytes used below `dir` (allocated blocks, symlinks not followed, other mounts skipped).
@@ -165,7 +223,8 @@ pub fn over_bound(folders: &[(&str, &Path)], bytes: u64) -> Option<String> {
 }
 
 /// Keeps a kept session's scratch contents readable after its tmpfs goes: copies them to a
-/// plain folder at the same path.
+/// plain folder at the same path, as Ghostlab's files (`files::copy_tree`: no link followed,
+/// no setuid, setgid or sticky bit, owned by Ghostlab's user).
 pub fn preserve_then_unmount(dir: &Path) -> std::io::Result<()> {
     if !is_scratch_mount(dir) {
         return Ok(());
@@ -232,5 +291,58 @@ mod tests {
             .count();
         assert!(unmount(&m));
         assert!(made < 10, "{made} files in a tmpfs of 10 inodes");
+    }
+
+    #[test]
+    fn mountinfo_escapes_are_decoded() {
+        assert_eq!(unescape_mountinfo("/tmp/a\\040b\\011c"), b"/tmp/a b\tc");
+        assert_eq!(unescape_mountinfo("/x\\9"), b"/x\\9");
+    }
+
+    #[test]
+    fn only_a_ghostlab_scratch_mount_is_detached_and_never_through_a_link() {
+        // SAFETY: trivial getter.
+        if unsafe { libc::geteuid() } != 0 {
+            crate::util::skip::skipped("SKIPPED: mounting a tmpfs needs root");
+            return;
+        }
+        let d = tempfile::tempdir().unwrap();
+        // A host mount that is not Ghostlab's (another source), and a link to it planted as
+        // a session's `home`.
+        let host = d.path().join("host-mount");
+        std::fs::create_dir(&host).unwrap();
+        let c = cstring(&host).unwrap();
+        // SAFETY: mount(2) with NUL-terminated strings.
+        let rc = unsafe {
+            libc::mount(
+                c"other".as_ptr(),
+                c.as_ptr(),
+                c"tmpfs".as_ptr(),
+                0,
+                c"size=1m".as_ptr().cast(),
+            )
+        };
+        assert_eq!(rc, 0, "{}", std::io::Error::last_os_error());
+        let still_mounted = |p: &Path| {
+            let info = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+            info.contains(&format!(" {} ", p.display()))
+        };
+        assert!(!unmount(&host), "a tmpfs of another source was detached");
+        let session = d.path().join("ghostlab-sandbox-agent-deadbeef-x");
+        std::fs::create_dir(&session).unwrap();
+        std::os::unix::fs::symlink(&host, session.join("home")).unwrap();
+        assert!(!unmount(&session.join("home")));
+        assert!(still_mounted(&host), "the host mount was detached through a link");
+        // A Ghostlab scratch tmpfs reached through a linked name: refused too.
+        let scratch = d.path().join("scratch");
+        std::fs::create_dir(&scratch).unwrap();
+        mount_tmpfs(&scratch, 1 << 20, (0, 0)).unwrap();
+        std::os::unix::fs::symlink(&scratch, session.join("tmp")).unwrap();
+        assert!(!unmount(&session.join("tmp")));
+        assert!(!is_scratch_mount(&session.join("tmp")));
+        assert!(still_mounted(&scratch));
+        assert!(unmount(&scratch));
+        // SAFETY: umount2 on a NUL-terminated path (cleanup).
+        unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) };
     }
 }

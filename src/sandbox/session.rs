@@ -13,7 +13,7 @@ use super::SandboxError;
 use super::bwrap::{Layout, map_inside};
 use super::cgroup::CgroupSet;
 use super::exec::{self, ExecOutput};
-use super::files::{chown_tree, copy_tree};
+use super::files::{chown_tree, copy_tree, copy_tree_beneath};
 use super::limits::sandbox_uid;
 use super::log::SessionLog;
 use super::openshell;
@@ -297,15 +297,27 @@ impl Session {
         Ok(())
     }
 
-    /// Copies `path` (inside) out to `local` on the host; symlinks come out as links.
+    /// Copies `path` (inside) out to `local` on the host; symlinks come out as links. Every
+    /// folder on the way is the agent's, so none is followed if it is a link (refused: the
+    /// download fails), and what comes out is Ghostlab's (no setuid/setgid/sticky bit).
     pub async fn download(&self, path: &str, local: &Path) -> Result<(), SandboxError> {
         if self.policy.backend == SandboxBackend::Openshell {
             let args = openshell::download_args(&self.id, path, local);
             return self.run_openshell(&args).await.map(|_| ());
         }
-        let host = map_inside(&self.layout.writable(&self.policy.workdir), path)?;
+        let writable = self.layout.writable(&self.policy.workdir);
+        let host = map_inside(&writable, path)?;
+        // `map_inside` joined one writable folder with the rest of the path: split them again.
+        let (root, rel) = writable
+            .iter()
+            .find_map(|(root, _)| {
+                host.strip_prefix(root)
+                    .ok()
+                    .map(|rel| (root.clone(), rel.to_path_buf()))
+            })
+            .ok_or_else(|| SandboxError::Policy(format!("`{path}` is outside the session's writable folders")))?;
         let dst = local.to_path_buf();
-        tokio::task::spawn_blocking(move || copy_tree(&host, &dst))
+        tokio::task::spawn_blocking(move || copy_tree_beneath(&root, &rel, &dst))
             .await
             .map_err(|e| SandboxError::Spawn(e.to_string()))?
             .map_err(|e| SandboxError::Io(format!("downloading {path}"), e))?;

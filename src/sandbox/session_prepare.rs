@@ -190,7 +190,7 @@ impl Session {
                 binds.push((copy, real));
             }
             if let Some((u, g)) = owner {
-                chown_tree(&l.dir, u, g).map_err(io("handing the session folder to the sandbox user"))?;
+                hand_over(&l.dir, u, g).map_err(io("handing the session folder to the sandbox user"))?;
             }
             let note = format!(
                 "staged {} input(s) ({} bytes) as copies in {} readable by uid {inner_uid}; {left_out} dotfile(s) or \
@@ -249,4 +249,22 @@ impl Session {
         }
         Ok(())
     }
+}
+
+/// Hands every folder and file of the session to the sandbox user, but not the session root:
+/// it stays Ghostlab's (mode 0711, so bubblewrap as that user still reaches the folders it
+/// binds), so the stale sweep can take as a session only a folder of Ghostlab's own user, and
+/// no sandbox process can rename HOME or the workspace for a link before they are unmounted.
+/// The owner stamp and keep marker stay Ghostlab's too.
+fn hand_over(dir: &std::path::Path, u: u32, g: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        if name == super::super::session_sweep::OWNER_FILE || name == super::super::session_sweep::KEEP_FILE {
+            continue;
+        }
+        chown_tree(&entry.path(), u, g)?;
+    }
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o711))
 }

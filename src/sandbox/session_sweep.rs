@@ -108,9 +108,23 @@ fn remove_session(dir: &Path, id: &str) {
     procs::kill_session(dir, id);
     remove_cgroups(id);
     // HOME, TMPDIR, the workspace and uploads may be tmpfs mounts of the session (root); a
-    // folder with a mount below it cannot be removed.
+    // folder with a mount below it cannot be removed. `unmount` detaches only Ghostlab's own
+    // scratch tmpfs at exactly that path, never through a link; `remove_dir_all` follows none.
     for d in super::bwrap::BOUNDED_FOLDERS {
         super::scratch::unmount(&dir.join(d));
+    }
+    // Removal never crosses into a mount that is not the session's own scratch (a host mount
+    // on a planted folder): its files are not the session's to delete. The folder stays (the
+    // next sweep and `ghostlab doctor` list it).
+    match super::scratch::mounts_below(dir) {
+        Some(m) if m.is_empty() => {}
+        other => {
+            tracing::warn!(
+                "session folder {} not removed: mounts below it that are not Ghostlab's ({other:?})",
+                dir.display()
+            );
+            return;
+        }
     }
     if !dir.join(KEEP_FILE).exists() {
         // A normal `delete` may be removing the same folder on another thread right now (its
@@ -200,14 +214,15 @@ fn stale_sessions_in(temp: &std::path::Path) -> Vec<(PathBuf, String)> {
     out
 }
 
-/// A folder (not a link to one) this process's user may have made: its own, or, as root, one
-/// handed to the sandbox user (a session folder is chowned to it when bubblewrap drops to it).
+/// A folder (not a link to one) of this process's own user. Only those: as root, a folder
+/// owned by the sandbox user (or anyone else) may have been planted by a host process of that
+/// user, with `home` linked to a host mount; the session root stays Ghostlab's (0711, only its
+/// subfolders are handed to the sandbox user), so a real session is always found.
 fn owned_folder(path: &std::path::Path) -> bool {
     use std::os::unix::fs::MetadataExt;
     // SAFETY: a trivial getter.
     let me = unsafe { libc::geteuid() };
-    let sandbox = super::limits::sandbox_uid().0;
-    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir() && (m.uid() == me || m.uid() == sandbox))
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir() && m.uid() == me)
 }
 
 fn owner_alive(stamp: &str) -> bool {
@@ -279,6 +294,30 @@ mod tests {
             .recv_timeout(std::time::Duration::from_secs(10))
             .expect("a FIFO owner stamp blocked the sweep");
         assert_eq!(found, vec![(dead, "agent-0123abcd".to_string())]);
+    }
+
+    #[test]
+    fn a_folder_of_another_user_is_never_swept() {
+        // SAFETY: trivial getter.
+        if unsafe { libc::geteuid() } != 0 {
+            crate::util::skip::skipped("SKIPPED: planting another user's folder needs root");
+            return;
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        // What a host `nobody` process can plant: its own folder with a dead owner stamp and
+        // `home` linked to a host folder.
+        let planted = tmp.path().join(format!("{DIR_PREFIX}agent-deadbeef-x"));
+        std::fs::create_dir(&planted).unwrap();
+        std::fs::write(planted.join(OWNER_FILE), "999999 1").unwrap();
+        let victim = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(victim.path(), planted.join("home")).unwrap();
+        let local = tmp.path().join(format!("{LOCAL_PREFIX}planted"));
+        std::fs::create_dir(&local).unwrap();
+        std::fs::write(local.join(OWNER_FILE), "999999 1").unwrap();
+        for p in [&planted, &local] {
+            std::os::unix::fs::lchown(p, Some(65534), Some(65534)).unwrap();
+        }
+        assert_eq!(stale_sessions_in(tmp.path()), vec![]);
     }
 
     #[test]

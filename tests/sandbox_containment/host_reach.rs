@@ -17,6 +17,8 @@ use ghostlab::sandbox::{ExecOptions, ExecOutput, Role};
 use super::isolation::Ctx;
 use super::{Row, sh, short, summary};
 
+#[path = "host_files.rs"]
+mod host_files;
 #[path = "host_reach_flood.rs"]
 mod host_reach_flood;
 #[path = "host_reach_mcp.rs"]
@@ -112,6 +114,30 @@ pub const PROBES: &[(&str, Check)] = &[
         "internet sockets only as TCP/UDP: SCTP, seqpacket, raw refused",
         |c, n| Box::pin(network_watch::exotic_inet_sockets(c, n)),
     ),
+    (
+        "download of a setuid program: no setuid bit, Ghostlab's owner",
+        |c, n| Box::pin(host_files::download_setuid(c, n)),
+    ),
+    ("download through a workspace folder linked to a host folder", |c, n| {
+        Box::pin(host_files::download_linked_folder(c, n))
+    }),
+    ("download through a deeper folder linked to a host folder", |c, n| {
+        Box::pin(host_files::download_linked_deeper(c, n))
+    }),
+    ("kept session (keep: true): no setuid file kept", |c, n| {
+        Box::pin(host_files::kept_session_setuid(c, n))
+    }),
+    (
+        "stale sweep: another user's planted folder, home linked to a host mount",
+        |c, n| Box::pin(host_files::sweep_foreign_link(c, n)),
+    ),
+    (
+        "stale sweep: own stale folder, workspace linked to a host mount",
+        |c, n| Box::pin(host_files::sweep_own_link(c, n)),
+    ),
+    ("stale sweep: a host mount bound at a stale folder's tmp", |c, n| {
+        Box::pin(host_files::sweep_other_mount(c, n))
+    }),
 ];
 
 /// Runs every probe of the table.

@@ -15,6 +15,8 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::redact::{MASK, Redactor};
+use crate::sandbox::beneath;
+use crate::sandbox::files::{copied_file_mode, copied_folder_mode};
 
 /// Largest final workspace kept with a run.
 pub(in crate::run) const KEEP_WORKSPACE_LIMIT: u64 = 32 << 20;
@@ -85,20 +87,37 @@ impl WorkspaceWalk {
         walk
     }
 
+    /// Copies the kept entries masked. The tree is the agent's and a process it left behind
+    /// may still change it: every entry is reached from `src` without following a link in
+    /// any folder (one swapped in since the walk fails the copy rather than bringing a host
+    /// file along), and what is written is Ghostlab's, with permission bits only.
     pub(crate) fn copy_masked(&self, src: &Path, dst: &Path, redactor: &Redactor) -> std::io::Result<()> {
+        if self.kept.is_empty() {
+            return Ok(());
+        }
+        let root = match src.parent() {
+            Some(parent) => {
+                let name = src
+                    .file_name()
+                    .ok_or_else(|| std::io::Error::other("no workspace folder name"))?;
+                beneath::open_dir_beneath(&beneath::open_root(parent)?, Path::new(name))?
+            }
+            None => beneath::open_root(src)?,
+        };
         for e in &self.kept {
-            let target = dst.join(e.path().strip_prefix(src).map_err(std::io::Error::other)?);
+            let rel = e.path().strip_prefix(src).map_err(std::io::Error::other)?;
+            let target = dst.join(rel);
             if e.file_type().is_dir() {
+                drop(beneath::open_dir_beneath(&root, rel)?);
                 std::fs::create_dir_all(&target)?;
             } else {
-                // Read once: the bytes are both checked for secrets and written.
-                // Regular files only, opened without blocking: the agent may have swapped one
-                // for a FIFO since the walk.
-                // At most what the walk counted in all: a file still growing cannot make the
-                // harness read without end.
-                let bytes = crate::util::bounded::read_limited(e.path(), KEEP_WORKSPACE_LIMIT)?;
+                // Read once: the bytes are both checked for secrets and written. Regular files
+                // only, opened without blocking (a FIFO swapped in since the walk), at most
+                // what the walk counted in all (a file still growing cannot make the harness
+                // read without end).
+                let (bytes, mode) = beneath::read_beneath(&root, rel, KEEP_WORKSPACE_LIMIT)?;
                 std::fs::write(&target, masked(redactor, &bytes))?;
-                std::fs::set_permissions(&target, e.metadata()?.permissions())?;
+                std::fs::set_permissions(&target, std::fs::Permissions::from_mode(copied_file_mode(mode)))?;
             }
         }
         Ok(())
@@ -200,10 +219,13 @@ enum Unmovable {
 }
 
 /// What the move must change: files whose bytes may not leave as they are, or that share their
-/// inode with a file elsewhere; folders the run folder's owner could not remove later.
+/// inode with a file elsewhere (rewritten); files and folders whose owner or bits the agent
+/// chose (a setuid, setgid or sticky bit, the sandbox user as owner: made Ghostlab's in place,
+/// as a copy would be); folders the run folder's owner could not remove later.
 struct Replacements {
     files: Vec<(PathBuf, Vec<u8>, u32)>,
-    folders: Vec<(PathBuf, u32)>,
+    /// (path, mode, whether it must be given to Ghostlab's user), folders first.
+    normalised: Vec<(PathBuf, u32, bool)>,
 }
 
 impl Replacements {
@@ -213,8 +235,11 @@ impl Replacements {
     fn read(walk: &WorkspaceWalk, redactor: &Redactor, dev: u64) -> Result<Replacements, Unmovable> {
         let mut plan = Replacements {
             files: Vec::new(),
-            folders: Vec::new(),
+            normalised: Vec::new(),
         };
+        let mut files_in_place = Vec::new();
+        // SAFETY: trivial getters.
+        let me = unsafe { (libc::geteuid(), libc::getegid()) };
         for e in &walk.kept {
             let path = e.path();
             if has_xattrs(path) {
@@ -227,26 +252,40 @@ impl Replacements {
             if meta.dev() != dev {
                 return Err(Unmovable::OtherFileSystem(path.to_path_buf()));
             }
-            let mode = meta.permissions().mode();
+            let mode = meta.permissions().mode() & 0o7777;
+            let foreign = (meta.uid(), meta.gid()) != me;
             if e.file_type().is_dir() {
-                if mode & 0o700 != 0o700 {
-                    plan.folders.push((path.to_path_buf(), mode | 0o700));
+                let want = copied_folder_mode(mode);
+                if want != mode || foreign {
+                    plan.normalised.push((path.to_path_buf(), want, foreign));
                 }
                 continue;
             }
+            let want = copied_file_mode(mode);
             let bytes = crate::util::bounded::read_limited(path, u64::MAX)?;
             let kept = masked(redactor, &bytes);
             let clean = matches!(kept, Cow::Borrowed(b) if std::ptr::eq(b, bytes.as_slice()));
             if !clean || meta.nlink() > 1 {
-                plan.files.push((path.to_path_buf(), kept.into_owned(), mode));
+                // A new inode of Ghostlab's: a hard link's other names keep theirs untouched.
+                plan.files.push((path.to_path_buf(), kept.into_owned(), want));
+            } else if want != mode || foreign {
+                files_in_place.push((path.to_path_buf(), want, foreign));
             }
         }
+        plan.normalised.extend(files_in_place);
         Ok(plan)
     }
 
     fn apply(&self, walk: &WorkspaceWalk) -> std::io::Result<()> {
-        for (dir, mode) in &self.folders {
-            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(*mode))?;
+        // SAFETY: trivial getters.
+        let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+        for (path, mode, foreign) in &self.normalised {
+            // Owner first: the kernel clears setuid/setgid on a chown; the bits are set after.
+            // Not root and not ours: the chown fails and the tree is put back for the copy.
+            if *foreign {
+                std::os::unix::fs::lchown(path, Some(uid), Some(gid))?;
+            }
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(*mode))?;
         }
         for e in walk.dropped.iter().rev() {
             if e.file_type().is_dir() {
@@ -286,3 +325,7 @@ fn has_xattrs(path: &Path) -> bool {
         .split(|b| *b == 0)
         .any(|name| !name.is_empty() && !name.starts_with(b"security."))
 }
+
+#[cfg(test)]
+#[path = "workspace_keep_tests.rs"]
+mod tests;
