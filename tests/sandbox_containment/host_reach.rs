@@ -112,6 +112,10 @@ pub const PROBES: &[(&str, Check)] = &[
         "internet sockets only as TCP/UDP: SCTP, seqpacket, raw refused",
         |c, n| Box::pin(network_watch::exotic_inet_sockets(c, n)),
     ),
+    (
+        "network watch: sendmsg and sendmmsg destinations refused and recorded",
+        |c, n| Box::pin(network_watch::datagrams_by_message_header(c, n)),
+    ),
 ];
 
 /// Runs every probe of the table.
