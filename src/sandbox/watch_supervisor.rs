@@ -30,12 +30,18 @@ pub struct WatchLog {
 /// `issued` is what the shim execs (its execs and their tails are not recorded).
 pub fn serve(ours: OwnedFd, log: WatchLog, issued: Vec<String>) {
     let issued = Arc::new(IssuedHops::new(issued));
+    // Before the shim can write: its pid comes with its message, or the watch never starts
+    // (and the shim, unanswered, never runs its command).
+    if let Err(e) = super::watch_shim::expect_credentials(ours.as_raw_fd()) {
+        tracing::warn!("the sandbox's watch cannot start: {e}");
+        return;
+    }
     std::thread::spawn(move || {
         while !log.stop.load(Ordering::Relaxed) {
             if !readable(ours.as_raw_fd()) {
                 continue;
             }
-            match super::watch_shim::recv_fd(ours.as_raw_fd()) {
+            match super::watch_shim::take_fd(ours.as_raw_fd()) {
                 Ok(Some(fd)) => {
                     // SAFETY: a descriptor the kernel just gave us.
                     let listener = unsafe { OwnedFd::from_raw_fd(fd) };
@@ -44,7 +50,13 @@ pub fn serve(ours: OwnedFd, log: WatchLog, issued: Vec<String>) {
                     // SAFETY: one-byte write to our socket: the shim may now exec.
                     unsafe { libc::write(ours.as_raw_fd(), [1u8].as_ptr().cast(), 1) };
                 }
-                Ok(None) | Err(_) => return,
+                Ok(None) => return,
+                // The shim, unanswered, never runs its command; the reason is the session's.
+                Err(e) => {
+                    let why = format!("cannot take the watch's listener from the sandbox: {e}");
+                    log.blind.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(why);
+                    return;
+                }
             }
         }
     });
