@@ -96,9 +96,19 @@ pub async fn probe_bubblewrap() -> Probe {
         Err(e) => return Probe::fail(name, e.to_string(), None),
     };
     let out = session.exec(&["true".to_string()], &ExecOptions::default(), None).await;
+    let blind = session.watch_fault();
     let _ = session.delete().await;
     match out {
-        Ok(o) if o.status == 0 => Probe::ok(name, "ran `true` with namespaces, seccomp, cap-drop and limits"),
+        // Every program start is read by the watch: a blind watch makes every case INFRA_ERROR.
+        Ok(o) if o.status == 0 && blind.is_some() => Probe::fail(
+            name,
+            format!("the sandbox's watch cannot see its processes: {}", blind.unwrap_or_default()),
+            Some("allow this user to read its own descendants' memory (kernel.yama.ptrace_scope ≤ 1, no LSM rule against it)".into()),
+        ),
+        Ok(o) if o.status == 0 => Probe::ok(
+            name,
+            "ran `true` with namespaces, seccomp, cap-drop, limits and the watch",
+        ),
         Ok(o) => {
             let stderr = o.stderr_text();
             Probe::fail(

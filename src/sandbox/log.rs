@@ -19,6 +19,12 @@ use std::io::Write;
 pub const LOG_VERSION: u32 = 1;
 /// How long `flush` waits for the writer before giving up.
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(10);
+/// A longer line is cut: what the sandbox asks for (a host name, a command) can be any size.
+pub const MAX_LINE: usize = 2048;
+/// The log keeps at most this many bytes of lines; later lines are counted, not kept. The
+/// sandbox can make lines (refused requests) as fast as it likes, and each burst rewrites the
+/// file.
+pub const MAX_LOG_BYTES: usize = 4 << 20;
 
 /// An append-only, redacting session log shared by a session and its proxy.
 ///
@@ -37,6 +43,10 @@ struct LogInner {
     secrets: Vec<String>,
     /// How many lines the file on disk holds.
     written: usize,
+    /// Bytes of `lines`.
+    bytes: usize,
+    /// Lines not kept past [`MAX_LOG_BYTES`].
+    dropped: u64,
     /// The last write error, reported by `flush`.
     error: Option<String>,
 }
@@ -54,6 +64,8 @@ impl SessionLog {
                 lines: vec![format!("# ghostlab sandbox log version {LOG_VERSION}")],
                 secrets,
                 written: 0,
+                bytes: 0,
+                dropped: 0,
                 error: None,
             }),
             Condvar::new(),
@@ -84,8 +96,21 @@ impl SessionLog {
         for s in &inner.secrets {
             text = text.replace(s.as_str(), "***");
         }
+        if text.len() > MAX_LINE {
+            let mut end = MAX_LINE;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            text = format!("{}… ({} bytes cut)", &text[..end], text.len() - end);
+        }
         let ts = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3fZ");
-        inner.lines.push(format!("{ts} {text}"));
+        let line = format!("{ts} {text}");
+        if inner.bytes + line.len() > MAX_LOG_BYTES {
+            inner.dropped += 1;
+            return Ok(());
+        }
+        inner.bytes += line.len() + 1;
+        inner.lines.push(line);
         drop(inner);
         self.wake
             .send(())
@@ -130,7 +155,11 @@ impl SessionLog {
     /// The current log text.
     pub fn text(&self) -> String {
         let inner = self.shared.0.lock().unwrap_or_else(|p| p.into_inner());
-        inner.lines.join("\n")
+        let mut text = inner.lines.join("\n");
+        if inner.dropped > 0 {
+            text.push_str(&format!("\n# {} more lines not kept (the log's bound)", inner.dropped));
+        }
+        text
     }
 }
 
@@ -144,6 +173,9 @@ fn writer(path: PathBuf, shared: Arc<(Mutex<LogInner>, Condvar)>, rx: Receiver<(
             let inner = lock.lock().unwrap_or_else(|p| p.into_inner());
             let mut body = inner.lines.join("\n");
             body.push('\n');
+            if inner.dropped > 0 {
+                body.push_str(&format!("# {} more lines not kept (the log's bound)\n", inner.dropped));
+            }
             (body, inner.lines.len())
         };
         let res = replace_unsynced(&path, body.as_bytes());
@@ -186,5 +218,31 @@ mod tests {
         assert!(text.starts_with("# ghostlab sandbox log version 1"));
         assert!(text.contains("ran echo ***"));
         assert!(!text.contains("hunter2-secret"));
+    }
+
+    #[test]
+    fn a_flood_of_lines_and_a_huge_line_stay_within_the_bounds_and_say_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("sandbox-agent.log");
+        let log = SessionLog::create(&p, "session start", vec!["hunter2-secret".into()]).unwrap();
+        // A secret that straddles the cut is still redacted: redaction comes first.
+        let huge = format!("{}hunter2-secret{}", "h".repeat(MAX_LINE - 5), "x".repeat(16 << 10));
+        log.write(&format!("egress DENIED CONNECT {huge}:1")).unwrap();
+        let line = "y".repeat(1000);
+        for _ in 0..(MAX_LOG_BYTES / 1000 + 50) {
+            log.write(&line).unwrap();
+        }
+        log.flush().unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(text.len() < MAX_LOG_BYTES + 4096, "{} bytes", text.len());
+        assert!(!text.contains("hunter2"), "the secret's start leaked");
+        assert!(text.contains("bytes cut)"));
+        assert!(text.lines().all(|l| l.len() < MAX_LINE + 100));
+        let last = text.lines().last().unwrap();
+        assert!(
+            last.starts_with("# ") && last.ends_with("more lines not kept (the log's bound)"),
+            "{last}"
+        );
+        assert_eq!(log.text().lines().last().unwrap(), last);
     }
 }

@@ -9,6 +9,7 @@ pub mod beneath;
 pub mod bridge;
 pub mod bwrap;
 pub mod cgroup;
+pub mod denials;
 pub mod doctor;
 pub mod etc;
 pub mod exec;
@@ -38,9 +39,9 @@ pub mod watch_network;
 pub mod watch_shim;
 pub mod watch_supervisor;
 
+pub use denials::Denial;
 pub use exec::ExecOutput;
 pub use policy::{HostPort, Limits, NetworkPolicy, Role, SandboxPolicy};
-pub use proxy::Denial;
 pub use scope::{Access, Area, Capability, Scope, ScopeNetwork};
 pub use session::{ExecOptions, Session, SessionConfig};
 

@@ -21,6 +21,7 @@ use std::time::Duration;
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpStream, UnixListener, UnixStream};
 
+use super::denials::{Denial, DenialLog, MAX_DENIALS, kept_host};
 use super::log::SessionLog;
 use super::policy::HostPort;
 use super::proxy_http::{exchange, parse_head, read_head};
@@ -35,24 +36,11 @@ pub const CONNECTION_CAP_HOST: &str = "egress-proxy-connection-cap";
 const ACCEPT_BACKOFF_MIN: Duration = Duration::from_millis(5);
 const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
 
-/// One refused egress attempt; these become findings.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Denial {
-    /// Requested host (as the client wrote it).
-    pub host: String,
-    /// Requested port.
-    pub port: u16,
-    /// `CONNECT` or the HTTP method of a plain request.
-    pub method: String,
-    /// RFC 3339 UTC time of the attempt.
-    pub time: String,
-}
-
 /// A running proxy; dropping it stops accepting.
 #[derive(Debug)]
 pub struct EgressProxy {
     socket: PathBuf,
-    denials: Arc<Mutex<Vec<Denial>>>,
+    denials: Arc<Mutex<DenialLog>>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -62,7 +50,7 @@ impl EgressProxy {
         use std::os::unix::fs::PermissionsExt;
         let listener = UnixListener::bind(socket)?;
         std::fs::set_permissions(socket, std::fs::Permissions::from_mode(0o666))?;
-        let denials = Arc::new(Mutex::new(Vec::new()));
+        let denials = Arc::new(Mutex::new(DenialLog::default()));
         let shared = Arc::new(Shared {
             allow,
             log,
@@ -82,9 +70,9 @@ impl EgressProxy {
         &self.socket
     }
 
-    /// Every refused attempt so far.
+    /// Every refused attempt so far (bounded: see [`DenialLog`]).
     pub fn denials(&self) -> Vec<Denial> {
-        self.denials.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.denials.lock().unwrap_or_else(|p| p.into_inner()).all()
     }
 }
 
@@ -97,7 +85,7 @@ impl Drop for EgressProxy {
 struct Shared {
     allow: Vec<HostPort>,
     log: SessionLog,
-    denials: Arc<Mutex<Vec<Denial>>>,
+    denials: Arc<Mutex<DenialLog>>,
     /// Client connections being served now.
     active: AtomicUsize,
 }
@@ -206,16 +194,28 @@ impl Shared {
             .any(|a| a.host == target.host && a.port == target.port);
         if !allowed {
             let denial = Denial {
-                host: target.host.clone(),
+                host: kept_host(&target.host),
                 port: target.port,
                 method: target.method.clone(),
                 time: chrono::Utc::now().to_rfc3339(),
             };
-            self.log.note(&format!(
+            let line = format!(
                 "egress DENIED {} {}:{} (not on the allowlist)",
                 denial.method, denial.host, denial.port
-            ));
-            self.denials.lock().unwrap_or_else(|p| p.into_inner()).push(denial);
+            );
+            let (kept, first_dropped) = {
+                let mut log = self.denials.lock().unwrap_or_else(|p| p.into_inner());
+                let kept = log.push(denial);
+                (kept, log.more == 1)
+            };
+            // The log is bounded like the record: past it, one line says the rest is counted.
+            if kept {
+                self.log.note(&line);
+            } else if first_dropped {
+                self.log.note(&format!(
+                    "egress: {MAX_DENIALS} refusals logged; further ones are only counted"
+                ));
+            }
             let body = "egress to this destination is not allowed by the sandbox policy\n";
             let resp = format!(
                 "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",

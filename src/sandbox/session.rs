@@ -12,6 +12,7 @@ use std::time::Duration;
 use super::SandboxError;
 use super::bwrap::{Layout, map_inside};
 use super::cgroup::CgroupSet;
+use super::denials::Denial;
 use super::exec::{self, ExecOutput};
 use super::files::{chown_tree, copy_tree, copy_tree_beneath};
 use super::limits::sandbox_uid;
@@ -19,7 +20,7 @@ use super::log::SessionLog;
 use super::openshell;
 use super::policy::{NetworkPolicy, Role, SandboxPolicy};
 use super::procs;
-use super::proxy::{Denial, EgressProxy};
+use super::proxy::EgressProxy;
 use super::scratch::{self, ScratchBound};
 use super::session_sweep;
 
@@ -338,6 +339,12 @@ impl Session {
     /// record), and how many could not be kept or read.
     pub fn take_commands(&self) -> super::watch_exec::CommandLog {
         std::mem::take(&mut *self.watch.commands.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Why the watch could not see what the session's processes did, if it could not (their
+    /// memory was not readable): the session's record is then incomplete.
+    pub fn watch_fault(&self) -> Option<String> {
+        self.watch.blind.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// Ends every process of the session and removes its folder unless `keep`.

@@ -10,11 +10,11 @@
 //!
 //! Ghostlab's own hops are not the agent's: the command Ghostlab issued (the egress bridge, the
 //! agent host's command line, which carries the user's message) and every tail of it that the
-//! bridge execs are left out ([`is_issued`]).
+//! bridge execs are left out, each once ([`IssuedHops`]).
 
 use serde::{Deserialize, Serialize};
 
-use super::watch_memory;
+use super::watch_memory::{self, ReadError};
 
 /// At most this many commands are kept between two reads of the log; later ones are counted.
 pub const MAX_COMMANDS: usize = 5000;
@@ -57,15 +57,48 @@ impl ObservedCommand {
         }
         out
     }
+}
 
-    /// Whether this exec is one of Ghostlab's own hops: `argv[0]` and the arguments equal a
-    /// tail of the command Ghostlab issued (`issued`, what follows the watch shim's `--`).
-    pub fn is_issued(&self, issued: &[String]) -> bool {
-        let n = self.args.len() + 1;
-        issued.len() >= n && {
-            let tail = &issued[issued.len() - n..];
-            tail[0] == self.argv0 && tail[1..] == self.args[..]
+/// The command Ghostlab issued (what follows the watch shim's `--`) and which of its hops
+/// have been seen: the shim's exec of the whole command, then each tail a bridge execs
+/// (`ghostlab __egress-bridge -- opencode run …` execs `opencode run …`).
+///
+/// A hop is matched by `argv[0]`, the arguments *and* the program's name, and each by one
+/// process only: any process inside can read the issued command from /proc, so `exec -a <its
+/// last word> /usr/bin/git` must not pass for a hop, nor may another process's copy of a real
+/// one. The same process may try a hop again: a PATH search execs each folder in turn.
+#[derive(Debug)]
+pub struct IssuedHops {
+    argv: Vec<String>,
+    /// Per tail start: the process that made that hop.
+    by: std::sync::Mutex<Vec<Option<u32>>>,
+}
+
+impl IssuedHops {
+    pub fn new(argv: Vec<String>) -> IssuedHops {
+        let by = std::sync::Mutex::new(vec![None; argv.len()]);
+        IssuedHops { argv, by }
+    }
+
+    /// Whether process `pid` starting `c` is one of Ghostlab's hops.
+    pub fn take(&self, pid: u32, c: &ObservedCommand) -> bool {
+        let n = c.args.len() + 1;
+        let Some(start) = self.argv.len().checked_sub(n) else {
+            return false;
+        };
+        let tail = &self.argv[start..];
+        let named = &tail[0];
+        // An absolute name must be the very program; a bare one is found on PATH by the hop.
+        let same_program = if named.starts_with('/') {
+            c.program == *named
+        } else {
+            !named.contains('/') && c.program.rsplit('/').next() == Some(named.as_str())
+        };
+        if !(same_program && tail[0] == c.argv0 && tail[1..] == c.args[..]) {
+            return false;
         }
+        let mut by = self.by.lock().unwrap_or_else(|p| p.into_inner());
+        *by[start].get_or_insert(pid) == pid
     }
 }
 
@@ -96,16 +129,16 @@ impl CommandLog {
     }
 }
 
-/// Reads the command of an `execve(path, argv, envp)` or `execveat(dirfd, path, argv, …)`;
-/// `None` when its memory cannot be read.
-pub fn read(req: &libc::seccomp_notif) -> Option<ObservedCommand> {
+/// Reads the command of an `execve(path, argv, envp)` or `execveat(dirfd, path, argv, …)`.
+pub fn read(req: &libc::seccomp_notif) -> Result<ObservedCommand, ReadError> {
     let (path, argv) = if i64::from(req.data.nr) == libc::SYS_execveat {
         (req.data.args[1], req.data.args[2])
     } else {
         (req.data.args[0], req.data.args[1])
     };
-    let mem = watch_memory::open(req.pid).ok()?;
-    let mut program = watch_memory::read_c_string(&mem, path).ok()?;
+    let unread = |e: std::io::Error| ReadError::of(req.pid, &e);
+    let mem = watch_memory::open(req.pid)?;
+    let mut program = watch_memory::read_c_string(&mem, path).map_err(unread)?;
     // `execveat(fd, "", …, AT_EMPTY_PATH)` (fexecve) runs the open file itself.
     if program.is_empty() && i64::from(req.data.nr) == libc::SYS_execveat {
         let fd = req.data.args[0] as i32;
@@ -113,9 +146,9 @@ pub fn read(req: &libc::seccomp_notif) -> Option<ObservedCommand> {
             .map(|p| p.to_string_lossy().into_owned())
             .unwrap_or_default();
     }
-    let mut args = watch_memory::read_string_array(&mem, argv).ok()?;
+    let mut args = watch_memory::read_string_array(&mem, argv).map_err(unread)?;
     let argv0 = if args.is_empty() { String::new() } else { args.remove(0) };
-    Some(ObservedCommand {
+    Ok(ObservedCommand {
         program,
         argv0,
         args,
@@ -159,31 +192,61 @@ mod tests {
     }
 
     #[test]
-    fn only_a_tail_of_what_ghostlab_issued_is_its_own_hop() {
+    fn only_a_tail_of_what_ghostlab_issued_is_its_own_hop_and_only_once() {
         let issued: Vec<String> = ["/g/ghostlab", "__egress-bridge", "--", "opencode", "run", "push it"]
             .iter()
             .map(|s| s.to_string())
             .collect();
-        let hop = ObservedCommand {
-            argv0: "opencode".into(),
-            ..cmd("/x/opencode", &["run", "push it"])
-        };
-        assert!(hop.is_issued(&issued));
+        let hops = IssuedHops::new(issued);
         let whole = ObservedCommand {
             argv0: "/g/ghostlab".into(),
             ..cmd("/g/ghostlab", &["__egress-bridge", "--", "opencode", "run", "push it"])
         };
-        assert!(whole.is_issued(&issued));
+        let hop = ObservedCommand {
+            argv0: "opencode".into(),
+            ..cmd("/x/opencode", &["run", "push it"])
+        };
+        assert!(hops.take(10, &whole));
+        assert!(hops.take(10, &hop), "the bridge execs in its own process");
+        let tried = ObservedCommand {
+            program: "/usr/local/bin/opencode".into(),
+            ..hop.clone()
+        };
+        assert!(hops.take(10, &tried), "a PATH search tries each folder");
+        assert!(!hops.take(11, &hop), "another process's copy of a hop is the agent's");
+        let fresh = || IssuedHops::new(hops.argv.clone());
         let agent = ObservedCommand {
             argv0: "git".into(),
             ..cmd("/usr/bin/git", &["push"])
         };
-        assert!(!agent.is_issued(&issued));
+        assert!(!fresh().take(10, &agent));
         let altered = ObservedCommand {
             argv0: "opencode".into(),
             ..cmd("/x/opencode", &["run", "push it", "--extra"])
         };
-        assert!(!altered.is_issued(&issued));
+        assert!(!fresh().take(10, &altered));
+        // Any program under the last word (read from /proc) or a hop's argv is not a hop.
+        let disguised_last = ObservedCommand {
+            argv0: "push it".into(),
+            ..cmd("/usr/bin/git", &[])
+        };
+        assert!(!fresh().take(10, &disguised_last));
+        let disguised_hop = ObservedCommand {
+            argv0: "opencode".into(),
+            ..cmd("/usr/bin/git", &["run", "push it"])
+        };
+        assert!(!fresh().take(10, &disguised_hop));
+        let other_ghostlab = ObservedCommand {
+            argv0: "/g/ghostlab".into(),
+            ..cmd(
+                "/tmp/ghostlab",
+                &["__egress-bridge", "--", "opencode", "run", "push it"],
+            )
+        };
+        assert!(
+            !fresh().take(10, &other_ghostlab),
+            "an absolute name must be that very program"
+        );
     }
 
     #[test]

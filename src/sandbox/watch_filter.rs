@@ -1,6 +1,7 @@
 //! The second seccomp filter of a bubblewrap command, installed by the watch shim
 //! (`watch_shim`) just before the agent's program starts: it hands every `connect`, every
-//! `sendto` with an explicit destination and every `execve`/`execveat` to Ghostlab's
+//! `sendto` with an explicit destination, every `sendmsg`/`sendmmsg` (whose destination sits
+//! behind a pointer a filter cannot follow) and every `execve`/`execveat` to Ghostlab's
 //! supervisor (`watch_supervisor`) as a user notification. So a direct network attempt, one
 //! that ignores the egress proxy, is recorded, also under `network: disabled` where no proxy
 //! runs; and every program the agent's processes start is recorded, whatever runner it has.
@@ -45,8 +46,8 @@ fn jump(code: u16, k: u32, jt: u8, jf: u8) -> sock_filter {
     sock_filter { code, jt, jf, k }
 }
 
-/// The program: notify on `connect`, `execve`, `execveat`, and on `sendto` whose destination
-/// pointer is not null.
+/// The program: notify on `connect`, `sendmsg`, `sendmmsg`, `execve`, `execveat`, and on
+/// `sendto` whose destination pointer is not null.
 pub fn program() -> Vec<sock_filter> {
     let mut p = vec![
         stmt(LD_ABS_W, ARCH),
@@ -59,7 +60,13 @@ pub fn program() -> Vec<sock_filter> {
         p.push(jump(JSET_K, 0x4000_0000, 0, 1));
         p.push(stmt(RET_K, RET_EPERM));
     }
-    for nr in [libc::SYS_connect, libc::SYS_execve, libc::SYS_execveat] {
+    for nr in [
+        libc::SYS_connect,
+        libc::SYS_sendmsg,
+        libc::SYS_sendmmsg,
+        libc::SYS_execve,
+        libc::SYS_execveat,
+    ] {
         p.push(jump(JEQ_K, nr as u32, 0, 1));
         p.push(stmt(RET_K, RET_NOTIFY));
     }
@@ -128,6 +135,18 @@ mod tests {
         assert_eq!(run(&p, &data(libc::SYS_read, AUDIT_ARCH, [0; 6])), RET_ALLOW);
         assert_eq!(run(&p, &data(libc::SYS_execve, AUDIT_ARCH, [0; 6])), RET_NOTIFY);
         assert_eq!(run(&p, &data(libc::SYS_execveat, AUDIT_ARCH, [0; 6])), RET_NOTIFY);
+        assert_eq!(
+            run(&p, &data(libc::SYS_sendmsg, AUDIT_ARCH, [3, 0x1000, 0, 0, 0, 0])),
+            RET_NOTIFY
+        );
+        assert_eq!(
+            run(&p, &data(libc::SYS_sendmmsg, AUDIT_ARCH, [3, 0x1000, 2, 0, 0, 0])),
+            RET_NOTIFY
+        );
+        assert_eq!(
+            run(&p, &data(libc::SYS_recvmsg, AUDIT_ARCH, [3, 0x1000, 0, 0, 0, 0])),
+            RET_ALLOW
+        );
         assert_eq!(run(&p, &data(libc::SYS_connect, 0x4000_0003, [0; 6])), RET_ALLOW);
     }
 
@@ -138,5 +157,8 @@ mod tests {
         let x32_connect = libc::SYS_connect | 0x4000_0000;
         assert_eq!(run(&p, &data(x32_connect, AUDIT_ARCH, [0; 6])), RET_EPERM);
         assert_eq!(run(&p, &data(0x4000_0000 | 520, AUDIT_ARCH, [0; 6])), RET_EPERM);
+        // x32's own sendmsg/sendmmsg numbers.
+        assert_eq!(run(&p, &data(0x4000_0000 | 518, AUDIT_ARCH, [0; 6])), RET_EPERM);
+        assert_eq!(run(&p, &data(0x4000_0000 | 538, AUDIT_ARCH, [0; 6])), RET_EPERM);
     }
 }

@@ -9,11 +9,44 @@ pub const MAX_ARGS: usize = 256;
 /// At most this many bytes of one string are read.
 pub const MAX_STRING: usize = 4096;
 
+/// Why a caller's memory could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadError {
+    /// The pointer is not the caller's: the kernel would fail the call with EFAULT.
+    BadAddress,
+    /// The caller is gone (it died or was interrupted).
+    Gone,
+    /// Ghostlab may not read it (Yama `ptrace_scope`, an LSM): the watch is blind.
+    NotAllowed(String),
+}
+
+impl ReadError {
+    pub fn of(pid: u32, e: &std::io::Error) -> ReadError {
+        if blinded() {
+            return ReadError::NotAllowed(format!("cannot read /proc/{pid}/mem: permission denied (test hook)"));
+        }
+        match e.raw_os_error() {
+            Some(libc::EACCES | libc::EPERM) => ReadError::NotAllowed(format!(
+                "cannot read /proc/{pid}/mem: {e} (Yama ptrace_scope or a security module forbids it)"
+            )),
+            Some(libc::ENOENT | libc::ESRCH) => ReadError::Gone,
+            _ => ReadError::BadAddress,
+        }
+    }
+}
+
+/// With the `test-hooks` feature, `GHOSTLAB_TEST_WATCH_BLIND=1` makes every read fail as a
+/// forbidding security module would: how tests reach the blind-watch path on a machine
+/// without one. Never in a release build.
+fn blinded() -> bool {
+    cfg!(feature = "test-hooks") && std::env::var_os("GHOSTLAB_TEST_WATCH_BLIND").is_some_and(|v| v == "1")
+}
+
 /// Reads up to `len` bytes at `addr` of process `pid`.
-pub fn read_bytes(pid: u32, addr: u64, len: usize) -> std::io::Result<Vec<u8>> {
+pub fn read_bytes(pid: u32, addr: u64, len: usize) -> Result<Vec<u8>, ReadError> {
     let f = open(pid)?;
     let mut buf = vec![0u8; len];
-    let n = f.read_at(&mut buf, addr)?;
+    let n = f.read_at(&mut buf, addr).map_err(|e| ReadError::of(pid, &e))?;
     buf.truncate(n);
     Ok(buf)
 }
@@ -61,8 +94,11 @@ pub fn read_string_array(mem: &std::fs::File, addr: u64) -> std::io::Result<Vec<
 }
 
 /// Opens the memory of `pid` for [`read_c_string`].
-pub fn open(pid: u32) -> std::io::Result<std::fs::File> {
-    std::fs::File::open(format!("/proc/{pid}/mem"))
+pub fn open(pid: u32) -> Result<std::fs::File, ReadError> {
+    if blinded() {
+        return Err(ReadError::of(pid, &std::io::Error::from_raw_os_error(libc::EACCES)));
+    }
+    std::fs::File::open(format!("/proc/{pid}/mem")).map_err(|e| ReadError::of(pid, &e))
 }
 
 #[cfg(test)]
@@ -81,5 +117,20 @@ mod tests {
         let s = read_c_string(&mem, long.as_ptr() as u64).unwrap();
         assert_eq!(s.len(), MAX_STRING);
         assert!(read_string_array(&mem, 0).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_bad_pointer_a_gone_process_and_a_forbidden_read_are_told_apart() {
+        let me = std::process::id();
+        assert_eq!(
+            read_bytes(me, 8, 16),
+            Err(ReadError::BadAddress),
+            "page zero is never mapped"
+        );
+        assert_eq!(read_bytes(u32::MAX - 1, 0x1000, 16), Err(ReadError::Gone));
+        let denied = std::io::Error::from_raw_os_error(libc::EACCES);
+        assert!(matches!(ReadError::of(me, &denied), ReadError::NotAllowed(why) if why.contains("ptrace_scope")));
+        let eperm = std::io::Error::from_raw_os_error(libc::EPERM);
+        assert!(matches!(ReadError::of(me, &eperm), ReadError::NotAllowed(_)));
     }
 }

@@ -1,60 +1,131 @@
-//! What the network watch decides for a notified `connect` or addressed `sendto`: a unix
-//! socket or the sandbox's own loopback goes on; a DNS query to the loopback (the sandbox's
-//! resolv.conf names it) and anything else is refused and recorded as a [`Denial`], the same
-//! record the egress proxy keeps.
+//! What the network watch decides for a notified `connect`, or a `sendto`, `sendmsg` or
+//! `sendmmsg` that names a destination: a unix socket or the sandbox's own loopback goes on; a
+//! DNS query to the loopback (the sandbox's resolv.conf names it) and anything else is refused
+//! and recorded as a [`Denial`], the same record the egress proxy keeps.
 //!
 //! The address is read from the caller's memory. A thread that rewrites it between that read
 //! and the kernel's own gains nothing: the network namespace has only `lo`, so such a call
-//! still reaches nothing; it only goes unrecorded. An address that cannot be read is refused
-//! and recorded.
+//! still reaches nothing; it only goes unrecorded. A pointer the caller does not own fails with
+//! EFAULT, as the kernel would fail it. Memory Ghostlab is not allowed to read (Yama
+//! `ptrace_scope`, an LSM) blinds the watch: the call is refused and the session is marked
+//! [`Decision::blind`], which makes the case an infrastructure error, never the agent's fault.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use super::proxy::Denial;
-use super::watch_memory::read_bytes;
+use super::denials::Denial;
+use super::watch_memory::{ReadError, read_bytes};
 
 /// The port of a name lookup.
 const DNS_PORT: u16 = 53;
 /// How a DNS query is recorded: its name is in the packet, which a `connect` does not carry.
 pub const NAME_LOOKUP: &str = "(a DNS name lookup)";
+/// `struct msghdr` on 64-bit Linux: `msg_name` (8 bytes), `msg_namelen` (4), padding, iov…
+const MSGHDR_SIZE: usize = 56;
+/// `struct mmsghdr`: a msghdr and the `msg_len` the kernel fills, padded to 8.
+const MMSGHDR_SIZE: usize = 64;
+/// The kernel sends at most this many messages of one `sendmmsg` (UIO_MAXIOV).
+const MAX_MMSG: u64 = 1024;
 
 /// The answer to one call: 0 lets it go on, else the negative errno it fails with.
+#[derive(Debug, Default)]
 pub struct Decision {
     pub error: i32,
-    pub record: Option<Denial>,
+    /// The destinations refused (one per refused address of the call).
+    pub records: Vec<Denial>,
+    /// Why the watch could not read the caller's memory, if it could not.
+    pub blind: Option<String>,
 }
 
-/// Decides a `connect(fd, addr, len)` or `sendto(fd, buf, n, flags, addr, len)`.
+/// Decides a notified network call.
 pub fn decide(req: &libc::seccomp_notif) -> Decision {
-    let (addr, len, method) = if i64::from(req.data.nr) == libc::SYS_connect {
-        (req.data.args[1], req.data.args[2], "connect")
-    } else {
-        (req.data.args[4], req.data.args[5], "sendto")
+    let nr = i64::from(req.data.nr);
+    let a = req.data.args;
+    let (method, targets) = match nr {
+        libc::SYS_connect => ("connect", Ok(vec![(a[1], a[2])])),
+        libc::SYS_sendto => ("sendto", Ok(vec![(a[4], a[5])])),
+        libc::SYS_sendmsg => ("sendmsg", message_names(req.pid, a[1], 1)),
+        _ => ("sendmmsg", message_names(req.pid, a[1], a[2].min(MAX_MMSG))),
     };
-    let refuse = |host: String, port: u16| Decision {
-        // A name lookup is refused as the empty loopback resolver would: at once.
-        error: if port == DNS_PORT {
-            -libc::ECONNREFUSED
-        } else {
-            -libc::ENETUNREACH
+    let targets = match targets {
+        Ok(t) => t,
+        Err(e) => return unread(e),
+    };
+    let mut out = Decision::default();
+    for (addr, len) in targets {
+        let bytes = match read_bytes(req.pid, addr, (len as usize).min(128)) {
+            Ok(b) if b.len() >= 2 => b,
+            Ok(_) => {
+                return Decision {
+                    error: -libc::EINVAL,
+                    ..Decision::default()
+                };
+            }
+            Err(e) => return unread(e),
+        };
+        let refused = match parse_inet(&bytes) {
+            Target::NotInet => None,
+            Target::Inet(ip, DNS_PORT) if is_local(ip) => Some((NAME_LOOKUP.to_string(), DNS_PORT)),
+            Target::Inet(ip, _) if is_local(ip) => None,
+            Target::Inet(ip, port) => Some((ip.to_string(), port)),
+            Target::Malformed => Some(("(malformed address)".to_string(), 0)),
+        };
+        if let Some((host, port)) = refused {
+            // A name lookup is refused as the empty loopback resolver would: at once.
+            if out.error == 0 {
+                out.error = if port == DNS_PORT {
+                    -libc::ECONNREFUSED
+                } else {
+                    -libc::ENETUNREACH
+                };
+            }
+            out.records.push(Denial {
+                host,
+                port,
+                method: format!("{method} (direct, not through the proxy)"),
+                time: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+            });
+        }
+    }
+    out
+}
+
+/// The destinations (`msg_name`, `msg_namelen`) of `count` message headers at `addr`, each
+/// `MSGHDR_SIZE` or `MMSGHDR_SIZE` apart; headers without one are left out.
+fn message_names(pid: u32, addr: u64, count: u64) -> Result<Vec<(u64, u64)>, ReadError> {
+    let stride = if count == 1 { MSGHDR_SIZE } else { MMSGHDR_SIZE };
+    let headers = read_bytes(pid, addr, stride * count as usize)?;
+    let whole = headers.len() / stride;
+    if (whole as u64) < count.min(1) {
+        return Err(ReadError::BadAddress);
+    }
+    Ok(headers
+        .chunks_exact(stride)
+        .take(count as usize)
+        .filter_map(|h| {
+            let name = u64::from_ne_bytes(h[0..8].try_into().expect("8 bytes"));
+            let len = u32::from_ne_bytes(h[8..12].try_into().expect("4 bytes"));
+            (name != 0 && len != 0).then_some((name, u64::from(len)))
+        })
+        .collect())
+}
+
+/// A read that failed: a bad pointer fails the call as the kernel would; memory Ghostlab may
+/// not read blinds the watch (refused, and the case cannot be judged).
+fn unread(e: ReadError) -> Decision {
+    match e {
+        ReadError::BadAddress => Decision {
+            error: -libc::EFAULT,
+            ..Decision::default()
         },
-        record: Some(Denial {
-            host,
-            port,
-            method: format!("{method} (direct, not through the proxy)"),
-            time: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-        }),
-    };
-    let bytes = match read_bytes(req.pid, addr, (len as usize).min(128)) {
-        Ok(b) if b.len() >= 2 => b,
-        _ => return refuse("(address unreadable)".into(), 0),
-    };
-    match parse_inet(&bytes) {
-        Target::NotInet => Decision { error: 0, record: None },
-        Target::Inet(ip, DNS_PORT) if is_local(ip) => refuse(NAME_LOOKUP.into(), DNS_PORT),
-        Target::Inet(ip, _) if is_local(ip) => Decision { error: 0, record: None },
-        Target::Inet(ip, port) => refuse(ip.to_string(), port),
-        Target::Malformed => refuse("(malformed address)".into(), 0),
+        ReadError::Gone => Decision {
+            error: -libc::ESRCH,
+            ..Decision::default()
+        },
+        ReadError::NotAllowed(why) => Decision {
+            error: -libc::ENETUNREACH,
+            blind: Some(why),
+            ..Decision::default()
+        },
     }
 }
 
@@ -132,5 +203,80 @@ mod tests {
         ] {
             assert!(!is_local(away.parse().unwrap()), "{away}");
         }
+    }
+
+    /// A notification as the kernel would send it for a call of this process.
+    fn call(nr: i64, args: [u64; 6]) -> libc::seccomp_notif {
+        // SAFETY: a plain C struct; all-zero is valid.
+        let mut req: libc::seccomp_notif = unsafe { std::mem::zeroed() };
+        req.pid = std::process::id();
+        req.data.nr = nr as i32;
+        req.data.args = args;
+        req
+    }
+
+    /// A msghdr naming `name` (or nothing), laid out as the kernel reads it.
+    fn msghdr(name: Option<&[u8]>, stride: usize) -> Vec<u8> {
+        let mut h = vec![0u8; stride];
+        if let Some(n) = name {
+            h[0..8].copy_from_slice(&(n.as_ptr() as u64).to_ne_bytes());
+            h[8..12].copy_from_slice(&(n.len() as u32).to_ne_bytes());
+        }
+        h
+    }
+
+    #[test]
+    fn sendmsg_and_sendmmsg_are_read_through_their_headers() {
+        let away = v4([203, 0, 113, 5], 443);
+        let dns = v4([8, 8, 8, 8], 53);
+        let local = v4([127, 0, 0, 1], 8080);
+        let one = msghdr(Some(&away), MSGHDR_SIZE);
+        let d = decide(&call(libc::SYS_sendmsg, [3, one.as_ptr() as u64, 0, 0, 0, 0]));
+        assert_eq!(d.error, -libc::ENETUNREACH);
+        assert_eq!((d.records[0].host.as_str(), d.records[0].port), ("203.0.113.5", 443));
+        assert!(d.records[0].method.starts_with("sendmsg"));
+        // A connected socket's sendmsg names nothing: it goes on unrecorded.
+        let unnamed = msghdr(None, MSGHDR_SIZE);
+        let d = decide(&call(libc::SYS_sendmsg, [3, unnamed.as_ptr() as u64, 0, 0, 0, 0]));
+        assert_eq!((d.error, d.records.len()), (0, 0));
+        // A batch: nothing, the loopback, a public resolver. One refusal fails the batch.
+        let mut batch = msghdr(None, MMSGHDR_SIZE);
+        batch.extend(msghdr(Some(&local), MMSGHDR_SIZE));
+        batch.extend(msghdr(Some(&dns), MMSGHDR_SIZE));
+        let d = decide(&call(libc::SYS_sendmmsg, [3, batch.as_ptr() as u64, 3, 0, 0, 0]));
+        assert_eq!(d.error, -libc::ECONNREFUSED, "refused as a lookup is");
+        assert_eq!(d.records.len(), 1);
+        assert_eq!((d.records[0].host.as_str(), d.records[0].port), ("8.8.8.8", 53));
+        // Only `vlen` headers count: the third is beyond it.
+        let d = decide(&call(libc::SYS_sendmmsg, [3, batch.as_ptr() as u64, 2, 0, 0, 0]));
+        assert_eq!((d.error, d.records.len()), (0, 0));
+        assert!(d.blind.is_none());
+    }
+
+    #[test]
+    fn a_pointer_the_caller_does_not_own_fails_as_the_kernel_would_and_is_not_the_agent_s_attempt() {
+        for req in [
+            call(libc::SYS_connect, [3, 8, 16, 0, 0, 0]),
+            call(libc::SYS_sendmsg, [3, 8, 0, 0, 0, 0]),
+            call(libc::SYS_sendmmsg, [3, 8, 4, 0, 0, 0]),
+        ] {
+            let d = decide(&req);
+            assert_eq!(d.error, -libc::EFAULT);
+            assert!(d.records.is_empty() && d.blind.is_none());
+        }
+        // A header whose name points nowhere.
+        let mut h = vec![0u8; MSGHDR_SIZE];
+        h[0..8].copy_from_slice(&8u64.to_ne_bytes());
+        h[8..12].copy_from_slice(&16u32.to_ne_bytes());
+        let d = decide(&call(libc::SYS_sendmsg, [3, h.as_ptr() as u64, 0, 0, 0, 0]));
+        assert_eq!(d.error, -libc::EFAULT);
+    }
+
+    #[test]
+    fn a_forbidden_read_blinds_the_watch_and_refuses_without_blaming_the_agent() {
+        let d = unread(ReadError::NotAllowed("cannot read".into()));
+        assert_eq!(d.error, -libc::ENETUNREACH);
+        assert!(d.records.is_empty());
+        assert_eq!(d.blind.as_deref(), Some("cannot read"));
     }
 }

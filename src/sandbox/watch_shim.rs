@@ -1,7 +1,8 @@
 //! The watch shim, run *inside* the sandbox as `ghostlab __network-watch --socket-fd N -- argv`:
-//! it installs the watch filter (`watch_filter`) with a user-notification listener, hands the
-//! listener to Ghostlab's supervisor over the inherited unix socket `N`, waits until the
-//! supervisor has it, then becomes `argv`. Every process `argv` starts inherits the filter.
+//! it installs the watch filter (`watch_filter`) with a user-notification listener, tells
+//! Ghostlab's supervisor the listener's number over the inherited unix socket `N` (the
+//! supervisor takes its own copy with `pidfd_getfd`), waits until the supervisor has it, then
+//! becomes `argv`. Every process `argv` starts inherits the filter.
 //!
 //! It fails closed: if any step fails, `argv` never runs (exit 126 with the reason).
 
@@ -26,16 +27,18 @@ pub fn run(socket_fd: RawFd, argv: &[String]) -> Error {
     if let Err(e) = send_fd(socket_fd, listener) {
         return Error::new(e.kind(), format!("handing the network watch to ghostlab: {e}"));
     }
-    // SAFETY: closing descriptors this process owns; the supervisor holds its own copy.
-    unsafe { libc::close(listener) };
     let mut ack = [0u8; 1];
     // SAFETY: read into a one-byte buffer from our socket.
     let n = unsafe { libc::read(socket_fd, ack.as_mut_ptr().cast(), 1) };
     if n != 1 {
         return Error::other("ghostlab did not take up the network watch");
     }
-    // SAFETY: as above.
-    unsafe { libc::close(socket_fd) };
+    // SAFETY: closing descriptors this process owns; the supervisor took its own copy of the
+    // listener before it answered.
+    unsafe {
+        libc::close(listener);
+        libc::close(socket_fd);
+    }
     std::process::Command::new(&argv[0]).args(&argv[1..]).exec()
 }
 
@@ -64,72 +67,88 @@ fn install() -> std::io::Result<RawFd> {
     }
 }
 
-/// The buffers of a one-byte message that carries one descriptor (SCM_RIGHTS); `msg` points
-/// into the others, so they are boxed and live as long as it does.
-struct FdMessage {
-    byte: [u8; 1],
-    iov: libc::iovec,
-    control: Vec<u8>,
-    msg: libc::msghdr,
-}
-
-impl FdMessage {
-    fn new() -> Box<FdMessage> {
-        // SAFETY: CMSG_SPACE is a pure size computation.
-        let space = unsafe { libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) } as usize;
-        // SAFETY: a zeroed iovec and msghdr are valid; the pointers are set just below.
-        let mut m = Box::new(FdMessage {
-            byte: [1],
-            iov: unsafe { std::mem::zeroed() },
-            control: vec![0u8; space],
-            msg: unsafe { std::mem::zeroed() },
-        });
-        m.iov.iov_base = m.byte.as_mut_ptr().cast();
-        m.iov.iov_len = 1;
-        m.msg.msg_iov = &mut m.iov;
-        m.msg.msg_iovlen = 1;
-        m.msg.msg_control = m.control.as_mut_ptr().cast();
-        m.msg.msg_controllen = space as _;
-        m
-    }
-}
-
-/// Sends `fd` as SCM_RIGHTS with a one-byte payload.
+/// Tells the supervisor which descriptor number holds the listener, with a plain `write`:
+/// the filter is already in force and notifies `sendmsg`, which the supervisor could not
+/// answer before it has the listener, so SCM_RIGHTS cannot carry it.
 pub fn send_fd(socket: RawFd, fd: RawFd) -> std::io::Result<()> {
-    let m = FdMessage::new();
-    // SAFETY: the control buffer holds one cmsg of the size `FdMessage` computed.
-    unsafe {
-        let cmsg = libc::CMSG_FIRSTHDR(&m.msg);
-        (*cmsg).cmsg_level = libc::SOL_SOCKET;
-        (*cmsg).cmsg_type = libc::SCM_RIGHTS;
-        (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<RawFd>() as u32) as _;
-        std::ptr::write_unaligned(libc::CMSG_DATA(cmsg).cast::<RawFd>(), fd);
-        if libc::sendmsg(socket, &m.msg, libc::MSG_NOSIGNAL) != 1 {
-            return Err(Error::last_os_error());
-        }
+    let bytes = fd.to_ne_bytes();
+    // SAFETY: write of a 4-byte buffer to our socket.
+    if unsafe { libc::write(socket, bytes.as_ptr().cast(), bytes.len()) } != bytes.len() as isize {
+        return Err(Error::last_os_error());
     }
     Ok(())
 }
 
-/// Receives one descriptor sent by [`send_fd`]; `None` at end of stream.
-pub fn recv_fd(socket: RawFd) -> std::io::Result<Option<RawFd>> {
-    let mut m = FdMessage::new();
-    let msg = &mut m.msg;
-    // SAFETY: recvmsg into the buffers above; received descriptors are close-on-exec.
-    let n = unsafe { libc::recvmsg(socket, msg, libc::MSG_CMSG_CLOEXEC) };
+/// Lets `socket` receive its peers' credentials: [`take_fd`] needs the sender's pid.
+pub fn expect_credentials(socket: RawFd) -> std::io::Result<()> {
+    let on: libc::c_int = 1;
+    // SAFETY: setsockopt with an int option.
+    let rc = unsafe {
+        libc::setsockopt(
+            socket,
+            libc::SOL_SOCKET,
+            libc::SO_PASSCRED,
+            (&on as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as u32,
+        )
+    };
+    if rc != 0 {
+        return Err(Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Receives the number [`send_fd`] wrote and takes a copy of that descriptor from the
+/// sender (`pidfd_getfd`), whose pid the kernel attached (`SO_PASSCRED`, set by
+/// [`expect_credentials`]) as this process's namespace sees it. `None` at end of stream.
+pub fn take_fd(socket: RawFd) -> std::io::Result<Option<RawFd>> {
+    let mut number = [0u8; 4];
+    // SAFETY: CMSG_SPACE is a pure size computation.
+    let space = unsafe { libc::CMSG_SPACE(std::mem::size_of::<libc::ucred>() as u32) } as usize;
+    let mut control = vec![0u8; space];
+    // SAFETY: zeroed iovec and msghdr are valid; their pointers are set below and outlive them.
+    let mut iov: libc::iovec = unsafe { std::mem::zeroed() };
+    iov.iov_base = number.as_mut_ptr().cast();
+    iov.iov_len = number.len();
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.as_mut_ptr().cast();
+    msg.msg_controllen = space as _;
+    // SAFETY: recvmsg into the buffers above, all the whole message at once.
+    let n = unsafe { libc::recvmsg(socket, &mut msg, libc::MSG_WAITALL) };
     if n < 0 {
         return Err(Error::last_os_error());
     }
     if n == 0 {
         return Ok(None);
     }
+    if n != 4 {
+        return Err(Error::other("a short message from the watch shim"));
+    }
     // SAFETY: reading the first cmsg of a buffer the kernel filled.
-    unsafe {
-        let cmsg = libc::CMSG_FIRSTHDR(msg);
-        if cmsg.is_null() || (*cmsg).cmsg_level != libc::SOL_SOCKET || (*cmsg).cmsg_type != libc::SCM_RIGHTS {
-            return Err(Error::other("a message without a descriptor"));
+    let pid = unsafe {
+        let cmsg = libc::CMSG_FIRSTHDR(&msg);
+        if cmsg.is_null() || (*cmsg).cmsg_level != libc::SOL_SOCKET || (*cmsg).cmsg_type != libc::SCM_CREDENTIALS {
+            return Err(Error::other("a message without its sender's credentials"));
         }
-        Ok(Some(std::ptr::read_unaligned(libc::CMSG_DATA(cmsg).cast::<RawFd>())))
+        std::ptr::read_unaligned(libc::CMSG_DATA(cmsg).cast::<libc::ucred>()).pid
+    };
+    let fd = i32::from_ne_bytes(number);
+    // SAFETY: pidfd_open and pidfd_getfd on the sender, which waits for our answer; the pidfd
+    // is closed at once. A copy taken this way is close-on-exec.
+    unsafe {
+        let pidfd = libc::syscall(libc::SYS_pidfd_open, pid, 0) as RawFd;
+        if pidfd < 0 {
+            return Err(Error::last_os_error());
+        }
+        let got = libc::syscall(libc::SYS_pidfd_getfd, pidfd, fd, 0) as RawFd;
+        let err = Error::last_os_error();
+        libc::close(pidfd);
+        if got < 0 {
+            return Err(err);
+        }
+        Ok(Some(got))
     }
 }
 
@@ -140,11 +159,12 @@ mod tests {
     use std::os::fd::{AsRawFd, FromRawFd};
 
     #[test]
-    fn a_descriptor_crosses_the_socket_and_the_end_of_stream_is_none() {
+    fn a_descriptor_crosses_by_number_and_the_end_of_stream_is_none() {
         let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
-        let (mut r, mut w) = std::os::unix::net::UnixStream::pair().unwrap();
+        expect_credentials(b.as_raw_fd()).unwrap();
+        let (mut r, w) = std::os::unix::net::UnixStream::pair().unwrap();
         send_fd(a.as_raw_fd(), w.as_raw_fd()).unwrap();
-        let got = recv_fd(b.as_raw_fd()).unwrap().expect("a descriptor");
+        let got = take_fd(b.as_raw_fd()).unwrap().expect("a descriptor");
         assert_ne!(got, w.as_raw_fd());
         // SAFETY: a descriptor the kernel just gave this process.
         let mut passed = unsafe { std::os::unix::net::UnixStream::from_raw_fd(got) };
@@ -152,8 +172,19 @@ mod tests {
         let mut buf = [0u8; 2];
         r.read_exact(&mut buf).unwrap();
         assert_eq!(&buf, b"ok");
-        w.flush().unwrap();
         drop(a);
-        assert!(recv_fd(b.as_raw_fd()).unwrap().is_none());
+        assert!(take_fd(b.as_raw_fd()).unwrap().is_none());
+    }
+
+    #[test]
+    fn without_credentials_or_with_a_short_message_nothing_is_taken() {
+        let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
+        send_fd(a.as_raw_fd(), 0).unwrap();
+        assert!(take_fd(b.as_raw_fd()).is_err(), "no SO_PASSCRED: no pid to take from");
+        let (mut a, b) = std::os::unix::net::UnixStream::pair().unwrap();
+        expect_credentials(b.as_raw_fd()).unwrap();
+        a.write_all(&[1, 2]).unwrap();
+        drop(a);
+        assert!(take_fd(b.as_raw_fd()).is_err());
     }
 }

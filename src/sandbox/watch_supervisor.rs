@@ -1,6 +1,6 @@
 //! Ghostlab's side of the watch: it takes the listeners the shims (`watch_shim`) send and
-//! answers every notified call. `connect`/`sendto` are decided by `watch_network` (refused
-//! and recorded when they leave the sandbox); `execve`/`execveat` are recorded by `watch_exec`
+//! answers every notified call. `connect` and addressed `sendto`/`sendmsg`/`sendmmsg` are
+//! decided by `watch_network` (refused and recorded when they leave the sandbox); `execve`/`execveat` are recorded by `watch_exec`
 //! and always go on. If Ghostlab is gone, the kernel fails every watched call (ENOSYS): the
 //! watch fails closed.
 
@@ -8,67 +8,40 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::proxy::Denial;
-use super::watch_exec::CommandLog;
+use super::denials::DenialLog;
+use super::watch_exec::{CommandLog, IssuedHops};
+use super::watch_memory::ReadError;
 
 /// How often an idle watcher checks whether its session ended.
 const POLL_MS: i32 = 250;
-
-/// At most this many direct attempts are kept per session; later ones are counted. A loop of
-/// refused connects must not grow Ghostlab's memory or the run's events without bound.
-pub const MAX_DENIALS: usize = 1000;
 
 /// Where a session's watch records go, and the flag that ends its threads.
 #[derive(Debug, Clone, Default)]
 pub struct WatchLog {
     pub denials: Arc<Mutex<DenialLog>>,
     pub commands: Arc<Mutex<CommandLog>>,
+    /// Set when the watch could not read a caller's memory it had to read: what the session
+    /// did is then not known, so its case cannot be judged.
+    pub blind: Arc<Mutex<Option<String>>>,
     pub stop: Arc<AtomicBool>,
-}
-
-/// The direct attempts of one session, bounded.
-#[derive(Debug, Clone, Default)]
-pub struct DenialLog {
-    pub kept: Vec<Denial>,
-    /// Attempts refused after [`MAX_DENIALS`]: counted, not kept.
-    pub more: u64,
-}
-
-impl DenialLog {
-    fn push(&mut self, d: Denial) {
-        if self.kept.len() < MAX_DENIALS {
-            self.kept.push(d);
-        } else {
-            self.more += 1;
-        }
-    }
-
-    /// The kept attempts, plus one record standing for those not kept.
-    pub fn all(&self) -> Vec<Denial> {
-        let mut out = self.kept.clone();
-        if self.more > 0 {
-            let last = self.kept.last().map(|d| d.time.clone()).unwrap_or_default();
-            out.push(Denial {
-                host: format!("({} more direct attempts, not kept)", self.more),
-                port: 0,
-                method: "connect/sendto (direct)".into(),
-                time: last,
-            });
-        }
-        out
-    }
 }
 
 /// Serves the shims of one prepared command: `ours` is Ghostlab's end of the socket pair;
 /// `issued` is what the shim execs (its execs and their tails are not recorded).
 pub fn serve(ours: OwnedFd, log: WatchLog, issued: Vec<String>) {
-    let issued = Arc::new(issued);
+    let issued = Arc::new(IssuedHops::new(issued));
+    // Before the shim can write: its pid comes with its message, or the watch never starts
+    // (and the shim, unanswered, never runs its command).
+    if let Err(e) = super::watch_shim::expect_credentials(ours.as_raw_fd()) {
+        tracing::warn!("the sandbox's watch cannot start: {e}");
+        return;
+    }
     std::thread::spawn(move || {
         while !log.stop.load(Ordering::Relaxed) {
             if !readable(ours.as_raw_fd()) {
                 continue;
             }
-            match super::watch_shim::recv_fd(ours.as_raw_fd()) {
+            match super::watch_shim::take_fd(ours.as_raw_fd()) {
                 Ok(Some(fd)) => {
                     // SAFETY: a descriptor the kernel just gave us.
                     let listener = unsafe { OwnedFd::from_raw_fd(fd) };
@@ -77,7 +50,13 @@ pub fn serve(ours: OwnedFd, log: WatchLog, issued: Vec<String>) {
                     // SAFETY: one-byte write to our socket: the shim may now exec.
                     unsafe { libc::write(ours.as_raw_fd(), [1u8].as_ptr().cast(), 1) };
                 }
-                Ok(None) | Err(_) => return,
+                Ok(None) => return,
+                // The shim, unanswered, never runs its command; the reason is the session's.
+                Err(e) => {
+                    let why = format!("cannot take the watch's listener from the sandbox: {e}");
+                    log.blind.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(why);
+                    return;
+                }
             }
         }
     });
@@ -95,7 +74,7 @@ fn readable(fd: RawFd) -> bool {
 }
 
 /// Answers the notifications of one listener until its processes are gone or the session ends.
-fn answer(listener: OwnedFd, log: WatchLog, issued: &[String]) {
+fn answer(listener: OwnedFd, log: WatchLog, issued: &IssuedHops) {
     let fd = listener.as_raw_fd();
     while !log.stop.load(Ordering::Relaxed) {
         let mut p = libc::pollfd {
@@ -119,14 +98,17 @@ fn answer(listener: OwnedFd, log: WatchLog, issued: &[String]) {
         }
         let nr = i64::from(req.data.nr);
         let is_exec = nr == libc::SYS_execve || nr == libc::SYS_execveat;
-        let (error, denial, command) = if is_exec {
+        let (error, denials, command, blind) = if is_exec {
             match super::watch_exec::read(&req) {
-                Some(c) if c.is_issued(issued) => (0, None, None),
-                read => (0, None, Some(read)),
+                Ok(c) if issued.take(req.pid, &c) => (0, Vec::new(), None, None),
+                Ok(c) => (0, Vec::new(), Some(Some(c)), None),
+                // The call goes on, but what it runs is not known: counted as missed.
+                Err(ReadError::NotAllowed(why)) => (0, Vec::new(), Some(None), Some(why)),
+                Err(_) => (0, Vec::new(), Some(None), None),
             }
         } else {
             let d = super::watch_network::decide(&req);
-            (d.error, d.record, None)
+            (d.error, d.records, None, d.blind)
         };
         // What was read came from /proc/PID/mem: if the caller died meanwhile, that PID may be
         // another process's, so it is not recorded.
@@ -134,11 +116,17 @@ fn answer(listener: OwnedFd, log: WatchLog, issued: &[String]) {
         if unsafe { libc::ioctl(fd, libc::SECCOMP_IOCTL_NOTIF_ID_VALID, &req.id) } != 0 {
             continue;
         }
-        if let Some(d) = denial {
-            log.denials.lock().unwrap_or_else(|p| p.into_inner()).push(d);
+        if !denials.is_empty() {
+            let mut kept = log.denials.lock().unwrap_or_else(|p| p.into_inner());
+            for d in denials {
+                kept.push(d);
+            }
         }
         if let Some(c) = command {
             log.commands.lock().unwrap_or_else(|p| p.into_inner()).push(c);
+        }
+        if let Some(why) = blind {
+            log.blind.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(why);
         }
         let mut resp = libc::seccomp_notif_resp {
             id: req.id,
@@ -152,26 +140,5 @@ fn answer(listener: OwnedFd, log: WatchLog, issued: &[String]) {
         };
         // SAFETY: ioctl with the struct it expects; failure means the caller is gone.
         unsafe { libc::ioctl(fd, libc::SECCOMP_IOCTL_NOTIF_SEND, &mut resp) };
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_flood_of_refused_attempts_keeps_a_bounded_record_that_still_says_so() {
-        let mut log = DenialLog::default();
-        for i in 0..MAX_DENIALS as u32 + 7 {
-            log.push(Denial {
-                host: format!("203.0.113.{}", i % 250),
-                port: 80,
-                method: "connect".into(),
-                time: "t".into(),
-            });
-        }
-        let all = log.all();
-        assert_eq!(all.len(), MAX_DENIALS + 1);
-        assert_eq!(all.last().unwrap().host, "(7 more direct attempts, not kept)");
     }
 }

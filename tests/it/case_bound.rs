@@ -92,6 +92,9 @@ impl CaseEnvironment for FakeStuckEnvironment {
     fn take_programs(&self) -> ghostlab::sandbox::watch_exec::CommandLog {
         self.inner.take_programs()
     }
+    fn watch_fault(&self) -> Option<String> {
+        self.inner.watch_fault()
+    }
     fn scratch_dirs(&self) -> Vec<(String, PathBuf)> {
         self.inner.scratch_dirs()
     }

@@ -258,3 +258,82 @@ fn a_scope_wider_than_its_session_or_a_backend_that_cannot_draw_it_is_refused() 
         w.delete().await.unwrap();
     });
 }
+
+/// Whether the relay closed `conn` at once (a refusal) rather than holding it open for a
+/// server that waits for input.
+async fn closed_at_once(conn: &mut tokio::net::UnixStream) -> bool {
+    let mut buf = [0u8; 16];
+    matches!(
+        tokio::time::timeout(Duration::from_secs(3), tokio::io::AsyncReadExt::read(conn, &mut buf)).await,
+        Ok(Ok(0)) | Ok(Err(_))
+    )
+}
+
+#[test]
+fn a_flood_of_connections_to_a_relayed_server_is_capped_logged_and_served_again_after() {
+    let Some(rt) = bwrap_runtime() else { return };
+    rt.block_on(async {
+        let tmp = tempfile::tempdir().unwrap();
+        let policy = SandboxPolicy::minimal(SandboxBackend::Bubblewrap);
+        let exe = PathBuf::from(env!("CARGO_BIN_EXE_ghostlab"));
+        let sb = Sandbox::open_with(policy, tmp.path().join("logs"), Some(exe))
+            .await
+            .unwrap();
+        let session = Arc::new(sb.session(Role::Agent).await.unwrap());
+        // A server that waits for its input: each served connection holds one open.
+        let mcp = ResolvedMcp {
+            name: "waits".into(),
+            transport: McpTransport::Stdio {
+                command: vec!["sh".into(), "-c".into(), "cat >/dev/null".into()],
+                cwd: None,
+                env: Default::default(),
+            },
+            enabled: true,
+            timeout_ms: None,
+            oauth: None,
+            origin: (PathBuf::from("probe"), "probe".into()),
+        };
+        let scope = ghostlab::run::environment::mcp_relay::relay_scope(session.scope(), &[]);
+        let relay = ghostlab::run::environment::mcp_relay::McpRelay::start(&session, std::slice::from_ref(&mcp), scope)
+            .unwrap()
+            .expect("bubblewrap sessions relay stdio servers");
+        let sock = session.mcp_socket_dir().join("0.sock");
+        let cap = ghostlab::run::environment::mcp_relay::MAX_RELAYED;
+        let mut held = Vec::new();
+        for _ in 0..cap {
+            held.push(tokio::net::UnixStream::connect(&sock).await.unwrap());
+        }
+        // Let the relay start every one before the flood.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let mut over = Vec::new();
+        for _ in 0..20 {
+            over.push(tokio::net::UnixStream::connect(&sock).await.unwrap());
+        }
+        for c in &mut over {
+            assert!(closed_at_once(c).await, "a connection over the cap was served");
+        }
+        assert!(!closed_at_once(&mut held[0]).await, "a served connection was closed");
+        // One ends: the next connection is served again.
+        held.pop();
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let mut again = tokio::net::UnixStream::connect(&sock).await.unwrap();
+        assert!(!closed_at_once(&mut again).await, "not served again after the flood");
+        relay.stop();
+        drop((relay, held, again, over));
+        // The log is written by its own thread: wait for the lines.
+        let mut log = String::new();
+        for _ in 0..50 {
+            log = std::fs::read_to_string(session.log_path()).unwrap_or_default();
+            if log.contains("refused over the cap") {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert!(log.contains("MCP relay REFUSED connection: server `waits`"), "{log}");
+        assert!(log.contains("20 connection(s) refused over the cap"), "{log}");
+        assert_eq!(log.matches("started for a connection").count(), cap + 1, "{log}");
+        if let Ok(s) = Arc::try_unwrap(session) {
+            s.delete().await.unwrap();
+        }
+    });
+}

@@ -138,6 +138,10 @@ pub const PROBES: &[(&str, Check)] = &[
     ("stale sweep: a host mount bound at a stale folder's tmp", |c, n| {
         Box::pin(host_files::sweep_other_mount(c, n))
     }),
+    (
+        "network watch: sendmsg and sendmmsg destinations refused and recorded",
+        |c, n| Box::pin(network_watch::datagrams_by_message_header(c, n)),
+    ),
 ];
 
 /// Runs every probe of the table.

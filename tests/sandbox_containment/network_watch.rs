@@ -133,3 +133,39 @@ pub async fn exotic_inet_sockets(ctx: &Ctx, name: &'static str) -> Row {
         denied && lines[3].contains("errno=0"),
     )
 }
+
+/// Datagrams whose destination sits behind a message header: `sendmsg` to one address and a
+/// `sendmmsg` batch to the loopback and to one address. A filter cannot follow the pointer;
+/// the watch reads it.
+pub async fn datagrams_by_message_header(ctx: &Ctx, name: &'static str) -> Row {
+    let script = r#"python3 -c '
+import ctypes, socket
+try: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendmsg([b"x"], [], 0, ("203.0.113.21", 9))
+except OSError as e: print("sendmsg", e.errno)
+libc = ctypes.CDLL(None, use_errno=True)
+class Iov(ctypes.Structure): _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+class Msg(ctypes.Structure): _fields_ = [("name", ctypes.c_void_p), ("namelen", ctypes.c_uint32), ("iov", ctypes.c_void_p), ("iovlen", ctypes.c_size_t), ("control", ctypes.c_void_p), ("controllen", ctypes.c_size_t), ("flags", ctypes.c_int)]
+class MMsg(ctypes.Structure): _fields_ = [("hdr", Msg), ("len", ctypes.c_uint)]
+def sin(ip, port): return ctypes.create_string_buffer(socket.AF_INET.to_bytes(2, "little") + port.to_bytes(2, "big") + socket.inet_aton(ip) + bytes(8), 16)
+data = ctypes.create_string_buffer(b"x", 1)
+iov = Iov(ctypes.cast(data, ctypes.c_void_p), 1)
+names = [sin("127.0.0.1", 9), sin("203.0.113.22", 9)]
+batch = (MMsg * 2)()
+for i, n in enumerate(names): batch[i].hdr = Msg(ctypes.cast(n, ctypes.c_void_p), 16, ctypes.addressof(iov), 1, None, 0, 0)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+r = libc.sendmmsg(s.fileno(), batch, 2, 0)
+print("sendmmsg", r, ctypes.get_errno())
+'"#;
+    let (o, hosts) = with_denials(ctx, script).await;
+    let out = o.stdout_text();
+    held(
+        name,
+        "refused+recorded",
+        format!("{}; denials {hosts:?}", summary(&o)),
+        out.contains(&format!("sendmsg {}", libc::ENETUNREACH))
+            && out.contains(&format!("sendmmsg -1 {}", libc::ENETUNREACH))
+            && hosts.iter().any(|h| h == "203.0.113.21:9")
+            && hosts.iter().any(|h| h == "203.0.113.22:9")
+            && !hosts.iter().any(|h| h.starts_with("127.")),
+    )
+}

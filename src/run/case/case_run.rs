@@ -152,6 +152,18 @@ pub(crate) async fn run_case(
             ConversationEnd::Infra { component, reason }
         }
     };
+    // A watch that could not read what the agent's processes did leaves the record incomplete:
+    // the case cannot be judged on it, whatever the conversation looked like.
+    if let Some(reason) = env.watch_fault()
+        && !matches!(end, ConversationEnd::Infra { .. })
+    {
+        let component = "sandbox watch".to_string();
+        log.emit(RunEvent::InfraError {
+            component: component.clone(),
+            reason: reason.clone(),
+        })?;
+        end = ConversationEnd::Infra { component, reason };
+    }
     for d in env.denials() {
         log.emit(RunEvent::EgressDenied {
             host: d.host,

@@ -56,6 +56,9 @@ pub trait CaseEnvironment: Send + Sync {
     /// Programs the agent's processes started since the last call, as the sandbox's watch saw
     /// them (`sandbox::watch_exec`); empty where nothing watches (local, OpenShell).
     fn take_programs(&self) -> crate::sandbox::watch_exec::CommandLog;
+    /// Why the watch could not see what the agent's processes did (their memory was not
+    /// readable), if so: the case is then an infrastructure error, not judged.
+    fn watch_fault(&self) -> Option<String>;
     /// Host folders the agent can write besides the workspace, labelled as the agent sees
     /// them (`HOME`, `TMPDIR`); inspected for outside writes before the environment is removed.
     fn scratch_dirs(&self) -> Vec<(String, PathBuf)>;
@@ -226,6 +229,9 @@ impl CaseEnvironment for LocalEnvironment {
     }
     fn take_programs(&self) -> crate::sandbox::watch_exec::CommandLog {
         Default::default()
+    }
+    fn watch_fault(&self) -> Option<String> {
+        None
     }
     fn factory(&self) -> Arc<dyn CommandFactory> {
         self.commands_made.store(true, Ordering::Relaxed);

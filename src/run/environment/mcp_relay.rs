@@ -11,7 +11,9 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
+use std::time::Duration;
 
 use tokio::io::AsyncWriteExt;
 use tokio::net::{UnixListener, UnixStream};
@@ -139,13 +141,65 @@ fn share_socket(path: &std::path::Path, owner: Option<(u32, u32)>) -> std::io::R
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
 }
 
+/// At most this many connections per relayed server are served at once: each starts a
+/// sandboxed server and host threads, and the agent can connect as often as it likes. An
+/// agent host opens one per server (a few with subagents).
+pub const MAX_RELAYED: usize = 8;
+/// Back-off after a failed accept (EMFILE…), doubling up to the maximum: the loop must not
+/// end for good, nor spin.
+const ACCEPT_BACKOFF: (Duration, Duration) = (Duration::from_millis(5), Duration::from_secs(1));
+
 async fn accept_loop(listener: UnixListener, session: Weak<Session>, mcp: ResolvedMcp, scope: Scope) {
-    while let Ok((conn, _)) = listener.accept().await {
+    let active = Arc::new(AtomicUsize::new(0));
+    let mut backoff = ACCEPT_BACKOFF.0;
+    // Connections refused since the last one served (one log line per episode).
+    let mut refused = 0u64;
+    loop {
+        let accepted = listener.accept().await;
         let Some(session) = session.upgrade() else { return };
+        let conn = match accepted {
+            Ok((conn, _)) => conn,
+            Err(e) => {
+                if backoff == ACCEPT_BACKOFF.0 {
+                    session.note(&format!(
+                        "MCP relay: server `{}`: accept failed ({e}); retrying",
+                        mcp.name
+                    ));
+                }
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(ACCEPT_BACKOFF.1);
+                continue;
+            }
+        };
+        backoff = ACCEPT_BACKOFF.0;
+        if active.load(Ordering::SeqCst) >= MAX_RELAYED {
+            refused += 1;
+            if refused == 1 {
+                session.note(&format!(
+                    "MCP relay REFUSED connection: server `{}` already serves {MAX_RELAYED} connections (the cap); \
+                     further refusals are counted",
+                    mcp.name
+                ));
+            }
+            drop(conn);
+            continue;
+        }
+        if refused > 0 {
+            session.note(&format!(
+                "MCP relay: server `{}`: {refused} connection(s) refused over the cap",
+                mcp.name
+            ));
+            refused = 0;
+        }
         match spawn_server(&session, &mcp, &scope) {
             Ok(child) => {
                 session.note(&format!("MCP relay: server `{}` started for a connection", mcp.name));
-                tokio::spawn(pipe(conn, child));
+                active.fetch_add(1, Ordering::SeqCst);
+                let slot = Slot(active.clone());
+                tokio::spawn(async move {
+                    pipe(conn, child).await;
+                    drop(slot);
+                });
             }
             Err(reason) => {
                 session.note(&format!("MCP relay: server `{}` could not start: {reason}", mcp.name));
@@ -153,6 +207,15 @@ async fn accept_loop(listener: UnixListener, session: Weak<Session>, mcp: Resolv
                 drop(conn);
             }
         }
+    }
+}
+
+/// One served connection; its end frees the place.
+struct Slot(Arc<AtomicUsize>);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 

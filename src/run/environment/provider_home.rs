@@ -224,6 +224,9 @@ impl CaseEnvironment for SeededEnvironment {
     fn take_programs(&self) -> crate::sandbox::watch_exec::CommandLog {
         self.inner.take_programs()
     }
+    fn watch_fault(&self) -> Option<String> {
+        self.inner.watch_fault()
+    }
     fn mcp_command(&self, server: &crate::spec::resolved::ResolvedMcp) -> Option<Vec<String>> {
         self.inner.mcp_command(server)
     }
@@ -397,6 +400,9 @@ mod tests {
         }
         fn take_programs(&self) -> crate::sandbox::watch_exec::CommandLog {
             self.0.take_programs()
+        }
+        fn watch_fault(&self) -> Option<String> {
+            self.0.watch_fault()
         }
         fn scratch_dirs(&self) -> Vec<(String, PathBuf)> {
             vec![("HOME".into(), self.home_host()), ("TMPDIR".into(), "/fake/tmp".into())]

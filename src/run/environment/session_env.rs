@@ -61,6 +61,9 @@ impl<F: SessionFlavor> CaseEnvironment for SessionEnvironment<F> {
     fn take_programs(&self) -> crate::sandbox::watch_exec::CommandLog {
         self.session.take_commands()
     }
+    fn watch_fault(&self) -> Option<String> {
+        self.session.watch_fault()
+    }
     fn factory(&self) -> Arc<dyn CommandFactory> {
         Arc::new(SessionCommands(self.session.clone()))
     }
