@@ -125,6 +125,43 @@ fn doctor_reports_each_backend() {
     }
 }
 
+/// Where Ghostlab may not read the sandbox's memory (Yama, a security module; here the
+/// test-hooks switch), the watch sees nothing: doctor says why and a run refuses to start,
+/// naming the reason, instead of judging cases it cannot see.
+#[test]
+fn a_blind_watch_fails_doctor_and_refuses_a_run_with_the_reason() {
+    if let Err(why) = bwrap_works() {
+        ghostlab::util::skip::skipped(&format!("SKIPPED: bubblewrap cannot start here: {why}"));
+        return;
+    }
+    let out = Command::cargo_bin("ghostlab")
+        .unwrap()
+        .arg("doctor")
+        .env("GHOSTLAB_TEST_WATCH_BLIND", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("the sandbox's watch cannot see its processes: cannot read /proc/"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("ptrace_scope"), "doctor names the fix: {stdout}");
+    assert_ne!(out.status.code(), Some(0));
+    let d = tempfile::tempdir().unwrap();
+    let j = job(d.path(), "  backend: bubblewrap\n  timeout: 30s\n");
+    let out = Command::cargo_bin("ghostlab")
+        .unwrap()
+        .args(["sandbox", "exec", "--job"])
+        .arg(&j)
+        .args(["--", "true"])
+        .env("GHOSTLAB_TEST_WATCH_BLIND", "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cannot see its processes"), "{stderr}");
+    assert_ne!(out.status.code(), Some(0), "{stderr}");
+}
+
 #[test]
 fn a_prepared_command_can_be_spawned_twice() {
     if let Err(why) = bwrap_works() {
