@@ -129,6 +129,16 @@ impl Launcher for SandboxLauncher {
     }
 }
 
+/// Why discovery's sandbox could not be opened: the job's policy, its narrowing to the
+/// discovery scope, or the backend itself (each names what failed).
+#[derive(Debug, thiserror::Error)]
+pub enum DiscoverySandboxError {
+    #[error(transparent)]
+    Sandbox(#[from] crate::sandbox::SandboxError),
+    #[error(transparent)]
+    Scope(#[from] crate::sandbox::scope::Widens),
+}
+
 /// The launcher a job's discovery uses: a fresh session of the job's sandbox cut to
 /// [`discovery_scope`], or the host for an explicit `backend: local`. The session's policy
 /// already holds the scope's network and credentials (every backend enforces those); under
@@ -140,24 +150,16 @@ impl Launcher for SandboxLauncher {
 pub async fn launcher_for_job(
     job: &crate::spec::LoadedJob,
     log_dir: std::path::PathBuf,
-) -> Result<(Arc<dyn Launcher>, Option<Arc<Session>>), String> {
+) -> Result<(Arc<dyn Launcher>, Option<Arc<Session>>), DiscoverySandboxError> {
     if job.job.sandbox.backend == crate::spec::SandboxBackend::Local {
         return Ok((Arc::new(super::HostLauncher), None));
     }
-    let policy = crate::sandbox::SandboxPolicy::from_job(job).map_err(|e| e.to_string())?;
+    let policy = crate::sandbox::SandboxPolicy::from_job(job)?;
     let declared = crate::sandbox::policy::declared_allow_hosts(job);
     let policy = discovery_scope(Scope::of_policy(&policy), &declared)
-        .narrow_policy(&policy)
-        .map_err(|e| e.to_string())?;
-    let sandbox = crate::sandbox::Sandbox::open(policy, log_dir)
-        .await
-        .map_err(|e| e.to_string())?;
-    let session = Arc::new(
-        sandbox
-            .session(crate::sandbox::Role::Agent)
-            .await
-            .map_err(|e| e.to_string())?,
-    );
+        .narrow_policy(&policy)?;
+    let sandbox = crate::sandbox::Sandbox::open(policy, log_dir).await?;
+    let session = Arc::new(sandbox.session(crate::sandbox::Role::Agent).await?);
     let launcher = if session.policy().backend == SandboxBackend::Bubblewrap {
         SandboxLauncher::per_server(session.clone(), discovery_scope(session.scope(), &declared))
     } else {

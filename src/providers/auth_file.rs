@@ -10,7 +10,7 @@ use std::io::Write;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use super::error::ProviderError;
+use super::error::{ProviderError, StageError};
 
 /// Where OpenCode keeps its data below a HOME whose XDG folders follow the defaults.
 pub const DATA_DIR_IN_HOME: &str = ".local/share/opencode";
@@ -145,23 +145,30 @@ impl AuthFile {
     /// Writes the entries to `<home>/.local/share/opencode/auth.json`, mode 0600, owned (like
     /// the folders it creates) by whoever owns `home` — the sandbox user when ghostlab runs as
     /// root. The returned guard removes the file.
-    pub fn stage(&self, home: &Path) -> Result<StagedAuth, String> {
+    pub fn stage(&self, home: &Path) -> Result<StagedAuth, StageError> {
         let owner = std::fs::metadata(home)
             .map(|m| (m.uid(), m.gid()))
-            .map_err(|e| format!("{}: {e}", home.display()))?;
-        let err = |what: &str, e: std::io::Error| format!("staging OpenCode's login file ({what}): {e}");
+            .map_err(|source| StageError::Home {
+                home: home.to_path_buf(),
+                source,
+            })?;
+        let err = |step: &'static str, path: &Path| {
+            let path = path.to_path_buf();
+            move |source: std::io::Error| StageError::Step { step, path, source }
+        };
         let mut dir = home.to_path_buf();
         for part in DATA_DIR_IN_HOME.split('/') {
             dir.push(part);
             if !dir.exists() {
-                std::fs::create_dir(&dir).map_err(|e| err("folder", e))?;
-                give(&dir, owner).map_err(|e| err("folder owner", e))?;
+                std::fs::create_dir(&dir).map_err(err("folder", &dir))?;
+                give(&dir, owner).map_err(err("folder owner", &dir))?;
             }
         }
-        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).map_err(|e| err("folder mode", e))?;
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).map_err(err("folder mode", &dir))?;
         let path = dir.join("auth.json");
         let tmp = dir.join(format!(".auth.json.{:08x}", rand::random::<u32>()));
-        let body = serde_json::to_vec(&Value::Object(self.entries.clone())).map_err(|e| err("encode", e.into()))?;
+        let body = serde_json::to_vec(&Value::Object(self.entries.clone()))
+            .map_err(|e| err("encode", &path)(std::io::Error::from(e)))?;
         let write = || -> std::io::Result<()> {
             let mut f = std::fs::OpenOptions::new()
                 .write(true)
@@ -175,7 +182,7 @@ impl AuthFile {
         };
         if let Err(e) = write() {
             let _ = std::fs::remove_file(&tmp);
-            return Err(err("write", e));
+            return Err(err("write", &path)(e));
         }
         Ok(StagedAuth { path })
     }
@@ -273,5 +280,26 @@ mod tests {
         assert!(text.contains("sk-ant-secret-123456") && !text.contains("openai"));
         drop(staged);
         assert!(!path.exists());
+    }
+
+    #[test]
+    fn a_stage_that_cannot_write_names_the_step_and_the_path() {
+        let tmp = tempfile::tempdir().unwrap();
+        let a = sample(tmp.path()).only(&["anthropic"]);
+        let missing = tmp.path().join("no-home");
+        let e = a.stage(&missing).unwrap_err();
+        assert!(matches!(&e, StageError::Home { home, .. } if home == &missing), "{e:?}");
+        assert!(e.to_string().starts_with(&format!("{}: ", missing.display())), "{e}");
+        // `.local` is a file, so the folder below it cannot be made.
+        let home = tmp.path().join("home");
+        std::fs::create_dir(&home).unwrap();
+        std::fs::write(home.join(".local"), "").unwrap();
+        let e = a.stage(&home).unwrap_err();
+        let StageError::Step { step, path, .. } = &e else {
+            panic!("{e:?}")
+        };
+        assert_eq!((*step, path.as_path()), ("folder", home.join(".local/share").as_path()));
+        assert!(std::error::Error::source(&e).is_some());
+        assert!(!e.to_string().contains("sk-ant"), "{e}");
     }
 }

@@ -203,10 +203,9 @@ mod tests {
         )
     }
 
-    fn run(j: &LoadedJob, auth: Option<&AuthFile>, set: &[&str]) -> Result<Vec<ProviderCredential>, String> {
-        // The words the person reads, which these tests are about.
+    fn run(j: &LoadedJob, auth: Option<&AuthFile>, set: &[&str]) -> Result<Vec<ProviderCredential>, ProviderError> {
         let set: Vec<String> = set.iter().map(|s| s.to_string()).collect();
-        check_with(j, None, &models_used(j, None), auth, &|v| set.iter().any(|s| s == v)).map_err(|e| e.to_string())
+        check_with(j, None, &models_used(j, None), auth, &|v| set.iter().any(|s| s == v))
     }
 
     #[test]
@@ -219,7 +218,7 @@ mod tests {
     #[test]
     fn an_exported_variable_without_the_opt_in_is_not_enough() {
         let j = anthropic_job(json!({}));
-        let e = run(&j, None, &["ANTHROPIC_API_KEY"]).unwrap_err();
+        let e = run(&j, None, &["ANTHROPIC_API_KEY"]).unwrap_err().to_string();
         for part in [
             "/x/job.yaml: agent.runtime.model: model `anthropic/claude-sonnet-4-5`",
             "provider `anthropic`",
@@ -235,7 +234,7 @@ mod tests {
     #[test]
     fn an_opted_in_variable_that_is_not_exported_is_named() {
         let j = anthropic_job(json!({"env": ["ANTHROPIC_API_KEY"]}));
-        let e = run(&j, None, &[]).unwrap_err();
+        let e = run(&j, None, &[]).unwrap_err().to_string();
         assert!(e.contains("ANTHROPIC_API_KEY is opted in but not set"), "{e}");
     }
 
@@ -253,7 +252,7 @@ mod tests {
             json!({"version": 1, "agent": {"id": "a", "runtime": {"model": "github-copilot/claude-sonnet-4.5",
                    "small_model": "anthropic/claude-haiku-4-5"}}, "sandbox": {"credentials": {"opencode_auth": true}}}),
         );
-        let e = run(&j, Some(&auth), &[]).unwrap_err();
+        let e = run(&j, Some(&auth), &[]).unwrap_err().to_string();
         // Copilot is covered by the login; anthropic is not, and the file is named.
         assert!(!e.contains("github-copilot/"), "{e}");
         assert!(
@@ -271,7 +270,7 @@ mod tests {
                 "corp": {"npm": "@ai-sdk/openai-compatible", "options": {"baseURL": "https://llm.corp.example/v1", "apiKey": "${CORP_LLM_KEY}"}}
             }}}}),
         );
-        let e = run(&j, None, &["CORP_LLM_KEY"]).unwrap_err();
+        let e = run(&j, None, &["CORP_LLM_KEY"]).unwrap_err().to_string();
         assert!(
             e.contains("agent.runtime.agents.r.model") && e.contains("CORP_LLM_KEY"),
             "{e}"

@@ -175,11 +175,10 @@ mod tests {
         }
     }
 
-    async fn hosts(j: &LoadedJob) -> Result<Vec<(String, Vec<String>, EndpointSource)>, String> {
+    async fn hosts(j: &LoadedJob) -> Result<Vec<(String, Vec<String>, EndpointSource)>, ProviderError> {
         let uses = crate::providers::models_used(j, None);
         Ok(resolve(j, None, &uses, None)
-            .await
-            .map_err(|e| e.to_string())?
+            .await?
             .into_iter()
             .map(|e| (e.provider, e.hosts.iter().map(ToString::to_string).collect(), e.source))
             .collect())
@@ -209,7 +208,7 @@ mod tests {
         assert_eq!(h[0].1, ["gateway.corp.example:8443"]);
         assert!(matches!(h[0].2, EndpointSource::BaseUrl(_)));
         let j = job(json!({"version": 1, "agent": {"id": "a", "runtime": {"model": "mystery/m1"}}}));
-        let e = hosts(&j).await.unwrap_err();
+        let e = hosts(&j).await.unwrap_err().to_string();
         assert!(
             e.contains("agent.runtime.model") && e.contains("mystery") && e.contains("options.baseURL"),
             "{e}"

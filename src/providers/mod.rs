@@ -149,21 +149,17 @@ pub async fn prepare(
     job: &LoadedJob,
     override_: Option<&Override>,
     opencode: Option<&Path>,
-) -> Result<ProviderPlan, String> {
+) -> Result<ProviderPlan, ProviderError> {
     let uses = models_used(job, override_);
-    // The words only: `run::setup` carries them as its own error.
-    let words = |e: ProviderError| e.to_string();
     let auth = if job.job.sandbox.credentials.opencode_auth {
-        Some(AuthFile::load_user().map_err(words)?)
+        Some(AuthFile::load_user()?)
     } else {
         None
     };
-    let credentials = credentials::check(job, override_, &uses, auth.as_ref()).map_err(words)?;
+    let credentials = credentials::check(job, override_, &uses, auth.as_ref())?;
     let used: Vec<&str> = uses.iter().map(ModelUse::provider).collect();
     let auth = auth.map(|a| a.only(&used)).filter(|a| !a.is_empty());
-    let endpoints = endpoints::resolve(job, override_, &uses, opencode)
-        .await
-        .map_err(words)?;
+    let endpoints = endpoints::resolve(job, override_, &uses, opencode).await?;
     Ok(ProviderPlan {
         endpoints,
         credentials,

@@ -50,7 +50,7 @@ fn check_downloads(path: &Path, sb: &SandboxSpec, ds: &mut Vec<Diagnostic>) {
     for (i, declared) in sb.download.iter().enumerate() {
         let at = index("sandbox.download", i);
         match resolve_download(&sb.workdir, declared) {
-            Err(why) => ds.push(diag(path, at, why)),
+            Err(why) => ds.push(diag(path, at, why.to_string())),
             Ok(resolved) if seen.contains(&resolved) => {
                 ds.push(diag(path, at, format!("`{declared}` ({resolved}) is listed twice")))
             }

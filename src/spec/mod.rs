@@ -40,6 +40,7 @@ pub(crate) mod schema_errors;
 mod schema_rules;
 pub mod target;
 pub mod yaml_guard;
+mod yaml_scanner;
 
 pub use agent::{Action, Agent, AgentDef, Backend, Inputs, McpInput, Permission, PermissionRule, Runtime};
 pub use check::{check_job as resolve_job, resolve_mcps};

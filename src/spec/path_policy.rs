@@ -11,9 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use super::diagnostics::{Diagnostic, diag};
-use super::relative_path::resolve_against;
-// Re-exported while `run::run_dir` still names it here; its home is `relative_path`.
-pub use super::relative_path::normalize;
+use super::relative_path::{normalize, resolve_against};
 
 /// The marker file that makes a folder Ghostlab's state folder.
 pub const STATE_MARKER: &str = ".ghostlab-state";

@@ -374,8 +374,7 @@ async fn finish(
             Some(
                 crate::util::blocking::off_runtime(move || {
                     Ok(
-                        crate::run::case::live_secret_search::secret_files(&ws, facts.as_ref(), &redactor)
-                            .map_err(|e| e.to_string()),
+                        crate::run::case::live_secret_search::secret_files(&ws, facts.as_ref(), &redactor),
                     )
                 })
                 .await?,
