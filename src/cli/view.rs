@@ -19,30 +19,30 @@ use crate::tui::{Theme, results::open_report};
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// A run folder, or a run id under the job's runs folder; the newest run by default.
-    pub run: Option<PathBuf>,
+    pub(crate) run: Option<PathBuf>,
     /// The job whose runs to look in when RUN is not a folder.
     #[arg(long, default_value = "job.yaml")]
-    pub job: PathBuf,
+    pub(crate) job: PathBuf,
     /// Print the cases (after the filters) and the results as JSON instead of drawing.
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
     /// Only trials with this verdict: pass, fail, inconclusive, infra-error, in any case and as
     /// the screens spell them (`FAIL`, `INFRA_ERROR`).
     #[arg(long, value_enum, ignore_case = true)]
-    pub verdict: Option<VerdictArg>,
+    pub(crate) verdict: Option<VerdictArg>,
     /// Only trials of this persona id.
     #[arg(long)]
-    pub persona: Option<String>,
+    pub(crate) persona: Option<String>,
     /// Only trials whose case, persona, scenario or transcript mentions this text.
     #[arg(long)]
-    pub search: Option<String>,
+    pub(crate) search: Option<String>,
     /// Color theme: default, light, high-contrast (NO_COLOR turns colors off).
     #[arg(long, default_value = "default")]
-    pub theme: String,
+    pub(crate) theme: String,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum VerdictArg {
+pub(crate) enum VerdictArg {
     Pass,
     Fail,
     Inconclusive,
@@ -61,7 +61,7 @@ impl From<VerdictArg> for Verdict {
     }
 }
 
-pub fn run(args: Args) -> Result<Exit, CliError> {
+pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
     let given_dir = args.run.as_deref().filter(|p| p.is_dir());
     // The job finds the run unless a folder is given; `--json` also reads its decisions and
     // contract, and shows a run folder given without a job all the same (with a note).

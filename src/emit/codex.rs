@@ -22,7 +22,7 @@ const LOCAL_PROVIDER: &str = "ghostlab";
 /// A setting of the job that Codex's config cannot express; `server` is the MCP server's name
 /// in the job, so the person knows which entry to change.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum CodexConfigError {
+pub(crate) enum CodexConfigError {
     #[error("the model override has no baseURL")]
     OverrideWithoutBaseUrl,
     #[error("mcp `{server}`: empty relay command")]
@@ -42,7 +42,7 @@ pub enum CodexConfigError {
 }
 
 /// Builds the Codex config for `loaded`, or says which setting Codex cannot take.
-pub fn emit_codex_config(loaded: &LoadedJob, opts: &EmitOptions<'_>) -> Result<DocumentMut, CodexConfigError> {
+pub(crate) fn emit_codex_config(loaded: &LoadedJob, opts: &EmitOptions<'_>) -> Result<DocumentMut, CodexConfigError> {
     let mut doc = DocumentMut::new();
     doc["approval_policy"] = value("never");
     match &opts.provider_override {

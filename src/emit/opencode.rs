@@ -14,18 +14,18 @@ use crate::spec::resolved::{LoadedJob, McpTransport, ResolvedMcp, prompt_file};
 use crate::util::secret_ref::to_opencode_env;
 
 /// OpenCode's tool-listing timeout for a relayed stdio server without its own `timeout`.
-pub const RELAYED_TIMEOUT_MS: u64 = 30_000;
+pub(crate) const RELAYED_TIMEOUT_MS: u64 = 30_000;
 
 /// How host paths and the model provider appear in the emitted config.
-pub struct EmitOptions<'a> {
+pub(crate) struct EmitOptions<'a> {
     /// Maps a host path to the path the agent host will see.
-    pub map_path: &'a dyn Fn(&Path) -> String,
+    pub(crate) map_path: &'a dyn Fn(&Path) -> String,
     /// Replaces `agent.runtime.provider` and `model` (used to point a run at a local
     /// model server); `None` keeps the job's own.
-    pub provider_override: Option<(String, Value, String)>,
+    pub(crate) provider_override: Option<(String, Value, String)>,
     /// The command that replaces a stdio server's own (a sandbox relay that runs the server
     /// outside the agent's process namespace, with the server's environment); `None` keeps it.
-    pub mcp_command: &'a dyn Fn(&ResolvedMcp) -> Option<Vec<String>>,
+    pub(crate) mcp_command: &'a dyn Fn(&ResolvedMcp) -> Option<Vec<String>>,
 }
 
 impl Default for EmitOptions<'_> {
@@ -39,7 +39,7 @@ impl Default for EmitOptions<'_> {
 }
 
 /// Builds the OpenCode config value for `loaded`.
-pub fn emit_opencode_config(loaded: &LoadedJob, opts: &EmitOptions<'_>) -> Value {
+pub(crate) fn emit_opencode_config(loaded: &LoadedJob, opts: &EmitOptions<'_>) -> Value {
     let rt = &loaded.job.agent.runtime;
     let map = |rel: &str| (opts.map_path)(&loaded.resolve(rel));
     let mut cfg = Map::new();
@@ -292,7 +292,7 @@ fn env_refs(value: Value) -> Value {
 }
 
 /// Writes `<out>/opencode.json` atomically and returns its path.
-pub fn write_opencode_project(loaded: &LoadedJob, out: &Path, opts: &EmitOptions<'_>) -> std::io::Result<PathBuf> {
+pub(crate) fn write_opencode_project(loaded: &LoadedJob, out: &Path, opts: &EmitOptions<'_>) -> std::io::Result<PathBuf> {
     let path = out.join("opencode.json");
     crate::util::write_json_atomic(&path, &emit_opencode_config(loaded, opts))?;
     Ok(path)

@@ -26,7 +26,7 @@ use crate::spec::{Agent, McpInput};
 const OPENCODE_SUBSET_SCHEMA: &str = include_str!("../../schemas/opencode-config.subset.schema.json");
 
 /// Finds the config file of a project folder, or returns the file itself.
-pub fn project_config_file(source: &Path) -> Result<PathBuf, SpecError> {
+pub(crate) fn project_config_file(source: &Path) -> Result<PathBuf, SpecError> {
     let project = locate(source)?;
     project
         .configs
@@ -68,7 +68,7 @@ impl Origins {
 
 /// Builds a job from an OpenCode project (a folder, its `.opencode`, or a config file), for a
 /// job.yaml that will live in `dst_dir`.
-pub fn import_opencode_project(source: &Path, dst_dir: &Path) -> Result<Imported, SpecError> {
+pub(crate) fn import_opencode_project(source: &Path, dst_dir: &Path) -> Result<Imported, SpecError> {
     let project = locate(source)?;
     let mut notes = Notes::new(&project.root);
     for file in parent_configs(&project.root) {

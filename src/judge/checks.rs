@@ -10,7 +10,7 @@ use crate::trial::CaseSpec;
 use crate::trial::{Envelope, RunEvent, ToolStatus};
 
 /// The largest final-workspace file a `files` or `must_contain` check reads.
-pub const FILE_CHECK_MAX_BYTES: u64 = 16 << 20;
+pub(crate) const FILE_CHECK_MAX_BYTES: u64 = 16 << 20;
 
 /// Everything the checks read.
 pub struct CheckInput<'a> {
@@ -59,7 +59,7 @@ struct Call<'a> {
 
 /// Every check, in a fixed order: texts, expected calls, forbidden calls, files, unknown
 /// tools, egress.
-pub fn run_checks(input: &CheckInput<'_>) -> Vec<CheckResult> {
+pub(crate) fn run_checks(input: &CheckInput<'_>) -> Vec<CheckResult> {
     let agent_text: Vec<&str> = input
         .events
         .iter()
@@ -282,7 +282,7 @@ fn egress_check(input: &CheckInput<'_>) -> Option<CheckResult> {
 }
 
 /// True when every key of `want` is present in `got` with a matching value (recursively).
-pub fn is_subset(want: &Value, got: &Value) -> bool {
+pub(crate) fn is_subset(want: &Value, got: &Value) -> bool {
     match (want, got) {
         (Value::Object(w), Value::Object(g)) => w.iter().all(|(k, v)| g.get(k).is_some_and(|gv| is_subset(v, gv))),
         (Value::String(w), Value::String(g)) => g.contains(w.as_str()),

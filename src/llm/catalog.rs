@@ -11,12 +11,12 @@ use serde::Deserialize;
 /// USD per million tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 pub struct Price {
-    pub input: f64,
-    pub output: f64,
+    pub(crate) input: f64,
+    pub(crate) output: f64,
     #[serde(default)]
-    pub cache_read: Option<f64>,
+    pub(crate) cache_read: Option<f64>,
     #[serde(default)]
-    pub cache_write: Option<f64>,
+    pub(crate) cache_write: Option<f64>,
 }
 
 impl Price {
@@ -28,13 +28,13 @@ impl Price {
 
 /// One model of the snapshot.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct CatalogModel {
-    pub provider: String,
-    pub model: String,
+pub(crate) struct CatalogModel {
+    pub(crate) provider: String,
+    pub(crate) model: String,
     #[serde(flatten)]
-    pub price: Price,
+    pub(crate) price: Price,
     #[serde(default)]
-    pub release_date: Option<String>,
+    pub(crate) release_date: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -55,13 +55,13 @@ fn snapshot() -> &'static Snapshot {
 }
 
 /// Where the prices come from (for reports and docs).
-pub fn source() -> String {
+pub(crate) fn source() -> String {
     let s = snapshot();
     format!("{} (snapshot format {})", s.source, s.version)
 }
 
 /// The models of `provider` in the snapshot.
-pub fn models_of(provider: &str) -> Vec<&'static CatalogModel> {
+pub(crate) fn models_of(provider: &str) -> Vec<&'static CatalogModel> {
     snapshot().models.iter().filter(|m| m.provider == provider).collect()
 }
 
@@ -75,7 +75,7 @@ pub fn price(provider: &str, model: &str) -> Option<Price> {
 }
 
 /// A cost in USD for display: `$0.0123`, or `unknown`.
-pub fn show_cost(cost: Option<f64>) -> String {
+pub(crate) fn show_cost(cost: Option<f64>) -> String {
     match cost {
         Some(c) => format!("${c:.4}"),
         None => "unknown".into(),
@@ -84,12 +84,12 @@ pub fn show_cost(cost: Option<f64>) -> String {
 
 /// Among `provider`'s models, the cheapest and the strongest (highest input price, newest on a
 /// tie; `-fast` priority variants are the same model at a premium, so they are skipped).
-pub fn cheapest_and_strongest(provider: &str) -> Option<(&'static CatalogModel, &'static CatalogModel)> {
+pub(crate) fn cheapest_and_strongest(provider: &str) -> Option<(&'static CatalogModel, &'static CatalogModel)> {
     cheapest_and_strongest_in(provider, |_| true)
 }
 
 /// [`cheapest_and_strongest`] among the models `keep` accepts (those a person can use).
-pub fn cheapest_and_strongest_in(
+pub(crate) fn cheapest_and_strongest_in(
     provider: &str,
     keep: impl Fn(&str) -> bool,
 ) -> Option<(&'static CatalogModel, &'static CatalogModel)> {

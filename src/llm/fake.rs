@@ -92,14 +92,14 @@ impl FakeLlm {
     }
 
     /// Queues one more outcome (an answer or an error).
-    pub fn push(&self, outcome: Result<String, LlmError>) {
+    pub(crate) fn push(&self, outcome: Result<String, LlmError>) {
         if let Ok(mut q) = self.answers.lock() {
             q.push_back(outcome);
         }
     }
 
     /// Every request received so far.
-    pub fn requests(&self) -> Vec<ChatRequest> {
+    pub(crate) fn requests(&self) -> Vec<ChatRequest> {
         self.requests.lock().map(|r| r.clone()).unwrap_or_default()
     }
 

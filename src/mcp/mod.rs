@@ -5,17 +5,24 @@
 //! This module never prints or draws; it never logs or writes a header or env value, and it
 //! never waits on a server without a timeout.
 
-pub mod client;
+pub(crate) mod client;
 pub mod contract;
-pub mod discover;
-pub mod headers;
+pub(crate) mod discover;
+pub(crate) mod headers;
 pub mod inventory;
 pub mod launcher;
-pub mod sandboxed;
-pub mod sse;
-pub mod stdio;
+pub(crate) mod sandboxed;
+pub(crate) mod sse;
+pub(crate) mod stdio;
 
-pub use client::{ConnectOptions, Endpoint, McpClient, McpError, connect};
-pub use discover::{DiscoverOptions, Progress, discover_all, discover_one};
-pub use inventory::{INVENTORY_VERSION, Inventory, ServerInventory, ServerStatus};
-pub use launcher::{HostLauncher, LaunchSpec, Launcher};
+pub use client::connect;
+pub use client::McpError;
+pub use client::Endpoint;
+pub use client::ConnectOptions;
+pub(crate) use client::McpClient;
+pub(crate) use discover::{DiscoverOptions, Progress, discover_all, discover_one};
+pub use inventory::{Inventory, ServerInventory, ServerStatus};
+pub(crate) use inventory::INVENTORY_VERSION;
+pub use launcher::LaunchSpec;
+pub use launcher::HostLauncher;
+pub(crate) use launcher::Launcher;

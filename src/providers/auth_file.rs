@@ -13,11 +13,11 @@ use std::path::{Path, PathBuf};
 use super::error::{ProviderError, StageError};
 
 /// Where OpenCode keeps its data below a HOME whose XDG folders follow the defaults.
-pub const DATA_DIR_IN_HOME: &str = ".local/share/opencode";
+pub(crate) const DATA_DIR_IN_HOME: &str = ".local/share/opencode";
 
 /// Login entries by provider id.
 #[derive(Clone)]
-pub struct AuthFile {
+pub(crate) struct AuthFile {
     source: PathBuf,
     exists: bool,
     entries: Map<String, Value>,
@@ -33,7 +33,7 @@ impl std::fmt::Debug for AuthFile {
 }
 
 /// The user's OpenCode data folder: `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`.
-pub fn user_data_dir() -> Option<PathBuf> {
+pub(crate) fn user_data_dir() -> Option<PathBuf> {
     if let Some(x) = std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
         return Some(PathBuf::from(x).join("opencode"));
     }
@@ -43,13 +43,13 @@ pub fn user_data_dir() -> Option<PathBuf> {
 impl AuthFile {
     /// Reads the user's login file; a missing file is an empty one (the credential check then
     /// says so). A file that cannot be read or parsed is an error naming it, never its content.
-    pub fn load_user() -> Result<AuthFile, ProviderError> {
+    pub(crate) fn load_user() -> Result<AuthFile, ProviderError> {
         let dir = user_data_dir().ok_or(ProviderError::NoDataDir)?;
         Self::load(&dir.join("auth.json"))
     }
 
     /// Reads `path` (see [`AuthFile::load_user`]).
-    pub fn load(path: &Path) -> Result<AuthFile, ProviderError> {
+    pub(crate) fn load(path: &Path) -> Result<AuthFile, ProviderError> {
         let text = match crate::util::bounded::read_bounded_string(path, crate::util::bounded::FileKind::Config) {
             Ok(t) => t,
             Err(e) if e.is_not_found() => {
@@ -89,30 +89,30 @@ impl AuthFile {
     }
 
     /// Where it was read from.
-    pub fn source(&self) -> String {
+    pub(crate) fn source(&self) -> String {
         self.source.display().to_string()
     }
 
     /// Whether the file was missing (as opposed to lacking an entry).
-    pub fn is_empty_source(&self) -> bool {
+    pub(crate) fn is_empty_source(&self) -> bool {
         !self.exists
     }
 
-    pub fn has(&self, provider: &str) -> bool {
+    pub(crate) fn has(&self, provider: &str) -> bool {
         self.entries.contains_key(provider)
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 
     /// Provider ids with an entry.
-    pub fn providers(&self) -> Vec<String> {
+    pub(crate) fn providers(&self) -> Vec<String> {
         self.entries.keys().cloned().collect()
     }
 
     /// Only the entries of these providers.
-    pub fn only(&self, providers: &[&str]) -> AuthFile {
+    pub(crate) fn only(&self, providers: &[&str]) -> AuthFile {
         AuthFile {
             source: self.source.clone(),
             exists: self.exists,
@@ -126,7 +126,7 @@ impl AuthFile {
     }
 
     /// Every value that could be secret (all strings but the entry kind), for the redactor.
-    pub fn secrets(&self) -> Vec<String> {
+    pub(crate) fn secrets(&self) -> Vec<String> {
         fn walk(v: &Value, key: &str, out: &mut Vec<String>) {
             match v {
                 Value::String(s) if key != "type" => out.push(s.clone()),
@@ -145,7 +145,7 @@ impl AuthFile {
     /// Writes the entries to `<home>/.local/share/opencode/auth.json`, mode 0600, owned (like
     /// the folders it creates) by whoever owns `home` — the sandbox user when ghostlab runs as
     /// root. The returned guard removes the file.
-    pub fn stage(&self, home: &Path) -> Result<StagedAuth, StageError> {
+    pub(crate) fn stage(&self, home: &Path) -> Result<StagedAuth, StageError> {
         let owner = std::fs::metadata(home)
             .map(|m| (m.uid(), m.gid()))
             .map_err(|source| StageError::Home {
@@ -199,17 +199,17 @@ fn give(path: &Path, (uid, gid): (u32, u32)) -> std::io::Result<()> {
 
 /// A staged login file; removed on [`StagedAuth::remove`] or drop.
 #[derive(Debug)]
-pub struct StagedAuth {
+pub(crate) struct StagedAuth {
     path: PathBuf,
 }
 
 impl StagedAuth {
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
     /// Removes the file; true when it is gone.
-    pub fn remove(&self) -> bool {
+    pub(crate) fn remove(&self) -> bool {
         let _ = std::fs::remove_file(&self.path);
         !self.path.exists()
     }

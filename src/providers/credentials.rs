@@ -15,7 +15,7 @@ use crate::util::secret_ref::referenced_vars;
 /// How a provider's credential reaches the agent (never the value).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "name", rename_all = "snake_case")]
-pub enum CredentialKind {
+pub(crate) enum CredentialKind {
     /// This variable, opted in by name, in the agent's environment only.
     Env(String),
     /// The provider's entry of the user's OpenCode login file, staged per session.
@@ -36,9 +36,9 @@ impl std::fmt::Display for CredentialKind {
 
 /// The credential chosen for one provider.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ProviderCredential {
-    pub provider: String,
-    pub kind: CredentialKind,
+pub(crate) struct ProviderCredential {
+    pub(crate) provider: String,
+    pub(crate) kind: CredentialKind,
 }
 
 /// Variables the user opted into: `sandbox.credentials.env` and `sandbox.env_allowlist`.
@@ -53,12 +53,12 @@ fn opted_in(job: &LoadedJob) -> Vec<&str> {
 }
 
 /// Whether a variable is set (and not empty) in this process's environment.
-pub fn env_is_set(var: &str) -> bool {
+pub(crate) fn env_is_set(var: &str) -> bool {
     std::env::var(var).is_ok_and(|v| !v.is_empty())
 }
 
 /// Picks each provider's credential, or explains what is missing.
-pub fn check(
+pub(crate) fn check(
     job: &LoadedJob,
     override_: Option<&Override>,
     uses: &[ModelUse],
@@ -68,7 +68,7 @@ pub fn check(
 }
 
 /// [`check`] with the environment given as a lookup (for tests).
-pub fn check_with(
+pub(crate) fn check_with(
     job: &LoadedJob,
     override_: Option<&Override>,
     uses: &[ModelUse],

@@ -38,8 +38,8 @@ impl std::fmt::Display for EndpointSource {
 /// One provider's destinations.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProviderEndpoints {
-    pub provider: String,
-    pub models: Vec<ModelUse>,
+    pub(crate) provider: String,
+    pub(crate) models: Vec<ModelUse>,
     pub hosts: Vec<HostPort>,
     pub source: EndpointSource,
 }
@@ -134,7 +134,7 @@ pub async fn resolve(
 
 /// The hosts a run will allowlist for the job's models, as far as they are known without
 /// asking OpenCode (for the lab's Sandbox step): `provider → host:port`.
-pub fn preview_hosts(job: &crate::spec::Job) -> Vec<String> {
+pub(crate) fn preview_hosts(job: &crate::spec::Job) -> Vec<String> {
     let rt = &job.agent.runtime;
     let mut models: Vec<&String> = rt.model.iter().chain(rt.small_model.iter()).collect();
     models.extend(rt.agents.values().filter_map(|a| a.model.as_ref()));

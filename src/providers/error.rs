@@ -73,7 +73,7 @@ pub enum CatalogError {
 /// Why OpenCode's login file could not be staged into a session's HOME. Names the path and
 /// the step; never a value of the file.
 #[derive(Debug, thiserror::Error)]
-pub enum StageError {
+pub(crate) enum StageError {
     #[error("{}: {source}", home.display())]
     Home {
         home: PathBuf,

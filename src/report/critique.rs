@@ -11,11 +11,11 @@ use crate::mcp::contract::decisions::{Decisions, DecisionsError};
 use crate::redact::Redactor;
 
 /// A tool call slower than this is reported as slow.
-pub const SLOW_CALL_MS: u64 = 5_000;
+pub(crate) const SLOW_CALL_MS: u64 = 5_000;
 
 /// Builds the critique from the trials, the optional discovery files and the people's
 /// decisions on findings (`Err`: the decisions file could not be read; the report says so).
-pub fn build_critique(
+pub(crate) fn build_critique(
     trials: &[TrialReport],
     contract: Option<Value>,
     inventory: Option<Value>,
@@ -94,7 +94,7 @@ pub fn build_critique(
 }
 
 /// Findings of one trial, in transcript order.
-pub fn trial_findings(t: &TrialReport) -> Vec<Finding> {
+pub(crate) fn trial_findings(t: &TrialReport) -> Vec<Finding> {
     let mut out = Vec::new();
     let mut prev: Option<&ToolCall> = None;
     let at = |seq: u64| format!("{} · trial {} · e{seq}", t.case_id, t.trial);

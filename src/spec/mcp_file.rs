@@ -22,7 +22,7 @@ use crate::util::secret_ref::{env_spelling, has_reference, is_secret_name};
 
 /// The dialect a servers file is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum McpFileFormat {
+pub(crate) enum McpFileFormat {
     /// `{"mcpServers": {...}}` (Claude Desktop, Cursor, most docs).
     McpServers,
     /// `{"servers": {...}}` (VS Code).
@@ -61,15 +61,15 @@ const OPENCODE_KEYS: &[&str] = &[
 
 /// An MCP servers file as read: its servers plus what Ghostlab could not apply itself.
 #[derive(Debug, Clone)]
-pub struct McpFile {
-    pub format: McpFileFormat,
-    pub servers: IndexMap<String, ResolvedMcp>,
+pub(crate) struct McpFile {
+    pub(crate) format: McpFileFormat,
+    pub(crate) servers: IndexMap<String, ResolvedMcp>,
     /// Warnings about keys and references that are not carried as written.
-    pub notes: Vec<Diagnostic>,
+    pub(crate) notes: Vec<Diagnostic>,
     /// `disabledTools` per server (tools the client hides from the model).
-    pub disabled_tools: IndexMap<String, Vec<String>>,
+    pub(crate) disabled_tools: IndexMap<String, Vec<String>>,
     /// VS Code `inputs` (prompted values), each standing for a `${VAR}`.
-    pub inputs: Vec<PromptInput>,
+    pub(crate) inputs: Vec<PromptInput>,
 }
 
 /// Reads every server of an MCP servers file, resolving paths against the file's folder.
@@ -78,7 +78,7 @@ pub fn read_mcp_file(path: &Path) -> Result<IndexMap<String, ResolvedMcp>, SpecE
 }
 
 /// Reads an MCP servers file with its notes, disabled tools and prompted inputs.
-pub fn read_mcp_file_noted(path: &Path) -> Result<McpFile, SpecError> {
+pub(crate) fn read_mcp_file_noted(path: &Path) -> Result<McpFile, SpecError> {
     let doc = read_json_or_yaml(path)?;
     let (format, servers) = detect(path, &doc)?;
     // Without `..`: `${workspaceFolder}` and relative paths are substituted as text.
@@ -414,7 +414,7 @@ fn with_folders(entry: &Value, workspace: &Path) -> Value {
 }
 
 /// Reads a `{name: string}` map, converting `${env:X}` / `{env:X}` / `${input:id}` to `${X}`.
-pub fn string_map(file: &Path, at: &str, value: Option<&Value>, ds: &mut Vec<Diagnostic>) -> IndexMap<String, String> {
+pub(crate) fn string_map(file: &Path, at: &str, value: Option<&Value>, ds: &mut Vec<Diagnostic>) -> IndexMap<String, String> {
     let mut out = IndexMap::new();
     match value {
         None | Some(Value::Null) => {}
@@ -446,14 +446,14 @@ pub fn string_map(file: &Path, at: &str, value: Option<&Value>, ds: &mut Vec<Dia
 
 /// Rewrites every client reference syntax (`${env:X}`, `{env:X}`, `${input:id}`,
 /// `${X:-default}`) into `${X}`.
-pub fn normalize_env_refs(text: &str) -> String {
+pub(crate) fn normalize_env_refs(text: &str) -> String {
     normalize_refs(text)
 }
 
 /// Refuses a value shaped like a credential (`sk-ant-…`, `ghp_…`, a bearer token) in a
 /// server's argv or URL, where a secret-named `${VAR}` is refused too: both reach generated
 /// configs and process listings. The value itself is never echoed.
-pub fn check_literal_token(file: &Path, at: &str, value: &str, ds: &mut Vec<Diagnostic>) {
+pub(crate) fn check_literal_token(file: &Path, at: &str, value: &str, ds: &mut Vec<Diagnostic>) {
     if crate::util::token_shape::has_token_shape(value) {
         let mut d = diag(file, at, "holds a literal credential (a token-shaped value)");
         d.hint = Some(if at.ends_with("url") {
@@ -466,7 +466,7 @@ pub fn check_literal_token(file: &Path, at: &str, value: &str, ds: &mut Vec<Diag
 }
 
 /// Refuses literal values for keys that carry credentials: they would reach generated files.
-pub fn check_literal_secrets(file: &Path, at: &str, map: &IndexMap<String, String>, ds: &mut Vec<Diagnostic>) {
+pub(crate) fn check_literal_secrets(file: &Path, at: &str, map: &IndexMap<String, String>, ds: &mut Vec<Diagnostic>) {
     for (key, value) in map {
         let unclosed = crate::util::secret_ref::unterminated_reference(value).is_some();
         if is_secret_name(key) && !value.is_empty() && (!has_reference(value) || unclosed) {
@@ -493,7 +493,7 @@ pub fn check_literal_secrets(file: &Path, at: &str, map: &IndexMap<String, Strin
 
 /// Resolves a relative path argument (`./server.js`, `../bin/x`) against `base`; leaves bare
 /// program names (`node`, `npx`) and flags alone. `is_program` also resolves `bin/x`.
-pub fn resolve_path_arg(base: &Path, arg: &str, is_program: bool) -> PathBuf {
+pub(crate) fn resolve_path_arg(base: &Path, arg: &str, is_program: bool) -> PathBuf {
     let p = Path::new(arg);
     let relative_path =
         arg.starts_with("./") || arg.starts_with("../") || (is_program && arg.contains('/') && !p.is_absolute());

@@ -4,12 +4,12 @@
 use std::path::{Component, Path};
 
 /// The folder every sandbox path lives under.
-pub const SANDBOX_ROOT: &str = "/sandbox";
+pub(crate) const SANDBOX_ROOT: &str = "/sandbox";
 
 /// Why a `sandbox.download` entry names no path Ghostlab may fetch. The words follow the job
 /// key that holds the entry (`job.yaml: sandbox.download[0]: …`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum DownloadPathError {
+pub(crate) enum DownloadPathError {
     #[error("is empty; name a file or folder inside the sandbox")]
     Empty,
     /// `floor`: what `..` left, `/` (an absolute entry) or `the workspace` (a relative one).
@@ -25,7 +25,7 @@ pub enum DownloadPathError {
 /// The absolute path inside the sandbox that `declared` names: relative paths are taken from
 /// `workdir`; `..` may not leave the workspace (relative) or /sandbox (absolute), and /sandbox
 /// itself is not a download.
-pub fn resolve_download(workdir: &str, declared: &str) -> Result<String, DownloadPathError> {
+pub(crate) fn resolve_download(workdir: &str, declared: &str) -> Result<String, DownloadPathError> {
     if declared.trim().is_empty() {
         return Err(DownloadPathError::Empty);
     }
@@ -72,7 +72,7 @@ pub fn resolve_download(workdir: &str, declared: &str) -> Result<String, Downloa
 
 /// Where a resolved download lands below the trial's `downloads/` folder: its path below
 /// /sandbox (`/sandbox/workspace/out/a.txt` → `workspace/out/a.txt`).
-pub fn download_artifact_name(resolved: &str) -> &str {
+pub(crate) fn download_artifact_name(resolved: &str) -> &str {
     resolved
         .strip_prefix(SANDBOX_ROOT)
         .unwrap_or(resolved)

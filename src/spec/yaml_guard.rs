@@ -9,25 +9,25 @@
 use super::yaml_scanner::{Label, Scanner};
 
 /// Deepest nesting of mappings and sequences accepted (a job file needs about 8).
-pub const MAX_DEPTH: usize = 64;
+pub(crate) const MAX_DEPTH: usize = 64;
 /// Most nodes that aliases may add to a document when expanded.
-pub const MAX_ALIAS_NODES: usize = 100_000;
+pub(crate) const MAX_ALIAS_NODES: usize = 100_000;
 
 /// Why the text was refused, and where.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message} at line {line} column {column}")]
-pub struct GuardError {
-    pub line: usize,
-    pub column: usize,
+pub(crate) struct GuardError {
+    pub(crate) line: usize,
+    pub(crate) column: usize,
     /// Key path of the enclosing block mapping at that line (may be empty).
-    pub path: String,
-    pub message: String,
+    pub(crate) path: String,
+    pub(crate) message: String,
 }
 
 /// The lines of `text` as the YAML parser counts them: LF, CR LF, a bare CR, NEL (U+0085),
 /// LINE SEPARATOR (U+2028) and PARAGRAPH SEPARATOR (U+2029) each end a line. Splitting on LF
 /// alone would let `# comment<CR>[[[[…` hide a whole line of brackets from the guard.
-pub fn yaml_lines(text: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn yaml_lines(text: &str) -> impl Iterator<Item = &str> {
     let mut rest = Some(text);
     std::iter::from_fn(move || {
         let t = rest?;
@@ -54,7 +54,7 @@ pub fn yaml_lines(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// Checks depth and alias expansion of `text`.
-pub fn check_structure(text: &str) -> Result<(), GuardError> {
+pub(crate) fn check_structure(text: &str) -> Result<(), GuardError> {
     let mut s = Scanner::default();
     for (n, line) in yaml_lines(text).enumerate() {
         s.line(n + 1, line)?;
@@ -63,7 +63,7 @@ pub fn check_structure(text: &str) -> Result<(), GuardError> {
 }
 
 /// The block key path in effect at `line` (1-based), e.g. `agent.runtime.agents`.
-pub fn key_path_at(text: &str, line: usize) -> String {
+pub(crate) fn key_path_at(text: &str, line: usize) -> String {
     let mut s = Scanner::default();
     for (n, l) in yaml_lines(text).enumerate().take(line) {
         if s.line(n + 1, l).is_err() {
@@ -76,7 +76,7 @@ pub fn key_path_at(text: &str, line: usize) -> String {
 /// Each line (1-based) with the block path open after it, as (column from 1, segment) pairs:
 /// `agent`, `inputs`, `mcps`, `[0]`… (`spec::key_position` searches them). Stops at the first
 /// line the guard refuses.
-pub fn open_paths(text: &str) -> Vec<(usize, Vec<(usize, String)>)> {
+pub(crate) fn open_paths(text: &str) -> Vec<(usize, Vec<(usize, String)>)> {
     let mut s = Scanner::default();
     let mut out = Vec::new();
     for (n, l) in yaml_lines(text).enumerate() {
@@ -97,7 +97,7 @@ pub fn open_paths(text: &str) -> Vec<(usize, Vec<(usize, String)>)> {
 
 /// The key path of the mapping that starts at `line`, `column` (both 1-based): the parser
 /// reports a duplicate key at the start of its mapping.
-pub fn mapping_path_at(text: &str, line: usize, column: usize) -> String {
+pub(crate) fn mapping_path_at(text: &str, line: usize, column: usize) -> String {
     let mut s = Scanner::default();
     for (n, l) in yaml_lines(text).enumerate().take(line) {
         if s.line(n + 1, l).is_err() {
@@ -111,7 +111,7 @@ pub fn mapping_path_at(text: &str, line: usize, column: usize) -> String {
 
 /// Parses YAML text that is not a whole job file (a wizard answer, a proposal being edited):
 /// the guard first, then the parser, so every YAML text Ghostlab reads is pre-scanned.
-pub fn parse_guarded<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, GuardedParseError> {
+pub(crate) fn parse_guarded<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, GuardedParseError> {
     check_structure(text)?;
     Ok(yaml_serde::from_str(text)?)
 }
@@ -119,7 +119,7 @@ pub fn parse_guarded<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, Gu
 /// Why a text read with [`parse_guarded`] was refused: by the guard (with its position) or by
 /// the parser (whose message carries the position). The caller names the text.
 #[derive(Debug, thiserror::Error)]
-pub enum GuardedParseError {
+pub(crate) enum GuardedParseError {
     #[error(transparent)]
     Guard(#[from] GuardError),
     #[error(transparent)]

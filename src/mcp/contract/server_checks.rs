@@ -13,10 +13,10 @@ use crate::mcp::inventory::{Inventory, ServerInventory, ServerStatus};
 static CALLABLE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[a-zA-Z0-9_-]{1,64}$").expect("valid name pattern"));
 
 /// The MCP Apps mime type of a UI resource.
-pub const MCP_APP_MIME: &str = "text/html;profile=mcp-app";
+pub(crate) const MCP_APP_MIME: &str = "text/html;profile=mcp-app";
 
 /// Checks names, annotations, UI metadata, prompts and resources of one server.
-pub fn check_server(sink: &mut Sink, server: &ServerInventory, labels: &[Vec<Label>]) {
+pub(crate) fn check_server(sink: &mut Sink, server: &ServerInventory, labels: &[Vec<Label>]) {
     if server.status == ServerStatus::Error {
         let why = server.error.clone().unwrap_or_else(|| "unknown reason".into());
         let prefix = format!("server `{}`: ", server.name);
@@ -180,7 +180,7 @@ fn normalized(name: &str) -> String {
 
 /// Tool names exposed by more than one server of the inventory; told on every server but the
 /// first by name, so the servers' order in the job does not move the finding.
-pub fn check_cross_server(inventory: &Inventory, out: &mut Vec<Finding>) {
+pub(crate) fn check_cross_server(inventory: &Inventory, out: &mut Vec<Finding>) {
     let mut owners: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
     for (s, server) in inventory.servers.iter().enumerate() {
         for (t, tool) in server.tools.iter().enumerate() {
