@@ -83,11 +83,9 @@ pub(crate) fn emit_codex_config(loaded: &LoadedJob, opts: &EmitOptions<'_>) -> R
                 // The relay starts the real server outside the agent's sandbox: its cwd and
                 // environment stay with the relay, out of this file and the agent's reach.
                 let argv = relayed.unwrap_or_default();
-                let (program, args) = argv
-                    .split_first()
-                    .ok_or_else(|| CodexConfigError::EmptyRelayCommand {
-                        server: mcp.name.clone(),
-                    })?;
+                let (program, args) = argv.split_first().ok_or_else(|| CodexConfigError::EmptyRelayCommand {
+                    server: mcp.name.clone(),
+                })?;
                 t["command"] = value(program.as_str());
                 t["args"] = value(argv_array(args));
                 // Each connection starts a sandbox before the server: more than Codex's 10 s.
@@ -306,11 +304,18 @@ mod tests {
                 header: "X-Token".into()
             }
         );
-        assert!(err.to_string().starts_with(&format!("mcp `{server}`: header X-Token: ")), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with(&format!("mcp `{server}`: header X-Token: ")),
+            "{err}"
+        );
         // The shapes Codex does take still pass.
         let job = remote("https://h/mcp", ("Authorization", "Bearer ${TOKEN}"));
         let doc = emit_codex_config(&job, &opts).unwrap();
-        assert_eq!(doc["mcp_servers"][&server]["bearer_token_env_var"].as_str(), Some("TOKEN"));
+        assert_eq!(
+            doc["mcp_servers"][&server]["bearer_token_env_var"].as_str(),
+            Some("TOKEN")
+        );
         let no_url = EmitOptions {
             provider_override: Some(("local".into(), serde_json::json!({"options": {}}), "m".into())),
             ..EmitOptions::default()

@@ -292,7 +292,11 @@ fn env_refs(value: Value) -> Value {
 }
 
 /// Writes `<out>/opencode.json` atomically and returns its path.
-pub(crate) fn write_opencode_project(loaded: &LoadedJob, out: &Path, opts: &EmitOptions<'_>) -> std::io::Result<PathBuf> {
+pub(crate) fn write_opencode_project(
+    loaded: &LoadedJob,
+    out: &Path,
+    opts: &EmitOptions<'_>,
+) -> std::io::Result<PathBuf> {
     let path = out.join("opencode.json");
     crate::util::write_json_atomic(&path, &emit_opencode_config(loaded, opts))?;
     Ok(path)

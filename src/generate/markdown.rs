@@ -30,22 +30,6 @@ pub(crate) struct Item {
     pub(crate) text: String,
 }
 
-impl Doc {
-    /// The first level-1 heading.
-    pub(crate) fn title(&self) -> Option<&str> {
-        self.sections.iter().find(|s| s.level == 1).map(|s| s.heading.as_str())
-    }
-
-    /// Every heading, in order.
-    pub(crate) fn headings(&self) -> Vec<String> {
-        self.sections
-            .iter()
-            .filter(|s| s.level > 0)
-            .map(|s| s.heading.clone())
-            .collect()
-    }
-}
-
 /// Parses Markdown text.
 pub(crate) fn parse(text: &str) -> Doc {
     let mut doc = Doc::default();
@@ -175,8 +159,13 @@ mod tests {
         );
         assert_eq!(doc.front_matter["name"], "notes");
         assert_eq!(doc.front_matter["description"], "Draft notes");
-        assert_eq!(doc.title(), Some("Title"));
-        assert_eq!(doc.headings(), vec!["Title", "Steps", "Never"]);
+        let headings: Vec<(usize, &str)> = doc
+            .sections
+            .iter()
+            .filter(|s| s.level > 0)
+            .map(|s| (s.level, s.heading.as_str()))
+            .collect();
+        assert_eq!(headings, [(1, "Title"), (2, "Steps"), (2, "Never")]);
         assert_eq!(doc.sections[0].paragraphs, vec!["intro line"]);
         assert_eq!(doc.sections[1].items[0].text, "one more");
         assert!(doc.sections[1].items[0].ordered);

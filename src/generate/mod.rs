@@ -18,16 +18,10 @@ pub mod schema;
 pub mod store;
 
 pub(crate) use context::ProfileContext;
-pub use dataset::ScenarioSet;
-pub use dataset::PersonaSet;
-pub use dataset::Dataset;
-pub use dataset::CaseStatus;
-pub(crate) use dataset::{Case, Scenario, ScenarioKind};
-pub use dataset::Persona;
+pub use dataset::{CaseStatus, Dataset, Persona, PersonaSet, ScenarioSet};
 pub(crate) use llm_proposer::LlmProposer;
 pub use offline::OfflineProposer;
 pub use profile::{AgentProfile, Risk, Workflow};
-pub(crate) use profile::Severity;
 pub use schema::ArtifactKind;
 
 use futures::future::BoxFuture;

@@ -12,7 +12,7 @@ mod opencode_project;
 mod paths;
 mod report;
 
-pub(crate) use opencode_project::{import_opencode_project, project_config_file};
+pub(crate) use opencode_project::import_opencode_project;
 pub(crate) use paths::relative_to;
 pub(crate) use report::Imported;
 

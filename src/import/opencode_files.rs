@@ -164,7 +164,14 @@ fn resolve_file_refs(file: &Path, base: &Path, root: &Path, at: &str, value: &mu
 /// regular file inside the project `root` (symlinks followed). The file is never read: its
 /// text must not end up in job.yaml, where a reference to `/proc/self/environ` or a symlink
 /// to `/etc/shadow` would copy secrets into a file the user shares.
-pub(crate) fn carry_file_refs(file: &Path, base: &Path, root: &Path, at: &str, text: &mut String, ds: &mut Vec<Diagnostic>) {
+pub(crate) fn carry_file_refs(
+    file: &Path,
+    base: &Path,
+    root: &Path,
+    at: &str,
+    text: &mut String,
+    ds: &mut Vec<Diagnostic>,
+) {
     let refs = match file_refs(text) {
         Ok(refs) => refs,
         Err(e) => {

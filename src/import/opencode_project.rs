@@ -25,16 +25,6 @@ use crate::spec::{Agent, McpInput};
 /// The vendored OpenCode config schema (keys Ghostlab emits, types from the pinned SDK).
 const OPENCODE_SUBSET_SCHEMA: &str = include_str!("../../schemas/opencode-config.subset.schema.json");
 
-/// Finds the config file of a project folder, or returns the file itself.
-pub(crate) fn project_config_file(source: &Path) -> Result<PathBuf, SpecError> {
-    let project = locate(source)?;
-    project
-        .configs
-        .last()
-        .cloned()
-        .ok_or_else(|| SpecError::one(source, "", "no opencode.json or opencode.jsonc in this project"))
-}
-
 /// Where each agent, command and server of the merged config was defined.
 #[derive(Default)]
 struct Origins {

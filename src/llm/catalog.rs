@@ -37,10 +37,10 @@ pub(crate) struct CatalogModel {
     pub(crate) release_date: Option<String>,
 }
 
+/// The snapshot file; its `version` and `source` (where the prices come from) are for people
+/// reading the file.
 #[derive(Deserialize)]
 struct Snapshot {
-    version: u32,
-    source: String,
     models: Vec<CatalogModel>,
 }
 
@@ -52,12 +52,6 @@ fn snapshot() -> &'static Snapshot {
         // ship broken.
         serde_json::from_str(include_str!("catalog_prices.json")).expect("catalog_prices.json parses")
     })
-}
-
-/// Where the prices come from (for reports and docs).
-pub(crate) fn source() -> String {
-    let s = snapshot();
-    format!("{} (snapshot format {})", s.source, s.version)
 }
 
 /// The models of `provider` in the snapshot.
@@ -74,21 +68,9 @@ pub fn price(provider: &str, model: &str) -> Option<Price> {
         .map(|m| m.price)
 }
 
-/// A cost in USD for display: `$0.0123`, or `unknown`.
-pub(crate) fn show_cost(cost: Option<f64>) -> String {
-    match cost {
-        Some(c) => format!("${c:.4}"),
-        None => "unknown".into(),
-    }
-}
-
-/// Among `provider`'s models, the cheapest and the strongest (highest input price, newest on a
-/// tie; `-fast` priority variants are the same model at a premium, so they are skipped).
-pub(crate) fn cheapest_and_strongest(provider: &str) -> Option<(&'static CatalogModel, &'static CatalogModel)> {
-    cheapest_and_strongest_in(provider, |_| true)
-}
-
-/// [`cheapest_and_strongest`] among the models `keep` accepts (those a person can use).
+/// Among `provider`'s models that `keep` accepts (those a person can use), the cheapest and the
+/// strongest (highest input price, newest on a tie; `-fast` priority variants are the same
+/// model at a premium, so they are skipped).
 pub(crate) fn cheapest_and_strongest_in(
     provider: &str,
     keep: impl Fn(&str) -> bool,
@@ -118,20 +100,22 @@ mod tests {
 
     #[test]
     fn snapshot_parses_and_prices_multiply() {
-        assert!(source().contains("OpenCode"));
         let haiku = price("anthropic", "claude-haiku-4-5").expect("haiku is in the snapshot");
         assert_eq!((haiku.input, haiku.output), (1.0, 5.0));
         assert!((haiku.cost(1_000_000, 200_000) - 2.0).abs() < 1e-9);
         assert_eq!(price("anthropic", "no-such-model"), None);
-        assert_eq!(show_cost(None), "unknown");
-        assert_eq!(show_cost(Some(0.5)), "$0.5000");
     }
 
     #[test]
     fn cheap_and_strong_picks() {
-        let (cheap, strong) = cheapest_and_strongest("anthropic").expect("anthropic models");
+        let (cheap, strong) = cheapest_and_strongest_in("anthropic", |_| true).expect("anthropic models");
         assert!(cheap.price.input <= strong.price.input);
         assert!(!strong.model.ends_with("-fast"));
-        assert_eq!(cheapest_and_strongest("nobody"), None);
+        assert_eq!(cheapest_and_strongest_in("nobody", |_| true), None);
+        let (cheap, strong) = cheapest_and_strongest_in("anthropic", |m| m == "claude-haiku-4-5").unwrap();
+        assert_eq!(
+            (cheap.model.as_str(), strong.model.as_str()),
+            ("claude-haiku-4-5", "claude-haiku-4-5")
+        );
     }
 }

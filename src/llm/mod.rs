@@ -47,7 +47,7 @@ pub(crate) mod structured;
 pub mod role;
 
 pub use role::from_role;
-pub(crate) use role::{model_for_role, role_model};
+pub(crate) use role::role_model;
 
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};

@@ -27,9 +27,7 @@ use serde_json::Value;
 
 use super::http_attempt::RawAnswer;
 use super::http_provider::{check_structured, client_for, configured_headers, finish, sensitive};
-pub use super::openai_config::StructuredMode;
-pub use super::openai_config::OpenAiConfig;
-pub use super::openai_config::ApiKey;
+pub use super::openai_config::{ApiKey, OpenAiConfig, StructuredMode};
 use super::openai_http::attempt;
 use super::structured::schema_instruction;
 use super::{ChatMessage, ChatRequest, ChatResponse, Llm, LlmError, Role, Usage};

@@ -29,7 +29,11 @@ pub(crate) fn model_for_role(role: &ModelRole, job_dir: &Path) -> Result<Option<
 }
 
 /// One of `generation`'s roles, with the job's credential settings applied.
-pub(crate) fn role_model(generation: &Generation, role: &ModelRole, job_dir: &Path) -> Result<Option<Arc<dyn Llm>>, LlmError> {
+pub(crate) fn role_model(
+    generation: &Generation,
+    role: &ModelRole,
+    job_dir: &Path,
+) -> Result<Option<Arc<dyn Llm>>, LlmError> {
     build(
         role,
         job_dir,

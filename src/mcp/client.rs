@@ -234,11 +234,6 @@ impl McpClient {
             .unwrap_or(Value::Null)
     }
 
-    /// The stdio child's pid, if any.
-    pub(crate) fn pid(&self) -> Option<u32> {
-        self.child.as_ref().and_then(StdioChild::pid)
-    }
-
     /// Runs one request with the per-request timeout and turns failures into messages.
     async fn timed<T, F>(&mut self, method: &'static str, fut: F) -> Result<T, McpError>
     where

@@ -41,7 +41,9 @@ pub(crate) fn expand(header: &str, text: &str, lookup: &dyn Fn(&str) -> Option<S
 }
 
 /// Builds the header map from the process environment.
-pub(crate) fn resolve_headers(headers: &IndexMap<String, String>) -> Result<HashMap<HeaderName, HeaderValue>, HeaderError> {
+pub(crate) fn resolve_headers(
+    headers: &IndexMap<String, String>,
+) -> Result<HashMap<HeaderName, HeaderValue>, HeaderError> {
     resolve_headers_with(headers, &|v| std::env::var(v).ok())
 }
 

@@ -15,14 +15,8 @@ pub(crate) mod sandboxed;
 pub(crate) mod sse;
 pub(crate) mod stdio;
 
-pub use client::connect;
-pub use client::McpError;
-pub use client::Endpoint;
-pub use client::ConnectOptions;
-pub(crate) use client::McpClient;
-pub(crate) use discover::{DiscoverOptions, Progress, discover_all, discover_one};
+pub use client::{ConnectOptions, Endpoint, McpError, connect};
+pub(crate) use discover::{DiscoverOptions, discover_one};
 pub use inventory::{Inventory, ServerInventory, ServerStatus};
-pub(crate) use inventory::INVENTORY_VERSION;
-pub use launcher::LaunchSpec;
-pub use launcher::HostLauncher;
 pub(crate) use launcher::Launcher;
+pub use launcher::{HostLauncher, LaunchSpec};

@@ -94,11 +94,6 @@ impl SandboxLauncher {
             ..Self::scoped(session, scope)
         }
     }
-
-    /// The session, for its log and its deletion after discovery.
-    pub(crate) fn session(&self) -> &Arc<Session> {
-        &self.session
-    }
 }
 
 impl Launcher for SandboxLauncher {
@@ -156,8 +151,7 @@ pub(crate) async fn launcher_for_job(
     }
     let policy = crate::sandbox::SandboxPolicy::from_job(job)?;
     let declared = crate::sandbox::policy::declared_allow_hosts(job);
-    let policy = discovery_scope(Scope::of_policy(&policy), &declared)
-        .narrow_policy(&policy)?;
+    let policy = discovery_scope(Scope::of_policy(&policy), &declared).narrow_policy(&policy)?;
     let sandbox = crate::sandbox::Sandbox::open(policy, log_dir).await?;
     let session = Arc::new(sandbox.session(crate::sandbox::Role::Agent).await?);
     let launcher = if session.policy().backend == SandboxBackend::Bubblewrap {

@@ -114,11 +114,6 @@ pub enum SpawnError {
 }
 
 impl StdioChild {
-    /// The child's process id, while it runs.
-    pub(crate) fn pid(&self) -> Option<u32> {
-        self.child.id()
-    }
-
     /// A short explanation of the child's state for an error message: exit status, stray
     /// stdout, last stderr lines. Waits briefly so a child that is exiting is seen as exited.
     pub(crate) async fn explain(&mut self) -> String {

@@ -64,7 +64,10 @@ pub(crate) fn build_critique(
         .collect();
     let (decided, decisions_note) = match decisions {
         Ok(d) => (d, String::new()),
-        Err(e) => (Decisions::default(), format!("; decisions not shown: {}", r.redact(&e.to_string()))),
+        Err(e) => (
+            Decisions::default(),
+            format!("; decisions not shown: {}", r.redact(&e.to_string())),
+        ),
     };
     let (contract_findings, mut risk_labels, contract_note) = match &contract {
         Some(c) => (
@@ -275,13 +278,21 @@ mod tests {
             "{}",
             c.contract_note
         );
-        assert!(!c.contract_note.contains("sk-live-0123456789abcdef"), "{}", c.contract_note);
+        assert!(
+            !c.contract_note.contains("sk-live-0123456789abcdef"),
+            "{}",
+            c.contract_note
+        );
         let unwritable = DecisionsError::Write {
             path: "/p/d.json".into(),
             source: std::io::Error::from(std::io::ErrorKind::PermissionDenied),
         };
         let c = build_critique(&[], Some(contract.clone()), None, Err(unwritable), &[], &r);
-        assert!(c.contract_note.contains("/p/d.json: cannot write"), "{}", c.contract_note);
+        assert!(
+            c.contract_note.contains("/p/d.json: cannot write"),
+            "{}",
+            c.contract_note
+        );
         let c = build_critique(&[], Some(contract), None, Ok(Decisions::default()), &[], &r);
         assert_eq!(c.contract_note, "from contract.json");
     }

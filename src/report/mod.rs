@@ -28,7 +28,6 @@ pub mod timing;
 mod transcript_view;
 
 pub use assemble::{build_report, build_report_with};
-pub(crate) use critique::{SLOW_CALL_MS, build_critique, trial_findings};
 pub use html::render_html;
 pub use markdown::{render_critique_markdown, render_markdown};
 pub use model::*;

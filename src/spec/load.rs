@@ -6,10 +6,9 @@ use std::path::Path;
 
 use super::check::check_job;
 use super::diagnostics::SpecError;
+pub(crate) use super::document::job_dir;
 use super::document::parse_yaml;
 pub use super::document::read_yaml_document;
-pub(crate) use super::document::job_dir;
-pub(crate) use super::document::json_type;
 use super::job::{JOB_VERSION, Job};
 use super::resolved::LoadedJob;
 use super::schema::job_schema;

@@ -152,7 +152,12 @@ pub(crate) fn tool_list(value: &Value) -> Vec<String> {
 }
 
 /// Notes for the client-only keys of one server entry.
-pub(crate) fn client_key_notes(file: &Path, base: &Path, at: &str, obj: &serde_json::Map<String, Value>) -> Vec<Diagnostic> {
+pub(crate) fn client_key_notes(
+    file: &Path,
+    base: &Path,
+    at: &str,
+    obj: &serde_json::Map<String, Value>,
+) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     if let Some(v) = obj.get("disabledTools") {
         let tools = tool_list(v);

@@ -13,8 +13,8 @@ use super::diagnostics::{Diagnostic, SpecError, diag, index, join, nearest};
 use super::document::{job_dir, json_type};
 use super::jsonc::read_json_or_yaml;
 use super::mcp_dialects::{
-    CLIENT_ONLY_KEYS, PromptInput, bare_variable, entry_notes, foreign_key_notes, inputs_by_id, normalize_refs,
-    prompt_inputs, substitute_folders, tool_list, workspace_folder,
+    CLIENT_ONLY_KEYS, bare_variable, entry_notes, foreign_key_notes, inputs_by_id, normalize_refs, prompt_inputs,
+    substitute_folders, tool_list, workspace_folder,
 };
 use super::relative_path::normalize;
 use super::resolved::{McpTransport, ResolvedMcp};
@@ -62,14 +62,11 @@ const OPENCODE_KEYS: &[&str] = &[
 /// An MCP servers file as read: its servers plus what Ghostlab could not apply itself.
 #[derive(Debug, Clone)]
 pub(crate) struct McpFile {
-    pub(crate) format: McpFileFormat,
     pub(crate) servers: IndexMap<String, ResolvedMcp>,
     /// Warnings about keys and references that are not carried as written.
     pub(crate) notes: Vec<Diagnostic>,
     /// `disabledTools` per server (tools the client hides from the model).
     pub(crate) disabled_tools: IndexMap<String, Vec<String>>,
-    /// VS Code `inputs` (prompted values), each standing for a `${VAR}`.
-    pub(crate) inputs: Vec<PromptInput>,
 }
 
 /// Reads every server of an MCP servers file, resolving paths against the file's folder.
@@ -77,7 +74,8 @@ pub fn read_mcp_file(path: &Path) -> Result<IndexMap<String, ResolvedMcp>, SpecE
     read_mcp_file_noted(path).map(|f| f.servers)
 }
 
-/// Reads an MCP servers file with its notes, disabled tools and prompted inputs.
+/// Reads an MCP servers file with its notes and disabled tools (prompted inputs become
+/// `${VAR}` references).
 pub(crate) fn read_mcp_file_noted(path: &Path) -> Result<McpFile, SpecError> {
     let doc = read_json_or_yaml(path)?;
     let (format, servers) = detect(path, &doc)?;
@@ -138,11 +136,9 @@ pub(crate) fn read_mcp_file_noted(path: &Path) -> Result<McpFile, SpecError> {
     }
     if diagnostics.is_empty() {
         Ok(McpFile {
-            format,
             servers: out,
             notes,
             disabled_tools,
-            inputs,
         })
     } else {
         Err(SpecError { diagnostics })
@@ -414,7 +410,12 @@ fn with_folders(entry: &Value, workspace: &Path) -> Value {
 }
 
 /// Reads a `{name: string}` map, converting `${env:X}` / `{env:X}` / `${input:id}` to `${X}`.
-pub(crate) fn string_map(file: &Path, at: &str, value: Option<&Value>, ds: &mut Vec<Diagnostic>) -> IndexMap<String, String> {
+pub(crate) fn string_map(
+    file: &Path,
+    at: &str,
+    value: Option<&Value>,
+    ds: &mut Vec<Diagnostic>,
+) -> IndexMap<String, String> {
     let mut out = IndexMap::new();
     match value {
         None | Some(Value::Null) => {}

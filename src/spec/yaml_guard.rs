@@ -108,7 +108,6 @@ pub(crate) fn mapping_path_at(text: &str, line: usize, column: usize) -> String 
     s.path()
 }
 
-
 /// Parses YAML text that is not a whole job file (a wizard answer, a proposal being edited):
 /// the guard first, then the parser, so every YAML text Ghostlab reads is pre-scanned.
 pub(crate) fn parse_guarded<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, GuardedParseError> {
@@ -188,7 +187,10 @@ mod tests {
             other => panic!("{other:?}"),
         }
         let e = parse_guarded::<serde_json::Value>(&deep).unwrap_err().to_string();
-        assert!(e.contains("nesting deeper than 64 levels (the nesting-depth limit) at line 1 column 67"), "{e}");
+        assert!(
+            e.contains("nesting deeper than 64 levels (the nesting-depth limit) at line 1 column 67"),
+            "{e}"
+        );
         match parse_guarded::<serde_json::Value>("a: [1\n") {
             Err(GuardedParseError::Parse(_)) => {}
             other => panic!("{other:?}"),

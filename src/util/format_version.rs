@@ -38,7 +38,12 @@ pub enum FormatVersionError {
 }
 
 /// Checks the top-level `version` of `doc` (read from `path`) against 1..=`supported`.
-pub(crate) fn check_version(path: &Path, doc: &Value, what: &'static str, supported: u32) -> Result<(), FormatVersionError> {
+pub(crate) fn check_version(
+    path: &Path,
+    doc: &Value,
+    what: &'static str,
+    supported: u32,
+) -> Result<(), FormatVersionError> {
     let path = path.to_path_buf();
     match doc.get("version") {
         None | Some(Value::Null) => Err(FormatVersionError::Missing { path, what }),
@@ -61,7 +66,11 @@ pub(crate) fn check_version(path: &Path, doc: &Value, what: &'static str, suppor
 }
 
 /// Reads the JSON file at `path` and checks its version; `Ok(None)` when there is no file.
-pub(crate) fn read_checked(path: &Path, what: &'static str, supported: u32) -> Result<Option<Value>, FormatVersionError> {
+pub(crate) fn read_checked(
+    path: &Path,
+    what: &'static str,
+    supported: u32,
+) -> Result<Option<Value>, FormatVersionError> {
     let unreadable = |reason: String| FormatVersionError::Unreadable {
         path: path.to_path_buf(),
         what,

@@ -24,8 +24,6 @@ use super::profile::AgentProfile;
 use super::{GenerateError, Proposer};
 
 pub(crate) use profile::infer_profile;
-pub(crate) use risks::risk_sentence;
-pub(crate) use writing::violation_of;
 
 /// Builds proposals from the configuration's own text, without a model.
 #[derive(Debug, Clone, Copy, Default)]

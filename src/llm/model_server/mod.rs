@@ -80,11 +80,6 @@ impl RunningServer {
             self.task.abort();
         }
     }
-
-    /// Runs until the server task ends (Ctrl-C handling is the caller's).
-    pub(crate) async fn wait(self) {
-        let _ = self.task.await;
-    }
 }
 
 /// Binds 127.0.0.1 and starts serving `cassette`.

@@ -97,19 +97,6 @@ pub(crate) fn job_findings(job_file: &Path, state_dir: &Path) -> Result<JobFindi
     })
 }
 
-/// Records `verdict` on every contract finding of `ids` with `reason`, by `who`, now. Writes
-/// nothing when an id is unknown or the reason is blank. Returns the decisions file.
-pub(crate) fn decide(
-    job_file: &Path,
-    state_dir: &Path,
-    ids: &[String],
-    verdict: Verdict,
-    reason: &str,
-    who: &str,
-) -> Result<PathBuf, DecideError> {
-    decide_with(job_file, state_dir, &[], ids, verdict, reason, who)
-}
-
 /// A finding from outside the contract that a decision may name: its id and evidence digest
 /// now (a run's verdict findings, `judge::verdict_findings`).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -21,11 +21,8 @@ pub(crate) mod words;
 use serde::{Deserialize, Serialize};
 
 pub(crate) use finding::Finding;
-pub use labels::RiskLabel;
-pub use labels::LabelSource;
-pub use labels::Effect;
+pub use labels::{Effect, LabelSource, RiskLabel};
 pub(crate) use labels::{Label, effect_of, label_tool};
-pub(crate) use rules::Rule;
 pub(crate) use rules::Severity;
 
 use crate::mcp::inventory::{Inventory, ServerStatus};

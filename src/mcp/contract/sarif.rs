@@ -190,7 +190,11 @@ pub(crate) struct SarifDecisions<'a> {
 
 /// Renders `contract` as a SARIF 2.1.0 log whose results point where `sources` says each
 /// server is declared; a decided finding carries its decision as a suppression.
-pub(crate) fn to_sarif(contract: &Contract, sources: &SarifSources, decided: SarifDecisions<'_>) -> Result<Value, Undeclared> {
+pub(crate) fn to_sarif(
+    contract: &Contract,
+    sources: &SarifSources,
+    decided: SarifDecisions<'_>,
+) -> Result<Value, Undeclared> {
     let rules: Vec<Value> = ALL.iter().map(rule_entry).collect();
     let results = contract
         .findings

@@ -16,7 +16,6 @@ use crate::util::agent_files::{TreeReadError, read_in_tree};
 /// Bytes read of one changed file.
 const MAX_FILE_BYTES: u64 = 16 << 20;
 
-
 /// The added or changed files that hold a known secret, or why they could not all be searched.
 pub(crate) fn secret_files(
     ws: &Path,
