@@ -13,7 +13,7 @@ use std::path::Path;
 use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, value};
 
 use super::EmitOptions;
-use crate::spec::resolved::{LoadedJob, McpTransport};
+use crate::spec::resolved::{LoadedJob, McpTransport, ResolvedMcp};
 use crate::util::secret_ref::{has_reference, referenced_vars};
 
 /// The provider id a run's local model server gets in the config.
@@ -73,95 +73,101 @@ pub(crate) fn emit_codex_config(loaded: &LoadedJob, opts: &EmitOptions<'_>) -> R
     let mut servers = Table::new();
     servers.set_implicit(true);
     for mcp in loaded.mcps.iter().filter(|m| m.enabled) {
-        let mut t = Table::new();
-        let relayed = match &mcp.transport {
-            McpTransport::Stdio { .. } => (opts.mcp_command)(mcp),
-            McpTransport::Remote { .. } => None,
-        };
-        match &mcp.transport {
-            McpTransport::Stdio { .. } if relayed.is_some() => {
-                // The relay starts the real server outside the agent's sandbox: its cwd and
-                // environment stay with the relay, out of this file and the agent's reach.
-                let argv = relayed.unwrap_or_default();
-                let (program, args) = argv.split_first().ok_or_else(|| CodexConfigError::EmptyRelayCommand {
-                    server: mcp.name.clone(),
-                })?;
-                t["command"] = value(program.as_str());
-                t["args"] = value(argv_array(args));
-                // Each connection starts a sandbox before the server: more than Codex's 10 s.
-                let ms = mcp.timeout_ms.unwrap_or(super::opencode::RELAYED_TIMEOUT_MS);
-                t["startup_timeout_sec"] = value(ms.div_ceil(1000) as i64);
-            }
-            McpTransport::Stdio { command, cwd, env } => {
-                let argv: Vec<String> = command.iter().map(|a| map_if_path(a, opts)).collect();
-                let (program, args) = argv.split_first().ok_or_else(|| CodexConfigError::EmptyCommand {
-                    server: mcp.name.clone(),
-                })?;
-                t["command"] = value(program.as_str());
-                t["args"] = value(argv_array(args));
-                if let Some(c) = cwd {
-                    t["cwd"] = value((opts.map_path)(c));
-                }
-                let mut literal = InlineTable::new();
-                let mut passed = Array::new();
-                for (k, v) in env {
-                    if !has_reference(v) {
-                        literal.insert(k, v.as_str().into());
-                    } else if v == &format!("${{{k}}}") {
-                        passed.push(k.as_str());
-                    } else {
-                        return Err(CodexConfigError::RenamedVariable {
-                            server: mcp.name.clone(),
-                            key: k.clone(),
-                            value: v.clone(),
-                        });
-                    }
-                }
-                if !literal.is_empty() {
-                    t["env"] = value(literal);
-                }
-                if !passed.is_empty() {
-                    t["env_vars"] = value(passed);
-                }
-            }
-            McpTransport::Remote { url, headers, .. } => {
-                if has_reference(url) {
-                    return Err(CodexConfigError::ReferenceInUrl {
-                        server: mcp.name.clone(),
-                    });
-                }
-                t["url"] = value(url.as_str());
-                let mut literal = InlineTable::new();
-                let mut from_env = InlineTable::new();
-                for (k, v) in headers {
-                    let vars = referenced_vars(v);
-                    if vars.is_empty() {
-                        literal.insert(k, v.as_str().into());
-                    } else if k.eq_ignore_ascii_case("authorization") && v == &format!("Bearer ${{{}}}", vars[0]) {
-                        t["bearer_token_env_var"] = value(vars[0].as_str());
-                    } else if vars.len() == 1 && v == &format!("${{{}}}", vars[0]) {
-                        from_env.insert(k, vars[0].as_str().into());
-                    } else {
-                        return Err(CodexConfigError::HeaderShape {
-                            server: mcp.name.clone(),
-                            header: k.clone(),
-                        });
-                    }
-                }
-                if !literal.is_empty() {
-                    t["http_headers"] = value(literal);
-                }
-                if !from_env.is_empty() {
-                    t["env_http_headers"] = value(from_env);
-                }
-            }
-        }
-        servers[&mcp.name] = Item::Table(t);
+        servers[&mcp.name] = Item::Table(server_table(mcp, opts)?);
     }
     if !servers.is_empty() {
         doc["mcp_servers"] = Item::Table(servers);
     }
     Ok(doc)
+}
+
+/// One enabled MCP server as Codex takes it: the relay command, a local command (variables
+/// passed through under their own names) or a remote URL (headers literal or from variables).
+fn server_table(mcp: &ResolvedMcp, opts: &EmitOptions<'_>) -> Result<Table, CodexConfigError> {
+    let mut t = Table::new();
+    let relayed = match &mcp.transport {
+        McpTransport::Stdio { .. } => (opts.mcp_command)(mcp),
+        McpTransport::Remote { .. } => None,
+    };
+    match &mcp.transport {
+        McpTransport::Stdio { .. } if relayed.is_some() => {
+            // The relay starts the real server outside the agent's sandbox: its cwd and
+            // environment stay with the relay, out of this file and the agent's reach.
+            let argv = relayed.unwrap_or_default();
+            let (program, args) = argv.split_first().ok_or_else(|| CodexConfigError::EmptyRelayCommand {
+                server: mcp.name.clone(),
+            })?;
+            t["command"] = value(program.as_str());
+            t["args"] = value(argv_array(args));
+            // Each connection starts a sandbox before the server: more than Codex's 10 s.
+            let ms = mcp.timeout_ms.unwrap_or(super::opencode::RELAYED_TIMEOUT_MS);
+            t["startup_timeout_sec"] = value(ms.div_ceil(1000) as i64);
+        }
+        McpTransport::Stdio { command, cwd, env } => {
+            let argv: Vec<String> = command.iter().map(|a| map_if_path(a, opts)).collect();
+            let (program, args) = argv.split_first().ok_or_else(|| CodexConfigError::EmptyCommand {
+                server: mcp.name.clone(),
+            })?;
+            t["command"] = value(program.as_str());
+            t["args"] = value(argv_array(args));
+            if let Some(c) = cwd {
+                t["cwd"] = value((opts.map_path)(c));
+            }
+            let mut literal = InlineTable::new();
+            let mut passed = Array::new();
+            for (k, v) in env {
+                if !has_reference(v) {
+                    literal.insert(k, v.as_str().into());
+                } else if v == &format!("${{{k}}}") {
+                    passed.push(k.as_str());
+                } else {
+                    return Err(CodexConfigError::RenamedVariable {
+                        server: mcp.name.clone(),
+                        key: k.clone(),
+                        value: v.clone(),
+                    });
+                }
+            }
+            if !literal.is_empty() {
+                t["env"] = value(literal);
+            }
+            if !passed.is_empty() {
+                t["env_vars"] = value(passed);
+            }
+        }
+        McpTransport::Remote { url, headers, .. } => {
+            if has_reference(url) {
+                return Err(CodexConfigError::ReferenceInUrl {
+                    server: mcp.name.clone(),
+                });
+            }
+            t["url"] = value(url.as_str());
+            let mut literal = InlineTable::new();
+            let mut from_env = InlineTable::new();
+            for (k, v) in headers {
+                let vars = referenced_vars(v);
+                if vars.is_empty() {
+                    literal.insert(k, v.as_str().into());
+                } else if k.eq_ignore_ascii_case("authorization") && v == &format!("Bearer ${{{}}}", vars[0]) {
+                    t["bearer_token_env_var"] = value(vars[0].as_str());
+                } else if vars.len() == 1 && v == &format!("${{{}}}", vars[0]) {
+                    from_env.insert(k, vars[0].as_str().into());
+                } else {
+                    return Err(CodexConfigError::HeaderShape {
+                        server: mcp.name.clone(),
+                        header: k.clone(),
+                    });
+                }
+            }
+            if !literal.is_empty() {
+                t["http_headers"] = value(literal);
+            }
+            if !from_env.is_empty() {
+                t["env_http_headers"] = value(from_env);
+            }
+        }
+    }
+    Ok(t)
 }
 
 fn map_if_path(arg: &str, opts: &EmitOptions<'_>) -> String {

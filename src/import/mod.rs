@@ -8,6 +8,7 @@ mod opencode_files;
 mod opencode_instructions;
 mod opencode_keys;
 pub(crate) mod opencode_markdown;
+mod opencode_merge;
 mod opencode_project;
 mod paths;
 mod report;
