@@ -19,7 +19,7 @@ use crate::spec::diagnostics::{Diagnostic, SpecError, diag, join, nearest};
 use crate::spec::file_refs::map_file_refs;
 use crate::spec::job::JOB_VERSION;
 use crate::spec::load::schema_diagnostics;
-use crate::spec::mcp_file::{normalize_env_refs, read_mcp_file_noted};
+use crate::spec::mcp_file::read_mcp_file_noted;
 use crate::spec::{Agent, McpInput};
 
 /// The vendored OpenCode config schema (keys Ghostlab emits, types from the pinned SDK).
@@ -269,7 +269,7 @@ fn mcp_inputs(origins: &Origins, dst_dir: &Path, notes: &mut Notes) -> Result<Ve
 
 fn normalize_refs(value: Value) -> Value {
     match value {
-        Value::String(s) => Value::String(normalize_env_refs(&s)),
+        Value::String(s) => Value::String(crate::spec::mcp_dialects::normalize_refs(&s)),
         Value::Array(a) => Value::Array(a.into_iter().map(normalize_refs).collect()),
         Value::Object(m) => Value::Object(m.into_iter().map(|(k, v)| (k, normalize_refs(v))).collect()),
         other => other,

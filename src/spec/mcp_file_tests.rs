@@ -1,6 +1,10 @@
 //! Tests of `mcp_file`: dialects, relative paths, references, client-only keys.
 
 use super::*;
+use crate::spec::agent::RemoteTransport;
+use crate::spec::mcp_dialects::normalize_refs;
+use crate::spec::resolved::McpTransport;
+use std::path::PathBuf;
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
@@ -28,9 +32,9 @@ fn claude_format_resolves_relative_args_against_the_file() {
 
 #[test]
 fn vscode_and_opencode_references_are_normalized() {
-    assert_eq!(normalize_env_refs("Bearer ${env:TOKEN}"), "Bearer ${TOKEN}");
-    assert_eq!(normalize_env_refs("{env:TOKEN}"), "${TOKEN}");
-    assert_eq!(normalize_env_refs("${TOKEN}"), "${TOKEN}");
+    assert_eq!(normalize_refs("Bearer ${env:TOKEN}"), "Bearer ${TOKEN}");
+    assert_eq!(normalize_refs("{env:TOKEN}"), "${TOKEN}");
+    assert_eq!(normalize_refs("${TOKEN}"), "${TOKEN}");
 }
 
 #[test]
