@@ -6,23 +6,7 @@
 //! It is a lexer, not a parser: it tracks block indentation, flow brackets, quotes, comments,
 //! block scalars, anchors and aliases. What it cannot classify it leaves to the parser.
 
-use super::yaml_scanner::{Label, Scanner};
-
-/// Deepest nesting of mappings and sequences accepted (a job file needs about 8).
-pub(crate) const MAX_DEPTH: usize = 64;
-/// Most nodes that aliases may add to a document when expanded.
-pub(crate) const MAX_ALIAS_NODES: usize = 100_000;
-
-/// Why the text was refused, and where.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{message} at line {line} column {column}")]
-pub(crate) struct GuardError {
-    pub(crate) line: usize,
-    pub(crate) column: usize,
-    /// Key path of the enclosing block mapping at that line (may be empty).
-    pub(crate) path: String,
-    pub(crate) message: String,
-}
+use super::yaml_scanner::{GuardError, Label, Scanner};
 
 /// The lines of `text` as the YAML parser counts them: LF, CR LF, a bare CR, NEL (U+0085),
 /// LINE SEPARATOR (U+2028) and PARAGRAPH SEPARATOR (U+2029) each end a line. Splitting on LF

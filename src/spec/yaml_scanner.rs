@@ -5,7 +5,21 @@
 
 use std::collections::HashMap;
 
-use super::yaml_guard::{GuardError, MAX_ALIAS_NODES, MAX_DEPTH};
+/// Deepest nesting of mappings and sequences accepted (a job file needs about 8).
+const MAX_DEPTH: usize = 64;
+/// Most nodes that aliases may add to a document when expanded.
+const MAX_ALIAS_NODES: usize = 100_000;
+
+/// Why the text was refused, and where.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message} at line {line} column {column}")]
+pub(crate) struct GuardError {
+    pub(crate) line: usize,
+    pub(crate) column: usize,
+    /// Key path of the enclosing block mapping at that line (may be empty).
+    pub(crate) path: String,
+    pub(crate) message: String,
+}
 
 /// One open level of the block path: a mapping key or a sequence entry.
 #[derive(Debug, Clone)]
