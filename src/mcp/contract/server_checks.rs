@@ -135,7 +135,7 @@ fn check_annotations(sink: &mut Sink, at: &str, tool: &ToolEntry, tool_labels: &
         sink.add(
             NO_ANNOTATIONS,
             Some(name),
-            &at,
+            at,
             format!("tool `{name}` declares no annotations"),
         );
     }
@@ -148,7 +148,7 @@ fn check_annotations(sink: &mut Sink, at: &str, tool: &ToolEntry, tool_labels: &
         sink.add(
             UNDECLARED_DESTRUCTIVE,
             Some(name),
-            &at,
+            at,
             format!(
                 "`{name}` looks destructive ({}) but declares no destructiveHint",
                 l.evidence
