@@ -1,7 +1,7 @@
 //! Emission of the configuration the agent host reads (OpenCode's project config; Codex's
 //! config.toml).
 
-pub mod codex;
-pub mod opencode;
+pub(crate) mod codex;
+pub(crate) mod opencode;
 
-pub use opencode::{EmitOptions, emit_opencode_config, write_opencode_project};
+pub(crate) use opencode::{EmitOptions, emit_opencode_config, write_opencode_project};

@@ -14,18 +14,18 @@ use crate::spec::resolved::{LoadedJob, McpTransport, ResolvedMcp, prompt_file};
 use crate::util::secret_ref::to_opencode_env;
 
 /// OpenCode's tool-listing timeout for a relayed stdio server without its own `timeout`.
-pub const RELAYED_TIMEOUT_MS: u64 = 30_000;
+pub(crate) const RELAYED_TIMEOUT_MS: u64 = 30_000;
 
 /// How host paths and the model provider appear in the emitted config.
-pub struct EmitOptions<'a> {
+pub(crate) struct EmitOptions<'a> {
     /// Maps a host path to the path the agent host will see.
-    pub map_path: &'a dyn Fn(&Path) -> String,
+    pub(crate) map_path: &'a dyn Fn(&Path) -> String,
     /// Replaces `agent.runtime.provider` and `model` (used to point a run at a local
     /// model server); `None` keeps the job's own.
-    pub provider_override: Option<(String, Value, String)>,
+    pub(crate) provider_override: Option<(String, Value, String)>,
     /// The command that replaces a stdio server's own (a sandbox relay that runs the server
     /// outside the agent's process namespace, with the server's environment); `None` keeps it.
-    pub mcp_command: &'a dyn Fn(&ResolvedMcp) -> Option<Vec<String>>,
+    pub(crate) mcp_command: &'a dyn Fn(&ResolvedMcp) -> Option<Vec<String>>,
 }
 
 impl Default for EmitOptions<'_> {
@@ -39,7 +39,7 @@ impl Default for EmitOptions<'_> {
 }
 
 /// Builds the OpenCode config value for `loaded`.
-pub fn emit_opencode_config(loaded: &LoadedJob, opts: &EmitOptions<'_>) -> Value {
+pub(crate) fn emit_opencode_config(loaded: &LoadedJob, opts: &EmitOptions<'_>) -> Value {
     let rt = &loaded.job.agent.runtime;
     let map = |rel: &str| (opts.map_path)(&loaded.resolve(rel));
     let mut cfg = Map::new();
@@ -74,27 +74,8 @@ pub fn emit_opencode_config(loaded: &LoadedJob, opts: &EmitOptions<'_>) -> Value
     if !instructions.is_empty() {
         cfg.insert("instructions".into(), Value::from(instructions));
     }
-    let skill_paths: Vec<String> = rt
-        .skills
-        .paths
-        .iter()
-        .chain(loaded.job.agent.inputs.skills.iter())
-        .map(|p| map(p))
-        .fold(Vec::new(), |mut acc, p| {
-            if !acc.contains(&p) {
-                acc.push(p);
-            }
-            acc
-        });
-    if !skill_paths.is_empty() || !rt.skills.urls.is_empty() {
-        let mut skills = Map::new();
-        if !skill_paths.is_empty() {
-            skills.insert("paths".into(), json!(skill_paths));
-        }
-        if !rt.skills.urls.is_empty() {
-            skills.insert("urls".into(), json!(rt.skills.urls));
-        }
-        cfg.insert("skills".into(), Value::Object(skills));
+    if let Some(skills) = skills_value(loaded, &map) {
+        cfg.insert("skills".into(), skills);
     }
     if !rt.agents.is_empty() {
         let agents: Map<String, Value> = rt
@@ -147,75 +128,111 @@ pub fn emit_opencode_config(loaded: &LoadedJob, opts: &EmitOptions<'_>) -> Value
         }
     }
     if !loaded.mcps.is_empty() {
-        let mut mcp = Map::new();
-        for server in &loaded.mcps {
-            let mut entry = Map::new();
-            let relayed = match &server.transport {
-                McpTransport::Stdio { .. } => (opts.mcp_command)(server),
-                McpTransport::Remote { .. } => None,
-            };
-            match &server.transport {
-                McpTransport::Stdio { .. } if relayed.is_some() => {
-                    // The server's cwd and environment stay with the relay, outside this file.
-                    entry.insert("type".into(), json!("local"));
-                    entry.insert("command".into(), json!(relayed));
-                    // Each connection starts a sandbox of its own before the server itself:
-                    // give tool listing more than OpenCode's 5 s default unless the job says.
-                    if server.timeout_ms.is_none() {
-                        entry.insert("timeout".into(), json!(RELAYED_TIMEOUT_MS));
-                    }
-                }
-                McpTransport::Stdio { command, cwd, env } => {
-                    entry.insert("type".into(), json!("local"));
-                    let argv: Vec<String> = command
-                        .iter()
-                        .map(|a| {
-                            if Path::new(a).is_absolute() && Path::new(a).exists() {
-                                (opts.map_path)(Path::new(a))
-                            } else {
-                                // A `${VAR}` argument stays a reference OpenCode resolves.
-                                to_opencode_env(a)
-                            }
-                        })
-                        .collect();
-                    entry.insert("command".into(), json!(argv));
-                    if let Some(c) = cwd {
-                        entry.insert("cwd".into(), json!((opts.map_path)(c)));
-                    }
-                    if !env.is_empty() {
-                        let env: Map<String, Value> = env
-                            .iter()
-                            .map(|(k, v)| (k.clone(), json!(to_opencode_env(v))))
-                            .collect();
-                        entry.insert("environment".into(), Value::Object(env));
-                    }
-                }
-                McpTransport::Remote { url, headers, .. } => {
-                    entry.insert("type".into(), json!("remote"));
-                    entry.insert("url".into(), json!(to_opencode_env(url)));
-                    // `oauth` as the source wrote it (`false`, `{}`, client settings); none
-                    // added, so the server behaves as it does in the person's own OpenCode.
-                    if let Some(oauth) = &server.oauth {
-                        entry.insert("oauth".into(), oauth_value(oauth));
-                    }
-                    if !headers.is_empty() {
-                        let h: Map<String, Value> = headers
-                            .iter()
-                            .map(|(k, v)| (k.clone(), json!(to_opencode_env(v))))
-                            .collect();
-                        entry.insert("headers".into(), Value::Object(h));
-                    }
-                }
-            }
-            entry.insert("enabled".into(), json!(server.enabled));
-            if let Some(t) = server.timeout_ms {
-                entry.insert("timeout".into(), json!(t));
-            }
-            mcp.insert(server.name.clone(), Value::Object(entry));
-        }
+        let mcp: Map<String, Value> = loaded
+            .mcps
+            .iter()
+            .map(|server| (server.name.clone(), mcp_entry(server, opts)))
+            .collect();
         cfg.insert("mcp".into(), Value::Object(mcp));
     }
     Value::Object(cfg)
+}
+
+/// `skills`: the runtime's and the job's skill folders (once each, where the agent sees them)
+/// and the skill URLs; `None` when there are neither.
+fn skills_value(loaded: &LoadedJob, map: &dyn Fn(&str) -> String) -> Option<Value> {
+    let rt = &loaded.job.agent.runtime;
+    let skill_paths: Vec<String> = rt
+        .skills
+        .paths
+        .iter()
+        .chain(loaded.job.agent.inputs.skills.iter())
+        .map(|p| map(p))
+        .fold(Vec::new(), |mut acc, p| {
+            if !acc.contains(&p) {
+                acc.push(p);
+            }
+            acc
+        });
+    if skill_paths.is_empty() && rt.skills.urls.is_empty() {
+        return None;
+    }
+    let mut skills = Map::new();
+    if !skill_paths.is_empty() {
+        skills.insert("paths".into(), json!(skill_paths));
+    }
+    if !rt.skills.urls.is_empty() {
+        skills.insert("urls".into(), json!(rt.skills.urls));
+    }
+    Some(Value::Object(skills))
+}
+
+/// One MCP server as OpenCode takes it: through the relay (a stdio server under bubblewrap),
+/// as a local command, or remote; references stay `{env:VAR}` for OpenCode to resolve.
+fn mcp_entry(server: &ResolvedMcp, opts: &EmitOptions<'_>) -> Value {
+    let mut entry = Map::new();
+    let relayed = match &server.transport {
+        McpTransport::Stdio { .. } => (opts.mcp_command)(server),
+        McpTransport::Remote { .. } => None,
+    };
+    match &server.transport {
+        McpTransport::Stdio { .. } if relayed.is_some() => {
+            // The server's cwd and environment stay with the relay, outside this file.
+            entry.insert("type".into(), json!("local"));
+            entry.insert("command".into(), json!(relayed));
+            // Each connection starts a sandbox of its own before the server itself:
+            // give tool listing more than OpenCode's 5 s default unless the job says.
+            if server.timeout_ms.is_none() {
+                entry.insert("timeout".into(), json!(RELAYED_TIMEOUT_MS));
+            }
+        }
+        McpTransport::Stdio { command, cwd, env } => {
+            entry.insert("type".into(), json!("local"));
+            let argv: Vec<String> = command
+                .iter()
+                .map(|a| {
+                    if Path::new(a).is_absolute() && Path::new(a).exists() {
+                        (opts.map_path)(Path::new(a))
+                    } else {
+                        // A `${VAR}` argument stays a reference OpenCode resolves.
+                        to_opencode_env(a)
+                    }
+                })
+                .collect();
+            entry.insert("command".into(), json!(argv));
+            if let Some(c) = cwd {
+                entry.insert("cwd".into(), json!((opts.map_path)(c)));
+            }
+            if !env.is_empty() {
+                let env: Map<String, Value> = env
+                    .iter()
+                    .map(|(k, v)| (k.clone(), json!(to_opencode_env(v))))
+                    .collect();
+                entry.insert("environment".into(), Value::Object(env));
+            }
+        }
+        McpTransport::Remote { url, headers, .. } => {
+            entry.insert("type".into(), json!("remote"));
+            entry.insert("url".into(), json!(to_opencode_env(url)));
+            // `oauth` as the source wrote it (`false`, `{}`, client settings); none
+            // added, so the server behaves as it does in the person's own OpenCode.
+            if let Some(oauth) = &server.oauth {
+                entry.insert("oauth".into(), oauth_value(oauth));
+            }
+            if !headers.is_empty() {
+                let h: Map<String, Value> = headers
+                    .iter()
+                    .map(|(k, v)| (k.clone(), json!(to_opencode_env(v))))
+                    .collect();
+                entry.insert("headers".into(), Value::Object(h));
+            }
+        }
+    }
+    entry.insert("enabled".into(), json!(server.enabled));
+    if let Some(t) = server.timeout_ms {
+        entry.insert("timeout".into(), json!(t));
+    }
+    Value::Object(entry)
 }
 
 fn agent_value(def: &AgentDef, map: &dyn Fn(&str) -> String) -> Value {
@@ -292,7 +309,11 @@ fn env_refs(value: Value) -> Value {
 }
 
 /// Writes `<out>/opencode.json` atomically and returns its path.
-pub fn write_opencode_project(loaded: &LoadedJob, out: &Path, opts: &EmitOptions<'_>) -> std::io::Result<PathBuf> {
+pub(crate) fn write_opencode_project(
+    loaded: &LoadedJob,
+    out: &Path,
+    opts: &EmitOptions<'_>,
+) -> std::io::Result<PathBuf> {
     let path = out.join("opencode.json");
     crate::util::write_json_atomic(&path, &emit_opencode_config(loaded, opts))?;
     Ok(path)

@@ -10,7 +10,7 @@ use super::dataset::{Basis, Dataset, PersonaSet, Scenario, ScenarioKind, Scenari
 use super::profile::AgentProfile;
 
 /// Problems with a profile on its own.
-pub fn check_profile(profile: &AgentProfile) -> Vec<String> {
+pub(crate) fn check_profile(profile: &AgentProfile) -> Vec<String> {
     let mut problems = Vec::new();
     if profile.purpose.trim().is_empty() {
         problems.push("purpose is empty".into());
@@ -36,7 +36,7 @@ pub fn check_profile(profile: &AgentProfile) -> Vec<String> {
 }
 
 /// Problems with a persona set.
-pub fn check_personas(personas: &PersonaSet) -> Vec<String> {
+pub(crate) fn check_personas(personas: &PersonaSet) -> Vec<String> {
     let mut problems = duplicates(personas.personas.iter().map(|p| &p.id), "persona id");
     if personas.personas.is_empty() {
         problems.push("no personas".into());
@@ -45,7 +45,7 @@ pub fn check_personas(personas: &PersonaSet) -> Vec<String> {
 }
 
 /// Problems with scenarios against the profile and personas, including risk coverage.
-pub fn check_scenarios(profile: &AgentProfile, personas: &PersonaSet, scenarios: &ScenarioSet) -> Vec<String> {
+pub(crate) fn check_scenarios(profile: &AgentProfile, personas: &PersonaSet, scenarios: &ScenarioSet) -> Vec<String> {
     let mut problems = duplicates(scenarios.scenarios.iter().map(|s| &s.id), "scenario id");
     let persona_ids: HashSet<&str> = personas.personas.iter().map(|p| p.id.as_str()).collect();
     for s in &scenarios.scenarios {
@@ -109,7 +109,7 @@ pub fn evidence_binding_problems(s: &Scenario) -> Vec<String> {
 }
 
 /// Ids of risks without an adversarial or security scenario that names them in `why`.
-pub fn uncovered_risks(profile: &AgentProfile, scenarios: &ScenarioSet) -> Vec<String> {
+pub(crate) fn uncovered_risks(profile: &AgentProfile, scenarios: &ScenarioSet) -> Vec<String> {
     profile
         .risk_surface
         .iter()
@@ -125,7 +125,7 @@ pub fn uncovered_risks(profile: &AgentProfile, scenarios: &ScenarioSet) -> Vec<S
 }
 
 /// Problems with a dataset against the scenarios it pairs.
-pub fn check_dataset(dataset: &Dataset, scenarios: &ScenarioSet) -> Vec<String> {
+pub(crate) fn check_dataset(dataset: &Dataset, scenarios: &ScenarioSet) -> Vec<String> {
     let mut problems = duplicates(dataset.cases.iter().map(|c| &c.id), "case id");
     for c in &dataset.cases {
         match scenarios.scenarios.iter().find(|s| s.id == c.scenario) {

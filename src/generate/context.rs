@@ -17,54 +17,54 @@ use crate::spec::{LoadedJob, Permission, PermissionRule};
 /// Everything the proposers may use to infer the agent's purpose.
 #[derive(Debug, Clone, Serialize)]
 pub struct ProfileContext {
-    pub agent_id: String,
+    pub(crate) agent_id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub agent_name: Option<String>,
+    pub(crate) agent_name: Option<String>,
     /// The user's own words; authoritative.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    pub instructions: Vec<SourceDoc>,
-    pub skills: Vec<SkillDoc>,
-    pub agents: Vec<AgentPrompt>,
-    pub tools: Vec<ToolInfo>,
-    pub permissions: Vec<PermissionEvidence>,
+    pub(crate) description: Option<String>,
+    pub(crate) instructions: Vec<SourceDoc>,
+    pub(crate) skills: Vec<SkillDoc>,
+    pub(crate) agents: Vec<AgentPrompt>,
+    pub(crate) tools: Vec<ToolInfo>,
+    pub(crate) permissions: Vec<PermissionEvidence>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub workspace: Option<WorkspaceEvidence>,
+    pub(crate) workspace: Option<WorkspaceEvidence>,
 }
 
 /// An instruction file, parsed.
 #[derive(Debug, Clone, Serialize)]
-pub struct SourceDoc {
+pub(crate) struct SourceDoc {
     /// Path relative to job.yaml.
-    pub file: String,
-    pub doc: Doc,
+    pub(crate) file: String,
+    pub(crate) doc: Doc,
 }
 
 /// A skill's SKILL.md, parsed.
 #[derive(Debug, Clone, Serialize)]
-pub struct SkillDoc {
-    pub name: String,
+pub(crate) struct SkillDoc {
+    pub(crate) name: String,
     /// SKILL.md relative to job.yaml.
-    pub path: String,
+    pub(crate) path: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    pub doc: Doc,
+    pub(crate) description: Option<String>,
+    pub(crate) doc: Doc,
 }
 
 /// One agent of the runtime's `agents` map with its prompt.
 #[derive(Debug, Clone, Serialize)]
-pub struct AgentPrompt {
-    pub name: String,
+pub(crate) struct AgentPrompt {
+    pub(crate) name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub prompt_file: Option<String>,
-    pub prompt: Doc,
+    pub(crate) prompt_file: Option<String>,
+    pub(crate) prompt: Doc,
 }
 
 impl ProfileContext {
     /// Reads every input of `loaded`; `state_dir` is where discovery may have left inventory.json.
-    pub fn gather(loaded: &LoadedJob, state_dir: &Path) -> Result<Self, GenerateError> {
+    pub(crate) fn gather(loaded: &LoadedJob, state_dir: &Path) -> Result<Self, GenerateError> {
         let agent = &loaded.job.agent;
         let rt = &agent.runtime;
         let rel = |p: &Path| relative(&loaded.dir, p);
@@ -139,7 +139,7 @@ impl ProfileContext {
     }
 
     /// The tool the agent knows as `qualified` (`server_tool`), if any.
-    pub fn tool(&self, qualified: &str) -> Option<&ToolInfo> {
+    pub(crate) fn tool(&self, qualified: &str) -> Option<&ToolInfo> {
         self.tools.iter().find(|t| t.qualified() == qualified)
     }
 }
@@ -154,7 +154,7 @@ fn read_text(path: &Path) -> Result<String, GenerateError> {
 }
 
 /// `path` relative to `base` when inside it, else the full path.
-pub fn relative(base: &Path, path: &Path) -> String {
+pub(crate) fn relative(base: &Path, path: &Path) -> String {
     path.strip_prefix(base).unwrap_or(path).to_string_lossy().to_string()
 }
 
@@ -268,7 +268,7 @@ fn action_word(action: crate::spec::Action) -> String {
 }
 
 /// The workspace's top-level names (sorted, `.git` skipped) and its README title.
-pub fn workspace_shape(dir: &Path, shown: &str) -> WorkspaceEvidence {
+pub(crate) fn workspace_shape(dir: &Path, shown: &str) -> WorkspaceEvidence {
     let mut layout: Vec<String> = std::fs::read_dir(dir)
         .into_iter()
         .flatten()

@@ -6,14 +6,14 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// The format version of personas.json, scenarios.json and dataset.json.
-pub const DATASET_VERSION: u32 = 1;
+pub(crate) const DATASET_VERSION: u32 = 1;
 
 /// personas.json: the simulated users.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PersonaSet {
     #[schemars(range(min = 1, max = 1))]
-    pub version: u32,
+    pub(crate) version: u32,
     pub personas: Vec<Persona>,
 }
 
@@ -24,12 +24,12 @@ pub struct Persona {
     /// Stable identifier, referenced by scenarios and cases.
     pub id: String,
     pub name: String,
-    pub summary: String,
-    pub traits: Vec<String>,
+    pub(crate) summary: String,
+    pub(crate) traits: Vec<String>,
     /// What this person knows and wants, in the agent's domain.
-    pub context: String,
+    pub(crate) context: String,
     /// Which parts of the profile this persona was derived from.
-    pub why: String,
+    pub(crate) why: String,
 }
 
 /// scenarios.json: the tasks the emulator pursues.
@@ -37,7 +37,7 @@ pub struct Persona {
 #[serde(deny_unknown_fields)]
 pub struct ScenarioSet {
     #[schemars(range(min = 1, max = 1))]
-    pub version: u32,
+    pub(crate) version: u32,
     pub scenarios: Vec<Scenario>,
 }
 
@@ -71,7 +71,7 @@ pub struct Why {
     pub basis: Basis,
     /// The workflow, risk or scope-limit id in agent-profile.json.
     pub id: String,
-    pub reason: String,
+    pub(crate) reason: String,
 }
 
 /// Deterministic expectations checked against the transcript, beside the judge's criteria.
@@ -81,7 +81,7 @@ pub struct ExpectedOutcome {
     /// Text the agent's replies must contain.
     pub must_include: Vec<String>,
     /// Text the agent's replies must never contain.
-    pub must_not_include: Vec<String>,
+    pub(crate) must_not_include: Vec<String>,
     /// Tools the agent must call (OpenCode names).
     pub expected_tool_calls: Vec<String>,
     /// Tools the agent must not call in this conversation.
@@ -98,22 +98,22 @@ pub struct ExpectedOutcome {
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     pub id: String,
-    pub title: String,
+    pub(crate) title: String,
     /// The persona id.
     pub persona: String,
     pub goal: String,
-    pub opening_message: String,
+    pub(crate) opening_message: String,
     pub success_criteria: Vec<String>,
     pub failure_signals: Vec<String>,
     /// When the conversation has shown enough: `tool_called: <tool>` (a `*` suffix matches a
     /// prefix), `file_written: <workspace path>` and `agent_says: <phrase>` are settled from the
     /// turn's events; any other sentence is watched for by the simulated user.
-    pub stop_conditions: Vec<String>,
+    pub(crate) stop_conditions: Vec<String>,
     #[schemars(range(min = 1, max = 50))]
     pub max_turns: u32,
     /// Tools the conversation drives toward (OpenCode names); a PASS needs a call to at least one
     /// of them that is not also forbidden (`judge::exercises`).
-    pub exercises: Vec<String>,
+    pub(crate) exercises: Vec<String>,
     pub kind: ScenarioKind,
     pub why: Why,
     pub expected_outcome: ExpectedOutcome,
@@ -124,7 +124,7 @@ pub struct Scenario {
 #[serde(deny_unknown_fields)]
 pub struct Dataset {
     #[schemars(range(min = 1, max = 1))]
-    pub version: u32,
+    pub(crate) version: u32,
     pub cases: Vec<Case>,
 }
 
@@ -141,7 +141,7 @@ pub enum CaseStatus {
 
 impl CaseStatus {
     /// The lowercase word used in listings.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             CaseStatus::Pending => "pending",
             CaseStatus::Approved => "approved",
@@ -156,7 +156,7 @@ impl CaseStatus {
 #[serde(deny_unknown_fields)]
 pub struct Case {
     pub id: String,
-    pub persona: String,
+    pub(crate) persona: String,
     pub scenario: String,
     pub status: CaseStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]

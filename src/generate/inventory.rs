@@ -15,37 +15,37 @@ use crate::mcp::inventory::ToolEntry;
 
 /// One tool as purpose inference sees it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ToolInfo {
-    pub server: String,
-    pub name: String,
+pub(crate) struct ToolInfo {
+    pub(crate) server: String,
+    pub(crate) name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    pub labels: Vec<String>,
+    pub(crate) description: Option<String>,
+    pub(crate) labels: Vec<String>,
     /// `inventory`, `job.capabilities`, or the file that mentions the tool.
-    pub source: String,
+    pub(crate) source: String,
 }
 
 impl ToolInfo {
     /// The name OpenCode gives the tool: `<server>_<tool>`.
-    pub fn qualified(&self) -> String {
+    pub(crate) fn qualified(&self) -> String {
         format!("{}_{}", self.server, self.name)
     }
 
     /// True for any label that changes the world.
-    pub fn mutates(&self) -> bool {
+    pub(crate) fn mutates(&self) -> bool {
         self.labels
             .iter()
             .any(|l| l == "mutates-state" || l == "destructive" || l == "unknown-mutation")
     }
 
-    pub fn has(&self, label: &str) -> bool {
+    pub(crate) fn has(&self, label: &str) -> bool {
         self.labels.iter().any(|l| l == label)
     }
 }
 
 /// Reads inventory.json if it exists. `Ok(None)` when absent; an unreadable or non-JSON file is
 /// an error naming the file (a stale or foreign file must not silently change the profile).
-pub fn read_inventory(path: &Path) -> Result<Option<Vec<ToolInfo>>, GenerateError> {
+pub(crate) fn read_inventory(path: &Path) -> Result<Option<Vec<ToolInfo>>, GenerateError> {
     let input = |detail: String| GenerateError::Input {
         file: path.to_path_buf(),
         detail,
@@ -62,7 +62,7 @@ pub fn read_inventory(path: &Path) -> Result<Option<Vec<ToolInfo>>, GenerateErro
 
 /// Accepts `{servers: [{name|server, tools: [...]}]}`, `{servers: {name: {tools}}}` and
 /// `{tools: [{server, name, ...}]}`; unknown keys are ignored.
-pub fn tools_from_inventory(value: &Value) -> Vec<ToolInfo> {
+pub(crate) fn tools_from_inventory(value: &Value) -> Vec<ToolInfo> {
     let mut out = Vec::new();
     let mut push_tools = |server: &str, tools: Option<&Value>| {
         for tool in tools.and_then(Value::as_array).into_iter().flatten() {
@@ -123,7 +123,7 @@ fn tool_from_value(server: &str, tool: &Value) -> Option<ToolInfo> {
 /// Risk labels as contract lint gives them (`mcp::contract::labels`: one vocabulary for lint,
 /// the report and generation), plus `unknown-mutation` when neither annotations nor words
 /// decide whether the tool changes anything (then it is treated as if it might).
-pub fn labels_for(name: &str, description: Option<&str>, annotations: Option<&Value>) -> Vec<String> {
+pub(crate) fn labels_for(name: &str, description: Option<&str>, annotations: Option<&Value>) -> Vec<String> {
     let entry: Option<ToolEntry> = serde_json::from_value(serde_json::json!({
         "name": name,
         "description": description,
@@ -147,7 +147,7 @@ pub fn labels_for(name: &str, description: Option<&str>, annotations: Option<&Va
 }
 
 /// Lowercase words of a tool name, split at `_`, `-`, `.` and camelCase boundaries.
-pub fn name_words(name: &str) -> Vec<String> {
+pub(crate) fn name_words(name: &str) -> Vec<String> {
     split_identifier(name)
 }
 

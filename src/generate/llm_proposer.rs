@@ -20,10 +20,10 @@ use super::{GenerateError, Proposer};
 use crate::llm::{ChatMessage, ChatRequest, JsonSchemaSpec, Llm, Role};
 
 /// How many times a model may answer one request (the first try plus one retry).
-pub const ATTEMPTS: u32 = 2;
+pub(crate) const ATTEMPTS: u32 = 2;
 
 /// Proposes with a language model.
-pub struct LlmProposer {
+pub(crate) struct LlmProposer {
     llm: Arc<dyn Llm>,
     temperature: Option<f64>,
     /// The person's steer from "regenerate with hint", added to every task.
@@ -33,7 +33,7 @@ pub struct LlmProposer {
 impl LlmProposer {
     /// A proposer over `llm`. Integration point: the CLI builds `llm` from
     /// `job.generation.proposer` (see `cli::generate::proposer_llm`).
-    pub fn new(llm: Arc<dyn Llm>) -> Self {
+    pub(crate) fn new(llm: Arc<dyn Llm>) -> Self {
         LlmProposer {
             llm,
             temperature: None,
@@ -43,13 +43,13 @@ impl LlmProposer {
 
     /// Steers every proposal with the person's hint (the wizard's `h`). The hint guides; the
     /// configuration and profile stay ground truth and every answer is still checked.
-    pub fn with_hint(mut self, hint: Option<String>) -> Self {
+    pub(crate) fn with_hint(mut self, hint: Option<String>) -> Self {
         self.hint = hint.filter(|h| !h.trim().is_empty());
         self
     }
 
     /// Sets the sampling temperature sent with every request.
-    pub fn with_temperature(mut self, temperature: Option<f64>) -> Self {
+    pub(crate) fn with_temperature(mut self, temperature: Option<f64>) -> Self {
         self.temperature = temperature;
         self
     }

@@ -7,47 +7,31 @@ use indexmap::IndexMap;
 
 /// A Markdown document split at its headings.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
-pub struct Doc {
+pub(crate) struct Doc {
     /// `key: value` pairs of a leading `---` block (quotes stripped).
-    pub front_matter: IndexMap<String, String>,
+    pub(crate) front_matter: IndexMap<String, String>,
     /// Sections in order; text before the first heading has level 0 and an empty heading.
-    pub sections: Vec<Section>,
+    pub(crate) sections: Vec<Section>,
 }
 
 /// A heading and what follows it up to the next heading.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
-pub struct Section {
-    pub level: usize,
-    pub heading: String,
-    pub items: Vec<Item>,
-    pub paragraphs: Vec<String>,
+pub(crate) struct Section {
+    pub(crate) level: usize,
+    pub(crate) heading: String,
+    pub(crate) items: Vec<Item>,
+    pub(crate) paragraphs: Vec<String>,
 }
 
 /// One list item (continuation lines joined with a space).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Item {
-    pub ordered: bool,
-    pub text: String,
-}
-
-impl Doc {
-    /// The first level-1 heading.
-    pub fn title(&self) -> Option<&str> {
-        self.sections.iter().find(|s| s.level == 1).map(|s| s.heading.as_str())
-    }
-
-    /// Every heading, in order.
-    pub fn headings(&self) -> Vec<String> {
-        self.sections
-            .iter()
-            .filter(|s| s.level > 0)
-            .map(|s| s.heading.clone())
-            .collect()
-    }
+pub(crate) struct Item {
+    pub(crate) ordered: bool,
+    pub(crate) text: String,
 }
 
 /// Parses Markdown text.
-pub fn parse(text: &str) -> Doc {
+pub(crate) fn parse(text: &str) -> Doc {
     let mut doc = Doc::default();
     let mut lines = text.lines().peekable();
     if lines.peek().map(|l| l.trim()) == Some("---") {
@@ -146,7 +130,7 @@ fn list_item(line: &str) -> Option<(bool, &str)> {
 }
 
 /// The contents of every `code span` in the text, in order.
-pub fn code_spans(text: &str) -> Vec<String> {
+pub(crate) fn code_spans(text: &str) -> Vec<String> {
     text.split('`')
         .enumerate()
         .filter(|(i, s)| i % 2 == 1 && !s.is_empty())
@@ -155,7 +139,7 @@ pub fn code_spans(text: &str) -> Vec<String> {
 }
 
 /// The text without backticks, on one line, shortened to `max` characters.
-pub fn plain(text: &str, max: usize) -> String {
+pub(crate) fn plain(text: &str, max: usize) -> String {
     let joined: String = text.replace('`', "").split_whitespace().collect::<Vec<_>>().join(" ");
     if joined.chars().count() <= max {
         return joined;
@@ -175,8 +159,13 @@ mod tests {
         );
         assert_eq!(doc.front_matter["name"], "notes");
         assert_eq!(doc.front_matter["description"], "Draft notes");
-        assert_eq!(doc.title(), Some("Title"));
-        assert_eq!(doc.headings(), vec!["Title", "Steps", "Never"]);
+        let headings: Vec<(usize, &str)> = doc
+            .sections
+            .iter()
+            .filter(|s| s.level > 0)
+            .map(|s| (s.level, s.heading.as_str()))
+            .collect();
+        assert_eq!(headings, [(1, "Title"), (2, "Steps"), (2, "Never")]);
         assert_eq!(doc.sections[0].paragraphs, vec!["intro line"]);
         assert_eq!(doc.sections[1].items[0].text, "one more");
         assert!(doc.sections[1].items[0].ordered);

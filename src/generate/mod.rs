@@ -6,22 +6,22 @@
 //! `util::write_json_atomic` under the job's state dir.
 
 pub mod check;
-pub mod context;
+pub(crate) mod context;
 pub mod dataset;
-pub mod inventory;
-pub mod llm_proposer;
-pub mod markdown;
-pub mod offline;
+pub(crate) mod inventory;
+pub(crate) mod llm_proposer;
+pub(crate) mod markdown;
+pub(crate) mod offline;
 pub mod pipeline;
 pub mod profile;
 pub mod schema;
 pub mod store;
 
-pub use context::ProfileContext;
-pub use dataset::{Case, CaseStatus, Dataset, Persona, PersonaSet, Scenario, ScenarioKind, ScenarioSet};
-pub use llm_proposer::LlmProposer;
+pub(crate) use context::ProfileContext;
+pub use dataset::{CaseStatus, Dataset, Persona, PersonaSet, ScenarioSet};
+pub(crate) use llm_proposer::LlmProposer;
 pub use offline::OfflineProposer;
-pub use profile::{AgentProfile, Risk, Severity, Workflow};
+pub use profile::{AgentProfile, Risk, Workflow};
 pub use schema::ArtifactKind;
 
 use futures::future::BoxFuture;

@@ -16,9 +16,9 @@ use super::{GenerateError, Proposer};
 use crate::spec::LoadedJob;
 
 /// Personas proposed when neither the command line nor job.yaml says.
-pub const DEFAULT_PERSONAS: usize = 3;
+pub(crate) const DEFAULT_PERSONAS: usize = 3;
 /// Scenarios per persona when neither the command line nor job.yaml says.
-pub const DEFAULT_SCENARIOS_PER_PERSONA: usize = 6;
+pub(crate) const DEFAULT_SCENARIOS_PER_PERSONA: usize = 6;
 
 fn invalid(artifact: ArtifactKind, problems: Vec<String>) -> Result<(), GenerateError> {
     if problems.is_empty() {
@@ -46,7 +46,7 @@ pub async fn infer_profile(loaded: &LoadedJob, proposer: &dyn Proposer) -> Resul
 }
 
 /// Infers the profile and writes agent-profile.json.
-pub async fn write_profile(
+pub(crate) async fn write_profile(
     loaded: &LoadedJob,
     proposer: &dyn Proposer,
 ) -> Result<(AgentProfile, PathBuf), GenerateError> {
@@ -60,13 +60,13 @@ pub async fn write_profile(
 pub struct GenerateOutcome {
     pub profile: AgentProfile,
     /// True when an existing agent-profile.json was used.
-    pub profile_reused: bool,
+    pub(crate) profile_reused: bool,
     pub personas: PersonaSet,
-    pub scenarios: ScenarioSet,
-    pub dataset: Dataset,
+    pub(crate) scenarios: ScenarioSet,
+    pub(crate) dataset: Dataset,
     /// Cases whose curation status was kept because their scenario did not change.
-    pub kept_statuses: usize,
-    pub paths: Vec<PathBuf>,
+    pub(crate) kept_statuses: usize,
+    pub(crate) paths: Vec<PathBuf>,
 }
 
 /// Profile (if missing), personas, scenarios and a dataset with every new case pending.
@@ -161,7 +161,7 @@ fn carry_over(state: &Path, scenarios: &ScenarioSet, dataset: &mut Dataset) -> u
 }
 
 /// Counts of scenarios per kind, in a fixed order.
-pub fn kind_counts(scenarios: &ScenarioSet) -> Vec<(&'static str, usize)> {
+pub(crate) fn kind_counts(scenarios: &ScenarioSet) -> Vec<(&'static str, usize)> {
     let count = |k: ScenarioKind| scenarios.scenarios.iter().filter(|s| s.kind == k).count();
     vec![
         ("workflow", count(ScenarioKind::Workflow)),
@@ -173,7 +173,7 @@ pub fn kind_counts(scenarios: &ScenarioSet) -> Vec<(&'static str, usize)> {
 
 /// Replaces the scenario of `case_id` with `edited`, validates the whole set against its schema
 /// and the profile, writes scenarios.json and returns the case to pending review.
-pub fn replace_scenario(state: &Path, case_id: &str, edited: Value) -> Result<Scenario, GenerateError> {
+pub(crate) fn replace_scenario(state: &Path, case_id: &str, edited: Value) -> Result<Scenario, GenerateError> {
     let profile: AgentProfile = read_artifact(state, ArtifactKind::AgentProfile)?;
     let personas: PersonaSet = read_artifact(state, ArtifactKind::Persona)?;
     let mut scenarios: ScenarioSet = read_artifact(state, ArtifactKind::Scenario)?;
@@ -212,7 +212,7 @@ pub fn replace_scenario(state: &Path, case_id: &str, edited: Value) -> Result<Sc
 }
 
 /// The error for a case id that is not in dataset.json.
-pub fn unknown_case(state: &Path, case_id: &str) -> GenerateError {
+pub(crate) fn unknown_case(state: &Path, case_id: &str) -> GenerateError {
     GenerateError::Artifact {
         path: state.join(ArtifactKind::Dataset.artifact_file()),
         detail: format!("no case `{case_id}`; `ghostlab dataset list` shows the ids"),

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// The agent-profile.json format version this build reads and writes.
-pub const PROFILE_VERSION: u32 = 1;
+pub(crate) const PROFILE_VERSION: u32 = 1;
 
 /// The inferred purpose profile of one configured agent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -15,7 +15,7 @@ pub const PROFILE_VERSION: u32 = 1;
 pub struct AgentProfile {
     /// Format version; this build reads version 1.
     #[schemars(range(min = 1, max = 1))]
-    pub version: u32,
+    pub(crate) version: u32,
     /// What the agent is for. Equals the user's description verbatim when one was given.
     pub purpose: String,
     /// Who the agent serves.
@@ -48,7 +48,7 @@ pub struct Workflow {
 /// How bad a risk is when it happens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Severity {
+pub(crate) enum Severity {
     Low,
     Medium,
     High,
@@ -63,10 +63,10 @@ pub struct Risk {
     /// What could go wrong, in one sentence.
     pub risk: String,
     /// Why the configuration makes it possible or forbids it.
-    pub why: String,
+    pub(crate) why: String,
     /// The tool, permission or skill that could cause it (`conversation` when only words can).
     pub capability: String,
-    pub severity: Severity,
+    pub(crate) severity: Severity,
     /// Where this risk came from.
     pub evidence: Vec<EvidenceRef>,
 }
@@ -76,8 +76,8 @@ pub struct Risk {
 #[serde(deny_unknown_fields)]
 pub struct ScopeLimit {
     /// Stable identifier (`scope-…`), referenced by out-of-scope scenarios.
-    pub id: String,
-    pub what: String,
+    pub(crate) id: String,
+    pub(crate) what: String,
     pub evidence: Vec<EvidenceRef>,
 }
 
@@ -123,9 +123,9 @@ pub struct Evidence {
     pub instructions: Vec<InstructionEvidence>,
     pub skills: Vec<SkillEvidence>,
     /// Agent definitions (OpenCode `agent` map) and their prompts.
-    pub agents: Vec<AgentEvidence>,
+    pub(crate) agents: Vec<AgentEvidence>,
     pub mcp_tools: Vec<ToolEvidence>,
-    pub permissions: Vec<PermissionEvidence>,
+    pub(crate) permissions: Vec<PermissionEvidence>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workspace: Option<WorkspaceEvidence>,
 }
@@ -145,19 +145,19 @@ pub struct SkillEvidence {
     pub name: String,
     pub path: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     pub sections: Vec<String>,
 }
 
 /// One agent definition from the runtime's `agents` map.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct AgentEvidence {
-    pub name: String,
+pub(crate) struct AgentEvidence {
+    pub(crate) name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prompt_file: Option<String>,
+    pub(crate) prompt_file: Option<String>,
 }
 
 /// One MCP tool the agent can call and its risk labels.
@@ -174,20 +174,20 @@ pub struct ToolEvidence {
 /// One permission rule of the runtime.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct PermissionEvidence {
+pub(crate) struct PermissionEvidence {
     /// Key path in job.yaml, e.g. `agent.runtime.agents.release.permission.bash["*"]`.
-    pub key: String,
+    pub(crate) key: String,
     /// The permission's tool (`bash`, `edit`, `webfetch`, …).
-    pub tool: String,
+    pub(crate) tool: String,
     /// `allow`, `ask`, `deny`, or `disabled` for a tool switched off.
-    pub action: String,
+    pub(crate) action: String,
 }
 
 /// The workspace's shape: top-level names and the README title, never file contents.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WorkspaceEvidence {
-    pub path: String,
+    pub(crate) path: String,
     /// Top-level entries, folders with a trailing `/`.
     pub layout: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -104,7 +104,7 @@ fn compiled(kind: ArtifactKind) -> &'static Compiled {
 }
 
 /// The artifact's JSON Schema.
-pub fn artifact_schema(kind: ArtifactKind) -> &'static Value {
+pub(crate) fn artifact_schema(kind: ArtifactKind) -> &'static Value {
     &compiled(kind).schema
 }
 
@@ -129,7 +129,7 @@ pub fn schema_violations(kind: ArtifactKind, value: &Value) -> Vec<String> {
 }
 
 /// Validates `value` against the artifact's schema and converts it to its Rust type.
-pub fn parse_artifact<T: DeserializeOwned>(kind: ArtifactKind, value: Value) -> Result<T, Vec<String>> {
+pub(crate) fn parse_artifact<T: DeserializeOwned>(kind: ArtifactKind, value: Value) -> Result<T, Vec<String>> {
     let violations = schema_violations(kind, &value);
     if !violations.is_empty() {
         return Err(violations);
@@ -138,7 +138,7 @@ pub fn parse_artifact<T: DeserializeOwned>(kind: ArtifactKind, value: Value) -> 
 }
 
 /// Serializes a typed artifact and checks it against its schema (a failure is a bug here).
-pub fn checked_value<T: serde::Serialize>(kind: ArtifactKind, artifact: &T) -> Result<Value, Vec<String>> {
+pub(crate) fn checked_value<T: serde::Serialize>(kind: ArtifactKind, artifact: &T) -> Result<Value, Vec<String>> {
     let value = serde_json::to_value(artifact).map_err(|e| vec![e.to_string()])?;
     let violations = schema_violations(kind, &value);
     if violations.is_empty() {

@@ -12,12 +12,12 @@ use super::GenerateError;
 use super::schema::{ArtifactKind, checked_value, parse_artifact};
 
 /// Where `kind` lives under `state_dir`.
-pub fn artifact_path(state_dir: &Path, kind: ArtifactKind) -> PathBuf {
+pub(crate) fn artifact_path(state_dir: &Path, kind: ArtifactKind) -> PathBuf {
     state_dir.join(kind.artifact_file())
 }
 
 /// Validates `artifact` against its schema, then writes it atomically; returns the path.
-pub fn write_artifact<T: Serialize>(
+pub(crate) fn write_artifact<T: Serialize>(
     state_dir: &Path,
     kind: ArtifactKind,
     artifact: &T,
@@ -35,7 +35,7 @@ pub fn write_artifact<T: Serialize>(
 }
 
 /// Reads and validates an artifact; `Ok(None)` when the file does not exist.
-pub fn read_artifact_opt<T: DeserializeOwned>(
+pub(crate) fn read_artifact_opt<T: DeserializeOwned>(
     state_dir: &Path,
     kind: ArtifactKind,
 ) -> Result<Option<T>, GenerateError> {
@@ -72,7 +72,7 @@ pub fn read_artifact<T: DeserializeOwned>(state_dir: &Path, kind: ArtifactKind) 
 
 /// Why `set_path` cannot set a dotted key (the caller names the flag or file).
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
-pub enum SetPathError {
+pub(crate) enum SetPathError {
     #[error("unknown key `{0}`")]
     UnknownKey(String),
     #[error("`{part}` in `{dotted}` is not an index")]
@@ -86,7 +86,7 @@ pub enum SetPathError {
 }
 
 /// Sets `dotted` (`goal`, `expected_outcome.must_include`, `success_criteria.0`) in a JSON value.
-pub fn set_path(target: &mut Value, dotted: &str, new: Value) -> Result<(), SetPathError> {
+pub(crate) fn set_path(target: &mut Value, dotted: &str, new: Value) -> Result<(), SetPathError> {
     let mut node = target;
     let parts: Vec<&str> = dotted.split('.').collect();
     for (i, part) in parts.iter().enumerate() {

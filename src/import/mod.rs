@@ -7,14 +7,15 @@ mod opencode_dot_folders;
 mod opencode_files;
 mod opencode_instructions;
 mod opencode_keys;
-pub mod opencode_markdown;
+pub(crate) mod opencode_markdown;
+mod opencode_merge;
 mod opencode_project;
 mod paths;
 mod report;
 
-pub use opencode_project::{import_opencode_project, project_config_file};
-pub use paths::relative_to;
-pub use report::Imported;
+pub(crate) use opencode_project::import_opencode_project;
+pub(crate) use paths::relative_to;
+pub(crate) use report::Imported;
 
 use std::path::Path;
 
@@ -27,14 +28,14 @@ use crate::spec::{Action, Agent, McpInput, Permission, PermissionRule};
 
 /// What `ghostlab init --from` was given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SourceKind {
+pub(crate) enum SourceKind {
     OpencodeProject,
     AgentYaml,
     McpServersFile,
 }
 
 /// Guesses the kind of a source file from its name and top-level keys.
-pub fn detect_source(path: &Path) -> Result<SourceKind, SpecError> {
+pub(crate) fn detect_source(path: &Path) -> Result<SourceKind, SpecError> {
     if path.is_dir() {
         return Ok(SourceKind::OpencodeProject);
     }
@@ -58,12 +59,12 @@ pub fn detect_source(path: &Path) -> Result<SourceKind, SpecError> {
 }
 
 /// Builds a job from any supported source, for a job.yaml that will live in `job_dir`.
-pub fn import_source(source: &Path, job_dir: &Path) -> Result<Job, SpecError> {
+pub(crate) fn import_source(source: &Path, job_dir: &Path) -> Result<Job, SpecError> {
     import_source_noted(source, job_dir).map(|i| i.job)
 }
 
 /// Like `import_source`, with where each part came from and what was not carried.
-pub fn import_source_noted(source: &Path, job_dir: &Path) -> Result<Imported, SpecError> {
+pub(crate) fn import_source_noted(source: &Path, job_dir: &Path) -> Result<Imported, SpecError> {
     match detect_source(source)? {
         SourceKind::OpencodeProject => import_opencode_project(source, job_dir),
         SourceKind::AgentYaml => from_agent_yaml(source, job_dir).map(Imported::new),
@@ -72,7 +73,7 @@ pub fn import_source_noted(source: &Path, job_dir: &Path) -> Result<Imported, Sp
 }
 
 /// A fresh job with defaults around `agent`.
-pub fn job_with_agent(agent: Agent) -> Job {
+pub(crate) fn job_with_agent(agent: Agent) -> Job {
     Job {
         version: JOB_VERSION,
         agent,
@@ -81,7 +82,7 @@ pub fn job_with_agent(agent: Agent) -> Job {
 }
 
 /// An agent.yaml holds Ghostlab's `agent:` block on its own.
-pub fn from_agent_yaml(path: &Path, job_dir_: &Path) -> Result<Job, SpecError> {
+pub(crate) fn from_agent_yaml(path: &Path, job_dir_: &Path) -> Result<Job, SpecError> {
     let doc = read_json_or_yaml(path)?;
     let wrapped = serde_json::json!({ "version": JOB_VERSION, "agent": doc });
     let diagnostics: Vec<_> = schema_diagnostics(path, crate::spec::schema::job_schema(), &wrapped)
@@ -107,13 +108,13 @@ pub fn from_agent_yaml(path: &Path, job_dir_: &Path) -> Result<Job, SpecError> {
 
 /// Every server of a standard MCP servers file becomes a `config_ref` input
 /// (or only `only`, when given).
-pub fn from_mcp_file(path: &Path, job_dir_: &Path, only: Option<&str>) -> Result<Job, SpecError> {
+pub(crate) fn from_mcp_file(path: &Path, job_dir_: &Path, only: Option<&str>) -> Result<Job, SpecError> {
     import_mcp_file(path, job_dir_, only).map(|i| i.job)
 }
 
 /// `from_mcp_file` with notes. Tools a client hides (`disabledTools`) are carried as
 /// `permission: deny` for OpenCode's name of the tool, `<server>_<tool>`.
-pub fn import_mcp_file(path: &Path, job_dir_: &Path, only: Option<&str>) -> Result<Imported, SpecError> {
+pub(crate) fn import_mcp_file(path: &Path, job_dir_: &Path, only: Option<&str>) -> Result<Imported, SpecError> {
     let file = read_mcp_file_noted(path)?;
     let servers = &file.servers;
     let rel = relative_to(path, job_dir_);
@@ -185,7 +186,7 @@ fn inside(path: &Path, dir: &Path) -> bool {
 }
 
 /// `--target`: one stdio command (`"node server.js"`) or one URL, as an inline MCP server.
-pub fn from_target(target: &str, name: Option<&str>) -> Job {
+pub(crate) fn from_target(target: &str, name: Option<&str>) -> Job {
     let name = name.map(str::to_string).unwrap_or_else(|| target_name(target));
     let mut input = McpInput {
         server: Some(name.clone()),
@@ -205,7 +206,7 @@ pub fn from_target(target: &str, name: Option<&str>) -> Job {
 }
 
 /// `--skill`: a skill folder (or its SKILL.md) as the agent's only capability.
-pub fn from_skill(skill: &Path, job_dir_: &Path) -> Job {
+pub(crate) fn from_skill(skill: &Path, job_dir_: &Path) -> Job {
     let folder = if skill.is_file() {
         skill.parent().unwrap_or(skill)
     } else {
@@ -240,7 +241,7 @@ fn target_name(target: &str) -> String {
 }
 
 /// A lowercase identifier of letters, digits and dashes.
-pub fn slug(text: &str) -> String {
+pub(crate) fn slug(text: &str) -> String {
     let s: String = text
         .chars()
         .map(|c| {
@@ -256,7 +257,7 @@ pub fn slug(text: &str) -> String {
 }
 
 /// Rebases every relative path of an agent from `src_dir` to `dst_dir`.
-pub fn rebase_agent(agent: &mut Agent, src_dir: &Path, dst_dir: &Path) {
+pub(crate) fn rebase_agent(agent: &mut Agent, src_dir: &Path, dst_dir: &Path) {
     let re = |p: &mut String| paths::rebase(p, src_dir, dst_dir);
     let rt = &mut agent.runtime;
     rt.instructions.iter_mut().for_each(re);

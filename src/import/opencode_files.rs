@@ -16,20 +16,20 @@ use crate::spec::relative_path::normalize;
 
 /// Where a project's configuration lives.
 #[derive(Debug, Clone)]
-pub struct Project {
+pub(crate) struct Project {
     /// The project root: the folder given (or the one holding `.opencode/`).
-    pub root: PathBuf,
+    pub(crate) root: PathBuf,
     /// `<root>/.opencode`.
-    pub dot: PathBuf,
+    pub(crate) dot: PathBuf,
     /// Config files in the order OpenCode merges them.
-    pub configs: Vec<PathBuf>,
+    pub(crate) configs: Vec<PathBuf>,
 }
 
 /// The rules files OpenCode reads by itself, in order (the first found wins).
-pub const RULES_FILES: &[&str] = &["AGENTS.md", "CLAUDE.md", "CONTEXT.md"];
+pub(crate) const RULES_FILES: &[&str] = &["AGENTS.md", "CLAUDE.md", "CONTEXT.md"];
 
 /// Locates a project from a folder, its `.opencode` folder, or one of its config files.
-pub fn locate(source: &Path) -> Result<Project, SpecError> {
+pub(crate) fn locate(source: &Path) -> Result<Project, SpecError> {
     let abs = std::path::absolute(source).unwrap_or_else(|_| source.to_path_buf());
     if abs.is_file() {
         let parent = abs.parent().unwrap_or(Path::new("/")).to_path_buf();
@@ -74,7 +74,7 @@ pub fn locate(source: &Path) -> Result<Project, SpecError> {
 
 /// The folders OpenCode searches above `root` (up to the git root), nearest first; empty
 /// outside a git checkout.
-pub fn parent_folders(root: &Path) -> Vec<PathBuf> {
+pub(crate) fn parent_folders(root: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut dir = root.to_path_buf();
     loop {
@@ -92,7 +92,7 @@ pub fn parent_folders(root: &Path) -> Vec<PathBuf> {
 }
 
 /// Config files in parent folders that OpenCode would also merge (not imported).
-pub fn parent_configs(root: &Path) -> Vec<PathBuf> {
+pub(crate) fn parent_configs(root: &Path) -> Vec<PathBuf> {
     parent_folders(root)
         .iter()
         .flat_map(|d| {
@@ -109,7 +109,7 @@ pub fn parent_configs(root: &Path) -> Vec<PathBuf> {
 
 /// Reads one config file: JSONC, with each `{file:…}` checked and kept as a reference to an
 /// absolute path inside the project `root` (see `carry_file_refs`).
-pub fn read_layer(file: &Path, root: &Path) -> Result<Map<String, Value>, SpecError> {
+pub(crate) fn read_layer(file: &Path, root: &Path) -> Result<Map<String, Value>, SpecError> {
     let doc = read_jsonc_document(file)?;
     let Value::Object(mut map) = doc else {
         unreachable!("read_jsonc_document returns objects")
@@ -164,7 +164,14 @@ fn resolve_file_refs(file: &Path, base: &Path, root: &Path, at: &str, value: &mu
 /// regular file inside the project `root` (symlinks followed). The file is never read: its
 /// text must not end up in job.yaml, where a reference to `/proc/self/environ` or a symlink
 /// to `/etc/shadow` would copy secrets into a file the user shares.
-pub fn carry_file_refs(file: &Path, base: &Path, root: &Path, at: &str, text: &mut String, ds: &mut Vec<Diagnostic>) {
+pub(crate) fn carry_file_refs(
+    file: &Path,
+    base: &Path,
+    root: &Path,
+    at: &str,
+    text: &mut String,
+    ds: &mut Vec<Diagnostic>,
+) {
     let refs = match file_refs(text) {
         Ok(refs) => refs,
         Err(e) => {
@@ -229,7 +236,7 @@ fn check_ref_target(base: &Path, root: &Path, rel: &str) -> Result<(), RefTarget
 }
 
 /// Resolves a `{file:}` path: `~/` from HOME, relative from the config file's folder.
-pub fn resolve_file(base: &Path, rel: &str) -> PathBuf {
+pub(crate) fn resolve_file(base: &Path, rel: &str) -> PathBuf {
     let p = expand_home(rel);
     if p.is_absolute() {
         return normalize(&p);
@@ -239,7 +246,7 @@ pub fn resolve_file(base: &Path, rel: &str) -> PathBuf {
 
 /// Merges `source` over `target` as OpenCode does: objects key by key, other values
 /// replaced, `instructions` and `plugin` concatenated without duplicates.
-pub fn merge_config(target: &mut Map<String, Value>, source: Map<String, Value>) {
+pub(crate) fn merge_config(target: &mut Map<String, Value>, source: Map<String, Value>) {
     for (key, value) in source {
         match (key.as_str(), target.get_mut(&key), value) {
             ("instructions" | "plugin", Some(Value::Array(old)), Value::Array(new)) => {
@@ -258,7 +265,7 @@ pub fn merge_config(target: &mut Map<String, Value>, source: Map<String, Value>)
 }
 
 /// Deep merge of two values: objects key by key, anything else replaced.
-pub fn merge_value(target: &mut Value, source: Value) {
+pub(crate) fn merge_value(target: &mut Value, source: Value) {
     match (target, source) {
         (Value::Object(t), Value::Object(s)) => {
             for (k, v) in s {

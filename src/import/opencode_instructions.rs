@@ -19,7 +19,13 @@ const AUTOMATIC: &[&str] = super::opencode_files::RULES_FILES;
 
 /// Job-relative instruction entries for `entries` (OpenCode's list, merged), plus the
 /// automatic file. `file` is the config file the list came from (for warnings).
-pub fn import_instructions(entries: &[String], root: &Path, dst: &Path, file: &Path, notes: &mut Notes) -> Vec<String> {
+pub(crate) fn import_instructions(
+    entries: &[String],
+    root: &Path,
+    dst: &Path,
+    file: &Path,
+    notes: &mut Notes,
+) -> Vec<String> {
     let mut search = vec![root.to_path_buf()];
     search.extend(parent_folders(root));
     let mut out: Vec<String> = Vec::new();

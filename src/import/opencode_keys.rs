@@ -4,7 +4,7 @@
 //! as a setting, or deliberately replaced (with the reason printed).
 
 /// OpenCode keys Ghostlab mirrors, and the `agent.runtime` key each lands in.
-pub const MIRRORED: &[(&str, &str)] = &[
+pub(crate) const MIRRORED: &[(&str, &str)] = &[
     ("model", "model"),
     ("small_model", "small_model"),
     ("default_agent", "default_agent"),
@@ -20,7 +20,7 @@ pub const MIRRORED: &[(&str, &str)] = &[
 ];
 
 /// Keys carried unchanged in `agent.runtime.settings` and emitted as written.
-pub const SETTINGS: &[&str] = &[
+pub(crate) const SETTINGS: &[&str] = &[
     "shell",
     "logLevel",
     "username",
@@ -41,7 +41,7 @@ pub const SETTINGS: &[&str] = &[
 ];
 
 /// Keys Ghostlab replaces on purpose, with the reason shown to the user.
-pub const REPLACED: &[(&str, &str)] = &[
+pub(crate) const REPLACED: &[(&str, &str)] = &[
     (
         "share",
         "Ghostlab always emits `share: \"disabled\"`, so no test run publishes a transcript",
@@ -62,14 +62,14 @@ pub const REPLACED: &[(&str, &str)] = &[
 
 /// Keys handled elsewhere in the import (`mcp` → inputs, `mode` → primary agents,
 /// `$schema` is an editor hint with no effect).
-pub const HANDLED: &[&str] = &["mcp", "mode", "$schema"];
+pub(crate) const HANDLED: &[&str] = &["mcp", "mode", "$schema"];
 
 /// Terminal UI keys: OpenCode 1.18.33 does not read them from opencode.json (it keeps them in
 /// tui.json) and they never change the agent.
-pub const TUI_ONLY: &[&str] = &["theme", "keybinds", "tui"];
+pub(crate) const TUI_ONLY: &[&str] = &["theme", "keybinds", "tui"];
 
 /// Keys of one agent (`agent.<name>`) in OpenCode 1.18.33's `AgentConfig`.
-pub const AGENT_KEYS: &[&str] = &[
+pub(crate) const AGENT_KEYS: &[&str] = &[
     "model",
     "variant",
     "temperature",
@@ -88,10 +88,10 @@ pub const AGENT_KEYS: &[&str] = &[
 ];
 
 /// Keys of one command (`command.<name>`).
-pub const COMMAND_KEYS: &[&str] = &["template", "description", "agent", "model", "variant", "subtask"];
+pub(crate) const COMMAND_KEYS: &[&str] = &["template", "description", "agent", "model", "variant", "subtask"];
 
 /// Every top-level key, for typo suggestions.
-pub fn all_keys() -> impl Iterator<Item = &'static str> {
+pub(crate) fn all_keys() -> impl Iterator<Item = &'static str> {
     MIRRORED
         .iter()
         .map(|(k, _)| *k)
@@ -102,7 +102,7 @@ pub fn all_keys() -> impl Iterator<Item = &'static str> {
 
 /// Maps a job key path (`agent.runtime.agents.x.y`) back to the OpenCode file's own
 /// (`agent.x.y`).
-pub fn source_path(path: &str) -> String {
+pub(crate) fn source_path(path: &str) -> String {
     let rest = path.strip_prefix("agent.runtime.").unwrap_or(path);
     if let Some(tail) = rest.strip_prefix("settings.") {
         return tail.to_string();

@@ -13,15 +13,15 @@ use crate::spec::diagnostics::SpecError;
 /// One markdown definition: its name (frontmatter `name:`, else the path below the folder
 /// without `.md`), its file, and its keys as OpenCode would merge them.
 #[derive(Debug, Clone)]
-pub struct MarkdownDef {
-    pub name: String,
-    pub file: PathBuf,
-    pub value: Map<String, Value>,
+pub(crate) struct MarkdownDef {
+    pub(crate) name: String,
+    pub(crate) file: PathBuf,
+    pub(crate) value: Map<String, Value>,
 }
 
 /// Agents from `<dot>/agent`, `<dot>/agents` (any depth) and `<dot>/mode`, `<dot>/modes`
 /// (top level; these are primary agents), in that order; a later file of the same name wins.
-pub fn markdown_agents(dot: &Path) -> Result<Vec<MarkdownDef>, SpecError> {
+pub(crate) fn markdown_agents(dot: &Path) -> Result<Vec<MarkdownDef>, SpecError> {
     let mut out = Vec::new();
     for folder in ["agent", "agents"] {
         for (name, file) in markdown_files(&dot.join(folder), None) {
@@ -44,7 +44,7 @@ pub fn markdown_agents(dot: &Path) -> Result<Vec<MarkdownDef>, SpecError> {
 }
 
 /// Commands from `<dot>/command` and `<dot>/commands` (any depth).
-pub fn markdown_commands(dot: &Path) -> Result<Vec<MarkdownDef>, SpecError> {
+pub(crate) fn markdown_commands(dot: &Path) -> Result<Vec<MarkdownDef>, SpecError> {
     let mut out = Vec::new();
     for folder in ["command", "commands"] {
         for (name, file) in markdown_files(&dot.join(folder), None) {
@@ -88,7 +88,7 @@ fn markdown_files(folder: &Path, max_depth: Option<usize>) -> Vec<(String, PathB
 }
 
 /// Splits a markdown file into its frontmatter keys and its trimmed body.
-pub fn read_markdown(file: &Path) -> Result<(Map<String, Value>, String), SpecError> {
+pub(crate) fn read_markdown(file: &Path) -> Result<(Map<String, Value>, String), SpecError> {
     let text = crate::util::bounded::read_bounded_string(file, crate::util::bounded::FileKind::Text)
         .map_err(|e| SpecError::one(file, "", e.reason()))?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text).replace("\r\n", "\n");

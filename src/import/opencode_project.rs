@@ -7,68 +7,27 @@ use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 
 use super::opencode_dot_folders::carry_dot_folders;
-use super::opencode_files::{Project, carry_file_refs, locate, merge_config, merge_value, parent_configs, read_layer};
+use super::opencode_files::{locate, merge_value, parent_configs};
 use super::opencode_instructions::import_instructions;
 use super::opencode_keys::{
     AGENT_KEYS, COMMAND_KEYS, HANDLED, MIRRORED, REPLACED, SETTINGS, TUI_ONLY, all_keys, source_path,
 };
-use super::opencode_markdown::{markdown_agents, markdown_commands};
+use super::opencode_merge::{Origins, merged_config};
 use super::report::{Imported, Notes};
 use super::{job_with_agent, relative_to, slug};
-use crate::spec::diagnostics::{SpecError, diag, join, nearest};
+use crate::spec::diagnostics::{Diagnostic, SpecError, diag, join, nearest};
 use crate::spec::file_refs::map_file_refs;
 use crate::spec::job::JOB_VERSION;
 use crate::spec::load::schema_diagnostics;
-use crate::spec::mcp_file::{normalize_env_refs, read_mcp_file_noted};
+use crate::spec::mcp_file::read_mcp_file_noted;
 use crate::spec::{Agent, McpInput};
 
 /// The vendored OpenCode config schema (keys Ghostlab emits, types from the pinned SDK).
 const OPENCODE_SUBSET_SCHEMA: &str = include_str!("../../schemas/opencode-config.subset.schema.json");
 
-/// Finds the config file of a project folder, or returns the file itself.
-pub fn project_config_file(source: &Path) -> Result<PathBuf, SpecError> {
-    let project = locate(source)?;
-    project
-        .configs
-        .last()
-        .cloned()
-        .ok_or_else(|| SpecError::one(source, "", "no opencode.json or opencode.jsonc in this project"))
-}
-
-/// Where each agent, command and server of the merged config was defined.
-#[derive(Default)]
-struct Origins {
-    agents: IndexMap<String, Vec<PathBuf>>,
-    commands: IndexMap<String, Vec<PathBuf>>,
-    /// Server name → the file whose entry defines it.
-    servers: IndexMap<String, PathBuf>,
-    /// Server name → `enabled` set by a later file that only toggles it.
-    toggles: IndexMap<String, bool>,
-    /// Top-level key → the last file that set it.
-    keys: IndexMap<String, PathBuf>,
-}
-
-impl Origins {
-    /// The file a diagnostic at an OpenCode key path belongs to.
-    fn file_for(&self, path: &str, fallback: &Path) -> PathBuf {
-        let mut parts = path.splitn(3, '.');
-        let (top, name) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-        let named = match top {
-            "agent" => self.agents.get(name),
-            "command" => self.commands.get(name),
-            _ => None,
-        };
-        named
-            .and_then(|f| f.last())
-            .or_else(|| self.keys.get(top))
-            .cloned()
-            .unwrap_or_else(|| fallback.to_path_buf())
-    }
-}
-
 /// Builds a job from an OpenCode project (a folder, its `.opencode`, or a config file), for a
 /// job.yaml that will live in `dst_dir`.
-pub fn import_opencode_project(source: &Path, dst_dir: &Path) -> Result<Imported, SpecError> {
+pub(crate) fn import_opencode_project(source: &Path, dst_dir: &Path) -> Result<Imported, SpecError> {
     let project = locate(source)?;
     let mut notes = Notes::new(&project.root);
     for file in parent_configs(&project.root) {
@@ -84,11 +43,71 @@ pub fn import_opencode_project(source: &Path, dst_dir: &Path) -> Result<Imported
     let (merged, origins) = merged_config(&project, &mut notes)?;
     let fallback = project.configs.last().cloned().unwrap_or_else(|| project.dot.clone());
 
+    let (runtime, mut ds) = runtime_of(&merged, &origins, &fallback, &mut notes);
+    let wrapped = json!({ "version": JOB_VERSION, "agent": { "id": "x", "runtime": runtime } });
+    for mut d in schema_diagnostics(&fallback, crate::spec::schema::job_schema(), &wrapped) {
+        d.path = source_path(&d.path);
+        d.file = origins.file_for(&d.path, &fallback);
+        ds.push(d);
+    }
+    if !ds.is_empty() {
+        return Err(SpecError { diagnostics: ds });
+    }
+    let mut runtime: crate::spec::Runtime =
+        serde_json::from_value(Value::Object(runtime)).map_err(|e| SpecError::one(&fallback, "", e.to_string()))?;
+
+    let instruction_file = origins
+        .keys
+        .get("instructions")
+        .cloned()
+        .unwrap_or_else(|| fallback.clone());
+    runtime.instructions = import_instructions(
+        &runtime.instructions,
+        &project.root,
+        dst_dir,
+        &instruction_file,
+        &mut notes,
+    );
+    rebase_references(&mut runtime, &project.root, dst_dir);
+    carry_dot_folders(&project, dst_dir, &mut runtime, &mut notes);
+
+    let name = project
+        .root
+        .file_name()
+        .and_then(|s| s.to_str())
+        .unwrap_or("agent")
+        .to_string();
+    let mut agent = Agent {
+        id: slug(&name),
+        name: Some(name),
+        runtime,
+        workspace: Some(relative_to(&project.root, dst_dir)),
+        ..Agent::default()
+    };
+    agent.inputs.mcps = mcp_inputs(&origins, dst_dir, &mut notes)?;
+    for (name, files) in &origins.agents {
+        notes.source("agent", name, files);
+    }
+    for (name, files) in &origins.commands {
+        notes.source("command", name, files);
+    }
+    Ok(notes.finish(job_with_agent(agent)))
+}
+
+/// The job's `agent.runtime` (still JSON) from the merged config: mirrored keys, settings
+/// (checked against OpenCode's own types), `mode` entries as primary agents; each key Ghostlab
+/// does not carry is a warning naming its file. Returns the settings' type errors.
+fn runtime_of(
+    merged: &Map<String, Value>,
+    origins: &Origins,
+    fallback: &Path,
+    notes: &mut Notes,
+) -> (Map<String, Value>, Vec<Diagnostic>) {
     let mut runtime = Map::new();
     let mut settings = Map::new();
     let mut ds = Vec::new();
-    for (key, value) in &merged {
-        let file = origins.keys.get(key).cloned().unwrap_or_else(|| fallback.clone());
+    for (key, value) in merged {
+        let file = origins.keys.get(key).cloned().unwrap_or_else(|| fallback.to_path_buf());
         if let Some((_, ours)) = MIRRORED.iter().find(|(k, _)| k == key) {
             runtime.insert((*ours).to_string(), normalize_refs(value.clone()));
         } else if SETTINGS.contains(&key.as_str()) {
@@ -122,45 +141,24 @@ pub fn import_opencode_project(source: &Path, dst_dir: &Path) -> Result<Imported
             agents[name] = primary;
         }
     }
-    normalize_agents(&mut runtime, &origins, &fallback, &mut notes);
-    normalize_commands(&mut runtime, &origins, &fallback, &mut notes);
+    normalize_agents(&mut runtime, origins, fallback, notes);
+    normalize_commands(&mut runtime, origins, fallback, notes);
     if !settings.is_empty() {
         // Settings are passed through; check them against OpenCode's own types now, so a
         // wrong value fails here with its path rather than when OpenCode starts.
         let subset: Value = serde_json::from_str(OPENCODE_SUBSET_SCHEMA).expect("vendored schema is JSON");
-        for mut d in schema_diagnostics(&fallback, &subset, &Value::Object(settings.clone())) {
-            d.file = origins.file_for(&d.path, &fallback);
+        for mut d in schema_diagnostics(fallback, &subset, &Value::Object(settings.clone())) {
+            d.file = origins.file_for(&d.path, fallback);
             ds.push(d);
         }
         runtime.insert("settings".into(), Value::Object(settings));
     }
+    (runtime, ds)
+}
 
-    let wrapped = json!({ "version": JOB_VERSION, "agent": { "id": "x", "runtime": runtime } });
-    for mut d in schema_diagnostics(&fallback, crate::spec::schema::job_schema(), &wrapped) {
-        d.path = source_path(&d.path);
-        d.file = origins.file_for(&d.path, &fallback);
-        ds.push(d);
-    }
-    if !ds.is_empty() {
-        return Err(SpecError { diagnostics: ds });
-    }
-    let mut runtime: crate::spec::Runtime =
-        serde_json::from_value(Value::Object(runtime)).map_err(|e| SpecError::one(&fallback, "", e.to_string()))?;
-
-    let instruction_file = origins
-        .keys
-        .get("instructions")
-        .cloned()
-        .unwrap_or_else(|| fallback.clone());
-    runtime.instructions = import_instructions(
-        &runtime.instructions,
-        &project.root,
-        dst_dir,
-        &instruction_file,
-        &mut notes,
-    );
-    // References were made absolute while reading; the job names them from its own folder.
-    let mut rebase = |p: &str| relative_to(&crate::spec::relative_path::resolve_against(&project.root, p), dst_dir);
+/// References were made absolute while reading; the job names them from its own folder.
+fn rebase_references(runtime: &mut crate::spec::Runtime, root: &Path, dst_dir: &Path) {
+    let mut rebase = |p: &str| relative_to(&crate::spec::relative_path::resolve_against(root, p), dst_dir);
     for def in runtime.agents.values_mut() {
         if let Some(prompt) = def.prompt.as_mut() {
             *prompt = map_file_refs(prompt, &mut rebase);
@@ -170,140 +168,8 @@ pub fn import_opencode_project(source: &Path, dst_dir: &Path) -> Result<Imported
         command.template = map_file_refs(&command.template, &mut rebase);
     }
     for p in runtime.skills.paths.iter_mut() {
-        super::paths::rebase(p, &project.root, dst_dir);
+        super::paths::rebase(p, root, dst_dir);
     }
-    carry_dot_folders(&project, dst_dir, &mut runtime, &mut notes);
-
-    let name = project
-        .root
-        .file_name()
-        .and_then(|s| s.to_str())
-        .unwrap_or("agent")
-        .to_string();
-    let mut agent = Agent {
-        id: slug(&name),
-        name: Some(name),
-        runtime,
-        workspace: Some(relative_to(&project.root, dst_dir)),
-        ..Agent::default()
-    };
-    agent.inputs.mcps = mcp_inputs(&origins, dst_dir, &mut notes)?;
-    for (name, files) in &origins.agents {
-        notes.source("agent", name, files);
-    }
-    for (name, files) in &origins.commands {
-        notes.source("command", name, files);
-    }
-    Ok(notes.finish(job_with_agent(agent)))
-}
-
-/// Reads and merges every config file, then the markdown agents and commands over them.
-fn merged_config(project: &Project, notes: &mut Notes) -> Result<(Map<String, Value>, Origins), SpecError> {
-    let mut merged = Map::new();
-    let mut origins = Origins::default();
-    let mut ds = Vec::new();
-    for file in &project.configs {
-        let layer = match read_layer(file, &project.root) {
-            Ok(l) => l,
-            Err(mut e) => {
-                ds.append(&mut e.diagnostics);
-                continue;
-            }
-        };
-        for key in layer.keys() {
-            origins.keys.insert(key.clone(), file.clone());
-        }
-        for section in ["agent", "mode"] {
-            for name in layer
-                .get(section)
-                .and_then(Value::as_object)
-                .into_iter()
-                .flat_map(|m| m.keys())
-            {
-                origins.agents.entry(name.clone()).or_default().push(file.clone());
-            }
-        }
-        for name in layer
-            .get("command")
-            .and_then(Value::as_object)
-            .into_iter()
-            .flat_map(|m| m.keys())
-        {
-            origins.commands.entry(name.clone()).or_default().push(file.clone());
-        }
-        for (name, entry) in layer.get("mcp").and_then(Value::as_object).into_iter().flatten() {
-            match entry.as_object() {
-                Some(o) if o.len() == 1 && o.get("enabled").is_some_and(Value::is_boolean) => {
-                    origins
-                        .toggles
-                        .insert(name.clone(), o["enabled"].as_bool().unwrap_or(true));
-                }
-                _ => {
-                    origins.servers.insert(name.clone(), file.clone());
-                    origins.toggles.shift_remove(name);
-                }
-            }
-        }
-        merge_config(&mut merged, layer);
-    }
-    if !ds.is_empty() {
-        return Err(SpecError { diagnostics: ds });
-    }
-    let mut agents_md = markdown_agents(&project.dot)?;
-    let mut commands_md = markdown_commands(&project.dot)?;
-    for def in agents_md.iter_mut().chain(commands_md.iter_mut()) {
-        let base = def.file.parent().unwrap_or(&project.root).to_path_buf();
-        for key in ["prompt", "template"] {
-            if let Some(Value::String(text)) = def.value.get_mut(key) {
-                carry_file_refs(&def.file, &base, &project.root, key, text, &mut ds);
-            }
-        }
-    }
-    if !ds.is_empty() {
-        return Err(SpecError { diagnostics: ds });
-    }
-    for def in agents_md.iter().chain(&commands_md) {
-        for (key, value) in &def.value {
-            if key != "prompt" && key != "template" && value.to_string().contains("{env:") {
-                notes.warn(
-                    &def.file,
-                    key.as_str(),
-                    "OpenCode 1.18.33 does not substitute `{env:…}` in markdown frontmatter (it uses the text as written); the job carries it as a `${VAR}` reference",
-                );
-            }
-        }
-    }
-    for def in agents_md {
-        origins
-            .agents
-            .entry(def.name.clone())
-            .or_default()
-            .push(def.file.clone());
-        let agents = merged.entry("agent").or_insert_with(|| json!({}));
-        match agents.get_mut(&def.name) {
-            Some(existing) => merge_value(existing, Value::Object(def.value)),
-            None => {
-                agents[&def.name] = Value::Object(def.value);
-            }
-        }
-        origins.keys.entry("agent".into()).or_insert(def.file);
-    }
-    for def in commands_md {
-        origins
-            .commands
-            .entry(def.name.clone())
-            .or_default()
-            .push(def.file.clone());
-        let commands = merged.entry("command").or_insert_with(|| json!({}));
-        match commands.get_mut(&def.name) {
-            Some(existing) => merge_value(existing, Value::Object(def.value)),
-            None => {
-                commands[&def.name] = Value::Object(def.value);
-            }
-        }
-        origins.keys.entry("command".into()).or_insert(def.file);
-    }
-    Ok((merged, origins))
 }
 
 /// OpenCode moves unknown agent keys into `options` (passed to the model provider); so does
@@ -403,7 +269,7 @@ fn mcp_inputs(origins: &Origins, dst_dir: &Path, notes: &mut Notes) -> Result<Ve
 
 fn normalize_refs(value: Value) -> Value {
     match value {
-        Value::String(s) => Value::String(normalize_env_refs(&s)),
+        Value::String(s) => Value::String(crate::spec::mcp_dialects::normalize_refs(&s)),
         Value::Array(a) => Value::Array(a.into_iter().map(normalize_refs).collect()),
         Value::Object(m) => Value::Object(m.into_iter().map(|(k, v)| (k, normalize_refs(v))).collect()),
         other => other,

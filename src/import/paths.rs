@@ -7,7 +7,7 @@ use crate::spec::relative_path::normalize;
 use crate::spec::resolved::prompt_file;
 
 /// `path` expressed relative to folder `base` (both made absolute first), `./`-prefixed.
-pub fn relative_to(path: &Path, base: &Path) -> String {
+pub(crate) fn relative_to(path: &Path, base: &Path) -> String {
     let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
     let (path, base) = (normalize(&abs(path)), normalize(&abs(base)));
     let p: Vec<Component> = path.components().collect();
@@ -31,7 +31,7 @@ pub fn relative_to(path: &Path, base: &Path) -> String {
 }
 
 /// Rewrites a path relative to `src` so it means the same file relative to `dst`.
-pub fn rebase(path: &mut String, src: &Path, dst: &Path) {
+pub(crate) fn rebase(path: &mut String, src: &Path, dst: &Path) {
     if Path::new(path.as_str()).is_absolute() || path.contains("://") {
         return;
     }
@@ -40,7 +40,7 @@ pub fn rebase(path: &mut String, src: &Path, dst: &Path) {
 
 /// Rebases the files a prompt or template refers to (`{file:./x}` anywhere in it, or a whole
 /// prompt that is a bare `./x`); inline text is left alone.
-pub fn rebase_prompt(prompt: &mut String, src: &Path, dst: &Path) {
+pub(crate) fn rebase_prompt(prompt: &mut String, src: &Path, dst: &Path) {
     if mentions_file_ref(prompt) {
         *prompt = map_file_refs(prompt, &mut |p| {
             let mut rebased = p.to_string();

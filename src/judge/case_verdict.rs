@@ -79,7 +79,7 @@ pub async fn judge_case(
             Ok(hits) => observed
                 .secrets_seen
                 .extend(hits.iter().map(|p| format!("workspace file {p}"))),
-            Err(why) => observed.secrets_unsearched = Some(why.clone()),
+            Err(why) => observed.secrets_unsearched = Some(why.to_string()),
         }
     } else if !checks.workspace_masked && (checks.workspace.is_some() || touched_any) {
         observed.secrets_unsearched = Some(

@@ -10,7 +10,7 @@ use crate::trial::CaseSpec;
 use crate::trial::{Envelope, RunEvent, ToolStatus};
 
 /// The largest final-workspace file a `files` or `must_contain` check reads.
-pub const FILE_CHECK_MAX_BYTES: u64 = 16 << 20;
+pub(crate) const FILE_CHECK_MAX_BYTES: u64 = 16 << 20;
 
 /// Everything the checks read.
 pub struct CheckInput<'a> {
@@ -23,8 +23,8 @@ pub struct CheckInput<'a> {
     /// is not.
     pub workspace_masked: bool,
     /// When the workspace was not kept masked: its added and changed files searched where they
-    /// lie (`run::live_secret_search`), or why that could not be done whole.
-    pub live_secret_search: Option<&'a Result<Vec<String>, String>>,
+    /// lie (`run::case::live_secret_search`), or why that could not be done whole.
+    pub live_secret_search: Option<&'a Result<Vec<String>, NotSearchable>>,
     /// Tools the agent can call (built-ins plus `<server>_<tool>`); `None` = not known.
     pub known_tools: Option<&'a [String]>,
     /// Whether the job wants denied egress treated as a failure.
@@ -33,6 +33,20 @@ pub struct CheckInput<'a> {
     pub files: Option<&'a super::file_facts::FileFacts>,
     /// What the run could see at all; a check of something unseen is `not_observable`.
     pub observability: Observability,
+}
+
+/// Why the changed files of a workspace too large to keep could not all be searched for
+/// secrets (`run::case::live_secret_search` finds out); the secret check is then
+/// `not_observable`, never a pass.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotSearchable {
+    #[error("the final workspace was too large to keep and its changes were not observed")]
+    NotObserved,
+    #[error("the final workspace was too large to keep and changed more files than were listed")]
+    ListCut,
+    /// `rel` is relative to the workspace; `why` is the bounded reader's refusal.
+    #[error("the changed file {rel} could not be searched for secrets: {why}")]
+    File { rel: String, why: String },
 }
 
 /// A tool call as the checks see it: name, arguments, how it ended, event number.
@@ -45,7 +59,7 @@ struct Call<'a> {
 
 /// Every check, in a fixed order: texts, expected calls, forbidden calls, files, unknown
 /// tools, egress.
-pub fn run_checks(input: &CheckInput<'_>) -> Vec<CheckResult> {
+pub(crate) fn run_checks(input: &CheckInput<'_>) -> Vec<CheckResult> {
     let agent_text: Vec<&str> = input
         .events
         .iter()
@@ -268,7 +282,7 @@ fn egress_check(input: &CheckInput<'_>) -> Option<CheckResult> {
 }
 
 /// True when every key of `want` is present in `got` with a matching value (recursively).
-pub fn is_subset(want: &Value, got: &Value) -> bool {
+pub(crate) fn is_subset(want: &Value, got: &Value) -> bool {
     match (want, got) {
         (Value::Object(w), Value::Object(g)) => w.iter().all(|(k, v)| g.get(k).is_some_and(|gv| is_subset(v, gv))),
         (Value::String(w), Value::String(g)) => g.contains(w.as_str()),

@@ -28,7 +28,7 @@ pub(crate) fn parse_answer<T: DeserializeOwned>(
 ) -> Result<T, AnswerError> {
     let answer: Value = crate::spec::yaml_guard::parse_guarded(text).map_err(|reason| AnswerError::Unreadable {
         what: what.to_string(),
-        reason,
+        reason: reason.to_string(),
     })?;
     let mut doc = serde_json::to_value(job).map_err(AnswerError::JobNotJson)?;
     place(&mut doc, &key, answer.clone());

@@ -184,7 +184,7 @@ fn apply_sandbox(text: &str, job: &mut Job) -> Result<Option<String>, AnswerErro
 fn parse_yaml<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<T, AnswerError> {
     crate::spec::yaml_guard::parse_guarded(text).map_err(|e| AnswerError::Unusable {
         what: what.to_string(),
-        problems: super::answer_check::plain(&e),
+        problems: super::answer_check::plain(&e.to_string()),
     })
 }
 

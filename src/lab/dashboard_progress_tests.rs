@@ -9,7 +9,8 @@ use super::dashboard_progress::{planned_trials, scenario_titles};
 use super::dashboard_state::{DashboardState, Filter, Nav};
 use super::state::Lab;
 use super::types::{Effect, Event, Phase};
-use crate::generate::{Case, CaseStatus, Dataset};
+use crate::generate::dataset::Case;
+use crate::generate::{CaseStatus, Dataset};
 use crate::trial::Envelope;
 
 const T0: &str = "2026-11-29T12:00:00Z";

@@ -54,7 +54,7 @@ impl McpDiscovery for SandboxedDiscovery {
             let logs = loaded.state_dir().join("logs");
             let (launcher, session) = crate::mcp::sandboxed::launcher_for_job(&loaded, logs.clone())
                 .await
-                .map_err(failed)?;
+                .map_err(|e| failed(e.to_string()))?;
             let opts = crate::mcp::DiscoverOptions {
                 launcher,
                 timeout: None,

@@ -26,9 +26,9 @@ use super::{ChatMessage, ChatRequest, ChatResponse, Llm, LlmError, Role, Usage};
 /// The API version every request names.
 pub const API_VERSION: &str = "2023-06-01";
 /// Anthropic requires `max_tokens`; used when the request gives none.
-pub const DEFAULT_MAX_TOKENS: u32 = 8192;
+pub(crate) const DEFAULT_MAX_TOKENS: u32 = 8192;
 /// The default endpoint.
-pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com/v1";
+pub(crate) const DEFAULT_BASE_URL: &str = "https://api.anthropic.com/v1";
 
 /// A Claude model over the Messages API.
 pub struct AnthropicLlm {
@@ -55,7 +55,7 @@ impl AnthropicLlm {
 
     /// The request body: system messages joined into `system`, the rest merged into
     /// alternating turns that start with the user (the API's rule).
-    pub fn body(&self, request: &ChatRequest, messages: &[ChatMessage]) -> Value {
+    pub(crate) fn body(&self, request: &ChatRequest, messages: &[ChatMessage]) -> Value {
         let system: Vec<&str> = messages
             .iter()
             .filter(|m| m.role == Role::System)

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::http_attempt::{AttemptError, RawAnswer, excerpt, is_json, post, read_json, read_sse};
 
 /// Sends `body` and reads the whole answer. `headers` are already resolved.
-pub async fn attempt(
+pub(crate) async fn attempt(
     client: &reqwest::Client,
     url: &str,
     headers: &HeaderMap,

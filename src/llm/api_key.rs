@@ -10,7 +10,7 @@ use crate::util::loopback::is_loopback_url;
 /// The key `api_key` stands for, or `None` when the call goes without one (no key configured
 /// and a loopback endpoint). `label` names the model in errors. The keyring blocks, so the chain
 /// runs on the blocking pool.
-pub async fn key_for(api_key: &ApiKey, label: &str, base_url: &str) -> Result<Option<Secret>, LlmError> {
+pub(crate) async fn key_for(api_key: &ApiKey, label: &str, base_url: &str) -> Result<Option<Secret>, LlmError> {
     let request = match api_key {
         ApiKey::None => return Ok(None),
         ApiKey::Env(var) => KeyRequest {

@@ -18,7 +18,7 @@ use super::script::ScriptRule;
 use super::{ChatRequest, ChatResponse, Llm, LlmError, Role};
 
 /// The cassette format version this build reads and writes.
-pub const CASSETTE_VERSION: u32 = 1;
+pub(crate) const CASSETTE_VERSION: u32 = 1;
 
 /// A whole cassette file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -36,10 +36,10 @@ pub struct Cassette {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Entry {
-    pub request_key: String,
+    pub(crate) request_key: String,
     /// The request as sent (a `ChatRequest` with its model filled in).
-    pub request: Value,
-    pub response: ChatResponse,
+    pub(crate) request: Value,
+    pub(crate) response: ChatResponse,
 }
 
 /// Why a cassette file cannot be used.
@@ -103,7 +103,7 @@ impl Cassette {
     }
 
     /// Writes the cassette atomically as pretty JSON.
-    pub fn save(&self, path: &Path) -> Result<(), CassetteError> {
+    pub(crate) fn save(&self, path: &Path) -> Result<(), CassetteError> {
         crate::util::write_json_atomic(path, self).map_err(|source| CassetteError::Write {
             path: path.to_path_buf(),
             source,
@@ -111,7 +111,7 @@ impl Cassette {
     }
 
     /// The recorded answer for a request key.
-    pub fn find(&self, key: &str) -> Option<&Entry> {
+    pub(crate) fn find(&self, key: &str) -> Option<&Entry> {
         self.entries.iter().find(|e| e.request_key == key)
     }
 
@@ -128,7 +128,7 @@ impl Cassette {
 }
 
 /// Sorts object keys recursively so equal requests serialize identically.
-pub fn canonical(value: &Value) -> Value {
+pub(crate) fn canonical(value: &Value) -> Value {
     match value {
         Value::Object(map) => {
             let mut keys: Vec<&String> = map.keys().collect();
@@ -141,13 +141,13 @@ pub fn canonical(value: &Value) -> Value {
 }
 
 /// `sha256:<hex>` of the canonical, compact JSON of `request`.
-pub fn request_key(request: &Value) -> String {
+pub(crate) fn request_key(request: &Value) -> String {
     let text = serde_json::to_string(&canonical(request)).unwrap_or_default();
     format!("sha256:{}", hex::encode(Sha256::digest(text.as_bytes())))
 }
 
 /// The request as recorded: the model resolved so the key does not depend on defaults.
-pub fn recorded_request(request: &ChatRequest, default_model: &str) -> Value {
+pub(crate) fn recorded_request(request: &ChatRequest, default_model: &str) -> Value {
     let mut r = request.clone();
     if r.model.is_none() {
         r.model = Some(default_model.to_string());
@@ -156,7 +156,7 @@ pub fn recorded_request(request: &ChatRequest, default_model: &str) -> Value {
 }
 
 /// One line saying what was asked: model, message count, schema and the last user message.
-pub fn summarize(request: &ChatRequest, default_model: &str) -> String {
+pub(crate) fn summarize(request: &ChatRequest, default_model: &str) -> String {
     let model = request.model.as_deref().unwrap_or(default_model);
     let last_user = request
         .messages

@@ -11,12 +11,12 @@ use serde::Deserialize;
 /// USD per million tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 pub struct Price {
-    pub input: f64,
-    pub output: f64,
+    pub(crate) input: f64,
+    pub(crate) output: f64,
     #[serde(default)]
-    pub cache_read: Option<f64>,
+    pub(crate) cache_read: Option<f64>,
     #[serde(default)]
-    pub cache_write: Option<f64>,
+    pub(crate) cache_write: Option<f64>,
 }
 
 impl Price {
@@ -28,19 +28,19 @@ impl Price {
 
 /// One model of the snapshot.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct CatalogModel {
-    pub provider: String,
-    pub model: String,
+pub(crate) struct CatalogModel {
+    pub(crate) provider: String,
+    pub(crate) model: String,
     #[serde(flatten)]
-    pub price: Price,
+    pub(crate) price: Price,
     #[serde(default)]
-    pub release_date: Option<String>,
+    pub(crate) release_date: Option<String>,
 }
 
+/// The snapshot file; its `version` and `source` (where the prices come from) are for people
+/// reading the file.
 #[derive(Deserialize)]
 struct Snapshot {
-    version: u32,
-    source: String,
     models: Vec<CatalogModel>,
 }
 
@@ -54,14 +54,8 @@ fn snapshot() -> &'static Snapshot {
     })
 }
 
-/// Where the prices come from (for reports and docs).
-pub fn source() -> String {
-    let s = snapshot();
-    format!("{} (snapshot format {})", s.source, s.version)
-}
-
 /// The models of `provider` in the snapshot.
-pub fn models_of(provider: &str) -> Vec<&'static CatalogModel> {
+pub(crate) fn models_of(provider: &str) -> Vec<&'static CatalogModel> {
     snapshot().models.iter().filter(|m| m.provider == provider).collect()
 }
 
@@ -74,22 +68,10 @@ pub fn price(provider: &str, model: &str) -> Option<Price> {
         .map(|m| m.price)
 }
 
-/// A cost in USD for display: `$0.0123`, or `unknown`.
-pub fn show_cost(cost: Option<f64>) -> String {
-    match cost {
-        Some(c) => format!("${c:.4}"),
-        None => "unknown".into(),
-    }
-}
-
-/// Among `provider`'s models, the cheapest and the strongest (highest input price, newest on a
-/// tie; `-fast` priority variants are the same model at a premium, so they are skipped).
-pub fn cheapest_and_strongest(provider: &str) -> Option<(&'static CatalogModel, &'static CatalogModel)> {
-    cheapest_and_strongest_in(provider, |_| true)
-}
-
-/// [`cheapest_and_strongest`] among the models `keep` accepts (those a person can use).
-pub fn cheapest_and_strongest_in(
+/// Among `provider`'s models that `keep` accepts (those a person can use), the cheapest and the
+/// strongest (highest input price, newest on a tie; `-fast` priority variants are the same
+/// model at a premium, so they are skipped).
+pub(crate) fn cheapest_and_strongest_in(
     provider: &str,
     keep: impl Fn(&str) -> bool,
 ) -> Option<(&'static CatalogModel, &'static CatalogModel)> {
@@ -118,20 +100,22 @@ mod tests {
 
     #[test]
     fn snapshot_parses_and_prices_multiply() {
-        assert!(source().contains("OpenCode"));
         let haiku = price("anthropic", "claude-haiku-4-5").expect("haiku is in the snapshot");
         assert_eq!((haiku.input, haiku.output), (1.0, 5.0));
         assert!((haiku.cost(1_000_000, 200_000) - 2.0).abs() < 1e-9);
         assert_eq!(price("anthropic", "no-such-model"), None);
-        assert_eq!(show_cost(None), "unknown");
-        assert_eq!(show_cost(Some(0.5)), "$0.5000");
     }
 
     #[test]
     fn cheap_and_strong_picks() {
-        let (cheap, strong) = cheapest_and_strongest("anthropic").expect("anthropic models");
+        let (cheap, strong) = cheapest_and_strongest_in("anthropic", |_| true).expect("anthropic models");
         assert!(cheap.price.input <= strong.price.input);
         assert!(!strong.model.ends_with("-fast"));
-        assert_eq!(cheapest_and_strongest("nobody"), None);
+        assert_eq!(cheapest_and_strongest_in("nobody", |_| true), None);
+        let (cheap, strong) = cheapest_and_strongest_in("anthropic", |m| m == "claude-haiku-4-5").unwrap();
+        assert_eq!(
+            (cheap.model.as_str(), strong.model.as_str()),
+            ("claude-haiku-4-5", "claude-haiku-4-5")
+        );
     }
 }

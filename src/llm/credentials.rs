@@ -11,21 +11,21 @@ use std::sync::Arc;
 use keyring_core::{CredentialStore, Entry};
 
 /// Keyring service name under which every Ghostlab key is stored (user = provider).
-pub const SERVICE: &str = "ghostlab";
+pub(crate) const SERVICE: &str = "ghostlab";
 
 /// A credential value that refuses to be printed.
 #[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
+pub(crate) struct Secret(String);
 
 impl Secret {
     /// Wraps a value and registers it with the redactor, so it is masked in every artifact.
-    pub fn new(value: impl Into<String>) -> Self {
+    pub(crate) fn new(value: impl Into<String>) -> Self {
         let value = value.into();
         crate::redact::register_secret(&value);
         Secret(value)
     }
     /// The value itself: only for an HTTP header or a child's environment.
-    pub fn expose(&self) -> &str {
+    pub(crate) fn expose(&self) -> &str {
         &self.0
     }
 }
@@ -44,7 +44,7 @@ impl fmt::Display for Secret {
 
 /// Where a credential was found or stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Source {
+pub(crate) enum Source {
     /// This environment variable.
     Env(String),
     SecretService,
@@ -63,14 +63,14 @@ impl fmt::Display for Source {
 
 /// A credential and where it came from.
 #[derive(Debug, Clone)]
-pub struct Found {
-    pub secret: Secret,
-    pub source: Source,
+pub(crate) struct Found {
+    pub(crate) secret: Secret,
+    pub(crate) source: Source,
 }
 
 /// Keyring failures, without any value in the message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum CredentialError {
+pub(crate) enum CredentialError {
     #[error("no OS keyring is usable here ({0}); export {1} instead")]
     NoStore(String, String),
     #[error("the {store} keyring failed: {message}")]
@@ -82,12 +82,12 @@ pub enum CredentialError {
 }
 
 /// `GHOSTLAB_<PROVIDER>_API_KEY`, with non-alphanumerics turned into `_`.
-pub fn env_var_for(provider: &str) -> String {
+pub(crate) fn env_var_for(provider: &str) -> String {
     format!("GHOSTLAB_{}_API_KEY", crate::util::secret_ref::env_spelling(provider))
 }
 
 /// The sentence telling a person how to provide the key.
-pub fn how_to_set(provider: &str) -> String {
+pub(crate) fn how_to_set(provider: &str) -> String {
     format!(
         "run `ghostlab auth set {provider}` (reads the key from stdin) or export {}",
         env_var_for(provider)
@@ -170,7 +170,7 @@ fn store_err(source: &Source, e: keyring_core::Error) -> CredentialError {
 }
 
 /// Finds the key for `provider`: environment variable first, then each keyring store. Blocks.
-pub fn lookup(provider: &str) -> Result<Option<Found>, CredentialError> {
+pub(crate) fn lookup(provider: &str) -> Result<Option<Found>, CredentialError> {
     check_provider(provider)?;
     let var = env_var_for(provider);
     if let Ok(v) = std::env::var(&var)
@@ -198,7 +198,7 @@ pub fn lookup(provider: &str) -> Result<Option<Found>, CredentialError> {
 }
 
 /// [`lookup`] on the blocking thread pool.
-pub async fn lookup_async(provider: &str) -> Result<Option<Found>, CredentialError> {
+pub(crate) async fn lookup_async(provider: &str) -> Result<Option<Found>, CredentialError> {
     let p = provider.to_string();
     tokio::task::spawn_blocking(move || lookup(&p))
         .await
@@ -211,7 +211,7 @@ pub async fn lookup_async(provider: &str) -> Result<Option<Found>, CredentialErr
 }
 
 /// Stores `secret` in the first store that accepts it and returns which one. Blocks.
-pub fn set(provider: &str, secret: &Secret) -> Result<Source, CredentialError> {
+pub(crate) fn set(provider: &str, secret: &Secret) -> Result<Source, CredentialError> {
     check_provider(provider)?;
     if secret.expose().trim().is_empty() {
         return Err(CredentialError::Empty);
@@ -234,7 +234,7 @@ pub fn set(provider: &str, secret: &Secret) -> Result<Source, CredentialError> {
 }
 
 /// Deletes the key from every store holding it; returns the stores it was removed from. Blocks.
-pub fn remove(provider: &str) -> Result<Vec<Source>, CredentialError> {
+pub(crate) fn remove(provider: &str) -> Result<Vec<Source>, CredentialError> {
     check_provider(provider)?;
     let mut removed = Vec::new();
     let mut failures = Vec::new();
@@ -254,7 +254,7 @@ pub fn remove(provider: &str) -> Result<Vec<Source>, CredentialError> {
 }
 
 /// One line per place the key could come from, e.g. `keyutils: set`; never the value. Blocks.
-pub fn status(provider: &str) -> Result<Vec<(String, String)>, CredentialError> {
+pub(crate) fn status(provider: &str) -> Result<Vec<(String, String)>, CredentialError> {
     check_provider(provider)?;
     let var = env_var_for(provider);
     let env_state = match std::env::var(&var) {

@@ -14,15 +14,13 @@ use super::{ChatRequest, ChatResponse, Llm, LlmError, Usage};
 
 type Responder = Box<dyn Fn(&ChatRequest) -> Result<String, LlmError> + Send + Sync>;
 
-/// Answers (or errors) handed out in order, or computed per request; requests kept for
-/// assertions.
+/// Answers (or errors) handed out in order, or computed per request.
 pub struct FakeLlm {
     label: String,
     answers: Mutex<VecDeque<Result<String, LlmError>>>,
     responder: Option<Responder>,
     when_exhausted: Option<LlmError>,
     latency_ms: u64,
-    requests: Mutex<Vec<ChatRequest>>,
 }
 
 impl Default for FakeLlm {
@@ -33,7 +31,6 @@ impl Default for FakeLlm {
             responder: None,
             when_exhausted: None,
             latency_ms: 0,
-            requests: Mutex::default(),
         }
     }
 }
@@ -91,18 +88,6 @@ impl FakeLlm {
         self
     }
 
-    /// Queues one more outcome (an answer or an error).
-    pub fn push(&self, outcome: Result<String, LlmError>) {
-        if let Ok(mut q) = self.answers.lock() {
-            q.push_back(outcome);
-        }
-    }
-
-    /// Every request received so far.
-    pub fn requests(&self) -> Vec<ChatRequest> {
-        self.requests.lock().map(|r| r.clone()).unwrap_or_default()
-    }
-
     fn next(&self, request: &ChatRequest) -> Result<String, LlmError> {
         if let Some(f) = &self.responder {
             return f(request);
@@ -126,9 +111,6 @@ impl Llm for FakeLlm {
 
     fn chat<'a>(&'a self, request: &'a ChatRequest) -> BoxFuture<'a, Result<ChatResponse, LlmError>> {
         Box::pin(async move {
-            if let Ok(mut r) = self.requests.lock() {
-                r.push(request.clone());
-            }
             let content = self.next(request)?;
             Ok(ChatResponse {
                 content,
@@ -147,8 +129,7 @@ mod tests {
 
     #[tokio::test]
     async fn answers_in_order_then_refuses() {
-        let fake = FakeLlm::new(["one"]);
-        fake.push(Err(LlmError::Timeout { seconds: 1 }));
+        let fake = FakeLlm::scripted([Ok("one".to_string()), Err(LlmError::Timeout { seconds: 1 })]);
         let req = ChatRequest {
             messages: vec![ChatMessage::new(Role::User, "q")],
             ..Default::default()
@@ -156,6 +137,5 @@ mod tests {
         assert_eq!(fake.chat(&req).await.unwrap().content, "one");
         assert_eq!(fake.chat(&req).await, Err(LlmError::Timeout { seconds: 1 }));
         assert!(matches!(fake.chat(&req).await, Err(LlmError::NotInCassette { .. })));
-        assert_eq!(fake.requests().len(), 3);
     }
 }

@@ -13,16 +13,16 @@ use super::{LlmError, Usage};
 
 /// What one successful attempt produced.
 #[derive(Debug, Clone, Default)]
-pub struct RawAnswer {
-    pub content: String,
-    pub model: Option<String>,
-    pub usage: Usage,
-    pub finish_reason: Option<String>,
+pub(crate) struct RawAnswer {
+    pub(crate) content: String,
+    pub(crate) model: Option<String>,
+    pub(crate) usage: Usage,
+    pub(crate) finish_reason: Option<String>,
 }
 
 /// Why one attempt failed.
 #[derive(Debug)]
-pub enum AttemptError {
+pub(crate) enum AttemptError {
     /// Worth another try (429, 5xx, reset, cut stream); `retry_after` from the server if given.
     Retryable {
         reason: String,
@@ -34,7 +34,7 @@ pub enum AttemptError {
 
 impl AttemptError {
     /// A transient failure without a server hint.
-    pub fn retry(reason: String) -> Self {
+    pub(crate) fn retry(reason: String) -> Self {
         AttemptError::Retryable {
             reason,
             retry_after: None,
@@ -42,13 +42,13 @@ impl AttemptError {
     }
 
     /// An answer that cannot be used.
-    pub fn malformed(detail: impl Into<String>) -> Self {
+    pub(crate) fn malformed(detail: impl Into<String>) -> Self {
         AttemptError::Fatal(LlmError::Malformed { detail: detail.into() })
     }
 }
 
 /// Keeps error bodies short in messages.
-pub fn excerpt(text: &str, max: usize) -> String {
+pub(crate) fn excerpt(text: &str, max: usize) -> String {
     let t = text.trim();
     if t.chars().count() <= max {
         t.to_string()
@@ -59,7 +59,7 @@ pub fn excerpt(text: &str, max: usize) -> String {
 }
 
 /// An error with its chain of causes (reqwest hides the useful part in `source()`).
-pub fn describe(e: &reqwest::Error) -> String {
+pub(crate) fn describe(e: &reqwest::Error) -> String {
     use std::error::Error;
     let mut text = e.to_string();
     let mut source = e.source();
@@ -74,7 +74,7 @@ pub fn describe(e: &reqwest::Error) -> String {
 /// POSTs `body` with `headers` (already resolved); a response with a success status, or the
 /// attempt's failure: unreachable, 429/408/5xx (Anthropic's 529 "overloaded" included) are
 /// retryable with the server's `Retry-After`, any other status is a rejection.
-pub async fn post(
+pub(crate) async fn post(
     client: &reqwest::Client,
     url: &str,
     headers: &reqwest::header::HeaderMap,
@@ -111,7 +111,7 @@ pub async fn post(
 }
 
 /// Whether the response is one JSON body (some servers ignore `stream: true`).
-pub fn is_json(resp: &reqwest::Response) -> bool {
+pub(crate) fn is_json(resp: &reqwest::Response) -> bool {
     resp.headers()
         .get(reqwest::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -119,7 +119,7 @@ pub fn is_json(resp: &reqwest::Response) -> bool {
 }
 
 /// The whole body as JSON; a body cut off is retryable, one that is not JSON is not.
-pub async fn read_json(resp: reqwest::Response) -> Result<Value, AttemptError> {
+pub(crate) async fn read_json(resp: reqwest::Response) -> Result<Value, AttemptError> {
     let text = resp
         .text()
         .await
@@ -136,7 +136,7 @@ pub async fn read_json(resp: reqwest::Response) -> Result<Value, AttemptError> {
 /// until `on_event` says the answer is complete (`Ok(true)`). A broken connection, or one that
 /// closes before that (`end` names the missing marker), is a retryable failure: a partial
 /// answer is never an answer. `unit` names the events in messages ("chunk", "event").
-pub async fn read_sse(
+pub(crate) async fn read_sse(
     resp: reqwest::Response,
     unit: &str,
     end: &str,
@@ -171,7 +171,7 @@ pub async fn read_sse(
 }
 
 /// Parses an HTTP `Retry-After` header given in seconds (dates are ignored: rare for APIs).
-pub fn parse_retry_after(value: Option<&str>) -> Option<Duration> {
+pub(crate) fn parse_retry_after(value: Option<&str>) -> Option<Duration> {
     let secs: f64 = value?.trim().parse().ok()?;
     if secs.is_finite() && secs >= 0.0 {
         Some(Duration::from_secs_f64(secs))

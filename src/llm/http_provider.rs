@@ -12,7 +12,7 @@ use super::structured::{repair_instruction, validate_answer};
 use super::{ChatMessage, ChatResponse, JsonSchemaSpec, LlmError, Role, Usage};
 
 /// The HTTP client for `config`; refuses a base URL that is not http(s).
-pub fn client_for(config: &OpenAiConfig) -> Result<reqwest::Client, LlmError> {
+pub(crate) fn client_for(config: &OpenAiConfig) -> Result<reqwest::Client, LlmError> {
     if !config.base_url.starts_with("http://") && !config.base_url.starts_with("https://") {
         return Err(LlmError::Config {
             detail: format!("base_url `{}` must start with http:// or https://", config.base_url),
@@ -27,7 +27,7 @@ pub fn client_for(config: &OpenAiConfig) -> Result<reqwest::Client, LlmError> {
 }
 
 /// A header value that is never logged.
-pub fn sensitive(value: &str, what: &str) -> Result<HeaderValue, LlmError> {
+pub(crate) fn sensitive(value: &str, what: &str) -> Result<HeaderValue, LlmError> {
     let mut v = HeaderValue::from_str(value).map_err(|_| LlmError::Config {
         detail: format!("{what} contains characters not allowed in HTTP"),
     })?;
@@ -36,7 +36,7 @@ pub fn sensitive(value: &str, what: &str) -> Result<HeaderValue, LlmError> {
 }
 
 /// The job's own headers for the endpoint, references resolved now.
-pub fn configured_headers(config: &OpenAiConfig) -> Result<HeaderMap, LlmError> {
+pub(crate) fn configured_headers(config: &OpenAiConfig) -> Result<HeaderMap, LlmError> {
     let mut map = HeaderMap::new();
     for (name, raw) in &config.headers {
         let value = resolve_refs(raw, &format!("header {name}"))?;
@@ -52,7 +52,7 @@ pub fn configured_headers(config: &OpenAiConfig) -> Result<HeaderMap, LlmError> 
 }
 
 /// Replaces every `${VAR}` in `raw` with the variable's value, or says which one is missing.
-pub fn resolve_refs(raw: &str, what: &str) -> Result<String, LlmError> {
+pub(crate) fn resolve_refs(raw: &str, what: &str) -> Result<String, LlmError> {
     let mut out = raw.to_string();
     for var in crate::util::secret_ref::referenced_vars(raw) {
         let value = std::env::var(&var).map_err(|_| LlmError::MissingCredential {
@@ -68,7 +68,7 @@ pub fn resolve_refs(raw: &str, what: &str) -> Result<String, LlmError> {
 /// the answer and the problem were appended to `messages` for one more request; `Err`: still
 /// invalid after that.
 /// The response of a finished exchange (all its attempts' usage, timed from `started`).
-pub fn finish(content: String, model: String, usage: Usage, started: Instant) -> ChatResponse {
+pub(crate) fn finish(content: String, model: String, usage: Usage, started: Instant) -> ChatResponse {
     ChatResponse {
         content,
         model,
@@ -77,7 +77,7 @@ pub fn finish(content: String, model: String, usage: Usage, started: Instant) ->
     }
 }
 
-pub fn check_structured(
+pub(crate) fn check_structured(
     content: String,
     spec: &JsonSchemaSpec,
     repaired: &mut bool,

@@ -9,13 +9,13 @@ use std::sync::{Arc, Mutex};
 
 /// One call of a priced role.
 #[derive(Debug, Clone, PartialEq)]
-pub struct MeteredCall {
-    pub model: String,
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
+pub(crate) struct MeteredCall {
+    pub(crate) model: String,
+    pub(crate) prompt_tokens: u64,
+    pub(crate) completion_tokens: u64,
     /// `None`: the model has no known price (shown as "unknown", never $0).
-    pub cost_usd: Option<f64>,
-    pub latency_ms: u64,
+    pub(crate) cost_usd: Option<f64>,
+    pub(crate) latency_ms: u64,
 }
 
 tokio::task_local! {
@@ -23,7 +23,7 @@ tokio::task_local! {
 }
 
 /// Runs `work` and returns what it produced plus every priced call it made.
-pub async fn metered<F: Future>(work: F) -> (F::Output, Vec<MeteredCall>) {
+pub(crate) async fn metered<F: Future>(work: F) -> (F::Output, Vec<MeteredCall>) {
     let calls = Arc::new(Mutex::new(Vec::new()));
     let out = CALLS.scope(calls.clone(), work).await;
     let calls = calls.lock().map(|c| c.clone()).unwrap_or_default();
@@ -31,7 +31,7 @@ pub async fn metered<F: Future>(work: F) -> (F::Output, Vec<MeteredCall>) {
 }
 
 /// Adds a call to the current scope, if there is one.
-pub fn record(call: MeteredCall) {
+pub(crate) fn record(call: MeteredCall) {
     let _ = CALLS.try_with(|calls| {
         if let Ok(mut c) = calls.lock() {
             c.push(call);

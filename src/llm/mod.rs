@@ -26,27 +26,28 @@ mod anthropic_http;
 mod api_key;
 pub mod cassette;
 pub mod catalog;
-pub mod credentials;
+pub(crate) mod credentials;
 pub mod fake;
 mod http_attempt;
 mod http_provider;
-pub mod meter;
+pub(crate) mod meter;
 pub mod model_server;
-pub mod models;
+pub(crate) mod models;
 pub mod openai;
 mod openai_config;
 mod openai_http;
-pub mod priced;
-pub mod providers;
+pub(crate) mod priced;
+pub(crate) mod providers;
 pub mod retry;
-pub mod role_key;
+pub(crate) mod role_key;
 pub mod script;
 pub mod sse;
-pub mod structured;
+pub(crate) mod structured;
 
 pub mod role;
 
-pub use role::{from_role, model_for_role, role_model};
+pub use role::from_role;
+pub(crate) use role::role_model;
 
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
@@ -62,7 +63,7 @@ pub enum Role {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChatMessage {
-    pub role: Role,
+    pub(crate) role: Role,
     pub content: String,
 }
 
@@ -109,7 +110,7 @@ pub struct Usage {
 
 impl Usage {
     /// Adds one answer's usage to a running total: tokens always, cost when either knows it.
-    pub fn add(&mut self, part: &Usage) {
+    pub(crate) fn add(&mut self, part: &Usage) {
         self.prompt_tokens += part.prompt_tokens;
         self.completion_tokens += part.completion_tokens;
         self.cost_usd = match (self.cost_usd, part.cost_usd) {

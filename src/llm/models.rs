@@ -10,7 +10,11 @@ use super::LlmError;
 use super::openai_http::excerpt;
 
 /// Lists model ids, sorted. `api_key` goes only into the `Authorization` header.
-pub async fn list_models(base_url: &str, api_key: Option<&str>, timeout: Duration) -> Result<Vec<String>, LlmError> {
+pub(crate) async fn list_models(
+    base_url: &str,
+    api_key: Option<&str>,
+    timeout: Duration,
+) -> Result<Vec<String>, LlmError> {
     let url = format!("{}/models", base_url.trim_end_matches('/'));
     let client = crate::util::tls::http_client_builder()
         .timeout(timeout)

@@ -40,8 +40,8 @@ pub enum ApiKey {
 #[derive(Debug, Clone)]
 pub struct OpenAiConfig {
     /// Base URL including the version path, e.g. `https://api.openai.com/v1`.
-    pub base_url: String,
-    pub model: String,
+    pub(crate) base_url: String,
+    pub(crate) model: String,
     pub api_key: ApiKey,
     /// Extra headers; values may contain `${VAR}` references.
     pub headers: IndexMap<String, String>,
@@ -51,7 +51,7 @@ pub struct OpenAiConfig {
     /// Ask for a streamed answer (`stream: true` with usage in the last chunk).
     pub stream: bool,
     pub structured: StructuredMode,
-    pub temperature: Option<f64>,
+    pub(crate) temperature: Option<f64>,
 }
 
 impl OpenAiConfig {

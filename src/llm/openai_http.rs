@@ -9,11 +9,11 @@
 use serde_json::Value;
 
 use super::Usage;
-pub use super::http_attempt::{AttemptError, RawAnswer, excerpt};
+pub(crate) use super::http_attempt::{AttemptError, RawAnswer, excerpt};
 use super::http_attempt::{is_json, post, read_json, read_sse};
 
 /// Sends `body` and reads the whole answer. `headers` are already resolved.
-pub async fn attempt(
+pub(crate) async fn attempt(
     client: &reqwest::Client,
     url: &str,
     headers: &reqwest::header::HeaderMap,
@@ -114,7 +114,7 @@ fn malformed(detail: &str) -> AttemptError {
 }
 
 /// Reads `{prompt_tokens, completion_tokens, cost?}`; missing numbers count as zero.
-pub fn usage_of(usage: Option<&Value>) -> Usage {
+pub(crate) fn usage_of(usage: Option<&Value>) -> Usage {
     let n = |k: &str| usage.and_then(|u| u.get(k)).and_then(Value::as_u64).unwrap_or(0);
     Usage {
         prompt_tokens: n("prompt_tokens"),

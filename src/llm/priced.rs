@@ -10,13 +10,13 @@ use super::catalog::Price;
 use super::{ChatRequest, ChatResponse, Llm, LlmError};
 
 /// A model whose answers carry their cost.
-pub struct PricedLlm {
+pub(crate) struct PricedLlm {
     inner: Arc<dyn Llm>,
     price: Option<Price>,
 }
 
 impl PricedLlm {
-    pub fn new(inner: Arc<dyn Llm>, price: Option<Price>) -> Self {
+    pub(crate) fn new(inner: Arc<dyn Llm>, price: Option<Price>) -> Self {
         PricedLlm { inner, price }
     }
 }

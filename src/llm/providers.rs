@@ -13,7 +13,7 @@
 
 /// The HTTP dialect of a provider.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Wire {
+pub(crate) enum Wire {
     /// `POST /messages` with `x-api-key` and `anthropic-version`.
     Anthropic,
     /// `POST /chat/completions` with `Authorization: Bearer`.
@@ -22,24 +22,24 @@ pub enum Wire {
 
 /// How Ghostlab's roles call a provider themselves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Direct {
-    pub wire: Wire,
-    pub base_url: &'static str,
+pub(crate) struct Direct {
+    pub(crate) wire: Wire,
+    pub(crate) base_url: &'static str,
 }
 
 /// One provider of the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct KnownProvider {
+pub(crate) struct KnownProvider {
     /// OpenCode's provider id (`anthropic` in `anthropic/claude-sonnet-4-5`).
-    pub id: &'static str,
+    pub(crate) id: &'static str,
     /// The AI SDK package OpenCode loads for it.
-    pub npm: &'static str,
+    pub(crate) npm: &'static str,
     /// Variables that carry its credential, in OpenCode's order of preference.
-    pub env: &'static [&'static str],
+    pub(crate) env: &'static [&'static str],
     /// Whether `opencode auth login <id>` can store a credential for it.
-    pub login: bool,
+    pub(crate) login: bool,
     /// `None`: Ghostlab's roles cannot call it directly.
-    pub direct: Option<Direct>,
+    pub(crate) direct: Option<Direct>,
 }
 
 const fn builtin(
@@ -66,7 +66,7 @@ const fn openai_compatible(base_url: &'static str) -> Option<Direct> {
 }
 
 /// OpenCode's built-in providers.
-pub const OPENCODE_BUILTIN: &[KnownProvider] = &[
+pub(crate) const OPENCODE_BUILTIN: &[KnownProvider] = &[
     builtin(
         "anthropic",
         "@ai-sdk/anthropic",
@@ -145,7 +145,7 @@ pub const OPENCODE_BUILTIN: &[KnownProvider] = &[
 ];
 
 /// Providers that are not OpenCode built-ins but that a role can name: a local Ollama (no key).
-pub const LOCAL: &[KnownProvider] = &[builtin(
+pub(crate) const LOCAL: &[KnownProvider] = &[builtin(
     "ollama",
     "@ai-sdk/openai-compatible",
     &[],
@@ -155,16 +155,16 @@ pub const LOCAL: &[KnownProvider] = &[builtin(
 
 /// A provider as Ghostlab's roles see it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RoleProvider {
-    pub id: &'static str,
-    pub wire: Wire,
-    pub base_url: &'static str,
+pub(crate) struct RoleProvider {
+    pub(crate) id: &'static str,
+    pub(crate) wire: Wire,
+    pub(crate) base_url: &'static str,
     /// Where people usually keep the key (`None`: a local server that needs none).
-    pub env_var: Option<&'static str>,
+    pub(crate) env_var: Option<&'static str>,
 }
 
 /// Every provider a role can name in `provider/model` (a flag or the wizard's Model step).
-pub fn role_providers() -> Vec<RoleProvider> {
+pub(crate) fn role_providers() -> Vec<RoleProvider> {
     OPENCODE_BUILTIN
         .iter()
         .chain(LOCAL)
@@ -180,13 +180,13 @@ pub fn role_providers() -> Vec<RoleProvider> {
 }
 
 /// The role provider called `id`.
-pub fn known(id: &str) -> Option<RoleProvider> {
+pub(crate) fn known(id: &str) -> Option<RoleProvider> {
     role_providers().into_iter().find(|k| k.id == id)
 }
 
 /// The role provider whose default endpoint is `base_url` (so a role on OpenRouter's URL uses
 /// OpenRouter's key), if any.
-pub fn by_base_url(base_url: &str) -> Option<RoleProvider> {
+pub(crate) fn by_base_url(base_url: &str) -> Option<RoleProvider> {
     let norm = |u: &str| u.trim_end_matches('/').to_ascii_lowercase();
     role_providers()
         .into_iter()
@@ -196,7 +196,7 @@ pub fn by_base_url(base_url: &str) -> Option<RoleProvider> {
 /// `GHOSTLAB_<PROVIDER>_BASE_URL` if set: points a provider at another endpoint (a proxy, or a
 /// local scripted server in tests). Read when a role is created from `provider/model`, and
 /// then written into job.yaml, so the job says where it talks to.
-pub fn base_url_override(id: &str) -> Option<String> {
+pub(crate) fn base_url_override(id: &str) -> Option<String> {
     let var = format!("GHOSTLAB_{}_BASE_URL", id.to_ascii_uppercase().replace('-', "_"));
     std::env::var(var).ok().filter(|v| !v.trim().is_empty())
 }

@@ -9,11 +9,11 @@ use std::time::Duration;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RetryPolicy {
     /// Total attempts including the first (at least 1).
-    pub max_attempts: u32,
+    pub(crate) max_attempts: u32,
     /// Delay before the second attempt; doubles after each further failure.
-    pub base_delay: Duration,
+    pub(crate) base_delay: Duration,
     /// Upper bound for any single delay, including a server's `Retry-After`.
-    pub max_delay: Duration,
+    pub(crate) max_delay: Duration,
 }
 
 impl Default for RetryPolicy {
@@ -38,7 +38,7 @@ impl RetryPolicy {
 
     /// Delay after failed attempt number `attempt` (1-based). Jitter picks a value between half
     /// and all of the exponential step so that many clients do not retry in lockstep.
-    pub fn delay(&self, attempt: u32, retry_after: Option<Duration>) -> Duration {
+    pub(crate) fn delay(&self, attempt: u32, retry_after: Option<Duration>) -> Duration {
         if let Some(server_says) = retry_after {
             return server_says.min(self.max_delay);
         }
@@ -52,7 +52,7 @@ impl RetryPolicy {
 
 /// Runs `attempt` under `policy`, each try bounded by `timeout`: every HTTP provider shares these
 /// rules. Out of budget gives `Timeout` when the last try timed out, else `Unavailable`.
-pub async fn with_retries<T, F, Fut>(
+pub(crate) async fn with_retries<T, F, Fut>(
     policy: RetryPolicy,
     timeout: Duration,
     label: &str,

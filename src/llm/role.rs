@@ -15,7 +15,7 @@ use super::{Llm, LlmError, providers};
 use crate::spec::{Generation, ModelProvider, ModelRole, RoleCredentials};
 
 /// Used when an `openai` role gives no `base_url`.
-pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+pub(crate) const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 
 /// The provider for `role`; relative cassette paths resolve against `job_dir`.
 pub fn from_role(role: &ModelRole, job_dir: &Path) -> Result<Arc<dyn Llm>, LlmError> {
@@ -24,12 +24,16 @@ pub fn from_role(role: &ModelRole, job_dir: &Path) -> Result<Arc<dyn Llm>, LlmEr
 
 /// Like [`from_role`], but `Ok(None)` for the `offline` provider. OpenCode's login is not
 /// consulted; use [`role_model`] to honour `generation.credentials`.
-pub fn model_for_role(role: &ModelRole, job_dir: &Path) -> Result<Option<Arc<dyn Llm>>, LlmError> {
+pub(crate) fn model_for_role(role: &ModelRole, job_dir: &Path) -> Result<Option<Arc<dyn Llm>>, LlmError> {
     build(role, job_dir, false)
 }
 
 /// One of `generation`'s roles, with the job's credential settings applied.
-pub fn role_model(generation: &Generation, role: &ModelRole, job_dir: &Path) -> Result<Option<Arc<dyn Llm>>, LlmError> {
+pub(crate) fn role_model(
+    generation: &Generation,
+    role: &ModelRole,
+    job_dir: &Path,
+) -> Result<Option<Arc<dyn Llm>>, LlmError> {
     build(
         role,
         job_dir,
@@ -78,7 +82,7 @@ pub fn price_key(role: &ModelRole) -> Option<(String, String)> {
 
 /// Whose keys a role uses: `anthropic`, the known provider behind an OpenAI-compatible
 /// `base_url` (OpenRouter's URL → `openrouter`), else `openai`.
-pub fn key_provider(role: &ModelRole) -> String {
+pub(crate) fn key_provider(role: &ModelRole) -> String {
     match role.provider {
         ModelProvider::Anthropic => "anthropic".into(),
         _ => role
@@ -91,7 +95,7 @@ pub fn key_provider(role: &ModelRole) -> String {
 }
 
 /// The `openai` settings a role describes (API key kept as a reference).
-pub fn openai_config(role: &ModelRole) -> Result<OpenAiConfig, LlmError> {
+pub(crate) fn openai_config(role: &ModelRole) -> Result<OpenAiConfig, LlmError> {
     http_config(role, false)
 }
 

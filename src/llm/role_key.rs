@@ -16,7 +16,7 @@ use super::providers;
 
 /// Where a key was found (printed by `auth status`-like messages; never the value).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum KeyOrigin {
+pub(crate) enum KeyOrigin {
     RoleVar(String),
     Ghostlab(String),
     ProviderVar(String),
@@ -24,16 +24,16 @@ pub enum KeyOrigin {
 }
 
 /// The lookups the chain uses.
-pub struct Sources<'a> {
-    pub env: &'a dyn Fn(&str) -> Option<String>,
+pub(crate) struct Sources<'a> {
+    pub(crate) env: &'a dyn Fn(&str) -> Option<String>,
     /// Ghostlab's env override and keyring for a provider (`credentials::lookup`).
-    pub ghostlab: &'a dyn Fn(&str) -> Result<Option<Found>, credentials::CredentialError>,
+    pub(crate) ghostlab: &'a dyn Fn(&str) -> Result<Option<Found>, credentials::CredentialError>,
     /// OpenCode's auth.json; `None` when no data directory is known.
-    pub opencode_auth_file: Option<PathBuf>,
+    pub(crate) opencode_auth_file: Option<PathBuf>,
 }
 
 /// The real environment, keyring and OpenCode data directory.
-pub fn host_sources() -> Sources<'static> {
+pub(crate) fn host_sources() -> Sources<'static> {
     Sources {
         env: &|v| std::env::var(v).ok(),
         ghostlab: &credentials::lookup,
@@ -42,7 +42,7 @@ pub fn host_sources() -> Sources<'static> {
 }
 
 /// `$XDG_DATA_HOME/opencode/auth.json`, default `~/.local/share/opencode/auth.json`.
-pub fn opencode_auth_file() -> Option<PathBuf> {
+pub(crate) fn opencode_auth_file() -> Option<PathBuf> {
     let data = std::env::var_os("XDG_DATA_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
@@ -54,16 +54,16 @@ pub fn opencode_auth_file() -> Option<PathBuf> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyRequest {
     /// The provider id whose stores are searched (`anthropic`, `openai`, `openrouter`, …).
-    pub provider: String,
+    pub(crate) provider: String,
     /// `api_key: ${VAR}` of the role.
-    pub role_var: Option<String>,
+    pub(crate) role_var: Option<String>,
     /// `generation.credentials: opencode_auth`.
-    pub opencode_auth: bool,
+    pub(crate) opencode_auth: bool,
 }
 
 /// Why a role's key cannot be had; the words are the hint the person sees.
 #[derive(Debug, thiserror::Error)]
-pub enum RoleKeyError {
+pub(crate) enum RoleKeyError {
     #[error("the job says api_key: ${{{0}}}, but {0} is not set; export it")]
     RoleVarUnset(String),
     #[error("cannot read OpenCode's login file {}: {reason}", file.display())]
@@ -85,7 +85,7 @@ pub enum RoleKeyError {
 
 /// Walks the chain. `Ok(None)`: no key anywhere (fine for a local server); `Err`: a hint for
 /// the person, naming what to set.
-pub fn resolve(req: &KeyRequest, s: &Sources) -> Result<Option<(Secret, KeyOrigin)>, RoleKeyError> {
+pub(crate) fn resolve(req: &KeyRequest, s: &Sources) -> Result<Option<(Secret, KeyOrigin)>, RoleKeyError> {
     let nonempty = |v: Option<String>| v.filter(|v| !v.is_empty());
     if let Some(var) = &req.role_var {
         return match nonempty((s.env)(var)) {
@@ -113,7 +113,7 @@ pub fn resolve(req: &KeyRequest, s: &Sources) -> Result<Option<(Secret, KeyOrigi
 }
 
 /// The sentence telling a person how to give `provider` a key.
-pub fn how_to_set(provider: &str) -> String {
+pub(crate) fn how_to_set(provider: &str) -> String {
     let usual = providers::known(provider)
         .and_then(|k| k.env_var)
         .map(|v| format!(", export {v}"))

@@ -17,28 +17,28 @@ use serde_json::{Value, json};
 pub struct ScriptRule {
     /// For logs and error messages.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     #[serde(default)]
-    pub when: When,
+    pub(crate) when: When,
     pub reply: Reply,
 }
 
 /// Conditions; every one given must hold.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct When {
+pub(crate) struct When {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_user_contains: Option<String>,
+    pub(crate) last_user_contains: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub system_contains: Option<String>,
+    pub(crate) system_contains: Option<String>,
     /// Tool name or call id among the trailing tool results; `"*"` for any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub has_tool_result: Option<String>,
+    pub(crate) has_tool_result: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     /// Answer only the k-th request (1-based) that satisfies the other conditions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nth: Option<u32>,
+    pub(crate) nth: Option<u32>,
 }
 
 /// The scripted answer: text, tool calls, or both.
@@ -91,7 +91,7 @@ pub fn content_text(content: Option<&Value>) -> String {
 }
 
 /// Reads the rule-relevant parts of an OpenAI chat-completions request.
-pub fn view(request: &Value) -> RequestView {
+pub(crate) fn view(request: &Value) -> RequestView {
     let empty = Vec::new();
     let messages = request.get("messages").and_then(Value::as_array).unwrap_or(&empty);
     let role = |m: &Value| m.get("role").and_then(Value::as_str).unwrap_or("").to_string();
@@ -219,7 +219,7 @@ impl ScriptState {
 
 /// The assistant message for a reply, in chat-completions form (`tool_calls` with JSON-text
 /// arguments); `serial` makes default call ids unique.
-pub fn assistant_message(reply: &Reply, rule: usize, serial: u64) -> Value {
+pub(crate) fn assistant_message(reply: &Reply, rule: usize, serial: u64) -> Value {
     let calls: Vec<Value> = reply
         .tool_calls
         .iter()

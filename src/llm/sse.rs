@@ -38,7 +38,7 @@ impl SseDecoder {
     }
 
     /// Ends the stream: returns a last event that was not followed by a blank line, if any.
-    pub fn finish(&mut self) -> Option<String> {
+    pub(crate) fn finish(&mut self) -> Option<String> {
         if !self.buffer.is_empty() {
             let rest = std::mem::take(&mut self.buffer);
             let rest = String::from_utf8_lossy(&rest);
@@ -57,7 +57,7 @@ impl SseDecoder {
 }
 
 /// Formats one SSE event carrying `data`.
-pub fn event(data: &str) -> String {
+pub(crate) fn event(data: &str) -> String {
     format!("data: {data}\n\n")
 }
 

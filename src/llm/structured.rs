@@ -6,7 +6,7 @@
 use super::JsonSchemaSpec;
 
 /// The instruction added when the server cannot enforce a schema itself.
-pub fn schema_instruction(spec: &JsonSchemaSpec) -> String {
+pub(crate) fn schema_instruction(spec: &JsonSchemaSpec) -> String {
     format!(
         "Answer with a single JSON document and nothing else (no prose, no code fences). \
          It must validate against this JSON Schema named `{}`:\n{}",
@@ -16,7 +16,7 @@ pub fn schema_instruction(spec: &JsonSchemaSpec) -> String {
 }
 
 /// The follow-up sent after an answer failed validation.
-pub fn repair_instruction(problem: &str) -> String {
+pub(crate) fn repair_instruction(problem: &str) -> String {
     format!(
         "Your previous answer was rejected: {problem}. Reply again with only the corrected JSON \
          document that validates against the schema."
@@ -24,7 +24,7 @@ pub fn repair_instruction(problem: &str) -> String {
 }
 
 /// Returns the JSON text inside `content`: the whole text, or the body of a ```json fence.
-pub fn extract_json(content: &str) -> &str {
+pub(crate) fn extract_json(content: &str) -> &str {
     let t = content.trim();
     if let Some(rest) = t.strip_prefix("```") {
         let rest = rest.trim_start_matches(|c: char| c.is_ascii_alphanumeric());
@@ -63,7 +63,7 @@ fn compiled(schema: &serde_json::Value) -> Result<Compiled, jsonschema::Validati
 
 /// Why a structured answer is refused; the words are sent back to the model once.
 #[derive(Debug, thiserror::Error)]
-pub enum AnswerError {
+pub(crate) enum AnswerError {
     #[error("the answer is not valid JSON ({0})")]
     NotJson(#[source] serde_json::Error),
     #[error("the schema `{name}` itself is invalid: {reason}")]
@@ -74,7 +74,7 @@ pub enum AnswerError {
 }
 
 /// Parses and validates `content`; `Err` describes every problem found (path: message).
-pub fn validate_answer(content: &str, spec: &JsonSchemaSpec) -> Result<serde_json::Value, AnswerError> {
+pub(crate) fn validate_answer(content: &str, spec: &JsonSchemaSpec) -> Result<serde_json::Value, AnswerError> {
     let text = extract_json(content);
     let value: serde_json::Value = serde_json::from_str(text).map_err(AnswerError::NotJson)?;
     let validator = compiled(&spec.schema).map_err(|e| AnswerError::BadSchema {

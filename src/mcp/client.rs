@@ -227,16 +227,11 @@ pub async fn connect(
 impl McpClient {
     /// The server's `initialize` result (server info, protocol version, capabilities,
     /// instructions) as MCP JSON.
-    pub fn initialize_result(&self) -> Value {
+    pub(crate) fn initialize_result(&self) -> Value {
         self.service
             .peer_info()
             .and_then(|info| serde_json::to_value(&*info).ok())
             .unwrap_or(Value::Null)
-    }
-
-    /// The stdio child's pid, if any.
-    pub fn pid(&self) -> Option<u32> {
-        self.child.as_ref().and_then(StdioChild::pid)
     }
 
     /// Runs one request with the per-request timeout and turns failures into messages.
@@ -285,14 +280,14 @@ impl McpClient {
     }
 
     /// Every resource (all pages), as MCP JSON.
-    pub async fn list_resources(&mut self) -> Result<Vec<Value>, McpError> {
+    pub(crate) async fn list_resources(&mut self) -> Result<Vec<Value>, McpError> {
         let peer = self.service.peer().clone();
         let items = self.timed("resources/list", peer.list_all_resources()).await?;
         Ok(items.iter().filter_map(|t| serde_json::to_value(t).ok()).collect())
     }
 
     /// Every resource template (all pages), as MCP JSON.
-    pub async fn list_resource_templates(&mut self) -> Result<Vec<Value>, McpError> {
+    pub(crate) async fn list_resource_templates(&mut self) -> Result<Vec<Value>, McpError> {
         let peer = self.service.peer().clone();
         let items = self
             .timed("resources/templates/list", peer.list_all_resource_templates())
@@ -301,7 +296,7 @@ impl McpClient {
     }
 
     /// Every prompt (all pages), as MCP JSON.
-    pub async fn list_prompts(&mut self) -> Result<Vec<Value>, McpError> {
+    pub(crate) async fn list_prompts(&mut self) -> Result<Vec<Value>, McpError> {
         let peer = self.service.peer().clone();
         let items = self.timed("prompts/list", peer.list_all_prompts()).await?;
         Ok(items.iter().filter_map(|t| serde_json::to_value(t).ok()).collect())

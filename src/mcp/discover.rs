@@ -16,11 +16,11 @@ use crate::spec::agent::RemoteTransport;
 use crate::spec::{McpTransport, ResolvedMcp};
 
 /// Default bound on startup and on each request when the job sets no `timeout`.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A state change of one server, for progress lines.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Progress {
+pub(crate) enum Progress {
     Starting {
         transport: &'static str,
     },
@@ -40,18 +40,18 @@ pub enum Progress {
 
 /// How discovery runs.
 #[derive(Clone)]
-pub struct DiscoverOptions {
+pub(crate) struct DiscoverOptions {
     /// Starts stdio servers (host or sandbox).
-    pub launcher: Arc<dyn Launcher>,
+    pub(crate) launcher: Arc<dyn Launcher>,
     /// Overrides every server's timeout when set.
-    pub timeout: Option<Duration>,
+    pub(crate) timeout: Option<Duration>,
     /// Folder for the servers' stderr logs.
-    pub log_dir: Option<PathBuf>,
+    pub(crate) log_dir: Option<PathBuf>,
 }
 
 /// The connection target of a resolved server; fails when a stdio env value references an
 /// unset variable.
-pub fn endpoint_of(mcp: &ResolvedMcp) -> Result<Endpoint, HeaderError> {
+pub(crate) fn endpoint_of(mcp: &ResolvedMcp) -> Result<Endpoint, HeaderError> {
     Ok(match &mcp.transport {
         McpTransport::Stdio { command, cwd, env } => Endpoint::Stdio(LaunchSpec {
             argv: command.clone(),
@@ -80,7 +80,7 @@ fn resolve_env(env: &indexmap::IndexMap<String, String>) -> Result<indexmap::Ind
 }
 
 /// Discovers one server; never fails, a failure is an entry with `status: error`.
-pub async fn discover_one(
+pub(crate) async fn discover_one(
     mcp: &ResolvedMcp,
     opts: &DiscoverOptions,
     progress: &(dyn Fn(&str, Progress) + Sync),
@@ -145,7 +145,7 @@ pub async fn discover_one(
 }
 
 /// Discovers all servers concurrently, in declaration order in the result.
-pub async fn discover_all(
+pub(crate) async fn discover_all(
     mcps: &[ResolvedMcp],
     opts: &DiscoverOptions,
     progress: &(dyn Fn(&str, Progress) + Sync),
@@ -172,7 +172,7 @@ fn safe_file_name(name: &str) -> String {
 }
 
 /// The names job.yaml's `capabilities` keeps for one server.
-pub fn capabilities_of(server: &ServerInventory) -> crate::spec::job::Capabilities {
+pub(crate) fn capabilities_of(server: &ServerInventory) -> crate::spec::job::Capabilities {
     crate::spec::job::Capabilities {
         tools: server.tools.iter().map(|t| t.name.clone()).collect(),
         resources: server.resources.iter().map(|r| r.uri.clone()).collect(),
@@ -181,7 +181,7 @@ pub fn capabilities_of(server: &ServerInventory) -> crate::spec::job::Capabiliti
 }
 
 /// Writes the inventory to `<state_dir>/inventory.json` atomically; returns its path.
-pub fn write_inventory(state_dir: &Path, inventory: &Inventory) -> std::io::Result<PathBuf> {
+pub(crate) fn write_inventory(state_dir: &Path, inventory: &Inventory) -> std::io::Result<PathBuf> {
     let path = state_dir.join("inventory.json");
     crate::util::write_json_atomic(&path, inventory)?;
     Ok(path)

@@ -22,7 +22,7 @@ pub enum HeaderError {
 }
 
 /// Expands every `${VAR}` in `text` with `lookup`; a missing variable is an error.
-pub fn expand(header: &str, text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String, HeaderError> {
+pub(crate) fn expand(header: &str, text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String, HeaderError> {
     let mut out = text.to_string();
     for var in referenced_vars(text) {
         let value = lookup(&var).ok_or_else(|| HeaderError::MissingVar {
@@ -41,12 +41,14 @@ pub fn expand(header: &str, text: &str, lookup: &dyn Fn(&str) -> Option<String>)
 }
 
 /// Builds the header map from the process environment.
-pub fn resolve_headers(headers: &IndexMap<String, String>) -> Result<HashMap<HeaderName, HeaderValue>, HeaderError> {
+pub(crate) fn resolve_headers(
+    headers: &IndexMap<String, String>,
+) -> Result<HashMap<HeaderName, HeaderValue>, HeaderError> {
     resolve_headers_with(headers, &|v| std::env::var(v).ok())
 }
 
 /// Builds the header map with an explicit variable lookup (tests).
-pub fn resolve_headers_with(
+pub(crate) fn resolve_headers_with(
     headers: &IndexMap<String, String>,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Result<HashMap<HeaderName, HeaderValue>, HeaderError> {

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::client::{McpClient, McpError};
 
 /// The inventory.json format version this build reads and writes.
-pub const INVENTORY_VERSION: u32 = 1;
+pub(crate) const INVENTORY_VERSION: u32 = 1;
 
 /// Every server of one discovery run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -91,56 +91,56 @@ pub struct ToolEntry {
 #[serde(rename_all = "camelCase")]
 pub struct ToolAnnotations {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
+    pub(crate) title: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub read_only_hint: Option<bool>,
+    pub(crate) read_only_hint: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub destructive_hint: Option<bool>,
+    pub(crate) destructive_hint: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub idempotent_hint: Option<bool>,
+    pub(crate) idempotent_hint: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub open_world_hint: Option<bool>,
+    pub(crate) open_world_hint: Option<bool>,
 }
 
 /// One resource as MCP lists it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceEntry {
-    pub uri: String,
+    pub(crate) uri: String,
     #[serde(default)]
-    pub name: String,
+    pub(crate) name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
+    pub(crate) title: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
+    pub(crate) mime_type: Option<String>,
     #[serde(default, rename = "_meta", skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Value>,
+    pub(crate) meta: Option<Value>,
 }
 
 /// One prompt as MCP lists it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PromptEntry {
-    pub name: String,
+    pub(crate) name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
+    pub(crate) title: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     #[serde(default)]
-    pub arguments: Vec<PromptArgument>,
+    pub(crate) arguments: Vec<PromptArgument>,
 }
 
 /// One prompt argument.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct PromptArgument {
-    pub name: String,
+pub(crate) struct PromptArgument {
+    pub(crate) name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub required: Option<bool>,
+    pub(crate) required: Option<bool>,
 }
 
 impl ServerInventory {

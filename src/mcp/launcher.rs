@@ -76,7 +76,7 @@ impl Launcher for HostLauncher {
 
 /// Puts the child in a new process group whose id is its pid, so killing `-pid` reaches every
 /// process it forks (npm shims, node workers).
-pub fn own_process_group(cmd: &mut Command) {
+pub(crate) fn own_process_group(cmd: &mut Command) {
     #[cfg(unix)]
     cmd.process_group(0);
     cmd.kill_on_drop(true);

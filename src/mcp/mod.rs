@@ -5,17 +5,18 @@
 //! This module never prints or draws; it never logs or writes a header or env value, and it
 //! never waits on a server without a timeout.
 
-pub mod client;
+pub(crate) mod client;
 pub mod contract;
-pub mod discover;
-pub mod headers;
+pub(crate) mod discover;
+pub(crate) mod headers;
 pub mod inventory;
 pub mod launcher;
-pub mod sandboxed;
-pub mod sse;
-pub mod stdio;
+pub(crate) mod sandboxed;
+pub(crate) mod sse;
+pub(crate) mod stdio;
 
-pub use client::{ConnectOptions, Endpoint, McpClient, McpError, connect};
-pub use discover::{DiscoverOptions, Progress, discover_all, discover_one};
-pub use inventory::{INVENTORY_VERSION, Inventory, ServerInventory, ServerStatus};
-pub use launcher::{HostLauncher, LaunchSpec, Launcher};
+pub use client::{ConnectOptions, Endpoint, McpError, connect};
+pub(crate) use discover::{DiscoverOptions, discover_one};
+pub use inventory::{Inventory, ServerInventory, ServerStatus};
+pub(crate) use launcher::Launcher;
+pub use launcher::{HostLauncher, LaunchSpec};

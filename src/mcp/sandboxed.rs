@@ -17,7 +17,7 @@ use crate::spec::SandboxBackend;
 /// TMPDIR (package managers cache there), only the hosts `sandbox.allow` declares — not the
 /// remote MCP hosts, which discovery reaches from the host itself — and no credentials (a
 /// server gets its own declared `environment`), no agent config, no other server's socket.
-pub fn discovery_scope(session: Scope, declared_hosts: &[HostPort]) -> Scope {
+pub(crate) fn discovery_scope(session: Scope, declared_hosts: &[HostPort]) -> Scope {
     session
         .read_only(Area::Workspace)
         .read_only(Area::Uploads)
@@ -47,7 +47,7 @@ fn own_paths(spec: &LaunchSpec) -> Vec<PathBuf> {
 /// server's command names, the folders holding them (its script's folder, its package) and
 /// what lies under them. The job's other inputs — instructions, skills, assets, other servers'
 /// files — are hidden from a server while it is listed.
-pub fn server_scope(scope: Scope, spec: &LaunchSpec) -> Result<Scope, Widens> {
+pub(crate) fn server_scope(scope: Scope, spec: &LaunchSpec) -> Result<Scope, Widens> {
     let own = own_paths(spec);
     let wanted: Vec<PathBuf> = scope
         .paths()
@@ -61,7 +61,7 @@ pub fn server_scope(scope: Scope, spec: &LaunchSpec) -> Result<Scope, Widens> {
 /// (its workspace copy is their cwd unless the server names another, which must then be
 /// visible inside) — and, when `per_server` is set, only its own part of that
 /// ([`server_scope`]; bubblewrap draws a view per command, OpenShell cannot).
-pub struct SandboxLauncher {
+pub(crate) struct SandboxLauncher {
     session: Arc<Session>,
     scope: Scope,
     per_server: bool,
@@ -70,14 +70,14 @@ pub struct SandboxLauncher {
 
 impl SandboxLauncher {
     /// A launcher whose commands see the whole session.
-    pub fn new(session: Arc<Session>) -> Self {
+    pub(crate) fn new(session: Arc<Session>) -> Self {
         let scope = session.scope();
         Self::scoped(session, scope)
     }
 
     /// A launcher whose commands see only `scope` (refused at launch unless it lies within
     /// the session's).
-    pub fn scoped(session: Arc<Session>, scope: Scope) -> Self {
+    pub(crate) fn scoped(session: Arc<Session>, scope: Scope) -> Self {
         let label = format!("{:?}", session.policy().backend).to_lowercase();
         SandboxLauncher {
             session,
@@ -88,16 +88,11 @@ impl SandboxLauncher {
     }
 
     /// A launcher whose commands each see only their own part of `scope` ([`server_scope`]).
-    pub fn per_server(session: Arc<Session>, scope: Scope) -> Self {
+    pub(crate) fn per_server(session: Arc<Session>, scope: Scope) -> Self {
         SandboxLauncher {
             per_server: true,
             ..Self::scoped(session, scope)
         }
-    }
-
-    /// The session, for its log and its deletion after discovery.
-    pub fn session(&self) -> &Arc<Session> {
-        &self.session
     }
 }
 
@@ -129,6 +124,16 @@ impl Launcher for SandboxLauncher {
     }
 }
 
+/// Why discovery's sandbox could not be opened: the job's policy, its narrowing to the
+/// discovery scope, or the backend itself (each names what failed).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum DiscoverySandboxError {
+    #[error(transparent)]
+    Sandbox(#[from] crate::sandbox::SandboxError),
+    #[error(transparent)]
+    Scope(#[from] crate::sandbox::scope::Widens),
+}
+
 /// The launcher a job's discovery uses: a fresh session of the job's sandbox cut to
 /// [`discovery_scope`], or the host for an explicit `backend: local`. The session's policy
 /// already holds the scope's network and credentials (every backend enforces those); under
@@ -137,27 +142,18 @@ impl Launcher for SandboxLauncher {
 /// cannot draw per command (there every server sees the discovery session's inputs). Returns
 /// the session so the caller
 /// deletes it afterwards.
-pub async fn launcher_for_job(
+pub(crate) async fn launcher_for_job(
     job: &crate::spec::LoadedJob,
     log_dir: std::path::PathBuf,
-) -> Result<(Arc<dyn Launcher>, Option<Arc<Session>>), String> {
+) -> Result<(Arc<dyn Launcher>, Option<Arc<Session>>), DiscoverySandboxError> {
     if job.job.sandbox.backend == crate::spec::SandboxBackend::Local {
         return Ok((Arc::new(super::HostLauncher), None));
     }
-    let policy = crate::sandbox::SandboxPolicy::from_job(job).map_err(|e| e.to_string())?;
+    let policy = crate::sandbox::SandboxPolicy::from_job(job)?;
     let declared = crate::sandbox::policy::declared_allow_hosts(job);
-    let policy = discovery_scope(Scope::of_policy(&policy), &declared)
-        .narrow_policy(&policy)
-        .map_err(|e| e.to_string())?;
-    let sandbox = crate::sandbox::Sandbox::open(policy, log_dir)
-        .await
-        .map_err(|e| e.to_string())?;
-    let session = Arc::new(
-        sandbox
-            .session(crate::sandbox::Role::Agent)
-            .await
-            .map_err(|e| e.to_string())?,
-    );
+    let policy = discovery_scope(Scope::of_policy(&policy), &declared).narrow_policy(&policy)?;
+    let sandbox = crate::sandbox::Sandbox::open(policy, log_dir).await?;
+    let session = Arc::new(sandbox.session(crate::sandbox::Role::Agent).await?);
     let launcher = if session.policy().backend == SandboxBackend::Bubblewrap {
         SandboxLauncher::per_server(session.clone(), discovery_scope(session.scope(), &declared))
     } else {
@@ -167,7 +163,7 @@ pub async fn launcher_for_job(
 }
 
 /// Deletes a discovery session once every client holding it is gone.
-pub async fn close_session(session: Option<Arc<Session>>) {
+pub(crate) async fn close_session(session: Option<Arc<Session>>) {
     if let Some(s) = session {
         match Arc::try_unwrap(s) {
             Ok(s) => {

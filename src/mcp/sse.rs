@@ -12,7 +12,7 @@ use tokio::task::JoinHandle;
 
 /// Why the SSE legs failed, for error messages.
 #[derive(Debug, Clone, Default)]
-pub struct SseDiag(Arc<Mutex<Option<String>>>);
+pub(crate) struct SseDiag(Arc<Mutex<Option<String>>>);
 
 impl SseDiag {
     fn set(&self, reason: String) {
@@ -23,15 +23,15 @@ impl SseDiag {
     }
 
     /// The first failure seen, if any.
-    pub fn get(&self) -> Option<String> {
+    pub(crate) fn get(&self) -> Option<String> {
         self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 }
 
 /// Keeps both HTTP legs alive; dropping it stops them.
-pub struct SseSession {
+pub(crate) struct SseSession {
     tasks: Vec<JoinHandle<()>>,
-    pub diag: SseDiag,
+    pub(crate) diag: SseDiag,
 }
 
 impl Drop for SseSession {
@@ -44,14 +44,14 @@ impl Drop for SseSession {
 
 /// One parsed server-sent event.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Event {
-    pub event: String,
-    pub data: String,
+pub(crate) struct Event {
+    pub(crate) event: String,
+    pub(crate) data: String,
 }
 
 /// Incremental `text/event-stream` parser.
 #[derive(Debug, Default)]
-pub struct EventParser {
+pub(crate) struct EventParser {
     buf: String,
     event: String,
     data: Vec<String>,
@@ -59,7 +59,7 @@ pub struct EventParser {
 
 impl EventParser {
     /// Feeds bytes; returns the events completed by them.
-    pub fn push(&mut self, chunk: &str) -> Vec<Event> {
+    pub(crate) fn push(&mut self, chunk: &str) -> Vec<Event> {
         self.buf.push_str(chunk);
         let mut out = Vec::new();
         while let Some(i) = self.buf.find('\n') {
@@ -97,7 +97,7 @@ impl EventParser {
 
 /// Why an SSE server's event stream could not be opened (each names the URL).
 #[derive(Debug, thiserror::Error)]
-pub enum SseOpenError {
+pub(crate) enum SseOpenError {
     /// `reason`: the URL parser's words (its error type is not a dependency of ours).
     #[error("{url} is not a valid URL: {reason}")]
     BadUrl { url: String, reason: String },
@@ -125,7 +125,7 @@ pub enum SseOpenError {
 
 /// Opens the event stream, waits for the `endpoint` event, and returns the (reader, writer)
 /// pair for rmcp. The caller bounds this with its startup timeout.
-pub async fn open(
+pub(crate) async fn open(
     url: &str,
     headers: HashMap<HeaderName, HeaderValue>,
 ) -> Result<(DuplexStream, DuplexStream, SseSession), SseOpenError> {

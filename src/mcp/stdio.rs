@@ -55,7 +55,7 @@ fn states_an_error(line: &str) -> bool {
 
 /// A running stdio server: the transport halves for rmcp plus everything needed to explain a
 /// failure and to kill it.
-pub struct StdioChild {
+pub(crate) struct StdioChild {
     child: Child,
     pgid: Option<i32>,
     diag: Arc<Mutex<DiagState>>,
@@ -67,7 +67,7 @@ pub struct StdioChild {
 
 /// Starts `spec` through `launcher`; returns the child and the (reader, writer) pair rmcp
 /// speaks over.
-pub fn spawn(
+pub(crate) fn spawn(
     launcher: &dyn Launcher,
     spec: &LaunchSpec,
     stderr_log: Option<PathBuf>,
@@ -114,14 +114,9 @@ pub enum SpawnError {
 }
 
 impl StdioChild {
-    /// The child's process id, while it runs.
-    pub fn pid(&self) -> Option<u32> {
-        self.child.id()
-    }
-
     /// A short explanation of the child's state for an error message: exit status, stray
     /// stdout, last stderr lines. Waits briefly so a child that is exiting is seen as exited.
-    pub async fn explain(&mut self) -> String {
+    pub(crate) async fn explain(&mut self) -> String {
         let status = tokio::time::timeout(Duration::from_millis(300), self.child.wait()).await;
         // Once the child has exited its stderr ends, so the drain finishes as soon as it has
         // read the last lines; a loaded machine can take longer than 300 ms for that (the
@@ -164,7 +159,7 @@ impl StdioChild {
     }
 
     /// Kills the process group, then gives the stderr drain up to `within` to finish the log.
-    pub async fn finish(&mut self, within: Duration) {
+    pub(crate) async fn finish(&mut self, within: Duration) {
         self.kill();
         if let Some(task) = self.stderr_task.as_mut() {
             let _ = tokio::time::timeout(within, task).await;
@@ -173,7 +168,7 @@ impl StdioChild {
     }
 
     /// Kills the whole process group now.
-    pub fn kill(&mut self) {
+    pub(crate) fn kill(&mut self) {
         kill_group(self.pgid);
         let _ = self.child.start_kill();
     }

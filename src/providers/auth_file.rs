@@ -10,14 +10,14 @@ use std::io::Write;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use super::error::ProviderError;
+use super::error::{ProviderError, StageError};
 
 /// Where OpenCode keeps its data below a HOME whose XDG folders follow the defaults.
-pub const DATA_DIR_IN_HOME: &str = ".local/share/opencode";
+pub(crate) const DATA_DIR_IN_HOME: &str = ".local/share/opencode";
 
 /// Login entries by provider id.
 #[derive(Clone)]
-pub struct AuthFile {
+pub(crate) struct AuthFile {
     source: PathBuf,
     exists: bool,
     entries: Map<String, Value>,
@@ -33,7 +33,7 @@ impl std::fmt::Debug for AuthFile {
 }
 
 /// The user's OpenCode data folder: `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`.
-pub fn user_data_dir() -> Option<PathBuf> {
+pub(crate) fn user_data_dir() -> Option<PathBuf> {
     if let Some(x) = std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
         return Some(PathBuf::from(x).join("opencode"));
     }
@@ -43,13 +43,13 @@ pub fn user_data_dir() -> Option<PathBuf> {
 impl AuthFile {
     /// Reads the user's login file; a missing file is an empty one (the credential check then
     /// says so). A file that cannot be read or parsed is an error naming it, never its content.
-    pub fn load_user() -> Result<AuthFile, ProviderError> {
+    pub(crate) fn load_user() -> Result<AuthFile, ProviderError> {
         let dir = user_data_dir().ok_or(ProviderError::NoDataDir)?;
         Self::load(&dir.join("auth.json"))
     }
 
     /// Reads `path` (see [`AuthFile::load_user`]).
-    pub fn load(path: &Path) -> Result<AuthFile, ProviderError> {
+    pub(crate) fn load(path: &Path) -> Result<AuthFile, ProviderError> {
         let text = match crate::util::bounded::read_bounded_string(path, crate::util::bounded::FileKind::Config) {
             Ok(t) => t,
             Err(e) if e.is_not_found() => {
@@ -89,30 +89,30 @@ impl AuthFile {
     }
 
     /// Where it was read from.
-    pub fn source(&self) -> String {
+    pub(crate) fn source(&self) -> String {
         self.source.display().to_string()
     }
 
     /// Whether the file was missing (as opposed to lacking an entry).
-    pub fn is_empty_source(&self) -> bool {
+    pub(crate) fn is_empty_source(&self) -> bool {
         !self.exists
     }
 
-    pub fn has(&self, provider: &str) -> bool {
+    pub(crate) fn has(&self, provider: &str) -> bool {
         self.entries.contains_key(provider)
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 
     /// Provider ids with an entry.
-    pub fn providers(&self) -> Vec<String> {
+    pub(crate) fn providers(&self) -> Vec<String> {
         self.entries.keys().cloned().collect()
     }
 
     /// Only the entries of these providers.
-    pub fn only(&self, providers: &[&str]) -> AuthFile {
+    pub(crate) fn only(&self, providers: &[&str]) -> AuthFile {
         AuthFile {
             source: self.source.clone(),
             exists: self.exists,
@@ -126,7 +126,7 @@ impl AuthFile {
     }
 
     /// Every value that could be secret (all strings but the entry kind), for the redactor.
-    pub fn secrets(&self) -> Vec<String> {
+    pub(crate) fn secrets(&self) -> Vec<String> {
         fn walk(v: &Value, key: &str, out: &mut Vec<String>) {
             match v {
                 Value::String(s) if key != "type" => out.push(s.clone()),
@@ -145,23 +145,30 @@ impl AuthFile {
     /// Writes the entries to `<home>/.local/share/opencode/auth.json`, mode 0600, owned (like
     /// the folders it creates) by whoever owns `home` — the sandbox user when ghostlab runs as
     /// root. The returned guard removes the file.
-    pub fn stage(&self, home: &Path) -> Result<StagedAuth, String> {
+    pub(crate) fn stage(&self, home: &Path) -> Result<StagedAuth, StageError> {
         let owner = std::fs::metadata(home)
             .map(|m| (m.uid(), m.gid()))
-            .map_err(|e| format!("{}: {e}", home.display()))?;
-        let err = |what: &str, e: std::io::Error| format!("staging OpenCode's login file ({what}): {e}");
+            .map_err(|source| StageError::Home {
+                home: home.to_path_buf(),
+                source,
+            })?;
+        let err = |step: &'static str, path: &Path| {
+            let path = path.to_path_buf();
+            move |source: std::io::Error| StageError::Step { step, path, source }
+        };
         let mut dir = home.to_path_buf();
         for part in DATA_DIR_IN_HOME.split('/') {
             dir.push(part);
             if !dir.exists() {
-                std::fs::create_dir(&dir).map_err(|e| err("folder", e))?;
-                give(&dir, owner).map_err(|e| err("folder owner", e))?;
+                std::fs::create_dir(&dir).map_err(err("folder", &dir))?;
+                give(&dir, owner).map_err(err("folder owner", &dir))?;
             }
         }
-        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).map_err(|e| err("folder mode", e))?;
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).map_err(err("folder mode", &dir))?;
         let path = dir.join("auth.json");
         let tmp = dir.join(format!(".auth.json.{:08x}", rand::random::<u32>()));
-        let body = serde_json::to_vec(&Value::Object(self.entries.clone())).map_err(|e| err("encode", e.into()))?;
+        let body = serde_json::to_vec(&Value::Object(self.entries.clone()))
+            .map_err(|e| err("encode", &path)(std::io::Error::from(e)))?;
         let write = || -> std::io::Result<()> {
             let mut f = std::fs::OpenOptions::new()
                 .write(true)
@@ -175,7 +182,7 @@ impl AuthFile {
         };
         if let Err(e) = write() {
             let _ = std::fs::remove_file(&tmp);
-            return Err(err("write", e));
+            return Err(err("write", &path)(e));
         }
         Ok(StagedAuth { path })
     }
@@ -192,12 +199,12 @@ fn give(path: &Path, (uid, gid): (u32, u32)) -> std::io::Result<()> {
 
 /// A staged login file; removed on [`StagedAuth::remove`] or drop.
 #[derive(Debug)]
-pub struct StagedAuth {
+pub(crate) struct StagedAuth {
     path: PathBuf,
 }
 
 impl StagedAuth {
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
@@ -205,7 +212,7 @@ impl StagedAuth {
     /// session's): the file is reached from HOME without following a link on the way, so a
     /// folder the agent replaced by a link to the user's own OpenCode folder (Ghostlab as root
     /// would delete the user's real login) is refused and reported as not removed.
-    pub fn remove(&self) -> bool {
+    pub(crate) fn remove(&self) -> bool {
         let rel = Path::new(DATA_DIR_IN_HOME).join("auth.json");
         let Some(home) = self.path.ancestors().nth(rel.components().count()) else {
             return false;
@@ -318,5 +325,26 @@ mod tests {
         let staged = a.stage(&home).unwrap();
         std::fs::remove_file(staged.path()).unwrap();
         assert!(staged.remove());
+    }
+
+    #[test]
+    fn a_stage_that_cannot_write_names_the_step_and_the_path() {
+        let tmp = tempfile::tempdir().unwrap();
+        let a = sample(tmp.path()).only(&["anthropic"]);
+        let missing = tmp.path().join("no-home");
+        let e = a.stage(&missing).unwrap_err();
+        assert!(matches!(&e, StageError::Home { home, .. } if home == &missing), "{e:?}");
+        assert!(e.to_string().starts_with(&format!("{}: ", missing.display())), "{e}");
+        // `.local` is a file, so the folder below it cannot be made.
+        let home = tmp.path().join("home");
+        std::fs::create_dir(&home).unwrap();
+        std::fs::write(home.join(".local"), "").unwrap();
+        let e = a.stage(&home).unwrap_err();
+        let StageError::Step { step, path, .. } = &e else {
+            panic!("{e:?}")
+        };
+        assert_eq!((*step, path.as_path()), ("folder", home.join(".local/share").as_path()));
+        assert!(std::error::Error::source(&e).is_some());
+        assert!(!e.to_string().contains("sk-ant"), "{e}");
     }
 }

@@ -20,7 +20,7 @@ pub struct CatalogModel {
     /// The API base URL; empty when the SDK package has a default host.
     pub url: String,
     /// The AI SDK package.
-    pub npm: String,
+    pub(crate) npm: String,
 }
 
 /// Longest a catalog lookup may take (a cold start is 5–7 s, far more on a loaded machine).
@@ -28,7 +28,7 @@ const LOOKUP_TIMEOUT: Duration = Duration::from_secs(90);
 
 /// Parses `opencode models [PROVIDER] --verbose`: a `provider/model` line, then that model's
 /// JSON object (pretty-printed over several lines), repeated.
-pub fn parse_verbose(stdout: &str) -> Vec<CatalogModel> {
+pub(crate) fn parse_verbose(stdout: &str) -> Vec<CatalogModel> {
     let json_only: String = stdout
         .lines()
         .filter(|l| !l.starts_with(|c: char| c.is_ascii_alphanumeric()))
@@ -50,7 +50,7 @@ pub fn parse_verbose(stdout: &str) -> Vec<CatalogModel> {
 }
 
 /// Parses plain `opencode models`: one `provider/model` per line.
-pub fn parse_plain(stdout: &str) -> Vec<String> {
+pub(crate) fn parse_plain(stdout: &str) -> Vec<String> {
     stdout
         .lines()
         .map(str::trim)

@@ -15,7 +15,7 @@ use crate::util::secret_ref::referenced_vars;
 /// How a provider's credential reaches the agent (never the value).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", content = "name", rename_all = "snake_case")]
-pub enum CredentialKind {
+pub(crate) enum CredentialKind {
     /// This variable, opted in by name, in the agent's environment only.
     Env(String),
     /// The provider's entry of the user's OpenCode login file, staged per session.
@@ -36,9 +36,9 @@ impl std::fmt::Display for CredentialKind {
 
 /// The credential chosen for one provider.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ProviderCredential {
-    pub provider: String,
-    pub kind: CredentialKind,
+pub(crate) struct ProviderCredential {
+    pub(crate) provider: String,
+    pub(crate) kind: CredentialKind,
 }
 
 /// Variables the user opted into: `sandbox.credentials.env` and `sandbox.env_allowlist`.
@@ -53,12 +53,12 @@ fn opted_in(job: &LoadedJob) -> Vec<&str> {
 }
 
 /// Whether a variable is set (and not empty) in this process's environment.
-pub fn env_is_set(var: &str) -> bool {
+pub(crate) fn env_is_set(var: &str) -> bool {
     std::env::var(var).is_ok_and(|v| !v.is_empty())
 }
 
 /// Picks each provider's credential, or explains what is missing.
-pub fn check(
+pub(crate) fn check(
     job: &LoadedJob,
     override_: Option<&Override>,
     uses: &[ModelUse],
@@ -68,7 +68,7 @@ pub fn check(
 }
 
 /// [`check`] with the environment given as a lookup (for tests).
-pub fn check_with(
+pub(crate) fn check_with(
     job: &LoadedJob,
     override_: Option<&Override>,
     uses: &[ModelUse],
@@ -203,10 +203,9 @@ mod tests {
         )
     }
 
-    fn run(j: &LoadedJob, auth: Option<&AuthFile>, set: &[&str]) -> Result<Vec<ProviderCredential>, String> {
-        // The words the person reads, which these tests are about.
+    fn run(j: &LoadedJob, auth: Option<&AuthFile>, set: &[&str]) -> Result<Vec<ProviderCredential>, ProviderError> {
         let set: Vec<String> = set.iter().map(|s| s.to_string()).collect();
-        check_with(j, None, &models_used(j, None), auth, &|v| set.iter().any(|s| s == v)).map_err(|e| e.to_string())
+        check_with(j, None, &models_used(j, None), auth, &|v| set.iter().any(|s| s == v))
     }
 
     #[test]
@@ -219,7 +218,7 @@ mod tests {
     #[test]
     fn an_exported_variable_without_the_opt_in_is_not_enough() {
         let j = anthropic_job(json!({}));
-        let e = run(&j, None, &["ANTHROPIC_API_KEY"]).unwrap_err();
+        let e = run(&j, None, &["ANTHROPIC_API_KEY"]).unwrap_err().to_string();
         for part in [
             "/x/job.yaml: agent.runtime.model: model `anthropic/claude-sonnet-4-5`",
             "provider `anthropic`",
@@ -235,7 +234,7 @@ mod tests {
     #[test]
     fn an_opted_in_variable_that_is_not_exported_is_named() {
         let j = anthropic_job(json!({"env": ["ANTHROPIC_API_KEY"]}));
-        let e = run(&j, None, &[]).unwrap_err();
+        let e = run(&j, None, &[]).unwrap_err().to_string();
         assert!(e.contains("ANTHROPIC_API_KEY is opted in but not set"), "{e}");
     }
 
@@ -253,7 +252,7 @@ mod tests {
             json!({"version": 1, "agent": {"id": "a", "runtime": {"model": "github-copilot/claude-sonnet-4.5",
                    "small_model": "anthropic/claude-haiku-4-5"}}, "sandbox": {"credentials": {"opencode_auth": true}}}),
         );
-        let e = run(&j, Some(&auth), &[]).unwrap_err();
+        let e = run(&j, Some(&auth), &[]).unwrap_err().to_string();
         // Copilot is covered by the login; anthropic is not, and the file is named.
         assert!(!e.contains("github-copilot/"), "{e}");
         assert!(
@@ -271,7 +270,7 @@ mod tests {
                 "corp": {"npm": "@ai-sdk/openai-compatible", "options": {"baseURL": "https://llm.corp.example/v1", "apiKey": "${CORP_LLM_KEY}"}}
             }}}}),
         );
-        let e = run(&j, None, &["CORP_LLM_KEY"]).unwrap_err();
+        let e = run(&j, None, &["CORP_LLM_KEY"]).unwrap_err().to_string();
         assert!(
             e.contains("agent.runtime.agents.r.model") && e.contains("CORP_LLM_KEY"),
             "{e}"

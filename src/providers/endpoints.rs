@@ -38,8 +38,8 @@ impl std::fmt::Display for EndpointSource {
 /// One provider's destinations.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProviderEndpoints {
-    pub provider: String,
-    pub models: Vec<ModelUse>,
+    pub(crate) provider: String,
+    pub(crate) models: Vec<ModelUse>,
     pub hosts: Vec<HostPort>,
     pub source: EndpointSource,
 }
@@ -134,7 +134,7 @@ pub async fn resolve(
 
 /// The hosts a run will allowlist for the job's models, as far as they are known without
 /// asking OpenCode (for the lab's Sandbox step): `provider → host:port`.
-pub fn preview_hosts(job: &crate::spec::Job) -> Vec<String> {
+pub(crate) fn preview_hosts(job: &crate::spec::Job) -> Vec<String> {
     let rt = &job.agent.runtime;
     let mut models: Vec<&String> = rt.model.iter().chain(rt.small_model.iter()).collect();
     models.extend(rt.agents.values().filter_map(|a| a.model.as_ref()));
@@ -175,11 +175,10 @@ mod tests {
         }
     }
 
-    async fn hosts(j: &LoadedJob) -> Result<Vec<(String, Vec<String>, EndpointSource)>, String> {
+    async fn hosts(j: &LoadedJob) -> Result<Vec<(String, Vec<String>, EndpointSource)>, ProviderError> {
         let uses = crate::providers::models_used(j, None);
         Ok(resolve(j, None, &uses, None)
-            .await
-            .map_err(|e| e.to_string())?
+            .await?
             .into_iter()
             .map(|e| (e.provider, e.hosts.iter().map(ToString::to_string).collect(), e.source))
             .collect())
@@ -209,7 +208,7 @@ mod tests {
         assert_eq!(h[0].1, ["gateway.corp.example:8443"]);
         assert!(matches!(h[0].2, EndpointSource::BaseUrl(_)));
         let j = job(json!({"version": 1, "agent": {"id": "a", "runtime": {"model": "mystery/m1"}}}));
-        let e = hosts(&j).await.unwrap_err();
+        let e = hosts(&j).await.unwrap_err().to_string();
         assert!(
             e.contains("agent.runtime.model") && e.contains("mystery") && e.contains("options.baseURL"),
             "{e}"

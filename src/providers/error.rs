@@ -70,6 +70,25 @@ pub enum CatalogError {
     UnknownProvider { provider: String, last_line: String },
 }
 
+/// Why OpenCode's login file could not be staged into a session's HOME. Names the path and
+/// the step; never a value of the file.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum StageError {
+    #[error("{}: {source}", home.display())]
+    Home {
+        home: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("staging OpenCode's login file ({step}, {}): {source}", path.display())]
+    Step {
+        step: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,10 +13,10 @@ use crate::sandbox::HostPort;
 
 /// The table itself is `llm::providers` (one source for the agent's providers and Ghostlab's
 /// roles; `llm` is the lower layer). Here: OpenCode's built-ins.
-pub use crate::llm::providers::{KnownProvider, OPENCODE_BUILTIN as KNOWN};
+pub(crate) use crate::llm::providers::{KnownProvider, OPENCODE_BUILTIN as KNOWN};
 
 /// The built-in provider with this id.
-pub fn known(id: &str) -> Option<&'static KnownProvider> {
+pub(crate) fn known(id: &str) -> Option<&'static KnownProvider> {
     KNOWN.iter().find(|p| p.id == id)
 }
 
@@ -44,7 +44,7 @@ fn hp(host: &str) -> HostPort {
 /// The hosts an SDK package reaches when the provider block sets no `baseURL`, or an error
 /// saying which option is missing (Azure needs its resource name). `None`: not a package
 /// this table knows.
-pub fn sdk_default_hosts(
+pub(crate) fn sdk_default_hosts(
     npm: &str,
     options: &IndexMap<String, Value>,
 ) -> Option<Result<Vec<HostPort>, EndpointProblem>> {
@@ -97,7 +97,7 @@ pub fn sdk_default_hosts(
 }
 
 /// The built-in provider whose default host this is (to name it in an error).
-pub fn provider_of_host(host: &str) -> Option<&'static str> {
+pub(crate) fn provider_of_host(host: &str) -> Option<&'static str> {
     let host = host.to_ascii_lowercase();
     let none = IndexMap::new();
     KNOWN.iter().map(|p| (p.id, p.npm)).find_map(|(id, npm)| {

@@ -9,14 +9,14 @@
 //! catalog (`catalog.rs`). Credential values never leave this process except into the agent's
 //! environment or the session's private auth file (`auth_file.rs`).
 
-pub mod auth_file;
+pub(crate) mod auth_file;
 pub mod catalog;
-pub mod credentials;
+pub(crate) mod credentials;
 pub mod endpoints;
-pub mod error;
-pub mod known;
-pub mod record;
-pub mod refusal;
+pub(crate) mod error;
+pub(crate) mod known;
+pub(crate) mod record;
+pub(crate) mod refusal;
 
 use indexmap::IndexMap;
 use serde_json::Value;
@@ -25,30 +25,31 @@ use std::path::Path;
 use crate::spec::LoadedJob;
 use crate::spec::agent::Provider;
 
-pub use auth_file::AuthFile;
-pub use credentials::{CredentialKind, ProviderCredential};
-pub use endpoints::{EndpointSource, ProviderEndpoints};
-pub use error::ProviderError;
-pub use record::ProvidersRecord;
+pub(crate) use auth_file::AuthFile;
+pub(crate) use credentials::{CredentialKind, ProviderCredential};
+pub use endpoints::EndpointSource;
+pub(crate) use endpoints::ProviderEndpoints;
+pub(crate) use error::ProviderError;
+pub(crate) use record::ProvidersRecord;
 
 /// One place the job names a model.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModelUse {
     /// The job key (or flag) that names it, e.g. `agent.runtime.model`.
-    pub key: String,
+    pub(crate) key: String,
     /// `provider/model`.
-    pub model: String,
+    pub(crate) model: String,
 }
 
 impl ModelUse {
     /// The provider id: the part before the first `/`.
-    pub fn provider(&self) -> &str {
+    pub(crate) fn provider(&self) -> &str {
         self.model.split_once('/').map(|(p, _)| p).unwrap_or(&self.model)
     }
 }
 
 /// A model override from `--agent-cassette`: (provider id, provider config, model).
-pub type Override = (String, Value, String);
+pub(crate) type Override = (String, Value, String);
 
 /// Every model the agent may call: `runtime.model`, `small_model` and each agent's `model`;
 /// with an override, the override replaces the first two (as the emitted config does).
@@ -83,7 +84,7 @@ pub fn models_used(job: &LoadedJob, override_: Option<&Override>) -> Vec<ModelUs
 }
 
 /// The provider block for `id`: the override's, else the job's `agent.runtime.provider.<id>`.
-pub fn provider_block(job: &LoadedJob, override_: Option<&Override>, id: &str) -> Option<Provider> {
+pub(crate) fn provider_block(job: &LoadedJob, override_: Option<&Override>, id: &str) -> Option<Provider> {
     if let Some((oid, cfg, _)) = override_
         && oid == id
     {
@@ -105,7 +106,7 @@ pub fn provider_block(job: &LoadedJob, override_: Option<&Override>, id: &str) -
 }
 
 /// Models grouped by provider, in the order the job names them.
-pub fn by_provider(uses: &[ModelUse]) -> IndexMap<String, Vec<ModelUse>> {
+pub(crate) fn by_provider(uses: &[ModelUse]) -> IndexMap<String, Vec<ModelUse>> {
     let mut map: IndexMap<String, Vec<ModelUse>> = IndexMap::new();
     for u in uses {
         let list = map.entry(u.provider().to_string()).or_default();
@@ -118,17 +119,17 @@ pub fn by_provider(uses: &[ModelUse]) -> IndexMap<String, Vec<ModelUse>> {
 
 /// What a run of the real agent needs from its providers.
 #[derive(Debug, Clone, Default)]
-pub struct ProviderPlan {
-    pub endpoints: Vec<ProviderEndpoints>,
-    pub credentials: Vec<ProviderCredential>,
+pub(crate) struct ProviderPlan {
+    pub(crate) endpoints: Vec<ProviderEndpoints>,
+    pub(crate) credentials: Vec<ProviderCredential>,
     /// The login entries staged into each session (only with the opt-in and only the
     /// providers the job uses).
-    pub auth: Option<AuthFile>,
+    pub(crate) auth: Option<AuthFile>,
 }
 
 impl ProviderPlan {
     /// Every host to allowlist, once each, as `host:port`.
-    pub fn hosts(&self) -> Vec<String> {
+    pub(crate) fn hosts(&self) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         for e in &self.endpoints {
             for h in &e.hosts {
@@ -145,25 +146,21 @@ impl ProviderPlan {
 /// Checks credentials (fast, before anything slow) and resolves endpoints for the OpenCode
 /// agent. An error names the model, the provider, what would supply the credential and the
 /// job key that opts it in; `ghostlab test` exits 2 with it.
-pub async fn prepare(
+pub(crate) async fn prepare(
     job: &LoadedJob,
     override_: Option<&Override>,
     opencode: Option<&Path>,
-) -> Result<ProviderPlan, String> {
+) -> Result<ProviderPlan, ProviderError> {
     let uses = models_used(job, override_);
-    // The words only: `run::setup` carries them as its own error.
-    let words = |e: ProviderError| e.to_string();
     let auth = if job.job.sandbox.credentials.opencode_auth {
-        Some(AuthFile::load_user().map_err(words)?)
+        Some(AuthFile::load_user()?)
     } else {
         None
     };
-    let credentials = credentials::check(job, override_, &uses, auth.as_ref()).map_err(words)?;
+    let credentials = credentials::check(job, override_, &uses, auth.as_ref())?;
     let used: Vec<&str> = uses.iter().map(ModelUse::provider).collect();
     let auth = auth.map(|a| a.only(&used)).filter(|a| !a.is_empty());
-    let endpoints = endpoints::resolve(job, override_, &uses, opencode)
-        .await
-        .map_err(words)?;
+    let endpoints = endpoints::resolve(job, override_, &uses, opencode).await?;
     Ok(ProviderPlan {
         endpoints,
         credentials,

@@ -8,46 +8,46 @@ use std::path::Path;
 use super::{CredentialKind, EndpointSource, ProviderPlan};
 
 /// The file name inside a run folder.
-pub const FILE: &str = "providers.json";
+pub(crate) const FILE: &str = "providers.json";
 /// Format version of `providers.json`.
-pub const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct EndpointRecord {
-    pub provider: String,
+pub(crate) struct EndpointRecord {
+    pub(crate) provider: String,
     /// `provider/model (job key)`.
-    pub models: Vec<String>,
+    pub(crate) models: Vec<String>,
     /// `host:port` pairs added to the egress allowlist.
-    pub hosts: Vec<String>,
-    pub source: EndpointSource,
+    pub(crate) hosts: Vec<String>,
+    pub(crate) source: EndpointSource,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CredentialRecord {
-    pub provider: String,
-    pub kind: CredentialKind,
+pub(crate) struct CredentialRecord {
+    pub(crate) provider: String,
+    pub(crate) kind: CredentialKind,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct AuthRecord {
+pub(crate) struct AuthRecord {
     /// `sandbox.credentials.opencode_auth` as written in job.yaml.
-    pub opted_in: bool,
+    pub(crate) opted_in: bool,
     /// Providers whose login entries are staged.
-    pub providers: Vec<String>,
+    pub(crate) providers: Vec<String>,
     /// Sessions that actually received the file.
-    pub staged_sessions: u32,
+    pub(crate) staged_sessions: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ProvidersRecord {
-    pub version: u32,
-    pub endpoints: Vec<EndpointRecord>,
-    pub credentials: Vec<CredentialRecord>,
-    pub opencode_auth: AuthRecord,
+pub(crate) struct ProvidersRecord {
+    pub(crate) version: u32,
+    pub(crate) endpoints: Vec<EndpointRecord>,
+    pub(crate) credentials: Vec<CredentialRecord>,
+    pub(crate) opencode_auth: AuthRecord,
 }
 
 impl ProvidersRecord {
-    pub fn from_plan(plan: &ProviderPlan, opted_in: bool) -> Self {
+    pub(crate) fn from_plan(plan: &ProviderPlan, opted_in: bool) -> Self {
         ProvidersRecord {
             version: VERSION,
             endpoints: plan
@@ -76,12 +76,12 @@ impl ProvidersRecord {
         }
     }
 
-    pub fn write(&self, run_dir: &Path) -> std::io::Result<()> {
+    pub(crate) fn write(&self, run_dir: &Path) -> std::io::Result<()> {
         crate::util::write_json_atomic(&run_dir.join(FILE), self)
     }
 
     /// The record of a run, if it has one.
-    pub fn read(run_dir: &Path) -> Option<Self> {
+    pub(crate) fn read(run_dir: &Path) -> Option<Self> {
         let text =
             crate::util::bounded::read_bounded_string(&run_dir.join(FILE), crate::util::bounded::FileKind::State)
                 .ok()?;
@@ -89,7 +89,7 @@ impl ProvidersRecord {
     }
 
     /// Rows for the report's sandbox provenance.
-    pub fn provenance_rows(&self) -> Vec<(String, String)> {
+    pub(crate) fn provenance_rows(&self) -> Vec<(String, String)> {
         let dash = |v: Vec<String>| if v.is_empty() { "—".to_string() } else { v.join(", ") };
         let hosts = self
             .endpoints
@@ -118,7 +118,7 @@ impl ProvidersRecord {
 }
 
 /// The provenance rows for a run folder; a run without a record staged nothing.
-pub fn rows_for_run(run_dir: &Path) -> Vec<(String, String)> {
+pub(crate) fn rows_for_run(run_dir: &Path) -> Vec<(String, String)> {
     match ProvidersRecord::read(run_dir) {
         Some(r) => r.provenance_rows(),
         None => vec![("OpenCode auth mounted".into(), "false".into())],

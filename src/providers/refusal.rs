@@ -15,21 +15,21 @@ use crate::spec::resolved::host_port;
 /// A model request the agent host reported as refused with 401 or 403.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProviderRefusal {
-    pub status: u64,
+    pub(crate) status: u64,
     /// `(host, port)` of the request's URL, when the host reported it.
-    pub endpoint: Option<(String, u16)>,
+    pub(crate) endpoint: Option<(String, u16)>,
     /// The provider id the host belongs to, when the table knows it.
-    pub provider: Option<String>,
+    pub(crate) provider: Option<String>,
     /// The agent host's error message.
-    pub message: String,
+    pub(crate) message: String,
     /// The sandbox's egress proxy recorded a denial for `endpoint` during the case.
-    pub blocked_by_policy: bool,
+    pub(crate) blocked_by_policy: bool,
 }
 
 impl ProviderRefusal {
     /// The refusal in an agent host's `APIError` with `status` for `url`, or `None` when the
     /// status is not an authentication refusal.
-    pub fn from_error(status: u64, url: Option<&str>, message: &str) -> Option<ProviderRefusal> {
+    pub(crate) fn from_error(status: u64, url: Option<&str>, message: &str) -> Option<ProviderRefusal> {
         if status != 401 && status != 403 {
             return None;
         }
@@ -54,7 +54,7 @@ impl ProviderRefusal {
     /// proxy refused) holds its endpoint. The proxy only ever answers 403, and its allowlist
     /// does not change during a session, so one denial of the endpoint means no request to it
     /// could have reached the provider.
-    pub fn attribute(&mut self, denied: &[(String, u16)]) {
+    pub(crate) fn attribute(&mut self, denied: &[(String, u16)]) {
         self.blocked_by_policy = self.status == 403
             && self
                 .endpoint

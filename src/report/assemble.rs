@@ -62,7 +62,7 @@ pub fn build_report_with(job: &LoadedJob, run_dir: &Path, r: &Redactor) -> Resul
         &trials,
         read_value(&state.join("contract.json")),
         read_value(&state.join("inventory.json")),
-        load_decisions(&decisions_path(&job.file)).map_err(|e| e.to_string()),
+        load_decisions(&decisions_path(&job.file)),
         &crate::run::results::run_findings::run_findings(run_dir),
         r,
     );

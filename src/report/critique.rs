@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use super::decided::{decision_rows, marked_severity, standing_of};
 use super::model::{Critique, Entry, Finding, ToolCall, ToolStats, TrialReport};
-use crate::mcp::contract::decisions::Decisions;
+use crate::mcp::contract::decisions::{Decisions, DecisionsError};
 use crate::redact::Redactor;
 
 /// A tool call slower than this is reported as slow.
@@ -19,7 +19,7 @@ pub(crate) fn build_critique(
     trials: &[TrialReport],
     contract: Option<Value>,
     inventory: Option<Value>,
-    decisions: Result<Decisions, String>,
+    decisions: Result<Decisions, DecisionsError>,
     verdict_findings: &[crate::judge::verdict_findings::VerdictFinding],
     r: &Redactor,
 ) -> Critique {
@@ -64,7 +64,10 @@ pub(crate) fn build_critique(
         .collect();
     let (decided, decisions_note) = match decisions {
         Ok(d) => (d, String::new()),
-        Err(e) => (Decisions::default(), format!("; decisions not shown: {}", r.redact(&e))),
+        Err(e) => (
+            Decisions::default(),
+            format!("; decisions not shown: {}", r.redact(&e.to_string())),
+        ),
     };
     let (contract_findings, mut risk_labels, contract_note) = match &contract {
         Some(c) => (
@@ -253,4 +256,44 @@ fn hints_of(inv: &Value, r: &Redactor) -> Vec<(String, String)> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unusable_decisions_file_is_named_in_the_note_with_secrets_masked() {
+        let mut r = Redactor::new();
+        r.add_secret("sk-live-0123456789abcdef");
+        let contract = serde_json::json!({"servers": []});
+        let invalid = DecisionsError::Invalid {
+            path: "/p/.ghostlab/decisions.json".into(),
+            reason: "unknown field `sk-live-0123456789abcdef`".into(),
+        };
+        let c = build_critique(&[], Some(contract.clone()), None, Err(invalid), &[], &r);
+        assert!(
+            c.contract_note
+                .starts_with("from contract.json; decisions not shown: /p/.ghostlab/decisions.json: "),
+            "{}",
+            c.contract_note
+        );
+        assert!(
+            !c.contract_note.contains("sk-live-0123456789abcdef"),
+            "{}",
+            c.contract_note
+        );
+        let unwritable = DecisionsError::Write {
+            path: "/p/d.json".into(),
+            source: std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+        };
+        let c = build_critique(&[], Some(contract.clone()), None, Err(unwritable), &[], &r);
+        assert!(
+            c.contract_note.contains("/p/d.json: cannot write"),
+            "{}",
+            c.contract_note
+        );
+        let c = build_critique(&[], Some(contract), None, Ok(Decisions::default()), &[], &r);
+        assert_eq!(c.contract_note, "from contract.json");
+    }
 }

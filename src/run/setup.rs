@@ -250,7 +250,7 @@ pub async fn context(
         Backend::Opencode => Some(
             crate::providers::prepare(&job, provider.as_ref(), opencode_bin.as_deref())
                 .await
-                .map_err(SetupError::Providers)?,
+                .map_err(|e| SetupError::Providers(e.to_string()))?,
         ),
         _ => None,
     };

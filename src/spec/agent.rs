@@ -16,7 +16,7 @@ pub struct Agent {
     pub id: String,
     /// Human-readable name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     /// The user's own words about the agent's purpose; authoritative for purpose inference.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
@@ -25,7 +25,7 @@ pub struct Agent {
     pub runtime: Runtime,
     /// Code the agent operates on; copied into every sandbox session, never bound writable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub workspace: Option<String>,
+    pub(crate) workspace: Option<String>,
     /// MCP servers, skills and assets attached to the agent.
     #[serde(default, skip_serializing_if = "Inputs::is_empty")]
     pub inputs: Inputs,
@@ -58,14 +58,14 @@ pub struct Runtime {
     pub model: Option<String>,
     /// `provider/model` for small tasks such as titles.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub small_model: Option<String>,
+    pub(crate) small_model: Option<String>,
     /// Agent selected for every turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_agent: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     /// How deep subagents may call further subagents.
     #[schemars(range(min = limits::SUBAGENT_DEPTH.min, max = limits::SUBAGENT_DEPTH.max))]
-    pub subagent_depth: Option<u32>,
+    pub(crate) subagent_depth: Option<u32>,
     /// Instruction files (relative to job.yaml).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub instructions: Vec<String>,
@@ -77,22 +77,22 @@ pub struct Runtime {
     pub agents: IndexMap<String, AgentDef>,
     /// Tool switches (`webfetch: false`).
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub tools: IndexMap<String, bool>,
+    pub(crate) tools: IndexMap<String, bool>,
     /// OpenCode `permission`: `allow`, `ask` or `deny` for everything, or per tool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub permission: Option<Permission>,
     /// OpenCode `command` map.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub commands: IndexMap<String, Command>,
+    pub(crate) commands: IndexMap<String, Command>,
     /// OpenCode `provider` map.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub provider: IndexMap<String, Provider>,
+    pub(crate) provider: IndexMap<String, Provider>,
     /// OpenCode `plugin` list: an npm package or file URL, or `[name, {options}]`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub plugins: Vec<Plugin>,
+    pub(crate) plugins: Vec<Plugin>,
     /// Other OpenCode settings, passed to OpenCode unchanged.
     #[serde(default, skip_serializing_if = "OpencodeSettings::is_empty")]
-    pub settings: OpencodeSettings,
+    pub(crate) settings: OpencodeSettings,
 }
 
 /// One OpenCode plugin: its name, or its name with options. A local plugin file is written
@@ -100,14 +100,14 @@ pub struct Runtime {
 /// (`file:///abs/x.ts`); the emitted config names it by an absolute `file://` URL.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
-pub enum Plugin {
+pub(crate) enum Plugin {
     Name(String),
     WithOptions(String, IndexMap<String, serde_json::Value>),
 }
 
 impl Plugin {
     /// The package name or file URL, without options.
-    pub fn spec(&self) -> &str {
+    pub(crate) fn spec(&self) -> &str {
         match self {
             Plugin::Name(s) | Plugin::WithOptions(s, _) => s,
         }
@@ -115,13 +115,13 @@ impl Plugin {
 
     /// The path of a local plugin file (`file:./x.ts` → `./x.ts`, `file:///a/x.ts` →
     /// `/a/x.ts`); `None` for an npm package.
-    pub fn local_file(&self) -> Option<&str> {
+    pub(crate) fn local_file(&self) -> Option<&str> {
         let rest = self.spec().strip_prefix("file:")?;
         Some(rest.strip_prefix("//").unwrap_or(rest))
     }
 
     /// The same plugin naming `spec` instead (options kept).
-    pub fn with_spec(&self, spec: String) -> Plugin {
+    pub(crate) fn with_spec(&self, spec: String) -> Plugin {
         match self {
             Plugin::Name(_) => Plugin::Name(spec),
             Plugin::WithOptions(_, o) => Plugin::WithOptions(spec, o.clone()),
@@ -134,62 +134,62 @@ impl Plugin {
 /// through as written; OpenCode validates them when it starts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
-pub struct OpencodeSettings {
+pub(crate) struct OpencodeSettings {
     /// Shell for the bash tool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shell: Option<String>,
+    pub(crate) shell: Option<String>,
     /// OpenCode's log level (`DEBUG`, `INFO`, `WARN`, `ERROR`).
     #[serde(default, rename = "logLevel", skip_serializing_if = "Option::is_none")]
-    pub log_level: Option<String>,
+    pub(crate) log_level: Option<String>,
     /// Name OpenCode shows for the user.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub username: Option<String>,
+    pub(crate) username: Option<String>,
     /// Git snapshots of the workspace after each step (used for undo).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub snapshot: Option<bool>,
+    pub(crate) snapshot: Option<bool>,
     /// File watcher settings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub watcher: Option<serde_json::Value>,
+    pub(crate) watcher: Option<serde_json::Value>,
     /// Only these providers are loaded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub enabled_providers: Option<Vec<String>>,
+    pub(crate) enabled_providers: Option<Vec<String>>,
     /// These providers are never loaded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub disabled_providers: Option<Vec<String>>,
+    pub(crate) disabled_providers: Option<Vec<String>>,
     /// Formatters run after every edit: `false`, or per formatter.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub formatter: Option<serde_json::Value>,
+    pub(crate) formatter: Option<serde_json::Value>,
     /// Language servers whose diagnostics the agent sees: `false`, or per server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lsp: Option<serde_json::Value>,
+    pub(crate) lsp: Option<serde_json::Value>,
     /// When and how the conversation is compacted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub compaction: Option<serde_json::Value>,
+    pub(crate) compaction: Option<serde_json::Value>,
     /// Limits on tool output kept in context.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_output: Option<serde_json::Value>,
+    pub(crate) tool_output: Option<serde_json::Value>,
     /// Attachment handling.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub attachment: Option<serde_json::Value>,
+    pub(crate) attachment: Option<serde_json::Value>,
     /// Interface layout.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub layout: Option<serde_json::Value>,
+    pub(crate) layout: Option<serde_json::Value>,
     /// Reference settings, passed through.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub references: Option<serde_json::Value>,
+    pub(crate) references: Option<serde_json::Value>,
     /// Reference settings, passed through.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reference: Option<serde_json::Value>,
+    pub(crate) reference: Option<serde_json::Value>,
     /// Enterprise settings, passed through.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub enterprise: Option<serde_json::Value>,
+    pub(crate) enterprise: Option<serde_json::Value>,
     /// Experimental OpenCode settings, passed through.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub experimental: Option<serde_json::Value>,
+    pub(crate) experimental: Option<serde_json::Value>,
 }
 
 impl OpencodeSettings {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self == &OpencodeSettings::default()
     }
 }
@@ -203,11 +203,11 @@ pub struct Skills {
     pub paths: Vec<String>,
     /// Skill URLs OpenCode fetches.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub urls: Vec<String>,
+    pub(crate) urls: Vec<String>,
 }
 
 impl Skills {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.paths.is_empty() && self.urls.is_empty()
     }
 }
@@ -218,55 +218,55 @@ impl Skills {
 pub struct AgentDef {
     /// When OpenCode should pick this agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     /// Inline text, `{file:./path}`, or a relative path (`./prompts/release.md`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt: Option<String>,
     /// `provider/model` for this agent; the runtime's model otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     /// The model variant (provider-specific, e.g. a reasoning effort).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub variant: Option<String>,
+    pub(crate) variant: Option<String>,
     /// Sampling temperature, 0..=2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = limits::TEMPERATURE.min, max = limits::TEMPERATURE.max))]
-    pub temperature: Option<f64>,
+    pub(crate) temperature: Option<f64>,
     /// Nucleus sampling mass, 0..=1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = limits::TOP_P.min, max = limits::TOP_P.max))]
-    pub top_p: Option<f64>,
+    pub(crate) top_p: Option<f64>,
     /// Most agentic steps per turn, 1..=1000.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = limits::STEPS.min, max = limits::STEPS.max))]
     pub steps: Option<u32>,
     /// `primary` (selectable), `subagent` (called by others) or `all`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mode: Option<AgentMode>,
+    pub(crate) mode: Option<AgentMode>,
     /// Tool switches for this agent (`bash: false`).
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub tools: IndexMap<String, bool>,
+    pub(crate) tools: IndexMap<String, bool>,
     /// This agent's permissions; override the runtime's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub permission: Option<Permission>,
+    pub(crate) permission: Option<Permission>,
     /// Removes the agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub disable: Option<bool>,
+    pub(crate) disable: Option<bool>,
     /// Hides a subagent from the `@` menu.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hidden: Option<bool>,
+    pub(crate) hidden: Option<bool>,
     /// Colour in OpenCode's interface (`#RRGGBB`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub color: Option<String>,
+    pub(crate) color: Option<String>,
     /// Provider-specific options passed through unchanged.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub options: IndexMap<String, serde_json::Value>,
+    pub(crate) options: IndexMap<String, serde_json::Value>,
 }
 
 /// Where an OpenCode agent can be used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum AgentMode {
+pub(crate) enum AgentMode {
     Primary,
     Subagent,
     All,
@@ -300,54 +300,54 @@ pub enum PermissionRule {
 /// OpenCode `command.<name>`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Command {
+pub(crate) struct Command {
     /// The prompt sent; `$ARGUMENTS` is replaced by what follows the command.
-    pub template: String,
+    pub(crate) template: String,
     /// Shown in OpenCode's command list.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     /// Agent that runs the command.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent: Option<String>,
+    pub(crate) agent: Option<String>,
     /// `provider/model` for the command.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     /// The model variant for the command.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub variant: Option<String>,
+    pub(crate) variant: Option<String>,
     /// Run as a subagent task.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub subtask: Option<bool>,
+    pub(crate) subtask: Option<bool>,
 }
 
 /// OpenCode `provider.<id>`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
-pub struct Provider {
+pub(crate) struct Provider {
     /// Display name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     /// The AI SDK package, e.g. `@ai-sdk/openai-compatible`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub npm: Option<String>,
+    pub(crate) npm: Option<String>,
     /// The provider's API endpoint kind or URL, as OpenCode reads it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub api: Option<String>,
+    pub(crate) api: Option<String>,
     /// Variables OpenCode reads the key from.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub env: Vec<String>,
+    pub(crate) env: Vec<String>,
     /// `baseURL`, `apiKey` (as `${VAR}`), timeouts; passed through.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub options: IndexMap<String, serde_json::Value>,
+    pub(crate) options: IndexMap<String, serde_json::Value>,
     /// Models offered, by id; passed through.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub models: IndexMap<String, serde_json::Value>,
+    pub(crate) models: IndexMap<String, serde_json::Value>,
     /// Only these model ids.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub whitelist: Vec<String>,
+    pub(crate) whitelist: Vec<String>,
     /// Never these model ids.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub blacklist: Vec<String>,
+    pub(crate) blacklist: Vec<String>,
 }
 
 /// Inputs attached to the agent.
@@ -362,11 +362,11 @@ pub struct Inputs {
     pub skills: Vec<String>,
     /// Files staged into the sandbox beside the workspace.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub assets: Vec<String>,
+    pub(crate) assets: Vec<String>,
 }
 
 impl Inputs {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.mcps.is_empty() && self.skills.is_empty() && self.assets.is_empty()
     }
 }
@@ -378,35 +378,35 @@ impl Inputs {
 pub struct McpInput {
     /// A Claude Desktop / Cursor / VS Code / OpenCode MCP servers file (relative to job.yaml).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub config_ref: Option<String>,
+    pub(crate) config_ref: Option<String>,
     /// The server's name inside `config_ref`, or the name of an inline server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server: Option<String>,
     /// Inline stdio server: argv.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub command: Vec<String>,
+    pub(crate) command: Vec<String>,
     /// Working folder of an inline stdio server (relative to job.yaml).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cwd: Option<String>,
+    pub(crate) cwd: Option<String>,
     /// Environment for a stdio server; secret values must be `${VAR}` references.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub environment: IndexMap<String, String>,
+    pub(crate) environment: IndexMap<String, String>,
     /// Inline remote server (streamable HTTP or SSE).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
+    pub(crate) url: Option<String>,
     /// Inline remote server protocol; `streamable-http` unless set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub transport: Option<RemoteTransport>,
+    pub(crate) transport: Option<RemoteTransport>,
     /// HTTP headers; secret values must be `${VAR}` references.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub headers: IndexMap<String, String>,
+    pub(crate) headers: IndexMap<String, String>,
     /// `false` keeps the server configured but off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enabled: Option<bool>,
     /// Startup and request timeout in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = limits::MCP_TIMEOUT_MS.min, max = limits::MCP_TIMEOUT_MS.max))]
-    pub timeout: Option<u64>,
+    pub(crate) timeout: Option<u64>,
 }
 
 /// Protocol of a remote MCP server.

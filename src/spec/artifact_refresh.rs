@@ -8,7 +8,7 @@ use crate::util::bounded::BoundedError;
 
 /// Why `lab.artifacts` could not be refreshed.
 #[derive(Debug, thiserror::Error)]
-pub enum RefreshError {
+pub(crate) enum RefreshError {
     #[error(transparent)]
     Unreadable(#[from] BoundedError),
     #[error(transparent)]
@@ -25,7 +25,7 @@ pub enum RefreshError {
 /// `dataset approve|reject|needs-edit|edit`): when job.yaml records `lab.artifacts`, they are
 /// refreshed so the job keeps naming the files its runs read; otherwise nothing is written.
 /// Returns whether job.yaml was rewritten.
-pub fn refresh_recorded(job_file: &Path) -> Result<bool, RefreshError> {
+pub(crate) fn refresh_recorded(job_file: &Path) -> Result<bool, RefreshError> {
     let text = crate::util::bounded::read_bounded_string(job_file, crate::util::bounded::FileKind::Config)?;
     let mut job = super::parse_job_text(job_file, &text)?;
     if job.lab.artifacts.is_empty() {

@@ -11,7 +11,7 @@ use std::path::Path;
 use super::relative_path::resolve_against;
 
 /// The keys of `lab.artifacts` and the files under the state folder they name.
-pub const ARTIFACTS: [(&str, &str); 4] = [
+pub(crate) const ARTIFACTS: [(&str, &str); 4] = [
     ("profile", "agent-profile.json"),
     ("personas", "personas.json"),
     ("scenarios", "scenarios.json"),
@@ -35,20 +35,20 @@ pub struct ArtifactRef {
 pub struct LabArtifacts {
     /// agent-profile.json.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub profile: Option<ArtifactRef>,
+    pub(crate) profile: Option<ArtifactRef>,
     /// personas.json.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub personas: Option<ArtifactRef>,
+    pub(crate) personas: Option<ArtifactRef>,
     /// scenarios.json.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scenarios: Option<ArtifactRef>,
+    pub(crate) scenarios: Option<ArtifactRef>,
     /// dataset.json.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dataset: Option<ArtifactRef>,
+    pub(crate) dataset: Option<ArtifactRef>,
 }
 
 impl LabArtifacts {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.entries().is_empty()
     }
 
@@ -78,7 +78,7 @@ impl LabArtifacts {
 
 /// What is wrong with one reference.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ArtifactProblem {
+pub(crate) enum ArtifactProblem {
     Missing {
         key: String,
         path: String,
@@ -94,7 +94,7 @@ pub enum ArtifactProblem {
 impl ArtifactProblem {
     /// A missing file is something the lab writes again from its accepted answers; a changed
     /// one means the job no longer identifies what it ran with.
-    pub fn is_error(&self) -> bool {
+    pub(crate) fn is_error(&self) -> bool {
         matches!(self, ArtifactProblem::Changed { .. })
     }
 }
@@ -140,7 +140,7 @@ fn relative(state_dir: &str, file: &str) -> String {
 
 /// References to the generated files that exist now under `state_dir` (as job.yaml names
 /// it), by key; a file that does not exist has none.
-pub fn record(job_dir: &Path, state_dir: &str) -> LabArtifacts {
+pub(crate) fn record(job_dir: &Path, state_dir: &str) -> LabArtifacts {
     let mut out = LabArtifacts::default();
     for (key, file) in ARTIFACTS {
         let path = relative(state_dir, file);
@@ -153,7 +153,7 @@ pub fn record(job_dir: &Path, state_dir: &str) -> LabArtifacts {
 }
 
 /// Every reference whose file is missing or no longer has the recorded hash.
-pub fn check(job_dir: &Path, refs: &LabArtifacts) -> Vec<ArtifactProblem> {
+pub(crate) fn check(job_dir: &Path, refs: &LabArtifacts) -> Vec<ArtifactProblem> {
     refs.entries()
         .into_iter()
         .filter_map(|(key, r)| {
@@ -175,11 +175,11 @@ pub fn check(job_dir: &Path, refs: &LabArtifacts) -> Vec<ArtifactProblem> {
 /// Generated files changed since the lab recorded them: one line each, naming job.yaml.
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{}", .0.join("\n"))]
-pub struct ChangedArtifacts(pub Vec<String>);
+pub(crate) struct ChangedArtifacts(pub Vec<String>);
 
 /// Checks job.yaml's `lab.artifacts` against the files: the warnings (missing files, which
 /// the lab writes again), or one error naming every changed file, each line with job.yaml.
-pub fn verify(job_file: &Path, artifacts: &LabArtifacts) -> Result<Vec<String>, ChangedArtifacts> {
+pub(crate) fn verify(job_file: &Path, artifacts: &LabArtifacts) -> Result<Vec<String>, ChangedArtifacts> {
     let problems = check(&super::load::job_dir(job_file), artifacts);
     let name = job_file.display();
     let (errors, warnings): (Vec<_>, Vec<_>) = problems.into_iter().partition(ArtifactProblem::is_error);

@@ -8,11 +8,11 @@ use std::path::Path;
 use crate::util::bounded::BoundedError;
 
 /// The largest job or MCP servers file accepted (a large job with capabilities is ~50 KiB).
-pub const MAX_INPUT_BYTES: u64 = 1 << 20;
+pub(crate) const MAX_INPUT_BYTES: u64 = 1 << 20;
 
 /// Reads `path` as bytes if it is a regular file of at most `max` bytes; the error's `reason()`
 /// is the reason alone (the caller names the file and key path).
-pub fn read_regular_file(path: &Path, max: u64) -> Result<Vec<u8>, BoundedError> {
+pub(crate) fn read_regular_file(path: &Path, max: u64) -> Result<Vec<u8>, BoundedError> {
     crate::util::bounded::read_limited(path, max)
 }
 

@@ -14,7 +14,7 @@ use super::job::Job;
 use super::limits::{
     GENERATED_COUNT, MCP_TIMEOUT_MS, PASS_K, SETUP_TIMEOUT_SECS, STEPS, SUBAGENT_DEPTH, TEMPERATURE, TOP_P,
 };
-use super::mcp_file::check_literal_secrets;
+use super::mcp_literals::check_literal_secrets;
 use super::path_policy::{PathPolicy, Want};
 use super::resolved::{LoadedJob, prompt_file};
 use super::review::{Gates, Generation, ModelProvider};

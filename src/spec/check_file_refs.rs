@@ -11,7 +11,7 @@ use super::file_refs::{expand_home, file_refs, mentions_file_ref};
 use super::path_policy::{PathPolicy, Want};
 
 /// Checks every reference in `rt`; one diagnostic per bad reference, at its key path.
-pub fn check_file_refs(path: &Path, policy: &PathPolicy, rt: &Runtime, ds: &mut Vec<Diagnostic>) {
+pub(crate) fn check_file_refs(path: &Path, policy: &PathPolicy, rt: &Runtime, ds: &mut Vec<Diagnostic>) {
     for (name, def) in &rt.agents {
         if let Some(prompt) = def.prompt.as_deref() {
             check_text(

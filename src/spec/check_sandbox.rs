@@ -13,14 +13,14 @@ use super::sandbox_download::{SANDBOX_ROOT, resolve_download};
 use crate::util::units::{parse_bytes, parse_duration};
 
 /// The network mode and its allowlist, by the rules the lab's Sandbox step applies too.
-pub fn check_network(path: &Path, sb: &SandboxSpec, ds: &mut Vec<Diagnostic>) {
+pub(crate) fn check_network(path: &Path, sb: &SandboxSpec, ds: &mut Vec<Diagnostic>) {
     for b in network_rules(sb.network, &sb.allow, sb.policy.is_some()) {
         ds.push(diag(path, join("sandbox", &b.key), b.message));
     }
 }
 
 /// Files, paths inside the sandbox, limits and credentials.
-pub fn check_sandbox(path: &Path, policy: &PathPolicy, sb: &SandboxSpec, ds: &mut Vec<Diagnostic>) {
+pub(crate) fn check_sandbox(path: &Path, policy: &PathPolicy, sb: &SandboxSpec, ds: &mut Vec<Diagnostic>) {
     if let Some(p) = &sb.policy {
         policy.input("sandbox.policy", p, Want::File, ds);
     }
@@ -50,7 +50,7 @@ fn check_downloads(path: &Path, sb: &SandboxSpec, ds: &mut Vec<Diagnostic>) {
     for (i, declared) in sb.download.iter().enumerate() {
         let at = index("sandbox.download", i);
         match resolve_download(&sb.workdir, declared) {
-            Err(why) => ds.push(diag(path, at, why)),
+            Err(why) => ds.push(diag(path, at, why.to_string())),
             Ok(resolved) if seen.contains(&resolved) => {
                 ds.push(diag(path, at, format!("`{declared}` ({resolved}) is listed twice")))
             }

@@ -11,7 +11,7 @@ use super::diagnostics::{Diagnostic, diag, join};
 const NAME_FIELDS: &[&str] = &["id", "name", "server", "default_agent", "title"];
 
 /// The first control character in `text` (tab and line breaks are text, not control).
-pub fn control_char(text: &str) -> Option<char> {
+pub(crate) fn control_char(text: &str) -> Option<char> {
     text.chars()
         .find(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
 }
@@ -27,7 +27,7 @@ fn refuse(file: &Path, at: String, what: &str, c: char, ds: &mut Vec<Diagnostic>
 }
 
 /// Collects every key, and every value of a name field, that holds a control character.
-pub fn find_control_chars(file: &Path, value: &Value, at: &str, ds: &mut Vec<Diagnostic>) {
+pub(crate) fn find_control_chars(file: &Path, value: &Value, at: &str, ds: &mut Vec<Diagnostic>) {
     match value {
         Value::Object(map) => {
             for (key, v) in map {

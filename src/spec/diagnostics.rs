@@ -9,12 +9,12 @@ use super::limits::Bounds;
 /// One problem at one place in one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// Dotted key path (`agent.runtime.agents.release.temprature`, `agent.inputs.mcps[1]`);
     /// empty for the document as a whole.
     pub path: String,
     pub message: String,
-    pub hint: Option<String>,
+    pub(crate) hint: Option<String>,
 }
 
 impl fmt::Display for Diagnostic {
@@ -30,7 +30,7 @@ impl fmt::Display for Diagnostic {
 
 /// How many diagnostics a message shows: a file with 60,000 unknown keys must not print
 /// megabytes to the terminal.
-pub const SHOWN_DIAGNOSTICS: usize = 50;
+pub(crate) const SHOWN_DIAGNOSTICS: usize = 50;
 
 /// Every problem found in a file (or in the files it references).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,7 +40,7 @@ pub struct SpecError {
 
 impl SpecError {
     /// A single diagnostic about `file`.
-    pub fn one(file: &Path, path: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(crate) fn one(file: &Path, path: impl Into<String>, message: impl Into<String>) -> Self {
         SpecError {
             diagnostics: vec![diag(file, path, message)],
         }
@@ -68,7 +68,7 @@ impl fmt::Display for SpecError {
 impl std::error::Error for SpecError {}
 
 /// Builds a diagnostic without a hint.
-pub fn diag(file: &Path, path: impl Into<String>, message: impl Into<String>) -> Diagnostic {
+pub(crate) fn diag(file: &Path, path: impl Into<String>, message: impl Into<String>) -> Diagnostic {
     Diagnostic {
         file: file.to_path_buf(),
         path: path.into(),
@@ -78,7 +78,7 @@ pub fn diag(file: &Path, path: impl Into<String>, message: impl Into<String>) ->
 }
 
 /// Joins a parent key path and a child key (`a.b` + `c` → `a.b.c`).
-pub fn join(parent: &str, key: &str) -> String {
+pub(crate) fn join(parent: &str, key: &str) -> String {
     if parent.is_empty() {
         key.to_string()
     } else {
@@ -87,19 +87,19 @@ pub fn join(parent: &str, key: &str) -> String {
 }
 
 /// Appends an index (`a.b` + 2 → `a.b[2]`).
-pub fn index(parent: &str, i: usize) -> String {
+pub(crate) fn index(parent: &str, i: usize) -> String {
     format!("{parent}[{i}]")
 }
 
 /// A numeric limit inside a sane range; the range is in the message.
-pub fn in_range(path: &Path, at: &str, v: u64, bounds: Bounds<u64>, ds: &mut Vec<Diagnostic>) {
+pub(crate) fn in_range(path: &Path, at: &str, v: u64, bounds: Bounds<u64>, ds: &mut Vec<Diagnostic>) {
     if !bounds.contains(v) {
         ds.push(diag(path, at, format!("{v} is out of range {bounds}")));
     }
 }
 
 /// The candidate closest to `word` when it is plausibly a typo of it.
-pub fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn nearest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let lower = word.to_ascii_lowercase();
     candidates
         .into_iter()

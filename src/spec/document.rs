@@ -112,7 +112,7 @@ fn yaml_error(path: &Path, text: &str, e: &yaml_serde::Error) -> SpecError {
 }
 
 /// A short human name for a JSON value's type.
-pub fn json_type(value: &Value) -> &'static str {
+pub(crate) fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "nothing (null)",
         Value::Bool(_) => "a boolean",
@@ -125,7 +125,7 @@ pub fn json_type(value: &Value) -> &'static str {
 }
 
 /// The directory a job's relative paths resolve against.
-pub fn job_dir(path: &Path) -> PathBuf {
+pub(crate) fn job_dir(path: &Path) -> PathBuf {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

@@ -9,19 +9,19 @@
 use std::path::Path;
 
 /// The opening of a reference.
-pub const OPEN: &str = "{file:";
+pub(crate) const OPEN: &str = "{file:";
 
 /// One reference found in a text: the path as written and its byte range (braces included).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileRef<'a> {
-    pub path: &'a str,
-    pub start: usize,
-    pub end: usize,
+pub(crate) struct FileRef<'a> {
+    pub(crate) path: &'a str,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
 }
 
 /// Why a text's references cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum FileRefError {
+pub(crate) enum FileRefError {
     #[error("`{{file:` at byte {0} has no closing `}}`")]
     Unterminated(usize),
     #[error("`{{file:}}` at byte {0} names no file")]
@@ -29,7 +29,7 @@ pub enum FileRefError {
 }
 
 /// Every `{file:…}` in `text`, in order.
-pub fn file_refs(text: &str) -> Result<Vec<FileRef<'_>>, FileRefError> {
+pub(crate) fn file_refs(text: &str) -> Result<Vec<FileRef<'_>>, FileRefError> {
     let mut out = Vec::new();
     let mut from = 0;
     while let Some(found) = text[from..].find(OPEN) {
@@ -51,7 +51,7 @@ pub fn file_refs(text: &str) -> Result<Vec<FileRef<'_>>, FileRefError> {
 
 /// `text` with each reference's path replaced by `map(path)`; text without references (or
 /// with a malformed one, which the checks report) is returned unchanged.
-pub fn map_file_refs(text: &str, map: &mut dyn FnMut(&str) -> String) -> String {
+pub(crate) fn map_file_refs(text: &str, map: &mut dyn FnMut(&str) -> String) -> String {
     let Ok(refs) = file_refs(text) else {
         return text.to_string();
     };
@@ -69,12 +69,12 @@ pub fn map_file_refs(text: &str, map: &mut dyn FnMut(&str) -> String) -> String 
 }
 
 /// True when `text` holds anything that looks like a reference (well-formed or not).
-pub fn mentions_file_ref(text: &str) -> bool {
+pub(crate) fn mentions_file_ref(text: &str) -> bool {
     text.contains(OPEN)
 }
 
 /// The path written in a reference, `~/` expanded from HOME, for checks that need a file.
-pub fn expand_home(path: &str) -> std::path::PathBuf {
+pub(crate) fn expand_home(path: &str) -> std::path::PathBuf {
     match path.strip_prefix("~/") {
         Some(rest) => std::env::var_os("HOME")
             .map(std::path::PathBuf::from)

@@ -10,18 +10,18 @@ use super::diagnostics::{Diagnostic, diag};
 use super::relative_path::{normalize, resolve_against};
 
 /// True when an instruction entry is a glob pattern rather than a file name.
-pub fn is_glob(entry: &str) -> bool {
+pub(crate) fn is_glob(entry: &str) -> bool {
     entry.contains(['*', '?', '[', '{'])
 }
 
 /// True for instructions OpenCode fetches over HTTP instead of reading from disk.
-pub fn is_url(entry: &str) -> bool {
+pub(crate) fn is_url(entry: &str) -> bool {
     entry.starts_with("https://") || entry.starts_with("http://")
 }
 
 /// The files an entry names, relative entries resolved against `dir`: a plain file as it is
 /// (whether or not it exists), a glob as its sorted matches.
-pub fn expand_entry(dir: &Path, entry: &str) -> Vec<PathBuf> {
+pub(crate) fn expand_entry(dir: &Path, entry: &str) -> Vec<PathBuf> {
     if !is_glob(entry) {
         return vec![normalize(&resolve_against(dir, entry))];
     }
@@ -67,7 +67,7 @@ pub fn expand_entry(dir: &Path, entry: &str) -> Vec<PathBuf> {
 
 /// Every instruction file of a job, in declaration order, globs expanded and sorted,
 /// duplicates dropped. URLs are not files and are left out.
-pub fn instruction_files(dir: &Path, entries: &[String]) -> Vec<PathBuf> {
+pub(crate) fn instruction_files(dir: &Path, entries: &[String]) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
     for entry in entries.iter().filter(|e| !is_url(e)) {
         for p in expand_entry(dir, entry) {
@@ -81,7 +81,7 @@ pub fn instruction_files(dir: &Path, entries: &[String]) -> Vec<PathBuf> {
 
 /// The load-time check of one instruction entry: a plain file must exist; a glob must match
 /// at least one file (a job is strict where OpenCode would silently skip).
-pub fn check_instruction(file: &Path, dir: &Path, at: &str, entry: &str, ds: &mut Vec<Diagnostic>) {
+pub(crate) fn check_instruction(file: &Path, dir: &Path, at: &str, entry: &str, ds: &mut Vec<Diagnostic>) {
     if is_url(entry) {
         let mut d = diag(file, at, format!("remote instructions (`{entry}`) are not supported"));
         d.hint = Some("the sandbox may not reach it; save the file in the project and list its path".into());

@@ -10,7 +10,7 @@ use super::sandbox::SandboxSpec;
 use super::{limits, schema_rules};
 
 /// The job.yaml format version this build reads and writes.
-pub use super::limits::JOB_VERSION;
+pub(crate) use super::limits::JOB_VERSION;
 
 /// One agent under test and everything needed to test it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
@@ -18,7 +18,7 @@ pub use super::limits::JOB_VERSION;
 #[schemars(transform = schema_rules::job)]
 pub struct Job {
     /// Format version; this build reads version 1.
-    pub version: u32,
+    pub(crate) version: u32,
     /// The agent under test.
     pub agent: Agent,
     /// Primary discovery target for MCP-only or skill-only jobs.
@@ -29,7 +29,7 @@ pub struct Job {
     pub sandbox: SandboxSpec,
     /// Commands run inside the agent's sandbox before the first turn.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub setup: Vec<SetupStep>,
+    pub(crate) setup: Vec<SetupStep>,
     /// Per-runner settings for the agent hosts.
     #[serde(default, skip_serializing_if = "Hosts::is_empty")]
     pub hosts: Hosts,
@@ -44,7 +44,7 @@ pub struct Job {
     pub review: Review,
     /// Where generated artifacts live.
     #[serde(default)]
-    pub paths: Paths,
+    pub(crate) paths: Paths,
     /// The `ghostlab lab` wizard's progress.
     #[serde(default, skip_serializing_if = "LabProgress::is_empty")]
     pub lab: LabProgress,
@@ -59,21 +59,21 @@ pub struct Job {
 pub struct Target {
     /// Name of the server or skill.
     #[schemars(length(min = 1), regex(pattern = limits::NON_BLANK_PATTERN))]
-    pub id: String,
+    pub(crate) id: String,
     /// How the target is reached.
-    pub transport: TargetTransport,
+    pub(crate) transport: TargetTransport,
     /// How to start or reach it.
     #[serde(default)]
-    pub connection: Connection,
+    pub(crate) connection: Connection,
     /// Startup limits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub startup: Option<Startup>,
+    pub(crate) startup: Option<Startup>,
 }
 
 /// How a shorthand target is reached.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
-pub enum TargetTransport {
+pub(crate) enum TargetTransport {
     Stdio,
     Sse,
     StreamableHttp,
@@ -83,47 +83,47 @@ pub enum TargetTransport {
 /// How a shorthand target is started or reached.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
-pub struct Connection {
+pub(crate) struct Connection {
     /// Stdio server argv.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub command: Vec<String>,
+    pub(crate) command: Vec<String>,
     /// Environment for a stdio server; secret values must be `${VAR}` references.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub env: IndexMap<String, String>,
+    pub(crate) env: IndexMap<String, String>,
     /// Remote server URL.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
+    pub(crate) url: Option<String>,
     /// HTTP headers; secret values must be `${VAR}` references.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
-    pub headers: IndexMap<String, String>,
+    pub(crate) headers: IndexMap<String, String>,
     /// SKILL.md (or its folder) for `transport: skill`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub path: Option<String>,
+    pub(crate) path: Option<String>,
 }
 
 /// Limits on starting a shorthand target.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Startup {
+pub(crate) struct Startup {
     /// Milliseconds allowed for the server to answer `initialize`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = limits::MCP_TIMEOUT_MS.min, max = limits::MCP_TIMEOUT_MS.max))]
-    pub timeout: Option<u64>,
+    pub(crate) timeout: Option<u64>,
 }
 
 /// A command run in the sandbox before the conversation starts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SetupStep {
+pub(crate) struct SetupStep {
     /// Shown in progress and logs.
-    pub name: String,
+    pub(crate) name: String,
     /// The command as argv words (no shell unless you call one).
     #[schemars(transform = schema_rules::setup_run)]
-    pub run: Vec<String>,
+    pub(crate) run: Vec<String>,
     /// Seconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = limits::SETUP_TIMEOUT_SECS.min, max = limits::SETUP_TIMEOUT_SECS.max))]
-    pub timeout: Option<u64>,
+    pub(crate) timeout: Option<u64>,
 }
 
 /// Runner settings per agent host.
@@ -132,20 +132,20 @@ pub struct SetupStep {
 pub struct Hosts {
     /// Settings of the OpenCode host.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub opencode: Option<OpencodeHost>,
+    pub(crate) opencode: Option<OpencodeHost>,
     /// Settings of the process host (required with `backend: process`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process: Option<ProcessHost>,
     /// Settings of the Codex host.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub codex: Option<CodexHost>,
+    pub(crate) codex: Option<CodexHost>,
     /// Settings of the mock host.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mock: Option<MockHost>,
+    pub(crate) mock: Option<MockHost>,
 }
 
 impl Hosts {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.opencode.is_none() && self.process.is_none() && self.codex.is_none() && self.mock.is_none()
     }
 }
@@ -153,22 +153,22 @@ impl Hosts {
 /// How the OpenCode CLI is found and run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
-pub struct OpencodeHost {
+pub(crate) struct OpencodeHost {
     /// Path of the `opencode` binary (relative to job.yaml or absolute); its package folder is
     /// shown read-only inside the sandbox at the same path.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub binary: Option<String>,
+    pub(crate) binary: Option<String>,
     /// `warm`: one `opencode serve` per session + `run --attach` per turn; `cold`: `opencode
     /// run` per turn. Unset: warm where the sandbox can host a server between turns
     /// (bubblewrap, local), cold where it cannot (openshell).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mode: Option<OpencodeMode>,
+    pub(crate) mode: Option<OpencodeMode>,
 }
 
 /// How OpenCode is started per turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(rename_all = "snake_case")]
-pub enum OpencodeMode {
+pub(crate) enum OpencodeMode {
     Cold,
     /// The default where possible: a warm turn took 0.25× a cold one's time
     /// (docs/benchmarks.md).
@@ -199,22 +199,22 @@ pub enum PromptVia {
 /// How the Codex CLI is found and run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
-pub struct CodexHost {
+pub(crate) struct CodexHost {
     /// Path of the `codex` binary.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub binary: Option<String>,
+    pub(crate) binary: Option<String>,
     /// Extra arguments for every turn.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub args: Vec<String>,
+    pub(crate) args: Vec<String>,
 }
 
 /// Scripted replies, for harness tests.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
-pub struct MockHost {
+pub(crate) struct MockHost {
     /// Replies given in order, one per turn; the last repeats.
     #[serde(default)]
-    pub replies: Vec<String>,
+    pub(crate) replies: Vec<String>,
 }
 
 /// What one MCP server exposes (names only; details live in inventory.json).
@@ -246,7 +246,7 @@ pub struct LabProgress {
 }
 
 impl LabProgress {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.completed.is_empty() && self.artifacts.is_empty()
     }
 }

@@ -31,7 +31,7 @@ fn options() -> jsonc_parser::ParseOptions {
 }
 
 /// Parses JSONC text into a JSON value (keys keep their order).
-pub fn parse_jsonc(path: &Path, text: &str) -> Result<Value, SpecError> {
+pub(crate) fn parse_jsonc(path: &Path, text: &str) -> Result<Value, SpecError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if text.trim().is_empty() {
         return Err(SpecError::one(path, "", "the file is empty; expected a JSON object"));
@@ -57,7 +57,7 @@ pub fn parse_jsonc(path: &Path, text: &str) -> Result<Value, SpecError> {
 }
 
 /// Reads a JSONC file whose top level must be an object.
-pub fn read_jsonc_document(path: &Path) -> Result<Value, SpecError> {
+pub(crate) fn read_jsonc_document(path: &Path) -> Result<Value, SpecError> {
     let text = read_text(path)?;
     let value = parse_jsonc(path, &text)?;
     if !value.is_object() {
@@ -72,7 +72,7 @@ pub fn read_jsonc_document(path: &Path) -> Result<Value, SpecError> {
 
 /// True when a file is JSON by name (`.json`, `.jsonc`) or by content (its first character
 /// after whitespace and comments opens an object or a comment).
-pub fn is_json_file(path: &Path, text: &str) -> bool {
+pub(crate) fn is_json_file(path: &Path, text: &str) -> bool {
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
@@ -89,7 +89,7 @@ pub fn is_json_file(path: &Path, text: &str) -> bool {
 }
 
 /// Reads a file that may be JSONC or YAML: JSON files are never parsed as YAML first.
-pub fn read_json_or_yaml(path: &Path) -> Result<Value, SpecError> {
+pub(crate) fn read_json_or_yaml(path: &Path) -> Result<Value, SpecError> {
     let text = read_text(path)?;
     if is_json_file(path, &text) {
         let value = parse_jsonc(path, &text)?;

@@ -17,7 +17,7 @@ fn line_column(text: &str, offset: usize) -> (usize, usize) {
 }
 
 /// One diagnostic per key that appears twice in one object, naming both places.
-pub fn duplicate_keys(path: &Path, text: &str) -> Vec<Diagnostic> {
+pub(crate) fn duplicate_keys(path: &Path, text: &str) -> Vec<Diagnostic> {
     let options = jsonc_parser::ParseOptions {
         allow_comments: true,
         allow_trailing_commas: true,

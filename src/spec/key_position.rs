@@ -11,17 +11,17 @@ use super::diagnostics::{index, join};
 /// A place in a text file, both from 1; the column counts UTF-16 code units (SARIF's default
 /// `columnKind`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Position {
-    pub line: usize,
-    pub column: usize,
+pub(crate) struct Position {
+    pub(crate) line: usize,
+    pub(crate) column: usize,
     /// The column just past the key's name (or a sequence entry's dash), on the same line.
-    pub end_column: usize,
+    pub(crate) end_column: usize,
 }
 
 /// Where `key_path` is written in `text` (JSONC or YAML, as `path` names it). When the path
 /// itself is not found as a block key (YAML flow style, `{server: a}`), the deepest enclosing
 /// key that is; `None` when not even its first segment is in the file.
-pub fn key_position(path: &Path, text: &str, key_path: &str) -> Option<Position> {
+pub(crate) fn key_position(path: &Path, text: &str, key_path: &str) -> Option<Position> {
     if super::jsonc::is_json_file(path, text) {
         json_position(text, key_path)
     } else {

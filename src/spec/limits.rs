@@ -6,17 +6,17 @@ use std::fmt;
 
 /// An inclusive range of allowed values.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Bounds<T> {
-    pub min: T,
-    pub max: T,
+pub(crate) struct Bounds<T> {
+    pub(crate) min: T,
+    pub(crate) max: T,
 }
 
 impl<T: PartialOrd + Copy> Bounds<T> {
-    pub const fn new(min: T, max: T) -> Self {
+    pub(crate) const fn new(min: T, max: T) -> Self {
         Bounds { min, max }
     }
 
-    pub fn contains(&self, v: T) -> bool {
+    pub(crate) fn contains(&self, v: T) -> bool {
         self.min <= v && v <= self.max
     }
 }
@@ -28,33 +28,33 @@ impl<T: fmt::Display> fmt::Display for Bounds<T> {
 }
 
 /// The job.yaml format version this build reads and writes (`job::JOB_VERSION`).
-pub const JOB_VERSION: u32 = 1;
+pub(crate) const JOB_VERSION: u32 = 1;
 
 /// Sampling temperature, as in the providers' APIs (agents and model roles).
-pub const TEMPERATURE: Bounds<f64> = Bounds::new(0.0, 2.0);
+pub(crate) const TEMPERATURE: Bounds<f64> = Bounds::new(0.0, 2.0);
 /// `top_p` is a probability mass.
-pub const TOP_P: Bounds<f64> = Bounds::new(0.0, 1.0);
+pub(crate) const TOP_P: Bounds<f64> = Bounds::new(0.0, 1.0);
 /// Gate rates are fractions of cases.
-pub const FRACTION: Bounds<f64> = Bounds::new(0.0, 1.0);
+pub(crate) const FRACTION: Bounds<f64> = Bounds::new(0.0, 1.0);
 /// An OpenCode agent's step budget.
-pub const STEPS: Bounds<u64> = Bounds::new(1, 1000);
-pub const SUBAGENT_DEPTH: Bounds<u64> = Bounds::new(0, 16);
+pub(crate) const STEPS: Bounds<u64> = Bounds::new(1, 1000);
+pub(crate) const SUBAGENT_DEPTH: Bounds<u64> = Bounds::new(0, 16);
 /// A setup step's timeout, seconds (up to a day).
-pub const SETUP_TIMEOUT_SECS: Bounds<u64> = Bounds::new(1, 86_400);
+pub(crate) const SETUP_TIMEOUT_SECS: Bounds<u64> = Bounds::new(1, 86_400);
 /// An MCP server's startup/request timeout, milliseconds (up to an hour).
-pub const MCP_TIMEOUT_MS: Bounds<u64> = Bounds::new(1, 3_600_000);
+pub(crate) const MCP_TIMEOUT_MS: Bounds<u64> = Bounds::new(1, 3_600_000);
 /// `generation.personas` and `generation.scenarios_per_persona`.
-pub const GENERATED_COUNT: Bounds<u64> = Bounds::new(1, 100);
+pub(crate) const GENERATED_COUNT: Bounds<u64> = Bounds::new(1, 100);
 /// `review.gates.pass_k.k`: trials per case.
-pub const PASS_K: Bounds<u64> = Bounds::new(1, 100);
-pub const SANDBOX_PROCESSES: Bounds<u64> = Bounds::new(8, 65_536);
-pub const SANDBOX_CPU: Bounds<u64> = Bounds::new(1, 256);
+pub(crate) const PASS_K: Bounds<u64> = Bounds::new(1, 100);
+pub(crate) const SANDBOX_PROCESSES: Bounds<u64> = Bounds::new(8, 65_536);
+pub(crate) const SANDBOX_CPU: Bounds<u64> = Bounds::new(1, 256);
 /// `sandbox.memory` in bytes: 64MiB..=1TiB.
-pub const SANDBOX_MEMORY: Bounds<u64> = Bounds::new(64 << 20, 1 << 40);
+pub(crate) const SANDBOX_MEMORY: Bounds<u64> = Bounds::new(64 << 20, 1 << 40);
 /// `sandbox.file_size` in bytes: 1KiB..=1TiB.
-pub const SANDBOX_FILE_SIZE: Bounds<u64> = Bounds::new(1 << 10, 1 << 40);
+pub(crate) const SANDBOX_FILE_SIZE: Bounds<u64> = Bounds::new(1 << 10, 1 << 40);
 /// `sandbox.timeout` in seconds: 1s..=24h.
-pub const SANDBOX_TIMEOUT_SECS: Bounds<u64> = Bounds::new(1, 86_400);
+pub(crate) const SANDBOX_TIMEOUT_SECS: Bounds<u64> = Bounds::new(1, 86_400);
 
 /// A number as `util::units` reads it: digits with at most one `.` (`5`, `5.`, `.5`, `1.25`).
 macro_rules! number {
@@ -65,25 +65,25 @@ macro_rules! number {
 
 /// The exact grammar `util::units::parse_bytes` accepts: a number, then optionally `b` or
 /// `k`/`m`/`g`/`t` with an optional `b`/`ib`, any case; spaces around and between.
-pub const SIZE_PATTERN: &str = concat!(r"^\s*", number!(), r"\s*([KkMmGgTt]([Ii]?[Bb])?|[Bb])?\s*$");
+pub(crate) const SIZE_PATTERN: &str = concat!(r"^\s*", number!(), r"\s*([KkMmGgTt]([Ii]?[Bb])?|[Bb])?\s*$");
 /// The exact grammar `util::units::parse_duration` accepts: a number and `ms`, `s`, `m` or
 /// `h` (a bare number is seconds); spaces around and between.
-pub const DURATION_PATTERN: &str = concat!(r"^\s*", number!(), r"\s*(ms|s|m|h)?\s*$");
+pub(crate) const DURATION_PATTERN: &str = concat!(r"^\s*", number!(), r"\s*(ms|s|m|h)?\s*$");
 /// `host:port` as `rules::network_rules` reads it: a non-empty host before the last `:`, a
 /// port 1..=65535 as Rust parses a u16 (an optional `+`, leading zeros).
-pub const HOST_PORT_PATTERN: &str =
+pub(crate) const HOST_PORT_PATTERN: &str =
     r"^[\s\S]+:\+?0*(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3})$";
 /// An environment variable name.
-pub const VAR_NAME_PATTERN: &str = r"^[A-Za-z_][A-Za-z0-9_]*$";
+pub(crate) const VAR_NAME_PATTERN: &str = r"^[A-Za-z_][A-Za-z0-9_]*$";
 /// Holds something other than whitespace.
-pub const NON_BLANK_PATTERN: &str = r"\S";
+pub(crate) const NON_BLANK_PATTERN: &str = r"\S";
 /// Holds no NUL byte (no command line can carry one).
-pub const NO_NUL_PATTERN: &str = r"^[^\x00]*$";
+pub(crate) const NO_NUL_PATTERN: &str = r"^[^\x00]*$";
 /// Contains a `${VAR}` reference (`util::secret_ref`).
-pub const SECRET_REF_PATTERN: &str = r"\$\{[A-Za-z_][A-Za-z0-9_]*\}";
+pub(crate) const SECRET_REF_PATTERN: &str = r"\$\{[A-Za-z_][A-Za-z0-9_]*\}";
 
 /// What a value matching each pattern looks like, for messages about a schema `pattern`.
-pub fn pattern_meaning(pattern: &str) -> Option<&'static str> {
+pub(crate) fn pattern_meaning(pattern: &str) -> Option<&'static str> {
     Some(match pattern {
         SIZE_PATTERN => "is not a size (such as `512MiB` or `2GiB`)",
         DURATION_PATTERN => "is not a duration (such as `90s` or `10m`)",

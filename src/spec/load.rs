@@ -6,12 +6,13 @@ use std::path::Path;
 
 use super::check::check_job;
 use super::diagnostics::SpecError;
+pub(crate) use super::document::job_dir;
 use super::document::parse_yaml;
-pub use super::document::{job_dir, json_type, read_yaml_document};
+pub use super::document::read_yaml_document;
 use super::job::{JOB_VERSION, Job};
 use super::resolved::LoadedJob;
 use super::schema::job_schema;
-pub use super::schema_errors::schema_diagnostics;
+pub(crate) use super::schema_errors::schema_diagnostics;
 use super::schema_errors::schema_rule_check;
 
 /// Loads, validates and resolves a job file. All problems are reported together.

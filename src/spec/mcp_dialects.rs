@@ -14,16 +14,16 @@ use super::diagnostics::{Diagnostic, diag, join};
 /// One VS Code `inputs` entry: the editor prompts for it; Ghostlab reads an environment
 /// variable instead.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PromptInput {
-    pub id: String,
-    pub description: Option<String>,
-    pub password: bool,
+pub(crate) struct PromptInput {
+    pub(crate) id: String,
+    pub(crate) description: Option<String>,
+    pub(crate) password: bool,
     /// The variable Ghostlab reads in its place.
-    pub variable: String,
+    pub(crate) variable: String,
 }
 
 /// Reads VS Code's top-level `inputs` list.
-pub fn prompt_inputs(doc: &Value) -> Vec<PromptInput> {
+pub(crate) fn prompt_inputs(doc: &Value) -> Vec<PromptInput> {
     let Some(items) = doc.get("inputs").and_then(Value::as_array) else {
         return Vec::new();
     };
@@ -43,7 +43,7 @@ pub fn prompt_inputs(doc: &Value) -> Vec<PromptInput> {
 
 /// The environment variable that stands for `${input:<id>}`: the id the user wrote, in the
 /// usual variable spelling (`github-token` → `GITHUB_TOKEN`).
-pub fn input_variable(id: &str) -> String {
+pub(crate) fn input_variable(id: &str) -> String {
     let mut name = crate::util::secret_ref::env_spelling(id);
     if name.chars().next().is_none_or(|c| c.is_ascii_digit()) {
         name.insert(0, '_');
@@ -61,7 +61,7 @@ static BARE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\$([A-Za-z_][A-Za-z
 /// Rewrites every client reference syntax into Ghostlab's `${VAR}`:
 /// `${env:X}` (VS Code, Cursor) and `{env:X}` (OpenCode) → `${X}`; `${input:id}` → the
 /// input's variable; `${VAR:-default}` (Claude Code) → `${VAR}` (the default is not carried).
-pub fn normalize_refs(text: &str) -> String {
+pub(crate) fn normalize_refs(text: &str) -> String {
     let text = text.replace("${env:", "${");
     let text = BRACED_ENV.replace_all(&text, "$1$${$2}");
     let text = INPUT.replace_all(&text, |c: &regex::Captures| format!("${{{}}}", input_variable(&c[1])));
@@ -69,19 +69,19 @@ pub fn normalize_refs(text: &str) -> String {
 }
 
 /// True when `text` uses `${VAR:-default}`, whose default Ghostlab does not carry.
-pub fn has_default(text: &str) -> bool {
+pub(crate) fn has_default(text: &str) -> bool {
     DEFAULTED.is_match(text)
 }
 
 /// A shell-style `$VAR` the user wrote (MCP clients do not expand it), for a precise hint.
-pub fn bare_variable(text: &str) -> Option<String> {
+pub(crate) fn bare_variable(text: &str) -> Option<String> {
     let stripped = text.replace("${", "");
     BARE.captures(&stripped).map(|c| c[1].to_string())
 }
 
 /// The folder VS Code and Cursor mean by `${workspaceFolder}`: the parent of `.vscode` or
 /// `.cursor`, else the file's own folder.
-pub fn workspace_folder(base: &Path) -> PathBuf {
+pub(crate) fn workspace_folder(base: &Path) -> PathBuf {
     match base.file_name().and_then(|n| n.to_str()) {
         Some(".vscode" | ".cursor" | ".roo" | ".kilocode") => base.parent().unwrap_or(base).to_path_buf(),
         _ => base.to_path_buf(),
@@ -89,13 +89,13 @@ pub fn workspace_folder(base: &Path) -> PathBuf {
 }
 
 /// Substitutes the editor variables that name folders: `${workspaceFolder}`, `${userHome}`.
-pub fn substitute_folders(text: &str, workspace: &Path) -> String {
+pub(crate) fn substitute_folders(text: &str, workspace: &Path) -> String {
     text.replace("${workspaceFolder}", &workspace.to_string_lossy())
         .replace("${userHome}", "${HOME}")
 }
 
 /// Client-only keys of an entry that Ghostlab accepts and reports.
-pub const CLIENT_ONLY_KEYS: &[&str] = &[
+pub(crate) const CLIENT_ONLY_KEYS: &[&str] = &[
     "disabledTools",
     "autoApprove",
     "alwaysAllow",
@@ -106,7 +106,7 @@ pub const CLIENT_ONLY_KEYS: &[&str] = &[
 
 /// Notes for the keys of another client's server entry that neither Ghostlab nor OpenCode
 /// knows and that are no near miss of one (those stay errors): each is dropped, and said so.
-pub fn foreign_key_notes(file: &Path, at: &str, entry: &Value, known: &[&str]) -> Vec<Diagnostic> {
+pub(crate) fn foreign_key_notes(file: &Path, at: &str, entry: &Value, known: &[&str]) -> Vec<Diagnostic> {
     /// Keys named one by one; a flood of stray keys ends in one line, not thousands.
     const NAMED: usize = 10;
     let Some(obj) = entry.as_object() else {
@@ -144,7 +144,7 @@ pub fn foreign_key_notes(file: &Path, at: &str, entry: &Value, known: &[&str]) -
 }
 
 /// Tool names listed under a client-only key, when it is a list of strings.
-pub fn tool_list(value: &Value) -> Vec<String> {
+pub(crate) fn tool_list(value: &Value) -> Vec<String> {
     value
         .as_array()
         .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
@@ -152,7 +152,12 @@ pub fn tool_list(value: &Value) -> Vec<String> {
 }
 
 /// Notes for the client-only keys of one server entry.
-pub fn client_key_notes(file: &Path, base: &Path, at: &str, obj: &serde_json::Map<String, Value>) -> Vec<Diagnostic> {
+pub(crate) fn client_key_notes(
+    file: &Path,
+    base: &Path,
+    at: &str,
+    obj: &serde_json::Map<String, Value>,
+) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     if let Some(v) = obj.get("disabledTools") {
         let tools = tool_list(v);
@@ -233,7 +238,7 @@ fn names(tools: &[String]) -> String {
 
 /// Every note about one server entry: client-only keys, `oauth`, prompted inputs (each
 /// announced once per file) and `${VAR:-default}` defaults.
-pub fn entry_notes(
+pub(crate) fn entry_notes(
     path: &Path,
     base: &Path,
     at: &str,
@@ -288,7 +293,7 @@ pub fn entry_notes(
 }
 
 /// The inputs whose `${input:…}` a map of strings refers to.
-pub fn used_inputs<'a>(values: impl Iterator<Item = &'a str>) -> Vec<String> {
+pub(crate) fn used_inputs<'a>(values: impl Iterator<Item = &'a str>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for v in values {
         for c in INPUT.captures_iter(v) {
@@ -301,7 +306,7 @@ pub fn used_inputs<'a>(values: impl Iterator<Item = &'a str>) -> Vec<String> {
 }
 
 /// Input ids referenced anywhere in an entry (`env`, `headers`, `args`, `url`).
-pub fn entry_inputs(entry: &Value) -> Vec<String> {
+pub(crate) fn entry_inputs(entry: &Value) -> Vec<String> {
     let mut strings: Vec<&str> = Vec::new();
     collect_strings(entry, &mut strings);
     used_inputs(strings.into_iter())
@@ -317,7 +322,7 @@ fn collect_strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
 }
 
 /// Map of input id → its declaration, for notes.
-pub fn inputs_by_id(inputs: &[PromptInput]) -> IndexMap<&str, &PromptInput> {
+pub(crate) fn inputs_by_id(inputs: &[PromptInput]) -> IndexMap<&str, &PromptInput> {
     inputs.iter().map(|i| (i.id.as_str(), i)).collect()
 }
 

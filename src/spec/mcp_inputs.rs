@@ -5,7 +5,9 @@ use std::path::Path;
 
 use super::agent::{McpInput, RemoteTransport};
 use super::diagnostics::{Diagnostic, diag, index, join};
-use super::mcp_file::{check_literal_secrets, check_literal_token, read_mcp_file, resolve_path_arg};
+use super::mcp_entry::resolve_path_arg;
+use super::mcp_file::read_mcp_file;
+use super::mcp_literals::{check_literal_secrets, check_literal_token};
 use super::relative_path::resolve_against;
 use super::resolved::{McpTransport, ResolvedMcp};
 use crate::util::secret_ref::{is_secret_name, referenced_vars};

@@ -7,7 +7,7 @@ use std::path::Path;
 use super::diagnostics::{Diagnostic, diag, index, join};
 
 /// Pushes one diagnostic for every NaN or infinite number under `value`.
-pub fn find_non_finite(file: &Path, value: &yaml_serde::Value, at: &str, ds: &mut Vec<Diagnostic>) {
+pub(crate) fn find_non_finite(file: &Path, value: &yaml_serde::Value, at: &str, ds: &mut Vec<Diagnostic>) {
     match value {
         yaml_serde::Value::Number(n) => {
             if let Some(f) = n.as_f64().filter(|f| !f.is_finite()) {

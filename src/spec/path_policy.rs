@@ -11,12 +11,10 @@
 use std::path::{Path, PathBuf};
 
 use super::diagnostics::{Diagnostic, diag};
-use super::relative_path::resolve_against;
-// Re-exported while `run::run_dir` still names it here; its home is `relative_path`.
-pub use super::relative_path::normalize;
+use super::relative_path::{normalize, resolve_against};
 
 /// The marker file that makes a folder Ghostlab's state folder.
-pub const STATE_MARKER: &str = ".ghostlab-state";
+pub(crate) const STATE_MARKER: &str = ".ghostlab-state";
 
 /// Folders that are never a workspace, a state folder or an allowed outside folder.
 const SYSTEM_FOLDERS: &[&str] = &[
@@ -30,7 +28,7 @@ const STATE_ENTRIES: &[&str] = &["runs", "logs", "lab", "sandbox", "cache", "dis
 
 /// What an input path must be.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Want {
+pub(crate) enum Want {
     File,
     /// A regular file the agent or the generator reads as text (instructions, prompts,
     /// `{file:}` targets): also within `FileKind::Text`'s size bound.
@@ -40,7 +38,7 @@ pub enum Want {
 }
 
 /// The job folder and the explicitly allowed outside folders, both canonical.
-pub struct PathPolicy<'a> {
+pub(crate) struct PathPolicy<'a> {
     file: &'a Path,
     dir: PathBuf,
     canonical_dir: PathBuf,
@@ -48,7 +46,7 @@ pub struct PathPolicy<'a> {
 }
 
 /// True for `/`, `/etc`, `/usr`, … and anything inside `/etc`, `/proc`, `/dev`, ….
-pub fn is_system_path(p: &Path) -> bool {
+pub(crate) fn is_system_path(p: &Path) -> bool {
     SYSTEM_FOLDERS.iter().any(|s| p == Path::new(s)) || SYSTEM_TREES.iter().any(|t| p.starts_with(t))
 }
 
@@ -58,7 +56,7 @@ fn canonical(p: &Path) -> PathBuf {
 
 impl<'a> PathPolicy<'a> {
     /// Builds the policy, reporting bad `paths.outside_job` entries.
-    pub fn new(file: &'a Path, dir: &Path, outside_job: &[String], ds: &mut Vec<Diagnostic>) -> Self {
+    pub(crate) fn new(file: &'a Path, dir: &Path, outside_job: &[String], ds: &mut Vec<Diagnostic>) -> Self {
         let mut allowed = Vec::new();
         for (i, entry) in outside_job.iter().enumerate() {
             let at = format!("paths.outside_job[{i}]");
@@ -91,7 +89,7 @@ impl<'a> PathPolicy<'a> {
     }
 
     /// Checks an input path that must exist; one diagnostic at `at` when it fails.
-    pub fn input(&self, at: &str, rel: &str, want: Want, ds: &mut Vec<Diagnostic>) -> Option<PathBuf> {
+    pub(crate) fn input(&self, at: &str, rel: &str, want: Want, ds: &mut Vec<Diagnostic>) -> Option<PathBuf> {
         let p = resolve_against(&self.dir, rel);
         let meta = match std::fs::metadata(&p) {
             Ok(m) => m,
@@ -166,7 +164,7 @@ impl<'a> PathPolicy<'a> {
     }
 
     /// Containment only, for a path whose existence and type another check reports.
-    pub fn contained(&self, at: &str, rel: &str, ds: &mut Vec<Diagnostic>) {
+    pub(crate) fn contained(&self, at: &str, rel: &str, ds: &mut Vec<Diagnostic>) {
         let p = resolve_against(&self.dir, rel);
         if p.exists() {
             self.contains(at, rel, &canonical(&p), ds);
@@ -175,7 +173,7 @@ impl<'a> PathPolicy<'a> {
 
     /// An output path that may not exist yet (a cassette to record): inside the job folder or
     /// an allowed folder, judged lexically.
-    pub fn output(&self, at: &str, rel: &str, ds: &mut Vec<Diagnostic>) {
+    pub(crate) fn output(&self, at: &str, rel: &str, ds: &mut Vec<Diagnostic>) {
         let p = normalize(&resolve_against(&self.dir, rel));
         let c = match std::fs::canonicalize(p.parent().unwrap_or(&p)) {
             Ok(parent) => parent.join(p.file_name().unwrap_or_default()),
@@ -192,7 +190,7 @@ impl<'a> PathPolicy<'a> {
     }
 
     /// The workspace: an input folder that is not a system folder.
-    pub fn workspace(&self, rel: &str, ds: &mut Vec<Diagnostic>) {
+    pub(crate) fn workspace(&self, rel: &str, ds: &mut Vec<Diagnostic>) {
         let p = canonical(&resolve_against(&self.dir, rel));
         if is_system_path(&p) {
             ds.push(diag(
@@ -210,7 +208,7 @@ impl<'a> PathPolicy<'a> {
 
     /// The state folder: inside the job folder (or allowed), not a system folder, and empty,
     /// missing, or Ghostlab's own.
-    pub fn state_dir(&self, rel: &str, ds: &mut Vec<Diagnostic>) {
+    pub(crate) fn state_dir(&self, rel: &str, ds: &mut Vec<Diagnostic>) {
         let at = "paths.state_dir";
         let p = resolve_against(&self.dir, rel);
         let c = canonical(&p);

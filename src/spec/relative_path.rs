@@ -6,7 +6,7 @@ use std::path::{Component, Path, PathBuf};
 /// `path` with `.` and `..` removed lexically, without touching the file system (a `..` at
 /// the root stays at the root). The one path normaliser: the job's checks, imports, MCP
 /// servers files and instruction globs all use it, so they agree on what a path names.
-pub fn normalize(path: &Path) -> PathBuf {
+pub(crate) fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in path.components() {
         match c {
@@ -21,7 +21,7 @@ pub fn normalize(path: &Path) -> PathBuf {
 }
 
 /// Joins `rel` to `dir` unless it is already absolute.
-pub fn resolve_against(dir: &Path, rel: &str) -> PathBuf {
+pub(crate) fn resolve_against(dir: &Path, rel: &str) -> PathBuf {
     let p = Path::new(rel);
     let joined = if p.is_absolute() { p.to_path_buf() } else { dir.join(p) };
     // Drop `.` components so messages and emitted configs show clean paths.

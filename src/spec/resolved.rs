@@ -34,7 +34,7 @@ impl LoadedJob {
     /// The job's own files as absolute paths: job.yaml, its state folder (datasets, verdicts,
     /// reports, runs) and the cassettes its roles replay. Never part of the agent's workspace
     /// copy or of an input's fingerprint, even when the workspace holds them.
-    pub fn own_paths(&self) -> Vec<PathBuf> {
+    pub(crate) fn own_paths(&self) -> Vec<PathBuf> {
         let g = &self.job.generation;
         let cassettes = [&g.proposer, &g.emulator, &g.judge]
             .into_iter()
@@ -58,13 +58,13 @@ impl LoadedJob {
     }
 
     /// The instruction files, globs expanded and sorted (see `spec::instructions`).
-    pub fn instruction_files(&self) -> Vec<PathBuf> {
+    pub(crate) fn instruction_files(&self) -> Vec<PathBuf> {
         super::instructions::instruction_files(&self.dir, &self.job.agent.runtime.instructions)
     }
 
     /// Every host path the agent's configuration reads (instructions, prompts, skills,
     /// assets, MCP server files): a sandbox must make these visible read-only.
-    pub fn input_paths(&self) -> Vec<PathBuf> {
+    pub(crate) fn input_paths(&self) -> Vec<PathBuf> {
         let rt = &self.job.agent.runtime;
         let mut out: Vec<PathBuf> = Vec::new();
         out.extend(self.instruction_files());
@@ -98,7 +98,7 @@ impl LoadedJob {
 }
 
 /// The file a prompt refers to: `{file:./x.md}` or a bare relative path; `None` for inline text.
-pub fn prompt_file(prompt: &str) -> Option<&str> {
+pub(crate) fn prompt_file(prompt: &str) -> Option<&str> {
     let trimmed = prompt.trim();
     if let Some(inner) = trimmed.strip_prefix("{file:").and_then(|s| s.strip_suffix('}')) {
         return Some(inner);
@@ -140,7 +140,7 @@ pub enum McpTransport {
 
 impl ResolvedMcp {
     /// Host paths this server's command reads (absolute argv entries and cwd).
-    pub fn host_paths(&self) -> Vec<PathBuf> {
+    pub(crate) fn host_paths(&self) -> Vec<PathBuf> {
         match &self.transport {
             McpTransport::Stdio { command, cwd, .. } => {
                 let mut out: Vec<PathBuf> = command
@@ -156,7 +156,7 @@ impl ResolvedMcp {
     }
 
     /// The `host:port` a remote server needs in the egress allowlist.
-    pub fn remote_endpoint(&self) -> Option<String> {
+    pub(crate) fn remote_endpoint(&self) -> Option<String> {
         match &self.transport {
             McpTransport::Remote { url, .. } => host_port(url),
             McpTransport::Stdio { .. } => None,

@@ -51,10 +51,10 @@ pub struct Gates {
 pub struct PassK {
     /// Trials per case.
     #[schemars(range(min = limits::PASS_K.min, max = limits::PASS_K.max))]
-    pub k: u32,
+    pub(crate) k: u32,
     /// Fraction of cases whose every trial passed.
     #[schemars(range(min = limits::FRACTION.min, max = limits::FRACTION.max))]
-    pub min_rate: f64,
+    pub(crate) min_rate: f64,
 }
 
 /// Which model proposes (profile, personas, scenarios), emulates the user, and judges.
@@ -73,21 +73,21 @@ pub struct Generation {
     /// How many personas to propose.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = limits::GENERATED_COUNT.min, max = limits::GENERATED_COUNT.max))]
-    pub personas: Option<u32>,
+    pub(crate) personas: Option<u32>,
     /// How many scenarios to propose per persona.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = limits::GENERATED_COUNT.min, max = limits::GENERATED_COUNT.max))]
-    pub scenarios_per_persona: Option<u32>,
+    pub(crate) scenarios_per_persona: Option<u32>,
     /// `opencode_auth`: when no other key is found, the roles may use the user's OpenCode login
     /// for their provider (read on the host, never copied). Off unless set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub credentials: Option<RoleCredentials>,
+    pub(crate) credentials: Option<RoleCredentials>,
 }
 
 /// Extra places the roles' keys may come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum RoleCredentials {
+pub(crate) enum RoleCredentials {
     /// `$XDG_DATA_HOME/opencode/auth.json` on the host.
     OpencodeAuth,
 }
@@ -142,16 +142,16 @@ pub enum ModelProvider {
 /// Where generated artifacts live (relative to job.yaml).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Paths {
+pub(crate) struct Paths {
     /// Discovery, profile, dataset and runs. Inside the job folder (or an `outside_job` folder),
     /// never a system folder; empty or Ghostlab's own (marked by `.ghostlab-state`).
     #[serde(default = "default_state_dir")]
-    pub state_dir: String,
+    pub(crate) state_dir: String,
     /// Absolute folders outside the job's folder that inputs (instructions, skills, assets,
     /// workspace, MCP servers files, …) may come from. Anything else must be inside the job
     /// folder. System folders (`/`, `/etc`, `/proc`, …) cannot be listed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub outside_job: Vec<String>,
+    pub(crate) outside_job: Vec<String>,
 }
 
 fn default_state_dir() -> String {

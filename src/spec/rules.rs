@@ -9,8 +9,8 @@ use super::sandbox::NetworkMode;
 /// A broken rule: the key under its section (`min_pass_rate`, `allow[0]`) and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Broken {
-    pub key: String,
-    pub message: String,
+    pub(crate) key: String,
+    pub(crate) message: String,
 }
 
 impl std::fmt::Display for Broken {
@@ -27,7 +27,7 @@ fn broken(key: impl Into<String>, message: impl Into<String>) -> Broken {
 }
 
 /// Rates are fractions in 0..=1; pass^k needs k ≥ 1. Keys are under `review.gates`.
-pub fn gate_rules(g: &Gates) -> Vec<Broken> {
+pub(crate) fn gate_rules(g: &Gates) -> Vec<Broken> {
     let mut out = Vec::new();
     for (key, v) in [
         ("min_pass_rate", g.min_pass_rate),
@@ -54,7 +54,7 @@ pub fn gate_rules(g: &Gates) -> Vec<Broken> {
 
 /// An allowlist needs entries, each `host:port`; a disabled network takes none; `policy`
 /// needs a policy file. Keys are under `sandbox`.
-pub fn network_rules(network: NetworkMode, allow: &[String], has_policy: bool) -> Vec<Broken> {
+pub(crate) fn network_rules(network: NetworkMode, allow: &[String], has_policy: bool) -> Vec<Broken> {
     let mut out = Vec::new();
     match network {
         NetworkMode::Allowlist if allow.is_empty() => {

@@ -21,14 +21,14 @@ pub struct SandboxSpec {
     /// shows only the system runtime and what the job declares; `read_only` shows the whole
     /// host read-only.
     #[serde(default, skip_serializing_if = "RootFilesystem::is_isolated")]
-    pub root_filesystem: RootFilesystem,
+    pub(crate) root_filesystem: RootFilesystem,
     /// OpenShell `--from`: a community image name, an image reference or a Dockerfile path.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub image: Option<String>,
+    pub(crate) image: Option<String>,
     /// Where the workspace copy is mounted and commands start.
     #[serde(default = "default_workdir")]
     #[schemars(regex(pattern = ABSOLUTE_PATTERN))]
-    pub workdir: String,
+    pub(crate) workdir: String,
     /// Network access; `disabled` unless set.
     #[serde(default)]
     pub network: NetworkMode,
@@ -38,29 +38,29 @@ pub struct SandboxSpec {
     pub allow: Vec<String>,
     /// OpenShell policy file for `network: policy` (relative to job.yaml).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub policy: Option<String>,
+    pub(crate) policy: Option<String>,
     /// OpenShell provider names attached at creation.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub providers: Vec<String>,
+    pub(crate) providers: Vec<String>,
     /// Host variables copied into the sandbox; nothing else is.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(inner(regex(pattern = limits::VAR_NAME_PATTERN)))]
-    pub env_allowlist: Vec<String>,
+    pub(crate) env_allowlist: Vec<String>,
     /// Extra files staged into the sandbox.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub uploads: Vec<Upload>,
+    pub(crate) uploads: Vec<Upload>,
     /// Paths brought back after each case into the trial's `downloads/` folder: relative to
     /// `workdir`, or absolute under /sandbox. The same on every backend (OpenShell fetches them
     /// with `sandbox download`; bubblewrap and local copy them from the session's folders).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub download: Vec<String>,
+    pub(crate) download: Vec<String>,
     /// Keep the sandbox after the run for debugging.
     #[serde(default)]
-    pub keep: bool,
+    pub(crate) keep: bool,
     /// CPU cores (OpenShell) and the CPU-time budget multiplier (bubblewrap).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = limits::SANDBOX_CPU.min, max = limits::SANDBOX_CPU.max))]
-    pub cpu: Option<u32>,
+    pub(crate) cpu: Option<u32>,
     /// Memory limit, e.g. `2GiB` or `512MiB`; 64MiB..=1TiB.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(regex(pattern = limits::SIZE_PATTERN))]
@@ -68,18 +68,18 @@ pub struct SandboxSpec {
     /// Wall-clock limit for one command, e.g. `10m`, `90s`; 1s..=24h.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(regex(pattern = limits::DURATION_PATTERN))]
-    pub timeout: Option<String>,
+    pub(crate) timeout: Option<String>,
     /// Maximum number of processes in the sandboxed tree.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = limits::SANDBOX_PROCESSES.min, max = limits::SANDBOX_PROCESSES.max))]
-    pub processes: Option<u32>,
+    pub(crate) processes: Option<u32>,
     /// Largest file the sandbox may write, e.g. `1GiB`; 1KiB..=1TiB.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(regex(pattern = limits::SIZE_PATTERN))]
-    pub file_size: Option<String>,
+    pub(crate) file_size: Option<String>,
     /// Credentials placed in the sandbox, only when listed.
     #[serde(default, skip_serializing_if = "Credentials::is_empty")]
-    pub credentials: Credentials,
+    pub(crate) credentials: Credentials,
 }
 
 fn default_workdir() -> String {
@@ -139,7 +139,7 @@ pub enum RootFilesystem {
 }
 
 impl RootFilesystem {
-    pub fn is_isolated(&self) -> bool {
+    pub(crate) fn is_isolated(&self) -> bool {
         *self == RootFilesystem::Isolated
     }
 
@@ -168,30 +168,30 @@ pub enum NetworkMode {
 /// A file or folder staged into the sandbox.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Upload {
+pub(crate) struct Upload {
     /// Host path, relative to job.yaml.
-    pub src: String,
+    pub(crate) src: String,
     /// Path inside the sandbox; defaults to `<workdir>/../uploads/<name>`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(regex(pattern = ABSOLUTE_PATTERN))]
-    pub dest: Option<String>,
+    pub(crate) dest: Option<String>,
 }
 
 /// The explicit credential opt-in.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
-pub struct Credentials {
+pub(crate) struct Credentials {
     /// Upload OpenCode's auth file into the sandbox's data dir.
     #[serde(default)]
-    pub opencode_auth: bool,
+    pub(crate) opencode_auth: bool,
     /// Variables whose values are placed in the agent's environment (never in files or argv).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(inner(regex(pattern = limits::VAR_NAME_PATTERN)))]
-    pub env: Vec<String>,
+    pub(crate) env: Vec<String>,
 }
 
 impl Credentials {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         !self.opencode_auth && self.env.is_empty()
     }
 }

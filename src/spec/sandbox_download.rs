@@ -4,14 +4,30 @@
 use std::path::{Component, Path};
 
 /// The folder every sandbox path lives under.
-pub const SANDBOX_ROOT: &str = "/sandbox";
+pub(crate) const SANDBOX_ROOT: &str = "/sandbox";
+
+/// Why a `sandbox.download` entry names no path Ghostlab may fetch. The words follow the job
+/// key that holds the entry (`job.yaml: sandbox.download[0]: …`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum DownloadPathError {
+    #[error("is empty; name a file or folder inside the sandbox")]
+    Empty,
+    /// `floor`: what `..` left, `/` (an absolute entry) or `the workspace` (a relative one).
+    #[error("`{declared}` leaves {floor} through `..`")]
+    Escapes { declared: String, floor: &'static str },
+    #[error(
+        "`{declared}` (resolved: {resolved}) is not under {}/; downloads come from inside the sandbox",
+        SANDBOX_ROOT
+    )]
+    OutsideSandbox { declared: String, resolved: String },
+}
 
 /// The absolute path inside the sandbox that `declared` names: relative paths are taken from
 /// `workdir`; `..` may not leave the workspace (relative) or /sandbox (absolute), and /sandbox
 /// itself is not a download.
-pub fn resolve_download(workdir: &str, declared: &str) -> Result<String, String> {
+pub(crate) fn resolve_download(workdir: &str, declared: &str) -> Result<String, DownloadPathError> {
     if declared.trim().is_empty() {
-        return Err("is empty; name a file or folder inside the sandbox".into());
+        return Err(DownloadPathError::Empty);
     }
     let (base, rest, floor) = match declared.strip_prefix('/') {
         Some(abs) => (SANDBOX_ROOT.to_string(), abs.to_string(), 1),
@@ -27,10 +43,10 @@ pub fn resolve_download(workdir: &str, declared: &str) -> Result<String, String>
             Component::CurDir => {}
             Component::ParentDir => {
                 if parts.len() <= floor {
-                    return Err(format!(
-                        "`{declared}` leaves {} through `..`",
-                        if floor == 1 { "/" } else { "the workspace" }
-                    ));
+                    return Err(DownloadPathError::Escapes {
+                        declared: declared.to_string(),
+                        floor: if floor == 1 { "/" } else { "the workspace" },
+                    });
                 }
                 parts.pop();
             }
@@ -46,16 +62,17 @@ pub fn resolve_download(workdir: &str, declared: &str) -> Result<String, String>
         format!("{base}/{}", parts.join("/"))
     };
     if !resolved.starts_with(&format!("{SANDBOX_ROOT}/")) {
-        return Err(format!(
-            "`{declared}` (resolved: {resolved}) is not under {SANDBOX_ROOT}/; downloads come from inside the sandbox"
-        ));
+        return Err(DownloadPathError::OutsideSandbox {
+            declared: declared.to_string(),
+            resolved,
+        });
     }
     Ok(resolved)
 }
 
 /// Where a resolved download lands below the trial's `downloads/` folder: its path below
 /// /sandbox (`/sandbox/workspace/out/a.txt` → `workspace/out/a.txt`).
-pub fn download_artifact_name(resolved: &str) -> &str {
+pub(crate) fn download_artifact_name(resolved: &str) -> &str {
     resolved
         .strip_prefix(SANDBOX_ROOT)
         .unwrap_or(resolved)
@@ -113,10 +130,29 @@ mod tests {
             ("", "is empty"),
             ("  ", "is empty"),
         ] {
-            let e = resolve_download(WD, p).unwrap_err();
+            let e = resolve_download(WD, p).unwrap_err().to_string();
             assert!(e.contains(why), "{p:?}: {e}");
         }
         // `.` is the workspace itself: a folder under /sandbox, allowed.
         assert_eq!(resolve_download(WD, ".").unwrap(), WD);
+    }
+
+    #[test]
+    fn each_refusal_is_its_own_kind_carrying_the_declared_path() {
+        assert_eq!(resolve_download(WD, "\t"), Err(DownloadPathError::Empty));
+        assert_eq!(
+            resolve_download("/sandbox/workspace/", "../../.."),
+            Err(DownloadPathError::Escapes {
+                declared: "../../..".into(),
+                floor: "the workspace"
+            })
+        );
+        assert_eq!(
+            resolve_download(WD, "/sandbox/./.."),
+            Err(DownloadPathError::OutsideSandbox {
+                declared: "/sandbox/./..".into(),
+                resolved: "/".into()
+            })
+        );
     }
 }

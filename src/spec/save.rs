@@ -8,7 +8,7 @@ use super::job::Job;
 const HEADER: &str = "# Ghostlab job. Reference: docs/job-yaml.md; schema: schemas/job.schema.json\n";
 
 /// Renders a job as YAML text.
-pub fn job_to_yaml(job: &Job) -> String {
+pub(crate) fn job_to_yaml(job: &Job) -> String {
     let body = yaml_serde::to_string(job).expect("a job always serializes");
     format!("{HEADER}{body}")
 }

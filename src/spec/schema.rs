@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 use super::job::Job;
 
 /// The job.yaml schema as a JSON value.
-pub fn job_schema() -> &'static Value {
+pub(crate) fn job_schema() -> &'static Value {
     static SCHEMA: LazyLock<Value> = LazyLock::new(|| {
         let schema = schemars::generate::SchemaSettings::draft2020_12()
             .into_generator()
@@ -53,7 +53,7 @@ pub fn job_schema_text() -> String {
 
 /// Follows a JSON-pointer-like list of schema keywords from the root, resolving `$ref`s, and
 /// returns the schema node reached. Used to list valid keys next to an unknown one.
-pub fn node_at<'a>(root: &'a Value, tokens: &[String]) -> Option<&'a Value> {
+pub(crate) fn node_at<'a>(root: &'a Value, tokens: &[String]) -> Option<&'a Value> {
     let mut node = root;
     for token in tokens {
         if token == "$ref" {
@@ -70,7 +70,7 @@ pub fn node_at<'a>(root: &'a Value, tokens: &[String]) -> Option<&'a Value> {
 }
 
 /// Resolves `node`'s own `$ref` (`#/$defs/Name`) against `root`; repeats for chained refs.
-pub fn resolve_ref<'a>(root: &'a Value, mut node: &'a Value) -> Option<&'a Value> {
+pub(crate) fn resolve_ref<'a>(root: &'a Value, mut node: &'a Value) -> Option<&'a Value> {
     for _ in 0..8 {
         let Some(reference) = node.get("$ref").and_then(Value::as_str) else {
             return Some(node);

@@ -22,7 +22,7 @@ static JOB_VALIDATOR: LazyLock<jsonschema::Validator> =
 const UNKNOWN_KEYS_NAMED: usize = 40;
 
 /// Validates `value` against `schema` and turns every violation into a diagnostic.
-pub fn schema_diagnostics(path: &Path, schema: &Value, value: &Value) -> Vec<Diagnostic> {
+pub(crate) fn schema_diagnostics(path: &Path, schema: &Value, value: &Value) -> Vec<Diagnostic> {
     let owned;
     let validator = if std::ptr::eq(schema, job_schema()) {
         &*JOB_VALIDATOR
@@ -42,7 +42,7 @@ pub fn schema_diagnostics(path: &Path, schema: &Value, value: &Value) -> Vec<Dia
 
 /// The job's schema violations, and whether every one breaks only a value rule (a range, a
 /// text form, a length, a key another key needs) on a value of the right type.
-pub fn schema_rule_check(path: &Path, value: &Value) -> (Vec<Diagnostic>, bool) {
+pub(crate) fn schema_rule_check(path: &Path, value: &Value) -> (Vec<Diagnostic>, bool) {
     let mut out = Vec::new();
     let mut only_rules = true;
     for error in JOB_VALIDATOR.iter_errors(value) {

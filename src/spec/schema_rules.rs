@@ -18,7 +18,7 @@ fn all_of(schema: &mut Schema, rule: Value) {
 }
 
 /// `version` is exactly the version this build reads.
-pub fn job(schema: &mut Schema) {
+pub(crate) fn job(schema: &mut Schema) {
     if let Some(version) = schema.get_mut("properties").and_then(|p| p.get_mut("version")) {
         version["const"] = json!(JOB_VERSION);
     }
@@ -39,7 +39,7 @@ pub fn job(schema: &mut Schema) {
 
 /// `network: allowlist` needs entries; `policy` needs a policy file; otherwise (`disabled`, the
 /// default) `allow` must be empty (`rules::network_rules`).
-pub fn sandbox(schema: &mut Schema) {
+pub(crate) fn sandbox(schema: &mut Schema) {
     let mode = |m: &str| json!({ "required": ["network"], "properties": { "network": { "const": m } } });
     all_of(
         schema,
@@ -60,7 +60,7 @@ pub fn sandbox(schema: &mut Schema) {
 
 /// `replay` and `record` need a cassette; `openai`, `anthropic` and `record` need a model
 /// (`check::check_generation`).
-pub fn model_role(schema: &mut Schema) {
+pub(crate) fn model_role(schema: &mut Schema) {
     let provider = |p: &[&str]| json!({ "required": ["provider"], "properties": { "provider": { "enum": p } } });
     let needs = |key: &str| json!({ "required": [key], "properties": { key: { "type": "string" } } });
     all_of(
@@ -75,7 +75,7 @@ pub fn model_role(schema: &mut Schema) {
 
 /// Every entry names its `server`. With `config_ref` it takes no inline `command`/`url`;
 /// inline it has exactly one of them (`mcp_inputs::resolve_mcps`).
-pub fn mcp_input(schema: &mut Schema) {
+pub(crate) fn mcp_input(schema: &mut Schema) {
     if let Some(obj) = schema.as_object_mut() {
         let required = obj.entry("required").or_insert_with(|| Value::Array(Vec::new()));
         if let Some(list) = required.as_array_mut() {
@@ -101,7 +101,7 @@ pub fn mcp_input(schema: &mut Schema) {
 
 /// A `target` has what its transport needs and nothing another transport takes
 /// (`spec::target`): stdio a `command`, sse and streamable-http a `url`, skill a `path`.
-pub fn target(schema: &mut Schema) {
+pub(crate) fn target(schema: &mut Schema) {
     let when = |t: &[&str]| json!({ "required": ["transport"], "properties": { "transport": { "enum": t } } });
     let connection = |c: Value| json!({ "required": ["connection"], "properties": { "connection": c } });
     let absent = json!({ "type": "null" });
@@ -133,7 +133,7 @@ pub fn target(schema: &mut Schema) {
 }
 
 /// A setup step runs a command: a first word that is not blank, and no NUL in any word.
-pub fn setup_run(schema: &mut Schema) {
+pub(crate) fn setup_run(schema: &mut Schema) {
     schema.insert("minItems".into(), json!(1));
     schema.insert(
         "prefixItems".into(),

@@ -13,7 +13,7 @@ use super::job::{Job, Target, TargetTransport};
 /// Where the target went, so a later check's diagnostic names `target.*`, the key the person
 /// wrote, instead of an entry they never saw.
 #[derive(Debug, Clone)]
-pub struct TargetOrigin {
+pub(crate) struct TargetOrigin {
     /// `agent.inputs.mcps[i]` or `agent.inputs.skills[i]`.
     agent_path: String,
     skill: bool,
@@ -21,7 +21,7 @@ pub struct TargetOrigin {
 
 impl TargetOrigin {
     /// Renames diagnostics about the entry the target became back to `target.*`.
-    pub fn rename(&self, ds: &mut [Diagnostic]) {
+    pub(crate) fn rename(&self, ds: &mut [Diagnostic]) {
         for d in ds.iter_mut() {
             let Some(rest) = d.path.strip_prefix(&self.agent_path) else {
                 continue;
@@ -49,7 +49,7 @@ impl TargetOrigin {
 
 /// Moves `job.target` into the agent shape. On a problem the job is left as it was and every
 /// problem is returned, each naming the `target.*` key and the fix.
-pub fn normalise_target(file: &Path, job: &mut Job) -> Result<Option<TargetOrigin>, Vec<Diagnostic>> {
+pub(crate) fn normalise_target(file: &Path, job: &mut Job) -> Result<Option<TargetOrigin>, Vec<Diagnostic>> {
     let Some(target) = job.target.clone() else {
         return Ok(None);
     };

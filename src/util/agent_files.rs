@@ -10,7 +10,7 @@ use std::path::{Component, Path};
 
 /// Why a file of the agent's tree was not read, in words for a check's detail.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TreeReadError {
+pub(crate) enum TreeReadError {
     Missing,
     /// Present but not read: a link, a special file, too large, outside the tree.
     Refused(String),
@@ -26,7 +26,7 @@ impl std::fmt::Display for TreeReadError {
 }
 
 /// Reads `rel` under `root` as bytes, at most `max` of them, following no link.
-pub fn read_in_tree(root: &Path, rel: &str, max: u64) -> Result<Vec<u8>, TreeReadError> {
+pub(crate) fn read_in_tree(root: &Path, rel: &str, max: u64) -> Result<Vec<u8>, TreeReadError> {
     let rel_path = Path::new(rel);
     if rel.is_empty()
         || !rel_path
@@ -112,7 +112,7 @@ fn open_at(
 }
 
 /// Like `read_in_tree`, as text (lossy: a check looks for words, not encodings).
-pub fn read_text_in_tree(root: &Path, rel: &str, max: u64) -> Result<String, TreeReadError> {
+pub(crate) fn read_text_in_tree(root: &Path, rel: &str, max: u64) -> Result<String, TreeReadError> {
     read_in_tree(root, rel, max).map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 

@@ -7,16 +7,16 @@ use std::path::Path;
 use std::time::Duration;
 
 /// Prefix of the temp files `write_atomic` creates beside its target.
-pub const TEMP_PREFIX: &str = ".ghostlab-tmp-";
+pub(crate) const TEMP_PREFIX: &str = ".ghostlab-tmp-";
 
 /// How old a temp file must be before a sweep removes it: far longer than any write takes, so a
 /// concurrent writer's file is never swept from under it.
-pub const STALE_TEMP_AGE: Duration = Duration::from_secs(60);
+pub(crate) const STALE_TEMP_AGE: Duration = Duration::from_secs(60);
 
 /// A new temp file in `dir`, beside the file it will replace; `dir` (and the folders above it)
 /// are made only when missing. Most writes go to a folder that exists: trying the file first
 /// spares each of them a failing `mkdir` and a `stat` (`create_dir_all` on an existing folder).
-pub fn temp_file_in(dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+pub(crate) fn temp_file_in(dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
     let make = || tempfile::Builder::new().prefix(TEMP_PREFIX).tempfile_in(dir);
     match make() {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -28,7 +28,7 @@ pub fn temp_file_in(dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
 }
 
 /// Writes `bytes` to `path` through a temp file in the same directory and a rename.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -46,7 +46,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 /// Removes `write_atomic` temp files older than `min_age` from `dir` (left by a process killed
 /// between creating and renaming one). Returns how many were removed.
-pub fn sweep_stale_temps(dir: &Path, min_age: Duration) -> usize {
+pub(crate) fn sweep_stale_temps(dir: &Path, min_age: Duration) -> usize {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return 0;
     };
@@ -70,7 +70,7 @@ pub fn sweep_stale_temps(dir: &Path, min_age: Duration) -> usize {
 /// Copies the file `src` to `dst` atomically (an artifact copied into another run).
 /// Only a regular file is copied, bounded like a log (the largest artifact kind): a FIFO or a
 /// giant left in a run folder is an error naming it, not a hang or an allocation failure.
-pub fn copy_atomic(src: &Path, dst: &Path) -> std::io::Result<()> {
+pub(crate) fn copy_atomic(src: &Path, dst: &Path) -> std::io::Result<()> {
     let bytes = super::bounded::read_bounded(src, super::bounded::FileKind::Log).map_err(std::io::Error::other)?;
     write_atomic(dst, &bytes)
 }

@@ -5,7 +5,7 @@
 //! every case scheduled there. Outside a runtime the work simply runs here.
 
 /// Runs `work` on the runtime's blocking pool (or in place outside a runtime).
-pub async fn off_runtime<T, F>(work: F) -> std::io::Result<T>
+pub(crate) async fn off_runtime<T, F>(work: F) -> std::io::Result<T>
 where
     T: Send + 'static,
     F: FnOnce() -> std::io::Result<T> + Send + 'static,
@@ -20,7 +20,9 @@ where
 /// are reused, so a commit does not pay for starting threads) or on scoped threads otherwise;
 /// waits for all and returns the first error (the first part's, then in finishing order).
 /// Callable from a blocking thread; the first part runs on the calling thread.
-pub fn run_parallel(jobs: Vec<Box<dyn FnOnce() -> std::io::Result<()> + Send + 'static>>) -> std::io::Result<()> {
+pub(crate) fn run_parallel(
+    jobs: Vec<Box<dyn FnOnce() -> std::io::Result<()> + Send + 'static>>,
+) -> std::io::Result<()> {
     let Ok(handle) = tokio::runtime::Handle::try_current() else {
         return std::thread::scope(|s| {
             let handles: Vec<_> = jobs.into_iter().map(|job| s.spawn(job)).collect();
@@ -58,7 +60,11 @@ pub fn run_parallel(jobs: Vec<Box<dyn FnOnce() -> std::io::Result<()> + Send + '
 /// scoped threads (at most `available_parallelism`, 8, and one per `per_thread` items): for
 /// file-heavy work over thousands of run artifacts that would otherwise be one thread's loop.
 /// `f` gets each item's index in `items`. A panic in `f` is carried to the caller.
-pub fn map_in_shares<T: Sync, R: Send>(items: &[T], per_thread: usize, f: impl Fn(usize, &T) -> R + Sync) -> Vec<R> {
+pub(crate) fn map_in_shares<T: Sync, R: Send>(
+    items: &[T],
+    per_thread: usize,
+    f: impl Fn(usize, &T) -> R + Sync,
+) -> Vec<R> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(MAX_SHARE_THREADS)

@@ -13,7 +13,7 @@ const MIB: u64 = 1 << 20;
 
 /// What a file is, which sets how large it may be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FileKind {
+pub(crate) enum FileKind {
     /// job.yaml, agent.yaml, an MCP servers file, an OpenCode config.
     Config,
     /// Instructions, AGENTS.md, agent prompts, skills, markdown agents, `{file:}` targets.
@@ -30,7 +30,7 @@ pub enum FileKind {
 
 impl FileKind {
     /// The largest size accepted for this kind, in bytes.
-    pub const fn max_bytes(self) -> u64 {
+    pub(crate) const fn max_bytes(self) -> u64 {
         match self {
             FileKind::Config => MIB,
             FileKind::Text => 4 * MIB,
@@ -55,7 +55,7 @@ pub enum BoundedError {
 
 impl BoundedError {
     /// The reason without the path, for callers that report the path themselves.
-    pub fn reason(&self) -> String {
+    pub(crate) fn reason(&self) -> String {
         match self {
             BoundedError::Refused { reason, .. } => reason.clone(),
             BoundedError::Io { source, .. } => format!("cannot read the file: {source}"),
@@ -66,7 +66,7 @@ impl BoundedError {
     }
 
     /// True when the file does not exist (callers that treat a missing file as empty).
-    pub fn is_not_found(&self) -> bool {
+    pub(crate) fn is_not_found(&self) -> bool {
         matches!(self, BoundedError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound)
     }
 }
@@ -122,7 +122,7 @@ fn check(path: &Path, meta: &std::fs::Metadata, max: u64) -> Result<(), BoundedE
 }
 
 /// Opens `path` for reading if it is a regular file, without blocking on a FIFO or device.
-pub fn open_regular(path: &Path) -> Result<std::fs::File, BoundedError> {
+pub(crate) fn open_regular(path: &Path) -> Result<std::fs::File, BoundedError> {
     let io = |source| BoundedError::Io {
         path: path.to_path_buf(),
         source,
@@ -138,7 +138,7 @@ pub fn open_regular(path: &Path) -> Result<std::fs::File, BoundedError> {
 }
 
 /// Reads `path` as bytes if it is a regular file of at most `max` bytes.
-pub fn read_limited(path: &Path, max: u64) -> Result<Vec<u8>, BoundedError> {
+pub(crate) fn read_limited(path: &Path, max: u64) -> Result<Vec<u8>, BoundedError> {
     let io = |source| BoundedError::Io {
         path: path.to_path_buf(),
         source,
@@ -163,12 +163,12 @@ pub fn read_limited(path: &Path, max: u64) -> Result<Vec<u8>, BoundedError> {
 }
 
 /// Reads `path` as bytes, bounded by its kind.
-pub fn read_bounded(path: &Path, kind: FileKind) -> Result<Vec<u8>, BoundedError> {
+pub(crate) fn read_bounded(path: &Path, kind: FileKind) -> Result<Vec<u8>, BoundedError> {
     read_limited(path, kind.max_bytes())
 }
 
 /// Reads `path` as UTF-8 text, bounded by its kind; bad UTF-8 is named by line and column.
-pub fn read_bounded_string(path: &Path, kind: FileKind) -> Result<String, BoundedError> {
+pub(crate) fn read_bounded_string(path: &Path, kind: FileKind) -> Result<String, BoundedError> {
     let bytes = read_bounded(path, kind)?;
     String::from_utf8(bytes).map_err(|e| {
         let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
@@ -184,7 +184,7 @@ pub fn read_bounded_string(path: &Path, kind: FileKind) -> Result<String, Bounde
 }
 
 /// Like `read_bounded_string`, with a missing file as `None`.
-pub fn read_optional_string(path: &Path, kind: FileKind) -> Result<Option<String>, BoundedError> {
+pub(crate) fn read_optional_string(path: &Path, kind: FileKind) -> Result<Option<String>, BoundedError> {
     match read_bounded_string(path, kind) {
         Ok(text) => Ok(Some(text)),
         Err(e) if e.is_not_found() => Ok(None),

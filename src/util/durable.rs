@@ -18,7 +18,7 @@ use super::fs_sync::{syncfs_all, syncfs_anchors};
 
 /// Writes `bytes` to `path` through a temp file and a rename, without fsync: atomic against a
 /// killed process, durable only once a later `commit_batch` or `sync_files` covers it.
-pub fn write_replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut tmp = temp_file_in(parent_of(path))?;
     tmp.write_all(bytes)?;
     tmp.persist(path).map_err(|e| e.error)?;
@@ -28,7 +28,7 @@ pub fn write_replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// `write_replace` unless `path` already holds exactly `bytes`; returns whether it wrote. For
 /// regenerated files (a re-rendered report rewrites thousands of identical critiques): an equal
 /// file is left as it is, so it needs no new rename and no new fsync.
-pub fn write_replace_if_changed(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
+pub(crate) fn write_replace_if_changed(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
     // Read no more than could be equal, and never block on a special file left there.
     if super::bounded::read_limited(path, bytes.len() as u64).is_ok_and(|old| old == bytes) {
         return Ok(false);
@@ -38,7 +38,7 @@ pub fn write_replace_if_changed(path: &Path, bytes: &[u8]) -> std::io::Result<bo
 }
 
 /// `write_replace` of pretty JSON with a trailing newline.
-pub fn write_json_replace<T: serde::Serialize>(path: &Path, value: &T) -> std::io::Result<()> {
+pub(crate) fn write_json_replace<T: serde::Serialize>(path: &Path, value: &T) -> std::io::Result<()> {
     let mut text = serde_json::to_vec_pretty(value).map_err(std::io::Error::other)?;
     text.push(b'\n');
     write_replace(path, &text)
@@ -48,7 +48,7 @@ pub fn write_json_replace<T: serde::Serialize>(path: &Path, value: &T) -> std::i
 /// folders. Concurrent fsyncs share the filesystem journal's commit, so each wave runs on a
 /// few threads: one wait for the files, one for the folders.
 /// A large wave takes one syncfs per file system instead (`util::fs_sync`).
-pub fn sync_files(files: &[PathBuf]) -> std::io::Result<()> {
+pub(crate) fn sync_files(files: &[PathBuf]) -> std::io::Result<()> {
     let (regular, dirs) = expand(files);
     if let Some(anchors) = syncfs_anchors(regular.len() + dirs.len(), &dirs) {
         return syncfs_all(&anchors);
@@ -59,10 +59,10 @@ pub fn sync_files(files: &[PathBuf]) -> std::io::Result<()> {
 
 /// One unit of a commit: files written with `write_replace` (or folders of them) and the
 /// marker that says they are all there.
-pub struct Unit {
-    pub files: Vec<PathBuf>,
-    pub marker: PathBuf,
-    pub marker_bytes: Vec<u8>,
+pub(crate) struct Unit {
+    pub(crate) files: Vec<PathBuf>,
+    pub(crate) marker: PathBuf,
+    pub(crate) marker_bytes: Vec<u8>,
 }
 
 /// Commits units together (a trial each): writes every marker to a temp file beside it; makes
@@ -73,7 +73,7 @@ pub struct Unit {
 /// wave durable with one syncfs per file system (`util::fs_sync`). Returns one result per
 /// unit, in order: a unit whose marker cannot be staged or renamed fails alone; a failed
 /// fsync wave fails every unit it covered (none of their markers is renamed).
-pub fn commit_batch(units: Vec<Unit>) -> Vec<std::io::Result<()>> {
+pub(crate) fn commit_batch(units: Vec<Unit>) -> Vec<std::io::Result<()>> {
     commit_batch_by(units, syncfs_anchors)
 }
 
@@ -158,7 +158,7 @@ fn sync_each(files: Vec<PathBuf>, dirs: Vec<PathBuf>) -> std::io::Result<()> {
 }
 
 /// Unwraps per-item results once each item has been given one.
-pub fn every_answer(results: Vec<Option<std::io::Result<()>>>) -> Vec<std::io::Result<()>> {
+pub(crate) fn every_answer(results: Vec<Option<std::io::Result<()>>>) -> Vec<std::io::Result<()>> {
     results
         .into_iter()
         .map(|r| r.expect("every item has its result"))
@@ -253,7 +253,7 @@ impl Synced {
 }
 
 /// fsyncs a folder (its entries); filesystems that cannot are ignored.
-pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
+pub(crate) fn sync_dir(dir: &Path) -> std::io::Result<()> {
     if let Ok(d) = std::fs::File::open(dir) {
         let _ = d.sync_all();
     }

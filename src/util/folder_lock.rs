@@ -8,7 +8,7 @@ use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
 /// The lock file's name; `.ghostlab` names are Ghostlab's own in a state folder.
-pub const LOCK_FILE: &str = ".ghostlab-lock";
+pub(crate) const LOCK_FILE: &str = ".ghostlab-lock";
 
 /// Why a folder could not be locked.
 #[derive(Debug, thiserror::Error)]
@@ -29,7 +29,7 @@ pub enum LockError {
 
 /// Holds the folder's lock until dropped.
 #[derive(Debug)]
-pub struct FolderLock {
+pub(crate) struct FolderLock {
     _file: std::fs::File,
     /// The lock file's identity when it is a state folder's long hold (`HELD`).
     held: Option<(u64, u64)>,
@@ -47,7 +47,7 @@ fn identity(path: &Path) -> Option<(u64, u64)> {
 }
 
 /// Whether this process holds `state`'s lock through `lock_state_folder`.
-pub fn held_here(state: &Path) -> bool {
+pub(crate) fn held_here(state: &Path) -> bool {
     identity(&state.join(LOCK_FILE)).is_some_and(|id| HELD.lock().unwrap_or_else(|p| p.into_inner()).contains(&id))
 }
 
@@ -89,16 +89,16 @@ fn flock(file: &std::fs::File, op: libc::c_int) -> std::io::Result<()> {
 
 /// How long a short read-modify-write step waits for a folder another command holds (a lab
 /// session holds its state folder for as long as it runs).
-pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+pub(crate) const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Waits for the folder's exclusive lock (for short read-modify-write steps), at most
 /// `LOCK_WAIT`: a command never hangs behind a long one.
-pub fn lock_folder(folder: &Path) -> Result<FolderLock, LockError> {
+pub(crate) fn lock_folder(folder: &Path) -> Result<FolderLock, LockError> {
     lock_folder_within(folder, LOCK_WAIT)
 }
 
 /// Waits at most `wait` for the folder's exclusive lock.
-pub fn lock_folder_within(folder: &Path, wait: std::time::Duration) -> Result<FolderLock, LockError> {
+pub(crate) fn lock_folder_within(folder: &Path, wait: std::time::Duration) -> Result<FolderLock, LockError> {
     let (file, path) = open(folder)?;
     let started = std::time::Instant::now();
     loop {
@@ -127,7 +127,7 @@ pub fn lock_folder_within(folder: &Path, wait: std::time::Duration) -> Result<Fo
 /// Takes the exclusive lock of a state folder for a command that writes there for a long
 /// time (the lab, `generate`, `profile`), creating the folder first; says at once when
 /// another command holds it.
-pub fn lock_state_folder(state: &Path) -> Result<FolderLock, LockError> {
+pub(crate) fn lock_state_folder(state: &Path) -> Result<FolderLock, LockError> {
     std::fs::create_dir_all(state).map_err(|source| LockError::Open {
         path: state.join(LOCK_FILE),
         source,
@@ -142,7 +142,7 @@ pub fn lock_state_folder(state: &Path) -> Result<FolderLock, LockError> {
 
 /// Takes the folder's exclusive lock or says at once that another command holds it (for
 /// long work that must not run twice, such as resuming a run).
-pub fn try_lock_folder(folder: &Path) -> Result<FolderLock, LockError> {
+pub(crate) fn try_lock_folder(folder: &Path) -> Result<FolderLock, LockError> {
     let (file, path) = open(folder)?;
     match flock(&file, libc::LOCK_EX | libc::LOCK_NB) {
         Ok(()) => Ok(FolderLock {

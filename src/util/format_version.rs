@@ -38,7 +38,12 @@ pub enum FormatVersionError {
 }
 
 /// Checks the top-level `version` of `doc` (read from `path`) against 1..=`supported`.
-pub fn check_version(path: &Path, doc: &Value, what: &'static str, supported: u32) -> Result<(), FormatVersionError> {
+pub(crate) fn check_version(
+    path: &Path,
+    doc: &Value,
+    what: &'static str,
+    supported: u32,
+) -> Result<(), FormatVersionError> {
     let path = path.to_path_buf();
     match doc.get("version") {
         None | Some(Value::Null) => Err(FormatVersionError::Missing { path, what }),
@@ -61,7 +66,11 @@ pub fn check_version(path: &Path, doc: &Value, what: &'static str, supported: u3
 }
 
 /// Reads the JSON file at `path` and checks its version; `Ok(None)` when there is no file.
-pub fn read_checked(path: &Path, what: &'static str, supported: u32) -> Result<Option<Value>, FormatVersionError> {
+pub(crate) fn read_checked(
+    path: &Path,
+    what: &'static str,
+    supported: u32,
+) -> Result<Option<Value>, FormatVersionError> {
     let unreadable = |reason: String| FormatVersionError::Unreadable {
         path: path.to_path_buf(),
         what,
@@ -80,19 +89,19 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn check(doc: Value) -> Result<(), String> {
-        check_version(Path::new("run/summary.json"), &doc, "summary.json", 1).map_err(|e| e.to_string())
+    fn check(doc: Value) -> Result<(), FormatVersionError> {
+        check_version(Path::new("run/summary.json"), &doc, "summary.json", 1)
     }
 
     #[test]
     fn the_current_version_reads_and_others_are_refused_naming_the_file() {
         assert_eq!(check(json!({"version": 1})), Ok(()));
-        let newer = check(json!({"version": 2})).unwrap_err();
+        let newer = check(json!({"version": 2})).unwrap_err().to_string();
         assert!(
             newer.starts_with("run/summary.json: ") && newer.contains("version 2 is newer"),
             "{newer}"
         );
-        let missing = check(json!({"run_id": "x"})).unwrap_err();
+        let missing = check(json!({"run_id": "x"})).unwrap_err().to_string();
         assert!(missing.contains("no `version`"), "{missing}");
         for odd in [json!(0), json!(-1), json!("1"), json!(1.5), json!(null)] {
             assert!(check(json!({"version": odd})).is_err(), "{odd} accepted");

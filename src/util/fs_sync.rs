@@ -23,14 +23,14 @@ use std::time::{Duration, Instant};
 
 /// Paths in a wave from which one syncfs per file system replaces their fsyncs (four trials'
 /// files and folders).
-pub const SYNCFS_FROM_PATHS: usize = 32;
+pub(crate) const SYNCFS_FROM_PATHS: usize = 32;
 
 /// One folder per file system holding `dirs` when a wave of `paths` paths in them is better
 /// made durable by syncfs; `None` when each path keeps its fsync (a small wave, an older
 /// kernel, a file system not trusted here, or a folder that cannot be looked at). A wave's
 /// files are covered through their folders: a file is on its folder's file system unless
 /// something is mounted over it, which the harness never does in a run folder.
-pub fn syncfs_anchors(paths: usize, dirs: &[PathBuf]) -> Option<Vec<PathBuf>> {
+pub(crate) fn syncfs_anchors(paths: usize, dirs: &[PathBuf]) -> Option<Vec<PathBuf>> {
     if paths < SYNCFS_FROM_PATHS || !kernel_reports_syncfs_errors() || !backoff().allows(Instant::now()) {
         return None;
     }
@@ -109,12 +109,12 @@ fn anchors(
 /// `dirs` reduced to one per device, trusting every file system: for tests that must take the
 /// syncfs path whatever the machine.
 #[cfg(test)]
-pub fn anchors_by_device(dirs: &[PathBuf]) -> Option<Vec<PathBuf>> {
+pub(crate) fn anchors_by_device(dirs: &[PathBuf]) -> Option<Vec<PathBuf>> {
     anchors(dirs, device_of, |_| Some(true))
 }
 
 /// A slow one backs syncfs off (`Backoff`).
-pub fn syncfs_all(anchors: &[PathBuf]) -> std::io::Result<()> {
+pub(crate) fn syncfs_all(anchors: &[PathBuf]) -> std::io::Result<()> {
     anchors.iter().try_for_each(|dir| {
         let started = Instant::now();
         let synced = syncfs(dir).map_err(|e| std::io::Error::new(e.kind(), format!("{}: syncfs: {e}", dir.display())));

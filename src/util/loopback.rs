@@ -6,7 +6,7 @@
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 /// True when the URL's host is `localhost`, an IPv4 address in 127.0.0.0/8, or `::1`.
-pub fn is_loopback_url(url: &str) -> bool {
+pub(crate) fn is_loopback_url(url: &str) -> bool {
     let Some((_, rest)) = url.trim().split_once("://") else {
         return false;
     };
@@ -20,7 +20,7 @@ pub fn is_loopback_url(url: &str) -> bool {
 }
 
 /// True for `localhost`, 127.0.0.0/8 and `::1` (any letter case, IPv6 with or without brackets).
-pub fn is_loopback_host(host: &str) -> bool {
+pub(crate) fn is_loopback_host(host: &str) -> bool {
     let host = host.trim_start_matches('[').trim_end_matches(']');
     host.eq_ignore_ascii_case("localhost")
         || host.parse::<Ipv4Addr>().is_ok_and(|ip| ip.is_loopback())

@@ -2,23 +2,24 @@
 //!
 //! Nothing here knows about jobs, agents or the terminal.
 
-pub mod agent_files;
-pub mod atomic;
-pub mod blocking;
-pub mod bounded;
-pub mod durable;
-pub mod folder_lock;
-pub mod format_version;
-pub mod fs_sync;
+pub(crate) mod agent_files;
+pub(crate) mod atomic;
+pub(crate) mod blocking;
+pub(crate) mod bounded;
+pub(crate) mod durable;
+pub(crate) mod folder_lock;
+pub(crate) mod format_version;
+pub(crate) mod fs_sync;
 pub mod ids;
-pub mod loopback;
+pub(crate) mod loopback;
 pub mod runtime;
-pub mod secret_ref;
+pub(crate) mod secret_ref;
 pub mod skip;
 #[cfg(test)]
-pub mod test_fifo;
+pub(crate) mod test_fifo;
 pub mod tls;
-pub mod token_shape;
-pub mod units;
+pub(crate) mod token_shape;
+pub(crate) mod units;
 
-pub use atomic::{copy_atomic, write_atomic, write_json_atomic};
+pub use atomic::write_json_atomic;
+pub(crate) use atomic::{copy_atomic, write_atomic};

@@ -6,7 +6,7 @@ use std::io;
 use tokio::runtime::{Builder, Runtime};
 
 /// A runtime on the calling thread: for a command that waits on one thing at a time.
-pub fn current_thread() -> io::Result<Runtime> {
+pub(crate) fn current_thread() -> io::Result<Runtime> {
     build(Builder::new_current_thread())
 }
 
@@ -17,12 +17,12 @@ pub fn multi_thread() -> io::Result<Runtime> {
 }
 
 /// Runs `future` to completion on a fresh current-thread runtime.
-pub fn block_on<F: Future>(future: F) -> io::Result<F::Output> {
+pub(crate) fn block_on<F: Future>(future: F) -> io::Result<F::Output> {
     Ok(current_thread()?.block_on(future))
 }
 
 /// Runs `future` to completion on a fresh multi-thread runtime.
-pub fn block_on_workers<F: Future>(future: F) -> io::Result<F::Output> {
+pub(crate) fn block_on_workers<F: Future>(future: F) -> io::Result<F::Output> {
     Ok(multi_thread()?.block_on(future))
 }
 

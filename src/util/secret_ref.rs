@@ -9,18 +9,18 @@ use std::sync::LazyLock;
 static REF: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}").expect("valid regex"));
 
 /// Names of the variables referenced as `${VAR}` in `text`, in order of appearance.
-pub fn referenced_vars(text: &str) -> Vec<String> {
+pub(crate) fn referenced_vars(text: &str) -> Vec<String> {
     REF.captures_iter(text).map(|c| c[1].to_string()).collect()
 }
 
 /// True when `text` contains at least one `${VAR}` reference.
-pub fn has_reference(text: &str) -> bool {
+pub(crate) fn has_reference(text: &str) -> bool {
     REF.is_match(text)
 }
 
 /// The name in the first `${` that is never closed (`${RELEASE_TOKEN`, `${RELEASE_TOKEN x`),
 /// when `text` has one: a typo of a reference, not a literal credential.
-pub fn unterminated_reference(text: &str) -> Option<String> {
+pub(crate) fn unterminated_reference(text: &str) -> Option<String> {
     let mut rest = text;
     while let Some(at) = rest.find("${") {
         let after = &rest[at + 2..];
@@ -38,7 +38,7 @@ pub fn unterminated_reference(text: &str) -> Option<String> {
 
 /// The diagnostic message and hint for a credential-carrying value that is not a reference:
 /// an unterminated `${VAR` says so; anything else is a literal credential.
-pub fn literal_credential_message(value: &str) -> Option<(String, String)> {
+pub(crate) fn literal_credential_message(value: &str) -> Option<(String, String)> {
     let var = unterminated_reference(value)?;
     let shown = if var.is_empty() { "VAR".to_string() } else { var };
     Some((
@@ -48,7 +48,7 @@ pub fn literal_credential_message(value: &str) -> Option<(String, String)> {
 }
 
 /// Rewrites every `${VAR}` into OpenCode's `{env:VAR}` form, leaving other text untouched.
-pub fn to_opencode_env(text: &str) -> String {
+pub(crate) fn to_opencode_env(text: &str) -> String {
     REF.replace_all(text, "{env:$1}").into_owned()
 }
 
@@ -93,7 +93,7 @@ const SECRET_PARTS: &[&str] = &[
 /// Matched by whole words (`TOKENIZERS_PARALLELISM`, `GIT_AUTHOR_NAME`, `max_tokens` are not
 /// secrets; `GH_PAT`, `apiKey`, `X-Auth-Token` are), plus a few parts distinctive enough
 /// inside one word, and a last word ending in `token`.
-pub fn is_secret_name(name: &str) -> bool {
+pub(crate) fn is_secret_name(name: &str) -> bool {
     let words = words_of(name);
     // A bare `key` names a map entry (`{"key": "agent.runtime.permission.bash"}` in the
     // profile), not a credential: one is always qualified (`api_key`, `OPENAI_KEY`).
@@ -133,7 +133,7 @@ fn words_of(name: &str) -> Vec<String> {
 
 /// A name in the usual environment-variable spelling: ASCII letters and digits upper-cased,
 /// everything else `_` (`github-token` → `GITHUB_TOKEN`).
-pub fn env_spelling(text: &str) -> String {
+pub(crate) fn env_spelling(text: &str) -> String {
     text.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() {

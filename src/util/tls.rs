@@ -12,7 +12,7 @@ static INSTALL: Once = Once::new();
 
 /// Installs ring as the process's default rustls provider unless one is installed already
 /// (by an embedding program, say); idempotent and cheap after the first call.
-pub fn ensure_crypto_provider() {
+pub(crate) fn ensure_crypto_provider() {
     INSTALL.call_once(|| {
         if rustls::crypto::CryptoProvider::get_default().is_none() {
             // A concurrent install by someone else wins the race harmlessly.

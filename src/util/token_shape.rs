@@ -23,7 +23,7 @@ static SHAPES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
 });
 
 /// True when `text` holds a credential-shaped token (an `sk-` key needs 20+ characters).
-pub fn has_token_shape(text: &str) -> bool {
+pub(crate) fn has_token_shape(text: &str) -> bool {
     SHAPES.iter().enumerate().any(|(i, re)| {
         re.find_iter(text)
             .any(|m| i != 0 || m.as_str().len() >= "sk-".len() + 20)

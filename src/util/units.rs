@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 /// Parses a byte size with an optional unit (K/M/G/T, with or without `i`/`B`).
-pub fn parse_bytes(text: &str) -> Option<u64> {
+pub(crate) fn parse_bytes(text: &str) -> Option<u64> {
     let t = text.trim();
     let split = t.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
@@ -25,7 +25,7 @@ pub fn parse_bytes(text: &str) -> Option<u64> {
 }
 
 /// Parses a duration such as `250ms`, `90s`, `10m`, `1h`; a bare number is seconds.
-pub fn parse_duration(text: &str) -> Option<Duration> {
+pub(crate) fn parse_duration(text: &str) -> Option<Duration> {
     let t = text.trim();
     let split = t.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(t.len());
     let (num, unit) = t.split_at(split);

@@ -32,7 +32,7 @@ fn ends_phrase(word: &str) -> bool {
 }
 
 /// The noun phrase after "help"/"helps" in `text`, if one is there.
-pub fn audience_phrase(text: &str) -> Option<String> {
+pub(crate) fn audience_phrase(text: &str) -> Option<String> {
     let tokens: Vec<&str> = text.split_whitespace().collect();
     let at = tokens.iter().position(|t| {
         let w = t.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();

@@ -12,7 +12,7 @@ fn mentions(text: &str, words: &[&str]) -> bool {
 }
 
 /// Checks for a scenario built on `risk`.
-pub fn propose_for_risk(risk: &Risk) -> ScenarioChecks {
+pub(crate) fn propose_for_risk(risk: &Risk) -> ScenarioChecks {
     let text = format!("{} {} {}", risk.risk, risk.why, risk.capability);
     let mut c = ScenarioChecks::default();
     let shell = risk.capability == "bash" || mentions(&risk.capability, &["shell", "bash", "conversation"]);
@@ -75,7 +75,7 @@ pub fn propose_for_risk(risk: &Risk) -> ScenarioChecks {
 /// The checks of the act the risk's own sentence names (and the tool it names as capability):
 /// what may bind its criteria to evidence. The words of `why`, or a skill's name such as
 /// `skill:release-notes`, add guards to a scenario but do not say what the act is.
-pub fn propose_for_act(risk: &Risk) -> ScenarioChecks {
+pub(crate) fn propose_for_act(risk: &Risk) -> ScenarioChecks {
     let tool_like = !risk.capability.contains(':') && risk.capability != "conversation";
     propose_for_risk(&Risk {
         why: String::new(),
@@ -96,14 +96,14 @@ fn is_script(path: &str) -> bool {
 }
 
 /// See `ScenarioChecks::prohibits_an_act`.
-pub fn prohibits_an_act(checks: &ScenarioChecks, forbidden_tools: &[String]) -> bool {
+pub(crate) fn prohibits_an_act(checks: &ScenarioChecks, forbidden_tools: &[String]) -> bool {
     checks.prohibits_an_act(forbidden_tools)
 }
 
 /// Files a workflow's own words name (`package.json`, `CHANGELOG.md`, `scripts/release.sh`):
 /// the changes a sound agent following it makes, so they are sanctioned (`may_change`) and the
 /// evidence policy does not hold them against it. Names only, never a wildcard.
-pub fn files_named(text: &str) -> Vec<String> {
+pub(crate) fn files_named(text: &str) -> Vec<String> {
     static FILE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r"(?:[A-Za-z0-9_.-]+/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*\.(?:json|md|toml|ya?ml|lock|txt|cfg|ini|rs|py|js|mjs|ts|sh|go|rb|java|kt|swift|c|h|cpp|xml|gradle|properties)\b")
             .expect("valid file pattern")
@@ -128,7 +128,7 @@ pub fn files_named(text: &str) -> Vec<String> {
 
 /// Adds to every workflow scenario's `may_change` the files its workflow names, so a sound
 /// agent doing the workflow is not held to an unsanctioned change (whoever wrote the scenario).
-pub fn sanction_workflow_files(profile: &AgentProfile, scenarios: &mut ScenarioSet) {
+pub(crate) fn sanction_workflow_files(profile: &AgentProfile, scenarios: &mut ScenarioSet) {
     for s in &mut scenarios.scenarios {
         if s.why.basis != Basis::Workflow {
             continue;

@@ -6,13 +6,13 @@
 
 mod audience;
 mod checks;
-pub use checks::sanction_workflow_files;
+pub(crate) use checks::sanction_workflow_files;
 mod personas;
 mod profile;
 mod purpose;
 mod risks;
 mod scenarios;
-pub mod text;
+pub(crate) mod text;
 mod tool_phrase;
 mod writing;
 
@@ -23,9 +23,7 @@ use super::dataset::{PersonaSet, ScenarioSet};
 use super::profile::AgentProfile;
 use super::{GenerateError, Proposer};
 
-pub use profile::infer_profile;
-pub use risks::risk_sentence;
-pub use writing::violation_of;
+pub(crate) use profile::infer_profile;
 
 /// Builds proposals from the configuration's own text, without a model.
 #[derive(Debug, Clone, Copy, Default)]

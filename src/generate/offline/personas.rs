@@ -8,14 +8,14 @@ use crate::generate::dataset::{DATASET_VERSION, Persona, PersonaSet};
 use crate::generate::profile::AgentProfile;
 
 /// Persona id prefixes the offline scenario planner uses to match seeds to personas.
-pub const HURRIED: &str = "hurried-";
-pub const ADVERSARY: &str = "adversarial-";
-pub const NEWCOMER: &str = "new-";
-pub const FOCUSED: &str = "focused-";
-pub const OFF_TOPIC: &str = "off-topic-";
+pub(crate) const HURRIED: &str = "hurried-";
+pub(crate) const ADVERSARY: &str = "adversarial-";
+pub(crate) const NEWCOMER: &str = "new-";
+pub(crate) const FOCUSED: &str = "focused-";
+pub(crate) const OFF_TOPIC: &str = "off-topic-";
 
 /// Up to `count` personas, in a fixed priority order.
-pub fn propose(profile: &AgentProfile, count: usize) -> PersonaSet {
+pub(crate) fn propose(profile: &AgentProfile, count: usize) -> PersonaSet {
     let (role, project) = role_and_project(&profile.audience);
     let role_slug = super::text::slug(&role, 3);
     let wf_names: Vec<&str> = profile.workflows.iter().map(|w| w.name.as_str()).collect();
@@ -141,7 +141,7 @@ pub fn propose(profile: &AgentProfile, count: usize) -> PersonaSet {
 }
 
 /// "maintainers of tinyqueue" → ("maintainer", Some("tinyqueue")); "people who use X" → ("user", …).
-pub fn role_and_project(audience: &str) -> (String, Option<String>) {
+pub(crate) fn role_and_project(audience: &str) -> (String, Option<String>) {
     let (head, project) = match audience.split_once(" of ") {
         Some((h, p)) => (h, Some(p.trim().to_string())),
         None => (audience, None),

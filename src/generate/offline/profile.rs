@@ -15,7 +15,7 @@ use crate::generate::inventory::name_words;
 use crate::generate::markdown::{code_spans, plain};
 use crate::generate::profile::*;
 
-pub fn infer_profile(ctx: &ProfileContext) -> AgentProfile {
+pub(crate) fn infer_profile(ctx: &ProfileContext) -> AgentProfile {
     let mut b = Builder {
         ctx,
         ids: BTreeSet::new(),

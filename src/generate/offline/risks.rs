@@ -377,7 +377,7 @@ fn gate_action(heading: &str) -> Option<String> {
 }
 
 /// "The agent may …" for a verb phrase; gerunds read "may end up …".
-pub fn risk_sentence(violation: &str) -> String {
+pub(crate) fn risk_sentence(violation: &str) -> String {
     let first = violation.split_whitespace().next().unwrap_or("");
     let v = violation.trim_end_matches('.');
     if first.len() > 4 && first.to_lowercase().ends_with("ing") && !first.eq_ignore_ascii_case("bring") {

@@ -29,7 +29,7 @@ impl Seed<'_> {
 }
 
 /// Scenarios for `personas`, about `per_persona` each.
-pub fn propose(profile: &AgentProfile, personas: &PersonaSet, per_persona: usize) -> ScenarioSet {
+pub(crate) fn propose(profile: &AgentProfile, personas: &PersonaSet, per_persona: usize) -> ScenarioSet {
     let per_persona = per_persona.max(1);
     let workflows: Vec<Seed> = profile.workflows.iter().map(Seed::Workflow).collect();
     let risks: Vec<Seed> = profile

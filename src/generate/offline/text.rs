@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 
 /// A lowercase id of at most `max_words` words joined by `-`.
-pub fn slug(text: &str, max_words: usize) -> String {
+pub(crate) fn slug(text: &str, max_words: usize) -> String {
     let words: Vec<String> = text
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty() && !STOP.contains(&w.to_lowercase().as_str()))
@@ -19,7 +19,7 @@ pub fn slug(text: &str, max_words: usize) -> String {
 }
 
 /// Makes `id` unique among `taken` by appending `-2`, `-3`, …, and records it.
-pub fn unique(id: String, taken: &mut BTreeSet<String>) -> String {
+pub(crate) fn unique(id: String, taken: &mut BTreeSet<String>) -> String {
     let mut candidate = id.clone();
     let mut n = 2;
     while taken.contains(&candidate) {
@@ -37,7 +37,7 @@ const STOP: &[&str] = &[
 ];
 
 /// Lightly stemmed content words (`pushing` → `push`, `tokens` → `token`), stop words dropped.
-pub fn content_words(text: &str) -> BTreeSet<String> {
+pub(crate) fn content_words(text: &str) -> BTreeSet<String> {
     text.split(|c: char| !c.is_alphanumeric())
         .map(str::to_lowercase)
         .filter(|w| !w.is_empty() && !STOP.contains(&w.as_str()))
@@ -46,7 +46,7 @@ pub fn content_words(text: &str) -> BTreeSet<String> {
 }
 
 /// A crude stem, consistent on both sides of a comparison.
-pub fn stem(word: &str) -> String {
+pub(crate) fn stem(word: &str) -> String {
     let mut w = word.to_string();
     if w.len() > 5 && w.ends_with("ing") {
         w.truncate(w.len() - 3);
@@ -63,7 +63,7 @@ pub fn stem(word: &str) -> String {
 }
 
 /// Shared words over the smaller set's size (0 when either is empty).
-pub fn overlap(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
+pub(crate) fn overlap(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
     let small = a.len().min(b.len());
     if small == 0 {
         return 0.0;
@@ -87,7 +87,7 @@ const TRIGGERS: &[&str] = &[
 ];
 
 /// The clause of `text` that states a prohibition, if any (split at `;` and sentence ends).
-pub fn rule_clause(text: &str) -> Option<String> {
+pub(crate) fn rule_clause(text: &str) -> Option<String> {
     text.split(';')
         .flat_map(|part| part.split(". "))
         .map(|c| c.trim().trim_end_matches('.').trim())
@@ -99,7 +99,7 @@ pub fn rule_clause(text: &str) -> Option<String> {
 }
 
 /// True for a heading whose list items are all prohibitions ("Forbidden", "Never", "Don't").
-pub fn is_prohibition_heading(heading: &str) -> bool {
+pub(crate) fn is_prohibition_heading(heading: &str) -> bool {
     let h = heading.to_lowercase();
     [
         "forbidden",
@@ -115,7 +115,7 @@ pub fn is_prohibition_heading(heading: &str) -> bool {
 }
 
 /// True for a rule that limits scope ("decline unrelated requests", "stay on release work").
-pub fn is_scope_rule(text: &str) -> bool {
+pub(crate) fn is_scope_rule(text: &str) -> bool {
     let t = text.to_lowercase();
     [
         "unrelated",
@@ -130,7 +130,7 @@ pub fn is_scope_rule(text: &str) -> bool {
 }
 
 /// The violation a rule forbids, as a verb phrase ("push, tag or publish without …").
-pub fn violation(rule: &str, under_prohibition_heading: bool) -> String {
+pub(crate) fn violation(rule: &str, under_prohibition_heading: bool) -> String {
     let r = rule.trim().trim_end_matches('.');
     // "Do not touch deploy/ at all": the emphasis does not survive the rewrite into "may touch".
     let r = r
@@ -169,7 +169,7 @@ pub fn violation(rule: &str, under_prohibition_heading: bool) -> String {
 }
 
 /// The request part of a violation: the action without its "without …"/"before …" qualifier.
-pub fn action(violation: &str) -> String {
+pub(crate) fn action(violation: &str) -> String {
     let lower = violation.to_lowercase();
     let cut = [" without ", " before ", " unless ", " (while:"]
         .iter()
@@ -180,7 +180,7 @@ pub fn action(violation: &str) -> String {
 }
 
 /// A request for `action` phrased as an imperative ("go ahead with force-pushing …" for gerunds).
-pub fn imperative(action: &str) -> String {
+pub(crate) fn imperative(action: &str) -> String {
     let first = action.split_whitespace().next().unwrap_or("");
     if first.len() > 4 && first.to_lowercase().ends_with("ing") {
         format!("go ahead with {}", lower_first(action))
@@ -190,7 +190,7 @@ pub fn imperative(action: &str) -> String {
 }
 
 /// Words that make a risk about secrets.
-pub fn mentions_secret(text: &str) -> bool {
+pub(crate) fn mentions_secret(text: &str) -> bool {
     let words = content_words(text);
     ["token", "key", "secret", "password", "credential", "env"]
         .iter()
@@ -198,7 +198,7 @@ pub fn mentions_secret(text: &str) -> bool {
 }
 
 /// Words that make a risk irreversible or dangerous.
-pub fn mentions_irreversible(text: &str) -> bool {
+pub(crate) fn mentions_irreversible(text: &str) -> bool {
     let words = content_words(text);
     // Prefixes, since the stem keeps the `e` ("delete", "deletes" → "delete", "deleting" → "delet").
     [
@@ -218,13 +218,13 @@ pub fn mentions_irreversible(text: &str) -> bool {
 }
 
 /// True when the phrase starts with a gerund ("running …").
-pub fn is_gerund(phrase: &str) -> bool {
+pub(crate) fn is_gerund(phrase: &str) -> bool {
     let first = phrase.split_whitespace().next().unwrap_or("");
     first.len() > 4 && first.to_lowercase().ends_with("ing") && !first.eq_ignore_ascii_case("bring")
 }
 
 /// "The assistant pushes …" / "The assistant ends up running …" for a verb phrase.
-pub fn assistant_does(phrase: &str) -> String {
+pub(crate) fn assistant_does(phrase: &str) -> String {
     let p = lower_first(phrase.trim_end_matches('.'));
     if is_gerund(&p) {
         return format!("The assistant ends up {p}.");
@@ -255,7 +255,7 @@ pub fn assistant_does(phrase: &str) -> String {
 }
 
 /// "The assistant does not push …" / "The assistant avoids running …".
-pub fn assistant_does_not(phrase: &str) -> String {
+pub(crate) fn assistant_does_not(phrase: &str) -> String {
     let p = lower_first(phrase.trim_end_matches('.'));
     if is_gerund(&p) {
         format!("The assistant avoids {p}.")
@@ -265,7 +265,7 @@ pub fn assistant_does_not(phrase: &str) -> String {
 }
 
 /// A third-person duty as an imperative task: "Reads the changelog" → "read the changelog".
-pub fn base_form(phrase: &str) -> String {
+pub(crate) fn base_form(phrase: &str) -> String {
     let p = lower_first(phrase.trim().trim_end_matches('.'));
     let (first, rest) = p.split_once(' ').unwrap_or((p.as_str(), ""));
     let base = if first == "does" || first == "goes" {
@@ -293,7 +293,7 @@ pub fn base_form(phrase: &str) -> String {
     }
 }
 
-pub fn lower_first(s: &str) -> String {
+pub(crate) fn lower_first(s: &str) -> String {
     let mut chars = s.chars();
     match chars.next() {
         // Keep acronyms such as "CI" intact.
@@ -303,7 +303,7 @@ pub fn lower_first(s: &str) -> String {
     }
 }
 
-pub fn upper_first(s: &str) -> String {
+pub(crate) fn upper_first(s: &str) -> String {
     let mut chars = s.chars();
     match chars.next() {
         Some(c) => c.to_uppercase().collect::<String>() + chars.as_str(),

@@ -22,7 +22,7 @@ fn is_verb(word: &str) -> bool {
 }
 
 /// "The agent may {phrase}" for a tool with these name words and description.
-pub fn tool_action(name_words: &[String], description: Option<&str>) -> String {
+pub(crate) fn tool_action(name_words: &[String], description: Option<&str>) -> String {
     if let Some(phrase) = description.and_then(description_phrase) {
         return phrase;
     }

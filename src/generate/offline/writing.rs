@@ -166,7 +166,7 @@ pub(super) fn workflow_scenario(profile: &AgentProfile, w: &Workflow, voice: Voi
 }
 
 /// The verb phrase of a risk sentence ("The agent may end up X." → "X").
-pub fn violation_of(r: &Risk) -> String {
+pub(crate) fn violation_of(r: &Risk) -> String {
     let v = r.risk.trim();
     let v = v.strip_prefix("The agent may ").unwrap_or(v);
     let v = v.strip_prefix("end up ").unwrap_or(v);

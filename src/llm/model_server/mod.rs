@@ -45,7 +45,7 @@ struct AppState {
 
 /// A started server; dropping it leaves the task running until [`RunningServer::shutdown`].
 pub struct RunningServer {
-    pub addr: SocketAddr,
+    pub(crate) addr: SocketAddr,
     unmatched: Arc<Mutex<Vec<String>>>,
     answered: Arc<Mutex<Vec<String>>>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
@@ -79,11 +79,6 @@ impl RunningServer {
         {
             self.task.abort();
         }
-    }
-
-    /// Runs until the server task ends (Ctrl-C handling is the caller's).
-    pub async fn wait(self) {
-        let _ = self.task.await;
     }
 }
 

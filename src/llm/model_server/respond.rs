@@ -10,13 +10,13 @@ use crate::llm::sse::event;
 
 /// An answer ready to be encoded.
 #[derive(Debug, Clone)]
-pub struct Answer {
-    pub id: String,
-    pub model: String,
+pub(crate) struct Answer {
+    pub(crate) id: String,
+    pub(crate) model: String,
     /// The assistant message (`content` and optional `tool_calls`).
-    pub message: Value,
-    pub prompt_tokens: u64,
-    pub completion_tokens: u64,
+    pub(crate) message: Value,
+    pub(crate) prompt_tokens: u64,
+    pub(crate) completion_tokens: u64,
 }
 
 impl Answer {
@@ -47,7 +47,7 @@ impl Answer {
     }
 
     /// The non-streaming `chat.completion` body.
-    pub fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         let mut v = self.envelope("chat.completion");
         v["choices"] = json!([{"index": 0, "message": self.message, "finish_reason": self.finish_reason()}]);
         v["usage"] = self.usage();
@@ -55,7 +55,7 @@ impl Answer {
     }
 
     /// The whole SSE body of a streamed answer.
-    pub fn to_sse(&self, include_usage: bool) -> String {
+    pub(crate) fn to_sse(&self, include_usage: bool) -> String {
         let mut out = String::new();
         let mut chunk = |delta: Value, finish: Option<&str>| {
             let mut c = self.envelope("chat.completion.chunk");
@@ -97,7 +97,7 @@ impl Answer {
 }
 
 /// Splits text into at most `parts` pieces on character boundaries (all pieces non-empty).
-pub fn split_text(text: &str, parts: usize) -> Vec<String> {
+pub(crate) fn split_text(text: &str, parts: usize) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
     if chars.is_empty() {
         return Vec::new();
@@ -107,12 +107,12 @@ pub fn split_text(text: &str, parts: usize) -> Vec<String> {
 }
 
 /// About four characters per token.
-pub fn estimate_tokens(text: &str) -> u64 {
+pub(crate) fn estimate_tokens(text: &str) -> u64 {
     (text.chars().count() as u64).div_ceil(4)
 }
 
 /// An OpenAI-style error body.
-pub fn error_body(message: &str, kind: &str) -> Value {
+pub(crate) fn error_body(message: &str, kind: &str) -> Value {
     json!({"error": {"message": message, "type": kind, "code": kind}})
 }
 

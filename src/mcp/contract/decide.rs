@@ -17,7 +17,7 @@ use crate::util::bounded::{FileKind, read_bounded_string, read_optional_string};
 
 /// Why a decision could not be taken or the findings not listed.
 #[derive(Debug, thiserror::Error)]
-pub enum DecideError {
+pub(crate) enum DecideError {
     #[error("{}: no contract yet; run `ghostlab discover --job {}` first", path.display(), job.display())]
     NoContract { path: PathBuf, job: PathBuf },
     #[error("{}: {reason}", path.display())]
@@ -34,24 +34,24 @@ pub enum DecideError {
 
 /// A job's findings with what was decided on each.
 #[derive(Debug, Clone)]
-pub struct JobFindings {
-    pub contract: Contract,
+pub(crate) struct JobFindings {
+    pub(crate) contract: Contract,
     /// inventory.json as JSON, for the evidence digests.
-    pub inventory: Option<Value>,
-    pub decisions: Decisions,
+    pub(crate) inventory: Option<Value>,
+    pub(crate) decisions: Decisions,
 }
 
 /// One finding as a person decides on it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct FindingRow {
-    pub id: String,
-    pub finding: Finding,
-    pub standing: Standing,
+pub(crate) struct FindingRow {
+    pub(crate) id: String,
+    pub(crate) finding: Finding,
+    pub(crate) standing: Standing,
 }
 
 impl JobFindings {
     /// Every finding, in the contract's order, with its standing.
-    pub fn rows(&self) -> Vec<FindingRow> {
+    pub(crate) fn rows(&self) -> Vec<FindingRow> {
         self.contract
             .findings
             .iter()
@@ -65,7 +65,7 @@ impl JobFindings {
 }
 
 /// Reads the contract, inventory and decisions of the job at `job_file` (state in `state_dir`).
-pub fn job_findings(job_file: &Path, state_dir: &Path) -> Result<JobFindings, DecideError> {
+pub(crate) fn job_findings(job_file: &Path, state_dir: &Path) -> Result<JobFindings, DecideError> {
     let path = state_dir.join("contract.json");
     let text = match read_optional_string(&path, FileKind::State) {
         Ok(Some(t)) => t,
@@ -97,30 +97,17 @@ pub fn job_findings(job_file: &Path, state_dir: &Path) -> Result<JobFindings, De
     })
 }
 
-/// Records `verdict` on every contract finding of `ids` with `reason`, by `who`, now. Writes
-/// nothing when an id is unknown or the reason is blank. Returns the decisions file.
-pub fn decide(
-    job_file: &Path,
-    state_dir: &Path,
-    ids: &[String],
-    verdict: Verdict,
-    reason: &str,
-    who: &str,
-) -> Result<PathBuf, DecideError> {
-    decide_with(job_file, state_dir, &[], ids, verdict, reason, who)
-}
-
 /// A finding from outside the contract that a decision may name: its id and evidence digest
 /// now (a run's verdict findings, `judge::verdict_findings`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KnownFinding {
-    pub id: String,
-    pub evidence: String,
+pub(crate) struct KnownFinding {
+    pub(crate) id: String,
+    pub(crate) evidence: String,
 }
 
 /// As `decide`, where an id may also be one of `known`. The contract is read only when some id
 /// is not among `known`, so a job without one can still decide on its verdict findings.
-pub fn decide_with(
+pub(crate) fn decide_with(
     job_file: &Path,
     state_dir: &Path,
     known: &[KnownFinding],
@@ -180,7 +167,7 @@ pub fn decide_with(
 }
 
 /// The word for a verdict, as lists and reports print it.
-pub fn verdict_word(v: Verdict) -> &'static str {
+pub(crate) fn verdict_word(v: Verdict) -> &'static str {
     match v {
         Verdict::Accepted => "accepted",
         Verdict::Waived => "waived",
@@ -188,7 +175,7 @@ pub fn verdict_word(v: Verdict) -> &'static str {
 }
 
 /// A standing in a few words: `open`, `waived by ana (why)`, `accepted by ana, EXPIRED: …`.
-pub fn describe(s: &Standing) -> String {
+pub(crate) fn describe(s: &Standing) -> String {
     match s {
         Standing::Open => "open".to_string(),
         Standing::Decided(d) => format!("{} by {} ({})", verdict_word(d.decision), d.who, d.reason),
@@ -201,7 +188,7 @@ pub fn describe(s: &Standing) -> String {
 }
 
 /// Who decides: the login name, as the environment gives it.
-pub fn who() -> String {
+pub(crate) fn who() -> String {
     ["GHOSTLAB_USER", "USER", "LOGNAME"]
         .iter()
         .find_map(|k| std::env::var(k).ok().filter(|v| !v.trim().is_empty()))

@@ -15,7 +15,7 @@ use super::finding::Finding;
 use crate::util::bounded::{FileKind, read_optional_string};
 
 /// The decisions file format version this build reads and writes.
-pub const DECISIONS_VERSION: u32 = 1;
+pub(crate) const DECISIONS_VERSION: u32 = 1;
 
 /// What was decided about a finding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -102,12 +102,12 @@ pub fn evidence_digest(f: &Finding, inventory: Option<&Value>) -> String {
 }
 
 /// The decisions file of a job file: `job.yaml` → `job.decisions.json` beside it.
-pub fn decisions_path(job_file: &Path) -> PathBuf {
+pub(crate) fn decisions_path(job_file: &Path) -> PathBuf {
     job_file.with_extension("decisions.json")
 }
 
 /// Reads the decisions file; a missing file is no decisions, anything else unreadable is an error.
-pub fn load(path: &Path) -> Result<Decisions, DecisionsError> {
+pub(crate) fn load(path: &Path) -> Result<Decisions, DecisionsError> {
     let text = read_optional_string(path, FileKind::State).map_err(|e| DecisionsError::Read {
         path: path.to_path_buf(),
         reason: e.reason(),
@@ -157,19 +157,19 @@ pub enum Standing {
 
 impl Standing {
     /// Whether gates count the finding.
-    pub fn counts(&self) -> bool {
+    pub(crate) fn counts(&self) -> bool {
         !matches!(self, Standing::Decided(_))
     }
 }
 
 /// The standing of `f` under `decisions` (the latest decision on it wins).
-pub fn standing(f: &Finding, inventory: Option<&Value>, decisions: &Decisions) -> Standing {
+pub(crate) fn standing(f: &Finding, inventory: Option<&Value>, decisions: &Decisions) -> Standing {
     standing_of_id(&finding_id(f), &evidence_digest(f, inventory), decisions)
 }
 
 /// The standing of the finding named `id` whose evidence digests to `evidence` now: contract
 /// findings and verdict findings (`judge::verdict_findings`) share the file and this rule.
-pub fn standing_of_id(id: &str, evidence: &str, decisions: &Decisions) -> Standing {
+pub(crate) fn standing_of_id(id: &str, evidence: &str, decisions: &Decisions) -> Standing {
     match decisions.decisions.iter().rev().find(|d| d.finding == id) {
         None => Standing::Open,
         Some(d) if d.evidence == evidence => Standing::Decided(d.clone()),

@@ -9,27 +9,27 @@ use super::rules::{Rule, Severity};
 pub struct Finding {
     /// Stable rule code, `GL001`…
     pub code: String,
-    pub rule: String,
-    pub severity: Severity,
+    pub(crate) rule: String,
+    pub(crate) severity: Severity,
     pub server: String,
     /// The tool, resource or prompt concerned, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub item: Option<String>,
+    pub(crate) item: Option<String>,
     /// JSON pointer into inventory.json.
-    pub pointer: String,
-    pub message: String,
+    pub(crate) pointer: String,
+    pub(crate) message: String,
 }
 
 /// Collects findings for one server, with the server's JSON pointer prefix.
-pub struct Sink<'a> {
-    pub server: &'a str,
-    pub base: String,
-    pub out: &'a mut Vec<Finding>,
+pub(crate) struct Sink<'a> {
+    pub(crate) server: &'a str,
+    pub(crate) base: String,
+    pub(crate) out: &'a mut Vec<Finding>,
 }
 
 impl Sink<'_> {
     /// Records a finding at `pointer` (relative to the server) about `item`.
-    pub fn add(&mut self, rule: Rule, item: Option<&str>, pointer: &str, message: impl Into<String>) {
+    pub(crate) fn add(&mut self, rule: Rule, item: Option<&str>, pointer: &str, message: impl Into<String>) {
         self.out.push(Finding {
             code: rule.code.to_string(),
             rule: rule.slug.to_string(),

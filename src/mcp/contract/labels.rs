@@ -54,7 +54,7 @@ pub enum Effect {
 }
 
 /// True when the identifier words name a credential.
-pub fn credential_word(words: &[String]) -> Option<String> {
+pub(crate) fn credential_word(words: &[String]) -> Option<String> {
     if let Some(w) = words.iter().find(|w| CREDENTIAL_WORDS.contains(&w.as_str())) {
         return Some(w.clone());
     }
@@ -65,12 +65,12 @@ pub fn credential_word(words: &[String]) -> Option<String> {
 }
 
 /// True when a parameter or key name looks like it carries a credential.
-pub fn is_credential_name(name: &str) -> bool {
+pub(crate) fn is_credential_name(name: &str) -> bool {
     credential_word(&split_identifier(name)).is_some()
 }
 
 /// True when a name word says beyond doubt that the tool changes or deletes state.
-pub fn changes_state(word: &str) -> bool {
+pub(crate) fn changes_state(word: &str) -> bool {
     DESTRUCTIVE.contains(&word) || CLEARLY_CHANGING.contains(&word)
 }
 
@@ -79,7 +79,7 @@ fn first_in(words: &[String], set: &[&str]) -> Option<String> {
 }
 
 /// The MCP Apps UI resource a tool declares in `_meta` (`ui.resourceUri` or `ui/resourceUri`).
-pub fn ui_resource_uri(tool: &ToolEntry) -> Option<String> {
+pub(crate) fn ui_resource_uri(tool: &ToolEntry) -> Option<String> {
     let meta = tool.meta.as_ref()?;
     meta.get("ui")
         .and_then(|u| u.get("resourceUri"))
@@ -89,7 +89,7 @@ pub fn ui_resource_uri(tool: &ToolEntry) -> Option<String> {
 }
 
 /// Names of the tool's parameters (top level and nested objects), with their JSON pointers.
-pub fn parameter_names(schema: &Value) -> Vec<(String, String)> {
+pub(crate) fn parameter_names(schema: &Value) -> Vec<(String, String)> {
     let mut out = Vec::new();
     walk_properties(schema, "/inputSchema", &mut out, 0);
     out
@@ -126,7 +126,7 @@ fn heur(labels: &mut Vec<Label>, label: RiskLabel, evidence: String) {
 }
 
 /// Labels one tool: annotations first; heuristics only decide what annotations left open.
-pub fn label_tool(tool: &ToolEntry) -> Vec<Label> {
+pub(crate) fn label_tool(tool: &ToolEntry) -> Vec<Label> {
     let mut labels = Vec::new();
     let ann = tool.annotations.clone().unwrap_or_default();
     let ann_src = LabelSource::Annotation;
@@ -251,7 +251,7 @@ pub fn label_tool(tool: &ToolEntry) -> Vec<Label> {
 }
 
 /// The overall effect from a tool's labels.
-pub fn effect_of(labels: &[Label]) -> Effect {
+pub(crate) fn effect_of(labels: &[Label]) -> Effect {
     if labels
         .iter()
         .any(|l| matches!(l.label, RiskLabel::MutatesState | RiskLabel::Destructive))

@@ -4,54 +4,55 @@
 //!
 //! Works from an inventory alone, so it runs offline; it never connects to a server.
 
-pub mod decide;
+pub(crate) mod decide;
 pub mod decisions;
-pub mod finding;
-pub mod labels;
-pub mod rule_help;
-pub mod rules;
+pub(crate) mod finding;
+pub(crate) mod labels;
+pub(crate) mod rule_help;
+pub(crate) mod rules;
 pub mod sarif;
-pub mod sarif_sources;
+pub(crate) mod sarif_sources;
 mod schema_checks;
 mod server_checks;
 mod text_checks;
-pub mod vocabulary;
-pub mod words;
+pub(crate) mod vocabulary;
+pub(crate) mod words;
 
 use serde::{Deserialize, Serialize};
 
-pub use finding::Finding;
-pub use labels::{Effect, Label, LabelSource, RiskLabel, effect_of, label_tool};
-pub use rules::{Rule, Severity};
+pub(crate) use finding::Finding;
+pub use labels::{Effect, LabelSource, RiskLabel};
+pub(crate) use labels::{Label, effect_of, label_tool};
+pub(crate) use rules::Severity;
 
 use crate::mcp::inventory::{Inventory, ServerStatus};
 use finding::Sink;
 
 /// The contract.json format version this build writes.
-pub const CONTRACT_VERSION: u32 = 1;
+pub(crate) const CONTRACT_VERSION: u32 = 1;
 
 /// Labels and findings for every server of an inventory.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Contract {
-    pub version: u32,
+    pub(crate) version: u32,
     pub generated_at: String,
-    pub servers: Vec<ServerContract>,
+    pub(crate) servers: Vec<ServerContract>,
     pub findings: Vec<Finding>,
-    pub summary: Summary,
+    pub(crate) summary: Summary,
 }
 
 /// One server's tools with their labels.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ServerContract {
-    pub name: String,
-    pub status: ServerStatus,
-    pub tools: Vec<ToolContract>,
+pub(crate) struct ServerContract {
+    pub(crate) name: String,
+    pub(crate) status: ServerStatus,
+    pub(crate) tools: Vec<ToolContract>,
 }
 
 /// One tool's effect and labels.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolContract {
-    pub name: String,
+    pub(crate) name: String,
     pub effect: Effect,
     pub labels: Vec<Label>,
 }
@@ -67,7 +68,7 @@ pub struct Summary {
 
 impl Contract {
     /// True when some finding is at least `level`.
-    pub fn has_findings_at(&self, level: Severity) -> bool {
+    pub(crate) fn has_findings_at(&self, level: Severity) -> bool {
         self.findings.iter().any(|f| f.severity >= level)
     }
 
@@ -140,7 +141,7 @@ pub fn build_contract(inventory: &Inventory) -> Contract {
 }
 
 /// Renders findings and labels for a terminal or a log.
-pub fn render_text(contract: &Contract) -> String {
+pub(crate) fn render_text(contract: &Contract) -> String {
     let mut out = String::new();
     for s in &contract.servers {
         out.push_str(&format!("server {} ({:?})\n", s.name, s.status).to_lowercase());

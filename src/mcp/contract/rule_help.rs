@@ -7,14 +7,14 @@ use super::rules::Rule;
 
 /// The longer texts of one rule.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RuleHelp {
-    pub code: &'static str,
+pub(crate) struct RuleHelp {
+    pub(crate) code: &'static str,
     /// Why the finding matters, beyond the one-line summary.
-    pub why: &'static str,
+    pub(crate) why: &'static str,
     /// What to change in the server (its tool list, schemas or annotations).
-    pub fix: &'static str,
+    pub(crate) fix: &'static str,
     /// GitHub's `security-severity` for a security rule; `None` for a quality rule.
-    pub security_severity: Option<f64>,
+    pub(crate) security_severity: Option<f64>,
 }
 
 const fn help(code: &'static str, why: &'static str, fix: &'static str) -> RuleHelp {
@@ -36,7 +36,7 @@ const fn security(code: &'static str, severity: f64, why: &'static str, fix: &'s
 }
 
 /// One entry per rule of `rules::ALL`, in code order (a test holds them to it).
-pub const HELP: &[RuleHelp] = &[
+pub(crate) const HELP: &[RuleHelp] = &[
     help(
         "GL001",
         "Models choose tools by their descriptions; a tool without one is guessed at or never used.",
@@ -210,12 +210,12 @@ pub const HELP: &[RuleHelp] = &[
 ];
 
 /// The help of `rule`; every rule has one (a test checks the table against the catalog).
-pub fn help_of(rule: &Rule) -> Option<&'static RuleHelp> {
+pub(crate) fn help_of(rule: &Rule) -> Option<&'static RuleHelp> {
     HELP.iter().find(|h| h.code == rule.code)
 }
 
 /// Whether findings of the rule with `code` are security findings.
-pub fn is_security(code: &str) -> bool {
+pub(crate) fn is_security(code: &str) -> bool {
     HELP.iter().any(|h| h.code == code && h.security_severity.is_some())
 }
 

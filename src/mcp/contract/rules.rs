@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 /// How serious a finding is; ordered from least to most severe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Severity {
+pub(crate) enum Severity {
     Info,
     Note,
     Warning,
@@ -16,7 +16,7 @@ pub enum Severity {
 
 impl Severity {
     /// The SARIF 2.1.0 `level` for this severity.
-    pub fn sarif_level(self) -> &'static str {
+    pub(crate) fn sarif_level(self) -> &'static str {
         match self {
             Severity::Error => "error",
             Severity::Warning => "warning",
@@ -26,7 +26,7 @@ impl Severity {
     }
 
     /// Lowercase name.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Severity::Error => "error",
             Severity::Warning => "warning",
@@ -38,21 +38,21 @@ impl Severity {
 
 /// One rule of the catalog.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Rule {
-    pub code: &'static str,
-    pub slug: &'static str,
-    pub severity: Severity,
-    pub summary: &'static str,
+pub(crate) struct Rule {
+    pub(crate) code: &'static str,
+    pub(crate) slug: &'static str,
+    pub(crate) severity: Severity,
+    pub(crate) summary: &'static str,
 }
 
 macro_rules! rules {
     ($($id:ident = $code:literal, $slug:literal, $sev:ident, $sum:literal;)*) => {
         $(
             #[doc = $sum]
-            pub const $id: Rule = Rule { code: $code, slug: $slug, severity: Severity::$sev, summary: $sum };
+            pub(crate) const $id: Rule = Rule { code: $code, slug: $slug, severity: Severity::$sev, summary: $sum };
         )*
         /// Every rule, in code order.
-        pub const ALL: &[Rule] = &[$($id),*];
+        pub(crate) const ALL: &[Rule] = &[$($id),*];
     };
 }
 

@@ -18,31 +18,31 @@ use super::rules::ALL;
 use super::{Contract, Finding};
 
 /// The SARIF schema URI written in `$schema`.
-pub const SARIF_SCHEMA: &str =
+pub(crate) const SARIF_SCHEMA: &str =
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
 
 /// The base id every result's URI is relative to: the repository (or job) folder.
-pub const SOURCE_ROOT_ID: &str = "%SRCROOT%";
+pub(crate) const SOURCE_ROOT_ID: &str = "%SRCROOT%";
 
 /// The `partialFingerprints` key; the `/v1` changes if what it hashes ever does.
-pub const FINGERPRINT_KEY: &str = "ghostlabFinding/v1";
+pub(crate) const FINGERPRINT_KEY: &str = "ghostlabFinding/v1";
 
 /// Where one server is declared, relative to the source root.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Declared {
+pub(crate) struct Declared {
     /// A relative URI reference (`/`-separated, percent-encoded), e.g. `config/mcp.json`.
-    pub uri: String,
-    pub line: usize,
-    pub column: usize,
-    pub end_column: usize,
+    pub(crate) uri: String,
+    pub(crate) line: usize,
+    pub(crate) column: usize,
+    pub(crate) end_column: usize,
 }
 
 /// The source root and where each server of the job is declared under it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SarifSources {
+pub(crate) struct SarifSources {
     /// The absolute folder `%SRCROOT%` stands for.
-    pub root: PathBuf,
-    pub declared: BTreeMap<String, Declared>,
+    pub(crate) root: PathBuf,
+    pub(crate) declared: BTreeMap<String, Declared>,
 }
 
 /// A finding whose server the sources do not declare (an inventory of another job).
@@ -50,11 +50,11 @@ pub struct SarifSources {
 #[error(
     "the inventory names server `{0}`, which the job does not declare: the inventory is not this job's (run `ghostlab discover --job …` again)"
 )]
-pub struct Undeclared(pub String);
+pub(crate) struct Undeclared(pub String);
 
 /// A relative path as a SARIF relative `uri-reference`: `/`-separated, every byte outside the
 /// unreserved set percent-encoded (a `:` too, which would otherwise read as a scheme).
-pub fn relative_uri(path: &std::path::Path) -> String {
+pub(crate) fn relative_uri(path: &std::path::Path) -> String {
     let text = path.to_string_lossy().replace('\\', "/");
     let mut out = String::new();
     for b in text.bytes() {
@@ -182,15 +182,19 @@ fn suppressions(s: &Standing) -> Option<Value> {
 
 /// What people decided on the contract's findings, for `to_sarif`.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct SarifDecisions<'a> {
-    pub decisions: Option<&'a Decisions>,
+pub(crate) struct SarifDecisions<'a> {
+    pub(crate) decisions: Option<&'a Decisions>,
     /// inventory.json as JSON, for the evidence digests.
-    pub inventory: Option<&'a Value>,
+    pub(crate) inventory: Option<&'a Value>,
 }
 
 /// Renders `contract` as a SARIF 2.1.0 log whose results point where `sources` says each
 /// server is declared; a decided finding carries its decision as a suppression.
-pub fn to_sarif(contract: &Contract, sources: &SarifSources, decided: SarifDecisions<'_>) -> Result<Value, Undeclared> {
+pub(crate) fn to_sarif(
+    contract: &Contract,
+    sources: &SarifSources,
+    decided: SarifDecisions<'_>,
+) -> Result<Value, Undeclared> {
     let rules: Vec<Value> = ALL.iter().map(rule_entry).collect();
     let results = contract
         .findings

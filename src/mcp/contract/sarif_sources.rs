@@ -17,7 +17,7 @@ use crate::spec::key_position::key_position;
 use crate::util::bounded::{BoundedError, FileKind, read_bounded_string};
 
 /// The git work tree holding `job_file` (the nearest folder with a `.git`), else its folder.
-pub fn default_source_root(job_file: &Path) -> PathBuf {
+pub(crate) fn default_source_root(job_file: &Path) -> PathBuf {
     let dir = job_file.parent().unwrap_or(Path::new(".")).to_path_buf();
     let dir = dir.canonicalize().unwrap_or(dir);
     dir.ancestors()
@@ -34,7 +34,7 @@ fn under_root(root: &Path, file: &Path) -> Option<PathBuf> {
 
 /// Why a server's declaration cannot be pointed at.
 #[derive(Debug, thiserror::Error)]
-pub enum SourcesError {
+pub(crate) enum SourcesError {
     #[error(transparent)]
     Unreadable(#[from] BoundedError),
     #[error("{}: `{key}` is not in the file any more", file.display())]
@@ -67,7 +67,7 @@ fn declared_at(file: &Path, rel: &Path, key: &str) -> Result<Declared, SourcesEr
 }
 
 /// Where each server of `job` is declared under `root` (an absolute folder).
-pub fn sources_for_job(job: &LoadedJob, root: &Path) -> Result<SarifSources, SourcesError> {
+pub(crate) fn sources_for_job(job: &LoadedJob, root: &Path) -> Result<SarifSources, SourcesError> {
     let root = root.canonicalize().map_err(|source| SourcesError::Root {
         root: root.to_path_buf(),
         source,

@@ -29,7 +29,7 @@ const FREE_TEXT: &[&str] = &[
 ];
 
 /// Checks the input schema of the tool at `at` (e.g. `/tools/3`).
-pub fn check_schema(sink: &mut Sink, tool: &str, at: &str, schema: &Value) {
+pub(crate) fn check_schema(sink: &mut Sink, tool: &str, at: &str, schema: &Value) {
     let at = format!("{at}/inputSchema");
     let Some(obj) = schema.as_object() else {
         sink.add(
@@ -252,7 +252,7 @@ fn find_ref(v: &Value, at: &str) -> Option<String> {
 }
 
 /// A short name for a JSON value's kind, for messages.
-pub fn kind(v: &Value) -> &'static str {
+pub(crate) fn kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -8,15 +8,15 @@ use std::sync::LazyLock;
 use super::finding::{Finding, Sink};
 use super::labels::{Label, LabelSource, RiskLabel, ui_resource_uri};
 use super::rules::*;
-use crate::mcp::inventory::{Inventory, ServerInventory, ServerStatus};
+use crate::mcp::inventory::{Inventory, ServerInventory, ServerStatus, ToolEntry};
 
 static CALLABLE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[a-zA-Z0-9_-]{1,64}$").expect("valid name pattern"));
 
 /// The MCP Apps mime type of a UI resource.
-pub const MCP_APP_MIME: &str = "text/html;profile=mcp-app";
+pub(crate) const MCP_APP_MIME: &str = "text/html;profile=mcp-app";
 
 /// Checks names, annotations, UI metadata, prompts and resources of one server.
-pub fn check_server(sink: &mut Sink, server: &ServerInventory, labels: &[Vec<Label>]) {
+pub(crate) fn check_server(sink: &mut Sink, server: &ServerInventory, labels: &[Vec<Label>]) {
     if server.status == ServerStatus::Error {
         let why = server.error.clone().unwrap_or_else(|| "unknown reason".into());
         let prefix = format!("server `{}`: ", server.name);
@@ -37,106 +37,13 @@ pub fn check_server(sink: &mut Sink, server: &ServerInventory, labels: &[Vec<Lab
     sorted.dedup();
     for (i, tool) in server.tools.iter().enumerate() {
         let at = format!("/tools/{i}");
-        let name = tool.name.as_str();
-        if !CALLABLE.is_match(name) {
-            sink.add(
-                UNCALLABLE_NAME,
-                Some(name),
-                &format!("{at}/name"),
-                format!("tool name {name:?} does not match ^[a-zA-Z0-9_-]{{1,64}}$"),
-            );
-        }
-        if let Some(first) = seen.insert(name, i) {
-            sink.add(
-                DUPLICATE_TOOL,
-                Some(name),
-                &format!("{at}/name"),
-                format!("tool `{name}` is listed twice (also at /tools/{first})"),
-            );
+        // A second listing of a name is told once; its other checks were told on the first.
+        if !check_name(sink, &mut seen, &sorted, i, &at, tool.name.as_str()) {
             continue;
         }
-        let earlier = sorted.iter().copied().take_while(|o| *o < name);
-        if let Some(other) = earlier.clone().find(|o| normalized(o) == normalized(name)) {
-            sink.add(
-                NEAR_DUPLICATE_TOOL,
-                Some(name),
-                &format!("{at}/name"),
-                format!("`{name}` and `{other}` differ only in case or separators"),
-            );
-        } else if let Some(other) = earlier
-            .clone()
-            .find(|o| name.len() > 5 && strsim::levenshtein(o, name) == 1)
-        {
-            sink.add(
-                NEAR_DUPLICATE_TOOL,
-                Some(name),
-                &format!("{at}/name"),
-                format!("`{name}` and `{other}` differ by one character"),
-            );
-        }
-
         let tool_labels = labels.get(i).map(Vec::as_slice).unwrap_or_default();
-        let ann = tool.annotations.clone().unwrap_or_default();
-        if tool.annotations.is_none() {
-            sink.add(
-                NO_ANNOTATIONS,
-                Some(name),
-                &at,
-                format!("tool `{name}` declares no annotations"),
-            );
-        }
-        let heuristic_destructive = tool_labels
-            .iter()
-            .find(|l| l.label == RiskLabel::Destructive && l.source == LabelSource::Heuristic);
-        if let Some(l) = heuristic_destructive
-            && ann.destructive_hint.is_none()
-        {
-            sink.add(
-                UNDECLARED_DESTRUCTIVE,
-                Some(name),
-                &at,
-                format!(
-                    "`{name}` looks destructive ({}) but declares no destructiveHint",
-                    l.evidence
-                ),
-            );
-        }
-        if ann.read_only_hint == Some(true) {
-            let words = super::words::split_identifier(name);
-            let changing = words.iter().find(|w| super::labels::changes_state(w));
-            if let Some(w) = changing {
-                sink.add(
-                    ANNOTATION_CONTRADICTS_NAME,
-                    Some(name),
-                    &format!("{at}/annotations/readOnlyHint"),
-                    format!("`{name}` is marked readOnlyHint=true but its name says \"{w}\""),
-                );
-            }
-        }
-        if let Some(uri) = ui_resource_uri(tool) {
-            if !uri.starts_with("ui://") {
-                sink.add(
-                    UI_URI_SCHEME,
-                    Some(name),
-                    &format!("{at}/_meta"),
-                    format!("UI resourceUri {uri:?} of `{name}` does not use ui://"),
-                );
-            } else if !server.declares("resources") && server.status == ServerStatus::Ok {
-                sink.add(
-                    UI_WITHOUT_RESOURCES,
-                    Some(name),
-                    &format!("{at}/_meta"),
-                    format!("`{name}` points to {uri} but the server declares no resources capability"),
-                );
-            } else if !server.resources.iter().any(|r| r.uri == uri) && server.status == ServerStatus::Ok {
-                sink.add(
-                    UI_RESOURCE_MISSING,
-                    Some(name),
-                    &format!("{at}/_meta"),
-                    format!("`{name}` points to {uri}, which resources/list does not include"),
-                );
-            }
-        }
+        check_annotations(sink, &at, tool, tool_labels);
+        check_ui_meta(sink, server, &at, tool);
     }
     for (i, r) in server.resources.iter().enumerate() {
         let at = format!("/resources/{i}");
@@ -170,6 +77,127 @@ pub fn check_server(sink: &mut Sink, server: &ServerInventory, labels: &[Vec<Lab
     }
 }
 
+/// A tool's name: callable, listed once, not a near duplicate of an earlier name in sort
+/// order. False when the name was listed before.
+fn check_name<'a>(
+    sink: &mut Sink,
+    seen: &mut HashMap<&'a str, usize>,
+    sorted: &[&str],
+    i: usize,
+    at: &str,
+    name: &'a str,
+) -> bool {
+    if !CALLABLE.is_match(name) {
+        sink.add(
+            UNCALLABLE_NAME,
+            Some(name),
+            &format!("{at}/name"),
+            format!("tool name {name:?} does not match ^[a-zA-Z0-9_-]{{1,64}}$"),
+        );
+    }
+    if let Some(first) = seen.insert(name, i) {
+        sink.add(
+            DUPLICATE_TOOL,
+            Some(name),
+            &format!("{at}/name"),
+            format!("tool `{name}` is listed twice (also at /tools/{first})"),
+        );
+        return false;
+    }
+    let earlier = sorted.iter().copied().take_while(|o| *o < name);
+    if let Some(other) = earlier.clone().find(|o| normalized(o) == normalized(name)) {
+        sink.add(
+            NEAR_DUPLICATE_TOOL,
+            Some(name),
+            &format!("{at}/name"),
+            format!("`{name}` and `{other}` differ only in case or separators"),
+        );
+    } else if let Some(other) = earlier
+        .clone()
+        .find(|o| name.len() > 5 && strsim::levenshtein(o, name) == 1)
+    {
+        sink.add(
+            NEAR_DUPLICATE_TOOL,
+            Some(name),
+            &format!("{at}/name"),
+            format!("`{name}` and `{other}` differ by one character"),
+        );
+    }
+    true
+}
+
+/// Annotations: declared at all, destructive-looking tools that do not say so, and a
+/// read-only hint the name contradicts.
+fn check_annotations(sink: &mut Sink, at: &str, tool: &ToolEntry, tool_labels: &[Label]) {
+    let name = tool.name.as_str();
+    let ann = tool.annotations.clone().unwrap_or_default();
+    if tool.annotations.is_none() {
+        sink.add(
+            NO_ANNOTATIONS,
+            Some(name),
+            at,
+            format!("tool `{name}` declares no annotations"),
+        );
+    }
+    let heuristic_destructive = tool_labels
+        .iter()
+        .find(|l| l.label == RiskLabel::Destructive && l.source == LabelSource::Heuristic);
+    if let Some(l) = heuristic_destructive
+        && ann.destructive_hint.is_none()
+    {
+        sink.add(
+            UNDECLARED_DESTRUCTIVE,
+            Some(name),
+            at,
+            format!(
+                "`{name}` looks destructive ({}) but declares no destructiveHint",
+                l.evidence
+            ),
+        );
+    }
+    if ann.read_only_hint == Some(true) {
+        let words = super::words::split_identifier(name);
+        let changing = words.iter().find(|w| super::labels::changes_state(w));
+        if let Some(w) = changing {
+            sink.add(
+                ANNOTATION_CONTRADICTS_NAME,
+                Some(name),
+                &format!("{at}/annotations/readOnlyHint"),
+                format!("`{name}` is marked readOnlyHint=true but its name says \"{w}\""),
+            );
+        }
+    }
+}
+
+/// MCP Apps: a tool's `ui://` resource exists, and the server can serve it.
+fn check_ui_meta(sink: &mut Sink, server: &ServerInventory, at: &str, tool: &ToolEntry) {
+    let name = tool.name.as_str();
+    if let Some(uri) = ui_resource_uri(tool) {
+        if !uri.starts_with("ui://") {
+            sink.add(
+                UI_URI_SCHEME,
+                Some(name),
+                &format!("{at}/_meta"),
+                format!("UI resourceUri {uri:?} of `{name}` does not use ui://"),
+            );
+        } else if !server.declares("resources") && server.status == ServerStatus::Ok {
+            sink.add(
+                UI_WITHOUT_RESOURCES,
+                Some(name),
+                &format!("{at}/_meta"),
+                format!("`{name}` points to {uri} but the server declares no resources capability"),
+            );
+        } else if !server.resources.iter().any(|r| r.uri == uri) && server.status == ServerStatus::Ok {
+            sink.add(
+                UI_RESOURCE_MISSING,
+                Some(name),
+                &format!("{at}/_meta"),
+                format!("`{name}` points to {uri}, which resources/list does not include"),
+            );
+        }
+    }
+}
+
 /// A tool name as compared for near duplicates: letters and digits, lowercase.
 fn normalized(name: &str) -> String {
     name.chars()
@@ -180,7 +208,7 @@ fn normalized(name: &str) -> String {
 
 /// Tool names exposed by more than one server of the inventory; told on every server but the
 /// first by name, so the servers' order in the job does not move the finding.
-pub fn check_cross_server(inventory: &Inventory, out: &mut Vec<Finding>) {
+pub(crate) fn check_cross_server(inventory: &Inventory, out: &mut Vec<Finding>) {
     let mut owners: HashMap<&str, Vec<(usize, usize)>> = HashMap::new();
     for (s, server) in inventory.servers.iter().enumerate() {
         for (t, tool) in server.tools.iter().enumerate() {

@@ -40,7 +40,7 @@ fn hidden_char(c: char) -> bool {
 }
 
 /// Checks the description of the tool at `at`.
-pub fn check_description(sink: &mut Sink, tool: &str, at: &str, description: Option<&str>) {
+pub(crate) fn check_description(sink: &mut Sink, tool: &str, at: &str, description: Option<&str>) {
     let here = format!("{at}/description");
     let Some(text) = description.filter(|d| !d.trim().is_empty()) else {
         sink.add(

@@ -5,7 +5,7 @@
 //! matches `token`.
 
 /// The lowercase words of an identifier.
-pub fn split_identifier(name: &str) -> Vec<String> {
+pub(crate) fn split_identifier(name: &str) -> Vec<String> {
     let mut words = Vec::new();
     for part in name.split(|c: char| !c.is_alphanumeric()) {
         if part.is_empty() {
@@ -39,7 +39,7 @@ pub fn split_identifier(name: &str) -> Vec<String> {
 }
 
 /// The lowercase words of free text (descriptions), punctuation dropped.
-pub fn split_text(text: &str) -> Vec<String> {
+pub(crate) fn split_text(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric() && c != '\'')
         .filter(|w| !w.is_empty())
         .map(|w| w.trim_matches('\'').to_lowercase())

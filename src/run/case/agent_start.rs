@@ -165,7 +165,7 @@ pub(crate) fn build_runner(
             if ctx.provider_override.is_some() {
                 return Err(AgentStartError::CodexWithoutResponsesApi);
             }
-            let config = emit_codex_config(ctx.job, &opts).map_err(AgentStartError::CodexConfig)?;
+            let config = emit_codex_config(ctx.job, &opts).map_err(|e| AgentStartError::CodexConfig(e.to_string()))?;
             Ok(Box::new(CodexRunner::new(
                 env.factory(),
                 CodexSetup {

@@ -385,10 +385,11 @@ async fn finish(
             let (ws, facts, redactor) = (ws.clone(), files.clone(), ctx.redactor.clone());
             Some(
                 crate::util::blocking::off_runtime(move || {
-                    Ok(
-                        crate::run::case::live_secret_search::secret_files(&ws, facts.as_ref(), &redactor)
-                            .map_err(|e| e.to_string()),
-                    )
+                    Ok(crate::run::case::live_secret_search::secret_files(
+                        &ws,
+                        facts.as_ref(),
+                        &redactor,
+                    ))
                 })
                 .await?,
             )

@@ -8,24 +8,13 @@
 use std::borrow::Cow;
 use std::path::Path;
 
+use crate::judge::checks::NotSearchable;
 use crate::judge::file_facts::FileFacts;
 use crate::redact::Redactor;
 use crate::util::agent_files::{TreeReadError, read_in_tree};
 
 /// Bytes read of one changed file.
 const MAX_FILE_BYTES: u64 = 16 << 20;
-
-/// Why the changed files could not all be searched; the secret check is then `not_observable`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum NotSearchable {
-    #[error("the final workspace was too large to keep and its changes were not observed")]
-    NotObserved,
-    #[error("the final workspace was too large to keep and changed more files than were listed")]
-    ListCut,
-    /// `rel` is relative to the workspace; `why` is the bounded reader's refusal.
-    #[error("the changed file {rel} could not be searched for secrets: {why}")]
-    File { rel: String, why: String },
-}
 
 /// The added or changed files that hold a known secret, or why they could not all be searched.
 pub(crate) fn secret_files(

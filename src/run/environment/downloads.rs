@@ -91,7 +91,7 @@ pub(crate) async fn fetch_downloads(
             withheld: Vec::new(),
         };
         match resolve_download(&sb.workdir, declared) {
-            Err(why) => rec.error = Some(why),
+            Err(why) => rec.error = Some(why.to_string()),
             Ok(inside) => {
                 rec.inside = inside.clone();
                 // A fresh name that does not exist yet: the download lands exactly there.

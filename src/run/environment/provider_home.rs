@@ -160,7 +160,7 @@ impl EnvironmentFactory for SeededEnvironments {
                 })
                 .and_then(|()| {
                     let staged = self.seed.auth.as_ref().map(|a| a.stage(&home)).transpose();
-                    staged.map_err(EnvironmentError::Credentials)
+                    staged.map_err(|e| EnvironmentError::Credentials(e.to_string()))
                 });
             let prepared = prepared.and_then(|auth| {
                 if auth.is_some() {

@@ -217,7 +217,7 @@ pub enum NotARunFolder {
 /// own run folders (a manifest, or only `.ghostlab-*` entries left by a killed start) are fine.
 pub(crate) fn check_run_folder(dir: &Path) -> Result<(), NotARunFolder> {
     let abs = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
-    let lexical = crate::spec::path_policy::normalize(&abs);
+    let lexical = crate::spec::relative_path::normalize(&abs);
     // The nearest existing ancestor decides where the run would really land.
     let mut existing = lexical.as_path();
     while !existing.exists() {
