@@ -17,7 +17,7 @@ use crate::util::bounded::{FileKind, read_bounded_string, read_optional_string};
 
 /// Why a decision could not be taken or the findings not listed.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum DecideError {
+pub enum DecideError {
     #[error("{}: no contract yet; run `ghostlab discover --job {}` first", path.display(), job.display())]
     NoContract { path: PathBuf, job: PathBuf },
     #[error("{}: {reason}", path.display())]

@@ -4,7 +4,7 @@
 //!
 //! Works from an inventory alone, so it runs offline; it never connects to a server.
 
-pub(crate) mod decide;
+pub mod decide;
 pub mod decisions;
 pub(crate) mod finding;
 pub(crate) mod labels;
