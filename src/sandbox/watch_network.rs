@@ -265,7 +265,7 @@ mod tests {
             assert!(d.records.is_empty() && d.blind.is_none());
         }
         // A header whose name points nowhere.
-        let mut h = vec![0u8; MSGHDR_SIZE];
+        let mut h = [0u8; MSGHDR_SIZE];
         h[0..8].copy_from_slice(&8u64.to_ne_bytes());
         h[8..12].copy_from_slice(&16u32.to_ne_bytes());
         let d = decide(&call(libc::SYS_sendmsg, [3, h.as_ptr() as u64, 0, 0, 0, 0]));
