@@ -7,11 +7,13 @@
 
 pub mod bridge;
 pub mod bwrap;
+pub mod bwrap_data;
 pub mod cgroup;
 pub mod doctor;
 pub mod etc;
 pub mod exec;
 pub mod files;
+pub mod hidden_usage;
 pub mod inputs;
 pub mod limits;
 pub mod log;

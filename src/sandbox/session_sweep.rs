@@ -107,11 +107,9 @@ fn remove_session(dir: &Path, id: &str) {
     }
     procs::kill_session(dir, id);
     remove_cgroups(id);
-    // HOME, TMPDIR, the workspace and uploads may be tmpfs mounts of the session (root); a
-    // folder with a mount below it cannot be removed.
-    for d in super::bwrap::BOUNDED_FOLDERS {
-        super::scratch::unmount(&dir.join(d));
-    }
+    // HOME, TMPDIR, the workspace, uploads, inputs and the socket folders may be tmpfs mounts
+    // of the session (root); a folder with a mount below it cannot be removed.
+    super::scratch::unmount_subfolders(dir);
     if !dir.join(KEEP_FILE).exists() {
         // A normal `delete` may be removing the same folder on another thread right now (its
         // command just died); removal races end in ENOENT part-way, so retry until it is gone.
