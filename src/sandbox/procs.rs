@@ -132,6 +132,7 @@ pub fn pids_using(root: &Path) -> Option<Vec<i32>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::process::CommandExt;
 
     fn wait_for(pid: u32, what: &str) {
         let t0 = std::time::Instant::now();

@@ -8,6 +8,7 @@
 //! folder; a host `tail -f` on a session file was SIGKILLed; a deleted 40 MB file and 20,000
 //! files in /tmp went unnoticed).
 
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::time::Duration;
 
