@@ -58,13 +58,19 @@ pub fn tmpfs_files_over(pids: &[i32], folders: &[&str], bound: u64) -> Option<St
         .map(|m| m.ino())
         .into_iter()
         .collect();
+    // A namespace's init still setting up (before its pivot_root) has the host's root too.
+    let host_root = std::fs::metadata("/").map(|m| (m.dev(), m.ino())).ok();
     for pid in pids {
         let Ok(ns) = std::fs::metadata(format!("/proc/{pid}/ns/pid")) else {
             continue;
         };
-        if !namespaces.insert(ns.ino()) {
+        let root = std::fs::metadata(format!("/proc/{pid}/root"))
+            .map(|m| (m.dev(), m.ino()))
+            .ok();
+        if root.is_none() || root == host_root || namespaces.contains(&ns.ino()) {
             continue;
         }
+        namespaces.insert(ns.ino());
         for folder in folders {
             let path = format!("/proc/{pid}/root{folder}");
             if let Some(used) = files_in_use(Path::new(&path))

@@ -23,6 +23,13 @@ const LAUNCHER_COMM: &str = "bwrap";
 /// `dir` or lies below it), the local-backend children marked `GHOSTLAB_SANDBOX_SESSION=<id>`,
 /// and every descendant of either.
 pub fn session_pids(dir: &Path, session_id: &str) -> Vec<i32> {
+    launched_pids(dir, Some(session_id))
+}
+
+/// Like [`session_pids`]; without `local_id` no environment is read (a bubblewrap session's
+/// watcher, which runs every 100 ms to 5 s, needs only the launchers).
+pub fn launched_pids(dir: &Path, local_id: Option<&str>) -> Vec<i32> {
+    let session_id = local_id.unwrap_or("");
     let needle = dir.as_os_str().as_encoded_bytes().to_vec();
     let marker = format!("{SESSION_ENV}={session_id}").into_bytes();
     let Some(others) = other_processes() else {

@@ -419,6 +419,7 @@ impl Session {
     pub(super) fn watch_storage(&mut self) {
         let measured = self.measured_storage();
         let bubblewrap = self.policy.backend == SandboxBackend::Bubblewrap;
+        let local = self.policy.backend == SandboxBackend::Local;
         if !measured && !bubblewrap {
             return;
         }
@@ -437,7 +438,7 @@ impl Session {
             if let Some(why) = super::storage_watch::first_over(&folders) {
                 return Some(why);
             }
-            let pids = procs::session_pids(&dir2, &id2);
+            let pids = procs::launched_pids(&dir2, local.then_some(id2.as_str()));
             if measured {
                 let deleted = super::hidden_usage::deleted_open_bytes(&pids, &devs);
                 if deleted > hidden_bound {

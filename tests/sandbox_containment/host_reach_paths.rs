@@ -118,14 +118,15 @@ async fn wait_until(mut cond: impl FnMut() -> bool) -> bool {
 pub async fn kill_by_launcher(ctx: &Ctx, name: &'static str) -> Row {
     let s = ctx.sandbox.session(Role::Agent).await.unwrap();
     let dir = s.dir().to_path_buf();
-    // A daemon inside: its own session, stdio closed, the command that started it gone.
-    let daemon = s
-        .exec(
-            &sh("setsid sh -c 'exec sleep 5151' </dev/null >/dev/null 2>&1 & echo started"),
+    // A daemon inside a long-lived command (as the agent is): its own session, stdio closed.
+    let mut agent = s
+        .command(
+            &sh("setsid sh -c 'exec sleep 5151' </dev/null >/dev/null 2>&1 & exec sleep 5150"),
             &ExecOptions::default(),
-            None,
         )
-        .await
+        .unwrap()
+        .stdout(std::process::Stdio::null())
+        .spawn()
         .unwrap();
     let running = wait_until(|| host_has_arg("5151")).await;
     // Host processes that name the session folder: `tail -f` on a file in it, a program given
@@ -150,6 +151,7 @@ pub async fn kill_by_launcher(ctx: &Ctx, name: &'static str) -> Row {
     wait_until(|| host_has_arg("5152") && host_has_arg("5153")).await;
     s.delete().await.unwrap();
     let daemon_gone = wait_until(|| !host_has_arg("5151")).await;
+    let _ = tokio::time::timeout(Duration::from_secs(3), agent.wait()).await;
     tokio::time::sleep(Duration::from_millis(200)).await;
     let alive: Vec<bool> = [&mut tail, &mut named, &mut inside]
         .into_iter()
@@ -165,8 +167,7 @@ pub async fn kill_by_launcher(ctx: &Ctx, name: &'static str) -> Row {
         name,
         "denied",
         short(&format!(
-            "{}; daemon ran: {running}, gone after delete: {daemon_gone}; host tail/arg/cwd alive: {alive:?}",
-            summary(&daemon)
+            "daemon ran: {running}, gone after delete: {daemon_gone}; host tail/arg/cwd alive: {alive:?}"
         )),
         running && daemon_gone && alive == [true, true, true],
     )
@@ -200,7 +201,7 @@ pub async fn deleted_open_file(ctx: &Ctx, name: &'static str) -> Row {
     for folder in ["$HOME", "$TMPDIR", "."] {
         let s: Session = sb.session(Role::Agent).await.unwrap();
         let script = format!(
-            r#"perl -e 'open(my $f, ">", "{folder}/gone") or die "open: $!\n"; unlink "{folder}/gone"; for (1..40) {{ syswrite($f, "x" x 1000000) == 1000000 or die "write: $!\n" }} sleep 4; print "DONE\n"'"#
+            r#"perl -e 'open(my $f, ">", "{folder}/gone") or die "open: $!\n"; unlink "{folder}/gone"; for (1..40) {{ syswrite($f, "x" x 1000000) == 1000000 or die "write: $!\n" }} sleep 12; print "DONE\n"'"#
         );
         let run = s.exec(&sh(&script), &ExecOptions::default(), None).await;
         let ok = stopped(&run, "deleted while still open");
