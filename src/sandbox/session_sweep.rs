@@ -151,6 +151,15 @@ fn remove_cgroups(id: &str) {
             if !d.exists() || std::fs::remove_dir(&d).is_ok() {
                 break;
             }
+            // Every process in the session's own cgroup is the session's: one a launcher was
+            // still starting when its processes were looked for (joined, not yet `bwrap`).
+            let procs = std::fs::read_to_string(d.join("cgroup.procs")).unwrap_or_default();
+            for pid in procs.lines().filter_map(|l| l.trim().parse::<i32>().ok()) {
+                // SAFETY: kill(2) on a pid listed in this session's own cgroup.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                }
+            }
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
     }

@@ -198,7 +198,7 @@ pub async fn deleted_open_file(ctx: &Ctx, name: &'static str) -> Row {
     let mut holds = true;
     // HOME, TMPDIR and the workspace: 40 MB written into a file unlinked while open, then held
     // open (nothing lists it; its blocks stay on the disk under the folder).
-    for folder in ["$HOME", "$TMPDIR", "."] {
+    for folder in ["$ENV{HOME}", "$ENV{TMPDIR}", "."] {
         let s: Session = sb.session(Role::Agent).await.unwrap();
         let script = format!(
             r#"perl -e 'open(my $f, ">", "{folder}/gone") or die "open: $!\n"; unlink "{folder}/gone"; for (1..40) {{ syswrite($f, "x" x 1000000) == 1000000 or die "write: $!\n" }} sleep 12; print "DONE\n"'"#
