@@ -14,6 +14,7 @@ use std::path::{Component, Path, PathBuf};
 
 use super::SandboxError;
 use super::bridge;
+use super::bwrap_data::Views;
 use super::inputs::SYSTEM_RUNTIME;
 use super::policy::SandboxPolicy;
 use super::scope::{Access, Area, Capability, Scope};
@@ -59,8 +60,6 @@ pub struct Layout {
     pub staged: Vec<(PathBuf, PathBuf)>,
 }
 
-/// Names of [`Layout::bounded`]'s folders in the session folder (for the stale sweep).
-pub const BOUNDED_FOLDERS: &[&str] = &["home", "tmp", "workspace", "uploads"];
 /// HOME inside the sandbox.
 pub const HOME_INSIDE: &str = "/sandbox/home";
 /// TMPDIR inside the sandbox.
@@ -133,23 +132,28 @@ pub struct CommandSpec<'a> {
     /// The fd of the socket the network watch shim hands its listener over (`watch_shim`);
     /// the shim is `helper_exe`, which must then be set.
     pub watch_fd: Option<i32>,
+    /// Session folders shown by content rather than bound, so their host path does not show
+    /// in the sandbox's mountinfo (`super::bwrap_data`); a folder without a view is bound.
+    pub views: &'a Views,
 }
 
 /// The `bwrap` arguments (without the program name).
 pub fn args(policy: &SandboxPolicy, layout: &Layout, spec: &CommandSpec<'_>) -> Vec<String> {
     let mut a: Vec<String> = Vec::new();
-    let mut push = |items: &[&str]| a.extend(items.iter().map(|s| s.to_string()));
-    push(&[
-        "--unshare-all",
-        "--unshare-user",
-        "--disable-userns",
-        "--die-with-parent",
-        "--new-session",
-        "--cap-drop",
-        "ALL",
-        "--hostname",
-        "ghostlab-sandbox",
-    ]);
+    push(
+        &mut a,
+        &[
+            "--unshare-all",
+            "--unshare-user",
+            "--disable-userns",
+            "--die-with-parent",
+            "--new-session",
+            "--cap-drop",
+            "ALL",
+            "--hostname",
+            "ghostlab-sandbox",
+        ],
+    );
     let isolated = policy.root_filesystem == RootFilesystem::Isolated;
     let tmp_size = TMPFS_BYTES.to_string();
     if isolated {
@@ -158,42 +162,45 @@ pub fn args(policy: &SandboxPolicy, layout: &Layout, spec: &CommandSpec<'_>) -> 
                 continue;
             }
             match kind {
-                Entry::Symlink => push(&["--symlink", &target, &path]),
-                Entry::Bind => push(&["--ro-bind", &path, &path]),
+                Entry::Symlink => push(&mut a, &["--symlink", &target, &path]),
+                Entry::Bind => push(&mut a, &["--ro-bind", &path, &path]),
             }
         }
-        push(&["--ro-bind", &layout.etc.to_string_lossy(), "/etc"]);
-        push(&["--dev", "/dev", "--proc", "/proc"]);
-        push_kernel_masks(&mut push);
-        push(&["--size", &tmp_size, "--tmpfs", "/tmp"]);
+        match &spec.views.etc {
+            Some(view) => a.extend(view.iter().cloned()),
+            None => push(&mut a, &["--ro-bind", &layout.etc.to_string_lossy(), "/etc"]),
+        }
+        push(&mut a, &["--dev", "/dev", "--proc", "/proc"]);
+        push_kernel_masks(&mut a);
+        push(&mut a, &["--size", &tmp_size, "--tmpfs", "/tmp"]);
     } else {
         for (kind, path, target) in root_entries() {
             match kind {
-                Entry::Symlink => push(&["--symlink", &target, &path]),
-                Entry::Bind => push(&["--ro-bind", &path, &path]),
+                Entry::Symlink => push(&mut a, &["--symlink", &target, &path]),
+                Entry::Bind => push(&mut a, &["--ro-bind", &path, &path]),
             }
         }
-        push(&["--dev", "/dev", "--proc", "/proc"]);
-        push_kernel_masks(&mut push);
+        push(&mut a, &["--dev", "/dev", "--proc", "/proc"]);
+        push_kernel_masks(&mut a);
         for d in MASKED_DIRS {
             if Path::new(d).is_dir() {
                 if *d == "/tmp" {
-                    push(&["--size", &tmp_size]);
+                    push(&mut a, &["--size", &tmp_size]);
                 }
-                push(&["--tmpfs", d]);
+                push(&mut a, &["--tmpfs", d]);
             }
         }
         for f in MASKED_FILES {
             if Path::new(f).exists() {
-                push(&["--ro-bind", "/dev/null", f]);
+                push(&mut a, &["--ro-bind", "/dev/null", f]);
             }
         }
         for key in ssh_host_keys() {
-            push(&["--ro-bind", "/dev/null", &key]);
+            push(&mut a, &["--ro-bind", "/dev/null", &key]);
         }
         for m in &policy.masked {
             if m.is_dir() {
-                push(&["--tmpfs", &m.to_string_lossy()]);
+                push(&mut a, &["--tmpfs", &m.to_string_lossy()]);
             }
         }
     }
@@ -226,19 +233,17 @@ pub fn args(policy: &SandboxPolicy, layout: &Layout, spec: &CommandSpec<'_>) -> 
         };
         if real.exists() && needed {
             let s = real.to_string_lossy();
-            push(&["--ro-bind", &s, &s]);
+            push(&mut a, &["--ro-bind", &s, &s]);
         }
     }
-    for (copy, real) in &layout.staged {
-        for (shown, _) in spec.scope.part_of(real) {
-            let from = match shown.strip_prefix(real) {
-                Ok(rest) if !rest.as_os_str().is_empty() => copy.join(rest),
-                _ => copy.clone(),
-            };
-            if !resolves_within(&from, copy) {
-                continue;
-            }
-            push(&["--ro-bind", &from.to_string_lossy(), &shown.to_string_lossy()]);
+    for (from, shown) in staged_parts(layout, spec.scope) {
+        match spec.views.inputs.get(&shown) {
+            Some(view) => a.extend(view.iter().cloned()),
+            None => a.extend([
+                "--ro-bind".into(),
+                from.to_string_lossy().into_owned(),
+                shown.to_string_lossy().into_owned(),
+            ]),
         }
     }
     if isolated {
@@ -262,7 +267,7 @@ pub fn args(policy: &SandboxPolicy, layout: &Layout, spec: &CommandSpec<'_>) -> 
             }
         }
         for (target, link) in &links {
-            push(&["--symlink", target, link]);
+            push(&mut a, &["--symlink", target, link]);
         }
     }
     for p in &policy.read_write {
@@ -277,61 +282,101 @@ pub fn args(policy: &SandboxPolicy, layout: &Layout, spec: &CommandSpec<'_>) -> 
             } else {
                 "--ro-bind"
             };
-            push(&[how, &s, &s]);
+            push(&mut a, &[how, &s, &s]);
         }
     }
     if let Some(exe) = spec.helper_exe.or(spec.bridge_exe) {
         let s = exe.to_string_lossy();
-        push(&["--ro-bind", &s, &s]);
+        push(&mut a, &["--ro-bind", &s, &s]);
     }
     // The session's folders as the scope shares them; one it keeps private is an empty
     // tmpfs of the session's scratch bound, gone when the command ends.
     let private_size = policy.limits.scratch_bytes.to_string();
     for (area, (host, inside)) in Area::ALL.into_iter().zip(layout.writable(&policy.workdir)) {
         match spec.scope.area(area) {
-            Some(Access::ReadWrite) => push(&["--bind", &host.to_string_lossy(), &inside]),
-            Some(Access::ReadOnly) => push(&["--ro-bind", &host.to_string_lossy(), &inside]),
-            None => push(&["--size", &private_size, "--tmpfs", &inside]),
+            Some(Access::ReadWrite) => push(&mut a, &["--bind", &host.to_string_lossy(), &inside]),
+            Some(Access::ReadOnly) => push(&mut a, &["--ro-bind", &host.to_string_lossy(), &inside]),
+            None => push(&mut a, &["--size", &private_size, "--tmpfs", &inside]),
         }
     }
     if spec.scope.has(Capability::AgentConfig) {
-        push(&["--ro-bind", &layout.config.to_string_lossy(), CONFIG_INSIDE]);
+        match &spec.views.config {
+            Some(view) => a.extend(view.iter().cloned()),
+            None => a.extend([
+                "--ro-bind".into(),
+                layout.config.to_string_lossy().into_owned(),
+                CONFIG_INSIDE.into(),
+            ]),
+        }
     }
     if spec.scope.has(Capability::McpRelay) {
-        push(&["--ro-bind", &layout.mcp.to_string_lossy(), MCP_SOCKETS_INSIDE]);
+        push(
+            &mut a,
+            &["--ro-bind", &layout.mcp.to_string_lossy(), MCP_SOCKETS_INSIDE],
+        );
     }
     if spec.bridge_exe.is_some() {
-        push(&[
-            "--ro-bind",
-            &spec.egress_dir.to_string_lossy(),
-            bridge::SOCKET_DIR_INSIDE,
-        ]);
+        push(
+            &mut a,
+            &[
+                "--ro-bind",
+                &spec.egress_dir.to_string_lossy(),
+                bridge::SOCKET_DIR_INSIDE,
+            ],
+        );
     }
-    push(&["--seccomp", &spec.seccomp_fd.to_string(), "--chdir", spec.chdir, "--"]);
+    push(
+        &mut a,
+        &["--seccomp", &spec.seccomp_fd.to_string(), "--chdir", spec.chdir, "--"],
+    );
     // The watch goes first, so every process of the command (the bridge too) is under it.
     if let (Some(fd), Some(exe)) = (spec.watch_fd, spec.helper_exe.or(spec.bridge_exe)) {
-        push(&[
-            &exe.to_string_lossy(),
-            super::watch_shim::SUBCOMMAND,
-            "--socket-fd",
-            &fd.to_string(),
-            "--",
-        ]);
+        push(
+            &mut a,
+            &[
+                &exe.to_string_lossy(),
+                super::watch_shim::SUBCOMMAND,
+                "--socket-fd",
+                &fd.to_string(),
+                "--",
+            ],
+        );
     }
     if let Some(exe) = spec.bridge_exe {
         let socket = format!("{}/{}", bridge::SOCKET_DIR_INSIDE, bridge::SOCKET_NAME);
-        push(&[
-            &exe.to_string_lossy(),
-            "__egress-bridge",
-            "--socket",
-            &socket,
-            "--listen",
-            bridge::LISTEN,
-            "--",
-        ]);
+        push(
+            &mut a,
+            &[
+                &exe.to_string_lossy(),
+                "__egress-bridge",
+                "--socket",
+                &socket,
+                "--listen",
+                bridge::LISTEN,
+                "--",
+            ],
+        );
     }
     a.extend(spec.argv.iter().cloned());
     a
+}
+
+/// The staged inputs `scope` shows, as (host copy or the part of it, path shown inside); a
+/// part whose symlinks lead outside its copy is left out.
+pub fn staged_parts(layout: &Layout, scope: &Scope) -> Vec<(PathBuf, PathBuf)> {
+    let mut out = Vec::new();
+    for (copy, real) in &layout.staged {
+        for (shown, _) in scope.part_of(real) {
+            let from = match shown.strip_prefix(real) {
+                Ok(rest) if !rest.as_os_str().is_empty() => copy.join(rest),
+                _ => copy.clone(),
+            };
+            if resolves_within(&from, copy) {
+                out.push((from, shown));
+            }
+        }
+    }
+    out
 }
 
 /// Whether `part` of a bound `root` is still inside it once symlinks are followed (bwrap follows
@@ -351,12 +396,16 @@ fn resolves_within(part: &Path, root: &Path) -> bool {
 /// After `--dev` and `--proc`: /dev/shm as its own bounded tmpfs (bwrap's /dev is an
 /// unbounded one), and the kernel's key lists hidden (a same-uid sandbox would otherwise list
 /// the host user's keys by description).
-fn push_kernel_masks(push: &mut impl FnMut(&[&str])) {
+fn push_kernel_masks(a: &mut Vec<String>) {
     let shm = SHM_BYTES.to_string();
-    push(&["--size", &shm, "--tmpfs", "/dev/shm"]);
+    push(a, &["--size", &shm, "--tmpfs", "/dev/shm"]);
     for f in HIDDEN_PROC_FILES {
-        push(&["--ro-bind", "/dev/null", f]);
+        push(a, &["--ro-bind", "/dev/null", f]);
     }
+}
+
+fn push(a: &mut Vec<String>, items: &[&str]) {
+    a.extend(items.iter().map(|s| s.to_string()));
 }
 
 enum Entry {
@@ -493,6 +542,7 @@ mod tests {
             scope: &scope,
             egress_dir: &layout.egress,
             watch_fd: None,
+            views: &Views::default(),
         };
         let joined = args(&p, &layout, &spec).join(" ");
         let at = |rest: &str| s4.join(rest).display().to_string();
@@ -532,6 +582,7 @@ mod tests {
             scope: &scope,
             egress_dir: &layout.egress,
             watch_fd: None,
+            views: &Views::default(),
         };
         let joined = args(&p, &layout, &spec).join(" ");
         let bin = tools.join("bin").canonicalize().unwrap();
@@ -565,6 +616,7 @@ mod tests {
             scope: &whole(&p, &layout),
             egress_dir: &layout.egress,
             watch_fd: None,
+            views: &Views::default(),
         };
         let a = args(&p, &layout, &spec);
         let joined = a.join(" ");
@@ -609,6 +661,7 @@ mod tests {
             scope: &whole(&p, &layout),
             egress_dir: &layout.egress,
             watch_fd: None,
+            views: &Views::default(),
         };
         let a = args(&p, &layout, &spec);
         let joined = a.join(" ");
@@ -646,6 +699,7 @@ mod tests {
             scope: &whole(&p, &layout),
             egress_dir: &layout.egress,
             watch_fd: None,
+            views: &Views::default(),
         };
         let joined = args(&p, &layout, &spec).join(" ");
         assert!(

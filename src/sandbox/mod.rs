@@ -8,12 +8,14 @@
 pub mod beneath;
 pub mod bridge;
 pub mod bwrap;
+pub mod bwrap_data;
 pub mod cgroup;
 pub mod denials;
 pub mod doctor;
 pub mod etc;
 pub mod exec;
 pub mod files;
+pub mod hidden_usage;
 pub mod inputs;
 pub mod limits;
 pub mod log;

@@ -102,6 +102,18 @@ pub fn unmount(dir: &Path) -> bool {
     unsafe { libc::umount2(target.as_ptr(), libc::MNT_DETACH | libc::UMOUNT_NOFOLLOW) == 0 }
 }
 
+/// Detaches every tmpfs mounted on a direct subfolder of the session folder `dir` (HOME,
+/// TMPDIR, workspace, uploads, inputs, the socket folders, a scope's egress folder); a folder
+/// that is no mount point is left as it is.
+pub fn unmount_subfolders(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.filter_map(Result::ok) {
+        if e.file_type().is_ok_and(|t| t.is_dir()) {
+            unmount(&e.path());
+        }
+    }
+}
+
 /// Whether `dir` is the mount point of a Ghostlab scratch tmpfs (from /proc/self/mountinfo).
 pub fn is_scratch_mount(dir: &Path) -> bool {
     scratch_mount_point(dir).is_some()

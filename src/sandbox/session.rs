@@ -82,6 +82,8 @@ pub struct Session {
     scoped_proxies: std::sync::Mutex<Vec<ScopedProxy>>,
     /// Direct network attempts the watch of bubblewrap commands refused (`watch_supervisor`).
     watch: super::watch_supervisor::WatchLog,
+    /// Staged inputs too large to show by content, bound instead (each logged once).
+    bound_inputs: std::sync::Mutex<std::collections::HashSet<PathBuf>>,
     deleted: bool,
 }
 
@@ -150,6 +152,7 @@ impl Session {
             storage_watch: None,
             scoped_proxies: std::sync::Mutex::new(Vec::new()),
             watch: Default::default(),
+            bound_inputs: Default::default(),
             deleted: false,
             policy,
         };
@@ -356,16 +359,15 @@ impl Session {
         self.proxy.take();
         self.scoped_proxies.lock().unwrap_or_else(|p| p.into_inner()).clear();
         if self.policy.keep {
-            for d in self.layout.bounded() {
+            for d in self.layout.bounded().into_iter().chain([&self.layout.inputs]) {
                 if let Err(e) = scratch::preserve_then_unmount(d) {
                     self.log
                         .note(&format!("keeping {}: {e}; its tmpfs is unmounted", d.display()));
                     scratch::unmount(d);
                 }
             }
-        } else {
-            self.release_scratch();
         }
+        self.release_scratch();
         let mut result = Ok(());
         if let Some(cg) = self.cgroups.take() {
             let removed = tokio::task::spawn_blocking(move || cg.remove())
@@ -429,30 +431,77 @@ impl Session {
         .collect()
     }
 
-    /// With a measured bound, starts the watcher that holds it while commands run: at the first
-    /// breach every process of the session is stopped.
+    /// Starts the watcher that holds the storage bounds while commands run: with a measured
+    /// bound (no tmpfs) the folders and the files deleted while open in them; under bubblewrap
+    /// (root or not) the file count of each command's /tmp and /dev/shm. At the first breach
+    /// every process of the session is stopped.
     pub(super) fn watch_storage(&mut self) {
-        if !self.measured_storage() {
+        let measured = self.measured_storage();
+        let bubblewrap = self.policy.backend == SandboxBackend::Bubblewrap;
+        let local = self.policy.backend == SandboxBackend::Local;
+        if !measured && !bubblewrap {
             return;
         }
+        let folders = if measured { self.measured_folders() } else { Vec::new() };
+        // Deleted files are told apart by device: the bounded folders' own.
+        let mut devs: Vec<u64> = folders
+            .iter()
+            .filter_map(|f| std::fs::metadata(&f.dir).ok())
+            .map(|m| std::os::unix::fs::MetadataExt::dev(&m))
+            .collect();
+        devs.dedup();
+        let hidden_bound = self.policy.limits.scratch_bytes;
         let (dir, id) = (self.layout.dir.clone(), self.id.clone());
-        self.storage_watch = Some(super::storage_watch::StorageWatch::start(
-            self.measured_folders(),
+        let (dir2, id2) = (dir.clone(), id.clone());
+        let measure = move || {
+            if let Some(why) = super::storage_watch::first_over(&folders) {
+                return Some(why);
+            }
+            let pids = procs::launched_pids(&dir2, local.then_some(id2.as_str()));
+            if measured {
+                let deleted = super::hidden_usage::deleted_open_bytes(&pids, &devs);
+                if deleted > hidden_bound {
+                    return Some(format!(
+                        "files deleted while still open exceeded {hidden_bound} bytes ({deleted} held)"
+                    ));
+                }
+            }
+            if bubblewrap {
+                return super::hidden_usage::tmpfs_files_over(
+                    &pids,
+                    &["/tmp", "/dev/shm"],
+                    super::hidden_usage::TMPFS_FILES,
+                );
+            }
+            None
+        };
+        self.storage_watch = Some(super::storage_watch::StorageWatch::start_measuring(
+            measure,
             move |_| {
                 procs::kill_session(&dir, &id);
             },
         ));
-        self.log
-            .note("storage bound measured while commands run (no tmpfs): a breach stops the session's processes");
+        if measured {
+            self.log.note(
+                "storage bound measured while commands run (no tmpfs), with files deleted while open: a breach stops the session's processes",
+            );
+        }
+        if bubblewrap {
+            self.log.note(&format!(
+                "/tmp and /dev/shm: at most {} files each, measured while commands run",
+                super::hidden_usage::TMPFS_FILES
+            ));
+        }
     }
 
     /// With a measured bound, refuses to go on once HOME, TMPDIR, the workspace or uploads is
     /// over it (seen by the watcher while a command ran, or measured now).
     fn check_scratch(&self) -> Result<(), SandboxError> {
-        if !self.measured_storage() {
+        let seen = self.storage_watch.as_ref().and_then(|w| w.breach());
+        if seen.is_none() && !self.measured_storage() {
             return Ok(());
         }
-        let over = self.storage_watch.as_ref().and_then(|w| w.breach()).or_else(|| {
+        let over = seen.or_else(|| {
             self.measured_folders()
                 .iter()
                 .find_map(|f| scratch::over_bound(&[(f.name.as_str(), f.dir.as_path())], f.bytes))
@@ -469,9 +518,7 @@ impl Session {
     /// Unmounts the HOME and TMPDIR tmpfs (their contents go with them); also after a failed
     /// creation, which may have mounted them before `scratch` was set.
     fn release_scratch(&self) {
-        for d in self.layout.bounded() {
-            scratch::unmount(d);
-        }
+        scratch::unmount_subfolders(&self.layout.dir);
     }
 
     /// Waits until `sandbox-<role>-<session>.log` on disk holds every line so far.

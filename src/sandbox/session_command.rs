@@ -6,6 +6,7 @@ use indexmap::IndexMap;
 use std::path::PathBuf;
 
 use super::super::bwrap::{self, CommandSpec, map_inside};
+use super::super::bwrap_data::{self, Budget, NoView, Views};
 use super::super::limits::ChildSetup;
 use super::super::proxy::EgressProxy;
 use super::super::scope::{Capability, Scope, ScopeNetwork};
@@ -37,6 +38,17 @@ impl Session {
         let dir = self.layout.dir.join(format!("egress-scope-{}", scoped.len()));
         let io = |e| SandboxError::Io(format!("creating {}", dir.display()), e);
         std::fs::create_dir_all(&dir).map_err(io)?;
+        if self.scratch == super::super::scratch::ScratchBound::Tmpfs {
+            // As the session's other socket folder: its bind shows a tmpfs path, not the host's.
+            let owner = self.owner.unwrap_or((0, 0));
+            super::super::scratch::mount_bounded(
+                &dir,
+                super::prepare::SOCKET_FOLDER_BYTES,
+                super::prepare::SOCKET_FOLDER_FILES,
+                owner,
+            )
+            .map_err(io)?;
+        }
         if let Some((u, g)) = self.owner {
             std::os::unix::fs::lchown(&dir, Some(u), Some(g)).map_err(io)?;
         }
@@ -185,6 +197,7 @@ impl Session {
                 let program = seccomp::compile(SocketRule::UnixAndLoopbackInet)?;
                 let fd = seccomp::memfd_with(&seccomp::to_bytes(&program))?;
                 use std::os::fd::AsRawFd;
+                let (views, view_fds) = self.data_views(scope)?;
                 let spec = CommandSpec {
                     watch_fd: Some(theirs.as_raw_fd()),
                     chdir: &workdir,
@@ -194,6 +207,7 @@ impl Session {
                     argv,
                     scope,
                     egress_dir: egress.as_deref().unwrap_or(&self.layout.egress),
+                    views: &views,
                 };
                 let args = bwrap::args(&self.policy, &self.layout, &spec);
                 // What the shim execs (bridge, agent host, the user's message in its argv) is
@@ -214,6 +228,10 @@ impl Session {
                 // spawned: the hook owns them.
                 setup.held.push(std::sync::Arc::new(fd));
                 setup.held.push(std::sync::Arc::new(theirs));
+                for view_fd in view_fds {
+                    setup.inherit_fds.push(view_fd.as_raw_fd());
+                    setup.held.push(std::sync::Arc::new(view_fd));
+                }
                 if let Some(cg) = &self.cgroups {
                     setup.join_cgroups(cg);
                 }
@@ -236,6 +254,58 @@ impl Session {
         Ok(cmd)
     }
 }
+
+impl Session {
+    /// The session folders `scope` shows by content rather than by a bind, with the
+    /// descriptors their arguments name: /etc (isolated) and the agent config always; staged
+    /// inputs unless they live on a tmpfs of the session's own (root), whose bind shows no host
+    /// path. Inputs beyond [`INPUT_BUDGET`] are bound, and the log says their host path shows.
+    fn data_views(&self, scope: &Scope) -> Result<(Views, Vec<std::os::fd::OwnedFd>), SandboxError> {
+        let refuse = |e: String| SandboxError::Policy(format!("showing the session's files inside: {e}"));
+        let mut views = Views::default();
+        let mut fds = Vec::new();
+        if self.policy.root_filesystem == RootFilesystem::Isolated {
+            let v = bwrap_data::view(&self.layout.etc, "/etc").map_err(refuse)?;
+            views.etc = Some(v.args);
+            fds.extend(v.fds);
+        }
+        if scope.has(Capability::AgentConfig) {
+            let v = bwrap_data::view(&self.layout.config, bwrap::CONFIG_INSIDE).map_err(refuse)?;
+            views.config = Some(v.args);
+            fds.extend(v.fds);
+        }
+        if self.scratch == super::super::scratch::ScratchBound::Tmpfs {
+            return Ok((views, fds));
+        }
+        let mut budget = INPUT_BUDGET;
+        for (from, shown) in bwrap::staged_parts(&self.layout, scope) {
+            match bwrap_data::view_within(&from, &shown.to_string_lossy(), &mut budget) {
+                Ok(v) => {
+                    views.inputs.insert(shown, v.args);
+                    fds.extend(v.fds);
+                }
+                Err(NoView::TooLarge(why)) => {
+                    let mut noted = self.bound_inputs.lock().unwrap_or_else(|p| p.into_inner());
+                    if noted.insert(shown.clone()) {
+                        self.log.note(&format!(
+                            "input {} is bound from the session folder (its host path shows in the sandbox's mountinfo): {why}",
+                            shown.display()
+                        ));
+                    }
+                }
+                Err(NoView::Unreadable(why)) => return Err(refuse(why)),
+            }
+        }
+        Ok((views, fds))
+    }
+}
+
+/// What one command may be shown of the staged inputs by content (each file costs a descriptor
+/// and a copy per command).
+const INPUT_BUDGET: Budget = Budget {
+    bytes: 16 << 20,
+    entries: 256,
+};
 
 /// The socket pair a command's watch shim hands its listener over: (Ghostlab's end, the
 /// shim's end). Both close-on-exec; the launch hook clears it on the shim's end only.

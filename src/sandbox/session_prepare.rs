@@ -12,7 +12,7 @@ use super::super::limits::sandbox_uid;
 use super::super::mcp_staging::brought;
 use super::super::policy::NetworkPolicy;
 use super::super::proxy::EgressProxy;
-use super::super::scratch::{ScratchBound, mount_bounded, mount_tmpfs, unmount};
+use super::super::scratch::{ScratchBound, mount_bounded, mount_tmpfs, unmount_subfolders};
 use super::{SandboxError, Session, map_inside};
 use crate::spec::SandboxBackend;
 use std::path::PathBuf;
@@ -54,6 +54,10 @@ impl Session {
 
 /// Bound on the job's inputs copied into one session.
 pub const STAGED_INPUT_BYTES: u64 = 256 << 20;
+/// A folder of unix sockets (egress proxy, MCP relay) as a tmpfs: sockets take no data.
+pub(super) const SOCKET_FOLDER_BYTES: u64 = 1 << 20;
+/// See [`SOCKET_FOLDER_BYTES`]: one inode per relayed server's socket and a few more.
+pub(super) const SOCKET_FOLDER_FILES: u64 = 1024;
 
 impl Session {
     pub(super) async fn prepare(&mut self) -> Result<(), SandboxError> {
@@ -119,16 +123,19 @@ impl Session {
             let mut scratch_note = String::new();
             if is_root && backend != SandboxBackend::Openshell {
                 let owner = owner.unwrap_or((0, 0));
+                // Inputs and the socket folders get a tmpfs too, not for a bound but so their
+                // binds' mountinfo root is a path in that tmpfs, not in the host's temp folder.
                 let mounted = mount_tmpfs(&l.home, scratch_bytes, owner)
                     .and_then(|()| mount_tmpfs(&l.tmp, scratch_bytes, owner))
                     .and_then(|()| mount_bounded(&l.workspace, workspace_bound, workspace_files, owner))
-                    .and_then(|()| mount_bounded(&l.uploads, workspace_bound, workspace_files, owner));
+                    .and_then(|()| mount_bounded(&l.uploads, workspace_bound, workspace_files, owner))
+                    .and_then(|()| mount_bounded(&l.inputs, 2 * STAGED_INPUT_BYTES, workspace_files, owner))
+                    .and_then(|()| mount_bounded(&l.egress, SOCKET_FOLDER_BYTES, SOCKET_FOLDER_FILES, owner))
+                    .and_then(|()| mount_bounded(&l.mcp, SOCKET_FOLDER_BYTES, SOCKET_FOLDER_FILES, owner));
                 match mounted {
                     Ok(()) => bound = ScratchBound::Tmpfs,
                     Err(e) => {
-                        for d in [&l.home, &l.tmp, &l.workspace, &l.uploads] {
-                            unmount(d);
-                        }
+                        unmount_subfolders(&l.dir);
                         scratch_note = format!(" (mounting a tmpfs failed: {e})");
                     }
                 }

@@ -107,12 +107,11 @@ fn remove_session(dir: &Path, id: &str) {
     }
     procs::kill_session(dir, id);
     remove_cgroups(id);
-    // HOME, TMPDIR, the workspace and uploads may be tmpfs mounts of the session (root); a
-    // folder with a mount below it cannot be removed. `unmount` detaches only Ghostlab's own
-    // scratch tmpfs at exactly that path, never through a link; `remove_dir_all` follows none.
-    for d in super::bwrap::BOUNDED_FOLDERS {
-        super::scratch::unmount(&dir.join(d));
-    }
+    // HOME, TMPDIR, the workspace, uploads, inputs and the socket folders may be tmpfs mounts
+    // of the session (root); a folder with a mount below it cannot be removed. `unmount`
+    // detaches only Ghostlab's own scratch tmpfs at exactly that path, never through a link;
+    // `remove_dir_all` follows none.
+    super::scratch::unmount_subfolders(dir);
     // Removal never crosses into a mount that is not the session's own scratch (a host mount
     // on a planted folder): its files are not the session's to delete. The folder stays (the
     // next sweep and `ghostlab doctor` list it).
@@ -166,6 +165,15 @@ fn remove_cgroups(id: &str) {
         for _ in 0..20 {
             if !d.exists() || std::fs::remove_dir(&d).is_ok() {
                 break;
+            }
+            // Every process in the session's own cgroup is the session's: one a launcher was
+            // still starting when its processes were looked for (joined, not yet `bwrap`).
+            let procs = std::fs::read_to_string(d.join("cgroup.procs")).unwrap_or_default();
+            for pid in procs.lines().filter_map(|l| l.trim().parse::<i32>().ok()) {
+                // SAFETY: kill(2) on a pid listed in this session's own cgroup.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                }
             }
             std::thread::sleep(std::time::Duration::from_millis(50));
         }

@@ -7,6 +7,10 @@
 //! The overshoot is what can be written between two measurements: the interval adapts to the
 //! cost of a measurement (ten times its duration, between 100 ms and 5 s), so a large
 //! workspace is not walked in a busy loop, and each file is still capped by RLIMIT_FSIZE.
+//!
+//! What is measured is the caller's (`StorageWatch::start` takes the measurement): the session
+//! adds what a walk of the folders cannot see (`hidden_usage`: files deleted while still open,
+//! the file count of each command's /tmp and /dev/shm), which it also watches as root.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -38,12 +42,21 @@ impl StorageWatch {
     /// Starts watching `folders`; `on_breach` runs once, on the watcher's thread, with the
     /// reason (it stops the session's processes).
     pub fn start(folders: Vec<Bounded>, on_breach: impl FnOnce(&str) + Send + 'static) -> StorageWatch {
+        StorageWatch::start_measuring(move || first_over(&folders), on_breach)
+    }
+
+    /// Starts calling `measure` (the first bound it finds broken, as the reason) until it finds
+    /// one; then `on_breach` runs once, on the watcher's thread.
+    pub fn start_measuring(
+        measure: impl FnMut() -> Option<String> + Send + 'static,
+        on_breach: impl FnOnce(&str) + Send + 'static,
+    ) -> StorageWatch {
         let stop = Arc::new(AtomicBool::new(false));
         let breach = Arc::new(Mutex::new(None));
         let (stop2, breach2) = (stop.clone(), breach.clone());
         let thread = std::thread::Builder::new()
             .name("ghostlab-storage-watch".into())
-            .spawn(move || watch(&folders, &stop2, &breach2, on_breach))
+            .spawn(move || watch(measure, &stop2, &breach2, on_breach))
             .ok();
         StorageWatch { stop, breach, thread }
     }
@@ -65,16 +78,21 @@ impl Drop for StorageWatch {
 }
 
 /// The first folder over its bound (or that cannot be measured), as the reason.
-fn first_over(folders: &[Bounded]) -> Option<String> {
+pub fn first_over(folders: &[Bounded]) -> Option<String> {
     folders
         .iter()
         .find_map(|f| super::scratch::over_bound(&[(f.name.as_str(), f.dir.as_path())], f.bytes))
 }
 
-fn watch(folders: &[Bounded], stop: &AtomicBool, breach: &Mutex<Option<String>>, on_breach: impl FnOnce(&str)) {
+fn watch(
+    mut measure: impl FnMut() -> Option<String>,
+    stop: &AtomicBool,
+    breach: &Mutex<Option<String>>,
+    on_breach: impl FnOnce(&str),
+) {
     while !stop.load(Ordering::SeqCst) {
         let started = Instant::now();
-        if let Some(why) = first_over(folders) {
+        if let Some(why) = measure() {
             *breach.lock().unwrap_or_else(|p| p.into_inner()) = Some(why.clone());
             on_breach(&why);
             return;

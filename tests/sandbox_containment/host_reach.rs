@@ -23,6 +23,8 @@ mod host_files;
 mod host_reach_flood;
 #[path = "host_reach_mcp.rs"]
 mod host_reach_mcp;
+#[path = "host_reach_paths.rs"]
+mod host_reach_paths;
 #[path = "network_watch.rs"]
 mod network_watch;
 
@@ -142,6 +144,21 @@ pub const PROBES: &[(&str, Check)] = &[
         "network watch: sendmsg and sendmmsg destinations refused and recorded",
         |c, n| Box::pin(network_watch::datagrams_by_message_header(c, n)),
     ),
+    (
+        "mountinfo: no host path of the session, HOME, checkout or temp folder",
+        |c, n| Box::pin(host_reach_paths::mountinfo_paths(c, n)),
+    ),
+    (
+        "delete: a daemon inside dies, host processes naming the folder live",
+        |c, n| Box::pin(host_reach_paths::kill_by_launcher(c, n)),
+    ),
+    (
+        "HOME, TMPDIR, workspace: 40 MB in a deleted-but-open file stopped",
+        |c, n| Box::pin(host_reach_paths::deleted_open_file(c, n)),
+    ),
+    ("/tmp and /dev/shm: 20,000 files stop the session", |c, n| {
+        Box::pin(host_reach_paths::tmpfs_files(c, n))
+    }),
 ];
 
 /// Runs every probe of the table.
