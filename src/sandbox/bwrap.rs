@@ -325,6 +325,9 @@ pub fn args(policy: &SandboxPolicy, layout: &Layout, spec: &CommandSpec<'_>) -> 
             ],
         );
     }
+    // Last of the mounts: bubblewrap's own root is a tmpfs of no stated size; what lies beside
+    // the mounts above stays read-only, so nothing is written where no bound holds.
+    push(&mut a, &["--remount-ro", "/"]);
     push(
         &mut a,
         &["--seccomp", &spec.seccomp_fd.to_string(), "--chdir", spec.chdir, "--"],

@@ -159,6 +159,9 @@ pub const PROBES: &[(&str, Check)] = &[
     ("/tmp and /dev/shm: 20,000 files stop the session", |c, n| {
         Box::pin(host_reach_paths::tmpfs_files(c, n))
     }),
+    ("the sandbox's root outside its mounts is read-only", |c, n| {
+        Box::pin(host_reach_paths::writable_root(c, n))
+    }),
 ];
 
 /// Runs every probe of the table.

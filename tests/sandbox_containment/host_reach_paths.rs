@@ -235,3 +235,22 @@ pub async fn tmpfs_files(ctx: &Ctx, name: &'static str) -> Row {
     }
     held(name, "bounded", short(&observed.join("; ")), holds)
 }
+
+/// bubblewrap's own root is a tmpfs of no stated size: a file written beside the mounts
+/// (`/x`, a new `/var/x`, `/opt/x`) would take memory no bound covers. It is read-only.
+pub async fn writable_root(ctx: &Ctx, name: &'static str) -> Row {
+    let o = super::one_shot(
+        ctx,
+        "for p in /x /var/x /opt/x /run/x; do \
+           if (mkdir -p \"$(dirname $p)\" && head -c 1048576 /dev/zero > $p) 2>/dev/null; then echo \"wrote $p\"; fi; \
+         done; echo done",
+    )
+    .await;
+    let out = o.stdout_text();
+    held(
+        name,
+        "denied",
+        summary(&o),
+        out.contains("done") && !out.contains("wrote"),
+    )
+}
