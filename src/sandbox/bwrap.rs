@@ -325,9 +325,10 @@ pub fn args(policy: &SandboxPolicy, layout: &Layout, spec: &CommandSpec<'_>) -> 
             ],
         );
     }
-    // Last of the mounts: bubblewrap's own root is a tmpfs of no stated size; what lies beside
-    // the mounts above stays read-only, so nothing is written where no bound holds.
-    push(&mut a, &["--remount-ro", "/"]);
+    // Last of the mounts: bubblewrap's own root and its /dev are tmpfs of no stated size (half
+    // of RAM); what lies beside the mounts above stays read-only, so nothing is written where
+    // no bound holds (/dev/shm is its own bounded tmpfs and stays writable).
+    push(&mut a, &["--remount-ro", "/dev", "--remount-ro", "/"]);
     push(
         &mut a,
         &["--seccomp", &spec.seccomp_fd.to_string(), "--chdir", spec.chdir, "--"],

@@ -129,8 +129,10 @@ impl CommandLog {
     }
 }
 
-/// Reads the command of an `execve(path, argv, envp)` or `execveat(dirfd, path, argv, …)`.
-pub fn read(req: &libc::seccomp_notif) -> Result<ObservedCommand, ReadError> {
+/// Reads the command of an `execve(path, argv, envp)` or `execveat(dirfd, path, argv, …)`,
+/// and whether it was cut at a bound (more arguments, a longer string, an fexecve whose file
+/// could not be named): then what ran is not wholly known, and it counts as missed too.
+pub fn read(req: &libc::seccomp_notif) -> Result<(ObservedCommand, bool), ReadError> {
     let (path, argv) = if i64::from(req.data.nr) == libc::SYS_execveat {
         (req.data.args[1], req.data.args[2])
     } else {
@@ -138,22 +140,26 @@ pub fn read(req: &libc::seccomp_notif) -> Result<ObservedCommand, ReadError> {
     };
     let unread = |e: std::io::Error| ReadError::of(req.pid, &e);
     let mem = watch_memory::open(req.pid)?;
-    let mut program = watch_memory::read_c_string(&mem, path).map_err(unread)?;
+    let program = watch_memory::read_c_string(&mem, path).map_err(unread)?;
+    let (mut name, mut cut) = (program.value, program.cut);
     // `execveat(fd, "", …, AT_EMPTY_PATH)` (fexecve) runs the open file itself.
-    if program.is_empty() && i64::from(req.data.nr) == libc::SYS_execveat {
+    if name.is_empty() && i64::from(req.data.nr) == libc::SYS_execveat {
         let fd = req.data.args[0] as i32;
-        program = std::fs::read_link(format!("/proc/{}/fd/{fd}", req.pid))
-            .map(|p| p.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        match std::fs::read_link(format!("/proc/{}/fd/{fd}", req.pid)) {
+            Ok(p) => name = p.to_string_lossy().into_owned(),
+            Err(_) => cut = true,
+        }
     }
-    let mut args = watch_memory::read_string_array(&mem, argv).map_err(unread)?;
+    let argv = watch_memory::read_string_array(&mem, argv).map_err(unread)?;
+    let mut args = argv.value;
     let argv0 = if args.is_empty() { String::new() } else { args.remove(0) };
-    Ok(ObservedCommand {
-        program,
+    let command = ObservedCommand {
+        program: name,
         argv0,
         args,
         time: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-    })
+    };
+    Ok((command, cut || argv.cut))
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
-//! Reading what a notified caller passed by pointer (a socket address, a program's argv) from
-//! `/proc/PID/mem`. Ghostlab may read it: the caller is its own descendant, under its uid or,
-//! as root, under the sandbox user. Every read is bounded.
-
-use std::os::unix::fs::FileExt;
+//! Reading what a notified caller passed by pointer (a socket address, a program's argv) with
+//! `process_vm_readv`. Ghostlab may read it: the caller is its own descendant, under its uid
+//! or, as root, under the sandbox user, in a user namespace Ghostlab owns. Not through
+//! `/proc/PID/mem`: a process that makes itself non-dumpable turns its /proc files over to
+//! root, which would blind a Ghostlab that is not root; the ptrace check behind
+//! `process_vm_readv` still lets the namespace's owner in. Every read is bounded.
 
 /// At most this many argv entries are read; the rest are counted as cut.
 pub const MAX_ARGS: usize = 256;
@@ -42,63 +43,131 @@ fn blinded() -> bool {
     cfg!(feature = "test-hooks") && std::env::var_os("GHOSTLAB_TEST_WATCH_BLIND").is_some_and(|v| v == "1")
 }
 
+/// The memory of one process, read with `process_vm_readv`.
+#[derive(Debug, Clone, Copy)]
+pub struct Memory {
+    pid: u32,
+}
+
+impl Memory {
+    /// Reads into `buf` from `addr`, never across a page boundary (so a short read means the
+    /// next page is not mapped); returns how many bytes came.
+    fn read_at(&self, buf: &mut [u8], addr: u64) -> std::io::Result<usize> {
+        let page = 4096u64;
+        let len = buf.len().min((page - addr % page) as usize);
+        let local = libc::iovec {
+            iov_base: buf.as_mut_ptr().cast(),
+            iov_len: len,
+        };
+        let remote = libc::iovec {
+            iov_base: addr as *mut libc::c_void,
+            iov_len: len,
+        };
+        // SAFETY: one local iovec into `buf` (len bytes at most) and one remote range the
+        // kernel checks itself.
+        let n = unsafe { libc::process_vm_readv(self.pid as libc::pid_t, &local, 1, &remote, 1, 0) };
+        if n < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(n as usize)
+    }
+}
+
 /// Reads up to `len` bytes at `addr` of process `pid`.
 pub fn read_bytes(pid: u32, addr: u64, len: usize) -> Result<Vec<u8>, ReadError> {
-    let f = open(pid)?;
+    let mem = open(pid)?;
     let mut buf = vec![0u8; len];
-    let n = f.read_at(&mut buf, addr).map_err(|e| ReadError::of(pid, &e))?;
-    buf.truncate(n);
+    let mut got = 0;
+    while got < len {
+        match mem.read_at(&mut buf[got..], addr + got as u64) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if got == 0 => return Err(ReadError::of(pid, &e)),
+            Err(_) => break,
+        }
+    }
+    buf.truncate(got);
     Ok(buf)
 }
 
+/// What was read, and whether it was cut at a bound (then not the whole of what ran).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Read<T> {
+    pub value: T,
+    pub cut: bool,
+}
+
 /// A NUL-terminated string at `addr`, cut at [`MAX_STRING`] bytes (lossy UTF-8).
-pub fn read_c_string(mem: &std::fs::File, addr: u64) -> std::io::Result<String> {
+pub fn read_c_string(mem: &Memory, addr: u64) -> std::io::Result<Read<String>> {
     let mut out = Vec::new();
     let mut chunk = [0u8; 256];
+    let mut ended = false;
     while out.len() < MAX_STRING {
         let n = mem.read_at(&mut chunk, addr + out.len() as u64)?;
         if n == 0 {
+            ended = true;
             break;
         }
         match chunk[..n].iter().position(|b| *b == 0) {
             Some(end) => {
                 out.extend_from_slice(&chunk[..end]);
+                ended = true;
                 break;
             }
             None => out.extend_from_slice(&chunk[..n]),
         }
     }
+    let cut = !ended || out.len() > MAX_STRING;
     out.truncate(MAX_STRING);
-    Ok(String::from_utf8_lossy(&out).into_owned())
+    Ok(Read {
+        value: String::from_utf8_lossy(&out).into_owned(),
+        cut,
+    })
 }
 
 /// The NULL-terminated array of string pointers at `addr` (an argv), at most [`MAX_ARGS`].
-pub fn read_string_array(mem: &std::fs::File, addr: u64) -> std::io::Result<Vec<String>> {
-    let mut out = Vec::new();
+pub fn read_string_array(mem: &Memory, addr: u64) -> std::io::Result<Read<Vec<String>>> {
     if addr == 0 {
-        return Ok(out);
+        return Ok(Read {
+            value: Vec::new(),
+            cut: false,
+        });
     }
+    let mut out: Vec<(String, bool)> = Vec::new();
     let width = std::mem::size_of::<u64>() as u64;
+    let mut cut = true;
     for i in 0..MAX_ARGS as u64 {
         let mut ptr = [0u8; 8];
-        if mem.read_at(&mut ptr, addr + i * width)? < 8 {
+        let at = addr + i * width;
+        let mut got = mem.read_at(&mut ptr, at)?;
+        if got > 0 && got < 8 {
+            got += mem.read_at(&mut ptr[got..], at + got as u64)?;
+        }
+        if got < 8 {
+            cut = false;
             break;
         }
         let p = u64::from_ne_bytes(ptr);
         if p == 0 {
+            cut = false;
             break;
         }
-        out.push(read_c_string(mem, p)?);
+        let s = read_c_string(mem, p)?;
+        out.push((s.value, s.cut));
     }
-    Ok(out)
+    let strings_cut = out.iter().any(|(_, c)| *c);
+    Ok(Read {
+        value: out.into_iter().map(|(s, _)| s).collect(),
+        cut: cut || strings_cut,
+    })
 }
 
-/// Opens the memory of `pid` for [`read_c_string`].
-pub fn open(pid: u32) -> Result<std::fs::File, ReadError> {
+/// The memory of `pid`, for [`read_c_string`] and [`read_string_array`].
+pub fn open(pid: u32) -> Result<Memory, ReadError> {
     if blinded() {
         return Err(ReadError::of(pid, &std::io::Error::from_raw_os_error(libc::EACCES)));
     }
-    std::fs::File::open(format!("/proc/{pid}/mem")).map_err(|e| ReadError::of(pid, &e))
+    Ok(Memory { pid })
 }
 
 #[cfg(test)]
@@ -112,11 +181,26 @@ mod tests {
         let argv = [a.as_ptr(), b.as_ptr(), std::ptr::null()];
         let mem = open(std::process::id()).unwrap();
         let got = read_string_array(&mem, argv.as_ptr() as u64).unwrap();
-        assert_eq!(got, vec!["git".to_string(), "push --force".to_string()]);
+        assert_eq!(got.value, vec!["git".to_string(), "push --force".to_string()]);
+        assert!(!got.cut);
         let long = std::ffi::CString::new("x".repeat(MAX_STRING * 2)).unwrap();
         let s = read_c_string(&mem, long.as_ptr() as u64).unwrap();
-        assert_eq!(s.len(), MAX_STRING);
-        assert!(read_string_array(&mem, 0).unwrap().is_empty());
+        assert_eq!(s.value.len(), MAX_STRING);
+        assert!(s.cut, "a string past the bound says so");
+        let exact = std::ffi::CString::new("y".repeat(MAX_STRING - 1)).unwrap();
+        assert!(!read_c_string(&mem, exact.as_ptr() as u64).unwrap().cut);
+        assert!(read_string_array(&mem, 0).unwrap().value.is_empty());
+        // More arguments than are read: cut, so a rule cannot be cleared on what was kept.
+        let many: Vec<std::ffi::CString> = (0..MAX_ARGS + 5)
+            .map(|i| std::ffi::CString::new(format!("a{i}")).unwrap())
+            .collect();
+        let mut ptrs: Vec<*const libc::c_char> = many.iter().map(|c| c.as_ptr()).collect();
+        ptrs.push(std::ptr::null());
+        let got = read_string_array(&mem, ptrs.as_ptr() as u64).unwrap();
+        assert_eq!(got.value.len(), MAX_ARGS);
+        assert!(got.cut);
+        let long_arg = [a.as_ptr(), long.as_ptr(), std::ptr::null()];
+        assert!(read_string_array(&mem, long_arg.as_ptr() as u64).unwrap().cut);
     }
 
     #[test]

@@ -109,6 +109,23 @@ fn message_names(pid: u32, addr: u64, count: u64) -> Result<Vec<(u64, u64)>, Rea
         .collect())
 }
 
+/// The record of a network call whose caller's memory could not be read although the watch
+/// had read others in the session: a process that hid itself (the call is refused).
+pub fn hidden(nr: i64) -> Denial {
+    let method = match nr {
+        libc::SYS_connect => "connect",
+        libc::SYS_sendto => "sendto",
+        libc::SYS_sendmsg => "sendmsg",
+        _ => "sendmmsg",
+    };
+    Denial {
+        host: "(address unreadable: the process hid its memory)".into(),
+        port: 0,
+        method: format!("{method} (direct, not through the proxy)"),
+        time: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+    }
+}
+
 /// A read that failed: a bad pointer fails the call as the kernel would; memory Ghostlab may
 /// not read blinds the watch (refused, and the case cannot be judged).
 fn unread(e: ReadError) -> Decision {

@@ -23,6 +23,8 @@ pub struct WatchLog {
     /// Set when the watch could not read a caller's memory it had to read: what the session
     /// did is then not known, so its case cannot be judged.
     pub blind: Arc<Mutex<Option<String>>>,
+    /// Whether a read of a caller's memory has succeeded in this session.
+    pub sighted: Arc<AtomicBool>,
     pub stop: Arc<AtomicBool>,
 }
 
@@ -97,20 +99,39 @@ fn answer(listener: OwnedFd, log: WatchLog, issued: &IssuedHops) {
             continue; // ENOENT: the caller was interrupted or died.
         }
         let nr = i64::from(req.data.nr);
-        let is_exec = nr == libc::SYS_execve || nr == libc::SYS_execveat;
-        let (error, denials, command, blind) = if is_exec {
+        let is_exec = nr == libc::SYS_execveat || nr == libc::SYS_execve;
+        // Once a read succeeded in this session, the watch can see: a read refused later is a
+        // process hiding itself (the agent's act), not a blind watch.
+        let sighted = log.sighted.load(Ordering::Relaxed);
+        let (error, mut denials, commands, blind) = if is_exec {
             match super::watch_exec::read(&req) {
-                Ok(c) if issued.take(req.pid, &c) => (0, Vec::new(), None, None),
-                Ok(c) => (0, Vec::new(), Some(Some(c)), None),
+                Ok((c, _)) if issued.take(req.pid, &c) => (0, Vec::new(), Vec::new(), None),
+                // A command cut at a bound is kept and also counted as missed.
+                Ok((c, cut)) => (
+                    0,
+                    Vec::new(),
+                    if cut { vec![Some(c), None] } else { vec![Some(c)] },
+                    None,
+                ),
                 // The call goes on, but what it runs is not known: counted as missed.
-                Err(ReadError::NotAllowed(why)) => (0, Vec::new(), Some(None), Some(why)),
-                Err(_) => (0, Vec::new(), Some(None), None),
+                Err(ReadError::NotAllowed(why)) if !sighted => (0, Vec::new(), vec![None], Some(why)),
+                Err(_) => (0, Vec::new(), vec![None], None),
             }
         } else {
             let d = super::watch_network::decide(&req);
-            (d.error, d.records, None, d.blind)
+            (d.error, d.records, Vec::new(), d.blind)
         };
-        // What was read came from /proc/PID/mem: if the caller died meanwhile, that PID may be
+        let blind = match blind {
+            Some(_) if sighted && !is_exec => {
+                denials.push(super::watch_network::hidden(nr));
+                None
+            }
+            other => other,
+        };
+        if blind.is_none() && error != -libc::EFAULT && error != -libc::ESRCH {
+            log.sighted.store(true, Ordering::Relaxed);
+        }
+        // What was read came from the caller's memory: if the caller died meanwhile, that PID may be
         // another process's, so it is not recorded.
         // SAFETY: ioctl with a pointer to the notification id.
         if unsafe { libc::ioctl(fd, libc::SECCOMP_IOCTL_NOTIF_ID_VALID, &req.id) } != 0 {
@@ -122,8 +143,11 @@ fn answer(listener: OwnedFd, log: WatchLog, issued: &IssuedHops) {
                 kept.push(d);
             }
         }
-        if let Some(c) = command {
-            log.commands.lock().unwrap_or_else(|p| p.into_inner()).push(c);
+        if !commands.is_empty() {
+            let mut kept = log.commands.lock().unwrap_or_else(|p| p.into_inner());
+            for c in commands {
+                kept.push(c);
+            }
         }
         if let Some(why) = blind {
             log.blind.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(why);

@@ -145,6 +145,10 @@ pub const PROBES: &[(&str, Check)] = &[
         |c, n| Box::pin(network_watch::datagrams_by_message_header(c, n)),
     ),
     (
+        "watch: a non-dumpable process's connect and exec still recorded",
+        |c, n| Box::pin(network_watch::non_dumpable_process(c, n)),
+    ),
+    (
         "mountinfo: no host path of the session, HOME, checkout or temp folder",
         |c, n| Box::pin(host_reach_paths::mountinfo_paths(c, n)),
     ),
@@ -159,9 +163,10 @@ pub const PROBES: &[(&str, Check)] = &[
     ("/tmp and /dev/shm: 20,000 files stop the session", |c, n| {
         Box::pin(host_reach_paths::tmpfs_files(c, n))
     }),
-    ("the sandbox's root outside its mounts is read-only", |c, n| {
-        Box::pin(host_reach_paths::writable_root(c, n))
-    }),
+    (
+        "the sandbox's root and /dev outside their mounts are read-only",
+        |c, n| Box::pin(host_reach_paths::writable_root(c, n)),
+    ),
 ];
 
 /// Runs every probe of the table.

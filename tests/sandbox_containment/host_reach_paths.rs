@@ -236,12 +236,14 @@ pub async fn tmpfs_files(ctx: &Ctx, name: &'static str) -> Row {
     held(name, "bounded", short(&observed.join("; ")), holds)
 }
 
-/// bubblewrap's own root is a tmpfs of no stated size: a file written beside the mounts
-/// (`/x`, a new `/var/x`, `/opt/x`) would take memory no bound covers. It is read-only.
+/// bubblewrap's own root and its /dev are tmpfs of no stated size: a file written beside the
+/// mounts (`/x`, a new `/var/x`, `/opt/x`, `/dev/x`) would take memory no bound covers. They
+/// are read-only; /dev/shm (bounded) and /dev/null stay writable.
 pub async fn writable_root(ctx: &Ctx, name: &'static str) -> Row {
     let o = super::one_shot(
         ctx,
-        "for p in /x /var/x /opt/x /run/x; do \
+        "echo ok > /dev/null && echo ok > /dev/shm/y && echo shm-ok; \
+         for p in /x /var/x /opt/x /run/x /dev/x /dev/pts/x; do \
            if (mkdir -p \"$(dirname $p)\" && head -c 1048576 /dev/zero > $p) 2>/dev/null; then echo \"wrote $p\"; fi; \
          done; echo done",
     )
@@ -251,6 +253,6 @@ pub async fn writable_root(ctx: &Ctx, name: &'static str) -> Row {
         name,
         "denied",
         summary(&o),
-        out.contains("done") && !out.contains("wrote"),
+        out.contains("shm-ok") && out.contains("done") && !out.contains("wrote"),
     )
 }

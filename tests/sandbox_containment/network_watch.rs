@@ -169,3 +169,38 @@ print("sendmmsg", r, ctypes.get_errno())
             && !hosts.iter().any(|h| h.starts_with("127.")),
     )
 }
+
+/// A process that makes itself non-dumpable turns its /proc files over to root: the watch
+/// still reads its connect and its exec (not through /proc/PID/mem), as root and not.
+pub async fn non_dumpable_process(ctx: &Ctx, name: &'static str) -> Row {
+    let script = r#"python3 -c '
+import ctypes, os, socket
+ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)
+try: socket.create_connection(("203.0.113.31", 80), 2)
+except OSError as e: print("connect", e.errno, flush=True)
+os.execvp("git", ["git", "--no-pager", "hidden-by-dumpable"])
+'"#;
+    let s = ctx.sandbox.session(Role::Agent).await.unwrap();
+    let o = s.exec(&sh(script), &ExecOptions::default(), None).await.unwrap();
+    let hosts: Vec<String> = s
+        .denials()
+        .into_iter()
+        .map(|d| format!("{}:{}", d.host, d.port))
+        .collect();
+    let seen = s.take_commands();
+    let git = seen
+        .kept
+        .iter()
+        .any(|c| c.args.iter().any(|a| a == "hidden-by-dumpable"));
+    let blind = s.watch_fault();
+    s.delete().await.unwrap();
+    held(
+        name,
+        "recorded",
+        format!("{}; denials {hosts:?}; git seen {git}; blind {blind:?}", summary(&o)),
+        o.stdout_text().contains(&format!("connect {}", libc::ENETUNREACH))
+            && hosts.iter().any(|h| h == "203.0.113.31:80")
+            && git
+            && blind.is_none(),
+    )
+}
