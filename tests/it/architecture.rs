@@ -3,11 +3,13 @@
 //!
 //! Every file reachable from `lib.rs` is parsed with `syn`. Every path form counts: `use crate::…`,
 //! `use super::…`, `use self::…`, groups and nested groups, renames, globs, inline paths in
-//! expressions, types, patterns and macro calls, names brought in by a `use` or a glob, and
-//! child modules named from their parent. Each path resolves to the deepest module file it names,
-//! and a name that module only imports (a facade's `pub use`) is followed to where it comes from.
-//! A module's reach into its own descendants (re-exports, dispatch) is the module tree itself,
-//! not a dependency; a child's use of its parent is.
+//! expressions, types, patterns and macro calls, paths in attributes (tokens and `serde`-style
+//! strings), names brought in by a `use` or a glob, and child modules named from their parent.
+//! Each path resolves to the deepest module file it names, and a name that module only imports
+//! (a facade's `pub use`, by name or by glob) is followed to the file that defines it.
+//! Only a module's `pub use` of its own descendants is the module tree itself; its calls and
+//! types from a child are dependencies like a child's use of its parent, so a parent and child
+//! that use each other are a cycle.
 //! Test code (`#[cfg(test)]` items, inline modules and module files) is kept apart: it never
 //! counts toward the rules. Run it alone with `cargo test --test it architecture`.
 

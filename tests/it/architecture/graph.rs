@@ -13,13 +13,14 @@ pub struct Edge {
     pub line: usize,
 }
 
-/// The file graph: product edges (which the rules judge), edges from a module down into its
-/// own descendants, and test edges.
+/// The file graph: product edges (which the rules judge), a module's re-exports of its own
+/// descendants, and test edges.
 #[derive(Debug, Default)]
 pub struct Graph {
     pub product: Vec<Edge>,
-    /// A module's re-exports of and calls into its own children: the module tree itself, which
-    /// a child's `super::` use of its parent does not make a cycle.
+    /// A module's `pub use` of its own descendants: the module tree's facade, which a child's
+    /// `super::` use of its parent does not make a cycle. A parent's calls, types and private
+    /// imports of its children are product edges like any other.
     pub down: Vec<Edge>,
     pub test: Vec<Edge>,
 }
@@ -39,6 +40,7 @@ impl Graph {
                 scope.aliases.extend(s.aliases);
                 scope.children.extend(s.children);
                 scope.globs.extend(s.globs);
+                scope.defines.extend(s.defines);
             }
         }
         let mut graph = Graph::default();
@@ -65,7 +67,7 @@ impl Graph {
             };
             if w.test || from_test || to.test {
                 graph.test.push(edge);
-            } else if to_path.starts_with(from_root) {
+            } else if w.reexport && to_path.starts_with(from_root) {
                 graph.down.push(edge);
             } else {
                 graph.product.push(edge);
@@ -105,8 +107,22 @@ fn through_imports(tree: &Tree, all: &Collected, mut target: Vec<String>) -> Vec
         };
         let module = module.clone();
         let Some(name) = target.get(module.len()) else { break };
-        let Some(alias) = all.scopes.get(&module).and_then(|s| s.aliases.get(name)) else {
-            break;
+        let Some(scope) = all.scopes.get(&module) else { break };
+        let Some(alias) = scope.aliases.get(name) else {
+            // A name the module neither defines nor imports by name may come from a glob
+            // (`pub use model::*`): continue in the globbed module that has it.
+            match (!scope.defines.contains(name))
+                .then(|| globbed_home(tree, all, &module, name))
+                .flatten()
+            {
+                Some(home) => {
+                    let mut next = home;
+                    next.extend(target[module.len()..].iter().cloned());
+                    target = next;
+                    continue;
+                }
+                None => break,
+            }
         };
         // An item of another crate (`use std::fs`) stays where it was imported.
         let Some(mut next) = resolve(all, &module, alias, 0) else {
@@ -119,6 +135,18 @@ fn through_imports(tree: &Tree, all: &Collected, mut target: Vec<String>) -> Vec
         target = next;
     }
     target
+}
+
+/// The module a glob import of `module` brings `name` from: one that defines, imports or holds
+/// it as a child.
+fn globbed_home(tree: &Tree, all: &Collected, module: &ModPath, name: &str) -> Option<Vec<String>> {
+    all.scopes.get(module)?.globs.iter().find_map(|glob| {
+        let target = resolve(all, module, glob, 0)?;
+        let (found, _) = tree.deepest(&target).filter(|(m, _)| m.len() == target.len())?;
+        let scope = all.scopes.get(found)?;
+        let has = scope.defines.contains(name) || scope.aliases.contains_key(name) || scope.children.contains(name);
+        (has && found != module).then(|| found.clone())
+    })
 }
 
 /// A written path as a crate-absolute module path, or `None` for another crate or a local name.

@@ -101,7 +101,7 @@ fn names_brought_in_by_use_or_glob_resolve_through_their_module() {
 }
 
 #[test]
-fn a_parents_reach_into_its_children_is_the_tree_but_a_childs_use_of_its_parent_is_an_edge() {
+fn a_parents_re_export_of_a_child_is_the_tree_but_its_calls_into_the_child_are_edges() {
     let g = crate_of(&[
         ("lib.rs", "pub mod run;"),
         (
@@ -113,10 +113,67 @@ fn a_parents_reach_into_its_children_is_the_tree_but_a_childs_use_of_its_parent_
             "pub struct Case;\npub fn helper() { let _ = super::Shared; }",
         ),
     ]);
-    assert_eq!(product(&g), [pair("run/case.rs", "run/mod.rs")]);
+    // The call on line 3 is a dependency; the `pub use` on line 2 is the module's facade.
     let down: Vec<usize> = g.down.iter().map(|e| e.line).collect();
-    assert_eq!(down, [2, 3]);
-    assert!(cycles(&g.adjacency()).is_empty());
+    assert_eq!(down, [2]);
+    assert_eq!(
+        product(&g),
+        [pair("run/case.rs", "run/mod.rs"), pair("run/mod.rs", "run/case.rs")]
+    );
+    assert_eq!(
+        cycles(&g.adjacency()),
+        [vec!["run/case.rs".to_string(), "run/mod.rs".to_string()]]
+    );
+}
+
+#[test]
+fn a_parent_and_child_loop_through_a_type_a_private_use_or_a_group_is_a_cycle() {
+    // Each way a parent can depend on its child, with the child using the parent's error type.
+    for parent in [
+        "mod open;\npub struct Error;\nfn f() -> open::Sandbox { todo!() }",
+        "mod open;\nuse open::start;\npub struct Error;\nfn f() { start() }",
+        "mod open;\nuse self::{open::{start}};\npub struct Error;\nfn f() { start() }",
+    ] {
+        let g = crate_of(&[
+            ("lib.rs", "pub mod sandbox;"),
+            ("sandbox/mod.rs", parent),
+            (
+                "sandbox/open.rs",
+                "use super::Error;\npub struct Sandbox;\npub fn start() { let _: Option<Error> = None; }",
+            ),
+        ]);
+        assert_eq!(cycles(&g.adjacency()).len(), 1, "{parent}: {:?}", g.product);
+    }
+}
+
+#[test]
+fn a_facade_glob_leads_to_the_file_that_defines_the_name() {
+    let g = crate_of(&[
+        ("lib.rs", "pub mod report; pub mod cli;"),
+        ("report/mod.rs", "mod model;\npub use model::*;\npub fn write() {}"),
+        ("report/model.rs", "pub struct Trial;"),
+        ("cli.rs", "fn f(_: crate::report::Trial) { crate::report::write() }"),
+    ]);
+    let p = product(&g);
+    assert!(p.contains(&pair("cli.rs", "report/model.rs")), "{p:?}");
+    assert!(p.contains(&pair("cli.rs", "report/mod.rs")), "{p:?}");
+    assert_eq!(g.down.len(), 1, "{:?}", g.down);
+}
+
+#[test]
+fn paths_in_attributes_are_edges_but_doc_text_is_not() {
+    let g = crate_of(&[
+        ("lib.rs", "pub mod a; pub mod b; pub mod c; pub mod d;"),
+        (
+            "a.rs",
+            "#[derive(serde::Serialize)]\npub struct A {\n    #[serde(skip_serializing_if = \"crate::b::is_empty\")]\n    x: u8,\n}",
+        ),
+        ("b.rs", "pub fn is_empty(_: &u8) -> bool { true }"),
+        ("c.rs", "#[schemars(transform = crate::b::t)]\npub struct C;"),
+        ("d.rs", "/// see crate::b::is_empty\n#[doc = \"crate::b::is_empty\"]\npub struct D;"),
+    ]);
+    assert_eq!(product(&g), [pair("a.rs", "b.rs"), pair("c.rs", "b.rs")]);
+    assert_eq!(g.product[0].line, 3);
 }
 
 #[test]

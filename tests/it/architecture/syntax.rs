@@ -15,6 +15,9 @@ pub struct Written {
     pub segs: Vec<String>,
     pub line: usize,
     pub test: bool,
+    /// Written in a `pub use` (any visibility but private): a re-export, which from a parent
+    /// into its own children is the module tree rather than a dependency.
+    pub reexport: bool,
 }
 
 /// The names each module brings into scope: `use` aliases and child modules.
@@ -24,6 +27,9 @@ pub struct Scope {
     pub children: BTreeSet<String>,
     /// Glob imports (`use super::*`), whose names are in scope too.
     pub globs: Vec<Vec<String>>,
+    /// The names of the items the module itself defines (structs, functions, traits, …), so a
+    /// name reached through a facade's glob is found in the module that defines it.
+    pub defines: BTreeSet<String>,
 }
 
 /// The paths of one file and the scopes of its modules.
@@ -71,6 +77,7 @@ pub fn collect(file: &syn::File, module: ModPath, test: bool) -> Collected {
     let mut c = Collector {
         module,
         test,
+        reexport: false,
         out: Collected::default(),
     };
     c.visit_items(&file.items);
@@ -80,6 +87,7 @@ pub fn collect(file: &syn::File, module: ModPath, test: bool) -> Collected {
 struct Collector {
     module: ModPath,
     test: bool,
+    reexport: bool,
     out: Collected,
 }
 
@@ -89,6 +97,9 @@ impl Collector {
         for item in items {
             if let syn::Item::Mod(m) = item {
                 scope.children.insert(m.ident.to_string());
+            }
+            if let Some(name) = defined_name(item) {
+                scope.defines.insert(name);
             }
         }
         for item in items {
@@ -105,6 +116,7 @@ impl Collector {
             segs,
             line,
             test: self.test,
+            reexport: self.reexport,
         };
         self.out.written.push(w);
     }
@@ -232,7 +244,9 @@ impl<'a> Visit<'a> for Collector {
 
     fn visit_item_use(&mut self, u: &'a syn::ItemUse) {
         let root = u.leading_colon.map(|_| vec!["".to_string()]).unwrap_or_default();
+        self.reexport = !matches!(u.vis, syn::Visibility::Inherited);
         self.use_tree(&u.tree, &root);
+        self.reexport = false;
     }
 
     fn visit_impl_item_fn(&mut self, f: &'a syn::ImplItemFn) {
@@ -253,7 +267,67 @@ impl<'a> Visit<'a> for Collector {
         self.tokens(m.tokens.clone());
     }
 
-    // `pub(in crate::x)` and attributes name no dependency.
+    // `pub(in crate::x)` names no dependency.
     fn visit_vis_restricted(&mut self, _: &'a syn::VisRestricted) {}
-    fn visit_attribute(&mut self, _: &'a syn::Attribute) {}
+
+    /// Attributes name code too: `#[schemars(transform = crate::x::f)]` in their tokens and
+    /// `#[serde(skip_serializing_if = "super::x::f")]` in a string. Doc text never counts.
+    fn visit_attribute(&mut self, attr: &'a syn::Attribute) {
+        if attr.path().is_ident("doc") {
+            return;
+        }
+        let syn::Meta::List(list) = &attr.meta else {
+            return;
+        };
+        self.tokens(list.tokens.clone());
+        self.string_paths(list.tokens.clone());
+    }
+}
+
+impl Collector {
+    /// String literals in an attribute's tokens that are exactly a path of two or more segments.
+    fn string_paths(&mut self, tokens: TokenStream) {
+        for tree in tokens {
+            match tree {
+                TokenTree::Group(g) => self.string_paths(g.stream()),
+                TokenTree::Literal(lit) => {
+                    let line = lit.span().start().line;
+                    if let Ok(syn::Lit::Str(s)) = syn::parse_str::<syn::Lit>(&lit.to_string())
+                        && let Some(segs) = path_in_string(&s.value())
+                    {
+                        self.push(segs, line);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// `a::b::c` (identifiers only, two or more) as its segments; anything else is not a path.
+fn path_in_string(text: &str) -> Option<Vec<String>> {
+    let segs: Vec<String> = text.split("::").map(str::to_string).collect();
+    let ident = |s: &String| {
+        let mut chars = s.chars();
+        chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    (segs.len() > 1 && segs.iter().all(ident)).then_some(segs)
+}
+
+/// The name an item defines in its module's namespace, if it defines one.
+fn defined_name(item: &syn::Item) -> Option<String> {
+    let ident = match item {
+        syn::Item::Const(i) => &i.ident,
+        syn::Item::Enum(i) => &i.ident,
+        syn::Item::Fn(i) => &i.sig.ident,
+        syn::Item::Static(i) => &i.ident,
+        syn::Item::Struct(i) => &i.ident,
+        syn::Item::Trait(i) => &i.ident,
+        syn::Item::Type(i) => &i.ident,
+        syn::Item::Union(i) => &i.ident,
+        syn::Item::Macro(i) => i.ident.as_ref()?,
+        _ => return None,
+    };
+    Some(ident.to_string())
 }
