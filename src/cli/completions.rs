@@ -1,10 +1,9 @@
 //! `ghostlab completions SHELL` and `ghostlab man [--out DIR]`, generated from the clap
 //! definitions so they never drift from the real flags.
 
-use clap::CommandFactory;
 use std::path::PathBuf;
 
-use super::{Cli, CliError, Exit};
+use super::{CliError, Exit};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct CompletionArgs {
@@ -18,17 +17,17 @@ pub(crate) struct ManArgs {
     pub(crate) out: Option<PathBuf>,
 }
 
-pub(crate) fn completions(args: CompletionArgs) -> Result<Exit, CliError> {
-    let mut cmd = Cli::command();
+/// `cli` is the whole command line's definition (`Cli::command()`), handed in by the dispatcher
+/// that owns it.
+pub(crate) fn completions(args: CompletionArgs, mut cli: clap::Command) -> Result<Exit, CliError> {
     // Into memory first: clap_complete panics on a write error (a reader gone early).
     let mut script = Vec::new();
-    clap_complete::generate(args.shell, &mut cmd, "ghostlab", &mut script);
+    clap_complete::generate(args.shell, &mut cli, "ghostlab", &mut script);
     super::out::write_bytes(&script);
     Ok(Exit::Success)
 }
 
-pub(crate) fn man(args: ManArgs) -> Result<Exit, CliError> {
-    let cmd = Cli::command();
+pub(crate) fn man(args: ManArgs, cmd: clap::Command) -> Result<Exit, CliError> {
     match args.out {
         Some(dir) => {
             std::fs::create_dir_all(&dir)?;

@@ -16,6 +16,7 @@ use crate::generate::store::write_artifact;
 use crate::generate::{
     AgentProfile, ArtifactKind, CaseStatus, Dataset, LlmProposer, OfflineProposer, PersonaSet, Proposer, ScenarioSet,
 };
+use crate::run::store::run_dir::RunDir;
 use crate::spec::{Job, LoadedJob, McpInput};
 use crate::trial::Sinks;
 
@@ -218,7 +219,7 @@ impl SuiteRunner for LabSuiteRunner {
             // judged trials are kept and only its summary and report are written again.
             let lab_dir = super::store::lab_dir(&job_file, &loaded.job);
             let unfinished = super::run_marker::unrecorded_run(&lab_dir, &ids)
-                .or_else(|| unfinished_run(&loaded.state_dir().join("runs"), &ids));
+                .or_else(|| unfinished_run(&loaded.state_dir(), &ids));
             let mut settings = TestSettings::new(loaded);
             settings.parallel = parallel;
             settings.agent_cassette = cassette;
@@ -250,16 +251,9 @@ impl SuiteRunner for LabSuiteRunner {
 
 /// The newest run folder for exactly these cases that has a manifest but no summary: a run
 /// that was interrupted.
-fn unfinished_run(runs: &Path, ids: &[String]) -> Option<PathBuf> {
-    let mut candidates: Vec<PathBuf> = std::fs::read_dir(runs)
-        .ok()?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|d| !d.join("summary.json").exists())
-        .filter(|d| super::run_marker::runs_cases(d, ids))
-        .collect();
-    candidates.sort();
-    candidates.pop()
+fn unfinished_run(state_dir: &Path, ids: &[String]) -> Option<PathBuf> {
+    RunDir::newest_where(state_dir, |r| !r.summary().exists() && super::run_marker::runs_cases(r.path(), ids))
+        .map(|r| r.path().to_path_buf())
 }
 
 /// Models the person can pick: those the job names, then those each configured

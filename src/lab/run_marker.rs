@@ -45,7 +45,8 @@ pub(crate) fn unrecorded_run(lab_dir: &Path, case_ids: &[String]) -> Option<Path
 
 /// Whether the run folder's manifest.json lists exactly `case_ids`, in order.
 pub(crate) fn runs_cases(run: &Path, case_ids: &[String]) -> bool {
-    crate::util::bounded::read_bounded_string(&run.join("manifest.json"), crate::util::bounded::FileKind::State)
+    let manifest = crate::run::store::run_dir::RunDir::new(run).manifest();
+    crate::util::bounded::read_bounded_string(&manifest, crate::util::bounded::FileKind::State)
         .ok()
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
         .is_some_and(|m| {

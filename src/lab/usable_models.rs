@@ -86,17 +86,11 @@ pub async fn list_user_models(opencode: &Path, dir: &Path) -> Result<Vec<String>
     }
     // Their config folder would get OpenCode's start-up npm install; the seeded one does not.
     crate::run::environment::provider_home::seed_opencode_config(h)?;
+    crate::providers::opencode_home::create_tmp(h)?;
     let mut cmd = tokio::process::Command::new(opencode);
     cmd.arg("models")
         .current_dir(dir)
-        .env("HOME", h)
-        .env("XDG_CONFIG_HOME", h.join(".config"))
-        .env("XDG_DATA_HOME", h.join(".local/share"))
-        .env("XDG_CACHE_HOME", h.join(".cache"))
-        .env("XDG_STATE_HOME", h.join(".local/state"))
-        .env("TMPDIR", h)
-        .env("OPENCODE_DISABLE_MODELS_FETCH", "1")
-        .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
+        .envs(crate::providers::opencode_home::isolated_env(&h.to_string_lossy()))
         .stdin(std::process::Stdio::null())
         .kill_on_drop(true);
     // Their global config still counts (custom providers), from where it really is.

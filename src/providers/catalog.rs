@@ -71,18 +71,12 @@ pub async fn lookup(opencode: &Path, provider: &str) -> Result<Vec<CatalogModel>
         .map_err(CatalogError::TempHome)?;
     let h = home.path();
     let placeholder = serde_json::json!({"provider": {provider: {"options": {"apiKey": "catalog-lookup"}}}});
+    super::opencode_home::create_tmp(h).map_err(CatalogError::TempHome)?;
     let mut cmd = tokio::process::Command::new(opencode);
     cmd.args(["models", provider, "--verbose"])
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", h)
-        .env("XDG_DATA_HOME", h.join("data"))
-        .env("XDG_CONFIG_HOME", h.join("config"))
-        .env("XDG_CACHE_HOME", h.join("cache"))
-        .env("XDG_STATE_HOME", h.join("state"))
-        .env("TMPDIR", h)
-        .env("OPENCODE_DISABLE_MODELS_FETCH", "1")
-        .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
+        .envs(super::opencode_home::isolated_env(&h.to_string_lossy()))
         .env("OPENCODE_DISABLE_PROJECT_CONFIG", "1")
         .env("OPENCODE_CONFIG_CONTENT", placeholder.to_string())
         .current_dir(h)

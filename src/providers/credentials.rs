@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::auth_file::AuthFile;
 use super::error::ProviderError;
 use super::known::known;
-use super::{ModelUse, Override, by_provider, provider_block};
+use super::model_uses::{ModelUse, Override, by_provider, provider_block};
 use crate::spec::LoadedJob;
 use crate::util::loopback::is_loopback_url;
 use crate::util::secret_ref::referenced_vars;
@@ -183,7 +183,7 @@ fn explain(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::providers::models_used;
+    use crate::providers::model_uses::models_used;
     use serde_json::json;
     use std::path::PathBuf;
 

@@ -8,7 +8,8 @@ use std::path::Path;
 
 use super::error::{EndpointProblem, ProviderError};
 use super::known::{known, sdk_default_hosts};
-use super::{ModelUse, Override, by_provider, catalog, provider_block};
+use super::catalog;
+use super::model_uses::{ModelUse, Override, by_provider, provider_block};
 use crate::sandbox::HostPort;
 use crate::spec::LoadedJob;
 use crate::spec::resolved::host_port;
@@ -176,7 +177,7 @@ mod tests {
     }
 
     async fn hosts(j: &LoadedJob) -> Result<Vec<(String, Vec<String>, EndpointSource)>, ProviderError> {
-        let uses = crate::providers::models_used(j, None);
+        let uses = crate::providers::model_uses::models_used(j, None);
         Ok(resolve(j, None, &uses, None)
             .await?
             .into_iter()

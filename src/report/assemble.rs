@@ -10,7 +10,7 @@ use super::config::config_section;
 use super::generated::{dataset, items};
 use super::summary::{role_tokens, summary_page};
 
-use super::ReportError;
+use super::error::ReportError;
 use super::critique::build_critique;
 use super::model::*;
 use super::read::{read_json, read_value, red};

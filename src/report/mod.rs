@@ -11,6 +11,7 @@ mod config;
 mod critique;
 mod decided;
 mod digest;
+mod error;
 mod generated;
 mod html;
 mod markdown;
@@ -30,6 +31,7 @@ mod transcript_view;
 mod trial_model;
 
 pub use assemble::{build_report, build_report_with};
+pub use error::ReportError;
 pub use html::render_html;
 pub(crate) use markdown::render_critique_markdown;
 pub use markdown::render_markdown;
@@ -42,22 +44,6 @@ use std::path::{Path, PathBuf};
 use crate::redact::Redactor;
 use crate::run::store::run_dir::RunDir;
 use crate::spec::LoadedJob;
-
-/// Errors of the report command.
-#[derive(Debug, thiserror::Error)]
-pub enum ReportError {
-    #[error("run folder {0} does not exist")]
-    NoRun(PathBuf),
-    #[error("no runs under {0}: run `ghostlab test` first or pass --run")]
-    NoRuns(PathBuf),
-    #[error("cannot write {path}: {source}")]
-    Write { path: PathBuf, source: std::io::Error },
-    #[error("pdf: {0}")]
-    Pdf(String),
-    /// A run file of another format version (`run::stored_versions`).
-    #[error("{0}")]
-    Format(#[from] crate::util::format_version::FormatVersionError),
-}
 
 /// Where to write each format; `None` skips it.
 #[derive(Debug, Clone, Default)]

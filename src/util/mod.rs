@@ -14,6 +14,8 @@ pub mod ids;
 pub(crate) mod loopback;
 pub mod runtime;
 pub(crate) mod secret_ref;
+// Test support only: no build of the binary carries it.
+#[cfg(any(test, feature = "test-hooks"))]
 pub mod skip;
 #[cfg(test)]
 pub(crate) mod test_fifo;

@@ -15,7 +15,7 @@ mod wrap;
 use printpdf::{Op, ParsedFont, PdfDocument, PdfPage, PdfSaveOptions, Pt};
 use std::collections::HashMap;
 
-use super::ReportError;
+use super::error::ReportError;
 use super::model::Report;
 use crate::redact::Redactor;
 use fonts::{Face, FontMetrics, rgb};

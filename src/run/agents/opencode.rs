@@ -81,18 +81,14 @@ impl OpencodeRunner {
     /// The environment of every turn.
     pub fn env(&self) -> Vec<(String, String)> {
         let h = &self.setup.home;
-        let mut env: Vec<(String, String)> = vec![
-            ("HOME".into(), h.clone()),
-            ("XDG_DATA_HOME".into(), format!("{h}/.local/share")),
-            ("XDG_CONFIG_HOME".into(), format!("{h}/.config")),
-            ("XDG_CACHE_HOME".into(), format!("{h}/.cache")),
-            ("XDG_STATE_HOME".into(), format!("{h}/.local/state")),
-            ("TMPDIR".into(), format!("{h}/tmp")),
+        let mut env: Vec<(String, String)> = crate::providers::opencode_home::isolated_env(h)
+            .into_iter()
+            .map(|(name, value)| (name.to_string(), value))
+            .collect();
+        env.extend([
             ("OPENCODE_CONFIG".into(), self.setup.config.clone()),
             ("OPENCODE_DISABLE_PROJECT_CONFIG".into(), "1".into()),
-            ("OPENCODE_DISABLE_MODELS_FETCH".into(), "1".into()),
-            ("OPENCODE_DISABLE_AUTOUPDATE".into(), "1".into()),
-        ];
+        ]);
         env.extend(self.setup.env.iter().cloned());
         env
     }

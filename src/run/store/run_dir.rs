@@ -37,6 +37,12 @@ impl RunDir {
 
     /// The most recent run under the job's state folder (run ids sort by time).
     pub fn newest(state_dir: &Path) -> Option<Self> {
+        Self::newest_where(state_dir, |_| true)
+    }
+
+    /// The most recent run under the job's state folder that `keep` accepts: the one rule for
+    /// "the latest run", whatever a caller asks of it.
+    pub(crate) fn newest_where(state_dir: &Path, keep: impl Fn(&RunDir) -> bool) -> Option<Self> {
         let mut dirs: Vec<PathBuf> = std::fs::read_dir(Self::runs_root(state_dir))
             .ok()?
             .filter_map(Result::ok)
@@ -44,7 +50,7 @@ impl RunDir {
             .filter(|p| p.is_dir())
             .collect();
         dirs.sort();
-        dirs.pop().map(RunDir::new)
+        dirs.into_iter().rev().map(RunDir::new).find(|r| keep(r))
     }
 
     pub fn path(&self) -> &Path {
