@@ -21,7 +21,7 @@ pub(crate) enum Action {
 }
 
 pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
-    let fail = |e: credentials::CredentialError| CliError::missing(e.to_string());
+    let fail = |e: credentials::CredentialError| CliError::from_error(super::error::ErrorKind::MissingPrerequisite, e);
     match args.action {
         Action::Set { provider } => {
             let stdin = std::io::stdin();

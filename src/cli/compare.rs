@@ -20,9 +20,10 @@ fn read(dir: &std::path::Path) -> Result<SuiteSummary, CliError> {
     let path = dir.join("summary.json");
     // A summary of a newer Ghostlab (or without a version) is refused, naming the file.
     let doc = crate::util::format_version::read_checked(&path, "summary.json", crate::run::suite::SUMMARY_VERSION)
-        .map_err(|e| CliError::bad_input(e.to_string()))?
+        .map_err(|e| CliError::from_error(super::error::ErrorKind::BadInput, e))?
         .ok_or_else(|| CliError::missing(format!("{}: not found", path.display())))?;
-    serde_json::from_value(doc).map_err(|e| CliError::bad_input(format!("{}: not a run summary: {e}", path.display())))
+    serde_json::from_value(doc)
+        .map_err(|e| CliError::bad_input(format!("{}: not a run summary: {e}", path.display())).because(e))
 }
 
 pub(crate) fn run(args: Args) -> Result<Exit, CliError> {

@@ -56,8 +56,8 @@ pub(crate) struct EditArgs {
     pub(crate) set: Vec<String>,
 }
 
-fn err(e: impl std::fmt::Display) -> CliError {
-    CliError::bad_input(e.to_string())
+fn err(e: impl std::error::Error + Send + Sync + 'static) -> CliError {
+    CliError::from_error(super::error::ErrorKind::BadInput, e)
 }
 
 pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
@@ -160,7 +160,8 @@ fn edit(args: EditArgs) -> Result<Exit, CliError> {
                 .split_once('=')
                 .ok_or_else(|| CliError::usage(format!("--set {pair}: expected KEY=VALUE")))?;
             let new = serde_json::from_str(raw).unwrap_or_else(|_| serde_json::Value::String(raw.to_string()));
-            set_path(&mut value, key.trim(), new).map_err(|e| CliError::usage(format!("--set {pair}: {e}")))?;
+            set_path(&mut value, key.trim(), new)
+                .map_err(|e| CliError::usage(format!("--set {pair}: {e}")).because(e))?;
         }
         value
     };
@@ -181,7 +182,7 @@ fn edit_in_editor(state: &Path, original: &serde_json::Value) -> Result<serde_js
         .filter(|v| !v.trim().is_empty())
         .or_else(|| std::env::var("EDITOR").ok().filter(|v| !v.trim().is_empty()))
         .ok_or_else(|| CliError::missing("set $EDITOR (or pass --set key=value) to edit a scenario"))?;
-    let argv = shell_words::split(&editor).map_err(|e| CliError::bad_input(format!("$EDITOR: {e}")))?;
+    let argv = shell_words::split(&editor).map_err(|e| CliError::bad_input(format!("$EDITOR: {e}")).because(e))?;
     let (program, rest) = argv
         .split_first()
         .ok_or_else(|| CliError::bad_input("$EDITOR is empty"))?;
@@ -197,14 +198,14 @@ fn edit_in_editor(state: &Path, original: &serde_json::Value) -> Result<serde_js
         .args(rest)
         .arg(file.path())
         .status()
-        .map_err(|e| CliError::missing(format!("cannot start the editor `{program}`: {e}")))?;
+        .map_err(|e| CliError::missing(format!("cannot start the editor `{program}`: {e}")).because(e))?;
     if !status.success() {
         return Err(CliError::peer(format!(
             "the editor exited with {status}; nothing changed"
         )));
     }
     let edited = crate::util::bounded::read_bounded_string(file.path(), crate::util::bounded::FileKind::State)
-        .map_err(|e| CliError::io_error(e.to_string()))?;
+        .map_err(|e| CliError::from_error(super::error::ErrorKind::Io, e))?;
     serde_json::from_str(&edited)
-        .map_err(|e| CliError::bad_input(format!("the edited scenario is not valid JSON: {e}")))
+        .map_err(|e| CliError::bad_input(format!("the edited scenario is not valid JSON: {e}")).because(e))
 }

@@ -60,7 +60,7 @@ pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
     let rt = crate::util::runtime::multi_thread()?;
     let (launcher, session) = rt
         .block_on(crate::mcp::sandboxed::launcher_for_job(&loaded, state_dir.join("logs")))
-        .map_err(|e| CliError::bad_input(format!("{}: sandbox: {e}", args.job.display())))?;
+        .map_err(|e| CliError::bad_input(format!("{}: sandbox: {e}", args.job.display())).because(e))?;
     eprintln!("starting stdio servers through: {}", launcher.label());
     let opts = DiscoverOptions {
         launcher,

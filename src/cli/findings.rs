@@ -89,7 +89,8 @@ fn list(args: &ListArgs) -> Result<Exit, CliError> {
             describe(&row.standing)
         );
     }
-    let decisions = load(&decisions_path(&args.job)).map_err(|e| CliError::bad_input(e.to_string()))?;
+    let decisions =
+        load(&decisions_path(&args.job)).map_err(|e| CliError::from_error(super::error::ErrorKind::BadInput, e))?;
     // One line per id: every trial of a case with the same evidence shares the finding.
     let mut shown: Vec<&VerdictFinding> = Vec::new();
     for f in &verdict_findings {

@@ -46,18 +46,18 @@ pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
     }
     let proposer = proposer_for(&loaded)?;
     let _state_lock = crate::util::folder_lock::lock_state_folder(&loaded.state_dir())
-        .map_err(|e| CliError::io_error(e.to_string()))?;
+        .map_err(|e| CliError::from_error(super::error::ErrorKind::Io, e))?;
     if args.refresh_profile {
         let path =
             crate::generate::store::artifact_path(&loaded.state_dir(), crate::generate::ArtifactKind::AgentProfile);
         match std::fs::remove_file(&path) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(CliError::io_error(format!("{}: cannot remove: {e}", path.display()))),
+            Err(e) => return Err(CliError::io_error(format!("{}: cannot remove: {e}", path.display())).because(e)),
         }
     }
     let out = block_on(generate(&loaded, proposer.as_ref(), personas, per_persona))?
-        .map_err(|e| CliError::peer(e.to_string()))?;
+        .map_err(|e| CliError::from_error(super::error::ErrorKind::Peer, e))?;
     if out.profile_reused {
         super::out::say!("using the existing agent-profile.json (--refresh-profile infers it again)");
     }
@@ -108,5 +108,5 @@ pub(crate) fn proposer_for(loaded: &LoadedJob) -> Result<Box<dyn Proposer>, CliE
 fn proposer_llm(loaded: &LoadedJob) -> Result<Arc<dyn Llm>, CliError> {
     crate::llm::role_model(&loaded.job.generation, &loaded.job.generation.proposer, &loaded.dir)
         .and_then(|m| m.ok_or(crate::llm::LlmError::Offline))
-        .map_err(|e| CliError::bad_input(format!("{}: generation.proposer: {e}", loaded.file.display())))
+        .map_err(|e| CliError::bad_input(format!("{}: generation.proposer: {e}", loaded.file.display())).because(e))
 }

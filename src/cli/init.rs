@@ -86,7 +86,7 @@ pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
             eprintln!("wrote {} anyway (--force); it does not validate", args.out.display());
             Ok(Exit::Failed(ErrorKind::BadInput))
         }
-        Err(e) => Err(CliError::bad_input(format!("{e}nothing was written"))),
+        Err(e) => Err(CliError::bad_input(format!("{e}nothing was written")).because(e)),
     }
 }
 

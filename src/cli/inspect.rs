@@ -60,7 +60,7 @@ pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
         Some(text) => match serde_json::from_str::<serde_json::Value>(text) {
             Ok(serde_json::Value::Object(m)) => Some(m),
             Ok(_) => return Err(CliError::usage("--args must be a JSON object")),
-            Err(e) => return Err(CliError::usage(format!("--args is not valid JSON: {e}"))),
+            Err(e) => return Err(CliError::usage(format!("--args is not valid JSON: {e}")).because(e)),
         },
     };
     let opts = ConnectOptions {
@@ -82,12 +82,12 @@ pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
         listed.map(|()| (entry, called))
     });
     rt.shutdown_timeout(Duration::from_secs(1));
-    let (entry, called) = outcome.map_err(|e| CliError::peer(format!("inspect: {e}")))?;
+    let (entry, called) = outcome.map_err(|e| CliError::peer(format!("inspect: {e}")).because(e))?;
     let called = called
         .transpose()
-        .map_err(|e| CliError::peer(format!("inspect: {e}")))?;
+        .map_err(|e| CliError::peer(format!("inspect: {e}")).because(e))?;
     if args.json {
-        let mut v = serde_json::to_value(&entry).map_err(|e| CliError::io_error(e.to_string()))?;
+        let mut v = serde_json::to_value(&entry).map_err(|e| CliError::from_error(super::error::ErrorKind::Io, e))?;
         if let Some(c) = called {
             v["callResult"] = c;
         }

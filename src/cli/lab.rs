@@ -92,8 +92,8 @@ pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
     // would overwrite each other's answers and curation.
     let state =
         crate::spec::relative_path::resolve_against(&crate::spec::load::job_dir(&args.job), &lab.job.paths.state_dir);
-    let _state_lock =
-        crate::util::folder_lock::lock_state_folder(&state).map_err(|e| CliError::io_error(e.to_string()))?;
+    let _state_lock = crate::util::folder_lock::lock_state_folder(&state)
+        .map_err(|e| CliError::from_error(super::error::ErrorKind::Io, e))?;
     for note in ignored_flags(&args, &lab) {
         eprintln!("note: {note}");
     }
@@ -123,19 +123,21 @@ pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
                 print_results(&outcome.results);
                 Ok(exit_for(&outcome.results))
             }
-            Err(HeadlessError::Run(e)) => Err(CliError::peer(format!("the run failed: {e}"))),
-            Err(e) => Err(CliError::peer(e.to_string()).with_hint(format!(
-                "accepted steps are saved in {}; fix the cause, then `{resume_command} --yes` continues",
-                args.job.display()
-            ))),
+            Err(HeadlessError::Run(e)) => Err(CliError::peer(format!("the run failed: {e}")).because(e)),
+            Err(e) => Err(
+                CliError::from_error(super::error::ErrorKind::Peer, e).with_hint(format!(
+                    "accepted steps are saved in {}; fix the cause, then `{resume_command} --yes` continues",
+                    args.job.display()
+                )),
+            ),
         };
     }
-    let theme = Theme::load(&args.theme).map_err(|e| CliError::bad_input(e.to_string()))?;
+    let theme = Theme::load(&args.theme).map_err(|e| CliError::from_error(super::error::ErrorKind::BadInput, e))?;
     // Logs and child stderr go to a file while the wizard owns the screen.
     let stderr_log = store::lab_dir(&args.job, &lab.job).join("tui.log");
     let outcome = runtime
         .block_on(run_tui(lab, proposer, discovery, runner, theme, Some(stderr_log)))
-        .map_err(|e| CliError::peer(e.to_string()))?;
+        .map_err(|e| CliError::from_error(super::error::ErrorKind::Peer, e))?;
     match outcome {
         TuiOutcome::Quit { completed } => {
             eprintln!(
@@ -148,7 +150,7 @@ pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
             print_results(&r);
             Ok(exit_for(&r))
         }
-        TuiOutcome::Finished(RunOutcome::Failed(e)) => Err(CliError::peer(format!("the run failed: {e}"))),
+        TuiOutcome::Finished(RunOutcome::Failed(e)) => Err(CliError::peer(format!("the run failed: {e}")).because(e)),
     }
 }
 
@@ -172,7 +174,8 @@ fn seeds(args: &Args) -> Result<Seeds, CliError> {
             .split_once('=')
             .ok_or_else(|| CliError::usage(format!("--gate {g}: expected KEY=VALUE")))?;
         let mut probe = crate::spec::Gates::default();
-        crate::lab::policy::set_gate(&mut probe, k.trim(), v.trim()).map_err(|e| CliError::usage(e.to_string()))?;
+        crate::lab::policy::set_gate(&mut probe, k.trim(), v.trim())
+            .map_err(|e| CliError::from_error(super::error::ErrorKind::Usage, e))?;
         gates.push((k.trim().to_string(), v.trim().to_string()));
     }
     Ok(Seeds {
@@ -198,7 +201,8 @@ fn seeds(args: &Args) -> Result<Seeds, CliError> {
 fn role_seeds(args: &Args) -> Result<crate::lab::roles_step::RoleSeeds, CliError> {
     let check = |flag: &str, v: &Option<String>| -> Result<Option<String>, CliError> {
         if let Some(choice) = v {
-            crate::lab::role_models::role_from_choice(choice).map_err(|e| CliError::usage(format!("{flag}: {e}")))?;
+            crate::lab::role_models::role_from_choice(choice)
+                .map_err(|e| CliError::usage(format!("{flag}: {e}")).because(e))?;
         }
         Ok(v.clone())
     };
@@ -253,12 +257,13 @@ fn run_flags(args: &Args, lab: &Lab) -> Result<RunFlags, CliError> {
         ..RunFlags::default()
     };
     let saved = if args.resume {
-        run_flags::load(&dir).map_err(|e| CliError::bad_input(e.to_string()))?
+        run_flags::load(&dir).map_err(|e| CliError::from_error(super::error::ErrorKind::BadInput, e))?
     } else {
         None
     };
     if !given.is_empty() {
-        run_flags::save(&dir, &given.clone().over(saved.clone())).map_err(|e| CliError::io_error(e.to_string()))?;
+        run_flags::save(&dir, &given.clone().over(saved.clone()))
+            .map_err(|e| CliError::from_error(super::error::ErrorKind::Io, e))?;
     }
     Ok(given.over(saved))
 }
@@ -268,7 +273,7 @@ fn open_lab(args: &Args) -> Result<Lab, CliError> {
         return Ok(Lab::new());
     }
     let text = crate::util::bounded::read_bounded_string(&args.job, crate::util::bounded::FileKind::Config)
-        .map_err(|e| CliError::bad_input(format!("--resume: {e}")))?;
+        .map_err(|e| CliError::bad_input(format!("--resume: {e}")).because(e))?;
     let job = crate::spec::parse_job_text(&args.job, &text)?;
     // An edited artifact is never overwritten unasked; a missing one is written again.
     for warning in crate::spec::artifact_refs::verify(&args.job, &job.lab.artifacts)
@@ -276,7 +281,7 @@ fn open_lab(args: &Args) -> Result<Lab, CliError> {
     {
         eprintln!("warning: {warning}");
     }
-    let saved =
-        store::load_saved(&store::lab_dir(&args.job, &job), &job).map_err(|e| CliError::bad_input(e.to_string()))?;
+    let saved = store::load_saved(&store::lab_dir(&args.job, &job), &job)
+        .map_err(|e| CliError::from_error(super::error::ErrorKind::BadInput, e))?;
     Ok(Lab::resume(job, Saved { ..saved }))
 }

@@ -52,8 +52,8 @@ pub(crate) enum FailOn {
 pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
     let file = args.inventory.display().to_string();
     let text = crate::util::bounded::read_bounded_string(&args.inventory, crate::util::bounded::FileKind::State)
-        .map_err(|e| CliError::io_error(e.to_string()))?;
-    let inventory = Inventory::from_json(&text).map_err(|e| CliError::bad_input(format!("{file}: {e}")))?;
+        .map_err(|e| CliError::from_error(super::error::ErrorKind::Io, e))?;
+    let inventory = Inventory::from_json(&text).map_err(|e| CliError::bad_input(format!("{file}: {e}")).because(e))?;
     let contract = build_contract(&inventory);
     let rendered = match args.format {
         Format::Text => render_text(&contract),
@@ -98,15 +98,17 @@ fn sarif(
         .unwrap_or_else(|| default_source_root(&job.file));
     let sources = sources_for_job(&job, &root).map_err(|e| CliError::from_error(ErrorKind::BadInput, e))?;
     // Accepted and waived findings are marked suppressed, with the reason.
-    let decisions = load(&decisions_path(&job.file)).map_err(|e| CliError::bad_input(e.to_string()))?;
+    let decisions =
+        load(&decisions_path(&job.file)).map_err(|e| CliError::from_error(super::error::ErrorKind::BadInput, e))?;
     let decided = SarifDecisions {
         decisions: Some(&decisions),
         inventory: Some(inventory),
     };
-    to_sarif(contract, &sources, decided).map_err(|e| CliError::bad_input(format!("{}: {e}", args.inventory.display())))
+    to_sarif(contract, &sources, decided)
+        .map_err(|e| CliError::bad_input(format!("{}: {e}", args.inventory.display())).because(e))
 }
 
 /// The inventory as JSON, for the evidence a decision was taken on.
 fn inventory_json(text: &str, file: &str) -> Result<serde_json::Value, CliError> {
-    serde_json::from_str(text).map_err(|e| CliError::bad_input(format!("{file}: {e}")))
+    serde_json::from_str(text).map_err(|e| CliError::bad_input(format!("{file}: {e}")).because(e))
 }

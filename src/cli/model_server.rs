@@ -24,7 +24,8 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
-    let cassette = Cassette::load(&args.cassette).map_err(|e| CliError::bad_input(e.to_string()))?;
+    let cassette =
+        Cassette::load(&args.cassette).map_err(|e| CliError::from_error(super::error::ErrorKind::BadInput, e))?;
     let rt = crate::util::runtime::multi_thread()?;
     rt.block_on(async {
         let options = ServerOptions {
@@ -33,7 +34,7 @@ pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
         };
         let server = start(cassette, options)
             .await
-            .map_err(|e| CliError::missing(format!("cannot listen on 127.0.0.1:{}: {e}", args.port)))?;
+            .map_err(|e| CliError::missing(format!("cannot listen on 127.0.0.1:{}: {e}", args.port)).because(e))?;
         super::out::say!("model-server listening on {}", server.base_url());
         use std::io::Write;
         let _ = std::io::stdout().flush();

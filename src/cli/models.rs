@@ -37,7 +37,8 @@ pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
         let g = &loaded.job.generation;
         for role in [&g.proposer, &g.emulator, &g.judge] {
             if matches!(role.provider, ModelProvider::Openai | ModelProvider::Record) {
-                let cfg = crate::llm::role::openai_config(role).map_err(|e| CliError::missing(e.to_string()))?;
+                let cfg = crate::llm::role::openai_config(role)
+                    .map_err(|e| CliError::from_error(super::error::ErrorKind::MissingPrerequisite, e))?;
                 let env = match cfg.api_key {
                     crate::llm::openai::ApiKey::Env(v) => Some(v),
                     _ => None,
@@ -65,7 +66,7 @@ pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
                 })?),
                 None => rt
                     .block_on(credentials::lookup_async(&args.provider))
-                    .map_err(|e| CliError::missing(e.to_string()))?
+                    .map_err(|e| CliError::from_error(super::error::ErrorKind::MissingPrerequisite, e))?
                     .map(|f| f.secret.expose().to_string()),
             };
         if key.is_none() && !crate::util::loopback::is_loopback_url(&url) {
@@ -81,7 +82,7 @@ pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
                 key.as_deref(),
                 Duration::from_secs(args.timeout_secs),
             ))
-            .map_err(|e| CliError::peer(format!("{url}: {e}")))?;
+            .map_err(|e| CliError::peer(format!("{url}: {e}")).because(e))?;
         super::out::say!("{url} serves {} model(s):", ids.len());
         for id in ids {
             super::out::say!("  {id}");

@@ -12,9 +12,9 @@ pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
     let loaded = crate::spec::load_job(&args.job)?;
     let proposer = proposer_for(&loaded)?;
     let _state_lock = crate::util::folder_lock::lock_state_folder(&loaded.state_dir())
-        .map_err(|e| CliError::io_error(e.to_string()))?;
-    let (profile, path) =
-        block_on(write_profile(&loaded, proposer.as_ref()))?.map_err(|e| CliError::peer(e.to_string()))?;
+        .map_err(|e| CliError::from_error(super::error::ErrorKind::Io, e))?;
+    let (profile, path) = block_on(write_profile(&loaded, proposer.as_ref()))?
+        .map_err(|e| CliError::from_error(super::error::ErrorKind::Peer, e))?;
     crate::spec::artifact_refresh::refresh_recorded(&args.job).map_err(|e| CliError::from_error(ErrorKind::Io, e))?;
     super::out::say!("wrote {} (proposer {})", path.display(), proposer.label());
     print_summary(&profile);

@@ -32,7 +32,7 @@ pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
     let job = crate::spec::load_job(&args.job)?;
     let run_dir = match args.run {
         Some(r) => r,
-        None => latest_run(&job).map_err(|e| CliError::missing(e.to_string()))?,
+        None => latest_run(&job).map_err(|e| CliError::from_error(super::error::ErrorKind::MissingPrerequisite, e))?,
     };
     super::replay::check_inputs(&job, &[&run_dir], args.strict)?;
     let outputs = if args.md.is_none() && args.html.is_none() && args.pdf.is_none() {
@@ -44,7 +44,8 @@ pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
             pdf: args.pdf,
         }
     };
-    let written = write_all(&job, &run_dir, &outputs).map_err(|e| CliError::io_error(e.to_string()))?;
+    let written =
+        write_all(&job, &run_dir, &outputs).map_err(|e| CliError::from_error(super::error::ErrorKind::Io, e))?;
     for p in written {
         super::out::say!("wrote {}", p.display());
     }

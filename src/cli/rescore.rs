@@ -32,7 +32,8 @@ pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
     }
     // After the argument checks, so a refusal is the first thing said.
     super::replay::check_inputs(&job, &[&args.run], args.replay.strict)?;
-    let judge = crate::run::setup::judge(&job).map_err(|e| CliError::bad_input(e.to_string()))?;
+    let judge =
+        crate::run::setup::judge(&job).map_err(|e| CliError::from_error(super::error::ErrorKind::BadInput, e))?;
     eprintln!(
         "note: rescore re-judges the stored transcripts with {}; it reproduces the inputs and the \
          harness, not the agent's or the models' answers",
@@ -44,7 +45,7 @@ pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
         &args.run,
         &out,
     ))?
-    .map_err(|e| CliError::bad_input(e.to_string()))?;
+    .map_err(|e| CliError::from_error(super::error::ErrorKind::BadInput, e))?;
     super::out::say!("run {}", out.display());
     super::out::say!("rescored {}: {outcome}", args.run.display());
     match crate::report::write_all(&job, &out, &crate::report::ReportOutputs::defaults(&out)) {

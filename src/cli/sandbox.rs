@@ -139,7 +139,8 @@ pub(crate) struct McpConnectArgs {
 }
 
 pub(crate) fn run_mcp_connect(args: McpConnectArgs) -> Result<Exit, CliError> {
-    let code = crate::sandbox::mcp_link::connect_stdio(&args.socket).map_err(|e| CliError::peer(e.to_string()))?;
+    let code = crate::sandbox::mcp_link::connect_stdio(&args.socket)
+        .map_err(|e| CliError::from_error(super::error::ErrorKind::Peer, e))?;
     Ok(Exit::Child(code))
 }
 
@@ -149,7 +150,7 @@ pub(crate) fn run_bridge(args: BridgeArgs) -> Result<Exit, CliError> {
         forwards.push((listen, socket));
     }
     let code = crate::sandbox::bridge::run_links(&forwards, &args.expose, &args.command)
-        .map_err(|e| CliError::peer(format!("egress bridge: {e}")))?;
+        .map_err(|e| CliError::peer(format!("egress bridge: {e}")).because(e))?;
     Ok(Exit::Child(code))
 }
 
@@ -157,7 +158,8 @@ async fn run_in_session(job: &std::path::Path, role: &str, argv: Vec<String>) ->
     let role =
         Role::parse(role).ok_or_else(|| CliError::usage(format!("--role `{role}`: use agent, emulator or judge")))?;
     let loaded = crate::spec::load_job(job)?;
-    let policy = SandboxPolicy::from_job(&loaded).map_err(|e| CliError::bad_input(e.to_string()))?;
+    let policy =
+        SandboxPolicy::from_job(&loaded).map_err(|e| CliError::from_error(super::error::ErrorKind::BadInput, e))?;
     if policy.backend == SandboxBackend::Local {
         eprintln!("warning: sandbox backend `local` runs commands on this host WITHOUT isolation");
     }
@@ -165,8 +167,11 @@ async fn run_in_session(job: &std::path::Path, role: &str, argv: Vec<String>) ->
     let log_dir = loaded.state_dir().join("sandbox");
     let sandbox = Sandbox::open(policy, log_dir)
         .await
-        .map_err(|e| CliError::peer(e.to_string()))?;
-    let session = sandbox.session(role).await.map_err(|e| CliError::peer(e.to_string()))?;
+        .map_err(|e| CliError::from_error(super::error::ErrorKind::Peer, e))?;
+    let session = sandbox
+        .session(role)
+        .await
+        .map_err(|e| CliError::from_error(super::error::ErrorKind::Peer, e))?;
     let result = run_attached(&session, &argv, timeout).await;
     let denials = session.denials();
     for d in &denials {
@@ -176,7 +181,10 @@ async fn run_in_session(job: &std::path::Path, role: &str, argv: Vec<String>) ->
         );
     }
     eprintln!("sandbox log: {}", session.log_path().display());
-    session.delete().await.map_err(|e| CliError::peer(e.to_string()))?;
+    session
+        .delete()
+        .await
+        .map_err(|e| CliError::from_error(super::error::ErrorKind::Peer, e))?;
     result
 }
 
@@ -184,13 +192,13 @@ async fn run_in_session(job: &std::path::Path, role: &str, argv: Vec<String>) ->
 async fn run_attached(session: &Session, argv: &[String], timeout: std::time::Duration) -> Result<Exit, CliError> {
     let mut cmd = session
         .command(argv, &ExecOptions::default())
-        .map_err(|e| CliError::peer(e.to_string()))?;
+        .map_err(|e| CliError::from_error(super::error::ErrorKind::Peer, e))?;
     cmd.stdin(Stdio::inherit())
         .stdout(Stdio::inherit())
         .stderr(Stdio::inherit());
     let mut child = cmd
         .spawn()
-        .map_err(|e| CliError::missing(format!("cannot start bwrap: {e}")))?;
+        .map_err(|e| CliError::missing(format!("cannot start bwrap: {e}")).because(e))?;
     let status = match tokio::time::timeout(timeout, child.wait()).await {
         Ok(s) => s?,
         Err(_) => {

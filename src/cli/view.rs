@@ -80,7 +80,7 @@ pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
             )),
         })?,
     };
-    let mut run = load_run(&dir).map_err(|e| CliError::bad_input(e.to_string()))?;
+    let mut run = load_run(&dir).map_err(|e| CliError::from_error(super::error::ErrorKind::BadInput, e))?;
     run.navigate(Nav::SetFilter(Filter {
         verdict: args.verdict.map(Verdict::from),
         persona: args.persona.clone(),
@@ -95,8 +95,10 @@ pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
             .collect();
         let paths = job.as_ref().map(|j| (j.file.clone(), j.state_dir()));
         let job_paths = paths.as_ref().map(|(file, state_dir)| JobPaths { file, state_dir });
-        dump.findings = view_findings(job_paths, &shown).map_err(|e| CliError::bad_input(e.to_string()))?;
-        let text = serde_json::to_string_pretty(&dump).map_err(|e| CliError::io_error(e.to_string()))?;
+        dump.findings =
+            view_findings(job_paths, &shown).map_err(|e| CliError::from_error(super::error::ErrorKind::BadInput, e))?;
+        let text =
+            serde_json::to_string_pretty(&dump).map_err(|e| CliError::from_error(super::error::ErrorKind::Io, e))?;
         super::out::say!("{text}");
         return Ok(Exit::Success);
     }
@@ -105,7 +107,7 @@ pub(crate) fn run(args: Args) -> Result<Exit, CliError> {
             "ghostlab view needs a terminal; pass --json to print what it shows",
         ));
     }
-    let theme = Theme::load(&args.theme).map_err(|e| CliError::bad_input(e.to_string()))?;
+    let theme = Theme::load(&args.theme).map_err(|e| CliError::from_error(super::error::ErrorKind::BadInput, e))?;
     let mut guard = TerminalGuard::enter()?;
     let mut ui = ViewUi::default();
     loop {

@@ -76,8 +76,8 @@ pub enum LabRunError {
     #[error(transparent)]
     Publish(#[from] PublishError),
     /// The dataset's cases do not load (the message names the file).
-    #[error("{0}")]
-    Cases(String),
+    #[error(transparent)]
+    Cases(#[from] crate::run::case::dataset_cases::CasesError),
     /// The run folder could not be chosen, or the suite failed.
     #[error(transparent)]
     Run(#[from] crate::app::test_run::TestRunError),

@@ -212,14 +212,13 @@ impl SuiteRunner for LabSuiteRunner {
             let loaded = crate::spec::load_job(&job_file)?;
             publish_accepted(&job_file, &loaded)?;
             // A run killed before its summary is continued (`test --resume` semantics).
-            let cases = crate::run::case::dataset_cases::load_cases(&loaded.state_dir(), &Default::default())
-                .map_err(|e| LabRunError::Cases(e.to_string()))?;
+            let cases = crate::run::case::dataset_cases::load_cases(&loaded.state_dir(), &Default::default())?;
             let ids: Vec<String> = cases.iter().map(|c| c.id.clone()).collect();
             // The run this step started before a kill, finished or not, comes first: its
             // judged trials are kept and only its summary and report are written again.
             let lab_dir = super::store::lab_dir(&job_file, &loaded.job);
-            let unfinished = super::run_marker::unrecorded_run(&lab_dir, &ids)
-                .or_else(|| unfinished_run(&loaded.state_dir(), &ids));
+            let unfinished =
+                super::run_marker::unrecorded_run(&lab_dir, &ids).or_else(|| unfinished_run(&loaded.state_dir(), &ids));
             let mut settings = TestSettings::new(loaded);
             settings.parallel = parallel;
             settings.agent_cassette = cassette;
@@ -252,8 +251,10 @@ impl SuiteRunner for LabSuiteRunner {
 /// The newest run folder for exactly these cases that has a manifest but no summary: a run
 /// that was interrupted.
 fn unfinished_run(state_dir: &Path, ids: &[String]) -> Option<PathBuf> {
-    RunDir::newest_where(state_dir, |r| !r.summary().exists() && super::run_marker::runs_cases(r.path(), ids))
-        .map(|r| r.path().to_path_buf())
+    RunDir::newest_where(state_dir, |r| {
+        !r.summary().exists() && super::run_marker::runs_cases(r.path(), ids)
+    })
+    .map(|r| r.path().to_path_buf())
 }
 
 /// Models the person can pick: those the job names, then those each configured

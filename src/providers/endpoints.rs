@@ -6,9 +6,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::Path;
 
+use super::catalog;
 use super::error::{EndpointProblem, ProviderError};
 use super::known::{known, sdk_default_hosts};
-use super::catalog;
 use super::model_uses::{ModelUse, Override, by_provider, provider_block};
 use crate::sandbox::HostPort;
 use crate::spec::LoadedJob;

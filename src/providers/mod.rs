@@ -29,8 +29,8 @@ pub(crate) use credentials::{CredentialKind, ProviderCredential};
 pub use endpoints::EndpointSource;
 pub(crate) use endpoints::ProviderEndpoints;
 pub(crate) use error::ProviderError;
-pub use model_uses::{ModelUse, models_used};
 pub(crate) use model_uses::Override;
+pub use model_uses::{ModelUse, models_used};
 pub(crate) use record::ProvidersRecord;
 
 /// What a run of the real agent needs from its providers.

@@ -36,7 +36,14 @@ mod tests {
             }
         }
         let names: Vec<&str> = env.iter().map(|(n, _)| *n).collect();
-        for needed in ["HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "TMPDIR"] {
+        for needed in [
+            "HOME",
+            "XDG_DATA_HOME",
+            "XDG_CONFIG_HOME",
+            "XDG_CACHE_HOME",
+            "XDG_STATE_HOME",
+            "TMPDIR",
+        ] {
             assert!(names.contains(&needed), "{needed} missing: {names:?}");
         }
     }

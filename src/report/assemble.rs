@@ -10,8 +10,8 @@ use super::config::config_section;
 use super::generated::{dataset, items};
 use super::summary::{role_tokens, summary_page};
 
-use super::error::ReportError;
 use super::critique::build_critique;
+use super::error::ReportError;
 use super::model::*;
 use super::read::{read_json, read_value, red};
 use crate::judge::case_verdict::VerdictFile;

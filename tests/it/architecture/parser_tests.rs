@@ -170,7 +170,10 @@ fn paths_in_attributes_are_edges_but_doc_text_is_not() {
         ),
         ("b.rs", "pub fn is_empty(_: &u8) -> bool { true }"),
         ("c.rs", "#[schemars(transform = crate::b::t)]\npub struct C;"),
-        ("d.rs", "/// see crate::b::is_empty\n#[doc = \"crate::b::is_empty\"]\npub struct D;"),
+        (
+            "d.rs",
+            "/// see crate::b::is_empty\n#[doc = \"crate::b::is_empty\"]\npub struct D;",
+        ),
     ]);
     assert_eq!(product(&g), [pair("a.rs", "b.rs"), pair("c.rs", "b.rs")]);
     assert_eq!(g.product[0].line, 3);
