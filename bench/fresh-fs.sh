@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs a command with TMPDIR on a new, empty ext4 file system (a journaled 4 GiB loop file,
 # made and removed around the command), so that benchmark rounds do not slow each other down:
-# on an ext4 that has just deleted many files, every new inode costs more (docs/benchmarks.md).
+# on an ext4 that has just deleted many files, every new inode costs more (docs/benchmarks.md, details in docs/benchmarks-history.md).
 # Needs root (mount). Usage: bench/fresh-fs.sh COMMAND [ARGS...]
 #   e.g. bench/fresh-fs.sh target/release/deps/harness-<hash> --bench
 set -euo pipefail
