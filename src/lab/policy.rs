@@ -143,7 +143,7 @@ pub(crate) fn sandbox(job: &Job, seed: Option<SandboxBackend>, gateway: &crate::
         ));
     }
     for var in &answer.credentials.env {
-        let whose = crate::providers::known::KNOWN
+        let whose = crate::llm::providers::OPENCODE_BUILTIN
             .iter()
             .find(|k| k.env.contains(&var.as_str()))
             .map(|k| format!("the agent's key for {} ({var})", k.id))

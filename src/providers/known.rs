@@ -11,9 +11,9 @@ use serde_json::Value;
 use super::error::EndpointProblem;
 use crate::sandbox::HostPort;
 
-/// The table itself is `llm::providers` (one source for the agent's providers and Ghostlab's
-/// roles; `llm` is the lower layer). Here: OpenCode's built-ins.
-pub(crate) use crate::llm::providers::{KnownProvider, OPENCODE_BUILTIN as KNOWN};
+// The table itself is `llm::providers` (one source for the agent's providers and Ghostlab's
+// roles; `llm` is the lower layer). Here: OpenCode's built-ins.
+use crate::llm::providers::{KnownProvider, OPENCODE_BUILTIN as KNOWN};
 
 /// The built-in provider with this id.
 pub(crate) fn known(id: &str) -> Option<&'static KnownProvider> {
