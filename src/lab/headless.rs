@@ -68,7 +68,12 @@ pub async fn run_headless(
         }
         let step = lab.step;
         if announced != Some(step) && !matches!(lab.phase, Phase::Running { .. }) {
-            progress(format!("[{:>2}/{}] {}…", step.number(), StepId::ALL.len(), step.title()));
+            progress(format!(
+                "[{:>2}/{}] {}…",
+                step.number(),
+                StepId::ALL.len(),
+                step.title()
+            ));
             announced = Some(step);
         }
         match &lab.phase {
