@@ -23,6 +23,7 @@ pub mod mcp_link;
 pub mod mcp_staging;
 pub mod openshell;
 pub mod policy;
+mod policy_job;
 pub mod procs;
 pub mod proxy;
 pub(crate) mod proxy_http;

@@ -1,17 +1,15 @@
 //! The one internal policy model every backend renders: what a sandboxed process may read,
 //! write and reach, which environment it gets, and which limits bind it.
 //!
-//! Built from `job.yaml` (`SandboxSpec` + `LoadedJob`). It never holds a secret value in a
+//! Built from `job.yaml` (`SandboxSpec` + `LoadedJob`) by `super::policy_job`. It never holds a secret value in a
 //! place that is printed: `Debug` redacts explicit environment values.
 
 use indexmap::IndexMap;
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
-use super::SandboxError;
 use crate::spec::{LoadedJob, NetworkMode, RootFilesystem, SandboxBackend};
-use crate::util::units::{parse_bytes, parse_duration};
 
 /// Default wall-clock limit for one command when job.yaml sets none.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
@@ -246,117 +244,6 @@ impl SandboxPolicy {
         }
     }
 
-    /// Builds the policy for a loaded job: inputs read-only, the job folder masked, the
-    /// workspace copied, credentials' values read from this process's environment.
-    pub fn from_job(job: &LoadedJob) -> Result<Self, SandboxError> {
-        let spec = &job.job.sandbox;
-        let bad =
-            |key: &str, msg: String| SandboxError::Policy(format!("{}: sandbox.{key}: {msg}", job.file.display()));
-        if !spec.workdir.starts_with('/') || spec.workdir.contains("..") || spec.workdir == "/" {
-            return Err(bad(
-                "workdir",
-                format!("`{}` must be an absolute path below /", spec.workdir),
-            ));
-        }
-        let mut limits = Limits::default();
-        if let Some(t) = &spec.timeout {
-            limits.wall_timeout =
-                parse_duration(t).ok_or_else(|| bad("timeout", format!("`{t}` is not a duration")))?;
-        }
-        if let Some(m) = &spec.memory {
-            limits.memory_bytes = Some(parse_bytes(m).ok_or_else(|| bad("memory", format!("`{m}` is not a size")))?);
-        }
-        if let Some(f) = &spec.file_size {
-            limits.file_size_bytes =
-                Some(parse_bytes(f).ok_or_else(|| bad("file_size", format!("`{f}` is not a size")))?);
-        }
-        if let Some(p) = spec.processes {
-            limits.processes = Some(p);
-        }
-        // CPU time budget: one command may use `cpu` cores for its whole wall-clock limit.
-        if let Some(cores) = spec.cpu {
-            limits.cpu_seconds = Some(limits.wall_timeout.as_secs().max(1) * u64::from(cores.max(1)));
-        }
-        // Declared remote MCP servers stay reachable in every mode that the harness enforces:
-        // under `disabled` they are the only hosts the deny-all opens (seed 001 §4).
-        let remote_mcp = declared_remote_hosts(job);
-        let network = match spec.network {
-            NetworkMode::Disabled if remote_mcp.is_empty() => NetworkPolicy::Disabled,
-            NetworkMode::Disabled => NetworkPolicy::Allowlist(remote_mcp),
-            NetworkMode::Allowlist => {
-                let mut list = Vec::new();
-                for (i, entry) in spec.allow.iter().enumerate() {
-                    let hp = HostPort::parse(entry)
-                        .ok_or_else(|| bad(&format!("allow[{i}]"), format!("`{entry}` is not host:port")))?;
-                    list.push(hp);
-                }
-                list.extend(remote_mcp);
-                let mut seen = std::collections::HashSet::new();
-                list.retain(|h| seen.insert(h.clone()));
-                NetworkPolicy::Allowlist(list)
-            }
-            NetworkMode::Policy => {
-                let file = spec
-                    .policy
-                    .as_deref()
-                    .ok_or_else(|| bad("policy", "network: policy needs a policy file".to_string()))?;
-                NetworkPolicy::OpenShellPolicy(job.resolve(file))
-            }
-        };
-        let mut env_values = IndexMap::new();
-        for name in &spec.credentials.env {
-            // A missing credential is an error: running without it would test something else.
-            let value = std::env::var(name).map_err(|_| {
-                bad(
-                    "credentials.env",
-                    format!("variable `{name}` is not set in this environment"),
-                )
-            })?;
-            env_values.insert(name.clone(), value);
-        }
-        let uploads = spec
-            .uploads
-            .iter()
-            .map(|u| {
-                let src = job.resolve(&u.src);
-                let name = src
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                let dest = u.dest.clone().unwrap_or_else(|| format!("/sandbox/uploads/{name}"));
-                (src, dest)
-            })
-            .collect();
-        let masked = mask_candidates(&job.dir);
-        let mut read_only = job.input_paths();
-        // What an MCP server's command implies (its script's folder, its package folder):
-        // refused when it holds credentials, and copied without dotfiles or private files.
-        let implied = super::mcp_staging::implied_folders(job, &masked)?;
-        read_only.extend(implied.iter().cloned());
-        let (staged, read_only) = super::inputs::partition(read_only);
-        Ok(SandboxPolicy {
-            backend: spec.backend,
-            root_filesystem: spec.root_filesystem,
-            image: spec.image.clone(),
-            read_only,
-            staged,
-            implied,
-            declared: job.input_paths(),
-            read_write: Vec::new(),
-            masked,
-            workspace: job.workspace(),
-            workspace_exclude: job.own_paths(),
-            workdir: spec.workdir.clone(),
-            network,
-            env_allowlist: spec.env_allowlist.clone(),
-            env_values,
-            limits,
-            keep: spec.keep,
-            providers: spec.providers.clone(),
-            uploads,
-        })
-    }
-
     /// The allowed destinations, empty unless the network mode is an allowlist.
     pub fn allowlist(&self) -> &[HostPort] {
         match &self.network {
@@ -366,26 +253,10 @@ impl SandboxPolicy {
     }
 }
 
-/// The job's folder is the user's checkout: hide it unless it is a system folder whose
-/// masking would break the sandbox itself.
-fn mask_candidates(dir: &Path) -> Vec<PathBuf> {
-    const SYSTEM: &[&str] = &[
-        "/", "/usr", "/bin", "/lib", "/lib64", "/etc", "/sbin", "/opt", "/proc", "/dev", "/sys",
-    ];
-    let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    if SYSTEM
-        .iter()
-        .any(|s| canonical == Path::new(s) || Path::new(s).starts_with(&canonical))
-    {
-        return Vec::new();
-    }
-    vec![canonical]
-}
-
 /// The `host:port` pairs of `sandbox.allow` under `network: allowlist` (none otherwise): the
 /// destinations the job itself declares for what runs in the sandbox, without the remote MCP
-/// hosts or the model's endpoints the harness adds. Unparsable entries are left to `from_job`,
-/// which refuses them.
+/// hosts or the model's endpoints the harness adds. Unparsable entries are left to
+/// [`SandboxPolicy::from_job`], which refuses them.
 pub fn declared_allow_hosts(job: &LoadedJob) -> Vec<HostPort> {
     if job.job.sandbox.network != NetworkMode::Allowlist {
         return Vec::new();
@@ -446,15 +317,5 @@ mod tests {
         let text = format!("{p:?}");
         assert!(text.contains("API_KEY=<redacted>"));
         assert!(!text.contains("sk-very-secret"));
-    }
-
-    #[test]
-    fn system_folders_are_never_masked() {
-        assert!(mask_candidates(Path::new("/")).is_empty());
-        assert!(mask_candidates(Path::new("/usr")).is_empty());
-        assert_eq!(
-            mask_candidates(Path::new("/srv/checkout")),
-            vec![PathBuf::from("/srv/checkout")]
-        );
     }
 }
