@@ -22,6 +22,7 @@ pub mod log;
 pub mod mcp_link;
 pub mod mcp_staging;
 pub mod openshell;
+mod openshell_policy;
 pub mod policy;
 mod policy_job;
 pub mod procs;

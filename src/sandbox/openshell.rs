@@ -1,17 +1,16 @@
-//! The OpenShell backend's pure parts: the command lines for the pinned `openshell` CLI, the
-//! policy YAML rendered from [`SandboxPolicy`], the environment file, and output parsing.
+//! The OpenShell backend's command lines: what Ghostlab passes to the pinned `openshell` CLI
+//! and how it reads its status output. The files it uploads (policy YAML, environment file)
+//! are rendered by `super::openshell_policy`.
 //!
 //! Environment values never go onto an `openshell` argv (`--env K=V` is visible in `ps`):
 //! they are written to a 0600 file, uploaded to [`ENV_FILE_INSIDE`] and sourced by a small
 //! `sh` wrapper in front of every command. This module runs nothing itself.
 
 use indexmap::IndexMap;
-use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::SandboxError;
-use super::policy::{NetworkPolicy, SandboxPolicy};
+use super::policy::SandboxPolicy;
 
 /// The OpenShell CLI version this backend's command lines were written against.
 pub const PINNED_VERSION: &str = "0.0.111";
@@ -160,73 +159,9 @@ pub fn delete_args(name: &str) -> Vec<String> {
     vec!["sandbox".into(), "delete".into(), name.into()]
 }
 
-/// The environment file: `KEY='value'` lines with shell single-quote escaping.
-pub fn env_file(vars: &IndexMap<String, String>) -> Result<String, SandboxError> {
-    let mut out = String::from("# written by ghostlab; sourced by the command wrapper\n");
-    for (k, v) in vars {
-        if k.is_empty()
-            || !k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-            || k.as_bytes()[0].is_ascii_digit()
-        {
-            return Err(SandboxError::Policy(format!(
-                "`{k}` is not a valid environment variable name"
-            )));
-        }
-        out.push_str(&format!("{k}='{}'\n", v.replace('\'', "'\\''")));
-    }
-    Ok(out)
-}
-
 /// Where a staged host input is uploaded inside the sandbox.
 pub fn input_inside(host: &Path) -> String {
     format!("{INPUTS_INSIDE}{}", host.display())
-}
-
-/// Renders the policy as OpenShell policy YAML (`version: 1`).
-pub fn render_policy(policy: &SandboxPolicy) -> Result<String, SandboxError> {
-    let paths = |v: &[PathBuf]| v.iter().map(|p| p.to_string_lossy().into_owned()).collect::<Vec<_>>();
-    if policy.read_write.iter().any(|p| p == Path::new("/")) {
-        return Err(SandboxError::Policy("read_write must not contain /".into()));
-    }
-    let mut read_only = paths(&policy.read_only);
-    read_only.extend(policy.staged.iter().map(|p| input_inside(p)));
-    let mut read_write = paths(&policy.read_write);
-    read_write.push(policy.workdir.clone());
-    read_write.push("/tmp".into());
-    let mut doc = json!({
-        "version": 1,
-        "filesystem_policy": {
-            "include_workdir": true,
-            "read_only": read_only,
-            "read_write": read_write,
-        },
-        "landlock": { "compatibility": "hard_requirement" },
-    });
-    match &policy.network {
-        NetworkPolicy::Disabled => {}
-        NetworkPolicy::Allowlist(list) => {
-            let mut np = serde_json::Map::new();
-            for hp in list {
-                let key = format!("ghostlab_{}_{}", hp.host.replace(['.', ':', '-'], "_"), hp.port);
-                np.insert(
-                    key.clone(),
-                    json!({
-                        "name": key,
-                        "endpoints": [{ "host": hp.host, "port": hp.port, "protocol": "tcp", "enforcement": "enforce" }],
-                        "binaries": [{ "path": "/**" }],
-                    }),
-                );
-            }
-            doc["network_policies"] = serde_json::Value::Object(np);
-        }
-        NetworkPolicy::OpenShellPolicy(file) => {
-            return Err(SandboxError::Policy(format!(
-                "network: policy uses {} as the whole OpenShell policy; it is passed as is, not rendered",
-                file.display()
-            )));
-        }
-    }
-    yaml_serde::to_string(&doc).map_err(|e| SandboxError::Policy(e.to_string()))
 }
 
 /// What `openshell status` said about the gateway.
@@ -267,7 +202,6 @@ pub fn parse_status(success: bool, stdout: &str, stderr: &str) -> GatewayStatus 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sandbox::policy::HostPort;
     use crate::spec::SandboxBackend;
 
     fn fixture(name: &str) -> String {
@@ -302,30 +236,7 @@ mod tests {
     }
 
     #[test]
-    fn policy_yaml_has_the_documented_shape() {
-        let mut p = SandboxPolicy::minimal(SandboxBackend::Openshell);
-        p.read_only.push(PathBuf::from("/srv/job/AGENTS.md"));
-        p.network = NetworkPolicy::Allowlist(vec![HostPort::parse("api.example.com:443").unwrap()]);
-        let y = render_policy(&p).unwrap();
-        let v: yaml_serde::Value = yaml_serde::from_str(&y).unwrap();
-        assert_eq!(v["version"].as_u64(), Some(1));
-        assert_eq!(v["filesystem_policy"]["include_workdir"].as_bool(), Some(true));
-        assert_eq!(
-            v["filesystem_policy"]["read_only"][0].as_str(),
-            Some("/srv/job/AGENTS.md")
-        );
-        assert_eq!(v["landlock"]["compatibility"].as_str(), Some("hard_requirement"));
-        let np = &v["network_policies"]["ghostlab_api_example_com_443"];
-        assert_eq!(np["endpoints"][0]["host"].as_str(), Some("api.example.com"));
-        assert_eq!(np["endpoints"][0]["port"].as_u64(), Some(443));
-        assert_eq!(np["endpoints"][0]["enforcement"].as_str(), Some("enforce"));
-        assert!(!y.contains("read_write:\n- /\n"));
-        p.network = NetworkPolicy::Disabled;
-        assert!(!render_policy(&p).unwrap().contains("network_policies"));
-    }
-
-    #[test]
-    fn no_providers_means_no_auto_providers_and_env_file_quotes() {
+    fn no_providers_means_no_auto_providers() {
         let p = SandboxPolicy::minimal(SandboxBackend::Openshell);
         let a = create_args("agent-1", &p, Path::new("/s/policy.yaml"), None);
         assert_eq!(
@@ -345,11 +256,6 @@ mod tests {
                 "2048Mi"
             ]
         );
-        let mut vars = IndexMap::new();
-        vars.insert("K".to_string(), "a'b $c".to_string());
-        assert!(env_file(&vars).unwrap().contains("K='a'\\''b $c'\n"));
-        vars.insert("BAD NAME".to_string(), "x".to_string());
-        assert!(env_file(&vars).is_err());
         let mut per_command = IndexMap::new();
         per_command.insert("HOME".to_string(), "/sandbox/home".to_string());
         let e = exec_args(
