@@ -13,19 +13,19 @@ use std::time::Duration;
 use super::policy::SandboxPolicy;
 
 /// The OpenShell CLI version this backend's command lines were written against.
-pub const PINNED_VERSION: &str = "0.0.111";
+pub(crate) const PINNED_VERSION: &str = "0.0.111";
 /// The default `--from` image when job.yaml names none.
-pub const DEFAULT_IMAGE: &str = "base";
+pub(crate) const DEFAULT_IMAGE: &str = "base";
 /// Where the environment file lives inside the sandbox.
-pub const ENV_FILE_INSIDE: &str = "/sandbox/.ghostlab/env";
+pub(crate) const ENV_FILE_INSIDE: &str = "/sandbox/.ghostlab/env";
 /// Where staged inputs (instructions, skills, assets, MCP server files) live inside: a host
 /// input `/srv/job/AGENTS.md` is uploaded to `/sandbox/inputs/srv/job/AGENTS.md`.
-pub const INPUTS_INSIDE: &str = "/sandbox/inputs";
+pub(crate) const INPUTS_INSIDE: &str = "/sandbox/inputs";
 /// Overrides the `openshell` program (tests use the fake one).
-pub const BIN_ENV: &str = "GHOSTLAB_OPENSHELL_BIN";
+pub(crate) const BIN_ENV: &str = "GHOSTLAB_OPENSHELL_BIN";
 
 /// Finds the CLI: `$GHOSTLAB_OPENSHELL_BIN`, else `openshell` on PATH.
-pub fn locate() -> Option<PathBuf> {
+pub(crate) fn locate() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os(BIN_ENV) {
         return Some(PathBuf::from(p));
     }
@@ -36,12 +36,17 @@ pub fn locate() -> Option<PathBuf> {
 }
 
 /// `openshell status`.
-pub fn status_args() -> Vec<String> {
+pub(crate) fn status_args() -> Vec<String> {
     vec!["status".into()]
 }
 
 /// `openshell sandbox create …` with the policy, providers and the workspace upload.
-pub fn create_args(name: &str, policy: &SandboxPolicy, policy_file: &Path, workspace: Option<&Path>) -> Vec<String> {
+pub(crate) fn create_args(
+    name: &str,
+    policy: &SandboxPolicy,
+    policy_file: &Path,
+    workspace: Option<&Path>,
+) -> Vec<String> {
     let mut a: Vec<String> = ["sandbox", "create", "--name", name, "--from"]
         .iter()
         .map(|s| s.to_string())
@@ -71,7 +76,7 @@ pub fn create_args(name: &str, policy: &SandboxPolicy, policy_file: &Path, works
 ///
 /// `env` holds only per-command values that are not secrets (the caller checks that; the
 /// session's credentials reach the command through the env file).
-pub fn exec_args(
+pub(crate) fn exec_args(
     name: &str,
     workdir: &str,
     timeout: Option<Duration>,
@@ -97,7 +102,7 @@ pub fn exec_args(
 
 /// The wrapper that loads the environment file, then replaces itself with `argv`. The
 /// variables named in `keep` were set for this command (`--env`) and win over the file's.
-pub fn wrap_argv(keep: &[String], argv: &[String]) -> Vec<String> {
+pub(crate) fn wrap_argv(keep: &[String], argv: &[String]) -> Vec<String> {
     let script = format!(
         "__gl_keep=\"$1\"; shift; for __k in $__gl_keep; do eval \"__gl_v_$__k=\\\"\\${{$__k}}\\\"\"; done; \
          set -a; [ -r {ENV_FILE_INSIDE} ] && . {ENV_FILE_INSIDE}; \
@@ -115,7 +120,7 @@ pub fn wrap_argv(keep: &[String], argv: &[String]) -> Vec<String> {
 }
 
 /// `openshell sandbox upload N SRC DEST`.
-pub fn upload_args(name: &str, src: &Path, dest: &str) -> Vec<String> {
+pub(crate) fn upload_args(name: &str, src: &Path, dest: &str) -> Vec<String> {
     vec![
         "sandbox".into(),
         "upload".into(),
@@ -126,7 +131,7 @@ pub fn upload_args(name: &str, src: &Path, dest: &str) -> Vec<String> {
 }
 
 /// `openshell sandbox download N PATH LOCAL`.
-pub fn download_args(name: &str, path: &str, local: &Path) -> Vec<String> {
+pub(crate) fn download_args(name: &str, path: &str, local: &Path) -> Vec<String> {
     vec![
         "sandbox".into(),
         "download".into(),
@@ -137,7 +142,7 @@ pub fn download_args(name: &str, path: &str, local: &Path) -> Vec<String> {
 }
 
 /// `openshell forward start -d PORT N`: the host's 127.0.0.1:PORT reaches 127.0.0.1:PORT inside.
-pub fn forward_start_args(name: &str, port: &str) -> Vec<String> {
+pub(crate) fn forward_start_args(name: &str, port: &str) -> Vec<String> {
     ["forward", "start", "-d", port, name]
         .iter()
         .map(|s| s.to_string())
@@ -145,28 +150,28 @@ pub fn forward_start_args(name: &str, port: &str) -> Vec<String> {
 }
 
 /// `openshell forward stop PORT N`.
-pub fn forward_stop_args(name: &str, port: &str) -> Vec<String> {
+pub(crate) fn forward_stop_args(name: &str, port: &str) -> Vec<String> {
     ["forward", "stop", port, name].iter().map(|s| s.to_string()).collect()
 }
 
 /// `openshell logs N`.
-pub fn logs_args(name: &str) -> Vec<String> {
+pub(crate) fn logs_args(name: &str) -> Vec<String> {
     vec!["logs".into(), name.into()]
 }
 
 /// `openshell sandbox delete N`.
-pub fn delete_args(name: &str) -> Vec<String> {
+pub(crate) fn delete_args(name: &str) -> Vec<String> {
     vec!["sandbox".into(), "delete".into(), name.into()]
 }
 
 /// Where a staged host input is uploaded inside the sandbox.
-pub fn input_inside(host: &Path) -> String {
+pub(crate) fn input_inside(host: &Path) -> String {
     format!("{INPUTS_INSIDE}{}", host.display())
 }
 
 /// What `openshell status` said about the gateway.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum GatewayStatus {
+pub(crate) enum GatewayStatus {
     /// A gateway answered; the first status line.
     Reachable(String),
     /// No gateway; the reason as printed.
@@ -174,7 +179,7 @@ pub enum GatewayStatus {
 }
 
 /// Interprets `openshell status` output: exit 0 and no failure wording means reachable.
-pub fn parse_status(success: bool, stdout: &str, stderr: &str) -> GatewayStatus {
+pub(crate) fn parse_status(success: bool, stdout: &str, stderr: &str) -> GatewayStatus {
     let all = format!("{stdout}\n{stderr}");
     let lower = all.to_ascii_lowercase();
     let bad = [

@@ -14,7 +14,7 @@ use super::openshell::input_inside;
 use super::policy::{NetworkPolicy, SandboxPolicy};
 
 /// The environment file: `KEY='value'` lines with shell single-quote escaping.
-pub fn env_file(vars: &IndexMap<String, String>) -> Result<String, SandboxError> {
+pub(crate) fn env_file(vars: &IndexMap<String, String>) -> Result<String, SandboxError> {
     let mut out = String::from("# written by ghostlab; sourced by the command wrapper\n");
     for (k, v) in vars {
         if k.is_empty()
@@ -31,7 +31,7 @@ pub fn env_file(vars: &IndexMap<String, String>) -> Result<String, SandboxError>
 }
 
 /// Renders the policy as OpenShell policy YAML (`version: 1`).
-pub fn render_policy(policy: &SandboxPolicy) -> Result<String, SandboxError> {
+pub(crate) fn render_policy(policy: &SandboxPolicy) -> Result<String, SandboxError> {
     let paths = |v: &[PathBuf]| v.iter().map(|p| p.to_string_lossy().into_owned()).collect::<Vec<_>>();
     if policy.read_write.iter().any(|p| p == Path::new("/")) {
         return Err(SandboxError::Policy("read_write must not contain /".into()));

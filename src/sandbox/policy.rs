@@ -12,15 +12,15 @@ use std::time::Duration;
 use crate::spec::{LoadedJob, NetworkMode, RootFilesystem, SandboxBackend};
 
 /// Default wall-clock limit for one command when job.yaml sets none.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 /// Default cap on processes in one sandboxed tree.
-pub const DEFAULT_PROCESSES: u32 = 512;
+pub(crate) const DEFAULT_PROCESSES: u32 = 512;
 /// Default largest file a sandboxed process may write.
-pub const DEFAULT_FILE_SIZE: u64 = 4 << 30;
+pub(crate) const DEFAULT_FILE_SIZE: u64 = 4 << 30;
 /// Default bound on the workspace copy (and uploads) of one session.
-pub const DEFAULT_WORKSPACE_BYTES: u64 = 1 << 30;
+pub(crate) const DEFAULT_WORKSPACE_BYTES: u64 = 1 << 30;
 /// Default bound on the entries (files, folders, links) of the workspace copy and uploads.
-pub const DEFAULT_WORKSPACE_FILES: u64 = 100_000;
+pub(crate) const DEFAULT_WORKSPACE_FILES: u64 = 100_000;
 /// Default memory cap of one sandboxed tree when job.yaml sets none (2 GiB).
 pub const DEFAULT_MEMORY: u64 = 2 << 30;
 
@@ -37,7 +37,7 @@ pub enum Role {
 
 impl Role {
     /// The lowercase name used in file names (`sandbox-<role>-<session>.log`).
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Role::Agent => "agent",
             Role::Emulator => "emulator",
@@ -46,7 +46,7 @@ impl Role {
     }
 
     /// Parses `agent`, `emulator` or `judge`.
-    pub fn parse(text: &str) -> Option<Role> {
+    pub(crate) fn parse(text: &str) -> Option<Role> {
         match text {
             "agent" => Some(Role::Agent),
             "emulator" => Some(Role::Emulator),
@@ -77,9 +77,9 @@ pub enum NetworkPolicy {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct HostPort {
     /// Host name or IP literal, lowercase.
-    pub host: String,
+    pub(crate) host: String,
     /// TCP port.
-    pub port: u16,
+    pub(crate) port: u16,
 }
 
 impl HostPort {
@@ -116,14 +116,14 @@ pub struct Limits {
     /// root, else RLIMIT_DATA per process.
     pub memory_bytes: Option<u64>,
     /// Processes the sandbox user may add (RLIMIT_NPROC above what it already runs).
-    pub processes: Option<u32>,
+    pub(crate) processes: Option<u32>,
     /// RLIMIT_FSIZE: largest file, in bytes.
     pub file_size_bytes: Option<u64>,
     /// Bound on the workspace copy and uploads staged into one session, in bytes.
     pub workspace_bytes: u64,
     /// Bound on the files, folders and links of the workspace copy and uploads (and, as root,
     /// the inodes of its tmpfs and of HOME's and TMPDIR's).
-    pub workspace_files: u64,
+    pub(crate) workspace_files: u64,
     /// Bound on HOME and on TMPDIR inside the sandbox, each, in bytes (see `super::scratch`).
     pub scratch_bytes: u64,
     /// Wall-clock limit for one `exec`; the whole tree is killed when it passes.
@@ -149,7 +149,7 @@ impl Default for Limits {
 #[derive(Clone, PartialEq)]
 pub struct SandboxPolicy {
     /// Which backend renders this policy.
-    pub backend: SandboxBackend,
+    pub(crate) backend: SandboxBackend,
     /// How much of the host exists inside (bubblewrap).
     pub root_filesystem: RootFilesystem,
     /// OpenShell `--from` image.
@@ -159,29 +159,29 @@ pub struct SandboxPolicy {
     pub read_only: Vec<PathBuf>,
     /// The job's own inputs: copied into each session (readable by the sandbox user) and
     /// shown read-only at their real host path.
-    pub staged: Vec<PathBuf>,
+    pub(crate) staged: Vec<PathBuf>,
     /// Folders brought only because an MCP server's command lives there (see
     /// `super::mcp_staging`): staged without dotfiles or owner-only files.
-    pub implied: Vec<PathBuf>,
+    pub(crate) implied: Vec<PathBuf>,
     /// Paths the job names itself; an implied folder's copy always keeps these.
-    pub declared: Vec<PathBuf>,
+    pub(crate) declared: Vec<PathBuf>,
     /// Host paths bound writable at the same path inside (rare; the workspace is a copy).
-    pub read_write: Vec<PathBuf>,
+    pub(crate) read_write: Vec<PathBuf>,
     /// Host paths hidden behind an empty tmpfs (the user's checkout); `read_only` entries
     /// inside them are bound again afterwards.
-    pub masked: Vec<PathBuf>,
+    pub(crate) masked: Vec<PathBuf>,
     /// The user's workspace; copied per session, never bound itself.
     pub workspace: Option<PathBuf>,
     /// Absolute paths inside the workspace left out of its copy: the job's own files (job.yaml,
     /// its state folder with datasets, verdicts and reports, cassettes), which would hand the
     /// agent the test's answers and grow the copy with every run.
-    pub workspace_exclude: Vec<PathBuf>,
+    pub(crate) workspace_exclude: Vec<PathBuf>,
     /// Where the workspace copy is mounted and commands start.
     pub workdir: String,
     /// Network access.
     pub network: NetworkPolicy,
     /// Host variables copied into the sandbox environment by name.
-    pub env_allowlist: Vec<String>,
+    pub(crate) env_allowlist: Vec<String>,
     /// Explicit values; they only ever go into the child environment.
     pub env_values: IndexMap<String, String>,
     /// Resource limits.
@@ -191,7 +191,7 @@ pub struct SandboxPolicy {
     /// OpenShell providers attached at creation.
     pub providers: Vec<String>,
     /// Extra host files staged into the session: (host source, path inside).
-    pub uploads: Vec<(PathBuf, String)>,
+    pub(crate) uploads: Vec<(PathBuf, String)>,
 }
 
 impl fmt::Debug for SandboxPolicy {
@@ -257,7 +257,7 @@ impl SandboxPolicy {
 /// destinations the job itself declares for what runs in the sandbox, without the remote MCP
 /// hosts or the model's endpoints the harness adds. Unparsable entries are left to
 /// [`SandboxPolicy::from_job`], which refuses them.
-pub fn declared_allow_hosts(job: &LoadedJob) -> Vec<HostPort> {
+pub(crate) fn declared_allow_hosts(job: &LoadedJob) -> Vec<HostPort> {
     if job.job.sandbox.network != NetworkMode::Allowlist {
         return Vec::new();
     }
@@ -272,7 +272,7 @@ pub fn declared_allow_hosts(job: &LoadedJob) -> Vec<HostPort> {
 /// `host:port` of every enabled remote (streamable HTTP / SSE) MCP server the job declares, in
 /// order, without repeats. A server with `enabled: false` is not started, so its host is not
 /// opened.
-pub fn declared_remote_hosts(job: &LoadedJob) -> Vec<HostPort> {
+pub(crate) fn declared_remote_hosts(job: &LoadedJob) -> Vec<HostPort> {
     let mut hosts: Vec<HostPort> = Vec::new();
     for hp in job
         .mcps

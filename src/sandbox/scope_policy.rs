@@ -19,7 +19,7 @@ impl ScopeNetwork {
     }
 
     /// The policy form (for a session created from a scope).
-    pub fn to_policy(&self) -> NetworkPolicy {
+    pub(crate) fn to_policy(&self) -> NetworkPolicy {
         match self {
             ScopeNetwork::Deny => NetworkPolicy::Disabled,
             ScopeNetwork::Allow(l) => NetworkPolicy::Allowlist(l.clone()),
@@ -31,7 +31,7 @@ impl ScopeNetwork {
 impl Scope {
     /// The whole session a policy describes: every path and area as the policy grants it,
     /// its network, every capability. Staged inputs are shown at their canonical path.
-    pub fn of_policy(policy: &SandboxPolicy) -> Scope {
+    pub(crate) fn of_policy(policy: &SandboxPolicy) -> Scope {
         let staged: Vec<PathBuf> = policy
             .staged
             .iter()
@@ -42,7 +42,7 @@ impl Scope {
 
     /// The whole session of a created sandbox, whose inputs were staged at `staged` (their
     /// real paths, as the session binds them).
-    pub fn of_session(policy: &SandboxPolicy, staged: &[PathBuf]) -> Scope {
+    pub(crate) fn of_session(policy: &SandboxPolicy, staged: &[PathBuf]) -> Scope {
         let mut paths = BTreeMap::new();
         for p in &policy.read_only {
             paths.insert(p.clone(), Access::ReadOnly);
@@ -64,7 +64,7 @@ impl Scope {
     /// `parent` cut to this scope where a policy can say it: its paths, its network and,
     /// without [`Capability::Credentials`], no credentials. For a session of its own (every
     /// backend enforces a policy); areas and the other capabilities are drawn per command.
-    pub fn narrow_policy(&self, parent: &SandboxPolicy) -> Result<SandboxPolicy, Widens> {
+    pub(crate) fn narrow_policy(&self, parent: &SandboxPolicy) -> Result<SandboxPolicy, Widens> {
         if !self.is_within(&Scope::of_policy(parent)) {
             return Err(Widens(format!("{self} is not within the policy's own scope")));
         }
