@@ -135,10 +135,6 @@ impl Sandbox {
 /// Backends whose probe already succeeded in this process.
 static PROBED: std::sync::Mutex<Vec<SandboxBackend>> = std::sync::Mutex::new(Vec::new());
 
-/// The backend's probe, run once per process: a success is remembered (every session still
-/// runs under the full profile, so a backend that breaks later fails its commands, closed);
-/// a failure is not, so the next open probes again. OpenShell is asked every time: a remote
-/// gateway can go away between runs of one process, and its probe is small next to a create.
 /// The ghostlab executable that runs inside the sandbox (network watch, egress bridge, MCP
 /// relay connector): this process's own when it is the `ghostlab` binary. A test harness is
 /// not; with the `test-hooks` feature it uses the `ghostlab` binary cargo built beside it.
@@ -156,6 +152,10 @@ pub(crate) fn helper_exe() -> Option<PathBuf> {
     None
 }
 
+/// The backend's probe, run once per process: a success is remembered (every session still
+/// runs under the full profile, so a backend that breaks later fails its commands, closed);
+/// a failure is not, so the next open probes again. OpenShell is asked every time: a remote
+/// gateway can go away between runs of one process, and its probe is small next to a create.
 async fn probe_once(backend: SandboxBackend) -> doctor::Probe {
     let known = PROBED.lock().map(|p| p.contains(&backend)).unwrap_or(false);
     if known {
