@@ -13,23 +13,18 @@ use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::os::unix::process::ExitStatusExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Where the proxy socket's folder is bound inside the sandbox.
-pub const SOCKET_DIR_INSIDE: &str = "/run/ghostlab-egress";
+pub(crate) const SOCKET_DIR_INSIDE: &str = "/run/ghostlab-egress";
 /// The socket file name inside that folder.
-pub const SOCKET_NAME: &str = "proxy.sock";
+pub(crate) const SOCKET_NAME: &str = "proxy.sock";
 /// The bridge's listen address inside the sandbox.
-pub const LISTEN: &str = "127.0.0.1:3128";
-
-/// Runs the bridge and `argv` under it; returns the exit code to use.
-pub fn run(socket: &Path, listen: &str, argv: &[String]) -> std::io::Result<i32> {
-    run_links(&[(listen.to_string(), socket.to_path_buf())], &[], argv)
-}
+pub(crate) const LISTEN: &str = "127.0.0.1:3128";
 
 /// Runs every `forwards` (loopback address → unix socket) and `exposes` (unix socket →
 /// loopback address) link, then `argv` under them; returns the exit code to use.
-pub fn run_links(
+pub(crate) fn run_links(
     forwards: &[(String, PathBuf)],
     exposes: &[(PathBuf, String)],
     argv: &[String],

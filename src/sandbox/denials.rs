@@ -10,22 +10,22 @@ pub struct Denial {
     pub port: u16,
     /// `CONNECT` or the HTTP method of a plain request; for a direct attempt the call
     /// (`connect (direct, not through the proxy)`).
-    pub method: String,
+    pub(crate) method: String,
     /// RFC 3339 UTC time of the attempt.
-    pub time: String,
+    pub(crate) time: String,
 }
 
 /// At most this many refused attempts are kept per record (a proxy's, a session's watch);
 /// later ones are counted. A loop of refused requests must not grow Ghostlab's memory, its log
 /// or the run's events without bound.
-pub const MAX_DENIALS: usize = 1000;
+pub(crate) const MAX_DENIALS: usize = 1000;
 
 /// A DNS name has at most 253 characters; a longer "host" is cut here so that a thousand
 /// kept denials stay small.
-pub const MAX_HOST: usize = 255;
+pub(crate) const MAX_HOST: usize = 255;
 
 /// `host` as a denial keeps it: cut at [`MAX_HOST`] bytes, saying so.
-pub fn kept_host(host: &str) -> String {
+pub(crate) fn kept_host(host: &str) -> String {
     if host.len() <= MAX_HOST {
         return host.to_string();
     }
@@ -38,17 +38,17 @@ pub fn kept_host(host: &str) -> String {
 
 /// Refused attempts, bounded.
 #[derive(Debug, Clone, Default)]
-pub struct DenialLog {
-    pub kept: Vec<Denial>,
+pub(crate) struct DenialLog {
+    pub(crate) kept: Vec<Denial>,
     /// Attempts refused after [`MAX_DENIALS`]: counted, not kept.
-    pub more: u64,
+    pub(crate) more: u64,
     /// How the first of those was made (`connect (direct…)`, `CONNECT`).
     more_method: String,
 }
 
 impl DenialLog {
     /// Keeps `d` while under the bound; `false` when it was only counted.
-    pub fn push(&mut self, d: Denial) -> bool {
+    pub(crate) fn push(&mut self, d: Denial) -> bool {
         if self.kept.len() < MAX_DENIALS {
             self.kept.push(d);
             return true;
@@ -61,7 +61,7 @@ impl DenialLog {
     }
 
     /// The kept attempts, plus one record standing for those not kept.
-    pub fn all(&self) -> Vec<Denial> {
+    pub(crate) fn all(&self) -> Vec<Denial> {
         let mut out = self.kept.clone();
         if self.more > 0 {
             let last = self.kept.last().map(|d| d.time.clone()).unwrap_or_default();

@@ -15,18 +15,18 @@ use crate::spec::SandboxBackend;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Probe {
     /// `bubblewrap`, `openshell` or `local`.
-    pub backend: &'static str,
+    pub(crate) backend: &'static str,
     /// The backend can run sandboxes here.
     pub works: bool,
     /// What was observed.
     pub detail: String,
     /// How to make it work, when known.
-    pub fix: Option<String>,
+    pub(crate) fix: Option<String>,
 }
 
 impl Probe {
     /// A working backend.
-    pub fn ok(backend: &'static str, detail: &str) -> Probe {
+    pub(crate) fn ok(backend: &'static str, detail: &str) -> Probe {
         Probe {
             backend,
             works: true,
@@ -46,10 +46,10 @@ impl Probe {
 }
 
 /// The AppArmor switch on Ubuntu 23.10+ that stops unprivileged user namespaces.
-pub const APPARMOR_SYSCTL: &str = "/proc/sys/kernel/apparmor_restrict_unprivileged_userns";
+pub(crate) const APPARMOR_SYSCTL: &str = "/proc/sys/kernel/apparmor_restrict_unprivileged_userns";
 
 /// A hint for known kernel settings that stop bwrap, given its stderr.
-pub fn userns_fix(stderr: &str) -> Option<String> {
+pub(crate) fn userns_fix(stderr: &str) -> Option<String> {
     let read = |p: &str| std::fs::read_to_string(p).map(|s| s.trim().to_string()).ok();
     if read(APPARMOR_SYSCTL).as_deref() == Some("1") || stderr.contains("setting up uid map: Permission denied") {
         return Some(
@@ -122,7 +122,7 @@ pub async fn probe_bubblewrap() -> Probe {
 }
 
 /// Checks that the `openshell` CLI exists and `openshell status` reaches a gateway.
-pub async fn probe_openshell() -> Probe {
+pub(crate) async fn probe_openshell() -> Probe {
     let name = "openshell";
     let Some(bin) = openshell::locate() else {
         return Probe::fail(
@@ -152,7 +152,7 @@ pub async fn probe_openshell() -> Probe {
 
 /// Sandbox sessions and cgroups left behind by a Ghostlab process that is gone (a SIGKILL,
 /// a crash); the next sandboxed run removes them.
-pub fn leftover_sessions() -> String {
+pub(crate) fn leftover_sessions() -> String {
     let items = super::session_sweep::sweep(true);
     if items.is_empty() {
         return "leftovers: none (no stale sandbox sessions or cgroups)".into();
@@ -172,7 +172,7 @@ pub fn leftover_sessions() -> String {
 }
 
 /// Whether per-session cgroups (tree-wide process and memory caps) can be used here.
-pub fn probe_cgroups() -> String {
+pub(crate) fn probe_cgroups() -> String {
     let limits = super::policy::Limits {
         memory_bytes: Some(64 << 20),
         ..super::policy::Limits::default()

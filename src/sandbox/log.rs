@@ -16,22 +16,22 @@ use std::time::Duration;
 use std::io::Write;
 
 /// Log format version, written in the first line.
-pub const LOG_VERSION: u32 = 1;
+pub(crate) const LOG_VERSION: u32 = 1;
 /// How long `flush` waits for the writer before giving up.
 const FLUSH_TIMEOUT: Duration = Duration::from_secs(10);
 /// A longer line is cut: what the sandbox asks for (a host name, a command) can be any size.
-pub const MAX_LINE: usize = 2048;
+pub(crate) const MAX_LINE: usize = 2048;
 /// The log keeps at most this many bytes of lines; later lines are counted, not kept. The
 /// sandbox can make lines (refused requests) as fast as it likes, and each burst rewrites the
 /// file.
-pub const MAX_LOG_BYTES: usize = 4 << 20;
+pub(crate) const MAX_LOG_BYTES: usize = 4 << 20;
 
 /// An append-only, redacting session log shared by a session and its proxy.
 ///
 /// Lines are kept in memory and the file is rewritten atomically by a writer thread, so a
 /// command never waits for an fsync; `flush` waits until the file holds every line.
 #[derive(Debug, Clone)]
-pub struct SessionLog {
+pub(crate) struct SessionLog {
     path: PathBuf,
     shared: Arc<(Mutex<LogInner>, Condvar)>,
     wake: Sender<()>,
@@ -53,7 +53,7 @@ struct LogInner {
 
 impl SessionLog {
     /// A log at `path` that replaces every occurrence of `secrets` with `***`.
-    pub fn create(path: &Path, header: &str, secrets: Vec<String>) -> std::io::Result<Self> {
+    pub(crate) fn create(path: &Path, header: &str, secrets: Vec<String>) -> std::io::Result<Self> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)?;
         }
@@ -85,12 +85,12 @@ impl SessionLog {
     }
 
     /// Where the log lives on the host.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
     /// Appends one timestamped, redacted line; the writer thread persists it.
-    pub fn write(&self, line: &str) -> std::io::Result<()> {
+    pub(crate) fn write(&self, line: &str) -> std::io::Result<()> {
         let mut inner = self.shared.0.lock().unwrap_or_else(|p| p.into_inner());
         let mut text = line.replace('\n', "\\n");
         for s in &inner.secrets {
@@ -119,14 +119,14 @@ impl SessionLog {
 
     /// Best-effort append: a log that cannot be written must not abort the sandboxed work,
     /// but the failure is reported through tracing.
-    pub fn note(&self, line: &str) {
+    pub(crate) fn note(&self, line: &str) {
         if let Err(e) = self.write(line) {
             tracing::warn!("cannot write sandbox log {}: {e}", self.path.display());
         }
     }
 
     /// Waits until the file holds every line written so far.
-    pub fn flush(&self) -> std::io::Result<()> {
+    pub(crate) fn flush(&self) -> std::io::Result<()> {
         let (lock, cv) = &*self.shared;
         let inner = lock.lock().unwrap_or_else(|p| p.into_inner());
         let (inner, res) = cv
@@ -143,7 +143,7 @@ impl SessionLog {
 
     /// Waits for every line like [`SessionLog::flush`], then fsyncs the file and its folder:
     /// the log's one sync, at session end.
-    pub fn sync(&self) -> std::io::Result<()> {
+    pub(crate) fn sync(&self) -> std::io::Result<()> {
         self.flush()?;
         std::fs::File::open(&self.path)?.sync_all()?;
         if let Some(dir) = self.path.parent() {
@@ -153,7 +153,7 @@ impl SessionLog {
     }
 
     /// The current log text.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let inner = self.shared.0.lock().unwrap_or_else(|p| p.into_inner());
         let mut text = inner.lines.join("\n");
         if inner.dropped > 0 {

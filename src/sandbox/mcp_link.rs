@@ -14,7 +14,7 @@ use std::path::Path;
 
 /// Pipes stdin to the socket and the socket to stdout until the server side closes;
 /// returns the exit code (0, or 1 when the relay cannot be reached).
-pub fn connect_stdio(socket: &Path) -> std::io::Result<i32> {
+pub(crate) fn connect_stdio(socket: &Path) -> std::io::Result<i32> {
     let stream = UnixStream::connect(socket)
         .map_err(|e| std::io::Error::new(e.kind(), format!("MCP relay {}: {e}", socket.display())))?;
     let mut up = stream.try_clone()?;

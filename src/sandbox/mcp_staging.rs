@@ -20,7 +20,7 @@ use crate::spec::resolved::{LoadedJob, McpTransport};
 
 /// Folder names that hold credentials wherever they are (`~/.local/share/opencode/auth.json`,
 /// `~/.config/gh/hosts.yml`, keys, cloud logins).
-pub const CREDENTIAL_DIR_NAMES: &[&str] = &[
+pub(crate) const CREDENTIAL_DIR_NAMES: &[&str] = &[
     ".local",
     ".config",
     ".ssh",
@@ -43,7 +43,7 @@ const SENSITIVE_IN_HOME: &[&str] = &[
     ".docker",
 ];
 /// Entries whose presence directly in a folder marks it as a home (or home-like) folder.
-pub const CREDENTIAL_ENTRIES: &[&str] = &[
+pub(crate) const CREDENTIAL_ENTRIES: &[&str] = &[
     ".local",
     ".config",
     ".ssh",
@@ -59,7 +59,7 @@ pub const CREDENTIAL_ENTRIES: &[&str] = &[
 
 /// Folders implied by the job's stdio MCP servers, each checked; `masked` folders (the
 /// checkout) are never brought whole.
-pub fn implied_folders(job: &LoadedJob, masked: &[PathBuf]) -> Result<Vec<PathBuf>, SandboxError> {
+pub(crate) fn implied_folders(job: &LoadedJob, masked: &[PathBuf]) -> Result<Vec<PathBuf>, SandboxError> {
     let homes = user_homes();
     let mut out = Vec::new();
     for mcp in &job.mcps {
@@ -109,7 +109,7 @@ pub fn implied_folders(job: &LoadedJob, masked: &[PathBuf]) -> Result<Vec<PathBu
 }
 
 /// This user's home folders: `$HOME` and the password database's entry for the effective uid.
-pub fn user_homes() -> Vec<PathBuf> {
+pub(crate) fn user_homes() -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = std::env::var_os("HOME").map(PathBuf::from).into_iter().collect();
     // SAFETY: getpwuid returns a pointer into static storage or NULL; read at once.
     unsafe {
@@ -126,7 +126,7 @@ pub fn user_homes() -> Vec<PathBuf> {
 }
 
 /// Why `dir` must not be brought into a sandbox as a whole, if it must not.
-pub fn credential_folder(dir: &Path, homes: &[PathBuf]) -> Option<String> {
+pub(crate) fn credential_folder(dir: &Path, homes: &[PathBuf]) -> Option<String> {
     if let Some(h) = homes.iter().find(|h| h.starts_with(dir)) {
         return Some(format!("is or holds the home folder {}", h.display()));
     }
@@ -149,7 +149,7 @@ pub fn credential_folder(dir: &Path, homes: &[PathBuf]) -> Option<String> {
 /// Whether an entry of an implied folder is copied: never a dotfile; outside the job's own
 /// folders (`own`: the masked checkout), never a file or folder only its owner may read;
 /// `declared` paths always.
-pub fn brought(path: &Path, meta: &std::fs::Metadata, own: &[PathBuf], declared: &[PathBuf]) -> bool {
+pub(crate) fn brought(path: &Path, meta: &std::fs::Metadata, own: &[PathBuf], declared: &[PathBuf]) -> bool {
     if declared.iter().any(|d| d == path) {
         return true;
     }

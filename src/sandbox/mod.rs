@@ -5,51 +5,55 @@
 //! Nothing here ever falls back to a weaker backend, binds the user's checkout writable, or
 //! writes an environment value to an argv, a log or a file other than the child's env.
 
-pub mod beneath;
-pub mod bridge;
+pub(crate) mod beneath;
+pub(crate) mod bridge;
 pub mod bwrap;
-pub mod bwrap_data;
-pub mod cgroup;
-pub mod denials;
+pub(crate) mod bwrap_data;
+pub(crate) mod cgroup;
+pub(crate) mod denials;
 pub mod doctor;
-pub mod etc;
-pub mod exec;
+pub(crate) mod etc;
+pub(crate) mod exec;
 pub mod files;
-pub mod hidden_usage;
-pub mod inputs;
-pub mod limits;
-pub mod log;
-pub mod mcp_link;
-pub mod mcp_staging;
-pub mod openshell;
+pub(crate) mod hidden_usage;
+pub(crate) mod inputs;
+pub(crate) mod limits;
+pub(crate) mod log;
+pub(crate) mod mcp_link;
+pub(crate) mod mcp_staging;
+pub(crate) mod openshell;
+mod openshell_policy;
 pub mod policy;
-pub mod procs;
-pub mod proxy;
+mod policy_job;
+pub(crate) mod procs;
+pub(crate) mod proxy;
 pub(crate) mod proxy_http;
 pub mod reaper;
-pub mod scope;
+pub(crate) mod scope;
 pub mod scratch;
-pub mod seccomp;
-pub mod session;
-pub mod session_sweep;
+pub(crate) mod seccomp;
+pub(crate) mod session;
+pub(crate) mod session_sweep;
 pub mod storage_watch;
 pub mod test_resolve;
 pub mod watch_exec;
-pub mod watch_filter;
-pub mod watch_memory;
+pub(crate) mod watch_filter;
+pub(crate) mod watch_memory;
 pub mod watch_network;
-pub mod watch_shim;
-pub mod watch_supervisor;
+pub(crate) mod watch_shim;
+pub(crate) mod watch_supervisor;
 
 pub use denials::Denial;
 pub use exec::ExecOutput;
-pub use policy::{HostPort, Limits, NetworkPolicy, Role, SandboxPolicy};
-pub use scope::{Access, Area, Capability, Scope, ScopeNetwork};
-pub use session::{ExecOptions, Session, SessionConfig};
+pub use policy::{HostPort, NetworkPolicy, Role, SandboxPolicy};
+pub(crate) use scope::Capability;
+pub use scope::{Area, Scope};
+pub use session::{ExecOptions, Session};
 
 use std::path::PathBuf;
 
 use crate::spec::SandboxBackend;
+use session::SessionConfig;
 
 /// Everything that can go wrong in a sandbox.
 #[derive(Debug, thiserror::Error)]
@@ -131,15 +135,11 @@ impl Sandbox {
 /// Backends whose probe already succeeded in this process.
 static PROBED: std::sync::Mutex<Vec<SandboxBackend>> = std::sync::Mutex::new(Vec::new());
 
-/// The backend's probe, run once per process: a success is remembered (every session still
-/// runs under the full profile, so a backend that breaks later fails its commands, closed);
-/// a failure is not, so the next open probes again. OpenShell is asked every time: a remote
-/// gateway can go away between runs of one process, and its probe is small next to a create.
 /// The ghostlab executable that runs inside the sandbox (network watch, egress bridge, MCP
 /// relay connector): this process's own when it is the `ghostlab` binary. A test harness is
 /// not; with the `test-hooks` feature it uses the `ghostlab` binary cargo built beside it.
 /// `None` makes every bubblewrap command refuse to run (the watch is not optional).
-pub fn helper_exe() -> Option<PathBuf> {
+pub(crate) fn helper_exe() -> Option<PathBuf> {
     let exe = std::env::current_exe().ok()?;
     if reaper::this_binary_is_ghostlab() {
         return Some(exe);
@@ -152,6 +152,10 @@ pub fn helper_exe() -> Option<PathBuf> {
     None
 }
 
+/// The backend's probe, run once per process: a success is remembered (every session still
+/// runs under the full profile, so a backend that breaks later fails its commands, closed);
+/// a failure is not, so the next open probes again. OpenShell is asked every time: a remote
+/// gateway can go away between runs of one process, and its probe is small next to a create.
 async fn probe_once(backend: SandboxBackend) -> doctor::Probe {
     let known = PROBED.lock().map(|p| p.contains(&backend)).unwrap_or(false);
     if known {
@@ -182,7 +186,7 @@ fn backend_name(backend: SandboxBackend) -> &'static str {
 /// Once per process, before its first sandbox or local environment: sweeps what killed
 /// Ghostlab processes left, installs the signal handler that ends live sessions, and starts
 /// the reaper (with `exe`, the ghostlab executable) that cleans up after this process's SIGKILL.
-pub fn start_cleanup(exe: Option<&std::path::Path>) {
+pub(crate) fn start_cleanup(exe: Option<&std::path::Path>) {
     let Some(mut notes) = session_sweep::start_once() else {
         return;
     };

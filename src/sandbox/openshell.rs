@@ -1,32 +1,31 @@
-//! The OpenShell backend's pure parts: the command lines for the pinned `openshell` CLI, the
-//! policy YAML rendered from [`SandboxPolicy`], the environment file, and output parsing.
+//! The OpenShell backend's command lines: what Ghostlab passes to the pinned `openshell` CLI
+//! and how it reads its status output. The files it uploads (policy YAML, environment file)
+//! are rendered by `super::openshell_policy`.
 //!
 //! Environment values never go onto an `openshell` argv (`--env K=V` is visible in `ps`):
 //! they are written to a 0600 file, uploaded to [`ENV_FILE_INSIDE`] and sourced by a small
 //! `sh` wrapper in front of every command. This module runs nothing itself.
 
 use indexmap::IndexMap;
-use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::SandboxError;
-use super::policy::{NetworkPolicy, SandboxPolicy};
+use super::policy::SandboxPolicy;
 
 /// The OpenShell CLI version this backend's command lines were written against.
-pub const PINNED_VERSION: &str = "0.0.111";
+pub(crate) const PINNED_VERSION: &str = "0.0.111";
 /// The default `--from` image when job.yaml names none.
-pub const DEFAULT_IMAGE: &str = "base";
+pub(crate) const DEFAULT_IMAGE: &str = "base";
 /// Where the environment file lives inside the sandbox.
-pub const ENV_FILE_INSIDE: &str = "/sandbox/.ghostlab/env";
+pub(crate) const ENV_FILE_INSIDE: &str = "/sandbox/.ghostlab/env";
 /// Where staged inputs (instructions, skills, assets, MCP server files) live inside: a host
 /// input `/srv/job/AGENTS.md` is uploaded to `/sandbox/inputs/srv/job/AGENTS.md`.
-pub const INPUTS_INSIDE: &str = "/sandbox/inputs";
+pub(crate) const INPUTS_INSIDE: &str = "/sandbox/inputs";
 /// Overrides the `openshell` program (tests use the fake one).
-pub const BIN_ENV: &str = "GHOSTLAB_OPENSHELL_BIN";
+pub(crate) const BIN_ENV: &str = "GHOSTLAB_OPENSHELL_BIN";
 
 /// Finds the CLI: `$GHOSTLAB_OPENSHELL_BIN`, else `openshell` on PATH.
-pub fn locate() -> Option<PathBuf> {
+pub(crate) fn locate() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os(BIN_ENV) {
         return Some(PathBuf::from(p));
     }
@@ -37,12 +36,17 @@ pub fn locate() -> Option<PathBuf> {
 }
 
 /// `openshell status`.
-pub fn status_args() -> Vec<String> {
+pub(crate) fn status_args() -> Vec<String> {
     vec!["status".into()]
 }
 
 /// `openshell sandbox create …` with the policy, providers and the workspace upload.
-pub fn create_args(name: &str, policy: &SandboxPolicy, policy_file: &Path, workspace: Option<&Path>) -> Vec<String> {
+pub(crate) fn create_args(
+    name: &str,
+    policy: &SandboxPolicy,
+    policy_file: &Path,
+    workspace: Option<&Path>,
+) -> Vec<String> {
     let mut a: Vec<String> = ["sandbox", "create", "--name", name, "--from"]
         .iter()
         .map(|s| s.to_string())
@@ -72,7 +76,7 @@ pub fn create_args(name: &str, policy: &SandboxPolicy, policy_file: &Path, works
 ///
 /// `env` holds only per-command values that are not secrets (the caller checks that; the
 /// session's credentials reach the command through the env file).
-pub fn exec_args(
+pub(crate) fn exec_args(
     name: &str,
     workdir: &str,
     timeout: Option<Duration>,
@@ -98,7 +102,7 @@ pub fn exec_args(
 
 /// The wrapper that loads the environment file, then replaces itself with `argv`. The
 /// variables named in `keep` were set for this command (`--env`) and win over the file's.
-pub fn wrap_argv(keep: &[String], argv: &[String]) -> Vec<String> {
+pub(crate) fn wrap_argv(keep: &[String], argv: &[String]) -> Vec<String> {
     let script = format!(
         "__gl_keep=\"$1\"; shift; for __k in $__gl_keep; do eval \"__gl_v_$__k=\\\"\\${{$__k}}\\\"\"; done; \
          set -a; [ -r {ENV_FILE_INSIDE} ] && . {ENV_FILE_INSIDE}; \
@@ -116,7 +120,7 @@ pub fn wrap_argv(keep: &[String], argv: &[String]) -> Vec<String> {
 }
 
 /// `openshell sandbox upload N SRC DEST`.
-pub fn upload_args(name: &str, src: &Path, dest: &str) -> Vec<String> {
+pub(crate) fn upload_args(name: &str, src: &Path, dest: &str) -> Vec<String> {
     vec![
         "sandbox".into(),
         "upload".into(),
@@ -127,7 +131,7 @@ pub fn upload_args(name: &str, src: &Path, dest: &str) -> Vec<String> {
 }
 
 /// `openshell sandbox download N PATH LOCAL`.
-pub fn download_args(name: &str, path: &str, local: &Path) -> Vec<String> {
+pub(crate) fn download_args(name: &str, path: &str, local: &Path) -> Vec<String> {
     vec![
         "sandbox".into(),
         "download".into(),
@@ -138,7 +142,7 @@ pub fn download_args(name: &str, path: &str, local: &Path) -> Vec<String> {
 }
 
 /// `openshell forward start -d PORT N`: the host's 127.0.0.1:PORT reaches 127.0.0.1:PORT inside.
-pub fn forward_start_args(name: &str, port: &str) -> Vec<String> {
+pub(crate) fn forward_start_args(name: &str, port: &str) -> Vec<String> {
     ["forward", "start", "-d", port, name]
         .iter()
         .map(|s| s.to_string())
@@ -146,92 +150,28 @@ pub fn forward_start_args(name: &str, port: &str) -> Vec<String> {
 }
 
 /// `openshell forward stop PORT N`.
-pub fn forward_stop_args(name: &str, port: &str) -> Vec<String> {
+pub(crate) fn forward_stop_args(name: &str, port: &str) -> Vec<String> {
     ["forward", "stop", port, name].iter().map(|s| s.to_string()).collect()
 }
 
 /// `openshell logs N`.
-pub fn logs_args(name: &str) -> Vec<String> {
+pub(crate) fn logs_args(name: &str) -> Vec<String> {
     vec!["logs".into(), name.into()]
 }
 
 /// `openshell sandbox delete N`.
-pub fn delete_args(name: &str) -> Vec<String> {
+pub(crate) fn delete_args(name: &str) -> Vec<String> {
     vec!["sandbox".into(), "delete".into(), name.into()]
 }
 
-/// The environment file: `KEY='value'` lines with shell single-quote escaping.
-pub fn env_file(vars: &IndexMap<String, String>) -> Result<String, SandboxError> {
-    let mut out = String::from("# written by ghostlab; sourced by the command wrapper\n");
-    for (k, v) in vars {
-        if k.is_empty()
-            || !k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-            || k.as_bytes()[0].is_ascii_digit()
-        {
-            return Err(SandboxError::Policy(format!(
-                "`{k}` is not a valid environment variable name"
-            )));
-        }
-        out.push_str(&format!("{k}='{}'\n", v.replace('\'', "'\\''")));
-    }
-    Ok(out)
-}
-
 /// Where a staged host input is uploaded inside the sandbox.
-pub fn input_inside(host: &Path) -> String {
+pub(crate) fn input_inside(host: &Path) -> String {
     format!("{INPUTS_INSIDE}{}", host.display())
-}
-
-/// Renders the policy as OpenShell policy YAML (`version: 1`).
-pub fn render_policy(policy: &SandboxPolicy) -> Result<String, SandboxError> {
-    let paths = |v: &[PathBuf]| v.iter().map(|p| p.to_string_lossy().into_owned()).collect::<Vec<_>>();
-    if policy.read_write.iter().any(|p| p == Path::new("/")) {
-        return Err(SandboxError::Policy("read_write must not contain /".into()));
-    }
-    let mut read_only = paths(&policy.read_only);
-    read_only.extend(policy.staged.iter().map(|p| input_inside(p)));
-    let mut read_write = paths(&policy.read_write);
-    read_write.push(policy.workdir.clone());
-    read_write.push("/tmp".into());
-    let mut doc = json!({
-        "version": 1,
-        "filesystem_policy": {
-            "include_workdir": true,
-            "read_only": read_only,
-            "read_write": read_write,
-        },
-        "landlock": { "compatibility": "hard_requirement" },
-    });
-    match &policy.network {
-        NetworkPolicy::Disabled => {}
-        NetworkPolicy::Allowlist(list) => {
-            let mut np = serde_json::Map::new();
-            for hp in list {
-                let key = format!("ghostlab_{}_{}", hp.host.replace(['.', ':', '-'], "_"), hp.port);
-                np.insert(
-                    key.clone(),
-                    json!({
-                        "name": key,
-                        "endpoints": [{ "host": hp.host, "port": hp.port, "protocol": "tcp", "enforcement": "enforce" }],
-                        "binaries": [{ "path": "/**" }],
-                    }),
-                );
-            }
-            doc["network_policies"] = serde_json::Value::Object(np);
-        }
-        NetworkPolicy::OpenShellPolicy(file) => {
-            return Err(SandboxError::Policy(format!(
-                "network: policy uses {} as the whole OpenShell policy; it is passed as is, not rendered",
-                file.display()
-            )));
-        }
-    }
-    yaml_serde::to_string(&doc).map_err(|e| SandboxError::Policy(e.to_string()))
 }
 
 /// What `openshell status` said about the gateway.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum GatewayStatus {
+pub(crate) enum GatewayStatus {
     /// A gateway answered; the first status line.
     Reachable(String),
     /// No gateway; the reason as printed.
@@ -239,7 +179,7 @@ pub enum GatewayStatus {
 }
 
 /// Interprets `openshell status` output: exit 0 and no failure wording means reachable.
-pub fn parse_status(success: bool, stdout: &str, stderr: &str) -> GatewayStatus {
+pub(crate) fn parse_status(success: bool, stdout: &str, stderr: &str) -> GatewayStatus {
     let all = format!("{stdout}\n{stderr}");
     let lower = all.to_ascii_lowercase();
     let bad = [
@@ -267,7 +207,6 @@ pub fn parse_status(success: bool, stdout: &str, stderr: &str) -> GatewayStatus 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sandbox::policy::HostPort;
     use crate::spec::SandboxBackend;
 
     fn fixture(name: &str) -> String {
@@ -302,30 +241,7 @@ mod tests {
     }
 
     #[test]
-    fn policy_yaml_has_the_documented_shape() {
-        let mut p = SandboxPolicy::minimal(SandboxBackend::Openshell);
-        p.read_only.push(PathBuf::from("/srv/job/AGENTS.md"));
-        p.network = NetworkPolicy::Allowlist(vec![HostPort::parse("api.example.com:443").unwrap()]);
-        let y = render_policy(&p).unwrap();
-        let v: yaml_serde::Value = yaml_serde::from_str(&y).unwrap();
-        assert_eq!(v["version"].as_u64(), Some(1));
-        assert_eq!(v["filesystem_policy"]["include_workdir"].as_bool(), Some(true));
-        assert_eq!(
-            v["filesystem_policy"]["read_only"][0].as_str(),
-            Some("/srv/job/AGENTS.md")
-        );
-        assert_eq!(v["landlock"]["compatibility"].as_str(), Some("hard_requirement"));
-        let np = &v["network_policies"]["ghostlab_api_example_com_443"];
-        assert_eq!(np["endpoints"][0]["host"].as_str(), Some("api.example.com"));
-        assert_eq!(np["endpoints"][0]["port"].as_u64(), Some(443));
-        assert_eq!(np["endpoints"][0]["enforcement"].as_str(), Some("enforce"));
-        assert!(!y.contains("read_write:\n- /\n"));
-        p.network = NetworkPolicy::Disabled;
-        assert!(!render_policy(&p).unwrap().contains("network_policies"));
-    }
-
-    #[test]
-    fn no_providers_means_no_auto_providers_and_env_file_quotes() {
+    fn no_providers_means_no_auto_providers() {
         let p = SandboxPolicy::minimal(SandboxBackend::Openshell);
         let a = create_args("agent-1", &p, Path::new("/s/policy.yaml"), None);
         assert_eq!(
@@ -345,11 +261,6 @@ mod tests {
                 "2048Mi"
             ]
         );
-        let mut vars = IndexMap::new();
-        vars.insert("K".to_string(), "a'b $c".to_string());
-        assert!(env_file(&vars).unwrap().contains("K='a'\\''b $c'\n"));
-        vars.insert("BAD NAME".to_string(), "x".to_string());
-        assert!(env_file(&vars).is_err());
         let mut per_command = IndexMap::new();
         per_command.insert("HOME".to_string(), "/sandbox/home".to_string());
         let e = exec_args(

@@ -1,28 +1,26 @@
 //! The one internal policy model every backend renders: what a sandboxed process may read,
 //! write and reach, which environment it gets, and which limits bind it.
 //!
-//! Built from `job.yaml` (`SandboxSpec` + `LoadedJob`). It never holds a secret value in a
+//! Built from `job.yaml` (`SandboxSpec` + `LoadedJob`) by `super::policy_job`. It never holds a secret value in a
 //! place that is printed: `Debug` redacts explicit environment values.
 
 use indexmap::IndexMap;
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
-use super::SandboxError;
 use crate::spec::{LoadedJob, NetworkMode, RootFilesystem, SandboxBackend};
-use crate::util::units::{parse_bytes, parse_duration};
 
 /// Default wall-clock limit for one command when job.yaml sets none.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 /// Default cap on processes in one sandboxed tree.
-pub const DEFAULT_PROCESSES: u32 = 512;
+pub(crate) const DEFAULT_PROCESSES: u32 = 512;
 /// Default largest file a sandboxed process may write.
-pub const DEFAULT_FILE_SIZE: u64 = 4 << 30;
+pub(crate) const DEFAULT_FILE_SIZE: u64 = 4 << 30;
 /// Default bound on the workspace copy (and uploads) of one session.
-pub const DEFAULT_WORKSPACE_BYTES: u64 = 1 << 30;
+pub(crate) const DEFAULT_WORKSPACE_BYTES: u64 = 1 << 30;
 /// Default bound on the entries (files, folders, links) of the workspace copy and uploads.
-pub const DEFAULT_WORKSPACE_FILES: u64 = 100_000;
+pub(crate) const DEFAULT_WORKSPACE_FILES: u64 = 100_000;
 /// Default memory cap of one sandboxed tree when job.yaml sets none (2 GiB).
 pub const DEFAULT_MEMORY: u64 = 2 << 30;
 
@@ -39,7 +37,7 @@ pub enum Role {
 
 impl Role {
     /// The lowercase name used in file names (`sandbox-<role>-<session>.log`).
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Role::Agent => "agent",
             Role::Emulator => "emulator",
@@ -48,7 +46,7 @@ impl Role {
     }
 
     /// Parses `agent`, `emulator` or `judge`.
-    pub fn parse(text: &str) -> Option<Role> {
+    pub(crate) fn parse(text: &str) -> Option<Role> {
         match text {
             "agent" => Some(Role::Agent),
             "emulator" => Some(Role::Emulator),
@@ -79,9 +77,9 @@ pub enum NetworkPolicy {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct HostPort {
     /// Host name or IP literal, lowercase.
-    pub host: String,
+    pub(crate) host: String,
     /// TCP port.
-    pub port: u16,
+    pub(crate) port: u16,
 }
 
 impl HostPort {
@@ -118,14 +116,14 @@ pub struct Limits {
     /// root, else RLIMIT_DATA per process.
     pub memory_bytes: Option<u64>,
     /// Processes the sandbox user may add (RLIMIT_NPROC above what it already runs).
-    pub processes: Option<u32>,
+    pub(crate) processes: Option<u32>,
     /// RLIMIT_FSIZE: largest file, in bytes.
     pub file_size_bytes: Option<u64>,
     /// Bound on the workspace copy and uploads staged into one session, in bytes.
     pub workspace_bytes: u64,
     /// Bound on the files, folders and links of the workspace copy and uploads (and, as root,
     /// the inodes of its tmpfs and of HOME's and TMPDIR's).
-    pub workspace_files: u64,
+    pub(crate) workspace_files: u64,
     /// Bound on HOME and on TMPDIR inside the sandbox, each, in bytes (see `super::scratch`).
     pub scratch_bytes: u64,
     /// Wall-clock limit for one `exec`; the whole tree is killed when it passes.
@@ -151,7 +149,7 @@ impl Default for Limits {
 #[derive(Clone, PartialEq)]
 pub struct SandboxPolicy {
     /// Which backend renders this policy.
-    pub backend: SandboxBackend,
+    pub(crate) backend: SandboxBackend,
     /// How much of the host exists inside (bubblewrap).
     pub root_filesystem: RootFilesystem,
     /// OpenShell `--from` image.
@@ -161,29 +159,29 @@ pub struct SandboxPolicy {
     pub read_only: Vec<PathBuf>,
     /// The job's own inputs: copied into each session (readable by the sandbox user) and
     /// shown read-only at their real host path.
-    pub staged: Vec<PathBuf>,
+    pub(crate) staged: Vec<PathBuf>,
     /// Folders brought only because an MCP server's command lives there (see
     /// `super::mcp_staging`): staged without dotfiles or owner-only files.
-    pub implied: Vec<PathBuf>,
+    pub(crate) implied: Vec<PathBuf>,
     /// Paths the job names itself; an implied folder's copy always keeps these.
-    pub declared: Vec<PathBuf>,
+    pub(crate) declared: Vec<PathBuf>,
     /// Host paths bound writable at the same path inside (rare; the workspace is a copy).
-    pub read_write: Vec<PathBuf>,
+    pub(crate) read_write: Vec<PathBuf>,
     /// Host paths hidden behind an empty tmpfs (the user's checkout); `read_only` entries
     /// inside them are bound again afterwards.
-    pub masked: Vec<PathBuf>,
+    pub(crate) masked: Vec<PathBuf>,
     /// The user's workspace; copied per session, never bound itself.
     pub workspace: Option<PathBuf>,
     /// Absolute paths inside the workspace left out of its copy: the job's own files (job.yaml,
     /// its state folder with datasets, verdicts and reports, cassettes), which would hand the
     /// agent the test's answers and grow the copy with every run.
-    pub workspace_exclude: Vec<PathBuf>,
+    pub(crate) workspace_exclude: Vec<PathBuf>,
     /// Where the workspace copy is mounted and commands start.
     pub workdir: String,
     /// Network access.
     pub network: NetworkPolicy,
     /// Host variables copied into the sandbox environment by name.
-    pub env_allowlist: Vec<String>,
+    pub(crate) env_allowlist: Vec<String>,
     /// Explicit values; they only ever go into the child environment.
     pub env_values: IndexMap<String, String>,
     /// Resource limits.
@@ -193,7 +191,7 @@ pub struct SandboxPolicy {
     /// OpenShell providers attached at creation.
     pub providers: Vec<String>,
     /// Extra host files staged into the session: (host source, path inside).
-    pub uploads: Vec<(PathBuf, String)>,
+    pub(crate) uploads: Vec<(PathBuf, String)>,
 }
 
 impl fmt::Debug for SandboxPolicy {
@@ -246,117 +244,6 @@ impl SandboxPolicy {
         }
     }
 
-    /// Builds the policy for a loaded job: inputs read-only, the job folder masked, the
-    /// workspace copied, credentials' values read from this process's environment.
-    pub fn from_job(job: &LoadedJob) -> Result<Self, SandboxError> {
-        let spec = &job.job.sandbox;
-        let bad =
-            |key: &str, msg: String| SandboxError::Policy(format!("{}: sandbox.{key}: {msg}", job.file.display()));
-        if !spec.workdir.starts_with('/') || spec.workdir.contains("..") || spec.workdir == "/" {
-            return Err(bad(
-                "workdir",
-                format!("`{}` must be an absolute path below /", spec.workdir),
-            ));
-        }
-        let mut limits = Limits::default();
-        if let Some(t) = &spec.timeout {
-            limits.wall_timeout =
-                parse_duration(t).ok_or_else(|| bad("timeout", format!("`{t}` is not a duration")))?;
-        }
-        if let Some(m) = &spec.memory {
-            limits.memory_bytes = Some(parse_bytes(m).ok_or_else(|| bad("memory", format!("`{m}` is not a size")))?);
-        }
-        if let Some(f) = &spec.file_size {
-            limits.file_size_bytes =
-                Some(parse_bytes(f).ok_or_else(|| bad("file_size", format!("`{f}` is not a size")))?);
-        }
-        if let Some(p) = spec.processes {
-            limits.processes = Some(p);
-        }
-        // CPU time budget: one command may use `cpu` cores for its whole wall-clock limit.
-        if let Some(cores) = spec.cpu {
-            limits.cpu_seconds = Some(limits.wall_timeout.as_secs().max(1) * u64::from(cores.max(1)));
-        }
-        // Declared remote MCP servers stay reachable in every mode that the harness enforces:
-        // under `disabled` they are the only hosts the deny-all opens (seed 001 §4).
-        let remote_mcp = declared_remote_hosts(job);
-        let network = match spec.network {
-            NetworkMode::Disabled if remote_mcp.is_empty() => NetworkPolicy::Disabled,
-            NetworkMode::Disabled => NetworkPolicy::Allowlist(remote_mcp),
-            NetworkMode::Allowlist => {
-                let mut list = Vec::new();
-                for (i, entry) in spec.allow.iter().enumerate() {
-                    let hp = HostPort::parse(entry)
-                        .ok_or_else(|| bad(&format!("allow[{i}]"), format!("`{entry}` is not host:port")))?;
-                    list.push(hp);
-                }
-                list.extend(remote_mcp);
-                let mut seen = std::collections::HashSet::new();
-                list.retain(|h| seen.insert(h.clone()));
-                NetworkPolicy::Allowlist(list)
-            }
-            NetworkMode::Policy => {
-                let file = spec
-                    .policy
-                    .as_deref()
-                    .ok_or_else(|| bad("policy", "network: policy needs a policy file".to_string()))?;
-                NetworkPolicy::OpenShellPolicy(job.resolve(file))
-            }
-        };
-        let mut env_values = IndexMap::new();
-        for name in &spec.credentials.env {
-            // A missing credential is an error: running without it would test something else.
-            let value = std::env::var(name).map_err(|_| {
-                bad(
-                    "credentials.env",
-                    format!("variable `{name}` is not set in this environment"),
-                )
-            })?;
-            env_values.insert(name.clone(), value);
-        }
-        let uploads = spec
-            .uploads
-            .iter()
-            .map(|u| {
-                let src = job.resolve(&u.src);
-                let name = src
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                let dest = u.dest.clone().unwrap_or_else(|| format!("/sandbox/uploads/{name}"));
-                (src, dest)
-            })
-            .collect();
-        let masked = mask_candidates(&job.dir);
-        let mut read_only = job.input_paths();
-        // What an MCP server's command implies (its script's folder, its package folder):
-        // refused when it holds credentials, and copied without dotfiles or private files.
-        let implied = super::mcp_staging::implied_folders(job, &masked)?;
-        read_only.extend(implied.iter().cloned());
-        let (staged, read_only) = super::inputs::partition(read_only);
-        Ok(SandboxPolicy {
-            backend: spec.backend,
-            root_filesystem: spec.root_filesystem,
-            image: spec.image.clone(),
-            read_only,
-            staged,
-            implied,
-            declared: job.input_paths(),
-            read_write: Vec::new(),
-            masked,
-            workspace: job.workspace(),
-            workspace_exclude: job.own_paths(),
-            workdir: spec.workdir.clone(),
-            network,
-            env_allowlist: spec.env_allowlist.clone(),
-            env_values,
-            limits,
-            keep: spec.keep,
-            providers: spec.providers.clone(),
-            uploads,
-        })
-    }
-
     /// The allowed destinations, empty unless the network mode is an allowlist.
     pub fn allowlist(&self) -> &[HostPort] {
         match &self.network {
@@ -366,27 +253,11 @@ impl SandboxPolicy {
     }
 }
 
-/// The job's folder is the user's checkout: hide it unless it is a system folder whose
-/// masking would break the sandbox itself.
-fn mask_candidates(dir: &Path) -> Vec<PathBuf> {
-    const SYSTEM: &[&str] = &[
-        "/", "/usr", "/bin", "/lib", "/lib64", "/etc", "/sbin", "/opt", "/proc", "/dev", "/sys",
-    ];
-    let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    if SYSTEM
-        .iter()
-        .any(|s| canonical == Path::new(s) || Path::new(s).starts_with(&canonical))
-    {
-        return Vec::new();
-    }
-    vec![canonical]
-}
-
 /// The `host:port` pairs of `sandbox.allow` under `network: allowlist` (none otherwise): the
 /// destinations the job itself declares for what runs in the sandbox, without the remote MCP
-/// hosts or the model's endpoints the harness adds. Unparsable entries are left to `from_job`,
-/// which refuses them.
-pub fn declared_allow_hosts(job: &LoadedJob) -> Vec<HostPort> {
+/// hosts or the model's endpoints the harness adds. Unparsable entries are left to
+/// [`SandboxPolicy::from_job`], which refuses them.
+pub(crate) fn declared_allow_hosts(job: &LoadedJob) -> Vec<HostPort> {
     if job.job.sandbox.network != NetworkMode::Allowlist {
         return Vec::new();
     }
@@ -401,7 +272,7 @@ pub fn declared_allow_hosts(job: &LoadedJob) -> Vec<HostPort> {
 /// `host:port` of every enabled remote (streamable HTTP / SSE) MCP server the job declares, in
 /// order, without repeats. A server with `enabled: false` is not started, so its host is not
 /// opened.
-pub fn declared_remote_hosts(job: &LoadedJob) -> Vec<HostPort> {
+pub(crate) fn declared_remote_hosts(job: &LoadedJob) -> Vec<HostPort> {
     let mut hosts: Vec<HostPort> = Vec::new();
     for hp in job
         .mcps
@@ -446,15 +317,5 @@ mod tests {
         let text = format!("{p:?}");
         assert!(text.contains("API_KEY=<redacted>"));
         assert!(!text.contains("sk-very-secret"));
-    }
-
-    #[test]
-    fn system_folders_are_never_masked() {
-        assert!(mask_candidates(Path::new("/")).is_empty());
-        assert!(mask_candidates(Path::new("/usr")).is_empty());
-        assert_eq!(
-            mask_candidates(Path::new("/srv/checkout")),
-            vec![PathBuf::from("/srv/checkout")]
-        );
     }
 }

@@ -13,7 +13,7 @@
 //! episode logged and recorded as a denial. An accept error (EMFILE, ENFILE, ENOBUFS) is logged
 //! and retried after a back-off; it never ends the loop.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -29,24 +29,23 @@ use super::proxy_http::{exchange, parse_head, read_head};
 /// How long a client may take to send its request head.
 const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
 /// Client connections one session's proxy serves at once.
-pub const MAX_CONNECTIONS: usize = 256;
+pub(crate) const MAX_CONNECTIONS: usize = 256;
 /// The `host` of the denial that records connections refused over [`MAX_CONNECTIONS`].
-pub const CONNECTION_CAP_HOST: &str = "egress-proxy-connection-cap";
+pub(crate) const CONNECTION_CAP_HOST: &str = "egress-proxy-connection-cap";
 /// Back-off after a failed accept, doubling up to [`ACCEPT_BACKOFF_MAX`].
 const ACCEPT_BACKOFF_MIN: Duration = Duration::from_millis(5);
 const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
 
 /// A running proxy; dropping it stops accepting.
 #[derive(Debug)]
-pub struct EgressProxy {
-    socket: PathBuf,
+pub(crate) struct EgressProxy {
     denials: Arc<Mutex<DenialLog>>,
     task: tokio::task::JoinHandle<()>,
 }
 
 impl EgressProxy {
     /// Binds `socket` (mode 0666 so the unprivileged sandbox user can connect) and serves.
-    pub fn start(socket: &Path, allow: Vec<HostPort>, log: SessionLog) -> std::io::Result<Self> {
+    pub(crate) fn start(socket: &Path, allow: Vec<HostPort>, log: SessionLog) -> std::io::Result<Self> {
         use std::os::unix::fs::PermissionsExt;
         let listener = UnixListener::bind(socket)?;
         std::fs::set_permissions(socket, std::fs::Permissions::from_mode(0o666))?;
@@ -58,20 +57,11 @@ impl EgressProxy {
             active: AtomicUsize::new(0),
         });
         let task = tokio::spawn(accept_loop(listener, shared, MAX_CONNECTIONS));
-        Ok(EgressProxy {
-            socket: socket.to_path_buf(),
-            denials,
-            task,
-        })
-    }
-
-    /// The host path of the proxy socket.
-    pub fn socket(&self) -> &Path {
-        &self.socket
+        Ok(EgressProxy { denials, task })
     }
 
     /// Every refused attempt so far (bounded: see [`DenialLog`]).
-    pub fn denials(&self) -> Vec<Denial> {
+    pub(crate) fn denials(&self) -> Vec<Denial> {
         self.denials.lock().unwrap_or_else(|p| p.into_inner()).all()
     }
 }

@@ -19,11 +19,11 @@ pub(crate) const MAX_HEAD: usize = 16 * 1024;
 /// What the first line of a proxy request asks for.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Target {
-    pub method: String,
-    pub host: String,
-    pub port: u16,
+    pub(crate) method: String,
+    pub(crate) host: String,
+    pub(crate) port: u16,
     /// For plain HTTP: the request head rewritten to origin form.
-    pub forward_head: Option<Vec<u8>>,
+    pub(crate) forward_head: Option<Vec<u8>>,
 }
 
 /// Parses a request head (up to and including the blank line).

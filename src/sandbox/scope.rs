@@ -4,8 +4,8 @@
 //!
 //! Widening is unrepresentable or an error: the only constructor is [`Scope::of_policy`] (the
 //! whole session); every other value comes from a narrowing method, and the two that take a
-//! wish list ([`Scope::keep_paths`], [`Scope::network`]) refuse a wish outside the current scope
-//! instead of granting it. `Session::command_in` checks once more that the scope it is handed
+//! wish list ([`Scope::keep_paths`] and, in the property tests, `Scope::network`) refuse a wish
+//! outside the current scope instead of granting it. `Session::command_in` checks once more that the scope it is handed
 //! lies within its own (a scope of another session is refused), and the bubblewrap renderer
 //! (`super::bwrap::args`) draws the command's view from the scope alone.
 //!
@@ -15,11 +15,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use super::policy::{HostPort, NetworkPolicy, SandboxPolicy};
+use super::policy::HostPort;
 
 /// How a path or area may be used. `ReadOnly < ReadWrite`: narrowing only moves down.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Access {
+pub(crate) enum Access {
     ReadOnly,
     ReadWrite,
 }
@@ -40,12 +40,12 @@ pub enum Area {
 
 impl Area {
     /// Every area, in the order `bwrap::Layout::writable` lists their folders.
-    pub const ALL: [Area; 4] = [Area::Workspace, Area::Home, Area::Tmp, Area::Uploads];
+    pub(crate) const ALL: [Area; 4] = [Area::Workspace, Area::Home, Area::Tmp, Area::Uploads];
 }
 
 /// Categories of allowed operations besides paths and network.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Capability {
+pub(crate) enum Capability {
     /// Receive the session's credentials: `credentials.env` values and `env_allowlist` variables.
     Credentials,
     /// Read the generated agent configuration (`/sandbox/config`).
@@ -55,12 +55,12 @@ pub enum Capability {
 }
 
 impl Capability {
-    pub const ALL: [Capability; 3] = [Capability::Credentials, Capability::AgentConfig, Capability::McpRelay];
+    pub(crate) const ALL: [Capability; 3] = [Capability::Credentials, Capability::AgentConfig, Capability::McpRelay];
 }
 
 /// Where a scoped command may connect.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ScopeNetwork {
+pub(crate) enum ScopeNetwork {
     /// Nowhere (no bridge, no inet sockets).
     Deny,
     /// Only these destinations, through an enforcing egress proxy.
@@ -70,17 +70,8 @@ pub enum ScopeNetwork {
 }
 
 impl ScopeNetwork {
-    fn of(policy: &NetworkPolicy) -> Self {
-        match policy {
-            NetworkPolicy::Disabled => ScopeNetwork::Deny,
-            NetworkPolicy::Allowlist(l) if l.is_empty() => ScopeNetwork::Deny,
-            NetworkPolicy::Allowlist(l) => ScopeNetwork::Allow(dedup(l)),
-            NetworkPolicy::OpenShellPolicy(p) => ScopeNetwork::OpenShellPolicy(p.clone()),
-        }
-    }
-
     /// Whether every destination `self` allows, `parent` allows too.
-    pub fn is_within(&self, parent: &ScopeNetwork) -> bool {
+    pub(crate) fn is_within(&self, parent: &ScopeNetwork) -> bool {
         match (self, parent) {
             (ScopeNetwork::Deny, _) => true,
             (ScopeNetwork::Allow(mine), ScopeNetwork::Allow(theirs)) => mine.iter().all(|h| theirs.contains(h)),
@@ -88,21 +79,12 @@ impl ScopeNetwork {
             _ => false,
         }
     }
-
-    /// The policy form (for a session created from a scope).
-    pub fn to_policy(&self) -> NetworkPolicy {
-        match self {
-            ScopeNetwork::Deny => NetworkPolicy::Disabled,
-            ScopeNetwork::Allow(l) => NetworkPolicy::Allowlist(l.clone()),
-            ScopeNetwork::OpenShellPolicy(p) => NetworkPolicy::OpenShellPolicy(p.clone()),
-        }
-    }
 }
 
 /// Why a narrowing was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("a scope can only narrow its parent: {0}")]
-pub struct Widens(pub String);
+pub(crate) struct Widens(pub String);
 
 /// A reduced view of a session's sandbox. Fields are private: no code outside can widen one.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,38 +98,6 @@ pub struct Scope {
 }
 
 impl Scope {
-    /// The whole session a policy describes: every path and area as the policy grants it,
-    /// its network, every capability. Staged inputs are shown at their canonical path.
-    pub fn of_policy(policy: &SandboxPolicy) -> Scope {
-        let staged: Vec<PathBuf> = policy
-            .staged
-            .iter()
-            .map(|p| p.canonicalize().unwrap_or_else(|_| p.clone()))
-            .collect();
-        Scope::of_session(policy, &staged)
-    }
-
-    /// The whole session of a created sandbox, whose inputs were staged at `staged` (their
-    /// real paths, as the session binds them).
-    pub fn of_session(policy: &SandboxPolicy, staged: &[PathBuf]) -> Scope {
-        let mut paths = BTreeMap::new();
-        for p in &policy.read_only {
-            paths.insert(p.clone(), Access::ReadOnly);
-        }
-        for p in staged {
-            paths.insert(p.clone(), Access::ReadOnly);
-        }
-        for p in &policy.read_write {
-            paths.insert(p.clone(), Access::ReadWrite);
-        }
-        Scope {
-            paths,
-            areas: Area::ALL.iter().map(|a| (*a, Access::ReadWrite)).collect(),
-            network: ScopeNetwork::of(&policy.network),
-            capabilities: Capability::ALL.into_iter().collect(),
-        }
-    }
-
     /// Hides one of the session's folders: the command gets a private empty one instead.
     pub fn hide(mut self, area: Area) -> Scope {
         self.areas.remove(&area);
@@ -155,15 +105,17 @@ impl Scope {
     }
 
     /// Makes one of the session's folders read-only (a hidden one stays hidden).
-    pub fn read_only(mut self, area: Area) -> Scope {
+    pub(crate) fn read_only(mut self, area: Area) -> Scope {
         if let Some(a) = self.areas.get_mut(&area) {
             *a = Access::ReadOnly;
         }
         self
     }
 
-    /// Makes a host path (and everything below it) read-only.
-    pub fn read_only_path(mut self, path: &Path) -> Scope {
+    /// Makes a host path (and everything below it) read-only. Only the narrowing property
+    /// tests use it today; no sub-operation needs it yet.
+    #[cfg(test)]
+    pub(crate) fn read_only_path(mut self, path: &Path) -> Scope {
         for (p, a) in self.paths.iter_mut() {
             if p.starts_with(path) {
                 *a = Access::ReadOnly;
@@ -181,14 +133,14 @@ impl Scope {
     }
 
     /// Drops a capability.
-    pub fn without(mut self, capability: Capability) -> Scope {
+    pub(crate) fn without(mut self, capability: Capability) -> Scope {
         self.capabilities.remove(&capability);
         self
     }
 
     /// Keeps only the host paths in `wanted` (each a path this scope shows, or a folder
     /// holding some of them); anything outside the scope is refused, never granted.
-    pub fn keep_paths(self, wanted: &[PathBuf]) -> Result<Scope, Widens> {
+    pub(crate) fn keep_paths(self, wanted: &[PathBuf]) -> Result<Scope, Widens> {
         let mut kept = BTreeMap::new();
         for w in wanted {
             // `/opt/tool/../../etc` starts with `/opt/tool` component by component.
@@ -221,8 +173,10 @@ impl Scope {
         Ok(Scope { paths: kept, ..self })
     }
 
-    /// Sets the network to `wanted`, which must lie within the current one.
-    pub fn network(self, wanted: ScopeNetwork) -> Result<Scope, Widens> {
+    /// Sets the network to `wanted`, which must lie within the current one. Only the
+    /// narrowing property tests use it today ([`Scope::allow_only`] is the product's way).
+    #[cfg(test)]
+    pub(crate) fn network(self, wanted: ScopeNetwork) -> Result<Scope, Widens> {
         // An empty allowlist is deny, which is within anything.
         let wanted = normalize(wanted);
         if !wanted.is_within(&self.network) {
@@ -240,7 +194,7 @@ impl Scope {
 
     /// Keeps only the destinations in both the current network and `hosts` (an OpenShell
     /// policy, whose destinations cannot be compared, becomes deny).
-    pub fn allow_only(self, hosts: &[HostPort]) -> Scope {
+    pub(crate) fn allow_only(self, hosts: &[HostPort]) -> Scope {
         let network = match &self.network {
             ScopeNetwork::Allow(l) => normalize(ScopeNetwork::Allow(
                 l.iter().filter(|h| hosts.contains(h)).cloned().collect(),
@@ -250,60 +204,19 @@ impl Scope {
         Scope { network, ..self }
     }
 
-    /// `parent` cut to this scope where a policy can say it: its paths, its network and,
-    /// without [`Capability::Credentials`], no credentials. For a session of its own (every
-    /// backend enforces a policy); areas and the other capabilities are drawn per command.
-    pub fn narrow_policy(&self, parent: &SandboxPolicy) -> Result<SandboxPolicy, Widens> {
-        if !self.is_within(&Scope::of_policy(parent)) {
-            return Err(Widens(format!("{self} is not within the policy's own scope")));
-        }
-        let mut p = parent.clone();
-        p.read_only = parent
-            .read_only
-            .iter()
-            .flat_map(|r| self.part_of(r))
-            .map(|(q, _)| q)
-            .collect();
-        p.staged = parent
-            .staged
-            .iter()
-            .flat_map(|s| {
-                let real = s.canonicalize().unwrap_or_else(|_| s.clone());
-                self.part_of(&real)
-                    .into_iter()
-                    .map(move |(q, _)| if q == real { s.clone() } else { q })
-            })
-            .collect();
-        p.read_write = Vec::new();
-        for w in &parent.read_write {
-            for (q, a) in self.part_of(w) {
-                match a {
-                    Access::ReadWrite => p.read_write.push(q),
-                    Access::ReadOnly => p.read_only.push(q),
-                }
-            }
-        }
-        p.network = self.network.to_policy();
-        if !self.has(Capability::Credentials) {
-            p.env_allowlist.clear();
-            p.env_values.clear();
-        }
-        Ok(p)
-    }
-
     /// The access to one of the session's folders; `None`: private to the command.
-    pub fn area(&self, area: Area) -> Option<Access> {
+    pub(crate) fn area(&self, area: Area) -> Option<Access> {
         self.areas.get(&area).copied()
     }
 
     /// The shown host paths with their access.
-    pub fn paths(&self) -> impl Iterator<Item = (&Path, Access)> {
+    pub(crate) fn paths(&self) -> impl Iterator<Item = (&Path, Access)> {
         self.paths.iter().map(|(p, a)| (p.as_path(), *a))
     }
 
     /// What of `root` (a path the session binds) this scope shows: `root` itself, parts below
     /// it, or nothing; each with its access.
-    pub fn part_of(&self, root: &Path) -> Vec<(PathBuf, Access)> {
+    pub(crate) fn part_of(&self, root: &Path) -> Vec<(PathBuf, Access)> {
         let mut out: Vec<(PathBuf, Access)> = Vec::new();
         for (p, a) in &self.paths {
             let shown = if p.starts_with(root) {
@@ -322,19 +235,19 @@ impl Scope {
     }
 
     /// The network.
-    pub fn network_scope(&self) -> &ScopeNetwork {
+    pub(crate) fn network_scope(&self) -> &ScopeNetwork {
         &self.network
     }
 
     /// Whether a capability is kept.
-    pub fn has(&self, capability: Capability) -> bool {
+    pub(crate) fn has(&self, capability: Capability) -> bool {
         self.capabilities.contains(&capability)
     }
 
     /// Whether `self` grants nothing `parent` does not: every field, compared one by one.
     /// Paths compare by the access a command has at each point where either scope changes
     /// it (the access of the deepest shown path above a point holds until the next one).
-    pub fn is_within(&self, parent: &Scope) -> bool {
+    pub(crate) fn is_within(&self, parent: &Scope) -> bool {
         let paths = self
             .paths
             .keys()
@@ -409,6 +322,9 @@ impl fmt::Display for Scope {
         )
     }
 }
+
+#[path = "scope_policy.rs"]
+mod scope_policy;
 
 #[cfg(test)]
 #[path = "scope_tests.rs"]

@@ -3,6 +3,7 @@
 //! independently of `Scope::is_within`.
 
 use super::*;
+use crate::sandbox::policy::{NetworkPolicy, SandboxPolicy};
 use crate::spec::SandboxBackend;
 use proptest::prelude::*;
 

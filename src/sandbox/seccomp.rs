@@ -17,7 +17,7 @@ use std::os::fd::{FromRawFd, OwnedFd};
 use super::SandboxError;
 
 /// Syscalls that always fail with EPERM inside the sandbox.
-pub const BLOCKED_SYSCALLS: &[(&str, libc::c_long)] = &[
+pub(crate) const BLOCKED_SYSCALLS: &[(&str, libc::c_long)] = &[
     ("ptrace", libc::SYS_ptrace),
     ("process_vm_readv", libc::SYS_process_vm_readv),
     ("process_vm_writev", libc::SYS_process_vm_writev),
@@ -62,8 +62,10 @@ pub const BLOCKED_SYSCALLS: &[(&str, libc::c_long)] = &[
 
 /// Which socket families `socket()`/`socketpair()` may create.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SocketRule {
-    /// AF_UNIX only.
+pub(crate) enum SocketRule {
+    /// AF_UNIX only. No sandboxed command runs without the loopback bridge; the unit test
+    /// compares against it to show the inet rules are really added.
+    #[cfg(test)]
     UnixOnly,
     /// AF_UNIX plus AF_INET/AF_INET6: needed by the loopback bridge to the egress proxy. The
     /// network namespace still has only `lo`, so these reach nothing but the bridge.
@@ -71,7 +73,7 @@ pub enum SocketRule {
 }
 
 /// Compiles the filter for this machine's architecture.
-pub fn compile(sockets: SocketRule) -> Result<BpfProgram, SandboxError> {
+pub(crate) fn compile(sockets: SocketRule) -> Result<BpfProgram, SandboxError> {
     let err = |e: seccompiler::BackendError| SandboxError::Seccomp(e.to_string());
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     for (_, nr) in BLOCKED_SYSCALLS {
@@ -150,7 +152,7 @@ fn with_x32(nr: libc::c_long) -> Vec<i64> {
 }
 
 /// The program as the raw `struct sock_filter` array bwrap reads from its fd.
-pub fn to_bytes(program: &BpfProgram) -> Vec<u8> {
+pub(crate) fn to_bytes(program: &BpfProgram) -> Vec<u8> {
     let mut out = Vec::with_capacity(program.len() * 8);
     for ins in program {
         out.extend_from_slice(&ins.code.to_ne_bytes());
@@ -163,7 +165,7 @@ pub fn to_bytes(program: &BpfProgram) -> Vec<u8> {
 
 /// A close-on-exec memfd holding `bytes`, positioned at the start; the child clears
 /// close-on-exec on it just before exec so bwrap inherits it.
-pub fn memfd_with(bytes: &[u8]) -> Result<OwnedFd, SandboxError> {
+pub(crate) fn memfd_with(bytes: &[u8]) -> Result<OwnedFd, SandboxError> {
     // SAFETY: memfd_create with a valid NUL-terminated name; the fd is owned below.
     let fd = unsafe { libc::memfd_create(c"ghostlab-seccomp".as_ptr(), libc::MFD_CLOEXEC) };
     if fd < 0 {

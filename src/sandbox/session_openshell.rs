@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use super::super::exec::{self, ExecOutput};
 use super::super::openshell;
+use super::super::openshell_policy;
 use super::super::policy::NetworkPolicy;
 use super::{ExecOptions, SandboxError, Session};
 
@@ -115,7 +116,7 @@ impl Session {
                     SandboxError::Io(format!("reading {}", f.display()), std::io::Error::other(e.reason()))
                 })?
             }
-            _ => openshell::render_policy(&self.policy)?,
+            _ => openshell_policy::render_policy(&self.policy)?,
         };
         crate::util::write_atomic(&policy_file, text.as_bytes())
             .map_err(|e| SandboxError::Io("writing policy.yaml".into(), e))?;
@@ -124,7 +125,7 @@ impl Session {
         self.run_openshell(&args).await?;
         // Values travel in a 0600 file, never on the argv; the host copy is removed at once.
         let env = self.child_env(&ExecOptions::default(), true, self.proxy.is_some());
-        let env_text = openshell::env_file(&env)?;
+        let env_text = openshell_policy::env_file(&env)?;
         let env_host = self.layout.dir.join("env");
         write_private(&env_host, env_text.as_bytes())?;
         let up = self

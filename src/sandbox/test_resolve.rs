@@ -30,7 +30,7 @@ fn override_list() -> Option<String> {
 }
 
 /// Parses the override list; malformed entries are ignored (and so never redirect anything).
-pub fn parse(text: &str) -> Vec<((String, u16), (String, u16))> {
+pub(crate) fn parse(text: &str) -> Vec<((String, u16), (String, u16))> {
     let pair = |s: &str| -> Option<(String, u16)> {
         let (h, p) = s.trim().rsplit_once(':')?;
         Some((h.trim_matches(['[', ']']).to_ascii_lowercase(), p.parse().ok()?))
@@ -45,7 +45,7 @@ pub fn parse(text: &str) -> Vec<((String, u16), (String, u16))> {
 
 /// Where the proxy connects for an allowed `host:port`: the override's address, if the test
 /// environment sets one for it (and this build has the test hooks).
-pub fn target(host: &str, port: u16) -> Option<(String, u16)> {
+pub(crate) fn target(host: &str, port: u16) -> Option<(String, u16)> {
     let text = override_list()?;
     parse(&text)
         .into_iter()

@@ -17,28 +17,28 @@ use serde::{Deserialize, Serialize};
 use super::watch_memory::{self, ReadError};
 
 /// At most this many commands are kept between two reads of the log; later ones are counted.
-pub const MAX_COMMANDS: usize = 5000;
+pub(crate) const MAX_COMMANDS: usize = 5000;
 /// At most this many bytes of command lines are kept between two reads of the log (one per
 /// turn): one argv may be 1 MiB, and what is kept lands in events.jsonl.
-pub const MAX_BYTES: usize = 2 << 20;
+pub(crate) const MAX_BYTES: usize = 2 << 20;
 
 /// One program a sandboxed process started.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ObservedCommand {
     /// The path passed to exec (as the caller wrote it: absolute after a PATH search).
-    pub program: String,
+    pub(crate) program: String,
     /// `argv[0]` as the caller set it.
-    pub argv0: String,
+    pub(crate) argv0: String,
     /// Its arguments after `argv[0]`.
     pub args: Vec<String>,
     /// RFC 3339 UTC time of the call.
-    pub time: String,
+    pub(crate) time: String,
 }
 
 impl ObservedCommand {
     /// The command as shell-quoted lines a rule is matched against: by the program's path and,
     /// when it differs, by `argv[0]`; each by its base name, `git-push` read as `git push`.
-    pub fn lines(&self) -> Vec<String> {
+    pub(crate) fn lines(&self) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         for name in [&self.program, &self.argv0] {
             let base = name.rsplit('/').next().unwrap_or(name);
@@ -68,20 +68,20 @@ impl ObservedCommand {
 /// last word> /usr/bin/git` must not pass for a hop, nor may another process's copy of a real
 /// one. The same process may try a hop again: a PATH search execs each folder in turn.
 #[derive(Debug)]
-pub struct IssuedHops {
+pub(crate) struct IssuedHops {
     argv: Vec<String>,
     /// Per tail start: the process that made that hop.
     by: std::sync::Mutex<Vec<Option<u32>>>,
 }
 
 impl IssuedHops {
-    pub fn new(argv: Vec<String>) -> IssuedHops {
+    pub(crate) fn new(argv: Vec<String>) -> IssuedHops {
         let by = std::sync::Mutex::new(vec![None; argv.len()]);
         IssuedHops { argv, by }
     }
 
     /// Whether process `pid` starting `c` is one of Ghostlab's hops.
-    pub fn take(&self, pid: u32, c: &ObservedCommand) -> bool {
+    pub(crate) fn take(&self, pid: u32, c: &ObservedCommand) -> bool {
         let n = c.args.len() + 1;
         let Some(start) = self.argv.len().checked_sub(n) else {
             return false;
@@ -108,13 +108,13 @@ pub struct CommandLog {
     pub kept: Vec<ObservedCommand>,
     /// Commands seen beyond [`MAX_COMMANDS`] or [`MAX_BYTES`] (or unreadable): not kept, so
     /// not checkable.
-    pub missed: usize,
+    pub(crate) missed: usize,
     /// Bytes of the kept commands.
     bytes: usize,
 }
 
 impl CommandLog {
-    pub fn push(&mut self, c: Option<ObservedCommand>) {
+    pub(crate) fn push(&mut self, c: Option<ObservedCommand>) {
         let Some(c) = c else {
             self.missed += 1;
             return;
@@ -132,7 +132,7 @@ impl CommandLog {
 /// Reads the command of an `execve(path, argv, envp)` or `execveat(dirfd, path, argv, …)`,
 /// and whether it was cut at a bound (more arguments, a longer string, an fexecve whose file
 /// could not be named): then what ran is not wholly known, and it counts as missed too.
-pub fn read(req: &libc::seccomp_notif) -> Result<(ObservedCommand, bool), ReadError> {
+pub(crate) fn read(req: &libc::seccomp_notif) -> Result<(ObservedCommand, bool), ReadError> {
     let (path, argv) = if i64::from(req.data.nr) == libc::SYS_execveat {
         (req.data.args[1], req.data.args[2])
     } else {

@@ -48,7 +48,7 @@ fn jump(code: u16, k: u32, jt: u8, jf: u8) -> sock_filter {
 
 /// The program: notify on `connect`, `sendmsg`, `sendmmsg`, `execve`, `execveat`, and on
 /// `sendto` whose destination pointer is not null.
-pub fn program() -> Vec<sock_filter> {
+pub(crate) fn program() -> Vec<sock_filter> {
     let mut p = vec![
         stmt(LD_ABS_W, ARCH),
         // Same architecture: go on; another one is bubblewrap's filter's to kill.

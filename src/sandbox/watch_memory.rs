@@ -6,13 +6,13 @@
 //! `process_vm_readv` still lets the namespace's owner in. Every read is bounded.
 
 /// At most this many argv entries are read; the rest are counted as cut.
-pub const MAX_ARGS: usize = 256;
+pub(crate) const MAX_ARGS: usize = 256;
 /// At most this many bytes of one string are read.
-pub const MAX_STRING: usize = 4096;
+pub(crate) const MAX_STRING: usize = 4096;
 
 /// Why a caller's memory could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ReadError {
+pub(crate) enum ReadError {
     /// The pointer is not the caller's: the kernel would fail the call with EFAULT.
     BadAddress,
     /// The caller is gone (it died or was interrupted).
@@ -22,7 +22,7 @@ pub enum ReadError {
 }
 
 impl ReadError {
-    pub fn of(pid: u32, e: &std::io::Error) -> ReadError {
+    pub(crate) fn of(pid: u32, e: &std::io::Error) -> ReadError {
         if blinded() {
             return ReadError::NotAllowed(format!("cannot read /proc/{pid}/mem: permission denied (test hook)"));
         }
@@ -45,7 +45,7 @@ fn blinded() -> bool {
 
 /// The memory of one process, read with `process_vm_readv`.
 #[derive(Debug, Clone, Copy)]
-pub struct Memory {
+pub(crate) struct Memory {
     pid: u32,
 }
 
@@ -74,7 +74,7 @@ impl Memory {
 }
 
 /// Reads up to `len` bytes at `addr` of process `pid`.
-pub fn read_bytes(pid: u32, addr: u64, len: usize) -> Result<Vec<u8>, ReadError> {
+pub(crate) fn read_bytes(pid: u32, addr: u64, len: usize) -> Result<Vec<u8>, ReadError> {
     let mem = open(pid)?;
     let mut buf = vec![0u8; len];
     let mut got = 0;
@@ -92,13 +92,13 @@ pub fn read_bytes(pid: u32, addr: u64, len: usize) -> Result<Vec<u8>, ReadError>
 
 /// What was read, and whether it was cut at a bound (then not the whole of what ran).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Read<T> {
-    pub value: T,
-    pub cut: bool,
+pub(crate) struct Read<T> {
+    pub(crate) value: T,
+    pub(crate) cut: bool,
 }
 
 /// A NUL-terminated string at `addr`, cut at [`MAX_STRING`] bytes (lossy UTF-8).
-pub fn read_c_string(mem: &Memory, addr: u64) -> std::io::Result<Read<String>> {
+pub(crate) fn read_c_string(mem: &Memory, addr: u64) -> std::io::Result<Read<String>> {
     let mut out = Vec::new();
     let mut chunk = [0u8; 256];
     let mut ended = false;
@@ -126,7 +126,7 @@ pub fn read_c_string(mem: &Memory, addr: u64) -> std::io::Result<Read<String>> {
 }
 
 /// The NULL-terminated array of string pointers at `addr` (an argv), at most [`MAX_ARGS`].
-pub fn read_string_array(mem: &Memory, addr: u64) -> std::io::Result<Read<Vec<String>>> {
+pub(crate) fn read_string_array(mem: &Memory, addr: u64) -> std::io::Result<Read<Vec<String>>> {
     if addr == 0 {
         return Ok(Read {
             value: Vec::new(),
@@ -163,7 +163,7 @@ pub fn read_string_array(mem: &Memory, addr: u64) -> std::io::Result<Read<Vec<St
 }
 
 /// The memory of `pid`, for [`read_c_string`] and [`read_string_array`].
-pub fn open(pid: u32) -> Result<Memory, ReadError> {
+pub(crate) fn open(pid: u32) -> Result<Memory, ReadError> {
     if blinded() {
         return Err(ReadError::of(pid, &std::io::Error::from_raw_os_error(libc::EACCES)));
     }

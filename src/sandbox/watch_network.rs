@@ -28,16 +28,16 @@ const MAX_MMSG: u64 = 1024;
 
 /// The answer to one call: 0 lets it go on, else the negative errno it fails with.
 #[derive(Debug, Default)]
-pub struct Decision {
-    pub error: i32,
+pub(crate) struct Decision {
+    pub(crate) error: i32,
     /// The destinations refused (one per refused address of the call).
-    pub records: Vec<Denial>,
+    pub(crate) records: Vec<Denial>,
     /// Why the watch could not read the caller's memory, if it could not.
-    pub blind: Option<String>,
+    pub(crate) blind: Option<String>,
 }
 
 /// Decides a notified network call.
-pub fn decide(req: &libc::seccomp_notif) -> Decision {
+pub(crate) fn decide(req: &libc::seccomp_notif) -> Decision {
     let nr = i64::from(req.data.nr);
     let a = req.data.args;
     let (method, targets) = match nr {
@@ -111,7 +111,7 @@ fn message_names(pid: u32, addr: u64, count: u64) -> Result<Vec<(u64, u64)>, Rea
 
 /// The record of a network call whose caller's memory could not be read although the watch
 /// had read others in the session: a process that hid itself (the call is refused).
-pub fn hidden(nr: i64) -> Denial {
+pub(crate) fn hidden(nr: i64) -> Denial {
     let method = match nr {
         libc::SYS_connect => "connect",
         libc::SYS_sendto => "sendto",

@@ -11,12 +11,12 @@ use std::os::fd::RawFd;
 use std::os::unix::process::CommandExt;
 
 /// The hidden subcommand's name.
-pub const SUBCOMMAND: &str = "__network-watch";
+pub(crate) const SUBCOMMAND: &str = "__network-watch";
 /// Exit code when the watch cannot be set up (the command never ran).
-pub const SETUP_FAILED: i32 = 126;
+pub(crate) const SETUP_FAILED: i32 = 126;
 
 /// Sets up the watch and execs `argv`; returns only on failure.
-pub fn run(socket_fd: RawFd, argv: &[String]) -> Error {
+pub(crate) fn run(socket_fd: RawFd, argv: &[String]) -> Error {
     if argv.is_empty() {
         return Error::other("no command to run under the network watch");
     }
@@ -70,7 +70,7 @@ fn install() -> std::io::Result<RawFd> {
 /// Tells the supervisor which descriptor number holds the listener, with a plain `write`:
 /// the filter is already in force and notifies `sendmsg`, which the supervisor could not
 /// answer before it has the listener, so SCM_RIGHTS cannot carry it.
-pub fn send_fd(socket: RawFd, fd: RawFd) -> std::io::Result<()> {
+pub(crate) fn send_fd(socket: RawFd, fd: RawFd) -> std::io::Result<()> {
     let bytes = fd.to_ne_bytes();
     // SAFETY: write of a 4-byte buffer to our socket.
     if unsafe { libc::write(socket, bytes.as_ptr().cast(), bytes.len()) } != bytes.len() as isize {
@@ -80,7 +80,7 @@ pub fn send_fd(socket: RawFd, fd: RawFd) -> std::io::Result<()> {
 }
 
 /// Lets `socket` receive its peers' credentials: [`take_fd`] needs the sender's pid.
-pub fn expect_credentials(socket: RawFd) -> std::io::Result<()> {
+pub(crate) fn expect_credentials(socket: RawFd) -> std::io::Result<()> {
     let on: libc::c_int = 1;
     // SAFETY: setsockopt with an int option.
     let rc = unsafe {
@@ -101,7 +101,7 @@ pub fn expect_credentials(socket: RawFd) -> std::io::Result<()> {
 /// Receives the number [`send_fd`] wrote and takes a copy of that descriptor from the
 /// sender (`pidfd_getfd`), whose pid the kernel attached (`SO_PASSCRED`, set by
 /// [`expect_credentials`]) as this process's namespace sees it. `None` at end of stream.
-pub fn take_fd(socket: RawFd) -> std::io::Result<Option<RawFd>> {
+pub(crate) fn take_fd(socket: RawFd) -> std::io::Result<Option<RawFd>> {
     let mut number = [0u8; 4];
     // SAFETY: CMSG_SPACE is a pure size computation.
     let space = unsafe { libc::CMSG_SPACE(std::mem::size_of::<libc::ucred>() as u32) } as usize;

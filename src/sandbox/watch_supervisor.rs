@@ -17,20 +17,20 @@ const POLL_MS: i32 = 250;
 
 /// Where a session's watch records go, and the flag that ends its threads.
 #[derive(Debug, Clone, Default)]
-pub struct WatchLog {
-    pub denials: Arc<Mutex<DenialLog>>,
-    pub commands: Arc<Mutex<CommandLog>>,
+pub(crate) struct WatchLog {
+    pub(crate) denials: Arc<Mutex<DenialLog>>,
+    pub(crate) commands: Arc<Mutex<CommandLog>>,
     /// Set when the watch could not read a caller's memory it had to read: what the session
     /// did is then not known, so its case cannot be judged.
-    pub blind: Arc<Mutex<Option<String>>>,
+    pub(crate) blind: Arc<Mutex<Option<String>>>,
     /// Whether a read of a caller's memory has succeeded in this session.
-    pub sighted: Arc<AtomicBool>,
-    pub stop: Arc<AtomicBool>,
+    pub(crate) sighted: Arc<AtomicBool>,
+    pub(crate) stop: Arc<AtomicBool>,
 }
 
 /// Serves the shims of one prepared command: `ours` is Ghostlab's end of the socket pair;
 /// `issued` is what the shim execs (its execs and their tails are not recorded).
-pub fn serve(ours: OwnedFd, log: WatchLog, issued: Vec<String>) {
+pub(crate) fn serve(ours: OwnedFd, log: WatchLog, issued: Vec<String>) {
     let issued = Arc::new(IssuedHops::new(issued));
     // Before the shim can write: its pid comes with its message, or the watch never starts
     // (and the shim, unanswered, never runs its command).
