@@ -28,47 +28,47 @@ use root::HostRoot;
 
 /// Host folders of one session.
 #[derive(Debug, Clone)]
-pub struct Layout {
+pub(crate) struct Layout {
     /// The session folder; everything below belongs to the session.
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// The workspace copy, bound at the policy's workdir.
-    pub workspace: PathBuf,
+    pub(crate) workspace: PathBuf,
     /// HOME inside (`/sandbox/home`).
-    pub home: PathBuf,
+    pub(crate) home: PathBuf,
     /// TMPDIR inside (`/sandbox/tmp`); persists across commands, unlike /tmp.
-    pub tmp: PathBuf,
+    pub(crate) tmp: PathBuf,
     /// Uploaded files (`/sandbox/uploads`).
-    pub uploads: PathBuf,
+    pub(crate) uploads: PathBuf,
     /// Folder of the egress proxy socket.
-    pub egress: PathBuf,
+    pub(crate) egress: PathBuf,
     /// The generated /etc of an isolated sandbox.
-    pub etc: PathBuf,
+    pub(crate) etc: PathBuf,
     /// Generated agent configuration (`/sandbox/config`, read-only inside).
-    pub config: PathBuf,
+    pub(crate) config: PathBuf,
     /// Staged copies of the job's inputs.
-    pub inputs: PathBuf,
+    pub(crate) inputs: PathBuf,
     /// Sockets of the MCP relay (`/run/ghostlab-mcp` inside, read-only).
-    pub mcp: PathBuf,
+    pub(crate) mcp: PathBuf,
     /// (staged copy on the host, real host path it is shown at inside).
-    pub staged: Vec<(PathBuf, PathBuf)>,
+    pub(crate) staged: Vec<(PathBuf, PathBuf)>,
 }
 
 /// HOME inside the sandbox.
-pub const HOME_INSIDE: &str = "/sandbox/home";
+pub(crate) const HOME_INSIDE: &str = "/sandbox/home";
 /// TMPDIR inside the sandbox.
-pub const TMP_INSIDE: &str = "/sandbox/tmp";
+pub(crate) const TMP_INSIDE: &str = "/sandbox/tmp";
 /// Upload folder inside the sandbox.
-pub const UPLOADS_INSIDE: &str = "/sandbox/uploads";
+pub(crate) const UPLOADS_INSIDE: &str = "/sandbox/uploads";
 /// Generated agent configuration inside the sandbox.
-pub const CONFIG_INSIDE: &str = "/sandbox/config";
+pub(crate) const CONFIG_INSIDE: &str = "/sandbox/config";
 /// The MCP relay's sockets inside the sandbox.
-pub const MCP_SOCKETS_INSIDE: &str = "/run/ghostlab-mcp";
+pub(crate) const MCP_SOCKETS_INSIDE: &str = "/run/ghostlab-mcp";
 /// Size of the in-sandbox /tmp (a tmpfs per command).
 pub const TMPFS_BYTES: u64 = 256 << 20;
 
 impl Layout {
     /// The layout below `dir`.
-    pub fn new(dir: &Path) -> Self {
+    pub(crate) fn new(dir: &Path) -> Self {
         Layout {
             dir: dir.to_path_buf(),
             workspace: dir.join("workspace"),
@@ -86,12 +86,12 @@ impl Layout {
 
     /// The session's writable folders that are size-bounded tmpfs mounts when Ghostlab runs
     /// as root (see `super::scratch`).
-    pub fn bounded(&self) -> [&PathBuf; 4] {
+    pub(crate) fn bounded(&self) -> [&PathBuf; 4] {
         [&self.home, &self.tmp, &self.workspace, &self.uploads]
     }
 
     /// The writable (host folder, path inside) pairs; uploads and downloads go through these.
-    pub fn writable(&self, workdir: &str) -> Vec<(PathBuf, String)> {
+    pub(crate) fn writable(&self, workdir: &str) -> Vec<(PathBuf, String)> {
         vec![
             (self.workspace.clone(), workdir.to_string()),
             (self.home.clone(), HOME_INSIDE.to_string()),
@@ -103,31 +103,31 @@ impl Layout {
 
 /// Everything that varies per command.
 #[derive(Debug, Clone)]
-pub struct CommandSpec<'a> {
+pub(crate) struct CommandSpec<'a> {
     /// Start folder inside the sandbox.
-    pub chdir: &'a str,
+    pub(crate) chdir: &'a str,
     /// The seccomp program's fd number in the launcher.
-    pub seccomp_fd: i32,
+    pub(crate) seccomp_fd: i32,
     /// The bridge executable when the network is an allowlist.
-    pub bridge_exe: Option<&'a Path>,
+    pub(crate) bridge_exe: Option<&'a Path>,
     /// The ghostlab executable shown read-only (egress bridge, MCP relay connector).
-    pub helper_exe: Option<&'a Path>,
+    pub(crate) helper_exe: Option<&'a Path>,
     /// What to run.
-    pub argv: &'a [String],
+    pub(crate) argv: &'a [String],
     /// What of the session this command sees (the whole session's scope for most commands).
-    pub scope: &'a Scope,
+    pub(crate) scope: &'a Scope,
     /// The host folder of the egress proxy socket this command's bridge uses.
-    pub egress_dir: &'a Path,
+    pub(crate) egress_dir: &'a Path,
     /// The fd of the socket the network watch shim hands its listener over (`watch_shim`);
     /// the shim is `helper_exe`, which must then be set.
-    pub watch_fd: Option<i32>,
+    pub(crate) watch_fd: Option<i32>,
     /// Session folders shown by content rather than bound, so their host path does not show
     /// in the sandbox's mountinfo (`super::bwrap_data`); a folder without a view is bound.
-    pub views: &'a Views,
+    pub(crate) views: &'a Views,
 }
 
 /// The `bwrap` arguments (without the program name), drawn against this host's root.
-pub fn args(policy: &SandboxPolicy, layout: &Layout, spec: &CommandSpec<'_>) -> Vec<String> {
+pub(crate) fn args(policy: &SandboxPolicy, layout: &Layout, spec: &CommandSpec<'_>) -> Vec<String> {
     args_on(&HostRoot::read(), policy, layout, spec)
 }
 
@@ -267,7 +267,7 @@ fn push(a: &mut Vec<String>, items: &[&str]) {
 
 /// Maps a path inside the sandbox to its host location in one of the session's writable
 /// folders; anything else (or `..`) is refused.
-pub fn map_inside(writable: &[(PathBuf, String)], inside: &str) -> Result<PathBuf, SandboxError> {
+pub(crate) fn map_inside(writable: &[(PathBuf, String)], inside: &str) -> Result<PathBuf, SandboxError> {
     let p = Path::new(inside);
     if !p.is_absolute() || p.components().any(|c| matches!(c, Component::ParentDir)) {
         return Err(SandboxError::Policy(format!(
@@ -287,8 +287,8 @@ pub fn map_inside(writable: &[(PathBuf, String)], inside: &str) -> Result<PathBu
 }
 
 #[cfg(test)]
-#[path = "bwrap_tests.rs"]
-mod tests;
-#[cfg(test)]
 #[path = "bwrap_argv_tests.rs"]
 mod argv_tests;
+#[cfg(test)]
+#[path = "bwrap_tests.rs"]
+mod tests;

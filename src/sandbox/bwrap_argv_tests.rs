@@ -99,9 +99,18 @@ fn assert_argv(f: &Fixture, scope: &Scope, views: &Views, network: bool, expecte
 fn isolated_without_network_and_with_views() {
     let f = fixture(RootFilesystem::Isolated, NetworkPolicy::Disabled);
     let views = Views {
-        etc: Some(vec!["--tmpfs".into(), "/etc".into(), "--remount-ro".into(), "/etc".into()]),
+        etc: Some(vec![
+            "--tmpfs".into(),
+            "/etc".into(),
+            "--remount-ro".into(),
+            "/etc".into(),
+        ]),
         config: Some(vec!["--tmpfs".into(), CONFIG_INSIDE.into()]),
-        inputs: [(f.t.join("job/skills"), vec!["--file".into(), "5".into(), "SKILLS".into()])].into(),
+        inputs: [(
+            f.t.join("job/skills"),
+            vec!["--file".into(), "5".into(), "SKILLS".into()],
+        )]
+        .into(),
     };
     assert_argv(
         &f,
