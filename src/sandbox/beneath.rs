@@ -37,7 +37,7 @@ fn open_raw(dir: libc::c_int, name: &OsStr, flags: libc::c_int) -> std::io::Resu
 }
 
 /// Opens the folder `path` (the root: the caller vouches for its components).
-pub fn open_root(path: &Path) -> std::io::Result<OwnedFd> {
+pub(crate) fn open_root(path: &Path) -> std::io::Result<OwnedFd> {
     open_raw(
         libc::AT_FDCWD,
         path.as_os_str(),
@@ -47,7 +47,7 @@ pub fn open_root(path: &Path) -> std::io::Result<OwnedFd> {
 
 /// Opens the folder `rel` below `root`, one component at a time, never through a link. `rel`
 /// holds plain names only (no `..`, not absolute); an empty `rel` is the root again.
-pub fn open_dir_beneath(root: &OwnedFd, rel: &Path) -> std::io::Result<OwnedFd> {
+pub(crate) fn open_dir_beneath(root: &OwnedFd, rel: &Path) -> std::io::Result<OwnedFd> {
     let mut cur = root.try_clone()?;
     for c in rel.components() {
         match c {
@@ -60,7 +60,7 @@ pub fn open_dir_beneath(root: &OwnedFd, rel: &Path) -> std::io::Result<OwnedFd> 
 }
 
 /// The entry `name` of `dir` itself (a link is described, not followed).
-pub fn entry_meta(dir: &OwnedFd, name: &OsStr) -> std::io::Result<Metadata> {
+pub(crate) fn entry_meta(dir: &OwnedFd, name: &OsStr) -> std::io::Result<Metadata> {
     let fd = open_raw(dir.as_raw_fd(), name, libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC)?;
     File::from(fd).metadata()
 }
@@ -77,7 +77,7 @@ fn same_entry(now: &Metadata, checked: &Metadata, name: &OsStr) -> std::io::Resu
 }
 
 /// Opens the folder `name` of `dir`, the one `checked` described.
-pub fn open_dir_at(dir: &OwnedFd, name: &OsStr, checked: &Metadata) -> std::io::Result<OwnedFd> {
+pub(crate) fn open_dir_at(dir: &OwnedFd, name: &OsStr, checked: &Metadata) -> std::io::Result<OwnedFd> {
     let fd = open_raw(dir.as_raw_fd(), name, DIR_FLAGS)?;
     let now = File::from(fd.try_clone()?).metadata()?;
     same_entry(&now, checked, name)?;
@@ -86,7 +86,7 @@ pub fn open_dir_at(dir: &OwnedFd, name: &OsStr, checked: &Metadata) -> std::io::
 
 /// Opens the regular file `name` of `dir` for reading, the one `checked` described: never a
 /// link, and without blocking should a FIFO have been swapped in.
-pub fn open_file_at(dir: &OwnedFd, name: &OsStr, checked: &Metadata) -> std::io::Result<File> {
+pub(crate) fn open_file_at(dir: &OwnedFd, name: &OsStr, checked: &Metadata) -> std::io::Result<File> {
     let flags = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC;
     let file = File::from(open_raw(dir.as_raw_fd(), name, flags)?);
     let now = file.metadata()?;
@@ -98,7 +98,7 @@ pub fn open_file_at(dir: &OwnedFd, name: &OsStr, checked: &Metadata) -> std::io:
 }
 
 /// The target of the link `name` of `dir`.
-pub fn read_link_at(dir: &OwnedFd, name: &OsStr) -> std::io::Result<OsString> {
+pub(crate) fn read_link_at(dir: &OwnedFd, name: &OsStr) -> std::io::Result<OsString> {
     let c = cstr(name)?;
     let mut buf = vec![0u8; libc::PATH_MAX as usize + 1];
     // SAFETY: readlinkat(2) writes at most `buf.len()` bytes into `buf`.
@@ -111,7 +111,7 @@ pub fn read_link_at(dir: &OwnedFd, name: &OsStr) -> std::io::Result<OsString> {
 }
 
 /// The names in the folder `dir` (without `.` and `..`), sorted.
-pub fn list(dir: &OwnedFd) -> std::io::Result<Vec<OsString>> {
+pub(crate) fn list(dir: &OwnedFd) -> std::io::Result<Vec<OsString>> {
     // fdopendir takes the descriptor it is given; a fresh one (from "."), so its offset is
     // its own and `dir` stays open.
     let own = open_raw(dir.as_raw_fd(), OsStr::new("."), DIR_FLAGS)?;
@@ -149,7 +149,7 @@ pub fn list(dir: &OwnedFd) -> std::io::Result<Vec<OsString>> {
 
 /// Reads the regular file `rel` below `root` (no link followed anywhere below the root), at
 /// most `max` bytes; its permission bits come back with it.
-pub fn read_beneath(root: &OwnedFd, rel: &Path, max: u64) -> std::io::Result<(Vec<u8>, u32)> {
+pub(crate) fn read_beneath(root: &OwnedFd, rel: &Path, max: u64) -> std::io::Result<(Vec<u8>, u32)> {
     let (parent, name) = split(rel)?;
     let dir = open_dir_beneath(root, parent)?;
     let checked = entry_meta(&dir, name)?;
@@ -173,7 +173,7 @@ pub fn read_beneath(root: &OwnedFd, rel: &Path, max: u64) -> std::io::Result<(Ve
 
 /// Removes the file (or link) `rel` below `root` without following a link in any folder on
 /// the way: a folder the agent replaced by a link to a host folder is refused (ELOOP/ENOTDIR).
-pub fn unlink_beneath(root: &Path, rel: &Path) -> std::io::Result<()> {
+pub(crate) fn unlink_beneath(root: &Path, rel: &Path) -> std::io::Result<()> {
     let (parent, name) = split(rel)?;
     let dir = open_dir_beneath(&open_root(root)?, parent)?;
     let c = cstr(name)?;
@@ -186,7 +186,7 @@ pub fn unlink_beneath(root: &Path, rel: &Path) -> std::io::Result<()> {
 }
 
 /// `rel` as its folder and final name.
-pub fn split(rel: &Path) -> std::io::Result<(&Path, &OsStr)> {
+pub(crate) fn split(rel: &Path) -> std::io::Result<(&Path, &OsStr)> {
     match (rel.parent(), rel.file_name()) {
         (Some(parent), Some(name)) => Ok((parent, name)),
         _ => Err(invalid(format!("{}: no file name", rel.display()))),

@@ -15,31 +15,31 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 /// Largest folder shown by content (bytes of its files together).
-pub const MAX_BYTES: u64 = 16 << 20;
+pub(crate) const MAX_BYTES: u64 = 16 << 20;
 /// Most entries (files, folders, links) of a folder shown by content.
-pub const MAX_ENTRIES: usize = 2048;
+pub(crate) const MAX_ENTRIES: usize = 2048;
 
 /// The bwrap arguments of every folder one command is shown by content.
 #[derive(Debug, Default)]
-pub struct Views {
+pub(crate) struct Views {
     /// The generated /etc (isolated root filesystem).
-    pub etc: Option<Vec<String>>,
+    pub(crate) etc: Option<Vec<String>>,
     /// The agent config at `/sandbox/config`.
-    pub config: Option<Vec<String>>,
+    pub(crate) config: Option<Vec<String>>,
     /// Staged inputs, by the path they are shown at.
-    pub inputs: HashMap<PathBuf, Vec<String>>,
+    pub(crate) inputs: HashMap<PathBuf, Vec<String>>,
 }
 
 /// What is left of the bytes and entries one command may be shown by content.
 #[derive(Debug, Clone, Copy)]
-pub struct Budget {
-    pub bytes: u64,
-    pub entries: usize,
+pub(crate) struct Budget {
+    pub(crate) bytes: u64,
+    pub(crate) entries: usize,
 }
 
 impl Budget {
     /// The bound of one view.
-    pub fn full() -> Budget {
+    pub(crate) fn full() -> Budget {
         Budget {
             bytes: MAX_BYTES,
             entries: MAX_ENTRIES,
@@ -49,7 +49,7 @@ impl Budget {
 
 /// Why a folder has no view.
 #[derive(Debug)]
-pub enum NoView {
+pub(crate) enum NoView {
     /// Beyond what is left of the budget.
     TooLarge(String),
     /// It could not be read.
@@ -66,21 +66,21 @@ impl std::fmt::Display for NoView {
 
 /// One folder as bwrap arguments plus the descriptors those arguments name.
 #[derive(Debug, Default)]
-pub struct DataView {
+pub(crate) struct DataView {
     /// `--perms M --tmpfs DEST`, the entries, `--remount-ro DEST`.
-    pub args: Vec<String>,
+    pub(crate) args: Vec<String>,
     /// Open files whose numbers appear in `args`; the launcher must inherit them.
-    pub fds: Vec<OwnedFd>,
+    pub(crate) fds: Vec<OwnedFd>,
 }
 
 /// The folder `host` as a read-only tmpfs at `inside`, or why it cannot be.
-pub fn view(host: &Path, inside: &str) -> Result<DataView, String> {
+pub(crate) fn view(host: &Path, inside: &str) -> Result<DataView, String> {
     view_within(host, inside, &mut Budget::full()).map_err(|e| e.to_string())
 }
 
 /// `host` (a folder, or a file shown read-only by a bind of bwrap's own copy) at `inside`,
 /// taking its size from `budget`; the budget is unchanged when it does not fit.
-pub fn view_within(host: &Path, inside: &str, budget: &mut Budget) -> Result<DataView, NoView> {
+pub(crate) fn view_within(host: &Path, inside: &str, budget: &mut Budget) -> Result<DataView, NoView> {
     let unreadable = |e: std::io::Error| NoView::Unreadable(format!("{}: {e}", host.display()));
     let meta = std::fs::metadata(host).map_err(unreadable)?;
     let mode = format!("{:o}", meta.permissions().mode() & 0o7777);

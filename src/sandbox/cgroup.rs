@@ -20,14 +20,14 @@ const ROOT: &str = "/sys/fs/cgroup";
     "cgroup(s) {} still held processes after {after:?}; left in place",
     left.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
 )]
-pub struct CgroupsLeft {
-    pub left: Vec<PathBuf>,
-    pub after: Duration,
+pub(crate) struct CgroupsLeft {
+    pub(crate) left: Vec<PathBuf>,
+    pub(crate) after: Duration,
 }
 
 /// The cgroups of one session.
 #[derive(Debug)]
-pub struct CgroupSet {
+pub(crate) struct CgroupSet {
     pids: Option<PathBuf>,
     memory: Option<PathBuf>,
     v2: bool,
@@ -35,7 +35,7 @@ pub struct CgroupSet {
 
 impl CgroupSet {
     /// Creates the session's cgroups for `limits`; returns them (if any) and log notes.
-    pub fn create(name: &str, limits: &Limits) -> (Option<CgroupSet>, Vec<String>) {
+    pub(crate) fn create(name: &str, limits: &Limits) -> (Option<CgroupSet>, Vec<String>) {
         let mut notes = Vec::new();
         // SAFETY: trivial getter.
         if unsafe { libc::geteuid() } != 0 {
@@ -89,7 +89,7 @@ impl CgroupSet {
     }
 
     /// The `cgroup.procs` files the launcher writes `0` to (joining itself) before exec.
-    pub fn procs_files(&self) -> Vec<CString> {
+    pub(crate) fn procs_files(&self) -> Vec<CString> {
         let mut dirs: Vec<&PathBuf> = self.pids.iter().chain(self.memory.iter()).collect();
         dirs.dedup();
         dirs.iter()
@@ -98,17 +98,17 @@ impl CgroupSet {
     }
 
     /// Whether this set caps the tree's processes (`pids.max`).
-    pub fn caps_processes(&self) -> bool {
+    pub(crate) fn caps_processes(&self) -> bool {
         self.pids.is_some()
     }
 
     /// Whether this set caps the tree's memory (`memory.max` / `memory.limit_in_bytes`).
-    pub fn caps_memory(&self) -> bool {
+    pub(crate) fn caps_memory(&self) -> bool {
         self.memory.is_some()
     }
 
     /// How often the tree hit the process limit so far.
-    pub fn pids_max_hits(&self) -> u64 {
+    pub(crate) fn pids_max_hits(&self) -> u64 {
         let Some(d) = &self.pids else { return 0 };
         read_counter(&d.join("pids.events"), "max")
     }
@@ -117,7 +117,7 @@ impl CgroupSet {
     /// usage touching the cap and page cache being reclaimed (`memory.events` `max`,
     /// `memory.failcnt`, which with swap capped counts in `memory.memsw.failcnt` instead) is
     /// routine and not a failure of the command.
-    pub fn memory_hits(&self) -> u64 {
+    pub(crate) fn memory_hits(&self) -> u64 {
         let Some(d) = &self.memory else { return 0 };
         let file = if self.v2 { "memory.events" } else { "memory.oom_control" };
         read_counter(&d.join(file), "oom_kill")
@@ -127,7 +127,7 @@ impl CgroupSet {
     /// (1 ms, doubling to 16 ms) for at most [`EMPTY_TIMEOUT`]. A cgroup still busy then is
     /// left in place and named in the error (fail closed: its limits stay on whatever is
     /// still running; the stale-session sweep removes it later).
-    pub fn remove(&self) -> Result<(), CgroupsLeft> {
+    pub(crate) fn remove(&self) -> Result<(), CgroupsLeft> {
         let mut dirs: Vec<&PathBuf> = self.pids.iter().chain(self.memory.iter()).collect();
         dirs.dedup();
         let mut left = Vec::new();
@@ -148,7 +148,7 @@ impl CgroupSet {
 }
 
 /// How long removal waits for a killed tree to leave its cgroup.
-pub const EMPTY_TIMEOUT: Duration = Duration::from_secs(2);
+pub(crate) const EMPTY_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Removes `dir` as soon as it holds no process; false when it still does after `timeout`.
 fn remove_when_empty(dir: &Path, timeout: Duration) -> bool {

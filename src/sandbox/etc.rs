@@ -26,7 +26,7 @@ const COPIED: &[&str] = &[
 const COPY_BOUND: u64 = 16 << 20;
 
 /// Writes the sandbox's /etc into `dir` for a process running as `uid:gid` inside.
-pub fn write_minimal_etc(dir: &Path, uid: u32, gid: u32) -> std::io::Result<()> {
+pub(crate) fn write_minimal_etc(dir: &Path, uid: u32, gid: u32) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let mut passwd = String::from("root:x:0:0:root:/sandbox/home:/usr/sbin/nologin\n");
     let mut group = String::from("root:x:0:\n");

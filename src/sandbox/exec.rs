@@ -12,7 +12,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use super::SandboxError;
 
 /// Largest stdout or stderr kept from one command; the rest is dropped and flagged.
-pub const MAX_OUTPUT: usize = 16 << 20;
+pub(crate) const MAX_OUTPUT: usize = 16 << 20;
 /// How long output readers may keep draining after the process tree was killed.
 const DRAIN_GRACE: Duration = Duration::from_secs(2);
 
@@ -53,7 +53,7 @@ pub fn limit_for_status(status: i32) -> Option<&'static str> {
 }
 
 /// Spawns `cmd` in its own process group, feeds `stdin`, and waits at most `timeout`.
-pub async fn run(
+pub(crate) async fn run(
     mut cmd: tokio::process::Command,
     stdin: Option<Vec<u8>>,
     timeout: Duration,

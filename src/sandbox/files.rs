@@ -18,15 +18,15 @@ use walkdir::WalkDir;
 use super::beneath;
 
 /// Folders nested deeper than this are refused: each level holds a descriptor while copied.
-pub const MAX_COPY_DEPTH: usize = 128;
+pub(crate) const MAX_COPY_DEPTH: usize = 128;
 
 /// The mode a copied file gets: its permission bits, never setuid, setgid or sticky.
-pub fn copied_file_mode(mode: u32) -> u32 {
+pub(crate) fn copied_file_mode(mode: u32) -> u32 {
     mode & 0o777
 }
 
 /// The mode a copied folder gets: its permission bits, always usable by its owner.
-pub fn copied_folder_mode(mode: u32) -> u32 {
+pub(crate) fn copied_folder_mode(mode: u32) -> u32 {
     mode & 0o777 | 0o700
 }
 
@@ -39,7 +39,7 @@ pub fn copy_tree(src: &Path, dst: &Path) -> std::io::Result<()> {
 /// Like [`copy_tree`], but refuses to copy more than `budget` bytes of file content (the
 /// budget shrinks by what was copied, so several trees can share one bound). Exceeding it is
 /// an error naming the bound, never a partial copy passed off as complete.
-pub fn copy_tree_bounded(src: &Path, dst: &Path, budget: &mut u64) -> std::io::Result<()> {
+pub(crate) fn copy_tree_bounded(src: &Path, dst: &Path, budget: &mut u64) -> std::io::Result<()> {
     let mut b = CopyBudget {
         bytes: *budget,
         entries: u64::MAX,
@@ -51,7 +51,7 @@ pub fn copy_tree_bounded(src: &Path, dst: &Path, budget: &mut u64) -> std::io::R
 
 /// Copies `rel`, below the folder `root`, to `dst`; no link below `root` is followed, so a
 /// folder the agent replaced by a link to a host folder is an error, not a host file copied.
-pub fn copy_tree_beneath(root: &Path, rel: &Path, dst: &Path) -> std::io::Result<()> {
+pub(crate) fn copy_tree_beneath(root: &Path, rel: &Path, dst: &Path) -> std::io::Result<()> {
     let mut b = CopyBudget {
         bytes: u64::MAX,
         entries: u64::MAX,
@@ -70,17 +70,17 @@ pub fn copy_tree_beneath(root: &Path, rel: &Path, dst: &Path) -> std::io::Result
 
 /// What a copy may still take: bytes of file content and entries (files, folders, links).
 #[derive(Debug, Clone, Copy)]
-pub struct CopyBudget {
+pub(crate) struct CopyBudget {
     /// Bytes of file content left.
-    pub bytes: u64,
+    pub(crate) bytes: u64,
     /// Entries left.
-    pub entries: u64,
+    pub(crate) entries: u64,
 }
 
 /// Copies `src` to `dst` within `budget`, leaving out every entry (and, for a folder, its
 /// whole subtree) for which `keep` says no. Symlinks are recreated as links. `src`'s own
 /// folders are the caller's; below it nothing is followed.
-pub fn copy_tree_within(
+pub(crate) fn copy_tree_within(
     src: &Path,
     dst: &Path,
     budget: &mut CopyBudget,
@@ -191,7 +191,7 @@ fn charge(budget: &mut CopyBudget, meta: &std::fs::Metadata, path: &Path) -> std
 }
 
 /// Gives every entry under `root` (without following links) to `uid:gid`.
-pub fn chown_tree(root: &Path, uid: u32, gid: u32) -> std::io::Result<()> {
+pub(crate) fn chown_tree(root: &Path, uid: u32, gid: u32) -> std::io::Result<()> {
     for entry in WalkDir::new(root).follow_links(false) {
         let entry = entry.map_err(std::io::Error::other)?;
         lchown(entry.path(), Some(uid), Some(gid))?;
@@ -202,7 +202,7 @@ pub fn chown_tree(root: &Path, uid: u32, gid: u32) -> std::io::Result<()> {
 /// Whether `uid` (with no supplementary groups besides `gid`) can read `path`: every
 /// ancestor searchable and the path itself readable. Checked before bwrap runs as that uid, so
 /// an unreadable input is a clear error rather than a silently missing file.
-pub fn readable_by(path: &Path, uid: u32, gid: u32) -> bool {
+pub(crate) fn readable_by(path: &Path, uid: u32, gid: u32) -> bool {
     let allowed = |m: &std::fs::Metadata, bit: u32| {
         let mode = m.mode();
         if m.uid() == uid {

@@ -21,11 +21,11 @@ use std::path::Path;
 
 /// Files, folders and links one command's /tmp or /dev/shm may hold: one per 16 KiB of its
 /// size, the rule the harness's own tmpfs mounts follow (`scratch::mount_tmpfs`).
-pub const TMPFS_FILES: u64 = super::bwrap::TMPFS_BYTES / (16 << 10);
+pub(crate) const TMPFS_FILES: u64 = super::bwrap::TMPFS_BYTES / (16 << 10);
 
 /// Bytes held by files that have no name left but are open in one of `pids`, on one of the
 /// devices `devs` (each file counted once, however many descriptors hold it).
-pub fn deleted_open_bytes(pids: &[i32], devs: &[u64]) -> u64 {
+pub(crate) fn deleted_open_bytes(pids: &[i32], devs: &[u64]) -> u64 {
     let mut seen: HashSet<(u64, u64)> = HashSet::new();
     let mut total = 0u64;
     for pid in pids {
@@ -52,7 +52,7 @@ pub fn deleted_open_bytes(pids: &[i32], devs: &[u64]) -> u64 {
 /// The first of `folders` (paths inside the sandbox: `/tmp`, `/dev/shm`) holding more than
 /// `bound` files in the root of any of `pids` in another PID namespace than Ghostlab's, as the
 /// reason; each PID namespace is read once.
-pub fn tmpfs_files_over(pids: &[i32], folders: &[&str], bound: u64) -> Option<String> {
+pub(crate) fn tmpfs_files_over(pids: &[i32], folders: &[&str], bound: u64) -> Option<String> {
     // The launchers live in Ghostlab's own namespace with the host's root: never measured.
     let mut namespaces: HashSet<u64> = std::fs::metadata("/proc/self/ns/pid")
         .map(|m| m.ino())

@@ -9,18 +9,18 @@
 use std::path::{Path, PathBuf};
 
 /// Host folders that form the system runtime every isolated sandbox shows (read-only).
-pub const SYSTEM_RUNTIME: &[&str] = &["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+pub(crate) const SYSTEM_RUNTIME: &[&str] = &["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 
 /// PATH inside the sandbox, the one commands are resolved against.
-pub const SANDBOX_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+pub(crate) const SANDBOX_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 /// Whether `path` lies in the system runtime (visible in every mode).
-pub fn in_system_runtime(path: &Path) -> bool {
+pub(crate) fn in_system_runtime(path: &Path) -> bool {
     SYSTEM_RUNTIME.iter().any(|s| path.starts_with(s))
 }
 
 /// The outermost `node_modules` folder above `path`, if any.
-pub fn topmost_node_modules(path: &Path) -> Option<PathBuf> {
+pub(crate) fn topmost_node_modules(path: &Path) -> Option<PathBuf> {
     path.ancestors()
         .filter(|a| a.file_name().is_some_and(|n| n == "node_modules"))
         .last()
@@ -31,7 +31,7 @@ pub fn topmost_node_modules(path: &Path) -> Option<PathBuf> {
 /// `node_modules` tree or the system runtime is a runtime; anything else is the job's own
 /// input and is copied. Staged paths inside another staged folder are dropped (the folder's
 /// copy holds them).
-pub fn partition(paths: Vec<PathBuf>) -> (Vec<PathBuf>, Vec<PathBuf>) {
+pub(crate) fn partition(paths: Vec<PathBuf>) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let (mut runtimes, mut staged): (Vec<PathBuf>, Vec<PathBuf>) = paths.into_iter().partition(|p| {
         let real = p.canonicalize().unwrap_or_else(|_| p.clone());
         in_system_runtime(&real) || topmost_node_modules(&real).is_some()
@@ -48,7 +48,7 @@ pub fn partition(paths: Vec<PathBuf>) -> (Vec<PathBuf>, Vec<PathBuf>) {
 /// Resolves a program name the way the sandbox will: an absolute path as is, a bare name
 /// against [`SANDBOX_PATH`] on the host (the sandbox shows the same /usr). Returns the real
 /// path of the executable.
-pub fn resolve_program(program: &str) -> Option<PathBuf> {
+pub(crate) fn resolve_program(program: &str) -> Option<PathBuf> {
     let p = Path::new(program);
     let found = if p.is_absolute() {
         p.is_file().then(|| p.to_path_buf())
@@ -65,7 +65,7 @@ pub fn resolve_program(program: &str) -> Option<PathBuf> {
 
 /// The folder a program belongs to: its topmost `node_modules`, else the folder above its
 /// `bin/`, else its own folder.
-pub fn package_folder(exe: &Path) -> Option<PathBuf> {
+pub(crate) fn package_folder(exe: &Path) -> Option<PathBuf> {
     if let Some(nm) = topmost_node_modules(exe) {
         return Some(nm);
     }
@@ -78,7 +78,7 @@ pub fn package_folder(exe: &Path) -> Option<PathBuf> {
 
 /// Why a command cannot run in the isolated sandbox; each names the command.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ProgramNotShown {
+pub(crate) enum ProgramNotShown {
     #[error(
         "command `{program}` cannot be resolved: not an existing absolute path and not on the sandbox PATH ({SANDBOX_PATH})"
     )]
@@ -95,7 +95,7 @@ pub enum ProgramNotShown {
 
 /// In isolated mode: whether `program` exists inside, given the paths the sandbox shows.
 /// The error says why not, so a server whose runtime is missing fails with that reason.
-pub fn check_program(program: &str, visible: &[PathBuf]) -> Result<(), ProgramNotShown> {
+pub(crate) fn check_program(program: &str, visible: &[PathBuf]) -> Result<(), ProgramNotShown> {
     if program.starts_with("/sandbox/") || (!program.starts_with('/') && program.contains('/')) {
         // Inside the session's own folders or relative to the workdir: decided at exec time.
         return Ok(());

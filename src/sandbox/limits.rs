@@ -31,29 +31,29 @@ use super::cgroup::CgroupSet;
 use super::policy::Limits;
 
 /// The host uid/gid sandboxed processes run as when Ghostlab itself runs as root (`nobody`).
-pub const SANDBOX_UID: u32 = 65534;
+pub(crate) const SANDBOX_UID: u32 = 65534;
 /// See [`SANDBOX_UID`].
-pub const SANDBOX_GID: u32 = 65534;
+pub(crate) const SANDBOX_GID: u32 = 65534;
 /// bwrap's own processes (monitor and namespace init) also count against RLIMIT_NPROC.
 const LAUNCHER_PROCESSES: u64 = 3;
 
 /// Everything the child applies before exec.
 #[derive(Debug, Clone, Default)]
-pub struct ChildSetup {
+pub(crate) struct ChildSetup {
     /// (resource, soft = hard limit).
-    pub rlimits: Vec<(libc::__rlimit_resource_t, u64)>,
+    pub(crate) rlimits: Vec<(libc::__rlimit_resource_t, u64)>,
     /// Descriptors whose close-on-exec flag is cleared so the launcher inherits them.
-    pub inherit_fds: Vec<RawFd>,
+    pub(crate) inherit_fds: Vec<RawFd>,
     /// Switch to this (uid, gid) with no supplementary groups.
-    pub drop_to: Option<(u32, u32)>,
+    pub(crate) drop_to: Option<(u32, u32)>,
     /// `cgroup.procs` files the launcher joins (writing `0`) while still root.
-    pub cgroup_procs: Vec<std::ffi::CString>,
+    pub(crate) cgroup_procs: Vec<std::ffi::CString>,
     /// Descriptors kept open until the command is spawned (they live as long as the hook).
-    pub held: Vec<std::sync::Arc<std::os::fd::OwnedFd>>,
+    pub(crate) held: Vec<std::sync::Arc<std::os::fd::OwnedFd>>,
 }
 
 /// The uid sandboxed processes run as: [`SANDBOX_UID`] for root, the caller otherwise.
-pub fn sandbox_uid() -> (u32, u32, bool) {
+pub(crate) fn sandbox_uid() -> (u32, u32, bool) {
     // SAFETY: trivial getters.
     let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
     if uid == 0 {
@@ -65,7 +65,7 @@ pub fn sandbox_uid() -> (u32, u32, bool) {
 
 /// Tasks (processes and their threads) currently owned by `uid` on this host, from /proc:
 /// RLIMIT_NPROC counts threads too, so a multi-threaded owner (a tokio runtime) counts fully.
-pub fn processes_of(uid: u32) -> u64 {
+pub(crate) fn processes_of(uid: u32) -> u64 {
     let Ok(dir) = std::fs::read_dir("/proc") else { return 0 };
     dir.filter_map(Result::ok)
         .filter(|e| e.file_name().to_string_lossy().bytes().all(|b| b.is_ascii_digit()))
@@ -85,7 +85,7 @@ pub fn processes_of(uid: u32) -> u64 {
 
 impl ChildSetup {
     /// The setup for a sandbox launched by this process under `limits`.
-    pub fn for_limits(limits: &Limits, drop_privileges: bool) -> Self {
+    pub(crate) fn for_limits(limits: &Limits, drop_privileges: bool) -> Self {
         let (uid, gid, is_root) = sandbox_uid();
         let mut rl = Vec::new();
         if let Some(s) = limits.cpu_seconds {
@@ -117,7 +117,7 @@ impl ChildSetup {
     /// RLIMIT_DATA also counts address space reserved and never touched, so JavaScriptCore
     /// (Bun, so OpenCode) cannot reserve its JIT's code region and interprets everything
     /// (turns ran ~3x slower).
-    pub fn join_cgroups(&mut self, cg: &CgroupSet) {
+    pub(crate) fn join_cgroups(&mut self, cg: &CgroupSet) {
         self.cgroup_procs = cg.procs_files();
         if cg.caps_processes() {
             self.rlimits.retain(|(r, _)| *r != libc::RLIMIT_NPROC);
@@ -128,7 +128,7 @@ impl ChildSetup {
     }
 
     /// Registers the setup as the command's `pre_exec` hook.
-    pub fn install(self, cmd: &mut tokio::process::Command) {
+    pub(crate) fn install(self, cmd: &mut tokio::process::Command) {
         // SAFETY: the closure only calls async-signal-safe libc functions on data prepared
         // before fork, and allocates nothing.
         unsafe {

@@ -15,20 +15,20 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 /// Environment variable set on local-backend children so `delete` can find them.
-pub const SESSION_ENV: &str = "GHOSTLAB_SANDBOX_SESSION";
+pub(crate) const SESSION_ENV: &str = "GHOSTLAB_SANDBOX_SESSION";
 /// The command name of a bubblewrap launcher (and of its namespace-init child).
 const LAUNCHER_COMM: &str = "bwrap";
 
 /// The session's processes: its bubblewrap launchers (named `bwrap`, with an argument that is
 /// `dir` or lies below it), the local-backend children marked `GHOSTLAB_SANDBOX_SESSION=<id>`,
 /// and every descendant of either.
-pub fn session_pids(dir: &Path, session_id: &str) -> Vec<i32> {
+pub(crate) fn session_pids(dir: &Path, session_id: &str) -> Vec<i32> {
     launched_pids(dir, Some(session_id))
 }
 
 /// Like [`session_pids`]; without `local_id` no environment is read (a bubblewrap session's
 /// watcher, which runs every 100 ms to 5 s, needs only the launchers).
-pub fn launched_pids(dir: &Path, local_id: Option<&str>) -> Vec<i32> {
+pub(crate) fn launched_pids(dir: &Path, local_id: Option<&str>) -> Vec<i32> {
     let session_id = local_id.unwrap_or("");
     let needle = dir.as_os_str().as_encoded_bytes().to_vec();
     let marker = format!("{SESSION_ENV}={session_id}").into_bytes();
@@ -97,7 +97,7 @@ fn other_processes() -> Option<impl Iterator<Item = (i32, std::fs::DirEntry)>> {
 }
 
 /// SIGKILLs every process of the session; returns how many were signalled.
-pub fn kill_session(dir: &Path, session_id: &str) -> usize {
+pub(crate) fn kill_session(dir: &Path, session_id: &str) -> usize {
     let pids = session_pids(dir, session_id);
     for pid in &pids {
         // SAFETY: kill(2) on a pid found as a launcher of this session or below one.
@@ -114,7 +114,7 @@ pub fn kill_session(dir: &Path, session_id: &str) -> usize {
 /// cannot be read is not seen: another user's (which cannot enter a folder only this user may),
 /// or one that made itself non-dumpable — an agent set on hiding is beyond what `backend:
 /// local`, unisolated by choice, can hold anyway; a container's init is one too.
-pub fn pids_using(root: &Path) -> Option<Vec<i32>> {
+pub(crate) fn pids_using(root: &Path) -> Option<Vec<i32>> {
     // The kernel shows resolved paths: a root reached through a symlink (TMPDIR) must be too.
     let root = std::fs::canonicalize(root).ok()?;
     let mut out = Vec::new();

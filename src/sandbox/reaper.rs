@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::Stdio;
 
 /// The hidden subcommand that runs the reaper.
-pub const SUBCOMMAND: &str = "__sandbox-reaper";
+pub(crate) const SUBCOMMAND: &str = "__sandbox-reaper";
 
 /// Set by the `ghostlab` binary's `main`: only then is this process's own executable one that
 /// knows [`SUBCOMMAND`]. A test harness or a bench opening a sandbox would otherwise start
@@ -25,13 +25,13 @@ pub fn mark_this_binary_as_ghostlab() {
 }
 
 /// Whether this process is the `ghostlab` binary (see [`mark_this_binary_as_ghostlab`]).
-pub fn this_binary_is_ghostlab() -> bool {
+pub(crate) fn this_binary_is_ghostlab() -> bool {
     THIS_BINARY_IS_GHOSTLAB.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 /// Whether `exe` can run the reaper: another executable named explicitly (tests pass the
 /// ghostlab binary), or this process's own executable when it is the `ghostlab` binary.
-pub fn can_run(exe: &Path) -> bool {
+pub(crate) fn can_run(exe: &Path) -> bool {
     let own = std::env::current_exe().ok().is_some_and(|c| c == exe);
     !own || THIS_BINARY_IS_GHOSTLAB.load(std::sync::atomic::Ordering::SeqCst)
 }
@@ -39,15 +39,15 @@ pub fn can_run(exe: &Path) -> bool {
 /// The reaper's process could not be started from `exe`.
 #[derive(Debug, thiserror::Error)]
 #[error("starting the sandbox reaper {}: {source}", exe.display())]
-pub struct ReaperNotStarted {
-    pub exe: std::path::PathBuf,
+pub(crate) struct ReaperNotStarted {
+    pub(crate) exe: std::path::PathBuf,
     #[source]
-    pub source: std::io::Error,
+    pub(crate) source: std::io::Error,
 }
 
 /// Starts the reaper for this process with `exe` (the ghostlab executable); returns why not
 /// when it cannot.
-pub fn spawn(exe: &Path) -> Result<(), ReaperNotStarted> {
+pub(crate) fn spawn(exe: &Path) -> Result<(), ReaperNotStarted> {
     let stamp = super::session_sweep::owner_stamp();
     let mut parts = stamp.split_whitespace();
     let (pid, start) = (parts.next().unwrap_or("0"), parts.next().unwrap_or("0"));
@@ -77,7 +77,7 @@ pub fn spawn(exe: &Path) -> Result<(), ReaperNotStarted> {
 
 /// The reaper's body: waits until `owner` (started at `stamp` clock ticks after boot) is
 /// gone, then sweeps. Returns the sweep's lines.
-pub fn run(owner: u32, stamp: u64) -> Vec<String> {
+pub(crate) fn run(owner: u32, stamp: u64) -> Vec<String> {
     wait_for_exit(owner, stamp);
     super::session_sweep::sweep(false)
 }

@@ -21,7 +21,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 /// Default size bound of HOME and of TMPDIR inside the sandbox, each.
-pub const DEFAULT_SCRATCH_BYTES: u64 = 256 << 20;
+pub(crate) const DEFAULT_SCRATCH_BYTES: u64 = 256 << 20;
 
 /// How HOME and TMPDIR are bounded in one session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,7 +34,7 @@ pub enum ScratchBound {
 
 impl ScratchBound {
     /// A short description for logs and reports.
-    pub fn describe(self, bytes: u64) -> String {
+    pub(crate) fn describe(self, bytes: u64) -> String {
         match self {
             ScratchBound::Tmpfs => format!(
                 "HOME and TMPDIR: size-limited tmpfs of {} MiB each; workspace and uploads: tmpfs bounded in size and entries",
@@ -49,7 +49,7 @@ impl ScratchBound {
 }
 
 /// The default bound and how it is enforced, for Step 7 and the report.
-pub fn bound_summary() -> String {
+pub(crate) fn bound_summary() -> String {
     format!(
         "HOME and TMPDIR: {} MiB each (a size-limited tmpfs when Ghostlab runs as root; otherwise measured around every command)",
         DEFAULT_SCRATCH_BYTES >> 20
@@ -59,13 +59,13 @@ pub fn bound_summary() -> String {
 /// Mounts a tmpfs of `bytes` at `dir`, owned by `owner` (mode 0700), with one inode per
 /// 16 KiB of its size (at least 4096): inodes cost kernel memory that `size=` does not count.
 /// Needs root.
-pub fn mount_tmpfs(dir: &Path, bytes: u64, owner: (u32, u32)) -> std::io::Result<()> {
+pub(crate) fn mount_tmpfs(dir: &Path, bytes: u64, owner: (u32, u32)) -> std::io::Result<()> {
     mount_bounded(dir, bytes, (bytes / (16 << 10)).max(4096), owner)
 }
 
 /// Mounts a tmpfs of `bytes` and at most `inodes` files, folders and links at `dir`, owned by
 /// `owner` (mode 0700). Needs root.
-pub fn mount_bounded(dir: &Path, bytes: u64, inodes: u64, owner: (u32, u32)) -> std::io::Result<()> {
+pub(crate) fn mount_bounded(dir: &Path, bytes: u64, inodes: u64, owner: (u32, u32)) -> std::io::Result<()> {
     let target = cstring(dir)?;
     let opts = CString::new(format!(
         "size={bytes},nr_inodes={inodes},mode=0700,uid={},gid={}",
@@ -92,7 +92,7 @@ pub fn mount_bounded(dir: &Path, bytes: u64, inodes: u64, owner: (u32, u32)) -> 
 /// listed in /proc/self/mountinfo as a `ghostlab-scratch` tmpfs at exactly `dir`'s real path
 /// is detached, never through a link (`UMOUNT_NOFOLLOW`): a stale session folder planted by
 /// another user, with `home` linked to a host mount, must not detach that mount.
-pub fn unmount(dir: &Path) -> bool {
+pub(crate) fn unmount(dir: &Path) -> bool {
     let Some(real) = scratch_mount_point(dir) else {
         return false;
     };
@@ -105,7 +105,7 @@ pub fn unmount(dir: &Path) -> bool {
 /// Detaches every tmpfs mounted on a direct subfolder of the session folder `dir` (HOME,
 /// TMPDIR, workspace, uploads, inputs, the socket folders, a scope's egress folder); a folder
 /// that is no mount point is left as it is.
-pub fn unmount_subfolders(dir: &Path) {
+pub(crate) fn unmount_subfolders(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     for e in entries.filter_map(Result::ok) {
         if e.file_type().is_ok_and(|t| t.is_dir()) {
@@ -144,7 +144,7 @@ fn scratch_mount_point(dir: &Path) -> Option<std::path::PathBuf> {
 
 /// Mount points strictly below `dir` (its real path), from /proc/self/mountinfo; `None` when
 /// the table cannot be read (then nothing may be taken as free of mounts).
-pub fn mounts_below(dir: &Path) -> Option<Vec<std::path::PathBuf>> {
+pub(crate) fn mounts_below(dir: &Path) -> Option<Vec<std::path::PathBuf>> {
     use std::os::unix::ffi::OsStrExt;
     let real = dir.canonicalize().ok()?;
     let info = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
@@ -191,7 +191,7 @@ pub fn usage(dir: &Path) -> u64 {
 /// unreadable (`chmod 300`: write and enter, no listing) is made readable again by its owner
 /// first; one that stays unreadable cannot be measured, which the bound treats as a breach
 /// rather than as empty.
-pub fn measured_usage(dir: &Path) -> Result<u64, std::path::PathBuf> {
+pub(crate) fn measured_usage(dir: &Path) -> Result<u64, std::path::PathBuf> {
     let Ok(root) = std::fs::symlink_metadata(dir) else {
         return Ok(0);
     };
@@ -224,7 +224,7 @@ pub fn measured_usage(dir: &Path) -> Result<u64, std::path::PathBuf> {
 
 /// The first of `(name, folder)` whose usage is over `bytes` (or cannot be measured), as the
 /// error text.
-pub fn over_bound(folders: &[(&str, &Path)], bytes: u64) -> Option<String> {
+pub(crate) fn over_bound(folders: &[(&str, &Path)], bytes: u64) -> Option<String> {
     folders.iter().find_map(|(name, dir)| match measured_usage(dir) {
         Ok(used) => (used > bytes).then(|| format!("{name} exceeded {bytes} bytes (uses {used})")),
         Err(at) => Some(format!(
@@ -237,7 +237,7 @@ pub fn over_bound(folders: &[(&str, &Path)], bytes: u64) -> Option<String> {
 /// Keeps a kept session's scratch contents readable after its tmpfs goes: copies them to a
 /// plain folder at the same path, as Ghostlab's files (`files::copy_tree`: no link followed,
 /// no setuid, setgid or sticky bit, owned by Ghostlab's user).
-pub fn preserve_then_unmount(dir: &Path) -> std::io::Result<()> {
+pub(crate) fn preserve_then_unmount(dir: &Path) -> std::io::Result<()> {
     if !is_scratch_mount(dir) {
         return Ok(());
     }

@@ -13,8 +13,6 @@ use super::SandboxError;
 use super::bwrap::{Layout, map_inside};
 use super::cgroup::CgroupSet;
 use super::denials::Denial;
-use super::exec::{self, ExecOutput};
-use super::files::{chown_tree, copy_tree, copy_tree_beneath};
 use super::limits::sandbox_uid;
 use super::log::SessionLog;
 use super::openshell;
@@ -26,15 +24,19 @@ use super::session_sweep;
 
 #[path = "session_command.rs"]
 mod command;
+#[path = "session_io.rs"]
+mod io;
 #[path = "session_openshell.rs"]
 mod openshell_ops;
 #[path = "session_prepare.rs"]
 mod prepare;
+#[path = "session_storage.rs"]
+mod storage;
 use super::inputs::check_program;
 use crate::spec::SandboxBackend;
 
 /// PATH inside the sandbox unless the allowlist copies the host's.
-pub use super::inputs::SANDBOX_PATH;
+use super::inputs::SANDBOX_PATH;
 
 /// Per-command options.
 #[derive(Debug, Clone, Default)]
@@ -51,18 +53,17 @@ pub struct ExecOptions {
 #[derive(Debug, Clone)]
 pub struct SessionConfig {
     /// Folder for `sandbox-<role>-<session>.log`.
-    pub log_dir: PathBuf,
+    pub(crate) log_dir: PathBuf,
     /// The executable that implements `__egress-bridge` (the ghostlab binary).
-    pub bridge_exe: Option<PathBuf>,
+    pub(crate) bridge_exe: Option<PathBuf>,
     /// The `openshell` program for the OpenShell backend.
-    pub openshell_bin: Option<PathBuf>,
+    pub(crate) openshell_bin: Option<PathBuf>,
 }
 
 /// A live sandbox session for one role.
 #[derive(Debug)]
 pub struct Session {
     id: String,
-    role: Role,
     policy: SandboxPolicy,
     layout: Layout,
     log: SessionLog,
@@ -140,7 +141,6 @@ impl Session {
         });
         let mut session = Session {
             id,
-            role,
             layout,
             log,
             proxy: None,
@@ -177,11 +177,6 @@ impl Session {
         &self.id
     }
 
-    /// The role this session serves.
-    pub fn role(&self) -> Role {
-        self.role
-    }
-
     /// The policy this session enforces.
     pub fn policy(&self) -> &SandboxPolicy {
         &self.policy
@@ -204,13 +199,13 @@ impl Session {
 
     /// The ghostlab executable as bound inside this session, when it is (it is the egress
     /// bridge, so only sessions with an allowlist have it).
-    pub fn helper_exe(&self) -> Option<&Path> {
+    pub(crate) fn helper_exe(&self) -> Option<&Path> {
         self.proxy.as_ref().and(self.bridge_exe.as_deref())
     }
 
     /// The ghostlab executable as shown inside a bubblewrap session (the MCP relay's
     /// connector runs it).
-    pub fn relay_exe(&self) -> Option<&Path> {
+    pub(crate) fn relay_exe(&self) -> Option<&Path> {
         (self.policy.backend == SandboxBackend::Bubblewrap)
             .then_some(self.bridge_exe.as_deref())
             .flatten()
@@ -222,12 +217,12 @@ impl Session {
     }
 
     /// The uid:gid sandboxed processes run as on the host, when Ghostlab drops root.
-    pub fn owner(&self) -> Option<(u32, u32)> {
+    pub(crate) fn owner(&self) -> Option<(u32, u32)> {
         self.owner
     }
 
     /// Writes `line` to the session's log (redacted like every line).
-    pub fn note(&self, line: &str) {
+    pub(crate) fn note(&self, line: &str) {
         self.log.note(line);
     }
 
@@ -249,93 +244,6 @@ impl Session {
         all.extend(scoped.iter().flat_map(|s| s.proxy.denials()));
         all.extend(self.watch.denials.lock().unwrap_or_else(|p| p.into_inner()).all());
         all
-    }
-
-    /// Runs `argv` to completion with `stdin`, killing the whole tree on timeout.
-    pub async fn exec(
-        &self,
-        argv: &[String],
-        opts: &ExecOptions,
-        stdin: Option<Vec<u8>>,
-    ) -> Result<ExecOutput, SandboxError> {
-        let cmd = self.command(argv, opts)?;
-        let timeout = opts.timeout.unwrap_or(self.policy.limits.wall_timeout);
-        let before = self.cgroups.as_ref().map(|c| (c.pids_max_hits(), c.memory_hits()));
-        let mut out = exec::run(cmd, stdin, timeout).await?;
-        let mut line = format!("exit {} for {}", out.status, shell_words::join(argv));
-        if let (Some(cg), Some((pids0, mem0))) = (&self.cgroups, before) {
-            if cg.pids_max_hits() > pids0 {
-                out.limit_hit = out.limit_hit.or(Some("processes (cgroup pids.max)"));
-            }
-            if cg.memory_hits() > mem0 {
-                out.limit_hit = out.limit_hit.or(Some("memory (cgroup)"));
-            }
-        }
-        if let Some(limit) = out.limit_hit {
-            line.push_str(&format!("; LIMIT HIT: {limit}"));
-        }
-        self.log.note(&line);
-        self.check_scratch()?;
-        Ok(out)
-    }
-
-    /// Copies a host file or folder into the session at `dest` (inside path).
-    pub async fn upload(&self, src: &Path, dest: &str) -> Result<(), SandboxError> {
-        if self.policy.backend == SandboxBackend::Openshell {
-            let args = openshell::upload_args(&self.id, src, dest);
-            return self.run_openshell(&args).await.map(|_| ());
-        }
-        let host = map_inside(&self.layout.writable(&self.policy.workdir), dest)?;
-        let (src2, owner) = (src.to_path_buf(), self.owner);
-        tokio::task::spawn_blocking(move || {
-            copy_tree(&src2, &host)?;
-            if let Some((u, g)) = owner {
-                chown_tree(&host, u, g)?;
-            }
-            Ok::<(), std::io::Error>(())
-        })
-        .await
-        .map_err(|e| SandboxError::Spawn(e.to_string()))?
-        .map_err(|e| SandboxError::Io(format!("uploading {}", src.display()), e))?;
-        self.log.note(&format!("upload {} -> {dest}", src.display()));
-        Ok(())
-    }
-
-    /// Copies `path` (inside) out to `local` on the host; symlinks come out as links. Every
-    /// folder on the way is the agent's, so none is followed if it is a link (refused: the
-    /// download fails), and what comes out is Ghostlab's (no setuid/setgid/sticky bit).
-    pub async fn download(&self, path: &str, local: &Path) -> Result<(), SandboxError> {
-        if self.policy.backend == SandboxBackend::Openshell {
-            let args = openshell::download_args(&self.id, path, local);
-            return self.run_openshell(&args).await.map(|_| ());
-        }
-        let writable = self.layout.writable(&self.policy.workdir);
-        let host = map_inside(&writable, path)?;
-        // `map_inside` joined one writable folder with the rest of the path: split them again.
-        let (root, rel) = writable
-            .iter()
-            .find_map(|(root, _)| {
-                host.strip_prefix(root)
-                    .ok()
-                    .map(|rel| (root.clone(), rel.to_path_buf()))
-            })
-            .ok_or_else(|| SandboxError::Policy(format!("`{path}` is outside the session's writable folders")))?;
-        let dst = local.to_path_buf();
-        tokio::task::spawn_blocking(move || copy_tree_beneath(&root, &rel, &dst))
-            .await
-            .map_err(|e| SandboxError::Spawn(e.to_string()))?
-            .map_err(|e| SandboxError::Io(format!("downloading {path}"), e))?;
-        self.log.note(&format!("download {path} -> {}", local.display()));
-        Ok(())
-    }
-
-    /// The role's log so far (for OpenShell, the gateway's logs are appended first).
-    pub async fn logs(&self) -> Result<String, SandboxError> {
-        if self.policy.backend == SandboxBackend::Openshell {
-            let out = self.run_openshell(&openshell::logs_args(&self.id)).await?;
-            self.log.note(&format!("openshell logs:\n{}", out.stdout_text()));
-        }
-        Ok(self.log.text())
     }
 
     /// Programs the session's bubblewrap commands started since the last call (the watch's
@@ -401,124 +309,6 @@ impl Session {
             .sync()
             .map_err(|e| SandboxError::Io(format!("writing {}", self.log.path().display()), e))?;
         result
-    }
-
-    /// How HOME and TMPDIR are bounded in this session.
-    pub fn scratch_bound(&self) -> ScratchBound {
-        self.scratch
-    }
-
-    /// Whether this session's storage bound is measured (no tmpfs) rather than mounted.
-    fn measured_storage(&self) -> bool {
-        self.scratch == ScratchBound::Measured && self.policy.backend != SandboxBackend::Openshell
-    }
-
-    /// The measured folders and their bounds.
-    fn measured_folders(&self) -> Vec<super::storage_watch::Bounded> {
-        let (scratch, shared) = (self.policy.limits.scratch_bytes, self.policy.limits.workspace_bytes);
-        [
-            ("HOME", &self.layout.home, scratch),
-            ("TMPDIR", &self.layout.tmp, scratch),
-            ("the workspace", &self.layout.workspace, shared),
-            ("uploads", &self.layout.uploads, shared),
-        ]
-        .into_iter()
-        .map(|(name, dir, bytes)| super::storage_watch::Bounded {
-            name: name.into(),
-            dir: dir.clone(),
-            bytes,
-        })
-        .collect()
-    }
-
-    /// Starts the watcher that holds the storage bounds while commands run: with a measured
-    /// bound (no tmpfs) the folders and the files deleted while open in them; under bubblewrap
-    /// (root or not) the file count of each command's /tmp and /dev/shm. At the first breach
-    /// every process of the session is stopped.
-    pub(super) fn watch_storage(&mut self) {
-        let measured = self.measured_storage();
-        let bubblewrap = self.policy.backend == SandboxBackend::Bubblewrap;
-        let local = self.policy.backend == SandboxBackend::Local;
-        if !measured && !bubblewrap {
-            return;
-        }
-        let folders = if measured { self.measured_folders() } else { Vec::new() };
-        // Deleted files are told apart by device: the bounded folders' own.
-        let mut devs: Vec<u64> = folders
-            .iter()
-            .filter_map(|f| std::fs::metadata(&f.dir).ok())
-            .map(|m| std::os::unix::fs::MetadataExt::dev(&m))
-            .collect();
-        devs.dedup();
-        let hidden_bound = self.policy.limits.scratch_bytes;
-        let (dir, id) = (self.layout.dir.clone(), self.id.clone());
-        let (dir2, id2) = (dir.clone(), id.clone());
-        let measure = move || {
-            if let Some(why) = super::storage_watch::first_over(&folders) {
-                return Some(why);
-            }
-            let pids = procs::launched_pids(&dir2, local.then_some(id2.as_str()));
-            if measured {
-                let deleted = super::hidden_usage::deleted_open_bytes(&pids, &devs);
-                if deleted > hidden_bound {
-                    return Some(format!(
-                        "files deleted while still open exceeded {hidden_bound} bytes ({deleted} held)"
-                    ));
-                }
-            }
-            if bubblewrap {
-                return super::hidden_usage::tmpfs_files_over(
-                    &pids,
-                    &["/tmp", "/dev/shm"],
-                    super::hidden_usage::TMPFS_FILES,
-                );
-            }
-            None
-        };
-        self.storage_watch = Some(super::storage_watch::StorageWatch::start_measuring(
-            measure,
-            move |_| {
-                procs::kill_session(&dir, &id);
-            },
-        ));
-        if measured {
-            self.log.note(
-                "storage bound measured while commands run (no tmpfs), with files deleted while open: a breach stops the session's processes",
-            );
-        }
-        if bubblewrap {
-            self.log.note(&format!(
-                "/tmp and /dev/shm: at most {} files each, measured while commands run",
-                super::hidden_usage::TMPFS_FILES
-            ));
-        }
-    }
-
-    /// With a measured bound, refuses to go on once HOME, TMPDIR, the workspace or uploads is
-    /// over it (seen by the watcher while a command ran, or measured now).
-    fn check_scratch(&self) -> Result<(), SandboxError> {
-        let seen = self.storage_watch.as_ref().and_then(|w| w.breach());
-        if seen.is_none() && !self.measured_storage() {
-            return Ok(());
-        }
-        let over = seen.or_else(|| {
-            self.measured_folders()
-                .iter()
-                .find_map(|f| scratch::over_bound(&[(f.name.as_str(), f.dir.as_path())], f.bytes))
-        });
-        match over {
-            Some(why) => {
-                self.log.note(&format!("LIMIT HIT: {why}"));
-                Err(SandboxError::Policy(format!("sandbox limit: {why}")))
-            }
-            None => Ok(()),
-        }
-    }
-
-    /// Unmounts the HOME and TMPDIR tmpfs (their contents go with them); also after a failed
-    /// creation, which may have mounted them before `scratch` was set.
-    fn release_scratch(&self) {
-        scratch::unmount_subfolders(&self.layout.dir);
     }
 
     /// Waits until `sandbox-<role>-<session>.log` on disk holds every line so far.

@@ -3,7 +3,7 @@
 //! (`super::super::scope`), with the egress proxy that scope's network needs.
 
 use indexmap::IndexMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::super::bwrap::{self, CommandSpec, map_inside};
 use super::super::bwrap_data::{self, Budget, NoView, Views};
@@ -138,34 +138,9 @@ impl Session {
         opts: &ExecOptions,
     ) -> Result<tokio::process::Command, SandboxError> {
         let whole = self.scope();
-        if !scope.is_within(&whole) {
-            return Err(SandboxError::Policy(format!(
-                "a command's scope must lie within its session's: {scope} is not within {whole}"
-            )));
-        }
-        let narrowed = *scope != whole;
-        if narrowed && self.policy.backend != SandboxBackend::Bubblewrap {
-            return Err(SandboxError::Policy(format!(
-                "the {:?} backend cannot run a command in a narrowed scope ({scope}); only bubblewrap draws one",
-                self.policy.backend
-            )));
-        }
-        if self.deleted {
-            return Err(SandboxError::Deleted);
-        }
-        if argv.is_empty() {
-            return Err(SandboxError::Policy("empty command".into()));
-        }
-        self.check_scratch()?;
+        let narrowed = self.check_runnable(scope, &whole, argv)?;
         let workdir = opts.workdir.clone().unwrap_or_else(|| self.policy.workdir.clone());
-        // The bridge's socket folder: the session's proxy, a narrower one of the scope's, or none.
-        let egress: Option<PathBuf> = match scope.network_scope() {
-            _ if self.proxy.is_none() => None,
-            ScopeNetwork::Deny => None,
-            n if *n == *whole.network_scope() => Some(self.layout.egress.clone()),
-            ScopeNetwork::Allow(list) => Some(self.scoped_egress(list)?),
-            ScopeNetwork::OpenShellPolicy(_) => None,
-        };
+        let egress = self.egress_for(scope, &whole)?;
         let env = self.child_env(opts, scope.has(Capability::Credentials), egress.is_some());
         let scoped = if narrowed {
             format!("; scope: {scope}")
@@ -177,67 +152,7 @@ impl Session {
             shell_words::join(argv)
         ));
         let mut cmd = match self.policy.backend {
-            SandboxBackend::Bubblewrap => {
-                if self.policy.root_filesystem == RootFilesystem::Isolated {
-                    let mut visible: Vec<PathBuf> = scope.paths().map(|(p, _)| p.to_path_buf()).collect();
-                    visible.extend(self.bridge_exe.clone());
-                    check_program(&argv[0], &visible).map_err(|e| SandboxError::Policy(e.to_string()))?;
-                }
-                // Every bubblewrap command runs under the network watch, so a direct attempt
-                // is recorded in every network mode. Internet sockets may then be created
-                // (the namespace has only `lo`): blocking them outright in bubblewrap's filter
-                // would fail the call before the watch could see where it was going.
-                let helper = self.bridge_exe.as_deref().ok_or_else(|| {
-                    SandboxError::Policy(
-                        "the network watch needs ghostlab's own executable inside the sandbox, and it was not found"
-                            .into(),
-                    )
-                })?;
-                let (ours, theirs) = watch_socket_pair()?;
-                let program = seccomp::compile(SocketRule::UnixAndLoopbackInet)?;
-                let fd = seccomp::memfd_with(&seccomp::to_bytes(&program))?;
-                use std::os::fd::AsRawFd;
-                let (views, view_fds) = self.data_views(scope)?;
-                let spec = CommandSpec {
-                    watch_fd: Some(theirs.as_raw_fd()),
-                    chdir: &workdir,
-                    seccomp_fd: fd.as_raw_fd(),
-                    bridge_exe: egress.as_ref().and(self.bridge_exe.as_deref()),
-                    helper_exe: Some(helper),
-                    argv,
-                    scope,
-                    egress_dir: egress.as_deref().unwrap_or(&self.layout.egress),
-                    views: &views,
-                };
-                let args = bwrap::args(&self.policy, &self.layout, &spec);
-                // What the shim execs (bridge, agent host, the user's message in its argv) is
-                // Ghostlab's own hop, never a program of the agent's.
-                let issued = args
-                    .iter()
-                    .position(|a| a == super::super::watch_shim::SUBCOMMAND)
-                    .and_then(|at| args[at..].iter().position(|a| a == "--").map(|d| at + d + 1))
-                    .map(|from| args[from..].to_vec())
-                    .unwrap_or_default();
-                super::super::watch_supervisor::serve(ours, self.watch.clone(), issued);
-                let mut cmd = tokio::process::Command::new("bwrap");
-                cmd.args(&args);
-                let mut setup = ChildSetup::for_limits(&self.policy.limits, true);
-                setup.inherit_fds.push(fd.as_raw_fd());
-                setup.inherit_fds.push(theirs.as_raw_fd());
-                // The memfd and the shim's socket must stay open until the command is
-                // spawned: the hook owns them.
-                setup.held.push(std::sync::Arc::new(fd));
-                setup.held.push(std::sync::Arc::new(theirs));
-                for view_fd in view_fds {
-                    setup.inherit_fds.push(view_fd.as_raw_fd());
-                    setup.held.push(std::sync::Arc::new(view_fd));
-                }
-                if let Some(cg) = &self.cgroups {
-                    setup.join_cgroups(cg);
-                }
-                setup.install(&mut cmd);
-                cmd
-            }
+            SandboxBackend::Bubblewrap => self.bwrap_command(scope, argv, &workdir, egress.as_deref())?,
             SandboxBackend::Local => {
                 let dir = map_inside(&self.layout.writable(&self.policy.workdir), &workdir)?;
                 let mut cmd = tokio::process::Command::new(&argv[0]);
@@ -253,6 +168,111 @@ impl Session {
         cmd.process_group(0).kill_on_drop(true);
         Ok(cmd)
     }
+
+    /// Refuses a command that cannot run as asked: a scope beyond the session's, a narrowing
+    /// the backend cannot draw, a deleted session, an empty argv, a storage bound exceeded.
+    /// Returns whether the scope is narrower than the whole session.
+    fn check_runnable(&self, scope: &Scope, whole: &Scope, argv: &[String]) -> Result<bool, SandboxError> {
+        if !scope.is_within(whole) {
+            return Err(SandboxError::Policy(format!(
+                "a command's scope must lie within its session's: {scope} is not within {whole}"
+            )));
+        }
+        let narrowed = scope != whole;
+        if narrowed && self.policy.backend != SandboxBackend::Bubblewrap {
+            return Err(SandboxError::Policy(format!(
+                "the {:?} backend cannot run a command in a narrowed scope ({scope}); only bubblewrap draws one",
+                self.policy.backend
+            )));
+        }
+        if self.deleted {
+            return Err(SandboxError::Deleted);
+        }
+        if argv.is_empty() {
+            return Err(SandboxError::Policy("empty command".into()));
+        }
+        self.check_scratch()?;
+        Ok(narrowed)
+    }
+
+    /// The bridge's socket folder: the session's proxy, a narrower one of the scope's, or none.
+    fn egress_for(&self, scope: &Scope, whole: &Scope) -> Result<Option<PathBuf>, SandboxError> {
+        Ok(match scope.network_scope() {
+            _ if self.proxy.is_none() => None,
+            ScopeNetwork::Deny => None,
+            n if *n == *whole.network_scope() => Some(self.layout.egress.clone()),
+            ScopeNetwork::Allow(list) => Some(self.scoped_egress(list)?),
+            ScopeNetwork::OpenShellPolicy(_) => None,
+        })
+    }
+
+    /// `bwrap` running `argv` under the seccomp filter and the network watch, in the session's
+    /// cgroups, with the descriptors its arguments name inherited.
+    fn bwrap_command(
+        &self,
+        scope: &Scope,
+        argv: &[String],
+        workdir: &str,
+        egress: Option<&Path>,
+    ) -> Result<tokio::process::Command, SandboxError> {
+        use std::os::fd::AsRawFd;
+        if self.policy.root_filesystem == RootFilesystem::Isolated {
+            let mut visible: Vec<PathBuf> = scope.paths().map(|(p, _)| p.to_path_buf()).collect();
+            visible.extend(self.bridge_exe.clone());
+            check_program(&argv[0], &visible).map_err(|e| SandboxError::Policy(e.to_string()))?;
+        }
+        // Every bubblewrap command runs under the network watch, so a direct attempt
+        // is recorded in every network mode. Internet sockets may then be created
+        // (the namespace has only `lo`): blocking them outright in bubblewrap's filter
+        // would fail the call before the watch could see where it was going.
+        let helper = self.bridge_exe.as_deref().ok_or_else(|| {
+            SandboxError::Policy(
+                "the network watch needs ghostlab's own executable inside the sandbox, and it was not found".into(),
+            )
+        })?;
+        let (ours, theirs) = watch_socket_pair()?;
+        let program = seccomp::compile(SocketRule::UnixAndLoopbackInet)?;
+        let fd = seccomp::memfd_with(&seccomp::to_bytes(&program))?;
+        let (views, view_fds) = self.data_views(scope)?;
+        let spec = CommandSpec {
+            watch_fd: Some(theirs.as_raw_fd()),
+            chdir: workdir,
+            seccomp_fd: fd.as_raw_fd(),
+            bridge_exe: egress.and(self.bridge_exe.as_deref()),
+            helper_exe: Some(helper),
+            argv,
+            scope,
+            egress_dir: egress.unwrap_or(&self.layout.egress),
+            views: &views,
+        };
+        let args = bwrap::args(&self.policy, &self.layout, &spec);
+        super::super::watch_supervisor::serve(ours, self.watch.clone(), issued_by_ghostlab(&args));
+        let mut cmd = tokio::process::Command::new("bwrap");
+        cmd.args(&args);
+        let mut setup = ChildSetup::for_limits(&self.policy.limits, true);
+        // The memfd, the shim's socket and the views' files must stay open until the command
+        // is spawned: the hook owns them.
+        for held in [fd, theirs].into_iter().chain(view_fds) {
+            setup.inherit_fds.push(held.as_raw_fd());
+            setup.held.push(std::sync::Arc::new(held));
+        }
+        if let Some(cg) = &self.cgroups {
+            setup.join_cgroups(cg);
+        }
+        setup.install(&mut cmd);
+        Ok(cmd)
+    }
+}
+
+/// What the network watch's shim execs (bridge, agent host, the user's message in its argv):
+/// Ghostlab's own hop, never a program of the agent's. Empty when the argv has no shim.
+fn issued_by_ghostlab(bwrap_args: &[String]) -> Vec<String> {
+    bwrap_args
+        .iter()
+        .position(|a| a == super::super::watch_shim::SUBCOMMAND)
+        .and_then(|at| bwrap_args[at..].iter().position(|a| a == "--").map(|d| at + d + 1))
+        .map(|from| bwrap_args[from..].to_vec())
+        .unwrap_or_default()
 }
 
 impl Session {
@@ -334,4 +354,32 @@ fn watch_socket_pair() -> Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd), S
             std::os::fd::OwnedFd::from_raw_fd(fds[1]),
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::issued_by_ghostlab;
+    use crate::sandbox::watch_shim::SUBCOMMAND;
+
+    fn words(s: &str) -> Vec<String> {
+        s.split(' ').map(|w| w.replace("SHIM", SUBCOMMAND)).collect()
+    }
+
+    #[test]
+    fn ghostlab_issued_everything_after_the_shims_own_separator() {
+        let args = words("--seccomp 7 --chdir /w -- /g SHIM --socket-fd 9 -- /g __egress-bridge -- opencode run --x");
+        assert_eq!(
+            issued_by_ghostlab(&args),
+            words("/g __egress-bridge -- opencode run --x")
+        );
+        // bwrap's own `--` before the shim does not count; the user's after it does not cut.
+        let args = words("--chdir /w -- /g SHIM --socket-fd 9 -- sh -c -- SHIM");
+        assert_eq!(issued_by_ghostlab(&args), words("sh -c -- SHIM"));
+    }
+
+    #[test]
+    fn without_the_shim_nothing_counts_as_ghostlabs() {
+        assert!(issued_by_ghostlab(&words("--chdir /w -- opencode run")).is_empty());
+        assert!(issued_by_ghostlab(&words("--chdir /w -- /g SHIM")).is_empty());
+    }
 }

@@ -41,7 +41,7 @@ impl Session {
 
     /// The host argvs that start and stop a forward of the sandbox's loopback port `{port}`
     /// (warm mode's server); `None` off OpenShell.
-    pub fn forward_argvs(&self) -> Option<(Vec<String>, Vec<String>)> {
+    pub(crate) fn forward_argvs(&self) -> Option<(Vec<String>, Vec<String>)> {
         let bin = self.openshell().ok()?.to_string_lossy().into_owned();
         let with_bin = |args: Vec<String>| std::iter::once(bin.clone()).chain(args).collect::<Vec<_>>();
         Some((

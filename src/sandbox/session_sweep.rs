@@ -15,27 +15,27 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::procs;
 
 /// Prefix of every session folder in the temp folder.
-pub const DIR_PREFIX: &str = "ghostlab-sandbox-";
+pub(crate) const DIR_PREFIX: &str = "ghostlab-sandbox-";
 /// Prefix of every `backend: local` environment folder in the temp folder. Such a folder has
 /// no cgroups or mounts: only the processes still using it and the folder itself.
-pub const LOCAL_PREFIX: &str = "ghostlab-local-";
+pub(crate) const LOCAL_PREFIX: &str = "ghostlab-local-";
 /// The owner file in a session folder: `<pid> <start time>` of the Ghostlab process.
-pub const OWNER_FILE: &str = "owner.pid";
+pub(crate) const OWNER_FILE: &str = "owner.pid";
 /// Present in a session folder whose policy says `keep: true`.
-pub const KEEP_FILE: &str = "keep";
+pub(crate) const KEEP_FILE: &str = "keep";
 const CGROUP_ROOT: &str = "/sys/fs/cgroup";
 
 static LIVE: Mutex<Vec<(PathBuf, String)>> = Mutex::new(Vec::new());
 static STARTED: AtomicBool = AtomicBool::new(false);
 
 /// `<pid> <start time>` of this process.
-pub fn owner_stamp() -> String {
+pub(crate) fn owner_stamp() -> String {
     let pid = std::process::id();
     format!("{pid} {}", start_time(pid).unwrap_or(0))
 }
 
 /// The start time (clock ticks since boot) of `pid`, from /proc.
-pub fn start_time_of(pid: u32) -> Option<u64> {
+pub(crate) fn start_time_of(pid: u32) -> Option<u64> {
     start_time(pid)
 }
 
@@ -53,14 +53,14 @@ fn start_time(pid: u32) -> Option<u64> {
 }
 
 /// Records a live session so a signal can end it.
-pub fn register(dir: &Path, id: &str) {
+pub(crate) fn register(dir: &Path, id: &str) {
     if let Ok(mut live) = LIVE.lock() {
         live.push((dir.to_path_buf(), id.to_string()));
     }
 }
 
 /// Forgets a session that was deleted normally.
-pub fn unregister(dir: &Path) {
+pub(crate) fn unregister(dir: &Path) {
     if let Ok(mut live) = LIVE.lock() {
         live.retain(|(d, _)| d != dir);
     }
@@ -70,7 +70,7 @@ pub fn unregister(dir: &Path) {
 /// handler that ends live sessions before exiting (128 + signal, as the default would).
 /// `None` after the first call. The caller then starts the reaper (`super::reaper`), which
 /// uses this file's sweep: kept out of here so the two files do not import each other.
-pub fn start_once() -> Option<Vec<String>> {
+pub(crate) fn start_once() -> Option<Vec<String>> {
     if STARTED.swap(true, Ordering::SeqCst) {
         return None;
     }
@@ -93,7 +93,7 @@ pub fn start_once() -> Option<Vec<String>> {
 }
 
 /// Ends every registered session: kills its processes, removes its cgroups and folder.
-pub fn end_live_sessions() {
+pub(crate) fn end_live_sessions() {
     let live: Vec<(PathBuf, String)> = LIVE.lock().map(|l| l.clone()).unwrap_or_default();
     for (dir, id) in live {
         remove_session(&dir, &id);
@@ -181,7 +181,7 @@ fn remove_cgroups(id: &str) {
 }
 
 /// Session folders whose owner process is gone (and which are not kept), with their ids.
-pub fn stale_sessions() -> Vec<(PathBuf, String)> {
+pub(crate) fn stale_sessions() -> Vec<(PathBuf, String)> {
     stale_sessions_in(&std::env::temp_dir())
 }
 
@@ -248,7 +248,7 @@ fn owner_alive(stamp: &str) -> bool {
 /// one line per session. cgroups are only ever removed by the id of a stale session: a
 /// `ghostlab-*` cgroup without a folder here may belong to a live process with another
 /// temp folder.
-pub fn sweep(dry_run: bool) -> Vec<String> {
+pub(crate) fn sweep(dry_run: bool) -> Vec<String> {
     let mut notes = Vec::new();
     for (dir, id) in stale_sessions() {
         if !dry_run {

@@ -24,15 +24,15 @@ const COST_FACTOR: u32 = 10;
 
 /// One bounded folder: its name for messages, its host path, its bound in bytes.
 #[derive(Debug, Clone)]
-pub struct Bounded {
-    pub name: String,
-    pub dir: PathBuf,
-    pub bytes: u64,
+pub(crate) struct Bounded {
+    pub(crate) name: String,
+    pub(crate) dir: PathBuf,
+    pub(crate) bytes: u64,
 }
 
 /// A running watcher; stops when dropped.
 #[derive(Debug)]
-pub struct StorageWatch {
+pub(crate) struct StorageWatch {
     stop: Arc<AtomicBool>,
     breach: Arc<Mutex<Option<String>>>,
     thread: Option<std::thread::JoinHandle<()>>,
@@ -40,14 +40,16 @@ pub struct StorageWatch {
 
 impl StorageWatch {
     /// Starts watching `folders`; `on_breach` runs once, on the watcher's thread, with the
-    /// reason (it stops the session's processes).
-    pub fn start(folders: Vec<Bounded>, on_breach: impl FnOnce(&str) + Send + 'static) -> StorageWatch {
+    /// reason (it stops the session's processes). Sessions measure more than folders
+    /// (`start_measuring`); this is the tests' plain folder watch.
+    #[cfg(test)]
+    pub(crate) fn start(folders: Vec<Bounded>, on_breach: impl FnOnce(&str) + Send + 'static) -> StorageWatch {
         StorageWatch::start_measuring(move || first_over(&folders), on_breach)
     }
 
     /// Starts calling `measure` (the first bound it finds broken, as the reason) until it finds
     /// one; then `on_breach` runs once, on the watcher's thread.
-    pub fn start_measuring(
+    pub(crate) fn start_measuring(
         measure: impl FnMut() -> Option<String> + Send + 'static,
         on_breach: impl FnOnce(&str) + Send + 'static,
     ) -> StorageWatch {
@@ -62,7 +64,7 @@ impl StorageWatch {
     }
 
     /// The first breach seen, if any.
-    pub fn breach(&self) -> Option<String> {
+    pub(crate) fn breach(&self) -> Option<String> {
         self.breach.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 }
@@ -78,7 +80,7 @@ impl Drop for StorageWatch {
 }
 
 /// The first folder over its bound (or that cannot be measured), as the reason.
-pub fn first_over(folders: &[Bounded]) -> Option<String> {
+pub(crate) fn first_over(folders: &[Bounded]) -> Option<String> {
     folders
         .iter()
         .find_map(|f| super::scratch::over_bound(&[(f.name.as_str(), f.dir.as_path())], f.bytes))
