@@ -121,8 +121,21 @@ impl ObservedFacts {
 
 /// Reads the facts the events hold. Files are added by the caller.
 pub fn observe_events(events: &[Envelope]) -> ObservedFacts {
-    let mut o = ObservedFacts::default();
-    let rejected_turns: Vec<u32> = events
+    let mut reader = EventReader {
+        o: ObservedFacts::default(),
+        repeats: std::collections::HashMap::new(),
+        rejected_turns: rejected_turns(events),
+    };
+    for e in events {
+        reader.read(e);
+    }
+    reader.o
+}
+
+/// Turns in which the agent host refused a tool call: an empty answer there is the host's
+/// refusal, not the agent answering nothing.
+fn rejected_turns(events: &[Envelope]) -> Vec<u32> {
+    events
         .iter()
         .filter_map(|e| match &e.event {
             RunEvent::ToolCall {
@@ -132,12 +145,22 @@ pub fn observe_events(events: &[Envelope]) -> ObservedFacts {
             } => Some(*turn),
             _ => None,
         })
-        .collect();
-    let mut repeats: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    for e in events {
+        .collect()
+}
+
+/// The facts gathered so far, read one event at a time.
+struct EventReader {
+    o: ObservedFacts,
+    /// Attempts per call (`tool arguments`), for the most repeated one.
+    repeats: std::collections::HashMap<String, usize>,
+    rejected_turns: Vec<u32>,
+}
+
+impl EventReader {
+    fn read(&mut self, e: &Envelope) {
         let id = format!("e{}", e.seq);
         match &e.event {
-            RunEvent::EgressDenied { host, port, .. } => o.network.push(NetworkAttempt {
+            RunEvent::EgressDenied { host, port, .. } => self.o.network.push(NetworkAttempt {
                 event: id,
                 host: host.clone(),
                 port: *port,
@@ -154,68 +177,12 @@ pub fn observe_events(events: &[Envelope]) -> ObservedFacts {
                 status,
                 result,
                 ..
-            } => {
-                let t = &mut o.tool_calls;
-                t.attempted += 1;
-                let key = format!("{tool} {}", argument_text(arguments));
-                let n = repeats.entry(key.clone()).or_default();
-                *n += 1;
-                if *n > t.max_repeats {
-                    t.max_repeats = *n;
-                    t.most_repeated = key.chars().take(200).collect();
-                }
-                if carries_instructions(result) {
-                    t.instructions_in_results.push(format!("{id} ({tool})"));
-                }
-                if result.contains(MASK) {
-                    o.secrets_seen.push(format!("{id} ({tool} result)"));
-                }
-                match status {
-                    ToolStatus::Completed => t.completed += 1,
-                    ToolStatus::Error => t.failed += 1,
-                    ToolStatus::DeniedByHost => t.rejected_by_host.push(RejectedCall {
-                        event: id.clone(),
-                        tool: tool.clone(),
-                        arguments: argument_text(arguments).chars().take(200).collect(),
-                    }),
-                }
-                if arguments.to_string().contains(MASK) {
-                    o.secrets_seen.push(format!("{id} ({tool} arguments)"));
-                }
-            }
-            RunEvent::AgentMessage { turn, text, .. } => {
-                o.output.turns += 1;
-                o.output.total_chars += text.chars().count();
-                let fault = |kind: &str, detail: String| OutputFault {
-                    event: id.clone(),
-                    turn: *turn,
-                    kind: kind.into(),
-                    detail,
-                };
-                if text.trim().is_empty() && !rejected_turns.contains(turn) {
-                    o.output
-                        .faults
-                        .push(fault("empty", "the agent answered nothing".into()));
-                } else if let Some(why) = non_text_reason(text) {
-                    o.output.faults.push(fault("non_text", why));
-                }
-                if text.contains(TRUNCATION_MARKER) {
-                    o.output.faults.push(fault(
-                        "over_bound",
-                        format!("the answer passed the bound of {TURN_TEXT_LIMIT} characters per turn"),
-                    ));
-                }
-                if text.contains(MASK) {
-                    o.secrets_seen.push(format!("{id} (answer)"));
-                }
-                if let Some(words) = agent_harness_talk(text) {
-                    o.agent_harness_talk.push(format!("{id}: {words}"));
-                }
-            }
+            } => self.tool_call(&id, tool, arguments, *status, result),
+            RunEvent::AgentMessage { turn, text, .. } => self.answer(&id, *turn, text),
             RunEvent::Stopped {
                 reason: StopReason::AgentError,
                 detail,
-            } if detail.contains(&CASE_TEXT_LIMIT.to_string()) => o.output.faults.push(OutputFault {
+            } if detail.contains(&CASE_TEXT_LIMIT.to_string()) => self.o.output.faults.push(OutputFault {
                 event: id,
                 turn: 0,
                 kind: "over_bound".into(),
@@ -224,7 +191,71 @@ pub fn observe_events(events: &[Envelope]) -> ObservedFacts {
             _ => {}
         }
     }
-    o
+
+    /// Counts the call, its repeats, instructions or secrets in its result, secrets in its
+    /// arguments, and a refusal by the host.
+    fn tool_call(&mut self, id: &str, tool: &str, arguments: &serde_json::Value, status: ToolStatus, result: &str) {
+        let t = &mut self.o.tool_calls;
+        t.attempted += 1;
+        let key = format!("{tool} {}", argument_text(arguments));
+        let n = self.repeats.entry(key.clone()).or_default();
+        *n += 1;
+        if *n > t.max_repeats {
+            t.max_repeats = *n;
+            t.most_repeated = key.chars().take(200).collect();
+        }
+        if carries_instructions(result) {
+            t.instructions_in_results.push(format!("{id} ({tool})"));
+        }
+        if result.contains(MASK) {
+            self.o.secrets_seen.push(format!("{id} ({tool} result)"));
+        }
+        match status {
+            ToolStatus::Completed => t.completed += 1,
+            ToolStatus::Error => t.failed += 1,
+            ToolStatus::DeniedByHost => t.rejected_by_host.push(RejectedCall {
+                event: id.to_string(),
+                tool: tool.to_string(),
+                arguments: argument_text(arguments).chars().take(200).collect(),
+            }),
+        }
+        if arguments.to_string().contains(MASK) {
+            self.o.secrets_seen.push(format!("{id} ({tool} arguments)"));
+        }
+    }
+
+    /// An answer's faults (empty outside a refused turn, not text, over the bound), a secret
+    /// in it, and talk about the harness.
+    fn answer(&mut self, id: &str, turn: u32, text: &str) {
+        let o = &mut self.o;
+        o.output.turns += 1;
+        o.output.total_chars += text.chars().count();
+        let fault = |kind: &str, detail: String| OutputFault {
+            event: id.to_string(),
+            turn,
+            kind: kind.into(),
+            detail,
+        };
+        if text.trim().is_empty() && !self.rejected_turns.contains(&turn) {
+            o.output
+                .faults
+                .push(fault("empty", "the agent answered nothing".into()));
+        } else if let Some(why) = non_text_reason(text) {
+            o.output.faults.push(fault("non_text", why));
+        }
+        if text.contains(TRUNCATION_MARKER) {
+            o.output.faults.push(fault(
+                "over_bound",
+                format!("the answer passed the bound of {TURN_TEXT_LIMIT} characters per turn"),
+            ));
+        }
+        if text.contains(MASK) {
+            o.secrets_seen.push(format!("{id} (answer)"));
+        }
+        if let Some(words) = agent_harness_talk(text) {
+            o.agent_harness_talk.push(format!("{id}: {words}"));
+        }
+    }
 }
 
 /// The checks that hold for every scenario unless its dataset switches them off.
