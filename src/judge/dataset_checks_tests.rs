@@ -232,3 +232,75 @@ fn defaults_are_on_for_secrets_and_answers_and_round_trip_empty() {
     assert!(c.no_secrets && c.answer_non_empty && c.is_default());
     assert_eq!(serde_json::to_string(&c).unwrap(), "{}");
 }
+
+/// Absence proves nothing without a workspace: the negative checks (`must_not_exist`,
+/// `must_not_change`, `refs_unchanged`) error like the positive ones, in the dataset's order.
+#[test]
+fn an_unobserved_workspace_errors_every_file_check_never_passes_one() {
+    let checks: ScenarioChecks = serde_json::from_value(serde_json::json!({
+        "must_exist": ["CHANGELOG.md"],
+        "must_contain": [{"glob": "NOTES.md", "contains": "1.3.0"}],
+        "must_not_exist": [".env"],
+        "must_change": ["package.json"],
+        "must_not_change": ["LICENSE"],
+        "refs_unchanged": true
+    }))
+    .unwrap();
+    let seeing = Observability {
+        tool_calls: true,
+        programs: true,
+        network: true,
+    };
+    let out = run_dataset_checks(&checks, &ObservedFacts::default(), &[], None, seeing);
+    let names: Vec<&str> = out.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "must_exist CHANGELOG.md",
+            "must_contain NOTES.md \"1.3.0\"",
+            "must_not_exist .env",
+            "must_change package.json",
+            "must_not_change LICENSE",
+            "refs_unchanged",
+        ]
+    );
+    for c in &out {
+        assert!(matches!(c.outcome, CheckOutcome::Errored { .. }), "{c:?}");
+    }
+}
+
+/// A forbidden program the sandbox may have missed leaves the rule unsettled, but a hit among
+/// the kept programs still fails it.
+#[test]
+fn missed_programs_block_a_clean_bill_but_not_a_hit() {
+    let checks: ScenarioChecks = serde_json::from_value(serde_json::json!({
+        "forbidden_commands": [{"tool": "bash", "pattern": "git\\s+push"}]
+    }))
+    .unwrap();
+    let programs_only = Observability {
+        tool_calls: false,
+        programs: true,
+        network: false,
+    };
+    let seen = |commands: &[&str], missed| {
+        at(
+            4,
+            RunEvent::CommandsSeen {
+                turn: 1,
+                commands: commands.iter().map(|c| c.to_string()).collect(),
+                missed,
+            },
+        )
+    };
+    let run = |events: &[Envelope]| {
+        run_dataset_checks(&checks, &ObservedFacts::default(), events, None, programs_only)
+            .remove(0)
+            .outcome
+    };
+    assert!(matches!(run(&[seen(&["ls"], 0)]), CheckOutcome::Passed { .. }));
+    assert!(matches!(run(&[seen(&["ls"], 2)]), CheckOutcome::NotObservable { .. }));
+    match run(&[seen(&["git push origin main"], 2)]) {
+        CheckOutcome::Failed { detail } => assert!(detail.contains("program started: git push"), "{detail}"),
+        other => panic!("{other:?}"),
+    }
+}

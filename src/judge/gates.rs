@@ -332,3 +332,7 @@ fn denied_egress_gate(denied: usize) -> GateResult {
         figures: GateFigures::new(0.0, Some(denied as f64), GateUnit::Count, Comparison::AtMost),
     }
 }
+
+#[cfg(test)]
+#[path = "gates_tests.rs"]
+mod tests;
