@@ -3,12 +3,11 @@
 //! the conversation (INCONCLUSIVE, not a verdict on the agent). An agent that talks about being
 //! tested is recorded as an observed fact (its answers may not reflect real use).
 //!
-//! The phrase classifier is in `integrity_classifier`; the tables below hold positive and
-//! negative examples for every kind.
+//! The phrase classifier is in `integrity_classifier`, its rules in `integrity_phrases`; the
+//! tables below hold positive and negative examples for every kind.
 
-use super::integrity_classifier::{
-    AGENT_HARNESS_RULES, USER_HARNESS_RULES, USER_ROLE_SWAP_RULES, first_match, markup, words,
-};
+use super::integrity_classifier::{first_match, markup, words};
+use super::integrity_phrases::{AGENT_HARNESS_RULES, USER_HARNESS_RULES, USER_ROLE_SWAP_RULES};
 use crate::trial::case::{CaseSpec, Exchange};
 
 /// A broken-character finding.

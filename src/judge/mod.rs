@@ -19,6 +19,7 @@ pub mod gates;
 pub mod integrity;
 pub mod integrity_classifier;
 pub mod integrity_context;
+pub mod integrity_phrases;
 pub mod junit;
 pub mod llm_judge;
 pub mod observability;
