@@ -12,9 +12,9 @@ use serde_json::Value;
 use std::borrow::Cow;
 use std::sync::RwLock;
 
-pub mod declared;
+pub(crate) mod declared;
 pub mod forms;
-pub mod protected;
+pub(crate) mod protected;
 mod shapes;
 
 use crate::spec::LoadedJob;
@@ -96,9 +96,9 @@ pub struct Redactor {
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{what} `{shown}` holds the value of a secret; rename it (it is written in every artifact)")]
 pub struct SecretInName {
-    pub what: String,
+    pub(crate) what: String,
     /// The name with the secret masked.
-    pub shown: String,
+    pub(crate) shown: String,
 }
 
 impl Redactor {
@@ -119,7 +119,7 @@ impl Redactor {
     }
 
     /// Registers the current values of the named environment variables.
-    pub fn add_env_vars<'a>(&mut self, names: impl IntoIterator<Item = &'a str>) {
+    pub(crate) fn add_env_vars<'a>(&mut self, names: impl IntoIterator<Item = &'a str>) {
         for name in names {
             if let Ok(value) = std::env::var(name) {
                 self.add_secret(&value);
@@ -139,7 +139,10 @@ impl Redactor {
 
     /// Never rewrites the given structural names (case ids, persona ids and names), each with
     /// what it is; refuses one that holds a known secret (it could not be shown unmasked).
-    pub fn protect<'a>(&mut self, names: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<(), SecretInName> {
+    pub(crate) fn protect<'a>(
+        &mut self,
+        names: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<(), SecretInName> {
         let mut kept: Vec<String> = self.protected.names().to_vec();
         for (what, name) in names {
             if let Cow::Owned(shown) = self.mask_known(name) {
@@ -193,7 +196,7 @@ impl Redactor {
     /// A file's bytes at the artifact boundary: text with its secrets masked (borrowed when
     /// clean), a binary kept as it is, or `None` for a binary with something secret-shaped in
     /// it, which cannot be masked without corrupting it and so must be withheld.
-    pub fn redact_file_bytes<'a>(&self, bytes: &'a [u8]) -> Option<Cow<'a, [u8]>> {
+    pub(crate) fn redact_file_bytes<'a>(&self, bytes: &'a [u8]) -> Option<Cow<'a, [u8]>> {
         match std::str::from_utf8(bytes) {
             Ok(text) => Some(match self.redact(text) {
                 Cow::Borrowed(_) => Cow::Borrowed(bytes),

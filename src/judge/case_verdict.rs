@@ -176,7 +176,7 @@ pub fn write_verdict(path: &Path, verdict: &VerdictFile, redactor: &Redactor) ->
 }
 
 /// verdict.json's text, redacted (for a caller that commits it as a trial's marker).
-pub fn verdict_bytes(verdict: &VerdictFile, redactor: &Redactor) -> std::io::Result<Vec<u8>> {
+pub(crate) fn verdict_bytes(verdict: &VerdictFile, redactor: &Redactor) -> std::io::Result<Vec<u8>> {
     let mut value = serde_json::to_value(verdict).map_err(std::io::Error::other)?;
     redactor.redact_value(&mut value);
     let mut text = serde_json::to_vec_pretty(&value).map_err(std::io::Error::other)?;

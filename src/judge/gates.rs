@@ -15,12 +15,12 @@ pub struct CaseTrials {
 }
 
 impl CaseTrials {
-    pub fn passes(&self) -> usize {
+    pub(crate) fn passes(&self) -> usize {
         self.trials.iter().filter(|v| v.is_pass()).count()
     }
 
     /// Share of trials that passed (0 when there were none).
-    pub fn pass_at_1(&self) -> f64 {
+    pub(crate) fn pass_at_1(&self) -> f64 {
         if self.trials.is_empty() {
             0.0
         } else {
@@ -29,12 +29,12 @@ impl CaseTrials {
     }
 
     /// Every trial passed (and there was at least one).
-    pub fn pass_all(&self) -> bool {
+    pub(crate) fn pass_all(&self) -> bool {
         !self.trials.is_empty() && self.trials.iter().all(|v| v.is_pass())
     }
 
     /// Some trials passed and some did not.
-    pub fn is_flaky(&self) -> bool {
+    pub(crate) fn is_flaky(&self) -> bool {
         let p = self.passes();
         p > 0 && p < self.trials.len()
     }
@@ -152,18 +152,18 @@ pub struct GateResult {
 /// A gate's requirement as numbers: met when `value` `comparison` `threshold`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GateFigures {
-    pub threshold: f64,
+    pub(crate) threshold: f64,
     /// The measured value; absent when its input was missing (e.g. no contract.json).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<f64>,
-    pub unit: GateUnit,
-    pub comparison: Comparison,
+    pub(crate) value: Option<f64>,
+    pub(crate) unit: GateUnit,
+    pub(crate) comparison: Comparison,
 }
 
 /// What a gate's numbers count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum GateUnit {
+pub(crate) enum GateUnit {
     /// A share between 0 and 1 (0.8 = 80 %).
     Ratio,
     /// A number of findings, attempts or trials.
@@ -172,7 +172,7 @@ pub enum GateUnit {
 
 /// How `value` must relate to `threshold`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub enum Comparison {
+pub(crate) enum Comparison {
     #[serde(rename = ">=")]
     AtLeast,
     #[serde(rename = "<=")]
@@ -180,7 +180,7 @@ pub enum Comparison {
 }
 
 impl GateFigures {
-    pub fn new(threshold: f64, value: Option<f64>, unit: GateUnit, comparison: Comparison) -> Option<Self> {
+    pub(crate) fn new(threshold: f64, value: Option<f64>, unit: GateUnit, comparison: Comparison) -> Option<Self> {
         Some(GateFigures {
             threshold,
             value,

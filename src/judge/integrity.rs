@@ -12,13 +12,13 @@ use crate::trial::case::{CaseSpec, Exchange};
 
 /// A broken-character finding.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Break {
-    pub kind: &'static str,
-    pub evidence: String,
+pub(crate) struct Break {
+    pub(crate) kind: &'static str,
+    pub(crate) evidence: String,
 }
 
 /// Checks one emulator message on its own; `None` when it stays in character.
-pub fn check_message(message: &str) -> Option<Break> {
+pub(crate) fn check_message(message: &str) -> Option<Break> {
     if message.trim().is_empty() {
         return Some(Break {
             kind: "empty_message",
@@ -32,12 +32,12 @@ pub fn check_message(message: &str) -> Option<Break> {
 }
 
 /// Checks an emulator message in its conversation: `check_message`, then goal drift.
-pub fn check_user_turn(message: &str, case: &CaseSpec, history: &[Exchange]) -> Option<Break> {
+pub(crate) fn check_user_turn(message: &str, case: &CaseSpec, history: &[Exchange]) -> Option<Break> {
     check_message(message).or_else(|| drift(message, case, history))
 }
 
 /// Harness talk in an agent's answer, as the matched words.
-pub fn agent_harness_talk(text: &str) -> Option<String> {
+pub(crate) fn agent_harness_talk(text: &str) -> Option<String> {
     first_match(AGENT_HARNESS_RULES, text).map(|(_, m)| m)
 }
 

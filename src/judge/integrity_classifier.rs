@@ -12,15 +12,15 @@ use std::sync::LazyLock;
 
 /// One rule: a kind, its slot sequence, the gap allowed, and words that, right after the
 /// match, mean ordinary speech ("this is a test release").
-pub struct PhraseRule {
-    pub kind: &'static str,
-    pub slots: &'static [&'static [&'static str]],
-    pub gap: usize,
-    pub not_followed_by: &'static [&'static str],
+pub(crate) struct PhraseRule {
+    pub(crate) kind: &'static str,
+    pub(crate) slots: &'static [&'static [&'static str]],
+    pub(crate) gap: usize,
+    pub(crate) not_followed_by: &'static [&'static str],
 }
 
 /// Lower-cased words, apostrophes split off ("it's" → "it", "s"), punctuation dropped.
-pub fn words(text: &str) -> Vec<String> {
+pub(crate) fn words(text: &str) -> Vec<String> {
     text.to_lowercase()
         .replace(['\u{2019}', '\u{2018}'], "'")
         .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '_'))
@@ -37,7 +37,7 @@ fn slot_matches(slot: &[&str], word: &str) -> bool {
 }
 
 /// The matched words of the first place `rule` matches in `ws`, if any.
-pub fn find(rule: &PhraseRule, ws: &[String]) -> Option<String> {
+pub(crate) fn find(rule: &PhraseRule, ws: &[String]) -> Option<String> {
     for start in 0..ws.len() {
         if !slot_matches(rule.slots[0], &ws[start]) {
             continue;
@@ -75,13 +75,13 @@ static THINK_TAGS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)</?\s*(think|thinking|reasoning|scratchpad)\s*>").expect("valid pattern"));
 
 /// The first rule of `rules` that matches `text`, as (kind, matched words).
-pub fn first_match(rules: &[PhraseRule], text: &str) -> Option<(&'static str, String)> {
+pub(crate) fn first_match(rules: &[PhraseRule], text: &str) -> Option<(&'static str, String)> {
     let ws = words(text);
     rules.iter().find_map(|r| find(r, &ws).map(|m| (r.kind, m)))
 }
 
 /// Markup in the user's text: tool-call syntax or thinking tags, as (kind, evidence).
-pub fn markup(text: &str) -> Option<(&'static str, String)> {
+pub(crate) fn markup(text: &str) -> Option<(&'static str, String)> {
     if let Some(m) = THINK_TAGS.find(text) {
         return Some(("leaked_reasoning", m.as_str().to_string()));
     }

@@ -67,7 +67,7 @@ const MEANS_TEST: &[&str] = &[
 ];
 
 /// Harness talk by the simulated user.
-pub static USER_HARNESS_RULES: &[PhraseRule] = &[
+pub(crate) static USER_HARNESS_RULES: &[PhraseRule] = &[
     PhraseRule {
         kind: "harness_talk",
         slots: &[
@@ -207,7 +207,7 @@ pub static USER_HARNESS_RULES: &[PhraseRule] = &[
 ];
 
 /// Signs the simulated user speaks as the assistant.
-pub static USER_ROLE_SWAP_RULES: &[PhraseRule] = &[
+pub(crate) static USER_ROLE_SWAP_RULES: &[PhraseRule] = &[
     PhraseRule {
         kind: "role_swap",
         slots: &[&["as"], &["an", "a"], &["ai", "assistant", "llm"]],
@@ -271,7 +271,7 @@ pub static USER_ROLE_SWAP_RULES: &[PhraseRule] = &[
 ];
 
 /// Agent talk about being tested, graded or simulated.
-pub static AGENT_HARNESS_RULES: &[PhraseRule] = &[
+pub(crate) static AGENT_HARNESS_RULES: &[PhraseRule] = &[
     PhraseRule {
         kind: "agent_harness_talk",
         slots: &[

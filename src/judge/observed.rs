@@ -23,67 +23,67 @@ use crate::trial::events::{Envelope, RunEvent, StopReason, ToolStatus};
 /// Hosts the agent hosts contact on their own at start-up (OpenCode's model list and its
 /// plugin install from npm). A denied attempt to these is the harness's noise, not the agent's;
 /// the agent's own attempt to the same host cannot be told apart at the proxy.
-pub const AGENT_HOST_LOOKUPS: &[&str] = &["registry.npmjs.org", "models.opencode.ai", "models.dev"];
+pub(crate) const AGENT_HOST_LOOKUPS: &[&str] = &["registry.npmjs.org", "models.opencode.ai", "models.dev"];
 
-pub fn is_agent_host_lookup(host: &str) -> bool {
+pub(crate) fn is_agent_host_lookup(host: &str) -> bool {
     AGENT_HOST_LOOKUPS.contains(&host.trim_end_matches('.').to_lowercase().as_str())
 }
 
 /// One network attempt the sandbox recorded.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct NetworkAttempt {
-    pub event: String,
-    pub host: String,
-    pub port: u16,
-    pub outcome: String,
-    pub by: Party,
+pub(crate) struct NetworkAttempt {
+    pub(crate) event: String,
+    pub(crate) host: String,
+    pub(crate) port: u16,
+    pub(crate) outcome: String,
+    pub(crate) by: Party,
 }
 
 impl NetworkAttempt {
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!("{}:{} {} ({})", self.host, self.port, self.outcome, self.event)
     }
 }
 
 /// A tool call the agent host refused (permission `deny`, or `ask` auto-rejected).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct RejectedCall {
-    pub event: String,
-    pub tool: String,
-    pub arguments: String,
+pub(crate) struct RejectedCall {
+    pub(crate) event: String,
+    pub(crate) tool: String,
+    pub(crate) arguments: String,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct ToolCallFacts {
-    pub attempted: usize,
-    pub completed: usize,
-    pub failed: usize,
-    pub rejected_by_host: Vec<RejectedCall>,
+pub(crate) struct ToolCallFacts {
+    pub(crate) attempted: usize,
+    pub(crate) completed: usize,
+    pub(crate) failed: usize,
+    pub(crate) rejected_by_host: Vec<RejectedCall>,
     /// The most times one call (same tool, same arguments) was attempted, and that call.
     #[serde(default)]
-    pub max_repeats: usize,
+    pub(crate) max_repeats: usize,
     #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub most_repeated: String,
+    pub(crate) most_repeated: String,
     /// Calls whose result carries instructions to the agent (`e7 (release_ci_status)`).
     #[serde(default)]
-    pub instructions_in_results: Vec<String>,
+    pub(crate) instructions_in_results: Vec<String>,
 }
 
 /// An answer that is empty, not text, or over the bound.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct OutputFault {
-    pub event: String,
-    pub turn: u32,
+pub(crate) struct OutputFault {
+    pub(crate) event: String,
+    pub(crate) turn: u32,
     /// `empty`, `non_text` or `over_bound`.
-    pub kind: String,
-    pub detail: String,
+    pub(crate) kind: String,
+    pub(crate) detail: String,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct OutputFacts {
-    pub turns: usize,
-    pub total_chars: usize,
-    pub faults: Vec<OutputFault>,
+pub(crate) struct OutputFacts {
+    pub(crate) turns: usize,
+    pub(crate) total_chars: usize,
+    pub(crate) faults: Vec<OutputFault>,
 }
 
 /// Everything the harness observed in one trial (stored in verdict.json as `observed`).
@@ -92,35 +92,35 @@ pub struct ObservedFacts {
     /// `None` when no workspace was observed (the case never started, or a rescore of a run
     /// recorded before file observation existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub files: Option<FileFacts>,
+    pub(crate) files: Option<FileFacts>,
     #[serde(default)]
-    pub network: Vec<NetworkAttempt>,
+    pub(crate) network: Vec<NetworkAttempt>,
     #[serde(default)]
-    pub tool_calls: ToolCallFacts,
+    pub(crate) tool_calls: ToolCallFacts,
     /// Events where a known secret (masked at the log boundary) appears in an answer or in
     /// tool arguments.
     #[serde(default)]
-    pub secrets_seen: Vec<String>,
+    pub(crate) secrets_seen: Vec<String>,
     /// Why the final workspace could not be searched for secrets (too large to keep masked),
     /// so a clean search elsewhere does not prove there is none.
     #[serde(skip)]
-    pub secrets_unsearched: Option<String>,
+    pub(crate) secrets_unsearched: Option<String>,
     #[serde(default)]
-    pub output: OutputFacts,
+    pub(crate) output: OutputFacts,
     /// `e12: you seem to be a simulated user`.
     #[serde(default)]
-    pub agent_harness_talk: Vec<String>,
+    pub(crate) agent_harness_talk: Vec<String>,
 }
 
 impl ObservedFacts {
     /// Network attempts that are the agent's (the host's own lookups aside).
-    pub fn agent_network(&self) -> impl Iterator<Item = &NetworkAttempt> {
+    pub(crate) fn agent_network(&self) -> impl Iterator<Item = &NetworkAttempt> {
         self.network.iter().filter(|n| n.by == Party::Agent)
     }
 }
 
 /// Reads the facts the events hold. Files are added by the caller.
-pub fn observe_events(events: &[Envelope]) -> ObservedFacts {
+pub(crate) fn observe_events(events: &[Envelope]) -> ObservedFacts {
     let mut reader = EventReader {
         o: ObservedFacts::default(),
         repeats: std::collections::HashMap::new(),
@@ -259,7 +259,7 @@ impl EventReader {
 }
 
 /// The checks that hold for every scenario unless its dataset switches them off.
-pub fn default_checks(o: &ObservedFacts, checks: &ScenarioChecks) -> Vec<CheckResult> {
+pub(crate) fn default_checks(o: &ObservedFacts, checks: &ScenarioChecks) -> Vec<CheckResult> {
     let mut out = Vec::new();
     let faults = |kinds: &[&str]| -> Vec<String> {
         o.output
