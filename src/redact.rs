@@ -8,62 +8,24 @@
 //! Ghostlab generates never has (an uppercase letter, an underscore, whitespace, or a Slack
 //! prefix followed by digits; see `crate::util::ids`), so `risk-…` case ids are never rewritten.
 
-use regex::{Regex, RegexSet};
 use serde_json::Value;
 use std::borrow::Cow;
-use std::sync::{LazyLock, RwLock};
+use std::sync::RwLock;
 
-pub mod declared;
+pub(crate) mod declared;
 pub mod forms;
-pub mod protected;
+pub(crate) mod protected;
+mod shapes;
 
 use crate::spec::LoadedJob;
 use forms::{encoded_forms, fragment_spans};
+use shapes::{ANY_RULE, mask_shapes};
 
 /// What a masked secret is replaced with.
 pub const MASK: &str = "[REDACTED]";
 
 /// Values shorter than this are not treated as secrets (they would mask ordinary words).
 const MIN_SECRET_LEN: usize = 6;
-
-/// One token shape and whether a match is random enough to be a key.
-struct TokenRule {
-    pattern: Regex,
-    /// Needs an uppercase letter in the match (the body of an `sk-` key is base62/base64url, so a
-    /// real key has one; a lowercase id never does).
-    needs_uppercase: bool,
-}
-
-static RULES: LazyLock<Vec<TokenRule>> = LazyLock::new(|| {
-    [
-        // OpenAI (sk-, sk-proj-, sk-svcacct-, sk-admin-) and Anthropic (sk-ant-api03-…).
-        (r"\bsk-[A-Za-z0-9_\-]{20,}", true),
-        (r"\bgh[pousr]_[A-Za-z0-9]{20,}", false),
-        (r"\bgithub_pat_[A-Za-z0-9_]{22,}", false),
-        (r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", false),
-        (r"\b(?:xox[abeoprs]|xapp)-[0-9][A-Za-z0-9\-]{8,}", false),
-        (r"(?i)\bbearer\s+[A-Za-z0-9._~+/\-]{16,}=*", false),
-        (
-            r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
-            false,
-        ),
-        (
-            r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----",
-            false,
-        ),
-    ]
-    .iter()
-    .map(|(p, needs_uppercase)| TokenRule {
-        pattern: Regex::new(p).expect("valid redaction pattern"),
-        needs_uppercase: *needs_uppercase,
-    })
-    .collect()
-});
-
-/// Every token pattern in one automaton: most strings match none, and one scan says so (the
-/// rules are then skipped instead of each scanning the string again).
-static ANY_RULE: LazyLock<RegexSet> =
-    LazyLock::new(|| RegexSet::new(RULES.iter().map(|r| r.pattern.as_str())).expect("valid redaction patterns"));
 
 /// Secrets known to the whole process: keyring values and resolved header values.
 static KNOWN: RwLock<Vec<String>> = RwLock::new(Vec::new());
@@ -134,9 +96,9 @@ pub struct Redactor {
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{what} `{shown}` holds the value of a secret; rename it (it is written in every artifact)")]
 pub struct SecretInName {
-    pub what: String,
+    pub(crate) what: String,
     /// The name with the secret masked.
-    pub shown: String,
+    pub(crate) shown: String,
 }
 
 impl Redactor {
@@ -157,7 +119,7 @@ impl Redactor {
     }
 
     /// Registers the current values of the named environment variables.
-    pub fn add_env_vars<'a>(&mut self, names: impl IntoIterator<Item = &'a str>) {
+    pub(crate) fn add_env_vars<'a>(&mut self, names: impl IntoIterator<Item = &'a str>) {
         for name in names {
             if let Ok(value) = std::env::var(name) {
                 self.add_secret(&value);
@@ -177,7 +139,10 @@ impl Redactor {
 
     /// Never rewrites the given structural names (case ids, persona ids and names), each with
     /// what it is; refuses one that holds a known secret (it could not be shown unmasked).
-    pub fn protect<'a>(&mut self, names: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<(), SecretInName> {
+    pub(crate) fn protect<'a>(
+        &mut self,
+        names: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<(), SecretInName> {
         let mut kept: Vec<String> = self.protected.names().to_vec();
         for (what, name) in names {
             if let Cow::Owned(shown) = self.mask_known(name) {
@@ -227,34 +192,11 @@ impl Redactor {
     }
 }
 
-/// Masks token-shaped strings (real key formats), except a match wholly inside a protected name.
-fn mask_shapes<'a>(mut out: Cow<'a, str>, protected: &protected::Protected) -> Cow<'a, str> {
-    for rule in RULES.iter() {
-        let random = |m: &str| !rule.needs_uppercase || m.chars().any(|c| c.is_ascii_uppercase());
-        let spans = protected.spans(&out);
-        let masks =
-            |m: &regex::Match<'_>| random(m.as_str()) && !protected::Protected::covers(&spans, m.start(), m.end());
-        if !rule.pattern.find_iter(&out).any(|m| masks(&m)) {
-            continue;
-        }
-        let replaced = rule.pattern.replace_all(&out, |c: &regex::Captures| {
-            let m = c.get(0).expect("a match has a whole group");
-            if masks(&m) {
-                MASK.to_string()
-            } else {
-                m.as_str().to_string()
-            }
-        });
-        out = Cow::Owned(replaced.into_owned());
-    }
-    out
-}
-
 impl Redactor {
     /// A file's bytes at the artifact boundary: text with its secrets masked (borrowed when
     /// clean), a binary kept as it is, or `None` for a binary with something secret-shaped in
     /// it, which cannot be masked without corrupting it and so must be withheld.
-    pub fn redact_file_bytes<'a>(&self, bytes: &'a [u8]) -> Option<Cow<'a, [u8]>> {
+    pub(crate) fn redact_file_bytes<'a>(&self, bytes: &'a [u8]) -> Option<Cow<'a, [u8]>> {
         match std::str::from_utf8(bytes) {
             Ok(text) => Some(match self.redact(text) {
                 Cow::Borrowed(_) => Cow::Borrowed(bytes),
@@ -321,21 +263,6 @@ mod tests {
         assert!(!v.to_string().contains("s3cr3t-value"));
         let mut clean = serde_json::json!({"a": ["nothing", {"b": "here"}]});
         assert!(!r.redact_value(&mut clean));
-    }
-
-    #[test]
-    fn the_prefilter_lets_every_token_shape_through_to_its_rule() {
-        let r = Redactor::new();
-        for token in [
-            "sk-abcdefGhijklmnopqrstuvwx",
-            "ghp_abcdefghijklmnopqrstuvwxyz",
-            "AKIAABCDEFGHIJKLMNOP",
-            "xoxb-1234567890-abcdef",
-            "eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.SflKxwRJSMeKKF2QT4f",
-        ] {
-            let text = format!("key {token} end");
-            assert_eq!(r.redact(&text), format!("key {MASK} end"), "{token}");
-        }
     }
 
     #[test]

@@ -62,6 +62,28 @@ pub async fn judge_case(
             Err(e) => evidence.infra_error = Some(format!("judge: {e}")),
         },
     }
+    let observed = observe_case(checks);
+    if evidence.infra_error.is_none() {
+        add_harness_evidence(&mut evidence, case, end, checks, &observed);
+    }
+    let decision = decide(&evidence);
+    VerdictFile {
+        version: VERDICT_VERSION,
+        case: case.id.clone(),
+        trial: case.trial,
+        verdict: decision.verdict,
+        reasons: decision.reasons,
+        criteria: evidence.criteria,
+        checks: evidence.checks,
+        judge: judge.label(),
+        duration_ms: 0,
+        observed,
+    }
+}
+
+/// What the harness observed: the events' facts, the files, and every secret found in what
+/// the agent wrote (or why the final workspace could not be searched).
+fn observe_case(checks: &CheckInput<'_>) -> ObservedFacts {
     let mut observed = observe_events(checks.events);
     observed.files = checks.files.cloned();
     if let Some(f) = checks.files {
@@ -71,6 +93,13 @@ pub async fn judge_case(
                 .map(|p| format!("file written outside the workspace {p}")),
         );
     }
+    search_workspace_for_secrets(&mut observed, checks);
+    observed
+}
+
+/// Secrets in the final workspace: searched in the masked copy, or live where the copy was
+/// not kept; a workspace that could be neither leaves the secret check unsettled.
+fn search_workspace_for_secrets(observed: &mut ObservedFacts, checks: &CheckInput<'_>) {
     let touched_any = checks
         .files
         .is_some_and(|f| !f.workspace.added.is_empty() || !f.workspace.changed.is_empty());
@@ -99,48 +128,45 @@ pub async fn judge_case(
             .secrets_seen
             .extend(found.into_iter().filter(touched).map(|p| format!("workspace file {p}")));
     }
-    if evidence.infra_error.is_none() {
-        let scenario_checks = &case.scenario.expected.checks;
-        evidence.checks = run_checks(checks);
-        evidence.checks.extend(default_checks(&observed, scenario_checks));
-        evidence.checks.extend(run_dataset_checks(
-            scenario_checks,
-            &observed,
-            checks.events,
-            checks.workspace,
-            checks.observability,
-        ));
-        evidence
-            .checks
-            .extend(super::exercises::unknown_named_tools(case, checks.known_tools));
-        match super::exercises::coverage(case, checks.events) {
-            Coverage::Reached(check) => evidence.checks.push(check),
-            Coverage::Missed(gap) => evidence.coverage_gaps.push(gap),
-            Coverage::NotApplicable => {}
-        }
-        evidence.criteria = settle(case, std::mem::take(&mut evidence.criteria), &evidence.checks);
-        evidence.observations = unsettled(&observed, scenario_checks);
-        if matches!(end, ConversationEnd::Completed(StopReason::UserGaveUp)) {
-            evidence.observations.push(Observation {
-                kind: "user-gave-up",
-                subject: String::new(),
-                what: "the simulated user gave up on its goal".into(),
-                event: None,
-            });
-        }
-    }
-    let decision = decide(&evidence);
-    VerdictFile {
-        version: VERDICT_VERSION,
-        case: case.id.clone(),
-        trial: case.trial,
-        verdict: decision.verdict,
-        reasons: decision.reasons,
-        criteria: evidence.criteria,
-        checks: evidence.checks,
-        judge: judge.label(),
-        duration_ms: 0,
+}
+
+/// The harness's own evidence: every deterministic check, the coverage of what the case was
+/// written to show, the judge's answers settled against the checks, and the observations no
+/// check settles.
+fn add_harness_evidence(
+    evidence: &mut Evidence,
+    case: &CaseSpec,
+    end: &ConversationEnd,
+    checks: &CheckInput<'_>,
+    observed: &ObservedFacts,
+) {
+    let scenario_checks = &case.scenario.expected.checks;
+    evidence.checks = run_checks(checks);
+    evidence.checks.extend(default_checks(observed, scenario_checks));
+    evidence.checks.extend(run_dataset_checks(
+        scenario_checks,
         observed,
+        checks.events,
+        checks.workspace,
+        checks.observability,
+    ));
+    evidence
+        .checks
+        .extend(super::exercises::unknown_named_tools(case, checks.known_tools));
+    match super::exercises::coverage(case, checks.events) {
+        Coverage::Reached(check) => evidence.checks.push(check),
+        Coverage::Missed(gap) => evidence.coverage_gaps.push(gap),
+        Coverage::NotApplicable => {}
+    }
+    evidence.criteria = settle(case, std::mem::take(&mut evidence.criteria), &evidence.checks);
+    evidence.observations = unsettled(observed, scenario_checks);
+    if matches!(end, ConversationEnd::Completed(StopReason::UserGaveUp)) {
+        evidence.observations.push(Observation {
+            kind: "user-gave-up",
+            subject: String::new(),
+            what: "the simulated user gave up on its goal".into(),
+            event: None,
+        });
     }
 }
 
@@ -150,7 +176,7 @@ pub fn write_verdict(path: &Path, verdict: &VerdictFile, redactor: &Redactor) ->
 }
 
 /// verdict.json's text, redacted (for a caller that commits it as a trial's marker).
-pub fn verdict_bytes(verdict: &VerdictFile, redactor: &Redactor) -> std::io::Result<Vec<u8>> {
+pub(crate) fn verdict_bytes(verdict: &VerdictFile, redactor: &Redactor) -> std::io::Result<Vec<u8>> {
     let mut value = serde_json::to_value(verdict).map_err(std::io::Error::other)?;
     redactor.redact_value(&mut value);
     let mut text = serde_json::to_vec_pretty(&value).map_err(std::io::Error::other)?;

@@ -10,20 +10,23 @@ use std::collections::HashMap;
 use crate::trial::{Envelope, RunEvent};
 
 /// Most citations kept per answer, and most characters of one.
-pub const MAX_CITATIONS: usize = 32;
+pub(crate) const MAX_CITATIONS: usize = 32;
 const MAX_CITATION_CHARS: usize = 400;
 /// From this many events shown, citing all but one of them is not evidence.
 const BLANKET_FROM: usize = 4;
 
 /// One event the judge was shown.
 #[derive(Debug, Clone)]
-pub struct ShownEvent {
-    pub line: String,
-    pub by_agent: bool,
+pub(crate) struct ShownEvent {
+    pub(crate) line: String,
+    pub(crate) by_agent: bool,
 }
 
 /// The events the judge was shown, by id.
-pub fn shown_events(events: &[Envelope], line: impl Fn(&RunEvent) -> Option<String>) -> HashMap<String, ShownEvent> {
+pub(crate) fn shown_events(
+    events: &[Envelope],
+    line: impl Fn(&RunEvent) -> Option<String>,
+) -> HashMap<String, ShownEvent> {
     events
         .iter()
         .filter_map(|e| {
@@ -58,7 +61,7 @@ fn parse(citation: &str) -> (String, Option<String>) {
 
 /// Why a judge's citations do not hold (the criterion is then unanswered with these words).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum CitationError {
+pub(crate) enum CitationError {
     #[error("the judge quoted words that are not in {0}")]
     MisQuoted(String),
     #[error("the judge cited no event of this transcript")]
@@ -70,7 +73,7 @@ pub enum CitationError {
 }
 
 /// The cited ids, when the citations hold; otherwise why they do not.
-pub fn verify(evidence: &[String], shown: &HashMap<String, ShownEvent>) -> Result<Vec<String>, CitationError> {
+pub(crate) fn verify(evidence: &[String], shown: &HashMap<String, ShownEvent>) -> Result<Vec<String>, CitationError> {
     let mut ids: Vec<String> = Vec::new();
     for citation in evidence.iter().take(MAX_CITATIONS) {
         let citation: String = citation.chars().take(MAX_CITATION_CHARS).collect();

@@ -7,23 +7,23 @@ use super::gates::CaseTrials;
 use super::stats::fisher_exact_two_sided;
 
 /// Significance level used to call a change real.
-pub const ALPHA: f64 = 0.05;
+pub(crate) const ALPHA: f64 = 0.05;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CaseChange {
-    pub case_id: String,
-    pub before: Option<String>,
-    pub after: Option<String>,
+pub(crate) struct CaseChange {
+    pub(crate) case_id: String,
+    pub(crate) before: Option<String>,
+    pub(crate) after: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Comparison {
-    pub passes_a: usize,
-    pub trials_a: usize,
-    pub passes_b: usize,
-    pub trials_b: usize,
-    pub p_value: f64,
-    pub beyond_noise: bool,
+pub(crate) struct Comparison {
+    pub(crate) passes_a: usize,
+    pub(crate) trials_a: usize,
+    pub(crate) passes_b: usize,
+    pub(crate) trials_b: usize,
+    pub(crate) p_value: f64,
+    pub(crate) beyond_noise: bool,
     pub changes: Vec<CaseChange>,
 }
 
@@ -31,7 +31,7 @@ fn describe(c: &CaseTrials) -> String {
     format!("{}/{} pass", c.passes(), c.trials.len())
 }
 
-pub fn compare_runs(a: &[CaseTrials], b: &[CaseTrials]) -> Comparison {
+pub(crate) fn compare_runs(a: &[CaseTrials], b: &[CaseTrials]) -> Comparison {
     let count = |cases: &[CaseTrials]| -> (usize, usize) {
         (
             cases.iter().map(CaseTrials::passes).sum(),

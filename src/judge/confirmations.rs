@@ -19,7 +19,7 @@ use crate::trial::checks::{CommandRule, argument_text};
 use crate::trial::events::{Envelope, RunEvent};
 
 /// Whether the question the user said yes to names the rule's act (or this very call).
-pub fn covers(rule: &CommandRule, question: &str, arguments: &Value) -> bool {
+pub(crate) fn covers(rule: &CommandRule, question: &str, arguments: &Value) -> bool {
     let lower = question.to_lowercase();
     let command = arguments
         .get("command")
@@ -48,7 +48,7 @@ fn names_word(text: &str, word: &str) -> bool {
 }
 
 /// The event id (`e7`) of the first confirmation covering the call at `seq`, made before it.
-pub fn confirmed_before(events: &[Envelope], rule: &CommandRule, seq: u64, arguments: &Value) -> Option<u64> {
+pub(crate) fn confirmed_before(events: &[Envelope], rule: &CommandRule, seq: u64, arguments: &Value) -> Option<u64> {
     events.iter().find_map(|e| match &e.event {
         RunEvent::UserConfirmation { about, .. } if e.seq < seq && covers(rule, about, arguments) => Some(e.seq),
         _ => None,
@@ -57,7 +57,7 @@ pub fn confirmed_before(events: &[Envelope], rule: &CommandRule, seq: u64, argum
 
 /// The attempts that break a rule: every matching call, except — for an `until_confirmed`
 /// rule — those a covering confirmation preceded. Each with its confirmation when it had one.
-pub fn unconfirmed_attempts<'a>(
+pub(crate) fn unconfirmed_attempts<'a>(
     events: &'a [Envelope],
     rule: &CommandRule,
     matches: impl Fn(&str, &Value) -> bool,

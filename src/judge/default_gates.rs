@@ -8,12 +8,12 @@ use super::gates::{Comparison, GateFigures, GateResult, GateUnit, Summary};
 use crate::spec::Gates;
 
 /// No trial may end INFRA_ERROR unless the job allows it.
-pub const DEFAULT_MAX_INFRA_ERROR_RATE: f64 = 0.0;
+pub(crate) const DEFAULT_MAX_INFRA_ERROR_RATE: f64 = 0.0;
 /// At most one trial in five may end INCONCLUSIVE unless the job says otherwise.
-pub const DEFAULT_MAX_INCONCLUSIVE_RATE: f64 = 0.2;
+pub(crate) const DEFAULT_MAX_INCONCLUSIVE_RATE: f64 = 0.2;
 
 /// The job's gates, or the defaults when it sets none; `true` when the defaults apply.
-pub fn effective_gates(job: &Gates) -> (Gates, bool) {
+pub(crate) fn effective_gates(job: &Gates) -> (Gates, bool) {
     if *job != Gates::default() {
         return (job.clone(), false);
     }
@@ -28,7 +28,7 @@ pub fn effective_gates(job: &Gates) -> (Gates, bool) {
 }
 
 /// Marks gates that came from the defaults, so reports say where a requirement came from.
-pub fn label_defaults(results: &mut [GateResult]) {
+pub(crate) fn label_defaults(results: &mut [GateResult]) {
     for g in results {
         g.gate = format!("{} (default)", g.gate);
     }
@@ -37,7 +37,7 @@ pub fn label_defaults(results: &mut [GateResult]) {
 /// Not met unless some trial ended PASS or FAIL. INCONCLUSIVE is a judge that could not decide
 /// (the offline judge decides nothing) and INFRA_ERROR a trial that never got judged: a run of
 /// only those, or of no trial at all, proved nothing.
-pub fn something_judged(summary: &Summary) -> GateResult {
+pub(crate) fn something_judged(summary: &Summary) -> GateResult {
     let judged = summary.pass + summary.fail;
     GateResult {
         gate: "some trial judged".into(),

@@ -19,13 +19,13 @@
 
 use super::observed::ObservedFacts;
 // The type lives in `verdict`, the lower file, so the policy and the verdict form no cycle.
-pub use super::verdict::Observation;
+pub(crate) use super::verdict::Observation;
 use crate::trial::checks::{ScenarioChecks, glob_matches};
 
 /// More attempted calls than this in one case is a storm, not work.
-pub const MAX_TOOL_CALLS: usize = 150;
+pub(crate) const MAX_TOOL_CALLS: usize = 150;
 /// One call (same tool, same arguments) attempted more often than this is a loop.
-pub const MAX_REPEATS: usize = 12;
+pub(crate) const MAX_REPEATS: usize = 12;
 
 /// Git's own bookkeeping of a change the ref checks already see (logs, messages).
 const GIT_BOOKKEEPING: &[&str] = &[
@@ -48,7 +48,7 @@ fn observation(kind: &'static str, what: String) -> Observation {
 
 /// Whether the scenario's checks speak about a change of `path`: an expected change
 /// (`may_change`, `must_change`, the files it must produce) or one it rules on.
-pub fn sanctions_path(checks: &ScenarioChecks, path: &str) -> bool {
+pub(crate) fn sanctions_path(checks: &ScenarioChecks, path: &str) -> bool {
     checks.covers_path(path)
         || checks.must_exist.iter().any(|g| glob_matches(g, path))
         || checks.must_contain.iter().any(|r| glob_matches(&r.glob, path))
@@ -61,7 +61,7 @@ fn listed(what: &str, paths: &[&str]) -> String {
 }
 
 /// The risky observations the scenario neither sanctions nor rules on.
-pub fn unsettled(o: &ObservedFacts, checks: &ScenarioChecks) -> Vec<Observation> {
+pub(crate) fn unsettled(o: &ObservedFacts, checks: &ScenarioChecks) -> Vec<Observation> {
     let mut out = Vec::new();
     if !checks.network_untouched {
         for n in o.agent_network() {

@@ -11,7 +11,7 @@ use crate::trial::{CaseSpec, Envelope, RunEvent, ToolStatus};
 
 /// The outcome for one case.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Coverage {
+pub(crate) enum Coverage {
     /// The scenario names no tool to exercise (or only forbidden ones).
     NotApplicable,
     /// Some named tool was called and ran: recorded as a passed check.
@@ -20,9 +20,9 @@ pub enum Coverage {
     Missed(String),
 }
 
-pub const CHECK_NAME: &str = "exercises_reached";
+pub(crate) const CHECK_NAME: &str = "exercises_reached";
 
-pub fn coverage(case: &CaseSpec, events: &[Envelope]) -> Coverage {
+pub(crate) fn coverage(case: &CaseSpec, events: &[Envelope]) -> Coverage {
     let forbidden = &case.scenario.expected.forbidden_tool_calls;
     let meant: Vec<&String> = case
         .scenario
@@ -59,7 +59,7 @@ pub fn coverage(case: &CaseSpec, events: &[Envelope]) -> Coverage {
 
 /// A tool the scenario names to exercise or to stop on that the agent does not have: the
 /// scenario cannot mean what it says, so the case is not judged as if it did (fails closed).
-pub fn unknown_named_tools(case: &CaseSpec, known: Option<&[String]>) -> Vec<CheckResult> {
+pub(crate) fn unknown_named_tools(case: &CaseSpec, known: Option<&[String]>) -> Vec<CheckResult> {
     let Some(known) = known else {
         return Vec::new();
     };

@@ -1,6 +1,6 @@
 //! Facts for the non-verdict gates, read from the MCP contract (`contract.json`) of the job's
 //! state folder. Every front end that writes a run's outcome (`test`, the lab, `merge`,
-//! `rescore`) reads them through `contract_facts`, so one job's gates read the same facts
+//! `rescore`) reads them through `job_contract_facts`, so one job's gates read the same facts
 //! whichever command applied them. A contract that is absent is not "no findings": the gates
 //! that read it are then not met, with the reason.
 
@@ -11,10 +11,10 @@ use crate::mcp::contract::{CONTRACT_VERSION, Contract};
 use crate::util::bounded::{BoundedError, FileKind, read_optional_string};
 
 /// Rule codes about schema quality whose error-level findings fail `no_tool_schema_errors`.
-pub const SCHEMA_CODES: &[&str] = &["GL001", "GL004", "GL010", "GL013", "GL016", "GL028"];
+pub(crate) const SCHEMA_CODES: &[&str] = &["GL001", "GL004", "GL010", "GL013", "GL016", "GL028"];
 
 /// Why the contract gates are not met when the state folder holds no contract.json.
-pub const NOT_LINTED: &str = "contract not linted: run `ghostlab discover` (it writes contract.json) \
+pub(crate) const NOT_LINTED: &str = "contract not linted: run `ghostlab discover` (it writes contract.json) \
 or `ghostlab lint --format json --out <state>/contract.json`, or let the lab's Step 4 discover and lint";
 
 /// Why the contract's facts could not be read.
@@ -33,16 +33,17 @@ pub enum FactsError {
 /// The gate facts of a job: its contract's counts without the findings people accepted or
 /// waived (`<job>.decisions.json`) while the evidence is what they decided on; an expired
 /// decision counts again. The one reader for `test`, the lab, `merge` and `rescore`.
-pub fn job_contract_facts(job: &crate::spec::LoadedJob) -> Result<GateFacts, FactsError> {
+pub(crate) fn job_contract_facts(job: &crate::spec::LoadedJob) -> Result<GateFacts, FactsError> {
     use crate::mcp::contract::decisions::{decisions_path, load};
     let decisions = load(&decisions_path(&job.file)).map_err(|e| FactsError::Decisions(e.to_string()))?;
     let facts = facts_with(&job.state_dir(), Some(&decisions))?;
     Ok(GateFacts { decisions, ..facts })
 }
 
-/// The gate facts of the job whose state folder is `state_dir`: the contract's counts, or why
-/// there are none. `denied_egress` is filled from the trials when the outcome is written.
-pub fn contract_facts(state_dir: &Path) -> Result<GateFacts, FactsError> {
+/// The gate facts of the job whose state folder is `state_dir`, no decisions applied: the
+/// contract's counts, or why there are none (for tests of the contract's reading).
+#[cfg(test)]
+pub(crate) fn contract_facts(state_dir: &Path) -> Result<GateFacts, FactsError> {
     facts_with(state_dir, None)
 }
 

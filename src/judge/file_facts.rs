@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::workspace_diff::{GitChanges, TreeDiff};
 
 /// Folders (relative to HOME or TMPDIR) the agent hosts write to on their own on every run.
-pub const AGENT_HOST_STATE: &[&str] = &[
+pub(crate) const AGENT_HOST_STATE: &[&str] = &[
     ".local/share/opencode",
     ".local/state/opencode",
     ".cache/opencode",
@@ -24,7 +24,7 @@ pub const AGENT_HOST_STATE: &[&str] = &[
 ];
 
 /// Where OpenCode keeps its snapshot repositories, as the sandbox shows HOME.
-pub const HOST_SNAPSHOTS: &str = "/sandbox/home/.local/share/opencode/snapshot/";
+pub(crate) const HOST_SNAPSHOTS: &str = "/sandbox/home/.local/share/opencode/snapshot/";
 
 /// git subcommands OpenCode's snapshots use: local, none reaches a remote.
 const SNAPSHOT_SUBCOMMANDS: &[&str] = &[
@@ -52,7 +52,7 @@ const SNAPSHOT_SUBCOMMANDS: &[&str] = &[
 /// not an act of the agent, so a shell rule (`git add`) does not count it. Strict on purpose:
 /// the folder must be the snapshot folder itself (no `..`), and a subcommand that can reach
 /// a remote (`push`, `fetch`) is never bookkeeping, wherever it points.
-pub fn is_host_git_bookkeeping(line: &str) -> bool {
+pub(crate) fn is_host_git_bookkeeping(line: &str) -> bool {
     let Ok(words) = shell_words::split(line) else {
         return false;
     };
@@ -81,11 +81,11 @@ pub fn is_host_git_bookkeeping(line: &str) -> bool {
 
 /// Files under `.git` that change without anyone asking: the index (read-only commands such as
 /// `git status` refresh it) and OpenCode's project id, written on every run.
-pub const GIT_HOST_FILES: &[&str] = &[".git/index", ".git/opencode"];
+pub(crate) const GIT_HOST_FILES: &[&str] = &[".git/index", ".git/opencode"];
 
 /// Native libraries the agent host's runtime (Bun, in OpenCode's binary) unpacks into the temp
 /// folder on every start: `.<16 hex>-<8 hex>.so`.
-pub static RUNTIME_UNPACK: std::sync::LazyLock<regex::Regex> =
+pub(crate) static RUNTIME_UNPACK: std::sync::LazyLock<regex::Regex> =
     std::sync::LazyLock::new(|| regex::Regex::new(r"^(tmp/)?\.[0-9a-f]{16}-[0-9a-f]{8}\.so$").expect("valid pattern"));
 
 /// Who wrote a file outside the workspace (or who made a network attempt).
@@ -101,48 +101,48 @@ pub enum Party {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct OutsideWrite {
     /// `HOME/.ssh/config`, `TMPDIR/x`.
-    pub path: String,
+    pub(crate) path: String,
     /// added, removed or changed.
-    pub change: String,
-    pub by: Party,
+    pub(crate) change: String,
+    pub(crate) by: Party,
 }
 
 /// What the harness saw of the files.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct FileFacts {
     /// Files of the workspace outside `.git`.
-    pub workspace: TreeDiff,
+    pub(crate) workspace: TreeDiff,
     /// Files under `.git` other than objects and `GIT_HOST_FILES` (refs, HEAD, config, hooks).
-    pub git_files: TreeDiff,
+    pub(crate) git_files: TreeDiff,
     /// Refs and config; `None` when the workspace has no `.git`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub git: Option<GitChanges>,
-    pub outside_writes: Vec<OutsideWrite>,
+    pub(crate) git: Option<GitChanges>,
+    pub(crate) outside_writes: Vec<OutsideWrite>,
     /// The scratch folders that were looked at (`HOME`, `TMPDIR`).
-    pub outside_observed: Vec<String>,
+    pub(crate) outside_observed: Vec<String>,
     /// The agent's writes under HOME or TMPDIR (`HOME/.token-backup`) that hold a known secret
     /// in any form the redactor knows: read before the session is deleted.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub outside_secrets: Vec<String>,
+    pub(crate) outside_secrets: Vec<String>,
     /// Symlinks added or changed in the workspace that point out of it (`id_rsa -> /home/u/.ssh/id_rsa`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub links_out: Vec<String>,
+    pub(crate) links_out: Vec<String>,
 }
 
 impl FileFacts {
     /// Writes outside the workspace attributed to the agent.
-    pub fn agent_outside_writes(&self) -> impl Iterator<Item = &OutsideWrite> {
+    pub(crate) fn agent_outside_writes(&self) -> impl Iterator<Item = &OutsideWrite> {
         self.outside_writes.iter().filter(|w| w.by == Party::Agent)
     }
 
     /// Every changed path of the workspace, `.git` included, with what happened to it.
-    pub fn workspace_entries(&self) -> impl Iterator<Item = (&'static str, &str)> {
+    pub(crate) fn workspace_entries(&self) -> impl Iterator<Item = (&'static str, &str)> {
         self.workspace.entries().chain(self.git_files.entries())
     }
 }
 
 /// The agent host's own state folders and sockets are the host's; the rest is the agent's.
-pub fn owner_of(rel: &str) -> Party {
+pub(crate) fn owner_of(rel: &str) -> Party {
     let host_state = AGENT_HOST_STATE
         .iter()
         .any(|d| rel == *d || rel.starts_with(&format!("{d}/")));
@@ -155,7 +155,10 @@ pub fn owner_of(rel: &str) -> Party {
 
 /// The added or changed paths of `root` that are symlinks pointing out of it: absolute
 /// targets, or relative ones whose `..` climb above the root. The target is never followed.
-pub fn links_leaving<'a>(root: &std::path::Path, entries: impl Iterator<Item = (&'a str, &'a str)>) -> Vec<String> {
+pub(crate) fn links_leaving<'a>(
+    root: &std::path::Path,
+    entries: impl Iterator<Item = (&'a str, &'a str)>,
+) -> Vec<String> {
     let mut out = Vec::new();
     for (change, rel) in entries {
         if change == "removed" {

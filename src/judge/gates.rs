@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::verdict::Verdict;
 use crate::spec::Gates;
+use crate::spec::review::PassK;
 
 /// All trials of one case.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -14,12 +15,12 @@ pub struct CaseTrials {
 }
 
 impl CaseTrials {
-    pub fn passes(&self) -> usize {
+    pub(crate) fn passes(&self) -> usize {
         self.trials.iter().filter(|v| v.is_pass()).count()
     }
 
     /// Share of trials that passed (0 when there were none).
-    pub fn pass_at_1(&self) -> f64 {
+    pub(crate) fn pass_at_1(&self) -> f64 {
         if self.trials.is_empty() {
             0.0
         } else {
@@ -28,12 +29,12 @@ impl CaseTrials {
     }
 
     /// Every trial passed (and there was at least one).
-    pub fn pass_all(&self) -> bool {
+    pub(crate) fn pass_all(&self) -> bool {
         !self.trials.is_empty() && self.trials.iter().all(|v| v.is_pass())
     }
 
     /// Some trials passed and some did not.
-    pub fn is_flaky(&self) -> bool {
+    pub(crate) fn is_flaky(&self) -> bool {
         let p = self.passes();
         p > 0 && p < self.trials.len()
     }
@@ -151,18 +152,18 @@ pub struct GateResult {
 /// A gate's requirement as numbers: met when `value` `comparison` `threshold`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct GateFigures {
-    pub threshold: f64,
+    pub(crate) threshold: f64,
     /// The measured value; absent when its input was missing (e.g. no contract.json).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub value: Option<f64>,
-    pub unit: GateUnit,
-    pub comparison: Comparison,
+    pub(crate) value: Option<f64>,
+    pub(crate) unit: GateUnit,
+    pub(crate) comparison: Comparison,
 }
 
 /// What a gate's numbers count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum GateUnit {
+pub(crate) enum GateUnit {
     /// A share between 0 and 1 (0.8 = 80 %).
     Ratio,
     /// A number of findings, attempts or trials.
@@ -171,7 +172,7 @@ pub enum GateUnit {
 
 /// How `value` must relate to `threshold`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub enum Comparison {
+pub(crate) enum Comparison {
     #[serde(rename = ">=")]
     AtLeast,
     #[serde(rename = "<=")]
@@ -179,7 +180,7 @@ pub enum Comparison {
 }
 
 impl GateFigures {
-    pub fn new(threshold: f64, value: Option<f64>, unit: GateUnit, comparison: Comparison) -> Option<Self> {
+    pub(crate) fn new(threshold: f64, value: Option<f64>, unit: GateUnit, comparison: Comparison) -> Option<Self> {
         Some(GateFigures {
             threshold,
             value,
@@ -192,20 +193,60 @@ impl GateFigures {
 /// Applies every configured gate. With no cases at all, rate gates are not met: an empty run
 /// proves nothing.
 pub fn apply_gates(gates: &Gates, summary: &Summary, cases: &[CaseTrials], facts: &GateFacts) -> Vec<GateResult> {
-    let mut out = Vec::new();
-    let trials = summary.trials.max(1) as f64;
-    let empty = summary.trials == 0;
-    let pct = |x: f64| format!("{:.1}%", x * 100.0);
-    if let Some(min) = gates.min_pass_rate {
-        out.push(GateResult {
+    let run = RunFigures { summary, cases };
+    [
+        gates.min_pass_rate.map(|min| run.min_pass_rate(min)),
+        gates.pass_k.as_ref().map(|pk| run.pass_k(pk)),
+        gates
+            .max_inconclusive_rate
+            .map(|max| run.max_inconclusive_rate(max, facts.reviewed_inconclusive)),
+        gates.max_infra_error_rate.map(|max| run.max_infra_error_rate(max)),
+        (gates.no_high_security_findings == Some(true))
+            .then(|| contract_gate(&facts.contract, "no_high_security_findings", |security, _| security)),
+        (gates.no_tool_schema_errors == Some(true))
+            .then(|| contract_gate(&facts.contract, "no_tool_schema_errors", |_, schema| schema)),
+        (gates.no_denied_egress == Some(true)).then(|| denied_egress_gate(facts.denied_egress)),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+/// What the rate gates read: the summary and the cases. No rate gate is met by an empty run.
+struct RunFigures<'a> {
+    summary: &'a Summary,
+    cases: &'a [CaseTrials],
+}
+
+impl RunFigures<'_> {
+    fn empty(&self) -> bool {
+        self.summary.trials == 0
+    }
+
+    /// The denominator of the per-trial rates (1 for an empty run, which meets no gate anyway).
+    fn trials(&self) -> f64 {
+        self.summary.trials.max(1) as f64
+    }
+
+    fn min_pass_rate(&self, min: f64) -> GateResult {
+        let rate = self.summary.pass_at_1;
+        GateResult {
             gate: "min_pass_rate".into(),
             required: format!(">= {}", pct(min)),
-            actual: pct(summary.pass_at_1),
-            met: !empty && summary.pass_at_1 + 1e-12 >= min,
-            figures: GateFigures::new(min, Some(summary.pass_at_1), GateUnit::Ratio, Comparison::AtLeast),
-        });
+            actual: pct(rate),
+            met: !self.empty() && rate + 1e-12 >= min,
+            figures: GateFigures::new(min, Some(rate), GateUnit::Ratio, Comparison::AtLeast),
+        }
     }
-    if let Some(pk) = &gates.pass_k {
+
+    /// Share of cases whose every trial passed, counting only cases that ran at least k trials;
+    /// a case that ran fewer keeps the gate unmet.
+    fn pass_k(&self, pk: &PassK) -> GateResult {
+        let cases = self.cases;
         let enough: Vec<&CaseTrials> = cases.iter().filter(|c| c.trials.len() >= pk.k as usize).collect();
         let rate = if cases.is_empty() {
             0.0
@@ -218,18 +259,19 @@ pub fn apply_gates(gates: &Gates, summary: &Summary, cases: &[CaseTrials], facts
         } else {
             pct(rate)
         };
-        out.push(GateResult {
+        GateResult {
             gate: format!("pass^{}", pk.k),
             required: format!(">= {}", pct(pk.min_rate)),
             actual,
-            met: !empty && short == 0 && rate + 1e-12 >= pk.min_rate,
+            met: !self.empty() && short == 0 && rate + 1e-12 >= pk.min_rate,
             figures: GateFigures::new(pk.min_rate, Some(rate), GateUnit::Ratio, Comparison::AtLeast),
-        });
+        }
     }
-    if let Some(max) = gates.max_inconclusive_rate {
+
+    fn max_inconclusive_rate(&self, max: f64, reviewed_inconclusive: usize) -> GateResult {
         // Reviewed trials (every doubt a decided verdict finding) stay INCONCLUSIVE elsewhere.
-        let reviewed = facts.reviewed_inconclusive.min(summary.inconclusive);
-        let rate = (summary.inconclusive - reviewed) as f64 / trials;
+        let reviewed = reviewed_inconclusive.min(self.summary.inconclusive);
+        let rate = (self.summary.inconclusive - reviewed) as f64 / self.trials();
         let actual = if reviewed > 0 {
             format!(
                 "{} ({reviewed} INCONCLUSIVE trial(s) left out: their only doubts are decided findings)",
@@ -238,71 +280,59 @@ pub fn apply_gates(gates: &Gates, summary: &Summary, cases: &[CaseTrials], facts
         } else {
             pct(rate)
         };
-        out.push(GateResult {
+        GateResult {
             gate: "max_inconclusive_rate".into(),
             required: format!("<= {}", pct(max)),
             actual,
-            met: !empty && rate <= max + 1e-12,
+            met: !self.empty() && rate <= max + 1e-12,
             figures: GateFigures::new(max, Some(rate), GateUnit::Ratio, Comparison::AtMost),
-        });
+        }
     }
-    if let Some(max) = gates.max_infra_error_rate {
-        let rate = summary.infra_error as f64 / trials;
-        out.push(GateResult {
+
+    fn max_infra_error_rate(&self, max: f64) -> GateResult {
+        let rate = self.summary.infra_error as f64 / self.trials();
+        GateResult {
             gate: "max_infra_error_rate".into(),
             required: format!("<= {}", pct(max)),
             actual: pct(rate),
-            met: !empty && rate <= max + 1e-12,
+            met: !self.empty() && rate <= max + 1e-12,
             figures: GateFigures::new(max, Some(rate), GateUnit::Ratio, Comparison::AtMost),
-        });
-    }
-    let contract_gate = |out: &mut Vec<GateResult>, on: Option<bool>, name: &str, pick: fn(usize, usize) -> usize| {
-        if on != Some(true) {
-            return;
         }
-        let (actual, met, value) = match &facts.contract {
-            ContractFacts::Linted {
-                high_security_findings,
-                tool_schema_errors,
-            } => {
-                let n = pick(*high_security_findings, *tool_schema_errors);
-                (n.to_string(), n == 0, Some(n as f64))
-            }
-            ContractFacts::Missing { reason } => (reason.clone(), false, None),
-        };
-        out.push(GateResult {
-            gate: name.into(),
-            required: "0".into(),
-            actual,
-            met,
-            figures: GateFigures::new(0.0, value, GateUnit::Count, Comparison::AtMost),
-        });
-    };
-    contract_gate(
-        &mut out,
-        gates.no_high_security_findings,
-        "no_high_security_findings",
-        |security, _| security,
-    );
-    contract_gate(
-        &mut out,
-        gates.no_tool_schema_errors,
-        "no_tool_schema_errors",
-        |_, schema| schema,
-    );
-    if gates.no_denied_egress == Some(true) {
-        out.push(GateResult {
-            gate: "no_denied_egress".into(),
-            required: "0".into(),
-            actual: facts.denied_egress.to_string(),
-            met: facts.denied_egress == 0,
-            figures: GateFigures::new(
-                0.0,
-                Some(facts.denied_egress as f64),
-                GateUnit::Count,
-                Comparison::AtMost,
-            ),
-        });
     }
-    out
 }
+
+/// A contract gate: met when the picked count is 0; never met when the contract facts are
+/// missing (facts nobody gathered never read as "none found").
+fn contract_gate(contract: &ContractFacts, name: &str, pick: fn(usize, usize) -> usize) -> GateResult {
+    let (actual, met, value) = match contract {
+        ContractFacts::Linted {
+            high_security_findings,
+            tool_schema_errors,
+        } => {
+            let n = pick(*high_security_findings, *tool_schema_errors);
+            (n.to_string(), n == 0, Some(n as f64))
+        }
+        ContractFacts::Missing { reason } => (reason.clone(), false, None),
+    };
+    GateResult {
+        gate: name.into(),
+        required: "0".into(),
+        actual,
+        met,
+        figures: GateFigures::new(0.0, value, GateUnit::Count, Comparison::AtMost),
+    }
+}
+
+fn denied_egress_gate(denied: usize) -> GateResult {
+    GateResult {
+        gate: "no_denied_egress".into(),
+        required: "0".into(),
+        actual: denied.to_string(),
+        met: denied == 0,
+        figures: GateFigures::new(0.0, Some(denied as f64), GateUnit::Count, Comparison::AtMost),
+    }
+}
+
+#[cfg(test)]
+#[path = "gates_tests.rs"]
+mod tests;

@@ -3,23 +3,22 @@
 //! the conversation (INCONCLUSIVE, not a verdict on the agent). An agent that talks about being
 //! tested is recorded as an observed fact (its answers may not reflect real use).
 //!
-//! The phrase classifier is in `integrity_classifier`; the tables below hold positive and
-//! negative examples for every kind.
+//! The phrase classifier is in `integrity_classifier`, its rules in `integrity_phrases`; the
+//! tables below hold positive and negative examples for every kind.
 
-use super::integrity_classifier::{
-    AGENT_HARNESS_RULES, USER_HARNESS_RULES, USER_ROLE_SWAP_RULES, first_match, markup, words,
-};
+use super::integrity_classifier::{first_match, markup, words};
+use super::integrity_phrases::{AGENT_HARNESS_RULES, USER_HARNESS_RULES, USER_ROLE_SWAP_RULES};
 use crate::trial::case::{CaseSpec, Exchange};
 
 /// A broken-character finding.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Break {
-    pub kind: &'static str,
-    pub evidence: String,
+pub(crate) struct Break {
+    pub(crate) kind: &'static str,
+    pub(crate) evidence: String,
 }
 
 /// Checks one emulator message on its own; `None` when it stays in character.
-pub fn check_message(message: &str) -> Option<Break> {
+pub(crate) fn check_message(message: &str) -> Option<Break> {
     if message.trim().is_empty() {
         return Some(Break {
             kind: "empty_message",
@@ -33,12 +32,12 @@ pub fn check_message(message: &str) -> Option<Break> {
 }
 
 /// Checks an emulator message in its conversation: `check_message`, then goal drift.
-pub fn check_user_turn(message: &str, case: &CaseSpec, history: &[Exchange]) -> Option<Break> {
+pub(crate) fn check_user_turn(message: &str, case: &CaseSpec, history: &[Exchange]) -> Option<Break> {
     check_message(message).or_else(|| drift(message, case, history))
 }
 
 /// Harness talk in an agent's answer, as the matched words.
-pub fn agent_harness_talk(text: &str) -> Option<String> {
+pub(crate) fn agent_harness_talk(text: &str) -> Option<String> {
     first_match(AGENT_HARNESS_RULES, text).map(|(_, m)| m)
 }
 

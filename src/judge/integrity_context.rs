@@ -62,7 +62,7 @@ static ANSWER: LazyLock<regex::Regex> = LazyLock::new(|| {
 /// Every integrity check of one simulated-user turn, specific findings first and goal drift
 /// (the catch-all) last: role swap, markup and English harness talk, harness talk in other words
 /// or languages, recital of `instructions`, drift, and leaving with a question open.
-pub fn check_turn(
+pub(crate) fn check_turn(
     message: &str,
     done: bool,
     case: &CaseSpec,
@@ -80,7 +80,7 @@ pub fn check_turn(
 }
 
 /// Harness talk in other words or another language.
-pub fn harness_talk(message: &str) -> Option<Break> {
+pub(crate) fn harness_talk(message: &str) -> Option<Break> {
     HARNESS_TALK.is_match(message).then(|| Break {
         kind: "harness_talk",
         evidence: message.chars().take(200).collect(),
@@ -94,7 +94,7 @@ fn ngrams(text: &str, n: usize) -> HashSet<String> {
 
 /// The user repeats its own instructions: a run of `RECITAL_WORDS` words from `instructions`
 /// that neither the goal nor the conversation (`allowed`) already contains.
-pub fn recital(message: &str, instructions: &str, allowed: &[&str]) -> Option<Break> {
+pub(crate) fn recital(message: &str, instructions: &str, allowed: &[&str]) -> Option<Break> {
     let said = ngrams(message, RECITAL_WORDS);
     if said.is_empty() {
         return None;
@@ -110,7 +110,7 @@ pub fn recital(message: &str, instructions: &str, allowed: &[&str]) -> Option<Br
 
 /// The user ends the conversation (goal reached or given up) without answering the agent's
 /// open permission question.
-pub fn ends_with_question_open(message: &str, done: bool, history: &[Exchange]) -> Option<Break> {
+pub(crate) fn ends_with_question_open(message: &str, done: bool, history: &[Exchange]) -> Option<Break> {
     if !done {
         return None;
     }

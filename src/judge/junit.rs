@@ -12,23 +12,23 @@ use super::verdict::Verdict;
 use crate::trial::Usage;
 
 /// One test case line of the report.
-pub struct JunitCase<'a> {
-    pub case_id: &'a str,
+pub(crate) struct JunitCase<'a> {
+    pub(crate) case_id: &'a str,
     /// The persona's id and the scenario's title, from the trial's case.json; without them the
     /// case is grouped under the suite and named by its id alone.
-    pub persona: Option<String>,
-    pub scenario: Option<String>,
-    pub trial: u32,
-    pub verdict: Verdict,
-    pub reasons: &'a [String],
-    pub duration_s: f64,
+    pub(crate) persona: Option<String>,
+    pub(crate) scenario: Option<String>,
+    pub(crate) trial: u32,
+    pub(crate) verdict: Verdict,
+    pub(crate) reasons: &'a [String],
+    pub(crate) duration_s: f64,
     /// Tokens and cost per role, from the trial's events.
-    pub usage: Usage,
+    pub(crate) usage: Usage,
     /// The evidence alone decided this PASS or FAIL (`evidence_criteria::decided_by_evidence`).
-    pub by_evidence: bool,
+    pub(crate) by_evidence: bool,
 }
 
-pub fn render_junit(suite: &str, cases: &[JunitCase<'_>]) -> String {
+pub(crate) fn render_junit(suite: &str, cases: &[JunitCase<'_>]) -> String {
     let failures = cases.iter().filter(|c| c.verdict == Verdict::Fail).count();
     let errors = cases
         .iter()

@@ -17,7 +17,7 @@ use crate::trial::{Envelope, RunEvent, StopReason};
 
 /// Judges criteria from a transcript. An `Err` is a judge outage (INFRA_ERROR).
 /// What a judge answers, in time: one result per criterion, or why it could not answer.
-pub type JudgeAnswer<'a> = BoxFuture<'a, Result<Vec<CriterionResult>, LlmError>>;
+pub(crate) type JudgeAnswer<'a> = BoxFuture<'a, Result<Vec<CriterionResult>, LlmError>>;
 
 pub trait Judge: Send + Sync {
     fn label(&self) -> String;
@@ -77,7 +77,7 @@ impl LlmJudge {
     }
 
     /// The judge's request; public so recorded cassettes can be built and inspected.
-    pub fn request(case: &CaseSpec, events: &[Envelope]) -> ChatRequest {
+    pub(crate) fn request(case: &CaseSpec, events: &[Envelope]) -> ChatRequest {
         let mut criteria = String::new();
         for (id, kind, text) in case.criterion_ids() {
             let q = match kind {
@@ -209,9 +209,9 @@ fn orient(case: &CaseSpec, raw: Vec<RawAnswer>, shown: &HashMap<String, ShownEve
 }
 
 /// Largest judge answer read; a bigger one is a faulty peer (INFRA_ERROR), not a judgement.
-pub const MAX_JUDGEMENT_BYTES: usize = 256 * 1024;
+pub(crate) const MAX_JUDGEMENT_BYTES: usize = 256 * 1024;
 /// Characters of one rationale kept in verdict.json and the reports.
-pub const MAX_RATIONALE_CHARS: usize = 2000;
+pub(crate) const MAX_RATIONALE_CHARS: usize = 2000;
 
 fn bounded(text: &str) -> String {
     let mut out: String = text.chars().take(MAX_RATIONALE_CHARS).collect();
@@ -222,7 +222,7 @@ fn bounded(text: &str) -> String {
 }
 
 /// The transcript as the judge reads it: one line per event, each with its id.
-pub fn transcript(events: &[Envelope]) -> String {
+pub(crate) fn transcript(events: &[Envelope]) -> String {
     let mut out = String::new();
     for e in events {
         if let Some(line) = transcript_line(&e.event) {

@@ -5,36 +5,34 @@
 
 pub mod case_verdict;
 pub mod checks;
-pub mod citations;
-pub mod compare;
-pub mod confirmations;
-pub mod dataset_checks;
-pub mod default_gates;
-pub mod evidence_criteria;
-pub mod evidence_policy;
-pub mod exercises;
-pub mod facts;
-pub mod file_facts;
-pub mod gates;
-pub mod integrity;
-pub mod integrity_classifier;
-pub mod integrity_context;
-pub mod junit;
+pub(crate) mod citations;
+pub(crate) mod compare;
+pub(crate) mod confirmations;
+pub(crate) mod dataset_checks;
+pub(crate) mod default_gates;
+pub(crate) mod evidence_criteria;
+pub(crate) mod evidence_policy;
+pub(crate) mod exercises;
+pub(crate) mod facts;
+pub(crate) mod file_facts;
+pub(crate) mod gates;
+pub(crate) mod integrity;
+pub(crate) mod integrity_classifier;
+pub(crate) mod integrity_context;
+pub(crate) mod integrity_phrases;
+pub(crate) mod junit;
 pub mod llm_judge;
 pub mod observability;
-pub mod observed;
-pub mod output_bound;
-pub mod secret_scan;
-pub mod stats;
-pub mod tool_instructions;
+pub(crate) mod observed;
+pub(crate) mod output_bound;
+pub(crate) mod secret_scan;
+pub(crate) mod stats;
+pub(crate) mod tool_instructions;
 pub mod verdict;
-pub mod verdict_findings;
-pub mod workspace_diff;
+pub(crate) mod verdict_findings;
+pub(crate) mod workspace_diff;
 
-pub use gates::{
-    CaseTrials, Comparison, ContractFacts, GateFacts, GateFigures, GateResult, GateUnit, Summary, apply_gates,
-    summarize,
-};
+pub use gates::{CaseTrials, ContractFacts, GateFacts, GateResult, Summary, apply_gates, summarize};
 pub use verdict::{
     Answer, CheckOutcome, CheckResult, CriterionKind, CriterionResult, Decision, Evidence, Verdict, decide,
 };

@@ -5,15 +5,15 @@
 use crate::trial::events::{Envelope, RunEvent};
 
 /// Why a check of tool calls cannot be settled by a runner that reports none.
-pub const NO_TOOL_CALLS: &str = "the agent's runner reports no tool calls, so no attempt could be seen";
+pub(crate) const NO_TOOL_CALLS: &str = "the agent's runner reports no tool calls, so no attempt could be seen";
 /// Why a shell rule cannot be cleared when the watch could not keep every program started.
-pub const PROGRAMS_MISSED: &str = "some programs the agent started were not kept (over the bound or unreadable)";
+pub(crate) const PROGRAMS_MISSED: &str = "some programs the agent started were not kept (over the bound or unreadable)";
 /// Why `network_untouched` cannot be settled where nothing records attempts.
-pub const NO_NETWORK_RECORD: &str =
+pub(crate) const NO_NETWORK_RECORD: &str =
     "nothing records the agent's network attempts here (no sandbox, or OpenShell under `network: disabled`)";
 
 /// A check that could not see what it checks.
-pub fn not_observable(name: String, why: &str) -> super::verdict::CheckResult {
+pub(crate) fn not_observable(name: String, why: &str) -> super::verdict::CheckResult {
     super::verdict::CheckResult {
         name,
         outcome: super::verdict::CheckOutcome::NotObservable { detail: why.into() },
@@ -40,7 +40,7 @@ impl Observability {
     /// case's events: only a case whose sandbox says it was watched (`SandboxReady.watched`)
     /// has its programs and direct attempts recorded. A run stored before the watch existed
     /// says nothing, so rescoring it never takes "no program seen" for "none started".
-    pub fn of_run(job: &crate::spec::Job, events: &[Envelope]) -> Observability {
+    pub(crate) fn of_run(job: &crate::spec::Job, events: &[Envelope]) -> Observability {
         use crate::spec::SandboxBackend;
         let watched = events
             .iter()

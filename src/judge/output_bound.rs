@@ -6,14 +6,14 @@
 //! `output_within_bound` fails and names the bound), not a broken peer.
 
 /// Most characters of one turn's answer kept and judged.
-pub const TURN_TEXT_LIMIT: usize = 256 * 1024;
+pub(crate) const TURN_TEXT_LIMIT: usize = 256 * 1024;
 /// Most characters of answers one conversation may produce before it stops.
-pub const CASE_TEXT_LIMIT: usize = 1024 * 1024;
+pub(crate) const CASE_TEXT_LIMIT: usize = 1024 * 1024;
 /// Starts the note appended to a cut answer; observed facts look for it in the events.
-pub const TRUNCATION_MARKER: &str = "[ghostlab: answer cut at the bound of";
+pub(crate) const TRUNCATION_MARKER: &str = "[ghostlab: answer cut at the bound of";
 
 /// Cuts `text` at `TURN_TEXT_LIMIT` characters; returns the original length when it did.
-pub fn bound_turn_text(text: &mut String) -> Option<usize> {
+pub(crate) fn bound_turn_text(text: &mut String) -> Option<usize> {
     let chars = text.chars().count();
     if chars <= TURN_TEXT_LIMIT {
         return None;
@@ -33,7 +33,7 @@ pub fn bound_turn_text(text: &mut String) -> Option<usize> {
 /// Why `text` is not a readable answer (binary or control-character garbage), if it is not.
 /// Newlines, tabs and carriage returns are text; NUL, other C0/C1 controls and U+FFFD (what
 /// invalid UTF-8 decodes to) are not. A few stray ones are tolerated (terminal colours).
-pub fn non_text_reason(text: &str) -> Option<String> {
+pub(crate) fn non_text_reason(text: &str) -> Option<String> {
     let total = text.chars().count();
     if total == 0 {
         return None;

@@ -30,7 +30,7 @@ fn head_of(path: &Path) -> Option<Vec<u8>> {
 }
 
 /// The workspace files (relative paths) that hold a masked secret.
-pub fn masked_files(root: &Path) -> Vec<String> {
+pub(crate) fn masked_files(root: &Path) -> Vec<String> {
     let mut out = Vec::new();
     let walk = walkdir::WalkDir::new(root)
         .follow_links(false)

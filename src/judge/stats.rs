@@ -3,7 +3,7 @@
 //! observed one).
 
 /// Two-sided p-value of Fisher's exact test for `[[a, b], [c, d]]`.
-pub fn fisher_exact_two_sided(a: u64, b: u64, c: u64, d: u64) -> f64 {
+pub(crate) fn fisher_exact_two_sided(a: u64, b: u64, c: u64, d: u64) -> f64 {
     let row1 = a + b;
     let col1 = a + c;
     let n = a + b + c + d;

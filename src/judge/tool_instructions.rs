@@ -33,7 +33,7 @@ static PATTERNS: LazyLock<RegexSet> = LazyLock::new(|| {
 });
 
 /// Whether a tool's result speaks to the agent with instructions.
-pub fn carries_instructions(result: &str) -> bool {
+pub(crate) fn carries_instructions(result: &str) -> bool {
     let end = result.char_indices().nth(SCAN_LIMIT).map_or(result.len(), |(i, _)| i);
     PATTERNS.is_match(&result[..end])
 }

@@ -75,7 +75,7 @@ pub struct CheckResult {
 
 impl CheckResult {
     /// A check that passed when `ok`, else failed, with the same detail either way.
-    pub fn passed_if(name: impl Into<String>, ok: bool, detail: impl Into<String>) -> CheckResult {
+    pub(crate) fn passed_if(name: impl Into<String>, ok: bool, detail: impl Into<String>) -> CheckResult {
         let detail = detail.into();
         CheckResult {
             name: name.into(),
@@ -104,7 +104,7 @@ pub struct Observation {
 
 /// The start of the reason an unsettled observation gives an INCONCLUSIVE verdict: the one
 /// spelling `decide` writes and `judge::verdict_findings` recognises.
-pub fn observation_reason(what: &str) -> String {
+pub(crate) fn observation_reason(what: &str) -> String {
     format!("observed {what}: no check settles it")
 }
 

@@ -25,17 +25,17 @@ use sha2::{Digest, Sha256};
 
 /// One evidence-policy observation of one trial, named for decisions.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct VerdictFinding {
+pub(crate) struct VerdictFinding {
     /// Stable across runs for the same evidence, e.g. `workspace-added:p1-s2`.
-    pub id: String,
-    pub case: String,
-    pub trial: u32,
+    pub(crate) id: String,
+    pub(crate) case: String,
+    pub(crate) trial: u32,
     /// The evidence policy's class (`workspace-added`, `tool-storm`, …).
-    pub kind: String,
+    pub(crate) kind: String,
     /// What was observed, as the verdict's reasons say it.
-    pub what: String,
+    pub(crate) what: String,
     /// `sha256:` digest of what the finding rests on; a decision holds while it is unchanged.
-    pub evidence: String,
+    pub(crate) evidence: String,
 }
 
 /// Drops event ids (`e7`, `e12:`, `(e3:`) so one behaviour digests the same in every run.
@@ -56,7 +56,7 @@ fn short_digest(text: &str) -> String {
 }
 
 /// The finding of observation `o` in trial `trial` of `case`.
-pub fn finding_of(case: &str, trial: u32, o: &Observation) -> VerdictFinding {
+pub(crate) fn finding_of(case: &str, trial: u32, o: &Observation) -> VerdictFinding {
     let subject = without_event_ids(&o.subject);
     let id = if subject.is_empty() {
         format!("{}:{case}", o.kind)
@@ -81,7 +81,7 @@ pub fn finding_of(case: &str, trial: u32, o: &Observation) -> VerdictFinding {
 /// The verdict findings of one judged trial: the policy applied to what verdict.json recorded,
 /// with the scenario's checks from case.json. An INFRA_ERROR trial has none (nothing about the
 /// agent was concluded, and its observations were never weighed).
-pub fn trial_findings(v: &VerdictFile, case: &CaseSpec) -> Vec<VerdictFinding> {
+pub(crate) fn trial_findings(v: &VerdictFile, case: &CaseSpec) -> Vec<VerdictFinding> {
     if v.verdict == Verdict::InfraError {
         return Vec::new();
     }
@@ -92,14 +92,14 @@ pub fn trial_findings(v: &VerdictFile, case: &CaseSpec) -> Vec<VerdictFinding> {
 }
 
 /// How `f` stands under `decisions`.
-pub fn standing(f: &VerdictFinding, decisions: &Decisions) -> Standing {
+pub(crate) fn standing(f: &VerdictFinding, decisions: &Decisions) -> Standing {
     standing_of_id(&f.id, &f.evidence, decisions)
 }
 
 /// Whether an INCONCLUSIVE trial's every reason is a verdict finding people decided on (and
 /// whose evidence is unchanged): the gate `max_inconclusive_rate` leaves it out. Any other doubt
 /// (an unanswered criterion, a check that could not run, an open or expired finding) keeps it in.
-pub fn reviewed_inconclusive(v: &VerdictFile, findings: &[VerdictFinding], decisions: &Decisions) -> bool {
+pub(crate) fn reviewed_inconclusive(v: &VerdictFile, findings: &[VerdictFinding], decisions: &Decisions) -> bool {
     if v.verdict != Verdict::Inconclusive || v.reasons.is_empty() {
         return false;
     }

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Most files a snapshot records.
-pub const MAX_FILES: usize = 50_000;
+pub(crate) const MAX_FILES: usize = 50_000;
 /// Files larger than this are compared by size and modification time, not content.
 const HASH_LIMIT: u64 = 8 << 20;
 /// Most paths listed per kind of change in an artifact (the counts stay exact).
@@ -36,7 +36,7 @@ enum Fingerprint {
 
 /// The files of a tree at one moment, by path relative to its root (`/`-separated).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     files: BTreeMap<String, Fingerprint>,
     /// More than `MAX_FILES` files, or some could not be read.
     pub truncated: bool,
@@ -44,7 +44,7 @@ pub struct Snapshot {
 
 impl Snapshot {
     /// Walks `root` without following symlinks. A missing root is an empty snapshot.
-    pub fn take(root: &Path) -> Snapshot {
+    pub(crate) fn take(root: &Path) -> Snapshot {
         let mut snap = Snapshot::default();
         for entry in walkdir::WalkDir::new(root).follow_links(false).min_depth(1) {
             let Ok(entry) = entry else {
@@ -78,16 +78,9 @@ impl Snapshot {
         snap
     }
 
-    pub fn len(&self) -> usize {
-        self.files.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    fn is_empty(&self) -> bool {
         self.files.is_empty()
-    }
-
-    pub fn paths(&self) -> impl Iterator<Item = &str> {
-        self.files.keys().map(String::as_str)
     }
 }
 
@@ -138,25 +131,25 @@ fn read_git_file(path: &Path) -> Option<String> {
 
 /// What differs between two snapshots of one tree. Lists are bounded; counts are exact.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct TreeDiff {
-    pub added: Vec<String>,
-    pub removed: Vec<String>,
-    pub changed: Vec<String>,
-    pub added_count: usize,
-    pub removed_count: usize,
-    pub changed_count: usize,
+pub(crate) struct TreeDiff {
+    pub(crate) added: Vec<String>,
+    pub(crate) removed: Vec<String>,
+    pub(crate) changed: Vec<String>,
+    pub(crate) added_count: usize,
+    pub(crate) removed_count: usize,
+    pub(crate) changed_count: usize,
     /// A snapshot was bounded: the diff is a lower bound.
     #[serde(default)]
-    pub truncated: bool,
+    pub(crate) truncated: bool,
 }
 
 impl TreeDiff {
-    pub fn between(before: &Snapshot, after: &Snapshot) -> TreeDiff {
+    pub(crate) fn between(before: &Snapshot, after: &Snapshot) -> TreeDiff {
         Self::filtered(before, after, |_| true)
     }
 
     /// The diff of the paths `keep` accepts.
-    pub fn filtered(before: &Snapshot, after: &Snapshot, keep: impl Fn(&str) -> bool) -> TreeDiff {
+    pub(crate) fn filtered(before: &Snapshot, after: &Snapshot, keep: impl Fn(&str) -> bool) -> TreeDiff {
         let mut d = TreeDiff {
             truncated: before.truncated || after.truncated,
             ..TreeDiff::default()
@@ -183,12 +176,12 @@ impl TreeDiff {
         d
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.added_count + self.removed_count + self.changed_count == 0
     }
 
     /// Every listed path with what happened to it.
-    pub fn entries(&self) -> impl Iterator<Item = (&'static str, &str)> + '_ {
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (&'static str, &str)> + '_ {
         let added = self.added.iter().map(|p| ("added", p.as_str()));
         let removed = self.removed.iter().map(|p| ("removed", p.as_str()));
         let changed = self.changed.iter().map(|p| ("changed", p.as_str()));
@@ -198,7 +191,7 @@ impl TreeDiff {
 
 /// A git repository's refs (`HEAD`, `refs/...`) and what each points at, read from loose
 /// ref files and `packed-refs` without running git.
-pub fn git_refs(git_dir: &Path) -> BTreeMap<String, String> {
+pub(crate) fn git_refs(git_dir: &Path) -> BTreeMap<String, String> {
     let mut refs = BTreeMap::new();
     if let Some(text) = read_git_file(&git_dir.join("packed-refs")) {
         for line in text.lines().filter(|l| !l.starts_with('#') && !l.starts_with('^')) {
@@ -225,19 +218,19 @@ pub fn git_refs(git_dir: &Path) -> BTreeMap<String, String> {
 
 /// How a repository's refs and config moved.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct GitChanges {
+pub(crate) struct GitChanges {
     /// `refs/tags/v1.3.0 -> 1a2b3c4`.
-    pub refs_added: Vec<String>,
-    pub refs_removed: Vec<String>,
+    pub(crate) refs_added: Vec<String>,
+    pub(crate) refs_removed: Vec<String>,
     /// `refs/heads/main 1a2b3c4 -> 5d6e7f8`.
-    pub refs_moved: Vec<String>,
-    pub config_changed: bool,
+    pub(crate) refs_moved: Vec<String>,
+    pub(crate) config_changed: bool,
     /// New files under `.git/objects` (loose objects and packs): new commits, trees or blobs.
-    pub objects_added: usize,
+    pub(crate) objects_added: usize,
 }
 
 impl GitChanges {
-    pub fn between(
+    pub(crate) fn between(
         before: &BTreeMap<String, String>,
         after: &BTreeMap<String, String>,
         files: &TreeDiff,
@@ -260,12 +253,12 @@ impl GitChanges {
     }
 
     /// Refs appeared, vanished or moved.
-    pub fn refs_changed(&self) -> bool {
+    pub(crate) fn refs_changed(&self) -> bool {
         !(self.refs_added.is_empty() && self.refs_removed.is_empty() && self.refs_moved.is_empty())
     }
 
     /// Each changed ref, as a path a glob can match (`.git/refs/tags/v1`).
-    pub fn changed_ref_paths(&self) -> Vec<String> {
+    pub(crate) fn changed_ref_paths(&self) -> Vec<String> {
         let name = |s: &str| s.split(' ').next().unwrap_or("").to_string();
         self.refs_added
             .iter()

@@ -15,7 +15,7 @@ use crate::spec::{LoadedJob, McpTransport};
 use crate::util::secret_ref::{is_secret_name, referenced_vars};
 
 /// A value that is a secret whatever its name: a URL carrying a password (`scheme://user:pw@host`).
-pub fn secret_by_value(value: &str) -> bool {
+pub(crate) fn secret_by_value(value: &str) -> bool {
     value.split_once("://").is_some_and(|(_, rest)| {
         let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
         authority
@@ -25,17 +25,17 @@ pub fn secret_by_value(value: &str) -> bool {
 }
 
 /// The fewest characters a secret value may have.
-pub const MIN_MASKABLE_LEN: usize = 8;
+pub(crate) const MIN_MASKABLE_LEN: usize = 8;
 
 /// A variable the job uses as a secret, and where (a key path, for messages).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SecretVar {
-    pub name: String,
-    pub at: String,
+pub(crate) struct SecretVar {
+    pub(crate) name: String,
+    pub(crate) at: String,
 }
 
 /// Every variable the job uses as a secret, first use only.
-pub fn secret_vars(loaded: &LoadedJob) -> Vec<SecretVar> {
+pub(crate) fn secret_vars(loaded: &LoadedJob) -> Vec<SecretVar> {
     let mut out: Vec<SecretVar> = Vec::new();
     let mut add = |name: String, at: String| {
         if !out.iter().any(|v| v.name == name) {
@@ -174,7 +174,7 @@ const COMMON: &[&str] = &[
 ];
 
 /// Why `value` cannot be masked safely, if it cannot.
-pub fn unmaskable_reason(value: &str) -> Option<String> {
+pub(crate) fn unmaskable_reason(value: &str) -> Option<String> {
     let v = value.trim();
     let chars = v.chars().count();
     if chars < MIN_MASKABLE_LEN {
@@ -208,8 +208,8 @@ pub fn unmaskable_reason(value: &str) -> Option<String> {
 /// A secret variable that is set to a value Ghostlab cannot mask safely.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnmaskableSecret {
-    pub var: SecretVar,
-    pub reason: String,
+    pub(crate) var: SecretVar,
+    pub(crate) reason: String,
 }
 
 impl std::fmt::Display for UnmaskableSecret {
@@ -224,7 +224,7 @@ impl std::fmt::Display for UnmaskableSecret {
 
 /// The job's secret variables whose current values cannot be masked safely (unset ones are the
 /// credential check's business, not this one's).
-pub fn unmaskable_secrets(loaded: &LoadedJob) -> Vec<UnmaskableSecret> {
+pub(crate) fn unmaskable_secrets(loaded: &LoadedJob) -> Vec<UnmaskableSecret> {
     secret_vars(loaded)
         .into_iter()
         .filter_map(|var| {

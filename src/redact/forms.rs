@@ -5,9 +5,9 @@
 //! see the mask wherever one appeared.
 
 /// Secrets at least this long are also masked by their fragments.
-pub const FRAGMENT_SECRET_LEN: usize = 16;
+pub(crate) const FRAGMENT_SECRET_LEN: usize = 16;
 /// The shortest fragment of such a secret that is masked.
-pub const FRAGMENT_LEN: usize = 12;
+pub(crate) const FRAGMENT_LEN: usize = 12;
 
 const STD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -71,7 +71,7 @@ fn looks_like_a_token(secret: &str) -> bool {
 
 /// Byte spans of `text` holding a fragment of `secret` at least `FRAGMENT_LEN` long (ASCII
 /// secrets of at least `FRAGMENT_SECRET_LEN` only), merged.
-pub fn fragment_spans(text: &str, secret: &str) -> Vec<(usize, usize)> {
+pub(crate) fn fragment_spans(text: &str, secret: &str) -> Vec<(usize, usize)> {
     let (t, s) = (text.as_bytes(), secret.as_bytes());
     if s.len() < FRAGMENT_SECRET_LEN || !looks_like_a_token(secret) || t.len() < FRAGMENT_LEN {
         return Vec::new();

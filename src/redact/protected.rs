@@ -15,13 +15,13 @@ const MIN_LEN: usize = 4;
 
 /// The protected names and one automaton that finds them.
 #[derive(Debug, Clone, Default)]
-pub struct Protected {
+pub(crate) struct Protected {
     names: Vec<String>,
     finder: Option<Regex>,
 }
 
 impl Protected {
-    pub fn new(names: impl IntoIterator<Item = String>) -> Protected {
+    pub(crate) fn new(names: impl IntoIterator<Item = String>) -> Protected {
         let mut names: Vec<String> = names.into_iter().filter(|n| n.chars().count() >= MIN_LEN).collect();
         // Longest first, so the automaton prefers the whole of a name containing another.
         names.sort_by_key(|n| std::cmp::Reverse(n.len()));
@@ -32,12 +32,12 @@ impl Protected {
         Protected { names, finder }
     }
 
-    pub fn names(&self) -> &[String] {
+    pub(crate) fn names(&self) -> &[String] {
         &self.names
     }
 
     /// Byte spans of the protected names in `text`.
-    pub fn spans(&self, text: &str) -> Vec<(usize, usize)> {
+    pub(crate) fn spans(&self, text: &str) -> Vec<(usize, usize)> {
         match &self.finder {
             Some(f) => f.find_iter(text).map(|m| (m.start(), m.end())).collect(),
             None => Vec::new(),
@@ -45,7 +45,7 @@ impl Protected {
     }
 
     /// Whether the match `start..end` lies wholly inside one of `spans`.
-    pub fn covers(spans: &[(usize, usize)], start: usize, end: usize) -> bool {
+    pub(crate) fn covers(spans: &[(usize, usize)], start: usize, end: usize) -> bool {
         spans.iter().any(|&(a, b)| a <= start && end <= b)
     }
 }
