@@ -3,7 +3,9 @@
 
 use super::root::{HostRoot, RootEntry};
 use super::*;
+use crate::sandbox::bwrap_data::Views;
 use crate::sandbox::policy::{HostPort, NetworkPolicy};
+use crate::sandbox::scope::Scope;
 use crate::spec::SandboxBackend;
 
 /// A host root of a typical merged-/usr system, with a mask target of each kind.

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use super::super::inputs::SYSTEM_RUNTIME;
 use super::super::policy::SandboxPolicy;
 use super::super::scope::{Access, Scope};
+use super::layout::{CommandSpec, Layout, push};
 use super::root::MASKED_DIRS;
-use super::{CommandSpec, Layout, push};
 
 /// The policy's read-only runtimes, as far as the scope shows them, bound at their real
 /// path; only those the root does not already show.

@@ -10,7 +10,7 @@ use std::path::Path;
 use super::super::bwrap_data::Views;
 use super::super::inputs::SYSTEM_RUNTIME;
 use super::super::policy::SandboxPolicy;
-use super::{Layout, TMPFS_BYTES, push};
+use super::layout::{Layout, TMPFS_BYTES, push};
 
 /// Host folders replaced by an empty tmpfs in every sandbox.
 pub(crate) const MASKED_DIRS: &[&str] = &["/tmp", "/run", "/var/tmp", "/root", "/home"];

@@ -3,6 +3,8 @@
 use super::binds::symlink_chain;
 use super::root::SHM_BYTES;
 use super::*;
+use crate::sandbox::bwrap_data::Views;
+use crate::sandbox::scope::Scope;
 use crate::spec::SandboxBackend;
 
 fn whole(p: &SandboxPolicy, layout: &Layout) -> Scope {

@@ -88,7 +88,7 @@ pub async fn probe_bubblewrap() -> Probe {
     policy.limits.wall_timeout = Duration::from_secs(20);
     let cfg = SessionConfig {
         log_dir: logs.path().to_path_buf(),
-        bridge_exe: super::helper_exe(),
+        bridge_exe: super::reaper::helper_exe(),
         openshell_bin: None,
     };
     let session = match Session::create(policy, Role::Agent, cfg).await {

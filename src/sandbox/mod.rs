@@ -49,7 +49,7 @@ pub use denials::Denial;
 pub use error::SandboxError;
 pub use exec::ExecOutput;
 pub use open::Sandbox;
-pub(crate) use open::{helper_exe, start_cleanup};
+pub(crate) use open::start_cleanup;
 pub use policy::{HostPort, NetworkPolicy, Role, SandboxPolicy};
 pub(crate) use scope::Capability;
 pub use scope::{Area, Scope};

@@ -24,7 +24,7 @@ impl Sandbox {
     /// Checks that the policy's backend really works here (a failed probe is an error, never
     /// a fallback) and returns a sandbox that creates sessions logging into `log_dir`.
     pub async fn open(policy: SandboxPolicy, log_dir: PathBuf) -> Result<Sandbox, SandboxError> {
-        Self::open_with(policy, log_dir, helper_exe()).await
+        Self::open_with(policy, log_dir, reaper::helper_exe()).await
     }
 
     /// Like [`Sandbox::open`] with an explicit bridge executable (the ghostlab binary; tests
@@ -66,23 +66,6 @@ impl Sandbox {
 
 /// Backends whose probe already succeeded in this process.
 static PROBED: std::sync::Mutex<Vec<SandboxBackend>> = std::sync::Mutex::new(Vec::new());
-
-/// The ghostlab executable that runs inside the sandbox (network watch, egress bridge, MCP
-/// relay connector): this process's own when it is the `ghostlab` binary. A test harness is
-/// not; with the `test-hooks` feature it uses the `ghostlab` binary cargo built beside it.
-/// `None` makes every bubblewrap command refuse to run (the watch is not optional).
-pub(crate) fn helper_exe() -> Option<PathBuf> {
-    let exe = std::env::current_exe().ok()?;
-    if reaper::this_binary_is_ghostlab() {
-        return Some(exe);
-    }
-    if cfg!(feature = "test-hooks") {
-        // target/debug/deps/<harness> → target/debug/ghostlab
-        let built = exe.parent()?.parent()?.join("ghostlab");
-        return built.is_file().then_some(built);
-    }
-    None
-}
 
 /// The backend's probe, run once per process: a success is remembered (every session still
 /// runs under the full profile, so a backend that breaks later fails its commands, closed);

@@ -29,6 +29,23 @@ pub(crate) fn this_binary_is_ghostlab() -> bool {
     THIS_BINARY_IS_GHOSTLAB.load(std::sync::atomic::Ordering::SeqCst)
 }
 
+/// The ghostlab executable that runs inside the sandbox (network watch, egress bridge, MCP
+/// relay connector): this process's own when it is the `ghostlab` binary. A test harness is
+/// not; with the `test-hooks` feature it uses the `ghostlab` binary cargo built beside it.
+/// `None` makes every bubblewrap command refuse to run (the watch is not optional).
+pub(crate) fn helper_exe() -> Option<std::path::PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    if this_binary_is_ghostlab() {
+        return Some(exe);
+    }
+    if cfg!(feature = "test-hooks") {
+        // target/debug/deps/<harness> → target/debug/ghostlab
+        let built = exe.parent()?.parent()?.join("ghostlab");
+        return built.is_file().then_some(built);
+    }
+    None
+}
+
 /// Whether `exe` can run the reaper: another executable named explicitly (tests pass the
 /// ghostlab binary), or this process's own executable when it is the `ghostlab` binary.
 pub(crate) fn can_run(exe: &Path) -> bool {
