@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::agent::{McpInput, RemoteTransport};
+use super::agent_inputs::{McpInput, RemoteTransport};
 use super::diagnostics::{Diagnostic, diag, index, join};
 use super::mcp_entry::resolve_path_arg;
 use super::mcp_file::read_mcp_file;

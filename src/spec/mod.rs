@@ -4,6 +4,7 @@
 //! This module never talks to a network, a sandbox or the terminal.
 
 pub(crate) mod agent;
+pub(crate) mod agent_inputs;
 pub(crate) mod artifact_refresh;
 pub(crate) mod artifact_refs;
 pub(crate) mod bounded;
@@ -44,7 +45,8 @@ pub(crate) mod target;
 pub(crate) mod yaml_guard;
 mod yaml_scanner;
 
-pub use agent::{Action, Backend, McpInput, Permission, PermissionRule};
+pub use agent::{Action, Backend, Permission, PermissionRule};
+pub use agent_inputs::McpInput;
 pub(crate) use agent::{Agent, Runtime};
 pub use check::{check_job as resolve_job, resolve_mcps};
 pub(crate) use diagnostics::{Diagnostic, SpecError};

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use super::agent::{McpInput, RemoteTransport};
+use super::agent_inputs::{McpInput, RemoteTransport};
 use super::diagnostics::{Diagnostic, diag, index, join};
 use super::job::{Job, Target, TargetTransport};
 

@@ -10,6 +10,7 @@ pub(crate) mod durable;
 pub(crate) mod folder_lock;
 pub(crate) mod format_version;
 pub(crate) mod fs_sync;
+mod path_fsync;
 pub mod ids;
 pub(crate) mod loopback;
 pub mod runtime;
