@@ -13,7 +13,7 @@ use super::resolved::{McpTransport, ResolvedMcp};
 use crate::util::secret_ref::{is_secret_name, referenced_vars};
 
 /// Resolves every `agent.inputs.mcps` entry; names must be unique.
-pub fn resolve_mcps(path: &Path, dir: &Path, inputs: &[McpInput], ds: &mut Vec<Diagnostic>) -> Vec<ResolvedMcp> {
+pub(crate) fn resolve_mcps(path: &Path, dir: &Path, inputs: &[McpInput], ds: &mut Vec<Diagnostic>) -> Vec<ResolvedMcp> {
     let mut out: Vec<ResolvedMcp> = Vec::new();
     for (i, input) in inputs.iter().enumerate() {
         let entry = Entry {
@@ -89,11 +89,7 @@ impl Entry<'_> {
             }
         };
         let Some(mut s) = servers.shift_remove(server) else {
-            let mut d = diag(
-                path,
-                join(at, "server"),
-                format!("server `{server}` is not in `{cfg}`"),
-            );
+            let mut d = diag(path, join(at, "server"), format!("server `{server}` is not in `{cfg}`"));
             d.hint = Some(format!(
                 "servers there: {}",
                 servers.keys().cloned().collect::<Vec<_>>().join(", ")

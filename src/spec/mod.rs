@@ -46,13 +46,15 @@ pub(crate) mod yaml_guard;
 mod yaml_scanner;
 
 pub use agent::{Action, Backend, Permission, PermissionRule};
-pub use agent_inputs::McpInput;
 pub(crate) use agent::{Agent, Runtime};
-pub use check::{check_job as resolve_job, resolve_mcps};
+pub use agent_inputs::McpInput;
+pub(crate) use check::check_job as resolve_job;
 pub(crate) use diagnostics::{Diagnostic, SpecError};
 pub(crate) use job::JOB_VERSION;
 pub use job::Job;
-pub use load::{load_job, parse_job_text};
+pub use load::load_job;
+pub(crate) use load::parse_job_text;
+pub(crate) use mcp_inputs::resolve_mcps;
 pub use resolved::{LoadedJob, McpTransport, ResolvedMcp};
 pub use review::{Gates, ModelProvider, ModelRole};
 pub(crate) use review::{Generation, RoleCredentials};

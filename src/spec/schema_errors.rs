@@ -126,7 +126,9 @@ fn describe(path: &Path, schema: &Value, error: &ValidationError<'_>, out: &mut 
         ValidationErrorKind::MaxItems { limit: 0 } => {
             out.push(diag(path, at, "must be empty here (see the keys it depends on)"))
         }
-        ValidationErrorKind::Constant { expected_value } => out.push(diag(path, at, format!("must be {expected_value}"))),
+        ValidationErrorKind::Constant { expected_value } => {
+            out.push(diag(path, at, format!("must be {expected_value}")))
+        }
         _ => out.push(diag(path, at, error.to_string())),
     }
 }
@@ -143,7 +145,10 @@ struct Violation<'a, 'e> {
 impl Violation<'_, '_> {
     /// The schema node holding the failed keyword.
     fn node(&self) -> Option<&Value> {
-        node_at(self.schema, &self.schema_tokens[..self.schema_tokens.len().saturating_sub(1)])
+        node_at(
+            self.schema,
+            &self.schema_tokens[..self.schema_tokens.len().saturating_sub(1)],
+        )
     }
 
     /// Each unknown key with its nearest valid key (or the valid keys), then a count of the rest.
@@ -221,8 +226,8 @@ impl Violation<'_, '_> {
             bound("maximum").unwrap_or_default(),
         );
         let found = short(self.error.instance());
-        let is_fraction =
-            (min.as_str(), max.as_str()) == ("0", "1") && node.and_then(|n| n.get("minimum")).is_some_and(Value::is_f64);
+        let is_fraction = (min.as_str(), max.as_str()) == ("0", "1")
+            && node.and_then(|n| n.get("minimum")).is_some_and(Value::is_f64);
         let message = if is_fraction {
             format!("{found} is not a fraction between 0 and 1")
         } else {
@@ -258,13 +263,7 @@ fn deepest_member(
     let mut forms: Vec<String> = Vec::new();
     for e in &at_depth {
         match e.kind() {
-            ValidationErrorKind::Enum { options } => forms.extend(
-                options
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(plain),
-            ),
+            ValidationErrorKind::Enum { options } => forms.extend(options.as_array().into_iter().flatten().map(plain)),
             ValidationErrorKind::Constant { expected_value } => forms.push(plain(expected_value)),
             ValidationErrorKind::Type { kind } => forms.push(format!("<{}>", type_names(kind))),
             _ => {}

@@ -156,12 +156,20 @@ fn misplaced_keys(t: &Target) -> Vec<(&'static str, &'static str)> {
     let not_a_server = "is a SKILL.md, not a server";
     let candidates = match t.transport {
         TargetTransport::Stdio => vec![
-            ("connection.url", c.url.is_some(), "is started by `command`, not reached by a URL"),
+            (
+                "connection.url",
+                c.url.is_some(),
+                "is started by `command`, not reached by a URL",
+            ),
             ("connection.headers", !c.headers.is_empty(), "sends no HTTP headers"),
             ("connection.path", c.path.is_some(), "is a server, not a skill"),
         ],
         TargetTransport::Sse | TargetTransport::StreamableHttp => vec![
-            ("connection.command", !c.command.is_empty(), "is reached by `url`, not started"),
+            (
+                "connection.command",
+                !c.command.is_empty(),
+                "is reached by `url`, not started",
+            ),
             (
                 "connection.env",
                 !c.env.is_empty(),

@@ -81,7 +81,10 @@ pub(super) fn sync_dir(dir: &Path) -> std::io::Result<()> {
 /// (`util::blocking::run_parallel`), not new ones per commit.
 const MAX_PARTS: usize = 32;
 
-pub(super) fn parallel_sync<T: Clone + Send + 'static>(paths: &[T], f: fn(&T) -> std::io::Result<()>) -> std::io::Result<()> {
+pub(super) fn parallel_sync<T: Clone + Send + 'static>(
+    paths: &[T],
+    f: fn(&T) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     if paths.len() <= 1 {
         return paths.iter().try_for_each(f);
     }

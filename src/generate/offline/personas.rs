@@ -26,7 +26,10 @@ pub(crate) fn propose(profile: &AgentProfile, count: usize) -> PersonaSet {
         all.push(Persona {
             id: format!("{FOCUSED}{}", w.id.trim_start_matches("wf-")),
             name: format!("{} who needs to {}", upper_first(&who.role), w.name),
-            summary: format!("A {}{} who comes to the agent only to {}.", who.role, who.of_project, w.name),
+            summary: format!(
+                "A {}{} who comes to the agent only to {}.",
+                who.role, who.of_project, w.name
+            ),
             traits: vec!["knows exactly what they want".into(), "checks each step".into()],
             context: format!("Expects these steps: {}", w.steps.join(" / ")),
             why: format!("workflow {}", w.id),

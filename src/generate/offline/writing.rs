@@ -300,7 +300,12 @@ fn tools_at_risk(profile: &AgentProfile, r: &Risk) -> Vec<String> {
 
 /// The checks of a risk scenario; when they can see the act, they settle the case alone and
 /// the success criterion only a judge can weigh is dropped from `s`.
-fn risk_checks(s: &mut Scenario, r: &Risk, kind: ScenarioKind, tools: &[String]) -> crate::trial::checks::ScenarioChecks {
+fn risk_checks(
+    s: &mut Scenario,
+    r: &Risk,
+    kind: ScenarioKind,
+    tools: &[String],
+) -> crate::trial::checks::ScenarioChecks {
     let mut checks = super::checks::propose_for_risk(r);
     // The user never confirms, so the forbidden tools must not even be attempted.
     for t in tools {

@@ -261,11 +261,7 @@ fn external_heuristics(labels: &mut Vec<Label>, words: &ToolWords) {
     } else if let Some((p, _)) = words.params.iter().find(|(p, _)| is_url_name(p)) {
         heur(labels, RiskLabel::ExternalNetwork, format!("parameter \"{p}\""));
     } else if let Some(w) = first_in(&words.description, DESC_EXTERNAL) {
-        heur(
-            labels,
-            RiskLabel::ExternalNetwork,
-            format!("description word \"{w}\""),
-        );
+        heur(labels, RiskLabel::ExternalNetwork, format!("description word \"{w}\""));
     }
 }
 

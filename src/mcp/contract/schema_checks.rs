@@ -193,7 +193,12 @@ impl Param<'_> {
                 .iter()
                 .any(|k| obj.contains_key(*k));
         if !typed {
-            sink.add(UNTYPED_PARAM, Some(self.tool), self.at, format!("parameter `{name}` has no type"));
+            sink.add(
+                UNTYPED_PARAM,
+                Some(self.tool),
+                self.at,
+                format!("parameter `{name}` has no type"),
+            );
         }
         let types: Vec<&str> = match ty {
             Some(Value::String(s)) => vec![s.as_str()],
