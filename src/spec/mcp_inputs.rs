@@ -22,7 +22,7 @@ pub(crate) fn resolve_mcps(path: &Path, dir: &Path, inputs: &[McpInput], ds: &mu
             at: index("agent.inputs.mcps", i),
         };
         let resolved = match &input.config_ref {
-            Some(cfg) => entry.from_file(input, cfg, ds),
+            Some(cfg) => entry.referenced_server(input, cfg, ds),
             None => entry.inline(input, ds),
         };
         let Some(mut resolved) = resolved else { continue };
@@ -54,7 +54,7 @@ struct Entry<'a> {
 impl Entry<'_> {
     /// `config_ref` + `server`: the named server of an MCP servers file. `None` once the
     /// reason is in `ds`.
-    fn from_file(&self, input: &McpInput, cfg: &str, ds: &mut Vec<Diagnostic>) -> Option<ResolvedMcp> {
+    fn referenced_server(&self, input: &McpInput, cfg: &str, ds: &mut Vec<Diagnostic>) -> Option<ResolvedMcp> {
         let (path, at) = (self.path, &self.at);
         let Some(server) = &input.server else {
             ds.push(diag(
