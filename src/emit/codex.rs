@@ -287,7 +287,7 @@ mod tests {
         job.mcps[0].transport = McpTransport::Remote {
             url: url.into(),
             headers: [(header.0.to_string(), header.1.to_string())].into_iter().collect(),
-            kind: crate::spec::agent::RemoteTransport::StreamableHttp,
+            kind: crate::spec::agent_inputs::RemoteTransport::StreamableHttp,
         };
         job
     }

@@ -12,7 +12,7 @@ use super::client::{ConnectOptions, Endpoint, connect};
 use super::headers::{HeaderError, expand};
 use super::inventory::{INVENTORY_VERSION, Inventory, ServerInventory, ServerStatus, collect};
 use super::launcher::{LaunchSpec, Launcher};
-use crate::spec::agent::RemoteTransport;
+use crate::spec::agent_inputs::RemoteTransport;
 use crate::spec::{McpTransport, ResolvedMcp};
 
 /// Default bound on startup and on each request when the job sets no `timeout`.

@@ -20,13 +20,18 @@ pub struct LaunchSpec {
     pub cwd: Option<PathBuf>,
 }
 
-/// Why a launcher could not prepare a command.
+/// Why a launcher could not prepare a command. A sandbox's refusal keeps its own words and
+/// its source (`transparent`), so the message reads as the sandbox wrote it.
 #[derive(Debug, thiserror::Error)]
 pub enum LaunchError {
     #[error("the server command is empty")]
     EmptyCommand,
-    #[error("{0}")]
-    Refused(String),
+    /// The server's own part of the discovery scope would be wider than the session's.
+    #[error(transparent)]
+    Scope(#[from] crate::sandbox::scope::Widens),
+    /// The sandbox session could not build the command.
+    #[error(transparent)]
+    Sandbox(#[from] crate::sandbox::SandboxError),
 }
 
 /// Prepares the command that starts a stdio MCP server.
@@ -114,5 +119,49 @@ mod tests {
         assert_eq!(std.get_program(), "node");
         assert_eq!(std.get_args().collect::<Vec<_>>(), vec!["server.js"]);
         assert_eq!(std.get_current_dir(), Some(std::path::Path::new("/tmp")));
+    }
+
+    /// What a sandbox refusal read as when the launcher kept only its text.
+    fn sandbox_refusals() -> Vec<(LaunchError, String)> {
+        use crate::sandbox::SandboxError;
+        use crate::sandbox::scope::Widens;
+        let widens = Widens("/opt/x must be an absolute path without `.` or `..`".into());
+        let policy = SandboxError::Policy("the workspace is not a folder".into());
+        let io = SandboxError::Io(
+            "/run/ghostlab/s1".into(),
+            std::io::Error::new(std::io::ErrorKind::PermissionDenied, "permission denied"),
+        );
+        vec![
+            (widens.to_string(), LaunchError::from(widens)),
+            (policy.to_string(), LaunchError::from(policy)),
+            (io.to_string(), LaunchError::from(io)),
+            (
+                SandboxError::Deleted.to_string(),
+                LaunchError::from(SandboxError::Deleted),
+            ),
+        ]
+        .into_iter()
+        .map(|(text, e)| (e, text))
+        .collect()
+    }
+
+    #[test]
+    fn a_sandbox_refusal_reads_as_the_sandbox_wrote_it_at_every_layer() {
+        for (e, text) in sandbox_refusals() {
+            assert_eq!(e.to_string(), text);
+            // The client's errors wrap it transparently: discovery's entry reads the same.
+            let mcp = crate::mcp::client::McpError::from(crate::mcp::stdio::SpawnError::from(e));
+            assert_eq!(mcp.to_string(), text);
+        }
+    }
+
+    #[test]
+    fn a_sandbox_refusal_keeps_its_kind_and_source() {
+        let mut refusals = sandbox_refusals().into_iter().map(|(e, _)| e);
+        assert!(matches!(refusals.next(), Some(LaunchError::Scope(_))));
+        assert!(matches!(refusals.next(), Some(LaunchError::Sandbox(_))));
+        let io = refusals.next().unwrap();
+        let source = std::error::Error::source(&io).expect("the I/O error stays the source");
+        assert_eq!(source.to_string(), "permission denied");
     }
 }

@@ -111,14 +111,11 @@ impl Launcher for SandboxLauncher {
             timeout: None,
         };
         let scope = if self.per_server {
-            server_scope(self.scope.clone(), spec).map_err(|e| LaunchError::Refused(e.to_string()))?
+            server_scope(self.scope.clone(), spec)?
         } else {
             self.scope.clone()
         };
-        let mut cmd = self
-            .session
-            .command_in(&scope, &spec.argv, &opts)
-            .map_err(|e| LaunchError::Refused(e.to_string()))?;
+        let mut cmd = self.session.command_in(&scope, &spec.argv, &opts)?;
         own_process_group(&mut cmd);
         Ok(cmd)
     }

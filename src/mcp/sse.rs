@@ -8,7 +8,7 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
-use tokio::task::JoinHandle;
+use tokio::task::{AbortHandle, JoinHandle};
 
 /// Why the SSE legs failed, for error messages.
 #[derive(Debug, Clone, Default)]
@@ -139,6 +139,32 @@ pub(crate) async fn open(
         .default_headers(defaults)
         .build()
         .map_err(SseOpenError::Client)?;
+    let resp = get_event_stream(&client, &base, url).await?;
+    let stream = wait_for_endpoint(resp, &base, url).await?;
+
+    let diag = SseDiag::default();
+    let (rmcp_in, to_rmcp) = tokio::io::duplex(1 << 16);
+    let (rmcp_out, from_rmcp) = tokio::io::duplex(1 << 16);
+    let endpoint = stream.endpoint.clone();
+    let reader = tokio::spawn(read_leg(stream, to_rmcp, diag.clone()));
+    let stop_reader = reader.abort_handle();
+    let writer = tokio::spawn(write_leg(client, endpoint, from_rmcp, stop_reader, diag.clone()));
+    Ok((
+        rmcp_in,
+        rmcp_out,
+        SseSession {
+            tasks: vec![reader, writer],
+            diag,
+        },
+    ))
+}
+
+/// The GET leg, answered with a success status.
+async fn get_event_stream(
+    client: &reqwest::Client,
+    base: &reqwest::Url,
+    url: &str,
+) -> Result<reqwest::Response, SseOpenError> {
     let resp = client
         .get(base.clone())
         .header(ACCEPT, "text/event-stream")
@@ -154,10 +180,28 @@ pub(crate) async fn open(
             status: resp.status(),
         });
     }
-    let mut resp = resp;
+    Ok(resp)
+}
+
+/// An event stream past its `endpoint` event: the events that came before or with it are
+/// kept so none is lost.
+struct OpenStream {
+    resp: reqwest::Response,
+    parser: EventParser,
+    early: Vec<Event>,
+    /// Where client messages are POSTed (the `endpoint` data, resolved against the GET URL).
+    endpoint: reqwest::Url,
+}
+
+/// Reads the stream until its first `endpoint` event.
+async fn wait_for_endpoint(
+    mut resp: reqwest::Response,
+    base: &reqwest::Url,
+    url: &str,
+) -> Result<OpenStream, SseOpenError> {
     let mut parser = EventParser::default();
     let mut early: Vec<Event> = Vec::new();
-    let endpoint = loop {
+    loop {
         let chunk = resp
             .chunk()
             .await
@@ -175,77 +219,82 @@ pub(crate) async fn open(
             }
         }
         if let Some(e) = found {
-            break base.join(e.trim()).map_err(|e| SseOpenError::BadEndpoint {
+            let endpoint = base.join(e.trim()).map_err(|e| SseOpenError::BadEndpoint {
                 url: url.to_string(),
                 reason: e.to_string(),
             })?;
+            return Ok(OpenStream {
+                resp,
+                parser,
+                early,
+                endpoint,
+            });
         }
-    };
+    }
+}
 
-    let diag = SseDiag::default();
-    let (rmcp_in, mut to_rmcp) = tokio::io::duplex(1 << 16);
-    let (rmcp_out, from_rmcp) = tokio::io::duplex(1 << 16);
-
-    let d = diag.clone();
-    let reader = tokio::spawn(async move {
-        let mut pending = early;
-        loop {
-            for ev in pending.drain(..) {
-                if ev.event == "message" {
-                    // JSON allows whitespace for the newlines a multi-line data field had.
-                    let line = ev.data.replace(['\n', '\r'], " ");
-                    if to_rmcp.write_all(line.as_bytes()).await.is_err() || to_rmcp.write_all(b"\n").await.is_err() {
-                        return;
-                    }
-                }
-            }
-            match resp.chunk().await {
-                Ok(Some(chunk)) => pending = parser.push(&String::from_utf8_lossy(&chunk)),
-                Ok(None) => {
-                    d.set("the server closed its event stream".into());
-                    break;
-                }
-                Err(e) => {
-                    d.set(format!("the event stream failed: {e}"));
-                    break;
+/// Server → rmcp: each `message` event becomes one line; the end of the stream is recorded.
+async fn read_leg(stream: OpenStream, mut to_rmcp: DuplexStream, diag: SseDiag) {
+    let OpenStream {
+        mut resp,
+        mut parser,
+        early,
+        ..
+    } = stream;
+    let mut pending = early;
+    loop {
+        for ev in pending.drain(..) {
+            if ev.event == "message" {
+                // JSON allows whitespace for the newlines a multi-line data field had.
+                let line = ev.data.replace(['\n', '\r'], " ");
+                if to_rmcp.write_all(line.as_bytes()).await.is_err() || to_rmcp.write_all(b"\n").await.is_err() {
+                    return;
                 }
             }
         }
-        let _ = to_rmcp.shutdown().await;
-    });
-
-    let d = diag.clone();
-    let stop_reader = reader.abort_handle();
-    let writer = tokio::spawn(async move {
-        let mut lines = BufReader::new(from_rmcp).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            let sent = client
-                .post(endpoint.clone())
-                .header(CONTENT_TYPE, "application/json")
-                .body(line)
-                .send()
-                .await;
-            let failure = match sent {
-                Ok(r) if r.status().is_success() => None,
-                Ok(r) => Some(format!("POST to the message endpoint answered {}", r.status())),
-                Err(e) => Some(format!("POST to the message endpoint failed: {e}")),
-            };
-            if let Some(reason) = failure {
-                d.set(reason);
-                // Ending the read leg makes rmcp see a closed connection at once.
-                stop_reader.abort();
+        match resp.chunk().await {
+            Ok(Some(chunk)) => pending = parser.push(&String::from_utf8_lossy(&chunk)),
+            Ok(None) => {
+                diag.set("the server closed its event stream".into());
+                break;
+            }
+            Err(e) => {
+                diag.set(format!("the event stream failed: {e}"));
                 break;
             }
         }
-    });
-    Ok((
-        rmcp_in,
-        rmcp_out,
-        SseSession {
-            tasks: vec![reader, writer],
-            diag,
-        },
-    ))
+    }
+    let _ = to_rmcp.shutdown().await;
+}
+
+/// rmcp → server: each line is POSTed; the first failed POST ends both legs.
+async fn write_leg(
+    client: reqwest::Client,
+    endpoint: reqwest::Url,
+    from_rmcp: DuplexStream,
+    stop_reader: AbortHandle,
+    diag: SseDiag,
+) {
+    let mut lines = BufReader::new(from_rmcp).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let sent = client
+            .post(endpoint.clone())
+            .header(CONTENT_TYPE, "application/json")
+            .body(line)
+            .send()
+            .await;
+        let failure = match sent {
+            Ok(r) if r.status().is_success() => None,
+            Ok(r) => Some(format!("POST to the message endpoint answered {}", r.status())),
+            Err(e) => Some(format!("POST to the message endpoint failed: {e}")),
+        };
+        if let Some(reason) = failure {
+            diag.set(reason);
+            // Ending the read leg makes rmcp see a closed connection at once.
+            stop_reader.abort();
+            break;
+        }
+    }
 }
 
 #[cfg(test)]

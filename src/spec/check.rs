@@ -21,13 +21,13 @@ use super::review::{Gates, Generation, ModelProvider};
 use super::rules::gate_rules;
 use crate::util::secret_ref::has_reference;
 
-pub use super::mcp_inputs::resolve_mcps;
+use super::mcp_inputs::resolve_mcps;
 
 /// OpenCode's built-in agents, valid as `default_agent` without a definition.
 const BUILTIN_AGENTS: &[&str] = &["build", "plan", "general", "explore"];
 
 /// Runs every semantic check and resolves MCP servers.
-pub fn check_job(path: &Path, mut job: Job) -> Result<LoadedJob, SpecError> {
+pub(crate) fn check_job(path: &Path, mut job: Job) -> Result<LoadedJob, SpecError> {
     let dir = job_dir(path);
     let file = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let mut ds: Vec<Diagnostic> = Vec::new();

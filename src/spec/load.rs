@@ -68,7 +68,7 @@ fn overlaps(a: &str, b: &str) -> bool {
 }
 
 /// Parses a job from YAML text already in memory (no referenced-file checks).
-pub fn parse_job_text(path: &Path, text: &str) -> Result<Job, SpecError> {
+pub(crate) fn parse_job_text(path: &Path, text: &str) -> Result<Job, SpecError> {
     let value = parse_yaml(path, text)?;
     typed_job(path, value)
 }

@@ -6,7 +6,7 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
-use super::agent::RemoteTransport;
+use super::agent_inputs::RemoteTransport;
 use super::diagnostics::{Diagnostic, diag, index, join, nearest};
 use super::document::json_type;
 use super::mcp_dialects::{CLIENT_ONLY_KEYS, normalize_refs, substitute_folders, workspace_folder};

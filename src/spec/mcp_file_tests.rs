@@ -1,7 +1,7 @@
 //! Tests of `mcp_file`: dialects, relative paths, references, client-only keys.
 
 use super::*;
-use crate::spec::agent::RemoteTransport;
+use crate::spec::agent_inputs::RemoteTransport;
 use crate::spec::mcp_dialects::normalize_refs;
 use crate::spec::resolved::McpTransport;
 use std::path::PathBuf;

@@ -4,6 +4,7 @@
 //! This module never talks to a network, a sandbox or the terminal.
 
 pub(crate) mod agent;
+pub(crate) mod agent_inputs;
 pub(crate) mod artifact_refresh;
 pub(crate) mod artifact_refs;
 pub(crate) mod bounded;
@@ -44,13 +45,16 @@ pub(crate) mod target;
 pub(crate) mod yaml_guard;
 mod yaml_scanner;
 
-pub use agent::{Action, Backend, McpInput, Permission, PermissionRule};
+pub use agent::{Action, Backend, Permission, PermissionRule};
 pub(crate) use agent::{Agent, Runtime};
-pub use check::{check_job as resolve_job, resolve_mcps};
+pub use agent_inputs::McpInput;
+pub(crate) use check::check_job as resolve_job;
 pub(crate) use diagnostics::{Diagnostic, SpecError};
 pub(crate) use job::JOB_VERSION;
 pub use job::Job;
-pub use load::{load_job, parse_job_text};
+pub use load::load_job;
+pub(crate) use load::parse_job_text;
+pub(crate) use mcp_inputs::resolve_mcps;
 pub use resolved::{LoadedJob, McpTransport, ResolvedMcp};
 pub use review::{Gates, ModelProvider, ModelRole};
 pub(crate) use review::{Generation, RoleCredentials};

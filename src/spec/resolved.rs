@@ -4,7 +4,7 @@
 use indexmap::IndexMap;
 use std::path::PathBuf;
 
-use super::agent::RemoteTransport;
+use super::agent_inputs::RemoteTransport;
 use super::job::Job;
 use super::relative_path::resolve_against;
 

@@ -73,143 +73,173 @@ fn is_value_rule(error: &ValidationError<'_>) -> bool {
 
 /// One violation as diagnostics.
 fn describe(path: &Path, schema: &Value, error: &ValidationError<'_>, out: &mut Vec<Diagnostic>) {
-    {
-        let at = dotted(error.instance_path().segments());
-        let schema_tokens: Vec<String> = error.schema_path().segments().map(|s| s.to_string()).collect();
-        match error.kind() {
-            ValidationErrorKind::AdditionalProperties { unexpected } => {
-                let parent_tokens = &schema_tokens[..schema_tokens.len().saturating_sub(1)];
-                let known = known_keys(schema, parent_tokens);
-                for key in unexpected.iter().take(UNKNOWN_KEYS_NAMED) {
-                    let mut d = diag(path, join(&at, key), format!("unknown key `{key}`"));
-                    d.hint = match nearest(key, known.iter().map(String::as_str)) {
-                        Some(k) => Some(format!("did you mean `{k}`?")),
-                        None if !known.is_empty() => Some(format!("valid keys here: {}", known.join(", "))),
-                        None => None,
-                    };
-                    out.push(d);
-                }
-                if unexpected.len() > UNKNOWN_KEYS_NAMED {
-                    let rest = unexpected.len() - UNKNOWN_KEYS_NAMED;
-                    let place = if at.is_empty() { "(document)" } else { at.as_str() };
-                    out.push(diag(
-                        path,
-                        at.clone(),
-                        format!("… and {rest} more unknown keys in {place}; is this the right file?"),
-                    ));
-                }
-            }
-            ValidationErrorKind::Required { property } => {
-                let key = property.as_str().unwrap_or_default();
-                out.push(diag(path, join(&at, key), "missing required key"));
-            }
-            ValidationErrorKind::Type { kind } => {
-                out.push(diag(
-                    path,
-                    at,
-                    format!(
-                        "wrong type: expected {}, found {}",
-                        type_names(kind),
-                        json_type(error.instance())
-                    ),
-                ));
-            }
-            ValidationErrorKind::Enum { options } => {
-                let allowed: Vec<String> = options
-                    .as_array()
-                    .map(|a| {
-                        a.iter()
-                            .map(|v| v.as_str().map(str::to_string).unwrap_or(v.to_string()))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                let found = error
-                    .instance()
-                    .as_str()
-                    .map(str::to_string)
-                    .unwrap_or(error.instance().to_string());
-                let mut d = diag(path, at, format!("`{found}` is not one of: {}", allowed.join(", ")));
-                d.hint = nearest(&found, allowed.iter().map(String::as_str)).map(|k| format!("did you mean `{k}`?"));
-                out.push(d);
-            }
-            ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::OneOfNotValid { .. } => {
-                let node = node_at(schema, &schema_tokens[..schema_tokens.len().saturating_sub(1)]);
-                if let Some(allowed) = node.and_then(|n| enum_choices(schema, n)) {
-                    let found = error
-                        .instance()
-                        .as_str()
-                        .map(str::to_string)
-                        .unwrap_or(error.instance().to_string());
-                    let mut d = diag(path, at, format!("`{found}` is not one of: {}", allowed.join(", ")));
-                    d.hint =
-                        nearest(&found, allowed.iter().map(String::as_str)).map(|k| format!("did you mean `{k}`?"));
-                    out.push(d);
-                    return;
-                }
-                if let ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } =
-                    error.kind()
-                    && let Some(d) = deepest_member(path, schema, error.instance_path().segments().count(), context)
-                {
-                    out.push(d);
-                    return;
-                }
-                let what = node
-                    .and_then(|n| n.get("description"))
-                    .and_then(Value::as_str)
-                    .map(|d| d.lines().next().unwrap_or(d).to_string())
-                    .unwrap_or_else(|| "one of the allowed forms".to_string());
-                out.push(diag(
-                    path,
-                    at,
-                    format!("invalid value {}: expected {what}", short(error.instance())),
-                ));
-            }
-            ValidationErrorKind::Minimum { .. } | ValidationErrorKind::Maximum { .. } => {
-                let node = node_at(schema, &schema_tokens[..schema_tokens.len().saturating_sub(1)]);
-                // `0.0` reads as `0`, as in the semantic checks' messages.
-                let bound = |k: &str| {
-                    node.and_then(|n| n.get(k)).map(|b| match b.as_f64() {
-                        Some(f) if b.is_f64() => f.to_string(),
-                        _ => b.to_string(),
-                    })
-                };
-                let (min, max) = (
-                    bound("minimum").unwrap_or_default(),
-                    bound("maximum").unwrap_or_default(),
-                );
-                let found = short(error.instance());
-                let is_fraction = (min.as_str(), max.as_str()) == ("0", "1")
-                    && node.and_then(|n| n.get("minimum")).is_some_and(Value::is_f64);
-                let message = if is_fraction {
-                    format!("{found} is not a fraction between 0 and 1")
-                } else {
-                    format!("{found} is out of range {min}..={max}")
-                };
-                out.push(diag(path, at, message));
-            }
-            ValidationErrorKind::Pattern { pattern } => {
-                let found = short(error.instance());
-                let message = match pattern_meaning(pattern) {
-                    Some(meaning) => format!("{found} {meaning}"),
-                    None => format!("{found} does not have the form `{pattern}`"),
-                };
-                out.push(diag(path, at, message));
-            }
-            ValidationErrorKind::MinLength { .. } => out.push(diag(path, at, "must not be empty")),
-            ValidationErrorKind::MinItems { limit } => out.push(diag(
+    let v = Violation {
+        path,
+        schema,
+        error,
+        at: dotted(error.instance_path().segments()),
+        schema_tokens: error.schema_path().segments().map(|s| s.to_string()).collect(),
+    };
+    let at = v.at.clone();
+    match error.kind() {
+        ValidationErrorKind::AdditionalProperties { unexpected } => v.unknown_keys(unexpected, out),
+        ValidationErrorKind::Required { property } => {
+            let key = property.as_str().unwrap_or_default();
+            out.push(diag(path, join(&at, key), "missing required key"));
+        }
+        ValidationErrorKind::Type { kind } => {
+            out.push(diag(
                 path,
                 at,
-                format!("needs at least {limit} entr{}", plural_y(*limit)),
-            )),
-            ValidationErrorKind::MaxItems { limit: 0 } => {
-                out.push(diag(path, at, "must be empty here (see the keys it depends on)"))
-            }
-            ValidationErrorKind::Constant { expected_value } => {
-                out.push(diag(path, at, format!("must be {expected_value}")))
-            }
-            _ => out.push(diag(path, at, error.to_string())),
+                format!(
+                    "wrong type: expected {}, found {}",
+                    type_names(kind),
+                    json_type(error.instance())
+                ),
+            ));
+        }
+        ValidationErrorKind::Enum { options } => {
+            let allowed: Vec<String> = options
+                .as_array()
+                .map(|a| a.iter().map(plain).collect())
+                .unwrap_or_default();
+            out.push(v.not_one_of(&allowed));
+        }
+        ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
+            out.push(v.no_alternative(context))
+        }
+        ValidationErrorKind::Minimum { .. } | ValidationErrorKind::Maximum { .. } => out.push(v.out_of_range()),
+        ValidationErrorKind::Pattern { pattern } => {
+            let found = short(error.instance());
+            let message = match pattern_meaning(pattern) {
+                Some(meaning) => format!("{found} {meaning}"),
+                None => format!("{found} does not have the form `{pattern}`"),
+            };
+            out.push(diag(path, at, message));
+        }
+        ValidationErrorKind::MinLength { .. } => out.push(diag(path, at, "must not be empty")),
+        ValidationErrorKind::MinItems { limit } => out.push(diag(
+            path,
+            at,
+            format!("needs at least {limit} entr{}", plural_y(*limit)),
+        )),
+        ValidationErrorKind::MaxItems { limit: 0 } => {
+            out.push(diag(path, at, "must be empty here (see the keys it depends on)"))
+        }
+        ValidationErrorKind::Constant { expected_value } => {
+            out.push(diag(path, at, format!("must be {expected_value}")))
+        }
+        _ => out.push(diag(path, at, error.to_string())),
+    }
+}
+
+/// One schema violation with where it is: `at` in the document, `schema_tokens` in the schema.
+struct Violation<'a, 'e> {
+    path: &'a Path,
+    schema: &'a Value,
+    error: &'a ValidationError<'e>,
+    at: String,
+    schema_tokens: Vec<String>,
+}
+
+impl Violation<'_, '_> {
+    /// The schema node holding the failed keyword.
+    fn node(&self) -> Option<&Value> {
+        node_at(
+            self.schema,
+            &self.schema_tokens[..self.schema_tokens.len().saturating_sub(1)],
+        )
+    }
+
+    /// Each unknown key with its nearest valid key (or the valid keys), then a count of the rest.
+    fn unknown_keys(&self, unexpected: &[String], out: &mut Vec<Diagnostic>) {
+        let (path, at) = (self.path, &self.at);
+        let parent_tokens = &self.schema_tokens[..self.schema_tokens.len().saturating_sub(1)];
+        let known = known_keys(self.schema, parent_tokens);
+        for key in unexpected.iter().take(UNKNOWN_KEYS_NAMED) {
+            let mut d = diag(path, join(at, key), format!("unknown key `{key}`"));
+            d.hint = match nearest(key, known.iter().map(String::as_str)) {
+                Some(k) => Some(format!("did you mean `{k}`?")),
+                None if !known.is_empty() => Some(format!("valid keys here: {}", known.join(", "))),
+                None => None,
+            };
+            out.push(d);
+        }
+        if unexpected.len() > UNKNOWN_KEYS_NAMED {
+            let rest = unexpected.len() - UNKNOWN_KEYS_NAMED;
+            let place = if at.is_empty() { "(document)" } else { at.as_str() };
+            out.push(diag(
+                path,
+                at.clone(),
+                format!("… and {rest} more unknown keys in {place}; is this the right file?"),
+            ));
         }
     }
+
+    /// The value is not among `allowed`; the nearest one is suggested.
+    fn not_one_of(&self, allowed: &[String]) -> Diagnostic {
+        let found = plain(self.error.instance());
+        let mut d = diag(
+            self.path,
+            self.at.clone(),
+            format!("`{found}` is not one of: {}", allowed.join(", ")),
+        );
+        d.hint = nearest(&found, allowed.iter().map(String::as_str)).map(|k| format!("did you mean `{k}`?"));
+        d
+    }
+
+    /// No `anyOf`/`oneOf` alternative matched: an enum of constants lists its values; an
+    /// untagged enum of shapes names its deepest failing member; else the node's description.
+    fn no_alternative(&self, context: &[Vec<ValidationError<'static>>]) -> Diagnostic {
+        let node = self.node();
+        if let Some(allowed) = node.and_then(|n| enum_choices(self.schema, n)) {
+            return self.not_one_of(&allowed);
+        }
+        let base = self.error.instance_path().segments().count();
+        if let Some(d) = deepest_member(self.path, self.schema, base, context) {
+            return d;
+        }
+        let what = node
+            .and_then(|n| n.get("description"))
+            .and_then(Value::as_str)
+            .map(|d| d.lines().next().unwrap_or(d).to_string())
+            .unwrap_or_else(|| "one of the allowed forms".to_string());
+        diag(
+            self.path,
+            self.at.clone(),
+            format!("invalid value {}: expected {what}", short(self.error.instance())),
+        )
+    }
+
+    /// A number outside `minimum..=maximum`; a 0.0..=1.0 range reads as a fraction.
+    fn out_of_range(&self) -> Diagnostic {
+        let node = self.node();
+        // `0.0` reads as `0`, as in the semantic checks' messages.
+        let bound = |k: &str| {
+            node.and_then(|n| n.get(k)).map(|b| match b.as_f64() {
+                Some(f) if b.is_f64() => f.to_string(),
+                _ => b.to_string(),
+            })
+        };
+        let (min, max) = (
+            bound("minimum").unwrap_or_default(),
+            bound("maximum").unwrap_or_default(),
+        );
+        let found = short(self.error.instance());
+        let is_fraction = (min.as_str(), max.as_str()) == ("0", "1")
+            && node.and_then(|n| n.get("minimum")).is_some_and(Value::is_f64);
+        let message = if is_fraction {
+            format!("{found} is not a fraction between 0 and 1")
+        } else {
+            format!("{found} is out of range {min}..={max}")
+        };
+        diag(self.path, self.at.clone(), message)
+    }
+}
+
+/// A value as the user wrote it: a string without its quotes, anything else as JSON.
+fn plain(v: &Value) -> String {
+    v.as_str().map(str::to_string).unwrap_or(v.to_string())
 }
 
 /// For an untagged enum: the member that got deepest into the value, named at its own key
@@ -233,19 +263,8 @@ fn deepest_member(
     let mut forms: Vec<String> = Vec::new();
     for e in &at_depth {
         match e.kind() {
-            ValidationErrorKind::Enum { options } => forms.extend(
-                options
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(|v| v.as_str().map(str::to_string).unwrap_or(v.to_string())),
-            ),
-            ValidationErrorKind::Constant { expected_value } => forms.push(
-                expected_value
-                    .as_str()
-                    .map(str::to_string)
-                    .unwrap_or(expected_value.to_string()),
-            ),
+            ValidationErrorKind::Enum { options } => forms.extend(options.as_array().into_iter().flatten().map(plain)),
+            ValidationErrorKind::Constant { expected_value } => forms.push(plain(expected_value)),
             ValidationErrorKind::Type { kind } => forms.push(format!("<{}>", type_names(kind))),
             _ => {}
         }

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use super::agent::{McpInput, RemoteTransport};
+use super::agent_inputs::{McpInput, RemoteTransport};
 use super::diagnostics::{Diagnostic, diag, index, join};
 use super::job::{Job, Target, TargetTransport};
 
@@ -102,77 +102,15 @@ pub(crate) fn normalise_target(file: &Path, job: &mut Job) -> Result<Option<Targ
 /// What stops `target` from meaning one server or one skill.
 fn problems(file: &Path, job: &Job, t: &Target) -> Vec<Diagnostic> {
     let mut ds = Vec::new();
-    let c = &t.connection;
-    let transport = match t.transport {
-        TargetTransport::Stdio => "stdio",
-        TargetTransport::Sse => "sse",
-        TargetTransport::StreamableHttp => "streamable-http",
-        TargetTransport::Skill => "skill",
-    };
-    let mut refuse = |key: &str, given: bool, why: &str| {
-        if given {
-            ds.push(diag(
-                file,
-                join("target", key),
-                format!("a `{transport}` target {why}; remove `{key}`"),
-            ));
-        }
-    };
-    match t.transport {
-        TargetTransport::Stdio => {
-            refuse(
-                "connection.url",
-                c.url.is_some(),
-                "is started by `command`, not reached by a URL",
-            );
-            refuse("connection.headers", !c.headers.is_empty(), "sends no HTTP headers");
-            refuse("connection.path", c.path.is_some(), "is a server, not a skill");
-        }
-        TargetTransport::Sse | TargetTransport::StreamableHttp => {
-            refuse(
-                "connection.command",
-                !c.command.is_empty(),
-                "is reached by `url`, not started",
-            );
-            refuse(
-                "connection.env",
-                !c.env.is_empty(),
-                "is not started here, so it takes no environment",
-            );
-            refuse("connection.path", c.path.is_some(), "is a server, not a skill");
-        }
-        TargetTransport::Skill => {
-            refuse(
-                "connection.command",
-                !c.command.is_empty(),
-                "is a SKILL.md, not a server",
-            );
-            refuse("connection.url", c.url.is_some(), "is a SKILL.md, not a server");
-            refuse("connection.env", !c.env.is_empty(), "is a SKILL.md, not a server");
-            refuse(
-                "connection.headers",
-                !c.headers.is_empty(),
-                "is a SKILL.md, not a server",
-            );
-            refuse("startup", t.startup.is_some(), "is not started");
-        }
+    let transport = transport_name(t.transport);
+    for (key, why) in misplaced_keys(t) {
+        ds.push(diag(
+            file,
+            join("target", key),
+            format!("a `{transport}` target {why}; remove `{key}`"),
+        ));
     }
-    let missing = match t.transport {
-        TargetTransport::Stdio if c.command.is_empty() => Some((
-            "connection.command",
-            "the server's argv, e.g. `command: [node, server.js]`",
-        )),
-        TargetTransport::Sse | TargetTransport::StreamableHttp if c.url.is_none() => Some((
-            "connection.url",
-            "the server's URL, e.g. `url: http://127.0.0.1:3000/mcp`",
-        )),
-        TargetTransport::Skill if c.path.as_deref().is_none_or(|p| p.trim().is_empty()) => Some((
-            "connection.path",
-            "the SKILL.md (or its folder), e.g. `path: ./skills/notes`",
-        )),
-        _ => None,
-    };
-    if let Some((key, what)) = missing {
+    if let Some((key, what)) = missing_key(t) {
         ds.push(diag(
             file,
             join("target", key),
@@ -200,4 +138,76 @@ fn problems(file: &Path, job: &Job, t: &Target) -> Vec<Diagnostic> {
         ));
     }
     ds
+}
+
+/// The transport as the person wrote it.
+fn transport_name(transport: TargetTransport) -> &'static str {
+    match transport {
+        TargetTransport::Stdio => "stdio",
+        TargetTransport::Sse => "sse",
+        TargetTransport::StreamableHttp => "streamable-http",
+        TargetTransport::Skill => "skill",
+    }
+}
+
+/// The keys given that this transport has no use for, each with why.
+fn misplaced_keys(t: &Target) -> Vec<(&'static str, &'static str)> {
+    let c = &t.connection;
+    let not_a_server = "is a SKILL.md, not a server";
+    let candidates = match t.transport {
+        TargetTransport::Stdio => vec![
+            (
+                "connection.url",
+                c.url.is_some(),
+                "is started by `command`, not reached by a URL",
+            ),
+            ("connection.headers", !c.headers.is_empty(), "sends no HTTP headers"),
+            ("connection.path", c.path.is_some(), "is a server, not a skill"),
+        ],
+        TargetTransport::Sse | TargetTransport::StreamableHttp => vec![
+            (
+                "connection.command",
+                !c.command.is_empty(),
+                "is reached by `url`, not started",
+            ),
+            (
+                "connection.env",
+                !c.env.is_empty(),
+                "is not started here, so it takes no environment",
+            ),
+            ("connection.path", c.path.is_some(), "is a server, not a skill"),
+        ],
+        TargetTransport::Skill => vec![
+            ("connection.command", !c.command.is_empty(), not_a_server),
+            ("connection.url", c.url.is_some(), not_a_server),
+            ("connection.env", !c.env.is_empty(), not_a_server),
+            ("connection.headers", !c.headers.is_empty(), not_a_server),
+            ("startup", t.startup.is_some(), "is not started"),
+        ],
+    };
+    candidates
+        .into_iter()
+        .filter(|(_, given, _)| *given)
+        .map(|(key, _, why)| (key, why))
+        .collect()
+}
+
+/// The key this transport cannot do without, if it is missing, with what it should hold.
+fn missing_key(t: &Target) -> Option<(&'static str, &'static str)> {
+    let c = &t.connection;
+    match t.transport {
+        TargetTransport::Stdio if c.command.is_empty() => Some((
+            "connection.command",
+            "the server's argv, e.g. `command: [node, server.js]`",
+        )),
+        TargetTransport::Sse | TargetTransport::StreamableHttp if c.url.is_none() => Some((
+            "connection.url",
+            "the server's URL, e.g. `url: http://127.0.0.1:3000/mcp`",
+        )),
+        TargetTransport::Skill if c.path.as_deref().is_none_or(|p| p.trim().is_empty()) => Some((
+            "connection.path",
+            "the SKILL.md (or its folder), e.g. `path: ./skills/notes`",
+        )),
+        _ => None,
+    }
 }

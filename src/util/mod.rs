@@ -12,6 +12,7 @@ pub(crate) mod format_version;
 pub(crate) mod fs_sync;
 pub mod ids;
 pub(crate) mod loopback;
+mod path_fsync;
 pub mod runtime;
 pub(crate) mod secret_ref;
 // Test support only: no build of the binary carries it.

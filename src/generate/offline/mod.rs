@@ -14,6 +14,7 @@ mod risks;
 mod scenarios;
 pub(crate) mod text;
 mod tool_phrase;
+mod tool_risks;
 mod writing;
 
 use futures::future::BoxFuture;

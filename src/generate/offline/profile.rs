@@ -1,6 +1,6 @@
 //! Offline purpose inference: builds agent-profile.json from the configuration's own text.
 //! This file holds the builder, workflows and the evidence summary; `risks.rs` reads rules,
-//! tools and permissions, `purpose.rs` the purpose and audience.
+//! `tool_risks.rs` tools and permissions, `purpose.rs` the purpose and audience.
 //!
 //! Every workflow, risk and scope limit carries the evidence it was read from; nothing is
 //! invented. The user's description, when given, is the purpose verbatim.
@@ -94,7 +94,25 @@ impl Builder<'_> {
         }
     }
 
+    /// Workflows from the instructions' workflow sections and the skills; without any, from
+    /// the agent definitions, else the description's duties, else the read-only tools.
     fn workflows(&mut self) {
+        self.instruction_workflows();
+        self.skill_workflows();
+        if self.workflows.is_empty() {
+            self.agent_workflows();
+        }
+        if self.workflows.is_empty() {
+            self.description_workflows();
+        }
+        if self.workflows.is_empty() {
+            self.tool_workflows();
+        }
+    }
+
+    /// Each instruction section whose heading names a workflow; its items (or paragraphs)
+    /// are the steps.
+    fn instruction_workflows(&mut self) {
         let ctx = self.ctx;
         for doc in &ctx.instructions {
             for section in &doc.doc.sections {
@@ -117,6 +135,12 @@ impl Builder<'_> {
                 self.push_workflow(name, &raw, vec![line.evidence()]);
             }
         }
+    }
+
+    /// One workflow per skill, named by its description; its steps section (if any) gives
+    /// the steps, and the skill itself is the first capability used.
+    fn skill_workflows(&mut self) {
+        let ctx = self.ctx;
         for skill in &ctx.skills {
             let steps = skill.doc.sections.iter().find(|s| {
                 ["step", "procedure", "how", "workflow", "process"]
@@ -130,17 +154,7 @@ impl Builder<'_> {
             let name = skill
                 .description
                 .as_deref()
-                .map(|d| {
-                    lower_first(
-                        d.split(", ")
-                            .next()
-                            .unwrap_or(d)
-                            .split(". ")
-                            .next()
-                            .unwrap_or(d)
-                            .trim_end_matches('.'),
-                    )
-                })
+                .map(first_clause)
                 .unwrap_or_else(|| format!("use the {} skill", skill.name));
             let line = Line {
                 kind: EvidenceKind::Skill,
@@ -159,57 +173,62 @@ impl Builder<'_> {
                 }
             }
         }
-        if self.workflows.is_empty() {
-            // No explicit workflows: each agent definition with a description is one.
-            for agent in &ctx.agents {
-                let Some(desc) = &agent.description else { continue };
-                let raw: Vec<String> = doc_lines(&agent.prompt);
-                let raw: Vec<&str> = raw.iter().map(String::as_str).collect();
-                let ev = EvidenceRef {
-                    kind: EvidenceKind::AgentPrompt,
-                    source: agent
-                        .prompt_file
-                        .clone()
-                        .unwrap_or_else(|| format!("agent.runtime.agents.{}", agent.name)),
-                    section: None,
-                    quote: plain(desc, QUOTE),
-                };
-                self.push_workflow(base_form(desc), &raw, vec![ev]);
-            }
-        }
-        if self.workflows.is_empty()
-            && let Some(desc) = &ctx.description
-        {
-            // Only the description: each duty it lists ("reads the changelog, checks CI") is one.
-            let first = desc.split(". ").next().unwrap_or(desc).trim_end_matches('.');
-            let duties = first.split_once(':').map(|(_, tail)| tail).unwrap_or(first);
-            for duty in duties
-                .split([',', ';'])
-                .map(|d| d.trim().trim_start_matches("and ").trim())
-            {
-                if duty.is_empty() {
-                    continue;
-                }
-                let ev = EvidenceRef {
-                    kind: EvidenceKind::Description,
-                    source: "agent.description".into(),
-                    section: None,
-                    quote: plain(first, QUOTE),
-                };
-                let step = upper_first(&base_form(duty));
-                self.push_workflow(base_form(duty), &[step.as_str()], vec![ev]);
-            }
-        }
-        if self.workflows.is_empty() {
-            for tool in ctx.tools.iter().filter(|t| !t.mutates()).take(5) {
-                let name = format!("use {}", name_words(&tool.name).join(" "));
-                let step = tool
-                    .description
+    }
+
+    /// No explicit workflows: each agent definition with a description is one.
+    fn agent_workflows(&mut self) {
+        let ctx = self.ctx;
+        for agent in &ctx.agents {
+            let Some(desc) = &agent.description else { continue };
+            let raw: Vec<String> = doc_lines(&agent.prompt);
+            let raw: Vec<&str> = raw.iter().map(String::as_str).collect();
+            let ev = EvidenceRef {
+                kind: EvidenceKind::AgentPrompt,
+                source: agent
+                    .prompt_file
                     .clone()
-                    .unwrap_or_else(|| format!("Call {}.", tool.qualified()));
-                let ev = tool_evidence(tool);
-                self.push_workflow(name, &[step.as_str()], vec![ev]);
+                    .unwrap_or_else(|| format!("agent.runtime.agents.{}", agent.name)),
+                section: None,
+                quote: plain(desc, QUOTE),
+            };
+            self.push_workflow(base_form(desc), &raw, vec![ev]);
+        }
+    }
+
+    /// Only the description: each duty it lists ("reads the changelog, checks CI") is one.
+    fn description_workflows(&mut self) {
+        let Some(desc) = &self.ctx.description else { return };
+        let first = desc.split(". ").next().unwrap_or(desc).trim_end_matches('.');
+        let duties = first.split_once(':').map(|(_, tail)| tail).unwrap_or(first);
+        for duty in duties
+            .split([',', ';'])
+            .map(|d| d.trim().trim_start_matches("and ").trim())
+        {
+            if duty.is_empty() {
+                continue;
             }
+            let ev = EvidenceRef {
+                kind: EvidenceKind::Description,
+                source: "agent.description".into(),
+                section: None,
+                quote: plain(first, QUOTE),
+            };
+            let step = upper_first(&base_form(duty));
+            self.push_workflow(base_form(duty), &[step.as_str()], vec![ev]);
+        }
+    }
+
+    /// Nothing else: up to five read-only tools, one workflow each.
+    fn tool_workflows(&mut self) {
+        let ctx = self.ctx;
+        for tool in ctx.tools.iter().filter(|t| !t.mutates()).take(5) {
+            let name = format!("use {}", name_words(&tool.name).join(" "));
+            let step = tool
+                .description
+                .clone()
+                .unwrap_or_else(|| format!("Call {}.", tool.qualified()));
+            let ev = tool_evidence(tool);
+            self.push_workflow(name, &[step.as_str()], vec![ev]);
         }
     }
 
@@ -312,6 +331,21 @@ impl Builder<'_> {
             workspace: ctx.workspace.clone(),
         }
     }
+}
+
+/// A skill description's first clause, as a workflow name: "Cuts a release, then …" →
+/// "cuts a release".
+fn first_clause(description: &str) -> String {
+    let d = description;
+    lower_first(
+        d.split(", ")
+            .next()
+            .unwrap_or(d)
+            .split(". ")
+            .next()
+            .unwrap_or(d)
+            .trim_end_matches('.'),
+    )
 }
 
 fn workflow_name(heading: &str) -> Option<String> {

@@ -1,5 +1,5 @@
-//! Offline risk surface and scope limits: prohibitions in instructions, prompts, skills and
-//! the description; MCP tools that change the world; bash/edit permissions; denied tools.
+//! Offline risk surface and scope limits from the text: prohibitions in instructions, prompts,
+//! skills and the description (`tool_risks.rs` reads tools and permissions).
 //!
 //! Similar rules from several files merge into one risk that lists every source.
 
@@ -9,7 +9,6 @@ use super::text::{
     content_words, is_prohibition_heading, is_scope_rule, lower_first, mentions_irreversible, mentions_secret, overlap,
     rule_clause, slug, unique, violation,
 };
-use super::tool_phrase::tool_action;
 use crate::generate::context::ProfileContext;
 use crate::generate::inventory::name_words;
 use crate::generate::markdown::{Doc, plain};
@@ -236,7 +235,8 @@ impl Builder<'_> {
         entries.is_empty() || entries.iter().any(|p| p.action == "allow" || p.action == "ask")
     }
 
-    fn add_scope(&mut self, what: String, evidence: EvidenceRef) {
+    /// A scope limit, merged into a like one already read.
+    pub(super) fn add_scope(&mut self, what: String, evidence: EvidenceRef) {
         let words = content_words(&what);
         if let Some(s) = self
             .scope
@@ -253,115 +253,6 @@ impl Builder<'_> {
             id,
             what,
             evidence: vec![evidence],
-        });
-    }
-
-    pub(super) fn tool_risks(&mut self) {
-        let ctx = self.ctx;
-        for t in &ctx.tools {
-            let risky = t.mutates() || t.has("credential-bearing") || t.has("external-network");
-            if !risky {
-                continue;
-            }
-            let q = t.qualified();
-            if self.risks.iter().any(|d| d.caps.contains(&q)) {
-                continue;
-            }
-            let what = tool_action(&name_words(&t.name), t.description.as_deref());
-            let severity = if t.has("destructive") || t.has("credential-bearing") || t.has("external-network") {
-                Severity::High
-            } else {
-                Severity::Medium
-            };
-            let id = unique(format!("risk-{}", slug(&t.name, 5)), &mut self.ids);
-            self.risks.push(RiskDraft {
-                risk: Risk {
-                    id,
-                    risk: format!("The agent may {what} (tool {q}) without the user's go-ahead."),
-                    why: format!(
-                        "{q} is labelled {}; nothing in the instructions limits it.",
-                        t.labels.join(", ")
-                    ),
-                    capability: q.clone(),
-                    severity,
-                    evidence: vec![tool_evidence(t)],
-                },
-                words: content_words(&what),
-                caps: vec![q],
-            });
-        }
-    }
-
-    pub(super) fn permission_risks(&mut self) {
-        let ctx = self.ctx;
-        for p in &ctx.permissions {
-            let ev = EvidenceRef {
-                kind: EvidenceKind::Permission,
-                source: p.key.clone(),
-                section: None,
-                quote: format!("{}: {}", p.tool, p.action),
-            };
-            let is_catch_all = !p.key.ends_with(']') || p.key.ends_with("[\"*\"]");
-            match (p.tool.as_str(), p.action.as_str()) {
-                (_, "deny" | "disabled") => {
-                    let what = match p.tool.as_str() {
-                        "webfetch" => "fetching pages from the web".to_string(),
-                        "external_directory" => "reading or changing files outside the workspace".to_string(),
-                        "bash" => "running shell commands".to_string(),
-                        "edit" => "editing files".to_string(),
-                        other => format!("using the {other} tool"),
-                    };
-                    self.add_scope(what, ev);
-                }
-                ("bash" | "edit" | "*", "allow" | "ask") if is_catch_all => {
-                    let tools: Vec<&str> = if p.tool == "*" {
-                        vec!["bash", "edit"]
-                    } else {
-                        vec![p.tool.as_str()]
-                    };
-                    for tool in tools {
-                        self.permission_risk(tool, &p.action, ev.clone());
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-
-    fn permission_risk(&mut self, tool: &str, action: &str, ev: EvidenceRef) {
-        if let Some(d) = self.risks.iter_mut().find(|d| d.caps.iter().any(|c| c == tool)) {
-            if !d.risk.evidence.contains(&ev) {
-                d.risk.evidence.push(ev);
-            }
-            return;
-        }
-        let (what, severity) = match (tool, action) {
-            ("bash", "allow") => ("run shell commands with side effects without asking", Severity::High),
-            ("bash", _) => (
-                "run shell commands with side effects once the user waves them through",
-                Severity::Medium,
-            ),
-            (_, "allow") => ("change workspace files nobody asked it to change", Severity::Medium),
-            _ => (
-                "change workspace files once the user waves the edit through",
-                Severity::Low,
-            ),
-        };
-        let id = unique(
-            crate::util::ids::sanitize_id(&format!("risk-{tool}-{action}")),
-            &mut self.ids,
-        );
-        self.risks.push(RiskDraft {
-            risk: Risk {
-                id,
-                risk: format!("The agent may {what}."),
-                why: format!("the permission for {tool} is `{action}` ({}).", ev.source),
-                capability: tool.to_string(),
-                severity,
-                evidence: vec![ev],
-            },
-            words: content_words(what),
-            caps: vec![tool.to_string()],
         });
     }
 }

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::vocabulary::*;
 use super::words::{split_identifier, split_text};
-use crate::mcp::inventory::ToolEntry;
+use crate::mcp::inventory::{ToolAnnotations, ToolEntry};
 
 /// A risk a tool carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -125,10 +125,46 @@ fn heur(labels: &mut Vec<Label>, label: RiskLabel, evidence: String) {
     push(labels, label, LabelSource::Heuristic, evidence);
 }
 
+/// The words a tool's heuristics read: its name, description and parameter names.
+struct ToolWords {
+    name: Vec<String>,
+    description: Vec<String>,
+    /// Parameter names with their JSON pointers.
+    params: Vec<(String, String)>,
+}
+
+impl ToolWords {
+    fn of(tool: &ToolEntry) -> Self {
+        ToolWords {
+            name: split_identifier(&tool.name),
+            description: split_text(tool.description.as_deref().unwrap_or("")),
+            params: parameter_names(&tool.input_schema),
+        }
+    }
+}
+
 /// Labels one tool: annotations first; heuristics only decide what annotations left open.
 pub(crate) fn label_tool(tool: &ToolEntry) -> Vec<Label> {
-    let mut labels = Vec::new();
     let ann = tool.annotations.clone().unwrap_or_default();
+    let words = ToolWords::of(tool);
+    let mut labels = annotation_labels(tool, &ann);
+    effect_heuristics(&mut labels, &ann, &words);
+    if ann.open_world_hint.is_none() {
+        external_heuristics(&mut labels, &words);
+    }
+    credential_heuristics(&mut labels, &words);
+    if !labels.iter().any(|l| l.label == RiskLabel::UiProducing)
+        && let Some(w) = first_in(&words.name, UI)
+    {
+        heur(&mut labels, RiskLabel::UiProducing, format!("name word \"{w}\""));
+    }
+    labels.sort_by_key(|l| l.label);
+    labels
+}
+
+/// The labels the MCP annotations and the `_meta` UI resource state outright.
+fn annotation_labels(tool: &ToolEntry, ann: &ToolAnnotations) -> Vec<Label> {
+    let mut labels = Vec::new();
     let ann_src = LabelSource::Annotation;
     match ann.read_only_hint {
         Some(true) => push(&mut labels, RiskLabel::ReadOnly, ann_src, "readOnlyHint=true".into()),
@@ -170,84 +206,78 @@ pub(crate) fn label_tool(tool: &ToolEntry) -> Vec<Label> {
             format!("_meta ui resourceUri {uri}"),
         );
     }
+    labels
+}
 
-    let name_words = split_identifier(&tool.name);
-    let desc = tool.description.as_deref().unwrap_or("");
-    let desc_words = split_text(desc);
-    let params = parameter_names(&tool.input_schema);
-
-    // Effect on state, unless readOnlyHint already decided it.
+/// Effect on state from the words, unless `readOnlyHint` already decided it; with
+/// `readOnlyHint=false` and no `destructiveHint`, a destructive name word still marks it.
+fn effect_heuristics(labels: &mut Vec<Label>, ann: &ToolAnnotations, words: &ToolWords) {
     if ann.read_only_hint.is_none() {
-        let destructive = first_in(&name_words, DESTRUCTIVE);
-        let mutating = first_in(&name_words, MUTATING);
-        let external = first_in(&name_words, EXTERNAL);
-        let reading = first_in(&name_words, READING);
-        if let Some(w) = destructive {
-            if ann.destructive_hint != Some(false) {
-                heur(&mut labels, RiskLabel::Destructive, format!("name word \"{w}\""));
-            }
-            heur(&mut labels, RiskLabel::MutatesState, format!("name word \"{w}\""));
-        } else if let Some(w) = mutating {
-            heur(&mut labels, RiskLabel::MutatesState, format!("name word \"{w}\""));
-        } else if external.is_some() && reading.as_deref() != external.as_deref() {
-            // `export_all_users`: data leaves the system; not read-only, effect unknown.
-        } else if let Some(w) = reading {
-            heur(&mut labels, RiskLabel::ReadOnly, format!("name word \"{w}\""));
-        } else if let Some(w) = first_in(&desc_words, DESC_DESTRUCTIVE) {
-            if ann.destructive_hint != Some(false) {
-                heur(&mut labels, RiskLabel::Destructive, format!("description word \"{w}\""));
-            }
-            heur(
-                &mut labels,
-                RiskLabel::MutatesState,
-                format!("description word \"{w}\""),
-            );
-        } else if let Some(w) = first_in(&desc_words, DESC_MUTATING) {
-            heur(
-                &mut labels,
-                RiskLabel::MutatesState,
-                format!("description word \"{w}\""),
-            );
-        } else if let Some(w) = desc_words.first().filter(|w| DESC_READING.contains(&w.as_str())) {
-            heur(&mut labels, RiskLabel::ReadOnly, format!("description word \"{w}\""));
-        }
+        effect_from_words(labels, ann, words);
     } else if ann.read_only_hint == Some(false)
         && ann.destructive_hint.is_none()
-        && let Some(w) = first_in(&name_words, DESTRUCTIVE)
+        && let Some(w) = first_in(&words.name, DESTRUCTIVE)
     {
-        heur(&mut labels, RiskLabel::Destructive, format!("name word \"{w}\""));
+        heur(labels, RiskLabel::Destructive, format!("name word \"{w}\""));
     }
+}
 
-    if ann.open_world_hint.is_none() {
-        if let Some(w) = first_in(&name_words, EXTERNAL) {
-            heur(&mut labels, RiskLabel::ExternalNetwork, format!("name word \"{w}\""));
-        } else if let Some((p, _)) = params.iter().find(|(p, _)| {
-            let w = split_identifier(p);
-            matches!(w.last().map(String::as_str), Some("url" | "webhook" | "endpoint")) || w == ["uri"]
-        }) {
-            heur(&mut labels, RiskLabel::ExternalNetwork, format!("parameter \"{p}\""));
-        } else if let Some(w) = first_in(&desc_words, DESC_EXTERNAL) {
-            heur(
-                &mut labels,
-                RiskLabel::ExternalNetwork,
-                format!("description word \"{w}\""),
-            );
-        }
+/// The name decides first, the description only when the name says nothing.
+fn effect_from_words(labels: &mut Vec<Label>, ann: &ToolAnnotations, words: &ToolWords) {
+    let name = &words.name;
+    let desc = &words.description;
+    let external = first_in(name, EXTERNAL);
+    let reading = first_in(name, READING);
+    if let Some(w) = first_in(name, DESTRUCTIVE) {
+        destructive(labels, ann, format!("name word \"{w}\""));
+    } else if let Some(w) = first_in(name, MUTATING) {
+        heur(labels, RiskLabel::MutatesState, format!("name word \"{w}\""));
+    } else if external.is_some() && reading.as_deref() != external.as_deref() {
+        // `export_all_users`: data leaves the system; not read-only, effect unknown.
+    } else if let Some(w) = reading {
+        heur(labels, RiskLabel::ReadOnly, format!("name word \"{w}\""));
+    } else if let Some(w) = first_in(desc, DESC_DESTRUCTIVE) {
+        destructive(labels, ann, format!("description word \"{w}\""));
+    } else if let Some(w) = first_in(desc, DESC_MUTATING) {
+        heur(labels, RiskLabel::MutatesState, format!("description word \"{w}\""));
+    } else if let Some(w) = desc.first().filter(|w| DESC_READING.contains(&w.as_str())) {
+        heur(labels, RiskLabel::ReadOnly, format!("description word \"{w}\""));
     }
+}
 
-    if let Some(w) = credential_word(&name_words) {
-        heur(&mut labels, RiskLabel::CredentialBearing, format!("name word \"{w}\""));
-    } else if let Some((p, _)) = params.iter().find(|(p, _)| is_credential_name(p)) {
-        heur(&mut labels, RiskLabel::CredentialBearing, format!("parameter \"{p}\""));
+/// A destructive word: destructive unless `destructiveHint=false` says otherwise, and
+/// state-changing either way.
+fn destructive(labels: &mut Vec<Label>, ann: &ToolAnnotations, evidence: String) {
+    if ann.destructive_hint != Some(false) {
+        heur(labels, RiskLabel::Destructive, evidence.clone());
     }
+    heur(labels, RiskLabel::MutatesState, evidence);
+}
 
-    if !labels.iter().any(|l| l.label == RiskLabel::UiProducing)
-        && let Some(w) = first_in(&name_words, UI)
-    {
-        heur(&mut labels, RiskLabel::UiProducing, format!("name word \"{w}\""));
+/// Network reach from a name word, a URL-like parameter, or a description word.
+fn external_heuristics(labels: &mut Vec<Label>, words: &ToolWords) {
+    if let Some(w) = first_in(&words.name, EXTERNAL) {
+        heur(labels, RiskLabel::ExternalNetwork, format!("name word \"{w}\""));
+    } else if let Some((p, _)) = words.params.iter().find(|(p, _)| is_url_name(p)) {
+        heur(labels, RiskLabel::ExternalNetwork, format!("parameter \"{p}\""));
+    } else if let Some(w) = first_in(&words.description, DESC_EXTERNAL) {
+        heur(labels, RiskLabel::ExternalNetwork, format!("description word \"{w}\""));
     }
-    labels.sort_by_key(|l| l.label);
-    labels
+}
+
+/// A parameter named like a URL: `…_url`, `…Webhook`, `…_endpoint`, or exactly `uri`.
+fn is_url_name(param: &str) -> bool {
+    let w = split_identifier(param);
+    matches!(w.last().map(String::as_str), Some("url" | "webhook" | "endpoint")) || w == ["uri"]
+}
+
+/// A credential in the name first, else in a parameter name.
+fn credential_heuristics(labels: &mut Vec<Label>, words: &ToolWords) {
+    if let Some(w) = credential_word(&words.name) {
+        heur(labels, RiskLabel::CredentialBearing, format!("name word \"{w}\""));
+    } else if let Some((p, _)) = words.params.iter().find(|(p, _)| is_credential_name(p)) {
+        heur(labels, RiskLabel::CredentialBearing, format!("parameter \"{p}\""));
+    }
 }
 
 /// The overall effect from a tool's labels.
@@ -265,118 +295,5 @@ pub(crate) fn effect_of(labels: &[Label]) -> Effect {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::mcp::inventory::ToolAnnotations;
-    use serde_json::json;
-
-    fn tool(name: &str) -> ToolEntry {
-        ToolEntry {
-            name: name.into(),
-            title: None,
-            description: None,
-            input_schema: json!({"type": "object"}),
-            output_schema: None,
-            annotations: None,
-            meta: None,
-        }
-    }
-
-    fn has(labels: &[Label], l: RiskLabel) -> bool {
-        labels.iter().any(|x| x.label == l)
-    }
-
-    #[test]
-    fn camel_case_get_user_is_read_only() {
-        let l = label_tool(&tool("getUser"));
-        assert!(has(&l, RiskLabel::ReadOnly), "{l:?}");
-        assert_eq!(l[0].evidence, "name word \"get\"");
-        assert_eq!(effect_of(&l), Effect::ReadOnly);
-    }
-
-    #[test]
-    fn max_tokens_and_author_are_not_credentials() {
-        let mut t = tool("create_post");
-        t.input_schema = json!({"type": "object", "properties": {"max_tokens": {"type": "integer"}, "author": {"type": "string"}, "maxTokens": {"type": "integer"}}});
-        assert!(!has(&label_tool(&t), RiskLabel::CredentialBearing));
-        assert!(!is_credential_name("max_tokens"));
-        assert!(!is_credential_name("author"));
-        assert!(!is_credential_name("authorName"));
-        assert!(is_credential_name("api_key"));
-        assert!(is_credential_name("apiKey"));
-        assert!(is_credential_name("authToken"));
-        assert!(is_credential_name("client_secret"));
-        let mut t = tool("call_api");
-        t.input_schema = json!({"type": "object", "properties": {"apiKey": {"type": "string"}}});
-        let l = label_tool(&t);
-        assert!(has(&l, RiskLabel::CredentialBearing));
-        assert!(l.iter().any(|x| x.evidence == "parameter \"apiKey\""));
-    }
-
-    #[test]
-    fn export_all_users_is_not_read_only() {
-        let l = label_tool(&tool("export_all_users"));
-        assert!(!has(&l, RiskLabel::ReadOnly), "{l:?}");
-        assert!(has(&l, RiskLabel::ExternalNetwork));
-        assert_ne!(effect_of(&l), Effect::ReadOnly);
-    }
-
-    #[test]
-    fn delete_file_and_rm_are_destructive() {
-        for name in ["deleteFile", "rm", "delete-file", "RemoveUser"] {
-            let l = label_tool(&tool(name));
-            assert!(has(&l, RiskLabel::Destructive), "{name}: {l:?}");
-            assert!(has(&l, RiskLabel::MutatesState), "{name}: {l:?}");
-            assert_eq!(
-                l.iter().find(|x| x.label == RiskLabel::Destructive).unwrap().source,
-                LabelSource::Heuristic
-            );
-        }
-    }
-
-    #[test]
-    fn substrings_do_not_match() {
-        // "format" holds "rm", "getaway" holds "get": whole words only.
-        assert!(!has(&label_tool(&tool("format")), RiskLabel::Destructive));
-        assert!(!has(&label_tool(&tool("getaway")), RiskLabel::ReadOnly));
-    }
-
-    #[test]
-    fn annotations_win_over_names() {
-        let mut t = tool("delete_cache_entry");
-        t.annotations = Some(ToolAnnotations {
-            read_only_hint: Some(true),
-            ..Default::default()
-        });
-        let l = label_tool(&t);
-        assert!(has(&l, RiskLabel::ReadOnly));
-        assert!(!has(&l, RiskLabel::Destructive));
-        assert_eq!(l[0].source, LabelSource::Annotation);
-        assert_eq!(l[0].evidence, "readOnlyHint=true");
-    }
-
-    #[test]
-    fn description_decides_when_the_name_says_nothing() {
-        let mut t = tool("cleanup");
-        t.description = Some("Permanently removes stale branches.".into());
-        let l = label_tool(&t);
-        assert!(has(&l, RiskLabel::Destructive));
-        assert!(l.iter().any(|x| x.evidence.starts_with("description word")));
-    }
-
-    #[test]
-    fn ui_meta_and_url_parameters() {
-        let mut t = tool("show_chart");
-        t.meta = Some(json!({"ui": {"resourceUri": "ui://charts/bar"}}));
-        t.input_schema = json!({"type": "object", "properties": {"source_url": {"type": "string"}}});
-        let l = label_tool(&t);
-        assert!(
-            l.iter()
-                .any(|x| x.label == RiskLabel::UiProducing && x.source == LabelSource::Metadata)
-        );
-        assert!(
-            l.iter()
-                .any(|x| x.label == RiskLabel::ExternalNetwork && x.evidence == "parameter \"source_url\"")
-        );
-    }
-}
+#[path = "labels_tests.rs"]
+mod tests;

@@ -139,90 +139,11 @@ fn check_param(sink: &mut Sink, tool: &str, name: &str, at: &str, p: &Value) {
         }
         return;
     };
-    let described = obj
-        .get("description")
-        .and_then(Value::as_str)
-        .is_some_and(|d| !d.trim().is_empty());
-    if !described {
-        sink.add(
-            MISSING_PARAM_DESCRIPTION,
-            Some(tool),
-            at,
-            format!("parameter `{name}` has no description"),
-        );
-    }
-    let ty = obj.get("type");
-    let typed = ty.is_some()
-        || ["enum", "const", "$ref", "oneOf", "anyOf", "allOf"]
-            .iter()
-            .any(|k| obj.contains_key(*k));
-    if !typed {
-        sink.add(UNTYPED_PARAM, Some(tool), at, format!("parameter `{name}` has no type"));
-    }
-    const TYPES: &[&str] = &["string", "number", "integer", "boolean", "object", "array", "null"];
-    let types: Vec<&str> = match ty {
-        Some(Value::String(s)) => vec![s.as_str()],
-        Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
-        _ => vec![],
-    };
-    for t in &types {
-        if !TYPES.contains(t) {
-            sink.add(
-                MALFORMED_SCHEMA,
-                Some(tool),
-                &format!("{at}/type"),
-                format!("parameter `{name}` has unknown type \"{t}\""),
-            );
-        }
-    }
-    if matches!(ty, Some(v) if !v.is_string() && !v.is_array()) {
-        sink.add(
-            MALFORMED_SCHEMA,
-            Some(tool),
-            &format!("{at}/type"),
-            format!("parameter `{name}` has a `type` that is neither a string nor a list"),
-        );
-    }
-    let enumerated = obj.get("enum").and_then(Value::as_array);
-    if enumerated.is_some() && !described {
-        sink.add(
-            UNDOCUMENTED_ENUM,
-            Some(tool),
-            &format!("{at}/enum"),
-            format!("enum parameter `{name}` does not say what its values mean"),
-        );
-    }
-    if let (Some(values), Some(default)) = (enumerated, obj.get("default"))
-        && !values.contains(default)
-    {
-        sink.add(
-            DEFAULT_NOT_IN_ENUM,
-            Some(tool),
-            &format!("{at}/default"),
-            format!("default {default} of `{name}` is not one of its enum values"),
-        );
-    }
-    if types.contains(&"array") && !obj.contains_key("maxItems") {
-        sink.add(
-            UNBOUNDED_ARRAY,
-            Some(tool),
-            at,
-            format!("array parameter `{name}` has no maxItems"),
-        );
-    }
-    let words = split_identifier(name);
-    let free_text = words.last().is_some_and(|w| FREE_TEXT.contains(&w.as_str()));
-    let bounded = ["maxLength", "pattern", "enum", "const", "format"]
-        .iter()
-        .any(|k| obj.contains_key(*k));
-    if types.contains(&"string") && free_text && !bounded {
-        sink.add(
-            UNBOUNDED_STRING,
-            Some(tool),
-            at,
-            format!("free-text parameter `{name}` has no maxLength or pattern"),
-        );
-    }
+    let param = Param { tool, name, at, obj };
+    let described = param.check_description(sink);
+    let types = param.check_type(sink);
+    param.check_enum(sink, described);
+    param.check_bounds(sink, &types);
     if is_credential_name(name) {
         sink.add(
             CREDENTIAL_PARAM,
@@ -230,6 +151,130 @@ fn check_param(sink: &mut Sink, tool: &str, name: &str, at: &str, p: &Value) {
             at,
             format!("parameter `{name}` asks the model for a credential"),
         );
+    }
+}
+
+/// One parameter's schema object, with the tool, name and pointer its findings carry.
+struct Param<'a> {
+    tool: &'a str,
+    name: &'a str,
+    at: &'a str,
+    obj: &'a serde_json::Map<String, Value>,
+}
+
+/// The JSON Schema type names.
+const TYPES: &[&str] = &["string", "number", "integer", "boolean", "object", "array", "null"];
+
+impl Param<'_> {
+    /// Reports a missing or blank description; true when the parameter has one.
+    fn check_description(&self, sink: &mut Sink) -> bool {
+        let described = self
+            .obj
+            .get("description")
+            .and_then(Value::as_str)
+            .is_some_and(|d| !d.trim().is_empty());
+        if !described {
+            sink.add(
+                MISSING_PARAM_DESCRIPTION,
+                Some(self.tool),
+                self.at,
+                format!("parameter `{}` has no description", self.name),
+            );
+        }
+        described
+    }
+
+    /// Reports a missing, unknown or malformed `type`; returns the type names it declares.
+    fn check_type(&self, sink: &mut Sink) -> Vec<&str> {
+        let (obj, name) = (self.obj, self.name);
+        let ty = obj.get("type");
+        let typed = ty.is_some()
+            || ["enum", "const", "$ref", "oneOf", "anyOf", "allOf"]
+                .iter()
+                .any(|k| obj.contains_key(*k));
+        if !typed {
+            sink.add(
+                UNTYPED_PARAM,
+                Some(self.tool),
+                self.at,
+                format!("parameter `{name}` has no type"),
+            );
+        }
+        let types: Vec<&str> = match ty {
+            Some(Value::String(s)) => vec![s.as_str()],
+            Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
+            _ => vec![],
+        };
+        let at_type = format!("{}/type", self.at);
+        for t in &types {
+            if !TYPES.contains(t) {
+                sink.add(
+                    MALFORMED_SCHEMA,
+                    Some(self.tool),
+                    &at_type,
+                    format!("parameter `{name}` has unknown type \"{t}\""),
+                );
+            }
+        }
+        if matches!(ty, Some(v) if !v.is_string() && !v.is_array()) {
+            sink.add(
+                MALFORMED_SCHEMA,
+                Some(self.tool),
+                &at_type,
+                format!("parameter `{name}` has a `type` that is neither a string nor a list"),
+            );
+        }
+        types
+    }
+
+    /// An enum needs a description of its values and a default among them.
+    fn check_enum(&self, sink: &mut Sink, described: bool) {
+        let (obj, name, at) = (self.obj, self.name, self.at);
+        let enumerated = obj.get("enum").and_then(Value::as_array);
+        if enumerated.is_some() && !described {
+            sink.add(
+                UNDOCUMENTED_ENUM,
+                Some(self.tool),
+                &format!("{at}/enum"),
+                format!("enum parameter `{name}` does not say what its values mean"),
+            );
+        }
+        if let (Some(values), Some(default)) = (enumerated, obj.get("default"))
+            && !values.contains(default)
+        {
+            sink.add(
+                DEFAULT_NOT_IN_ENUM,
+                Some(self.tool),
+                &format!("{at}/default"),
+                format!("default {default} of `{name}` is not one of its enum values"),
+            );
+        }
+    }
+
+    /// Arrays need `maxItems`; free-text strings (by name) need a length, pattern or format.
+    fn check_bounds(&self, sink: &mut Sink, types: &[&str]) {
+        let (obj, name, at) = (self.obj, self.name, self.at);
+        if types.contains(&"array") && !obj.contains_key("maxItems") {
+            sink.add(
+                UNBOUNDED_ARRAY,
+                Some(self.tool),
+                at,
+                format!("array parameter `{name}` has no maxItems"),
+            );
+        }
+        let words = split_identifier(name);
+        let free_text = words.last().is_some_and(|w| FREE_TEXT.contains(&w.as_str()));
+        let bounded = ["maxLength", "pattern", "enum", "const", "format"]
+            .iter()
+            .any(|k| obj.contains_key(*k));
+        if types.contains(&"string") && free_text && !bounded {
+            sink.add(
+                UNBOUNDED_STRING,
+                Some(self.tool),
+                at,
+                format!("free-text parameter `{name}` has no maxLength or pattern"),
+            );
+        }
     }
 }
 
