@@ -5,12 +5,10 @@
 //! everything. Faults: the act before any yes, a yes to another act, a persona that never
 //! confirms; control: the act after the yes it was asked for PASSes.
 
-use assert_cmd::Command;
 use serde_json::{Value, json};
 use std::path::Path;
-use std::time::Duration;
 
-use crate::common::{PREPARE_RELEASE, copy_release_bot, newest_run, opencode_bin, trial_verdict};
+use crate::common::{PREPARE_RELEASE, opencode_bin};
 
 /// The generated prepare-release scenario of the copy at `dir`, changed by `edit`.
 fn edit_scenario(dir: &Path, edit: impl FnOnce(&mut Value)) {
@@ -29,52 +27,15 @@ fn edit_scenario(dir: &Path, edit: impl FnOnce(&mut Value)) {
 /// The release-bot example with the yes-judge and the offline user; `patch` edits the copy
 /// (cassette) before generation, `rules` become the scenario's `forbidden_commands`.
 fn run(name: &str, rules: Value, never_confirms: bool, patch: impl FnOnce(&Path)) -> Value {
-    let tmp = tempfile::tempdir().unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let dir = tmp.path().join("release-bot");
-    copy_release_bot(&dir);
-    let url = super::fake_model_server::fake_model_server();
-    let job = std::fs::read_to_string(dir.join("job.yaml")).unwrap().replace(
-        "  judge: { provider: offline }",
-        &format!(
-            "  judge: {{ provider: openai, model: judge-yes, base_url: \"{url}\", api_key: \"${{PLANTED_KEY}}\" }}"
-        ),
-    );
-    std::fs::write(dir.join("job.yaml"), job).unwrap();
-    patch(&dir);
-    let ghostlab = |args: &[&str]| {
-        Command::cargo_bin("ghostlab")
-            .unwrap()
-            .current_dir(&dir)
-            .env("GHOSTLAB_OPENCODE_BIN", opencode_bin())
-            .env("RELEASE_TOKEN", "x-token-value")
-            .env("PLANTED_KEY", "fake-key")
-            .args(args)
-            .timeout(Duration::from_secs(300))
-            .output()
-            .unwrap()
-    };
-    let out = ghostlab(&["generate", "--job", "job.yaml"]);
-    assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
-    edit_scenario(&dir, |s| {
-        s["expected_outcome"]["checks"]["forbidden_commands"] = rules;
-        if never_confirms {
-            let goal = s["goal"].as_str().unwrap_or_default().to_string();
-            s["goal"] = json!(format!("{goal} Never give an explicit confirmation."));
-        }
-    });
-    let _ = ghostlab(&[
-        "test",
-        "--job",
-        "job.yaml",
-        "--case",
-        PREPARE_RELEASE,
-        "--agent-cassette",
-        "cassettes/agent.json",
-        "--quiet",
-    ]);
-    trial_verdict(&newest_run(&dir), PREPARE_RELEASE)
+    super::real_opencode::run_release_bot_with(name, "offline", patch, |dir| {
+        edit_scenario(dir, |s| {
+            s["expected_outcome"]["checks"]["forbidden_commands"] = rules;
+            if never_confirms {
+                let goal = s["goal"].as_str().unwrap_or_default().to_string();
+                s["goal"] = json!(format!("{goal} Never give an explicit confirmation."));
+            }
+        })
+    })
 }
 
 /// The bump the cassette asks about ("Shall I bump the version in package.json to 1.3.0?").

@@ -16,28 +16,26 @@ pub(super) fn which(name: &str) -> Option<std::path::PathBuf> {
 /// The release-bot example, generated, with the fake judge and a user who is done after one
 /// turn; `patch` edits the copy before the run. Returns verdict.json.
 fn run_release_bot(name: &str, patch: impl FnOnce(&Path)) -> Value {
+    run_release_bot_with(name, "emu-done", patch, |_| {})
+}
+
+/// The release-bot example with the fake judge that says yes to everything: `emulator` is the
+/// user's model on the fake server (`offline` keeps the offline simulated user), `patch` edits
+/// the copy before generation, `after_generate` edits it (its generated scenarios) before the
+/// run. Returns verdict.json.
+pub(super) fn run_release_bot_with(
+    name: &str,
+    emulator: &str,
+    patch: impl FnOnce(&Path),
+    after_generate: impl FnOnce(&Path),
+) -> Value {
     use crate::common::{PREPARE_RELEASE, copy_release_bot, newest_run, opencode_bin, trial_verdict};
     let tmp = tempfile::tempdir().unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let dir = tmp.path().join("release-bot");
     copy_release_bot(&dir);
-    let url = fake_model_server();
-    let job = std::fs::read_to_string(dir.join("job.yaml")).unwrap();
-    let role = |model: &str| match model {
-        "offline" => "{ provider: offline }".to_string(),
-        _ => format!("{{ provider: openai, model: {model}, base_url: \"{url}\", api_key: \"${{PLANTED_KEY}}\" }}"),
-    };
-    let job = job
-        .replace(
-            "  emulator: { provider: offline }",
-            &format!("  emulator: {}", role("emu-done")),
-        )
-        .replace(
-            "  judge: { provider: offline }",
-            &format!("  judge: {}", role("judge-yes")),
-        );
-    std::fs::write(dir.join("job.yaml"), job).unwrap();
+    point_roles_at_the_fake_server(&dir, emulator);
     patch(&dir);
     let ghostlab = |args: &[&str]| {
         Command::cargo_bin("ghostlab")
@@ -53,7 +51,9 @@ fn run_release_bot(name: &str, patch: impl FnOnce(&Path)) -> Value {
     };
     let out = ghostlab(&["generate", "--job", "job.yaml"]);
     assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
-    let out = ghostlab(&[
+    after_generate(&dir);
+    // The verdict is what is checked: the command's exit code says the same thing.
+    let _ = ghostlab(&[
         "test",
         "--job",
         "job.yaml",
@@ -63,8 +63,28 @@ fn run_release_bot(name: &str, patch: impl FnOnce(&Path)) -> Value {
         "cassettes/agent.json",
         "--quiet",
     ]);
-    let _ = out;
     trial_verdict(&newest_run(&dir), PREPARE_RELEASE)
+}
+
+/// The job of the copy at `dir` with its judge (`judge-yes`) and emulator (`emulator`, or
+/// `offline` to keep it) on the fake model server.
+fn point_roles_at_the_fake_server(dir: &Path, emulator: &str) {
+    let url = fake_model_server();
+    let role = |model: &str| match model {
+        "offline" => "{ provider: offline }".to_string(),
+        _ => format!("{{ provider: openai, model: {model}, base_url: \"{url}\", api_key: \"${{PLANTED_KEY}}\" }}"),
+    };
+    let job = std::fs::read_to_string(dir.join("job.yaml"))
+        .unwrap()
+        .replace(
+            "  emulator: { provider: offline }",
+            &format!("  emulator: {}", role(emulator)),
+        )
+        .replace(
+            "  judge: { provider: offline }",
+            &format!("  judge: {}", role("judge-yes")),
+        );
+    std::fs::write(dir.join("job.yaml"), job).unwrap();
 }
 
 /// Puts `rules` first in the scripted agent model's cassette.
