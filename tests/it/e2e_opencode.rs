@@ -227,7 +227,10 @@ async fn warm_run(dir: &Path, original: &Digest) {
     .await
     .unwrap();
     let job = dir.join("job.yaml");
-    set_roles(&job, &recording_roles(&server.base_url(), "./cassettes/harness-warm.json"));
+    set_roles(
+        &job,
+        &recording_roles(&server.base_url(), "./cassettes/harness-warm.json"),
+    );
     let text = std::fs::read_to_string(&job).unwrap();
     std::fs::write(&job, text.replace("hosts:\n  opencode:\n    mode: cold\n", "")).unwrap();
     let (out, run3) = run_case_blocking(dir).await;

@@ -73,9 +73,12 @@ async fn run_with_harness(
     dir: &std::path::Path,
     env: Vec<(&'static str, String)>,
 ) -> (std::process::Output, PathBuf, ArgvSeen) {
-    let harness = start(Cassette::load(fx.harness_file.path()).unwrap(), ServerOptions::default())
-        .await
-        .unwrap();
+    let harness = start(
+        Cassette::load(fx.harness_file.path()).unwrap(),
+        ServerOptions::default(),
+    )
+    .await
+    .unwrap();
     set_harness(dir, &harness.base_url());
     let result = run_case(dir, env, CANARIES).await;
     harness.shutdown().await;

@@ -85,75 +85,8 @@ fn view_json_shows_the_verdicts_of_a_real_run_and_of_its_rescore() {
         files,
         "view shows every trial with its verdict file's verdict"
     );
-    let results = &all["results"];
-    assert_eq!(results["gates_met"], false);
-    assert_eq!(results["readiness"]["label"], "NOT READY");
-    assert_eq!(results["trials"].as_array().unwrap().len(), files.len());
-    let summary: Value = serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
-    // One vocabulary: the same data under the same names as summary.json.
-    assert_eq!(results["summary"], summary["summary"]);
-    assert_eq!(results["gates"], summary["gates"]);
-    assert!(results.get("counts").is_none() && all.get("cases").is_none());
-    let case_ids: Vec<&Value> = summary["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| &c["case_id"])
-        .collect();
-    for t in results["trials"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .chain(all["trials"].as_array().unwrap())
-    {
-        assert!(case_ids.contains(&&t["case_id"]) && t.get("case").is_none(), "{t}");
-    }
-    assert_eq!(schema_errors("view", &all), Vec::<String>::new());
-    assert_eq!(schema_errors("summary", &summary), Vec::<String>::new());
-    for t in results["trials"].as_array().unwrap() {
-        if t["verdict"] != "PASS" {
-            assert!(
-                t["first_failure"]["criterion"].is_string(),
-                "a trial that did not pass says why: {t}"
-            );
-        }
-    }
-    assert!(
-        results["reports"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|p| p.as_str().unwrap().ends_with("report.html"))
-    );
-
-    // Filters: a verdict that is there, one that is not, a persona, and a text.
-    let (first_case, first_verdict) = files[0].clone();
-    let flag = first_verdict.to_lowercase().replace('_', "-");
-    let by_verdict = view_json(&dir, &["--verdict", &flag]);
-    assert_eq!(
-        shown(&by_verdict),
-        files
-            .iter()
-            .filter(|(_, v)| *v == first_verdict)
-            .cloned()
-            .collect::<Vec<_>>()
-    );
-    let persona = all["trials"][0]["persona"].as_str().unwrap().to_string();
-    let by_persona = view_json(&dir, &["--persona", &persona]);
-    assert!(
-        by_persona["trials"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|c| c["persona"] == persona.as_str())
-    );
-    assert!(!by_persona["trials"].as_array().unwrap().is_empty());
-    let case_id = first_case.split('/').next().unwrap();
-    let by_text = view_json(&dir, &["--search", case_id]);
-    assert!(shown(&by_text).iter().any(|(c, _)| c == &first_case));
-    let nothing = view_json(&dir, &["--search", "no-trial-mentions-this-xyzzy"]);
-    assert_eq!(nothing["trials"].as_array().unwrap().len(), 0);
-    assert_eq!(schema_errors("view", &nothing), Vec::<String>::new());
+    results_say_what_summary_json_says(&all, &run, files.len());
+    filters_narrow_the_trials(&dir, &all, &files);
 
     // A rescored run (its own folder) opens the same way, by path.
     let rescored = tmp.path().join("rescored");
@@ -178,4 +111,81 @@ fn view_json_shows_the_verdicts_of_a_real_run_and_of_its_rescore() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: "), "{args:?}");
     }
+}
+
+/// The view's results of `run` (with `trials` trials): not ready, the same data under the
+/// same names as summary.json, both valid against their schemas, a reason for every trial that
+/// did not pass, and the report's path.
+fn results_say_what_summary_json_says(all: &Value, run: &Path, trials: usize) {
+    let results = &all["results"];
+    assert_eq!(results["gates_met"], false);
+    assert_eq!(results["readiness"]["label"], "NOT READY");
+    assert_eq!(results["trials"].as_array().unwrap().len(), trials);
+    let summary: Value = serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
+    // One vocabulary: the same data under the same names as summary.json.
+    assert_eq!(results["summary"], summary["summary"]);
+    assert_eq!(results["gates"], summary["gates"]);
+    assert!(results.get("counts").is_none() && all.get("cases").is_none());
+    let case_ids: Vec<&Value> = summary["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["case_id"])
+        .collect();
+    for t in results["trials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(all["trials"].as_array().unwrap())
+    {
+        assert!(case_ids.contains(&&t["case_id"]) && t.get("case").is_none(), "{t}");
+    }
+    assert_eq!(schema_errors("view", all), Vec::<String>::new());
+    assert_eq!(schema_errors("summary", &summary), Vec::<String>::new());
+    for t in results["trials"].as_array().unwrap() {
+        if t["verdict"] != "PASS" {
+            assert!(
+                t["first_failure"]["criterion"].is_string(),
+                "a trial that did not pass says why: {t}"
+            );
+        }
+    }
+    assert!(
+        results["reports"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p.as_str().unwrap().ends_with("report.html"))
+    );
+}
+
+/// Filters: a verdict that is there, one that is not, a persona, and a text.
+fn filters_narrow_the_trials(dir: &Path, all: &Value, files: &[(String, String)]) {
+    let (first_case, first_verdict) = files[0].clone();
+    let flag = first_verdict.to_lowercase().replace('_', "-");
+    let by_verdict = view_json(dir, &["--verdict", &flag]);
+    assert_eq!(
+        shown(&by_verdict),
+        files
+            .iter()
+            .filter(|(_, v)| *v == first_verdict)
+            .cloned()
+            .collect::<Vec<_>>()
+    );
+    let persona = all["trials"][0]["persona"].as_str().unwrap().to_string();
+    let by_persona = view_json(dir, &["--persona", &persona]);
+    assert!(
+        by_persona["trials"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["persona"] == persona.as_str())
+    );
+    assert!(!by_persona["trials"].as_array().unwrap().is_empty());
+    let case_id = first_case.split('/').next().unwrap();
+    let by_text = view_json(dir, &["--search", case_id]);
+    assert!(shown(&by_text).iter().any(|(c, _)| c == &first_case));
+    let nothing = view_json(dir, &["--search", "no-trial-mentions-this-xyzzy"]);
+    assert_eq!(nothing["trials"].as_array().unwrap().len(), 0);
+    assert_eq!(schema_errors("view", &nothing), Vec::<String>::new());
 }

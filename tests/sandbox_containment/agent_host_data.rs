@@ -7,7 +7,9 @@ use super::super::{Row, row, skipped_row, summary};
 use super::{AgentCtx, Check, refused};
 
 pub const PROBES: &[(&str, Check)] = &[
-    ("read a canary in a host home (/home)", |c, n| Box::pin(home_canary(c, n))),
+    ("read a canary in a host home (/home)", |c, n| {
+        Box::pin(home_canary(c, n))
+    }),
     ("read a canary in /root", |c, n| Box::pin(root_canary(c, n))),
     ("list /root/.ssh", |c, n| Box::pin(root_ssh(c, n))),
     ("read /etc/shadow", |c, n| Box::pin(shadow(c, n))),
@@ -89,7 +91,9 @@ async fn original_workspace(c: &AgentCtx, name: &'static str) -> Row {
 async fn outside_workspace(c: &AgentCtx, name: &'static str) -> Row {
     let co = c.checkout_path();
     let o = c
-        .run(&format!("touch /usr/ghostlab-pwned /etc/ghostlab-pwned {co}/ghostlab-pwned"))
+        .run(&format!(
+            "touch /usr/ghostlab-pwned /etc/ghostlab-pwned {co}/ghostlab-pwned"
+        ))
         .await;
     let contained = !Path::new("/usr/ghostlab-pwned").exists()
         && !Path::new("/etc/ghostlab-pwned").exists()
@@ -108,7 +112,9 @@ async fn read_only_input(c: &AgentCtx, name: &'static str) -> Row {
 
 async fn host_tmp(c: &AgentCtx, name: &'static str) -> Row {
     let tmp_name = format!("/tmp/ghostlab-pwned-{:08x}", rand::random::<u32>());
-    let o = c.run(&format!("echo pwned > {tmp_name} && echo wrote-inside-tmpfs")).await;
+    let o = c
+        .run(&format!("echo pwned > {tmp_name} && echo wrote-inside-tmpfs"))
+        .await;
     row(
         name,
         "denied",

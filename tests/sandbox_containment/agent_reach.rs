@@ -22,9 +22,10 @@ pub const PROBES: &[(&str, Check)] = &[
     ("resolve DNS (and the lookup is recorded)", |c, n| {
         Box::pin(name_lookup(c, n))
     }),
-    ("AF_INET connect out (refused and recorded by the network watch)", |c, n| {
-        Box::pin(inet_connect(c, n))
-    }),
+    (
+        "AF_INET connect out (refused and recorded by the network watch)",
+        |c, n| Box::pin(inet_connect(c, n)),
+    ),
     ("create a netlink socket (seccomp)", |c, n| Box::pin(netlink(c, n))),
     ("see a host process in /proc", |c, n| {
         Box::pin(host_process_visible(c, n))

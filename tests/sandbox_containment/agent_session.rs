@@ -33,7 +33,10 @@ pub struct AgentCtx {
 impl AgentCtx {
     /// Runs `script` with `sh -c` in the agent session.
     async fn run(&self, script: &str) -> ExecOutput {
-        self.session.exec(&sh(script), &ExecOptions::default(), None).await.unwrap()
+        self.session
+            .exec(&sh(script), &ExecOptions::default(), None)
+            .await
+            .unwrap()
     }
 
     fn checkout_path(&self) -> String {

@@ -26,9 +26,7 @@ pub async fn rows(policy: &SandboxPolicy, logs: &Path, bridge: PathBuf) -> Vec<R
     let allowed_port = http_server("ALLOWED-BODY");
     let denied_port = http_server("DENIED-BODY");
     let mut p2 = policy.clone();
-    p2.network = NetworkPolicy::Allowlist(vec![
-        HostPort::parse(&format!("127.0.0.1:{allowed_port}")).unwrap(),
-    ]);
+    p2.network = NetworkPolicy::Allowlist(vec![HostPort::parse(&format!("127.0.0.1:{allowed_port}")).unwrap()]);
     let sb2 = Sandbox::open_with(p2, logs.to_path_buf(), Some(bridge)).await.unwrap();
     let s2 = sb2.session(Role::Emulator).await.unwrap();
     let mut rows = Vec::new();
@@ -44,7 +42,11 @@ pub async fn rows(policy: &SandboxPolicy, logs: &Path, bridge: PathBuf) -> Vec<R
         summary(&o),
         !text.contains("DENIED-BODY") && text.contains("http=403"),
     ));
-    let o = run(&s2, &format!("curl -sS -p --max-time 5 http://127.0.0.1:{denied_port}/")).await;
+    let o = run(
+        &s2,
+        &format!("curl -sS -p --max-time 5 http://127.0.0.1:{denied_port}/"),
+    )
+    .await;
     let all = format!("{}{}", o.stdout_text(), o.stderr_text());
     rows.push(row(
         NAMES[1],

@@ -368,4 +368,3 @@ fn junit_carries_the_same_cost(runs: &std::path::Path, calls: &[Value], priced: 
         assert_eq!(prop(suite, "ghostlab.cost_usd"), "unknown", "{junit}");
     }
 }
-
