@@ -62,15 +62,7 @@ fn import_and_emit(src: &Path, work: &Path) -> (std::process::Output, Value, Pat
     ]);
     assert!(emit.status.success(), "{}", text(&emit.stderr));
     let cfg: Value = serde_json::from_str(&std::fs::read_to_string(emitted.join("opencode.json")).unwrap()).unwrap();
-    let schema: Value = serde_json::from_str(
-        &std::fs::read_to_string(repo().join("schemas/opencode-config.subset.schema.json")).unwrap(),
-    )
-    .unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = validator
-        .iter_errors(&cfg)
-        .map(|e| format!("{}: {e}", e.instance_path()))
-        .collect();
+    let errors = crate::common::schema_errors("opencode-config.subset", &cfg);
     assert!(
         errors.is_empty(),
         "emitted config drifts from the vendored schema: {errors:?}"

@@ -193,6 +193,28 @@ pub(crate) fn title(step: usize) -> String {
     format!("{step}/12 {} — ", s.title())
 }
 
+/// Accepts each step of `steps` with Enter once it is deciding; step 4 once discovery of both
+/// servers (inside the sandbox) has answered.
+pub(crate) fn accept_steps(tmux: &Tmux, steps: std::ops::RangeInclusive<usize>) {
+    for step in steps {
+        tmux.wait_for(&format!("{}deciding", title(step)));
+        if step == 4 {
+            tmux.wait_for("✓ release:");
+            tmux.wait_for("✓ filesystem:");
+        }
+        tmux.keys(&["Enter"]);
+        tmux.wait_for(&title(step + 1));
+    }
+}
+
+/// The copy's source job with its mock agent host replaced by `hosts` (a `hosts:` block).
+pub(crate) fn replace_agent_host(dir: &Path, hosts: &str) {
+    let source = dir.join("source-job.yaml");
+    let text = std::fs::read_to_string(&source).expect("source job");
+    let (head, _) = text.split_once("hosts:\n  mock:").expect("the copy's mock host");
+    std::fs::write(&source, format!("{head}{hosts}")).expect("write");
+}
+
 #[test]
 fn tmux_accept_kill_resume_and_quit() {
     if Command::new("tmux").arg("-V").output().is_err() {

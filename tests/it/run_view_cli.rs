@@ -38,16 +38,6 @@ fn verdict_files(run: &Path) -> Vec<(String, String)> {
     out
 }
 
-/// Where `doc` breaks schemas/`kind`.schema.json.
-fn schema_errors(kind: &str, doc: &Value) -> Vec<String> {
-    let path = common::repo().join(format!("schemas/{kind}.schema.json"));
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let v = jsonschema::validator_for(&schema).unwrap();
-    v.iter_errors(doc)
-        .map(|e| format!("{}: {e}", e.instance_path()))
-        .collect()
-}
-
 fn shown(v: &Value) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = v["trials"]
         .as_array()
@@ -99,7 +89,7 @@ fn view_json_shows_the_verdicts_of_a_real_run_and_of_its_rescore() {
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
     let again = view_json(&dir, &[rescored.to_str().unwrap()]);
     assert_eq!(shown(&again), verdict_files(&rescored));
-    assert_eq!(schema_errors("view", &again), Vec::<String>::new());
+    assert_eq!(common::schema_errors("view", &again), Vec::<String>::new());
 
     // Bad input exits 2: no such run, a folder that is not a run, no terminal without --json.
     for args in [
@@ -140,8 +130,8 @@ fn results_say_what_summary_json_says(all: &Value, run: &Path, trials: usize) {
     {
         assert!(case_ids.contains(&&t["case_id"]) && t.get("case").is_none(), "{t}");
     }
-    assert_eq!(schema_errors("view", all), Vec::<String>::new());
-    assert_eq!(schema_errors("summary", &summary), Vec::<String>::new());
+    assert_eq!(common::schema_errors("view", all), Vec::<String>::new());
+    assert_eq!(common::schema_errors("summary", &summary), Vec::<String>::new());
     for t in results["trials"].as_array().unwrap() {
         if t["verdict"] != "PASS" {
             assert!(
@@ -187,5 +177,5 @@ fn filters_narrow_the_trials(dir: &Path, all: &Value, files: &[(String, String)]
     assert!(shown(&by_text).iter().any(|(c, _)| c == &first_case));
     let nothing = view_json(dir, &["--search", "no-trial-mentions-this-xyzzy"]);
     assert_eq!(nothing["trials"].as_array().unwrap().len(), 0);
-    assert_eq!(schema_errors("view", &nothing), Vec::<String>::new());
+    assert_eq!(common::schema_errors("view", &nothing), Vec::<String>::new());
 }

@@ -85,16 +85,30 @@ fn gate(summary: &Value, name: &str) -> Value {
         .clone()
 }
 
-#[test]
-fn a_waived_verdict_finding_lowers_the_inconclusive_count_of_its_gate_but_never_the_verdict() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("release-bot");
+/// A mock release-bot run whose one trial had a file added to its workspace: a verdict
+/// finding with its id.
+struct RunWithFinding {
+    dir: PathBuf,
+    run_dir: PathBuf,
+    case: String,
+    id: String,
+}
+
+fn run_with_a_verdict_finding(tmp: &Path) -> RunWithFinding {
+    let dir = tmp.join("release-bot");
     common::mock_release_bot(&dir, &["CI is green. Draft notes for 1.3.0. Shall I proceed?", "Done."]);
     let (code, _, err) = run(&dir, &["test", "--job", "job.yaml", "--quiet"]);
     assert!(matches!(code, Some(0) | Some(1)), "{err}");
     let run_dir = common::newest_run(&dir);
     let case = plant_observation(&run_dir, &["zz-notes.tmp"]);
     let id = format!("workspace-added:{case}");
+    RunWithFinding { dir, run_dir, case, id }
+}
+
+#[test]
+fn a_waived_verdict_finding_lowers_the_inconclusive_count_of_its_gate_but_never_the_verdict() {
+    let tmp = tempfile::tempdir().unwrap();
+    let RunWithFinding { dir, run_dir, case, id } = run_with_a_verdict_finding(tmp.path());
 
     let (code, listing, err) = run(&dir, &["findings", "list"]);
     assert_eq!(code, Some(0), "{err}");
@@ -255,13 +269,7 @@ fn verdict_ids_are_checked_against_the_run_and_a_job_without_contract_can_still_
 #[test]
 fn the_lab_results_screen_lists_and_decides_verdict_findings_like_the_cli() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("release-bot");
-    common::mock_release_bot(&dir, &["CI is green. Draft notes for 1.3.0. Shall I proceed?", "Done."]);
-    let (code, _, err) = run(&dir, &["test", "--job", "job.yaml", "--quiet"]);
-    assert!(matches!(code, Some(0) | Some(1)), "{err}");
-    let run_dir = common::newest_run(&dir);
-    let case = plant_observation(&run_dir, &["zz-notes.tmp"]);
-    let id = format!("workspace-added:{case}");
+    let RunWithFinding { dir, id, .. } = run_with_a_verdict_finding(tmp.path());
     let job = dir.join("job.yaml");
     // No contract.json in this job: the run's findings are still listed and decidable.
     let rows = ghostlab::lab::decide_findings::load(&job).unwrap();
