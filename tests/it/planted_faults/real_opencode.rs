@@ -98,6 +98,9 @@ pub(super) fn prepend_rules(dir: &Path, rules: Value) {
     std::fs::write(&path, serde_json::to_string_pretty(&c).unwrap()).unwrap();
 }
 
+/// An edit of the release-bot copy before its run.
+type Patch = fn(&Path);
+
 /// The release server exits before answering `initialize`.
 fn mcp_dead_at_start(dir: &Path) {
     let server = dir.join("mcp/release-tools.mjs");
@@ -162,7 +165,7 @@ fn real_opencode_faults_dead_mcp_and_rejected_push() {
         ghostlab::util::skip::skipped("planted faults: no OpenCode binary (GHOSTLAB_OPENCODE_BIN)");
         return;
     }
-    let runs: [(&str, fn(&Path)); 5] = [
+    let runs: [(&str, Patch); 5] = [
         ("control-opencode", |_| {}),
         ("mcp-dead-at-start", mcp_dead_at_start),
         ("push-rejected", push_rejected),
