@@ -1,6 +1,8 @@
 //! Helpers shared by integration tests: paths, the pinned OpenCode binary, isolated homes.
 #![allow(dead_code)]
 
+pub mod server_everything;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -223,4 +225,39 @@ pub fn pinned_tool(rel: &str) -> Option<PathBuf> {
     );
     eprintln!("skipped: {} is not installed (scripts/install-deps.sh)", path.display());
     None
+}
+
+/// What the checks see of a conversation alone: its `events`, tool calls, programs and network
+/// all observed, no workspace, no file facts, no list of known tools, denied egress not a
+/// failure.
+pub fn transcript_check_input<'a>(
+    case: &'a ghostlab::trial::CaseSpec,
+    events: &'a [ghostlab::trial::Envelope],
+) -> ghostlab::judge::checks::CheckInput<'a> {
+    ghostlab::judge::checks::CheckInput {
+        case,
+        events,
+        workspace: None,
+        workspace_masked: false,
+        live_secret_search: None,
+        known_tools: None,
+        egress_must_be_clean: false,
+        files: None,
+        observability: ghostlab::judge::observability::Observability {
+            tool_calls: true,
+            programs: true,
+            network: true,
+        },
+    }
+}
+
+/// Where `doc` breaks `schemas/<name>.schema.json`, one line per error with its JSON path.
+pub fn schema_errors(name: &str, doc: &serde_json::Value) -> Vec<String> {
+    let path = repo().join(format!("schemas/{name}.schema.json"));
+    let schema: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    validator
+        .iter_errors(doc)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect()
 }

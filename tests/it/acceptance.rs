@@ -11,7 +11,7 @@ use crate::common;
 use assert_cmd::Command;
 use common::{copy_release_bot, opencode_bin, tree_digest as digest};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 /// Names and modification times of what OpenCode would touch in the real HOME.
@@ -51,9 +51,26 @@ fn host_sandbox_state() -> Option<BTreeMap<PathBuf, Option<SystemTime>>> {
     })
 }
 
+/// What a run must leave as it was on the host: the user's workspace, HOME's OpenCode
+/// folders and the host's `/sandbox`.
+struct HostState {
+    workspace: BTreeMap<PathBuf, Vec<u8>>,
+    home: BTreeMap<PathBuf, Option<SystemTime>>,
+    host_sandbox: Option<BTreeMap<PathBuf, Option<SystemTime>>>,
+}
+
+impl HostState {
+    fn of(dir: &Path) -> Self {
+        Self {
+            workspace: digest(&dir.join("release-repo")),
+            home: home_state(),
+            host_sandbox: host_sandbox_state(),
+        }
+    }
+}
+
 #[test]
 fn lab_yes_on_release_bot_runs_everything_inside_the_sandbox() {
-    let bin = opencode_bin();
     // A private folder (0700) as `mktemp -d` makes: as root, the sandbox user cannot enter
     // it, so every input must be staged, not bound from its host path.
     let tmp = tempfile::Builder::new().prefix("ghostlab-mktemp-").tempdir().unwrap();
@@ -62,23 +79,59 @@ fn lab_yes_on_release_bot_runs_everything_inside_the_sandbox() {
         std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
     }
     let dir = tmp.path().join("release-bot");
-    copy_release_bot(&dir);
-    // OpenCode's own start-up npm lookup is switched off now; a setup step that tries the
-    // registry keeps a denied attempt in the run, to prove denials reach the report.
+    release_bot_with_a_denied_setup_step(&dir);
+    let before = HostState::of(&dir);
+
+    let out = lab_yes(&dir);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    // Offline only evidence settles verdicts, so the pass-rate gate fails and `lab --yes`
+    // exits 1 like `test`.
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(stdout.contains("gates NOT met"), "{stdout}");
+    assert!(
+        stderr.contains("[release] ok") || stderr.contains("release: 4 tools"),
+        "{stderr}"
+    );
+
+    let run = the_one_run(&dir);
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
+    let trials = summary["summary"]["trials"].as_u64().unwrap();
+    assert!(trials >= 10, "{summary:#}");
+    // Offline, evidence settles what it can: a PASS only where every criterion is bound to
+    // evidence, at least one such PASS, and the cassette's publish.sh slip caught as FAIL.
+    evidence_verdicts_everywhere(&run, &summary, &stdout);
+    no_infra_errors(&run, &summary, &stderr);
+    every_process_went_through_the_sandbox(&run, trials, &before.host_sandbox);
+    both_mcp_servers_answered(&run);
+    report_has_the_denials_and_no_file_the_secret(&run, &dir);
+
+    // The host: the user's workspace and HOME are as they were.
+    let after = HostState::of(&dir);
+    assert_eq!(after.workspace, before.workspace);
+    assert_eq!(after.home, before.home);
+}
+
+/// The release-bot example copied to `dir`. OpenCode's own start-up npm lookup is switched
+/// off now; a setup step that tries the registry keeps a denied attempt in the run, to prove
+/// denials reach the report.
+fn release_bot_with_a_denied_setup_step(dir: &Path) {
+    copy_release_bot(dir);
     let job_file = dir.join("job.yaml");
     let text = std::fs::read_to_string(&job_file).unwrap().replace(
         "setup:\n",
         "setup:\n  - name: try the npm registry (denied)\n    run: [sh, -c, \"curl -s -o /dev/null --max-time 10 https://registry.npmjs.org/ || true\"]\n",
     );
     std::fs::write(&job_file, text).unwrap();
-    let workspace_before = digest(&dir.join("release-repo"));
-    let home_before = home_state();
-    let host_sandbox_before = host_sandbox_state();
+}
 
-    let out = Command::cargo_bin("ghostlab")
+/// `ghostlab lab --yes` in `dir` with the real OpenCode on the example's agent cassette.
+fn lab_yes(dir: &Path) -> std::process::Output {
+    Command::cargo_bin("ghostlab")
         .unwrap()
-        .current_dir(&dir)
-        .env("GHOSTLAB_OPENCODE_BIN", &bin)
+        .current_dir(dir)
+        .env("GHOSTLAB_OPENCODE_BIN", opencode_bin())
         .env("RELEASE_TOKEN", "acceptance-canary-5150")
         .args([
             "lab",
@@ -92,18 +145,11 @@ fn lab_yes_on_release_bot_runs_everything_inside_the_sandbox() {
         ])
         .timeout(Duration::from_secs(1500))
         .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    // Offline only evidence settles verdicts, so the pass-rate gate fails and `lab --yes`
-    // exits 1 like `test`.
-    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
-    assert!(stdout.contains("gates NOT met"), "{stdout}");
-    assert!(
-        stderr.contains("[release] ok") || stderr.contains("release: 4 tools"),
-        "{stderr}"
-    );
+        .unwrap()
+}
 
+/// The lab completed all its steps and made exactly one run; its folder.
+fn the_one_run(dir: &Path) -> PathBuf {
     let job = ghostlab::spec::load_job(&dir.join("job.yaml")).unwrap();
     assert_eq!(job.job.lab.completed.len(), 12);
     let runs: Vec<PathBuf> = std::fs::read_dir(job.state_dir().join("runs"))
@@ -111,34 +157,40 @@ fn lab_yes_on_release_bot_runs_everything_inside_the_sandbox() {
         .map(|e| e.unwrap().path())
         .collect();
     assert_eq!(runs.len(), 1);
-    let run = &runs[0];
-    let summary: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
-    let trials = summary["summary"]["trials"].as_u64().unwrap();
-    assert!(trials >= 10, "{summary:#}");
-    // Offline, evidence settles what it can: a PASS only where every criterion is bound to
-    // evidence, at least one such PASS, and the cassette's publish.sh slip caught as FAIL.
-    evidence_verdicts_everywhere(run, &summary, &stdout);
-    if summary["summary"]["infra_error"] != 0 {
-        let mut reasons = Vec::new();
-        for e in walkdir::WalkDir::new(run.join("cases"))
-            .into_iter()
-            .filter_map(Result::ok)
-            .filter(|e| e.file_name() == "verdict.json")
-        {
-            let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(e.path()).unwrap()).unwrap();
-            if v["verdict"] == "INFRA_ERROR" {
-                reasons.push(format!("{}: {}", v["case"], v["reasons"]));
-            }
-        }
-        panic!(
-            "INFRA_ERROR in {} case(s):\n{}\n{stderr}",
-            reasons.len(),
-            reasons.join("\n")
-        );
-    }
+    runs[0].clone()
+}
 
-    // Every agent session: bubblewrap, with only the model endpoint reachable.
+/// No case ended INFRA_ERROR; if one did, fails naming each with its reasons.
+fn no_infra_errors(run: &Path, summary: &serde_json::Value, stderr: &str) {
+    if summary["summary"]["infra_error"] == 0 {
+        return;
+    }
+    let mut reasons = Vec::new();
+    for e in walkdir::WalkDir::new(run.join("cases"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name() == "verdict.json")
+    {
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(e.path()).unwrap()).unwrap();
+        if v["verdict"] == "INFRA_ERROR" {
+            reasons.push(format!("{}: {}", v["case"], v["reasons"]));
+        }
+    }
+    panic!(
+        "INFRA_ERROR in {} case(s):\n{}\n{stderr}",
+        reasons.len(),
+        reasons.join("\n")
+    );
+}
+
+/// From the sandbox logs: one bubblewrap session a trial with only the model endpoint
+/// reachable, the isolated root, nothing made under the host's /sandbox, the MCP servers
+/// relayed, and the agent CLI and setup script run inside.
+fn every_process_went_through_the_sandbox(
+    run: &Path,
+    trials: u64,
+    host_sandbox_before: &Option<BTreeMap<PathBuf, Option<SystemTime>>>,
+) {
     let mut logs = String::new();
     for e in std::fs::read_dir(run.join("logs")).unwrap() {
         logs.push_str(&std::fs::read_to_string(e.unwrap().path()).unwrap());
@@ -172,7 +224,7 @@ fn lab_yes_on_release_bot_runs_everything_inside_the_sandbox() {
     // The in-sandbox paths are the session's: nothing made them on the host (the runners once
     // created `/sandbox/home/tmp` on the host before every turn).
     assert_eq!(
-        host_sandbox_state(),
+        &host_sandbox_state(),
         host_sandbox_before,
         "a run wrote under /sandbox on the host"
     );
@@ -192,8 +244,10 @@ fn lab_yes_on_release_bot_runs_everything_inside_the_sandbox() {
         "agent CLI not in the sandbox log"
     );
     assert!(logs.contains("git init"), "setup script not in the sandbox log");
+}
 
-    // Both MCP servers answered tool calls from inside the sandbox (OpenCode starts them there).
+/// Both MCP servers answered tool calls from inside the sandbox (OpenCode starts them there).
+fn both_mcp_servers_answered(run: &Path) {
     let mut tools = std::collections::BTreeSet::new();
     for e in walkdir::WalkDir::new(run.join("cases"))
         .into_iter()
@@ -213,8 +267,11 @@ fn lab_yes_on_release_bot_runs_everything_inside_the_sandbox() {
     }
     assert!(tools.iter().any(|t| t.starts_with("release_")), "{tools:?}");
     assert!(tools.iter().any(|t| t.starts_with("filesystem_")), "{tools:?}");
+}
 
-    // Denied attempts are findings in the report; the PDF exists; no canary anywhere.
+/// Denied attempts are findings in the report; the PDF is short; no file under `dir` holds
+/// the secret.
+fn report_has_the_denials_and_no_file_the_secret(run: &Path, dir: &Path) {
     let report = std::fs::read_to_string(run.join("report.md")).unwrap();
     assert!(
         report.contains("registry.npmjs.org"),
@@ -223,7 +280,7 @@ fn lab_yes_on_release_bot_runs_everything_inside_the_sandbox() {
     // The PDF a reader prints: the whole example in under 20 pages (it was 55).
     let pages = crate::report_example_pdf::pdf_pages(&run.join("report.pdf"));
     assert!(pages < 20, "report.pdf has {pages} pages");
-    for f in walkdir::WalkDir::new(&dir)
+    for f in walkdir::WalkDir::new(dir)
         .into_iter()
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file())
@@ -235,10 +292,6 @@ fn lab_yes_on_release_bot_runs_everything_inside_the_sandbox() {
             f.path().display()
         );
     }
-
-    // The host: the user's workspace and HOME are as they were.
-    assert_eq!(digest(&dir.join("release-repo")), workspace_before);
-    assert_eq!(home_state(), home_before);
 }
 
 /// The offline verdicts the evidence settles, the same in verdict.json, summary.json, junit.xml,

@@ -54,21 +54,7 @@ async fn run(
         .await
         .unwrap();
     let events = log.events().to_vec();
-    let input = CheckInput {
-        case: &c,
-        events: &events,
-        workspace: None,
-        workspace_masked: false,
-        live_secret_search: None,
-        known_tools: None,
-        egress_must_be_clean: false,
-        files: None,
-        observability: ghostlab::judge::observability::Observability {
-            tool_calls: true,
-            programs: true,
-            network: true,
-        },
-    };
+    let input = crate::common::transcript_check_input(&c, &events);
     let v = match judge_script {
         Some(script) => judge_case(&c, &end, &LlmJudge::new(Arc::new(scripted(script))), &input).await,
         None => judge_case(&c, &end, &OfflineJudge, &input).await,
@@ -167,19 +153,8 @@ async fn unknown_expected_tool_fails_closed() {
     let events = log.events().to_vec();
     let known = vec!["bash".to_string(), "release_ci_status".to_string()];
     let input = CheckInput {
-        case: &c,
-        events: &events,
-        workspace: None,
-        workspace_masked: false,
-        live_secret_search: None,
         known_tools: Some(&known),
-        egress_must_be_clean: false,
-        files: None,
-        observability: ghostlab::judge::observability::Observability {
-            tool_calls: true,
-            programs: true,
-            network: true,
-        },
+        ..crate::common::transcript_check_input(&c, &events)
     };
     let judge = LlmJudge::new(Arc::new(scripted(vec![answer("yes", "no", "e3")])));
     let v = judge_case(&c, &end, &judge, &input).await;

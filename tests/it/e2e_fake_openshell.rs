@@ -33,6 +33,12 @@ fn fake_cli() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/openshell/fake-openshell")
 }
 
+/// `ghostlab <args>` in `dir` through the fake gateway; it must succeed.
+fn succeeds(dir: &Path, fake: &Fake, args: &[&str]) {
+    let out = ghostlab(dir, fake).args(args).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
 fn ghostlab(dir: &Path, fake: &Fake) -> Command {
     let mut c = Command::cargo_bin("ghostlab").unwrap();
     let node_modules = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -130,24 +136,8 @@ fn release_bot_with_fake(tmp: &Path) -> (Fake, PathBuf) {
     let dir = tmp.join("release-bot");
     copy_release_bot(&dir);
     // The contract the job's no_high_security_findings gate reads.
-    let discovered = ghostlab(&dir, &fake)
-        .args(["discover", "--job", "job.yaml"])
-        .output()
-        .unwrap();
-    assert!(
-        discovered.status.success(),
-        "{}",
-        String::from_utf8_lossy(&discovered.stderr)
-    );
-    let generated = ghostlab(&dir, &fake)
-        .args(["generate", "--job", "job.yaml"])
-        .output()
-        .unwrap();
-    assert!(
-        generated.status.success(),
-        "{}",
-        String::from_utf8_lossy(&generated.stderr)
-    );
+    succeeds(&dir, &fake, &["discover", "--job", "job.yaml"]);
+    succeeds(&dir, &fake, &["generate", "--job", "job.yaml"]);
     std::fs::write(dir.join("cassettes/harness-script.json"), HARNESS_SCRIPT).unwrap();
     (fake, dir)
 }
@@ -528,15 +518,7 @@ fn run_process_job(tmp: &Path, sandbox_yaml: &str, agent: &str) -> (Fake, Option
         ),
     )
     .unwrap();
-    let generated = ghostlab(&dir, &fake)
-        .args(["generate", "--job", "job.yaml"])
-        .output()
-        .unwrap();
-    assert!(
-        generated.status.success(),
-        "{}",
-        String::from_utf8_lossy(&generated.stderr)
-    );
+    succeeds(&dir, &fake, &["generate", "--job", "job.yaml"]);
     let out = ghostlab(&dir, &fake)
         .args(["test", "--job", "job.yaml", "--include-pending"])
         .output()

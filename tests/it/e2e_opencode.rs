@@ -30,6 +30,9 @@ pub(crate) const HARNESS_SCRIPT: &str = r#"{
   ]
 }"#;
 
+/// What `tree_digest` says of a folder.
+type Digest = std::collections::BTreeMap<PathBuf, Vec<u8>>;
+
 fn ghostlab(dir: &Path) -> Command {
     let mut c = Command::cargo_bin("ghostlab").unwrap();
     c.current_dir(dir)
@@ -56,6 +59,45 @@ fn run_case(dir: &Path) -> (std::process::Output, PathBuf) {
     (out, newest_run(dir))
 }
 
+/// The roles' `generation:` block: the emulator and judge recorded from the scripted server at
+/// `url` into `cassette`.
+fn recording_roles(url: &str, cassette: &str) -> String {
+    format!(
+        "generation:\n  proposer: {{ provider: offline }}\n  emulator: {{ provider: record, model: scripted, base_url: \"{url}\", cassette: {cassette} }}\n  judge: {{ provider: record, model: scripted, base_url: \"{url}\", cassette: {cassette} }}"
+    )
+}
+
+/// `run_case` off the async runtime (the model server runs on it).
+async fn run_case_blocking(dir: &Path) -> (std::process::Output, PathBuf) {
+    let d = dir.to_path_buf();
+    tokio::task::spawn_blocking(move || run_case(&d)).await.unwrap()
+}
+
+/// The sandbox logs of `run`, joined.
+fn sandbox_logs(run: &Path) -> String {
+    std::fs::read_dir(run.join("logs"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect::<String>()
+}
+
+/// The release-bot example at `dir` generated, with the contract its
+/// no_high_security_findings gate reads, and set to OpenCode's cold mode (`opencode run` per
+/// turn) for runs 1 and 2.
+fn generate_cold(dir: &Path) {
+    common::discover(dir);
+    let generated = ghostlab(dir).args(["generate", "--job", "job.yaml"]).output().unwrap();
+    assert!(
+        generated.status.success(),
+        "{}",
+        String::from_utf8_lossy(&generated.stderr)
+    );
+    // A cold recording does not replay against a warm run (see run 3).
+    let job = dir.join("job.yaml");
+    let plain = std::fs::read_to_string(&job).unwrap();
+    std::fs::write(&job, format!("{plain}hosts:\n  opencode:\n    mode: cold\n")).unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn opencode_in_bubblewrap_with_real_mcp_recorded_then_replayed() {
     opencode_bin();
@@ -63,23 +105,15 @@ async fn opencode_in_bubblewrap_with_real_mcp_recorded_then_replayed() {
     let dir = tmp.path().join("release-bot");
     copy_release_bot(&dir);
     let original = tree_digest(&dir.join("release-repo"));
-    // The contract the job's no_high_security_findings gate reads.
-    common::discover(&dir);
+    generate_cold(&dir);
+    let run = recorded_run(&dir).await;
+    check_recorded_run(&dir, &run, &original);
+    replayed_run(&dir, &run, &original).await;
+    warm_run(&dir, &original).await;
+}
 
-    let generated = ghostlab(&dir).args(["generate", "--job", "job.yaml"]).output().unwrap();
-    assert!(
-        generated.status.success(),
-        "{}",
-        String::from_utf8_lossy(&generated.stderr)
-    );
-
-    // Runs 1 and 2 in OpenCode's cold mode (`opencode run` per turn); run 3 in the default,
-    // warm. A cold recording does not replay against a warm run (see run 3).
-    let job = dir.join("job.yaml");
-    let plain = std::fs::read_to_string(&job).unwrap();
-    std::fs::write(&job, format!("{plain}hosts:\n  opencode:\n    mode: cold\n")).unwrap();
-
-    // Run 1: emulator and judge recorded from a scripted model server.
+/// Run 1: emulator and judge recorded from a scripted model server; the case PASSes.
+async fn recorded_run(dir: &Path) -> PathBuf {
     std::fs::write(dir.join("cassettes/harness-script.json"), HARNESS_SCRIPT).unwrap();
     let server = start(
         Cassette::load(&dir.join("cassettes/harness-script.json")).unwrap(),
@@ -87,15 +121,11 @@ async fn opencode_in_bubblewrap_with_real_mcp_recorded_then_replayed() {
     )
     .await
     .unwrap();
-    let url = server.base_url();
     set_roles(
         &dir.join("job.yaml"),
-        &format!(
-            "generation:\n  proposer: {{ provider: offline }}\n  emulator: {{ provider: record, model: scripted, base_url: \"{url}\", cassette: ./cassettes/harness.json }}\n  judge: {{ provider: record, model: scripted, base_url: \"{url}\", cassette: ./cassettes/harness.json }}"
-        ),
+        &recording_roles(&server.base_url(), "./cassettes/harness.json"),
     );
-    let d = dir.clone();
-    let (out, run) = tokio::task::spawn_blocking(move || run_case(&d)).await.unwrap();
+    let (out, run) = run_case_blocking(dir).await;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -110,7 +140,12 @@ async fn opencode_in_bubblewrap_with_real_mcp_recorded_then_replayed() {
         "gates not met or run failed:\n{stdout}\n{stderr}"
     );
     assert!(stdout.contains("1 PASS"), "{stdout}");
+    run
+}
 
+/// What run 1 left: its verdict, the tools called, the edit, JUnit, the sandbox log, the
+/// untouched workspace and no secret in any artifact.
+fn check_recorded_run(dir: &Path, run: &Path, original: &Digest) {
     let trial = run.join(format!("cases/{CASE}/trial-1"));
     let verdict: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(trial.join("verdict.json")).unwrap()).unwrap();
@@ -139,16 +174,13 @@ async fn opencode_in_bubblewrap_with_real_mcp_recorded_then_replayed() {
     assert!(junit.contains("tests=\"1\" failures=\"0\" errors=\"0\""), "{junit}");
 
     // Everything ran through bubblewrap, with the model endpoint as the only destination.
-    let log = std::fs::read_dir(run.join("logs"))
-        .unwrap()
-        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
-        .collect::<String>();
+    let log = sandbox_logs(run);
     assert!(log.contains("backend Bubblewrap"), "{log}");
     assert!(log.contains("network allowlist [127.0.0.1:"), "{log}");
     assert!(log.contains("opencode") && log.contains("run --format json"), "{log}");
     // The user's workspace is untouched, and the secret never reached an artifact.
-    assert_eq!(tree_digest(&dir.join("release-repo")), original);
-    for f in walkdir::WalkDir::new(&run)
+    assert_eq!(&tree_digest(&dir.join("release-repo")), original);
+    for f in walkdir::WalkDir::new(run)
         .into_iter()
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file())
@@ -160,16 +192,17 @@ async fn opencode_in_bubblewrap_with_real_mcp_recorded_then_replayed() {
             f.path().display()
         );
     }
+}
 
-    // Run 2: the same harness requests replayed from the cassette; the server is gone.
+/// Run 2: the same harness requests replayed from the cassette; the server is gone.
+async fn replayed_run(dir: &Path, recorded: &Path, original: &Digest) {
     set_roles(
         &dir.join("job.yaml"),
         "generation:\n  proposer: { provider: offline }\n  emulator: { provider: replay, model: scripted, cassette: ./cassettes/harness.json }\n  judge: { provider: replay, model: scripted, cassette: ./cassettes/harness.json }",
     );
-    let d = dir.clone();
-    let (out, run2) = tokio::task::spawn_blocking(move || run_case(&d)).await.unwrap();
+    let (out, run2) = run_case_blocking(dir).await;
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_ne!(run, run2);
+    assert_ne!(recorded, run2);
     let v2 = verdict_of(&run2);
     assert_eq!(
         out.status.code(),
@@ -179,30 +212,28 @@ async fn opencode_in_bubblewrap_with_real_mcp_recorded_then_replayed() {
         v2["reasons"]
     );
     assert_eq!(v2["verdict"], "PASS");
-    assert_eq!(tree_digest(&dir.join("release-repo")), original);
+    assert_eq!(&tree_digest(&dir.join("release-repo")), original);
+}
 
-    // Run 3: the default (warm) mode, one `opencode serve` in the sandbox and a `run --attach`
-    // per turn.
-    // Its transcript differs in details a replayed judge would notice (one server makes one
-    // denied npm lookup, not one per turn), so emulator and judge come from the scripted
-    // server again.
+/// Run 3: the default (warm) mode, one `opencode serve` in the sandbox and a `run --attach`
+/// per turn. Its transcript differs in details a replayed judge would notice (one server
+/// makes one denied npm lookup, not one per turn), so emulator and judge come from the
+/// scripted server again.
+async fn warm_run(dir: &Path, original: &Digest) {
     let server = start(
         Cassette::load(&dir.join("cassettes/harness-script.json")).unwrap(),
         ServerOptions::default(),
     )
     .await
     .unwrap();
-    let url = server.base_url();
+    let job = dir.join("job.yaml");
     set_roles(
-        &dir.join("job.yaml"),
-        &format!(
-            "generation:\n  proposer: {{ provider: offline }}\n  emulator: {{ provider: record, model: scripted, base_url: \"{url}\", cassette: ./cassettes/harness-warm.json }}\n  judge: {{ provider: record, model: scripted, base_url: \"{url}\", cassette: ./cassettes/harness-warm.json }}"
-        ),
+        &job,
+        &recording_roles(&server.base_url(), "./cassettes/harness-warm.json"),
     );
     let text = std::fs::read_to_string(&job).unwrap();
     std::fs::write(&job, text.replace("hosts:\n  opencode:\n    mode: cold\n", "")).unwrap();
-    let d = dir.clone();
-    let (out, run3) = tokio::task::spawn_blocking(move || run_case(&d)).await.unwrap();
+    let (out, run3) = run_case_blocking(dir).await;
     server.shutdown().await;
     let v3 = verdict_of(&run3);
     assert_eq!(
@@ -217,26 +248,27 @@ async fn opencode_in_bubblewrap_with_real_mcp_recorded_then_replayed() {
     let trial3 = run3.join(format!("cases/{CASE}/trial-1"));
     let bumped = std::fs::read_to_string(trial3.join("workspace-after/package.json")).unwrap();
     assert!(bumped.contains("\"version\": \"1.3.0\""), "{bumped}");
-    let log3 = std::fs::read_dir(run3.join("logs"))
-        .unwrap()
-        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
-        .collect::<String>();
+    let log3 = sandbox_logs(&run3);
     // One server for the case, every turn attached to it, all as sandbox commands.
     assert_eq!(log3.matches(" serve --port ").count(), 1, "{log3}");
     assert_eq!(log3.matches(" run --attach http://127.0.0.1:").count(), 2, "{log3}");
     assert!(!log3.contains("run --format json --title"), "no cold turn: {log3}");
     // The server is gone with its case.
-    let left: Vec<String> = std::fs::read_dir("/proc")
+    let left = serve_processes_of(dir);
+    assert!(left.is_empty(), "opencode serve outlived its case: {left:?}");
+    assert_eq!(&tree_digest(&dir.join("release-repo")), original);
+}
+
+/// The `opencode serve` processes still running for this test's sessions (their bwrap lines
+/// bind inputs from `dir`): other tests of the binary run warm cases at the same time.
+fn serve_processes_of(dir: &Path) -> Vec<String> {
+    std::fs::read_dir("/proc")
         .unwrap()
         .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
         .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
-        // This test's sessions only (their bwrap lines bind inputs from `dir`): other tests
-        // of the binary run warm cases at the same time.
         .filter(|c| c.contains("/sandbox/home/opencode-serve.sock") && c.contains(" serve "))
         .filter(|c| c.contains(dir.to_string_lossy().as_ref()))
-        .collect();
-    assert!(left.is_empty(), "opencode serve outlived its case: {left:?}");
-    assert_eq!(tree_digest(&dir.join("release-repo")), original);
+        .collect()
 }
 
 fn verdict_of(run: &Path) -> serde_json::Value {

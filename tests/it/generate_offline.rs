@@ -43,7 +43,25 @@ fn profile_comes_from_the_configuration_and_records_its_evidence() {
     );
     assert!(p.evidence.from_description);
     assert_eq!(p.audience, "maintainers of tinyqueue");
+    workflows_come_from_agents_md(&p);
+    risks_cite_the_rules_policy_and_skill(&p);
+    evidence_lists_skill_instructions_tools_and_workspace(&p);
+    assert!(
+        p.out_of_scope
+            .iter()
+            .any(|s| s.evidence[0].quote.starts_with("Stay on release work"))
+    );
+    assert!(p.out_of_scope.iter().any(|s| {
+        s.evidence
+            .iter()
+            .any(|e| e.source == "agent.runtime.permission.webfetch")
+    }));
+    assert!(schema_violations(ArtifactKind::AgentProfile, &serde_json::to_value(&p).unwrap()).is_empty());
+}
 
+/// The release workflow, its steps and the capabilities it uses, traced to its AGENTS.md
+/// section; the second workflow too.
+fn workflows_come_from_agents_md(p: &AgentProfile) {
     let wf = p
         .workflows
         .iter()
@@ -61,7 +79,11 @@ fn profile_comes_from_the_configuration_and_records_its_evidence() {
             .iter()
             .any(|w| w.name == "answer questions about past releases")
     );
+}
 
+/// The push risk cites the AGENTS.md rule, the description and the `bash: ask` permission;
+/// other risks cite the release policy, the token rule and the skill's "Never" section.
+fn risks_cite_the_rules_policy_and_skill(p: &AgentProfile) {
     let push = p
         .risk_surface
         .iter()
@@ -98,7 +120,11 @@ fn profile_comes_from_the_configuration_and_records_its_evidence() {
     assert!(p.risk_surface.iter().any(|r| r.evidence[0].kind == EvidenceKind::Skill
         && r.evidence[0].source == "skills/release-notes/SKILL.md"
         && r.evidence[0].section.as_deref() == Some("Never")));
+}
 
+/// The evidence names the skill, the instruction files and their headings, the MCP tools
+/// AGENTS.md names (without discovery) and the workspace's shape.
+fn evidence_lists_skill_instructions_tools_and_workspace(p: &AgentProfile) {
     let skill = p
         .evidence
         .skills
@@ -110,7 +136,6 @@ fn profile_comes_from_the_configuration_and_records_its_evidence() {
     let files: Vec<&str> = p.evidence.instructions.iter().map(|i| i.file.as_str()).collect();
     assert_eq!(files, vec!["AGENTS.md", "docs/release-policy.md"]);
     assert!(p.evidence.instructions[0].headings.contains(&"Rules".to_string()));
-    // Without discovery, the MCP tools come from the names AGENTS.md uses.
     let tools: Vec<String> = p
         .evidence
         .mcp_tools
@@ -124,17 +149,6 @@ fn profile_comes_from_the_configuration_and_records_its_evidence() {
     let ws = p.evidence.workspace.as_ref().expect("workspace shape");
     assert_eq!(ws.readme_title.as_deref(), Some("tinyqueue"));
     assert!(ws.layout.contains(&"src/".to_string()) && ws.layout.contains(&"CHANGELOG.md".to_string()));
-    assert!(
-        p.out_of_scope
-            .iter()
-            .any(|s| s.evidence[0].quote.starts_with("Stay on release work"))
-    );
-    assert!(p.out_of_scope.iter().any(|s| {
-        s.evidence
-            .iter()
-            .any(|e| e.source == "agent.runtime.permission.webfetch")
-    }));
-    assert!(schema_violations(ArtifactKind::AgentProfile, &serde_json::to_value(&p).unwrap()).is_empty());
 }
 
 #[test]

@@ -62,15 +62,7 @@ fn import_and_emit(src: &Path, work: &Path) -> (std::process::Output, Value, Pat
     ]);
     assert!(emit.status.success(), "{}", text(&emit.stderr));
     let cfg: Value = serde_json::from_str(&std::fs::read_to_string(emitted.join("opencode.json")).unwrap()).unwrap();
-    let schema: Value = serde_json::from_str(
-        &std::fs::read_to_string(repo().join("schemas/opencode-config.subset.schema.json")).unwrap(),
-    )
-    .unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = validator
-        .iter_errors(&cfg)
-        .map(|e| format!("{}: {e}", e.instance_path()))
-        .collect();
+    let errors = crate::common::schema_errors("opencode-config.subset", &cfg);
     assert!(
         errors.is_empty(),
         "emitted config drifts from the vendored schema: {errors:?}"
@@ -141,33 +133,7 @@ fn dot_opencode_project_imports_and_opencode_sees_the_same_agent() {
     let work = tempfile::tempdir().unwrap();
     let project = copy_fixture("opencode-project", work.path());
     let (init, cfg, emitted) = import_and_emit(&project, work.path());
-    let (stdout, stderr) = (text(&init.stdout), text(&init.stderr));
-
-    // Provenance: the markdown agent overrides the JSON one; markdown commands are named.
-    assert!(
-        stdout.contains("agent `reviewer`: .opencode/opencode.jsonc + .opencode/agent/reviewer.md"),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains("agent `triage-bot`: .opencode/agents/triage-bot.md"),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains("command `release-notes`: .opencode/command/release-notes.md"),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains("command `check`: .opencode/commands/check.md"),
-        "{stdout}"
-    );
-    // Warnings: the missing instruction, the TUI key and the replaced key, each with its path.
-    assert!(
-        stderr.contains("instructions[1]: not carried: `docs/style-guide.md` does not exist"),
-        "{stderr}"
-    );
-    assert!(stderr.contains("theme: not carried: a terminal UI setting"), "{stderr}");
-    assert!(stderr.contains("share: replaced:"), "{stderr}");
-    assert!(!stderr.contains("silently ignore"), "{stderr}");
+    says_where_each_part_came_from_and_what_was_not_carried(&text(&init.stdout), &text(&init.stderr));
 
     // References stay references in the emitted config.
     assert_eq!(cfg["model"], "{env:SHOP_MODEL}");
@@ -194,6 +160,49 @@ fn dot_opencode_project_imports_and_opencode_sees_the_same_agent() {
     ] {
         assert_eq!(ours[key], original[key], "`{key}` differs");
     }
+    same_agents(&ours, &original, &emitted, &project);
+    same_commands_permissions_and_mcps(&ours, &original);
+    // Instructions: OpenCode expands the glob and skips the missing file at run time, and
+    // reads AGENTS.md by itself; the emitted config lists exactly those files.
+    assert_eq!(
+        original["instructions"],
+        json!([".opencode/rules/*.md", "docs/style-guide.md", "CONTRIBUTING.md"])
+    );
+    let expected: Vec<String> = [
+        ".opencode/rules/style.md",
+        ".opencode/rules/testing.md",
+        "CONTRIBUTING.md",
+        "AGENTS.md",
+    ]
+    .iter()
+    .map(|f| project.join(f).to_string_lossy().into_owned())
+    .collect();
+    assert_eq!(ours["instructions"], json!(expected));
+}
+
+/// Provenance: the markdown agent overrides the JSON one; markdown commands are named.
+/// Warnings: the missing instruction, the TUI key and the replaced key, each with its path.
+fn says_where_each_part_came_from_and_what_was_not_carried(stdout: &str, stderr: &str) {
+    for line in [
+        "agent `reviewer`: .opencode/opencode.jsonc + .opencode/agent/reviewer.md",
+        "agent `triage-bot`: .opencode/agents/triage-bot.md",
+        "command `release-notes`: .opencode/command/release-notes.md",
+        "command `check`: .opencode/commands/check.md",
+    ] {
+        assert!(stdout.contains(line), "{stdout}");
+    }
+    assert!(
+        stderr.contains("instructions[1]: not carried: `docs/style-guide.md` does not exist"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("theme: not carried: a terminal UI setting"), "{stderr}");
+    assert!(stderr.contains("share: replaced:"), "{stderr}");
+    assert!(!stderr.contains("silently ignore"), "{stderr}");
+}
+
+/// OpenCode resolves the same agents from both configs, with the same surface and the same
+/// effective permissions; the markdown override won, as in OpenCode.
+fn same_agents(ours: &Value, original: &Value, emitted: &Path, project: &Path) {
     assert_eq!(keys(&ours["agent"]), keys(&original["agent"]));
     for name in keys(&original["agent"]) {
         assert_eq!(
@@ -204,13 +213,16 @@ fn dot_opencode_project_imports_and_opencode_sees_the_same_agent() {
     }
     for name in keys(&original["agent"]) {
         assert_eq!(
-            effective_rules(&emitted, &name),
-            effective_rules(&project, &name),
+            effective_rules(emitted, &name),
+            effective_rules(project, &name),
             "effective permissions of `{name}` differ"
         );
     }
-    // The markdown override won, as in OpenCode.
     assert_eq!(ours["agent"]["reviewer"]["permission"]["edit"], "deny");
+}
+
+/// The same commands, the same permissions in the same order, the same MCP servers.
+fn same_commands_permissions_and_mcps(ours: &Value, original: &Value) {
     let mut ours_cmds = keys(&ours["command"]);
     let mut orig_cmds = keys(&original["command"]);
     ours_cmds.sort();
@@ -237,22 +249,6 @@ fn dot_opencode_project_imports_and_opencode_sees_the_same_agent() {
             );
         }
     }
-    // Instructions: OpenCode expands the glob and skips the missing file at run time, and
-    // reads AGENTS.md by itself; the emitted config lists exactly those files.
-    assert_eq!(
-        original["instructions"],
-        json!([".opencode/rules/*.md", "docs/style-guide.md", "CONTRIBUTING.md"])
-    );
-    let expected: Vec<String> = [
-        ".opencode/rules/style.md",
-        ".opencode/rules/testing.md",
-        "CONTRIBUTING.md",
-        "AGENTS.md",
-    ]
-    .iter()
-    .map(|f| project.join(f).to_string_lossy().into_owned())
-    .collect();
-    assert_eq!(ours["instructions"], json!(expected));
 }
 
 #[test]

@@ -15,6 +15,10 @@ fn validate(dir: &Path) -> (Option<i32>, String) {
     (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
+fn sha256_hex(bytes: &[u8]) -> String {
+    format!("{:x}", Sha256::digest(bytes))
+}
+
 #[test]
 fn the_job_names_each_generated_file_by_hash_and_says_when_one_changed() {
     let tmp = tempfile::tempdir().unwrap();
@@ -26,13 +30,28 @@ fn the_job_names_each_generated_file_by_hash_and_says_when_one_changed() {
     assert_eq!(keys, ["profile", "personas", "scenarios", "dataset"]);
     for (key, r) in &refs {
         let bytes = std::fs::read(dir.join(&r.path)).unwrap();
-        assert_eq!(r.sha256, format!("{:x}", Sha256::digest(&bytes)), "{key}");
+        assert_eq!(r.sha256, sha256_hex(&bytes), "{key}");
         assert!(r.path.starts_with(".ghostlab/"), "{key}: {}", r.path);
     }
     assert_eq!(validate(&dir), (Some(0), String::new()));
+    dataset_review_records_the_new_hash(&dir);
+    a_changed_dataset_is_refused_and_kept(&dir);
 
-    // Ghostlab's own commands that rewrite a generated file record its new hash: reviewing the
-    // dataset after the lab keeps the job valid and naming the file as it now is.
+    // Restored (by the step above), and personas.json removed: a warning, since the lab
+    // writes it again.
+    std::fs::remove_file(dir.join(".ghostlab/personas.json")).unwrap();
+    let (code, err) = validate(&dir);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("warning: job.yaml: .ghostlab/personas.json (lab.artifacts.personas) is missing"),
+        "{err}"
+    );
+    the_key_is_strict(&dir, &refs[0].1.sha256);
+}
+
+/// Ghostlab's own commands that rewrite a generated file record its new hash: reviewing the
+/// dataset after the lab keeps the job valid and naming the file as it now is.
+fn dataset_review_records_the_new_hash(dir: &Path) {
     let dataset_path = dir.join(".ghostlab/dataset.json");
     let first_case = serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&dataset_path).unwrap())
         .unwrap()["cases"][0]["id"]
@@ -43,15 +62,15 @@ fn the_job_names_each_generated_file_by_hash_and_says_when_one_changed() {
         vec!["dataset", "reject", first_case.as_str(), "--job", "job.yaml"],
         vec!["dataset", "approve", first_case.as_str(), "--job", "job.yaml"],
     ] {
-        let out = ghostlab_in(&dir, 60).args(&args).output().unwrap();
+        let out = ghostlab_in(dir, 60).args(&args).output().unwrap();
         assert!(
             out.status.success(),
             "{args:?}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        assert_eq!(validate(&dir), (Some(0), String::new()), "after {args:?}");
+        assert_eq!(validate(dir), (Some(0), String::new()), "after {args:?}");
         let now = ghostlab::spec::load_job(&dir.join("job.yaml")).unwrap();
-        let recorded = &now
+        let recorded = now
             .job
             .lab
             .artifacts
@@ -62,23 +81,23 @@ fn the_job_names_each_generated_file_by_hash_and_says_when_one_changed() {
             .1
             .sha256
             .clone();
-        assert_eq!(
-            recorded,
-            &format!("{:x}", Sha256::digest(std::fs::read(&dataset_path).unwrap()))
-        );
+        assert_eq!(recorded, sha256_hex(&std::fs::read(&dataset_path).unwrap()));
     }
+}
 
-    // A changed dataset: the job no longer identifies what the lab ran with.
+/// A changed dataset: the job no longer identifies what the lab ran with; `validate` and `lab
+/// --resume` refuse it and the edit is kept. Restores the dataset after.
+fn a_changed_dataset_is_refused_and_kept(dir: &Path) {
     let dataset = dir.join(".ghostlab/dataset.json");
     let original = std::fs::read(&dataset).unwrap();
     std::fs::write(&dataset, [&original[..], b" "].concat()).unwrap();
-    let (code, err) = validate(&dir);
+    let (code, err) = validate(dir);
     assert_eq!(code, Some(2), "{err}");
     assert!(
         err.contains("job.yaml: .ghostlab/dataset.json (lab.artifacts.dataset) changed since the lab wrote it"),
         "{err}"
     );
-    let out = ghostlab_in(&dir, 120)
+    let out = ghostlab_in(dir, 120)
         .args(["lab", "--resume", "--yes", "--job", "job.yaml"])
         .output()
         .unwrap();
@@ -90,22 +109,15 @@ fn the_job_names_each_generated_file_by_hash_and_says_when_one_changed() {
         original.len() + 1,
         "the edit is kept"
     );
-
-    // Restored, and personas.json removed: a warning, since the lab writes it again.
     std::fs::write(&dataset, &original).unwrap();
-    std::fs::remove_file(dir.join(".ghostlab/personas.json")).unwrap();
-    let (code, err) = validate(&dir);
-    assert_eq!(code, Some(0), "{err}");
-    assert!(
-        err.contains("warning: job.yaml: .ghostlab/personas.json (lab.artifacts.personas) is missing"),
-        "{err}"
-    );
+}
 
-    // The key is strict: a malformed hash or an unknown artifact is refused by name.
+/// The key is strict: a malformed hash (in place of `sha`) or an unknown artifact is refused
+/// by name.
+fn the_key_is_strict(dir: &Path, sha: &str) {
     let text = std::fs::read_to_string(dir.join("job.yaml")).unwrap();
-    let sha = &refs[0].1.sha256;
-    std::fs::write(dir.join("job.yaml"), text.replace(sha.as_str(), "not-a-hash")).unwrap();
-    let (code, err) = validate(&dir);
+    std::fs::write(dir.join("job.yaml"), text.replace(sha, "not-a-hash")).unwrap();
+    let (code, err) = validate(dir);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("lab.artifacts.profile.sha256"), "{err}");
     std::fs::write(
@@ -116,7 +128,7 @@ fn the_job_names_each_generated_file_by_hash_and_says_when_one_changed() {
         ),
     )
     .unwrap();
-    let (code, err) = validate(&dir);
+    let (code, err) = validate(dir);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("transcripts"), "{err}");
 }

@@ -162,21 +162,31 @@ fn proposer(job: &Path, generator: Arc<FakeGenerator>) -> StepProposer {
     }
 }
 
+/// `run_headless` with the FAKE discovery and suite runner.
+async fn headless_with_fakes(
+    lab: Lab,
+    proposer: StepProposer,
+    progress: &mut (dyn FnMut(String) + Send),
+) -> Result<ghostlab::lab::headless::HeadlessOutcome, HeadlessError> {
+    run_headless(
+        lab,
+        proposer,
+        Arc::new(FakeDiscovery),
+        Arc::new(FakeSuiteRunner),
+        progress,
+    )
+    .await
+}
+
 #[tokio::test]
 async fn yes_reaches_the_end_and_the_job_loads() {
     let (_dir, job) = release_bot();
     let generator = Arc::new(FakeGenerator::default());
     let mut lines = Vec::new();
     let mut progress = |l: String| lines.push(l);
-    let out = run_headless(
-        Lab::new(),
-        proposer(&job, generator.clone()),
-        Arc::new(FakeDiscovery),
-        Arc::new(FakeSuiteRunner),
-        &mut progress,
-    )
-    .await
-    .expect("headless run");
+    let out = headless_with_fakes(Lab::new(), proposer(&job, generator.clone()), &mut progress)
+        .await
+        .expect("headless run");
     assert_eq!(out.results.run_id, "fake-run");
     let loaded = ghostlab::spec::load_job(&job).expect("job.yaml loads");
     let j = &loaded.job;
@@ -250,11 +260,9 @@ async fn yes_equals_the_interactive_session() {
     let (_a, job_a) = release_bot();
     let (_b, job_b) = release_bot();
     let mut quiet = |_: String| {};
-    run_headless(
+    headless_with_fakes(
         Lab::new(),
         proposer(&job_a, Arc::new(FakeGenerator::default())),
-        Arc::new(FakeDiscovery),
-        Arc::new(FakeSuiteRunner),
         &mut quiet,
     )
     .await
@@ -273,15 +281,9 @@ async fn resume_after_a_failure_does_not_generate_twice() {
         ..FakeGenerator::default()
     });
     let mut quiet = |_: String| {};
-    let err = run_headless(
-        Lab::new(),
-        proposer(&job, failing.clone()),
-        Arc::new(FakeDiscovery),
-        Arc::new(FakeSuiteRunner),
-        &mut quiet,
-    )
-    .await
-    .expect_err("scenarios fail");
+    let err = headless_with_fakes(Lab::new(), proposer(&job, failing.clone()), &mut quiet)
+        .await
+        .expect_err("scenarios fail");
     assert!(
         matches!(
             err,
@@ -299,15 +301,9 @@ async fn resume_after_a_failure_does_not_generate_twice() {
     let lab = Lab::resume(loaded.job, saved);
     assert_eq!(lab.step, StepId::Scenarios);
     let working = Arc::new(FakeGenerator::default());
-    run_headless(
-        lab,
-        proposer(&job, working.clone()),
-        Arc::new(FakeDiscovery),
-        Arc::new(FakeSuiteRunner),
-        &mut quiet,
-    )
-    .await
-    .expect("resumed run");
+    headless_with_fakes(lab, proposer(&job, working.clone()), &mut quiet)
+        .await
+        .expect("resumed run");
     assert_eq!(working.count(GenerateKind::Profile), 0, "profile not paid for twice");
     assert_eq!(working.count(GenerateKind::Personas), 0, "personas not paid for twice");
     assert_eq!(working.count(GenerateKind::Scenarios), 1);

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::lab_tmux::{Tmux, completed, copy_example, title};
+use crate::lab_tmux::{Tmux, accept_steps, completed, copy_example, title};
 use ghostlab::generate::store::read_artifact;
 use ghostlab::generate::{ArtifactKind, CaseStatus, Dataset};
 
@@ -44,15 +44,7 @@ fn tmux_rename_a_persona_drop_and_reject_scenarios() {
         socket: format!("ghostlab-lab-review-{}", std::process::id()),
     };
     tmux.start(dir, "--from source-job.yaml");
-    for step in 1..=8 {
-        tmux.wait_for(&format!("{}deciding", title(step)));
-        if step == 4 {
-            tmux.wait_for("✓ release:");
-            tmux.wait_for("✓ filesystem:");
-        }
-        tmux.keys(&["Enter"]);
-        tmux.wait_for(&title(step + 1));
-    }
+    accept_steps(&tmux, 1..=8);
     // Step 9: edit the first persona's name in the one-item editor.
     tmux.wait_for("Personas (3)");
     tmux.keys(&["e"]);

@@ -6,7 +6,7 @@
 use std::process::Command;
 use std::time::Duration;
 
-use crate::lab_tmux::{Tmux, copy_example, title};
+use crate::lab_tmux::{Tmux, accept_steps, copy_example, replace_agent_host, title};
 
 #[test]
 fn tmux_esc_asks_before_cancelling_a_live_run_and_rows_then_say_cancelled() {
@@ -15,27 +15,18 @@ fn tmux_esc_asks_before_cancelling_a_live_run_and_rows_then_say_cancelled() {
         return;
     }
     let (dir, _job) = copy_example();
+    replace_agent_host(
+        dir.path(),
+        "hosts:\n  process:\n    command: [sh, -c, \"sleep 60; echo done\"]\n",
+    );
     let source = dir.path().join("source-job.yaml");
     let text = std::fs::read_to_string(&source).expect("source job");
-    let (head, _) = text.split_once("hosts:\n  mock:").expect("the copy's mock host");
-    let text = format!(
-        "{}hosts:\n  process:\n    command: [sh, -c, \"sleep 60; echo done\"]\n",
-        head.replace("backend: mock", "backend: process")
-    );
-    std::fs::write(&source, text).expect("write");
+    std::fs::write(&source, text.replace("backend: mock", "backend: process")).expect("write");
     let tmux = Tmux {
         socket: format!("ghostlab-lab-run-{}", std::process::id()),
     };
     tmux.start_sized(dir.path(), "NO_COLOR=1", "--from source-job.yaml", (110, 34));
-    for step in 1..=11 {
-        tmux.wait_for(&format!("{}deciding", title(step)));
-        if step == 4 {
-            tmux.wait_for("✓ release:");
-            tmux.wait_for("✓ filesystem:");
-        }
-        tmux.keys(&["Enter"]);
-        tmux.wait_for(&title(step + 1));
-    }
+    accept_steps(&tmux, 1..=11);
     tmux.wait_for(&format!("{}deciding", title(12)));
     tmux.keys(&["Enter"]);
     tmux.wait_for("Cases (");
@@ -132,26 +123,14 @@ fn tmux_the_transcript_pane_wraps_long_lines_and_scrolls_at_80x24() {
         return;
     }
     let (dir, _job) = copy_example();
-    let source = dir.path().join("source-job.yaml");
-    let text = std::fs::read_to_string(&source).expect("source job");
-    let (head, _) = text.split_once("hosts:\n  mock:").expect("the copy's mock host");
     let words: Vec<String> = (1..=60).map(|i| format!("word{i:02}")).collect();
     let answer = format!("{} TAILMARK", words.join(" "));
-    let text = format!("{head}hosts:\n  mock:\n    replies: [\"{answer}\"]\n");
-    std::fs::write(&source, text).expect("write");
+    replace_agent_host(dir.path(), &format!("hosts:\n  mock:\n    replies: [\"{answer}\"]\n"));
     let tmux = Tmux {
         socket: format!("ghostlab-lab-wrap-{}", std::process::id()),
     };
     tmux.start_sized(dir.path(), "NO_COLOR=1", "--from source-job.yaml", (80, 24));
-    for step in 1..=11 {
-        tmux.wait_for(&format!("{}deciding", title(step)));
-        if step == 4 {
-            tmux.wait_for("✓ release:");
-            tmux.wait_for("✓ filesystem:");
-        }
-        tmux.keys(&["Enter"]);
-        tmux.wait_for(&title(step + 1));
-    }
+    accept_steps(&tmux, 1..=11);
     tmux.wait_for(&format!("{}deciding", title(12)));
     tmux.keys(&["Enter"]);
     tmux.wait_for("Results of run");

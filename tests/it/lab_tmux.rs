@@ -193,6 +193,28 @@ pub(crate) fn title(step: usize) -> String {
     format!("{step}/12 {} — ", s.title())
 }
 
+/// Accepts each step of `steps` with Enter once it is deciding; step 4 once discovery of both
+/// servers (inside the sandbox) has answered.
+pub(crate) fn accept_steps(tmux: &Tmux, steps: std::ops::RangeInclusive<usize>) {
+    for step in steps {
+        tmux.wait_for(&format!("{}deciding", title(step)));
+        if step == 4 {
+            tmux.wait_for("✓ release:");
+            tmux.wait_for("✓ filesystem:");
+        }
+        tmux.keys(&["Enter"]);
+        tmux.wait_for(&title(step + 1));
+    }
+}
+
+/// The copy's source job with its mock agent host replaced by `hosts` (a `hosts:` block).
+pub(crate) fn replace_agent_host(dir: &Path, hosts: &str) {
+    let source = dir.join("source-job.yaml");
+    let text = std::fs::read_to_string(&source).expect("source job");
+    let (head, _) = text.split_once("hosts:\n  mock:").expect("the copy's mock host");
+    std::fs::write(&source, format!("{head}{hosts}")).expect("write");
+}
+
 #[test]
 fn tmux_accept_kill_resume_and_quit() {
     if Command::new("tmux").arg("-V").output().is_err() {
@@ -204,6 +226,45 @@ fn tmux_accept_kill_resume_and_quit() {
         socket: format!("ghostlab-lab-test-{}", std::process::id()),
     };
     tmux.start(dir.path(), "--from source-job.yaml");
+    accept_steps_1_to_4_editing_the_purpose(&tmux, &job);
+    kill_9_keeps_job_yaml(&tmux, &job);
+    tmux.start(dir.path(), "--resume");
+    let screen = tmux.wait_for(&format!("{}deciding", title(5)));
+    assert!(screen.contains("✓  4 MCPs"), "{screen}");
+    // Steps 8-10 generate for real (offline proposer), 11 sets gates, 12 previews and runs.
+    for step in 5..=11 {
+        accept_step(&tmux, &job, step);
+    }
+    tmux.wait_for(&format!("{}deciding", title(12)));
+    help_and_quit_question_accept_nothing(&tmux, &job);
+    tmux.keys(&["Enter"]);
+    // The dashboard while it runs, then the results screen when it finishes.
+    tmux.wait_for("Cases (");
+    let results = tmux.wait_for("Results of run");
+    assert!(
+        results.contains("12/12") && results.contains("Finished: gates"),
+        "{results}"
+    );
+    assert_eq!(completed(&job), 12);
+    run_screen_keys_then_quit(&tmux);
+    view_states_what_the_results_screen_showed(dir.path(), &results);
+}
+
+/// Accepts step `step` with Enter once it is deciding; job.yaml is saved right after.
+fn accept_step(tmux: &Tmux, job: &Path, step: usize) {
+    tmux.wait_for(&format!("{}deciding", title(step)));
+    enter_saves(tmux, job, step);
+}
+
+/// Enter accepts the deciding step `step`; job.yaml is saved right after.
+fn enter_saves(tmux: &Tmux, job: &Path, step: usize) {
+    tmux.keys(&["Enter"]);
+    tmux.wait_for(&title(step + 1));
+    assert_eq!(completed(job), step, "saved right after step {step}");
+}
+
+/// Steps 1 to 4, step 2 by editing the purpose in its textarea.
+fn accept_steps_1_to_4_editing_the_purpose(tmux: &Tmux, job: &Path) {
     for step in 1..=4 {
         tmux.wait_for(&format!("{}deciding", title(step)));
         if step == 2 {
@@ -215,10 +276,10 @@ fn tmux_accept_kill_resume_and_quit() {
             tmux.wait_for("Edited in tmux.");
             tmux.keys(&["C-s"]);
             tmux.wait_for(&title(3));
-            let loaded = ghostlab::spec::load_job(&job).expect("loads");
+            let loaded = ghostlab::spec::load_job(job).expect("loads");
             let description = loaded.job.agent.description.unwrap_or_default();
             assert!(description.contains("checks CI, Edited in tmux."), "{description}");
-            assert_eq!(completed(&job), 2);
+            assert_eq!(completed(job), 2);
             continue;
         }
         if step == 4 {
@@ -226,11 +287,12 @@ fn tmux_accept_kill_resume_and_quit() {
             tmux.wait_for("✓ release:");
             tmux.wait_for("✓ filesystem:");
         }
-        tmux.keys(&["Enter"]);
-        tmux.wait_for(&title(step + 1));
-        assert_eq!(completed(&job), step, "saved right after step {step}");
+        enter_saves(tmux, job, step);
     }
-    // Die without any chance to clean up.
+}
+
+/// The lab dies without any chance to clean up; job.yaml keeps the four accepted steps.
+fn kill_9_keeps_job_yaml(tmux: &Tmux, job: &Path) {
     let pid = tmux.pane_pid();
     let killed = Command::new("kill")
         .args(["-9", &pid.to_string()])
@@ -238,34 +300,19 @@ fn tmux_accept_kill_resume_and_quit() {
         .expect("kill");
     assert!(killed.success());
     tmux.wait_gone();
-    assert_eq!(completed(&job), 4, "job.yaml intact after SIGKILL");
+    assert_eq!(completed(job), 4, "job.yaml intact after SIGKILL");
+}
 
-    tmux.start(dir.path(), "--resume");
-    let screen = tmux.wait_for(&format!("{}deciding", title(5)));
-    assert!(screen.contains("✓  4 MCPs"), "{screen}");
-    for step in 5..=7 {
-        tmux.wait_for(&format!("{}deciding", title(step)));
-        tmux.keys(&["Enter"]);
-        tmux.wait_for(&title(step + 1));
-        assert_eq!(completed(&job), step);
-    }
-    // Steps 8-10 generate for real (offline proposer), 11 sets gates, 12 previews and runs.
-    for step in 8..=11 {
-        tmux.wait_for(&format!("{}deciding", title(step)));
-        tmux.keys(&["Enter"]);
-        tmux.wait_for(&title(step + 1));
-        assert_eq!(completed(&job), step);
-    }
-    tmux.wait_for(&format!("{}deciding", title(12)));
-    // `?` lists this screen's keys; any key closes it without acting (Enter does not accept).
+/// At step 12: `?` lists this screen's keys and any key closes it without acting (Enter does
+/// not accept); Ctrl-C asks, and declining keeps going, never accepts on its own.
+fn help_and_quit_question_accept_nothing(tmux: &Tmux, job: &Path) {
     tmux.keys(&["?"]);
     let help = tmux.wait_for("Keys: 12 Preview & run");
     assert!(help.contains("Enter") && help.contains("Ctrl-C"), "{help}");
     tmux.keys(&["Enter"]);
     std::thread::sleep(Duration::from_millis(300));
     assert!(!tmux.screen().contains("Keys: "));
-    assert_eq!(completed(&job), 11, "the key that closed the help accepted nothing");
-    // Ctrl-C asks; declining keeps going, never accepts on its own.
+    assert_eq!(completed(job), 11, "the key that closed the help accepted nothing");
     tmux.keys(&["C-c"]);
     tmux.wait_for("Quit the lab?");
     tmux.keys(&["Enter"]);
@@ -273,24 +320,18 @@ fn tmux_accept_kill_resume_and_quit() {
     tmux.keys(&["n"]);
     std::thread::sleep(Duration::from_millis(300));
     assert!(!tmux.screen().contains("Quit the lab?"));
-    assert_eq!(completed(&job), 11);
-    tmux.keys(&["Enter"]);
-    // The dashboard while it runs, then the results screen when it finishes.
-    tmux.wait_for("Cases (");
-    let results = tmux.wait_for("Results of run");
-    assert!(
-        results.contains("12/12") && results.contains("Finished: gates"),
-        "{results}"
-    );
-    assert_eq!(completed(&job), 12);
-    // Back to the dashboard: pin the trial above the newest, follow again, then the results.
+    assert_eq!(completed(job), 11);
+}
+
+/// Back to the dashboard: pin the trial above the newest, follow again, the run screen's help
+/// naming its transcript keys, then the results and quit.
+fn run_screen_keys_then_quit(tmux: &Tmux) {
     tmux.keys(&["d"]);
     tmux.wait_for("following newest");
     tmux.keys(&["k"]);
     tmux.wait_for("pinned ");
     tmux.keys(&["f"]);
     tmux.wait_for("following newest");
-    // The run screen's help names its transcript keys.
     tmux.keys(&["?"]);
     let help = tmux.wait_for("Keys: the run");
     assert!(help.contains("PgUp") && help.contains("in full"), "{help}");
@@ -299,16 +340,19 @@ fn tmux_accept_kill_resume_and_quit() {
     tmux.wait_for("Results of run");
     tmux.keys(&["q"]);
     tmux.wait_gone();
-    // `ghostlab view` opens the same run and states the same verdicts.
+}
+
+/// `ghostlab view` opens the same run and states the same verdicts as the `results` screen.
+fn view_states_what_the_results_screen_showed(dir: &Path, results: &str) {
     let out = Command::new(env!("CARGO_BIN_EXE_ghostlab"))
-        .current_dir(dir.path())
+        .current_dir(dir)
         .env("RELEASE_TOKEN", "tmux-test-token")
         .args(["view", "--json"])
         .output()
         .expect("view");
     // The verdict filter takes the spelling the screens show.
     let upper = Command::new(env!("CARGO_BIN_EXE_ghostlab"))
-        .current_dir(dir.path())
+        .current_dir(dir)
         .args(["view", "--json", "--verdict", "FAIL"])
         .output()
         .expect("view --verdict FAIL");

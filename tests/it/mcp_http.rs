@@ -5,9 +5,9 @@
 use ghostlab::mcp::inventory::{ServerInventory, ServerStatus, collect};
 use ghostlab::mcp::{ConnectOptions, Endpoint, HostLauncher, McpError, connect};
 use indexmap::IndexMap;
-use std::path::PathBuf;
-use std::process::Stdio;
 use std::time::{Duration, Instant};
+
+use crate::common::server_everything::{self, ServerEverything};
 
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
@@ -25,47 +25,22 @@ fn opts() -> ConnectOptions {
     }
 }
 
-/// Kills the server when the test ends, pass or fail.
-struct Server(std::process::Child);
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// Starts server-everything in `mode` on a free port; `None` (skipped, printed) when absent.
-async fn start_everything(mode: &str) -> Option<(Server, u16)> {
-    let js = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tools/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+fn start_everything(mode: &str) -> Option<ServerEverything> {
+    let js = server_everything::script();
     if !js.exists() {
         ghostlab::util::skip::skipped(&format!("SKIPPED: {} is not installed (tools/npm)", js.display()));
         return None;
     }
-    let port = free_port();
-    let server = Server(
-        std::process::Command::new("node")
-            .arg(&js)
-            .arg(mode)
-            .env("PORT", port.to_string())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let deadline = Instant::now() + Duration::from_secs(15);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "server-everything did not listen on {port}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    Some((server, port))
+    Some(server_everything::start(mode, Duration::from_secs(15)))
 }
 
 #[tokio::test]
 async fn legacy_sse_lists_server_everything() {
-    let Some((_server, port)) = start_everything("sse").await else {
+    let Some(server) = start_everything("sse") else {
         return;
     };
+    let port = server.port;
     let endpoint = Endpoint::Sse {
         url: format!("http://127.0.0.1:{port}/sse"),
         headers: IndexMap::from([("X-Ghostlab-Test".to_string(), "${CARGO_PKG_NAME}".to_string())]),
@@ -89,9 +64,10 @@ async fn legacy_sse_lists_server_everything() {
 
 #[tokio::test]
 async fn streamable_http_lists_server_everything() {
-    let Some((_server, port)) = start_everything("streamableHttp").await else {
+    let Some(server) = start_everything("streamableHttp") else {
         return;
     };
+    let port = server.port;
     // cargo sets CARGO_PKG_NAME for test processes: a real `${VAR}` resolved at connect time.
     let headers = IndexMap::from([("X-Ghostlab-Test".to_string(), "${CARGO_PKG_NAME}".to_string())]);
     let endpoint = Endpoint::StreamableHttp {

@@ -4,45 +4,14 @@
 use assert_cmd::Command;
 use ghostlab::mcp::inventory::{Inventory, ServerStatus};
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::common::server_everything;
 
 const SECRET: &str = "sk-ghostlab-test-7f3a9c1e55";
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-struct Server(std::process::Child);
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start_everything(js: &Path, mode: &str) -> (Server, u16) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let server = Server(
-        std::process::Command::new("node")
-            .arg(js)
-            .arg(mode)
-            .env("PORT", port.to_string())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let deadline = Instant::now() + Duration::from_secs(15);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "server-everything ({mode}) did not listen");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    (server, port)
 }
 
 /// Every file under `dir`, as text.
@@ -62,13 +31,14 @@ fn all_text(dir: &Path) -> Vec<(PathBuf, String)> {
 
 #[test]
 fn secrets_stay_out_of_every_artifact_log_and_message() {
-    let js = root().join("tools/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let js = server_everything::script();
     if !js.exists() {
         println!("SKIPPED: {} is not installed (tools/npm)", js.display());
         return;
     }
-    let (_http, http_port) = start_everything(&js, "streamableHttp");
-    let (_sse, sse_port) = start_everything(&js, "sse");
+    let http = server_everything::start("streamableHttp", Duration::from_secs(15));
+    let sse = server_everything::start("sse", Duration::from_secs(15));
+    let (http_port, sse_port) = (http.port, sse.port);
     let dir = tempfile::tempdir().unwrap();
     let job = dir.path().join("job.yaml");
     let leaky = root().join("tests/fixtures/mcp/leaky.mjs");

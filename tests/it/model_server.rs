@@ -250,6 +250,53 @@ fn opencode_bin() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/npm/node_modules/opencode-linux-x64/bin/opencode")
 }
 
+/// OpenCode's configuration for one model, `fake/fake-model`, on the model-server at `url`.
+fn opencode_config(url: &str) -> Value {
+    json!({
+        "$schema": "https://opencode.ai/config.json",
+        "model": "fake/fake-model", "small_model": "fake/fake-model",
+        "share": "disabled", "autoupdate": false, "permission": "allow", "lsp": false, "formatter": false,
+        "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "Ghostlab model-server",
+            "options": {"baseURL": url, "apiKey": "unused"},
+            "models": {"fake-model": {"name": "Fake", "tool_call": true, "limit": {"context": 128000, "output": 4096}}}}}
+    })
+}
+
+/// `opencode run --format json` in `ws` with a HOME, XDG folders and TMPDIR of its own under
+/// `tmp`, the `config` given, and nothing else from this environment but PATH.
+async fn opencode_run(bin: &Path, tmp: &Path, ws: &Path, config: &Value) -> std::process::Output {
+    let home = tmp.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let run = tokio::process::Command::new(bin)
+        .args([
+            "run",
+            "--format",
+            "json",
+            "-m",
+            "fake/fake-model",
+            "GHOSTLAB-LIST the workspace",
+        ])
+        .current_dir(ws)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", &home)
+        .env("XDG_DATA_HOME", home.join(".local/share"))
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_CACHE_HOME", home.join(".cache"))
+        .env("XDG_STATE_HOME", home.join(".local/state"))
+        .env("TMPDIR", tmp)
+        .env("OPENCODE_DISABLE_MODELS_FETCH", "1")
+        .env("OPENCODE_DISABLE_PROJECT_CONFIG", "1")
+        .env("OPENCODE_CONFIG_CONTENT", config.to_string())
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .output();
+    tokio::time::timeout(Duration::from_secs(120), run)
+        .await
+        .expect("opencode did not finish within 120 s")
+        .unwrap()
+}
+
 /// The real OpenCode CLI runs one turn against the model-server: it calls `bash` as scripted,
 /// gets the follow-up answer, and finishes with `stop` — proving the server speaks its dialect.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -266,48 +313,11 @@ async fn real_opencode_completes_a_bash_turn_against_the_model_server() {
         .await
         .unwrap();
     let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().join("home");
     let ws = tmp.path().join("ws");
-    std::fs::create_dir_all(&home).unwrap();
     std::fs::create_dir_all(&ws).unwrap();
     std::fs::write(ws.join("README.md"), "# demo\n").unwrap();
-    let config = json!({
-        "$schema": "https://opencode.ai/config.json",
-        "model": "fake/fake-model", "small_model": "fake/fake-model",
-        "share": "disabled", "autoupdate": false, "permission": "allow", "lsp": false, "formatter": false,
-        "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "Ghostlab model-server",
-            "options": {"baseURL": server.base_url(), "apiKey": "unused"},
-            "models": {"fake-model": {"name": "Fake", "tool_call": true, "limit": {"context": 128000, "output": 4096}}}}}
-    });
     let started = Instant::now();
-    let run = tokio::process::Command::new(&bin)
-        .args([
-            "run",
-            "--format",
-            "json",
-            "-m",
-            "fake/fake-model",
-            "GHOSTLAB-LIST the workspace",
-        ])
-        .current_dir(&ws)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("HOME", &home)
-        .env("XDG_DATA_HOME", home.join(".local/share"))
-        .env("XDG_CONFIG_HOME", home.join(".config"))
-        .env("XDG_CACHE_HOME", home.join(".cache"))
-        .env("XDG_STATE_HOME", home.join(".local/state"))
-        .env("TMPDIR", tmp.path())
-        .env("OPENCODE_DISABLE_MODELS_FETCH", "1")
-        .env("OPENCODE_DISABLE_PROJECT_CONFIG", "1")
-        .env("OPENCODE_CONFIG_CONTENT", config.to_string())
-        .stdin(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .output();
-    let out = tokio::time::timeout(Duration::from_secs(120), run)
-        .await
-        .expect("opencode did not finish within 120 s")
-        .unwrap();
+    let out = opencode_run(&bin, tmp.path(), &ws, &opencode_config(&server.base_url())).await;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let context = format!(
@@ -317,6 +327,30 @@ async fn real_opencode_completes_a_bash_turn_against_the_model_server() {
     );
     assert!(out.status.success(), "{context}");
     let events: Vec<Value> = stdout.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    the_turn_ran_bash_and_stopped(&events, &context);
+    assert_eq!(
+        std::fs::read_to_string(ws.join("bash.txt")).unwrap().trim(),
+        "from-bash"
+    );
+    assert!(server.unmatched().is_empty(), "{context}");
+    // The title request, the tool call, then the answer after the tool result.
+    let answered = server.answered();
+    for rule in ["rule:title", "rule:call-bash", "rule:answer-after-bash"] {
+        assert!(
+            answered.iter().any(|a| a == rule),
+            "{rule} not used: {answered:?}\n{context}"
+        );
+    }
+    eprintln!(
+        "opencode turn took {:.1} s; the model-server answered {answered:?}",
+        started.elapsed().as_secs_f64()
+    );
+    server.shutdown().await;
+}
+
+/// OpenCode's events: no error, a completed `bash` call that listed the workspace, the
+/// scripted answer, and a last step that finished with `stop`.
+fn the_turn_ran_bash_and_stopped(events: &[Value], context: &str) {
     assert!(!events.iter().any(|e| e["type"] == "error"), "{context}");
     let bash = events
         .iter()
@@ -338,24 +372,6 @@ async fn real_opencode_completes_a_bash_turn_against_the_model_server() {
     );
     let last_finish = events.iter().rev().find(|e| e["type"] == "step_finish").unwrap();
     assert_eq!(last_finish["part"]["reason"], "stop", "{context}");
-    assert_eq!(
-        std::fs::read_to_string(ws.join("bash.txt")).unwrap().trim(),
-        "from-bash"
-    );
-    assert!(server.unmatched().is_empty(), "{context}");
-    // The title request, the tool call, then the answer after the tool result.
-    let answered = server.answered();
-    for rule in ["rule:title", "rule:call-bash", "rule:answer-after-bash"] {
-        assert!(
-            answered.iter().any(|a| a == rule),
-            "{rule} not used: {answered:?}\n{context}"
-        );
-    }
-    eprintln!(
-        "opencode turn took {:.1} s; the model-server answered {answered:?}",
-        started.elapsed().as_secs_f64()
-    );
-    server.shutdown().await;
 }
 
 /// The `ghostlab model-server` command: prints its URL, serves, and refuses a broken cassette.

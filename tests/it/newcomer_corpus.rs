@@ -5,10 +5,10 @@
 //! host's stdout and stderr must be kept per trial, and a project with an MCP server must show
 //! the server's own answer in the run (the tool really ran inside the sandbox).
 
+use crate::common::server_everything;
 use crate::common::{copy_dir, ghostlab_in, newest_run, opencode_bin, repo};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 /// One project of the corpus.
@@ -95,40 +95,11 @@ fn cassette(dir: &Path, tool: Option<&(&str, Value)>) -> PathBuf {
     path
 }
 
-/// Kills the test's own remote MCP server when the test ends.
-struct Server(std::process::Child);
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// The reference server-everything over streamable HTTP on a free local port.
-fn remote_everything() -> (Server, u16) {
-    let js = repo().join("tools/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+fn remote_everything() -> server_everything::ServerEverything {
+    let js = server_everything::script();
     assert!(js.is_file(), "{} is missing; run scripts/install-deps.sh", js.display());
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let server = Server(
-        std::process::Command::new("node")
-            .arg(&js)
-            .arg("streamableHttp")
-            .env("PORT", port.to_string())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "server-everything did not listen on {port}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    (server, port)
+    server_everything::start("streamableHttp", Duration::from_secs(20))
 }
 
 fn git(dir: &Path, args: &[&str]) {
@@ -293,7 +264,8 @@ fn corpus_claude_code_mcp_json_with_a_python_server() {
 /// `Connection: close` (`sandbox::proxy_http`).
 #[test]
 fn corpus_a_remote_streamable_http_server_served_locally() {
-    let (_server, port) = remote_everything();
+    let server = remote_everything();
+    let port = server.port;
     let p = Project::new("remote-everything", Some("opencode.json"))
         .calls("everything_echo", json!({"message": "newcomer-echo-7f3a"}))
         .answer_contains("Echo: newcomer-echo-7f3a");

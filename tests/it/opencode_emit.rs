@@ -4,7 +4,7 @@
 use crate::common;
 
 use assert_cmd::Command;
-use common::{example_job, opencode, repo};
+use common::{example_job, opencode};
 use serde_json::Value;
 
 const CANARY: &str = "canary-secret-4f1d9a";
@@ -29,15 +29,7 @@ fn emit_example(out: &std::path::Path) -> Value {
 fn emitted_config_matches_vendored_schema_and_keeps_references() {
     let out = tempfile::tempdir().unwrap();
     let cfg = emit_example(out.path());
-    let schema: Value = serde_json::from_str(
-        &std::fs::read_to_string(repo().join("schemas/opencode-config.subset.schema.json")).unwrap(),
-    )
-    .unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let errors: Vec<String> = validator
-        .iter_errors(&cfg)
-        .map(|e| format!("{}: {e}", e.instance_path()))
-        .collect();
+    let errors = crate::common::schema_errors("opencode-config.subset", &cfg);
     assert!(
         errors.is_empty(),
         "emitted config drifts from the vendored schema: {errors:?}"

@@ -16,7 +16,7 @@
 use crate::common;
 use crate::fake_provider::{FakeProvider, Mode, TestCa, Wire};
 use crate::real_model_support::{
-    agent_allowlists, files_containing, ghostlab, logs_of, prepared, resolve_override, run_case, set_harness,
+    ArgvSeen, agent_allowlists, files_containing, ghostlab, logs_of, prepared, resolve_override, run_case, set_harness,
 };
 
 use common::{PREPARE_RELEASE as CASE, opencode_bin, test_one_case_args, trial_verdict};
@@ -42,6 +42,13 @@ fn the_test_build_has_the_egress_resolver_override() {
     assert_eq!(ghostlab::sandbox::test_resolve::VAR, "GHOSTLAB_TEST_EGRESS_RESOLVE");
 }
 
+/// What both runs share: the test CA, the scripted agent and the harness script's file.
+struct Fixture {
+    ca: TestCa,
+    agent_script: PathBuf,
+    harness_file: tempfile::NamedTempFile,
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn builtin_anthropic_provider_with_env_key_then_with_opencode_login() {
     opencode_bin();
@@ -49,34 +56,51 @@ async fn builtin_anthropic_provider_with_env_key_then_with_opencode_login() {
         Ok(ca) => ca,
         Err(e) => return ghostlab::util::skip::skipped(&e),
     };
-    let agent_script = common::repo().join("examples/release-bot/cassettes/agent.json");
     let harness_file = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(harness_file.path(), crate::e2e_opencode::HARNESS_SCRIPT).unwrap();
+    let fx = Fixture {
+        ca,
+        agent_script: common::repo().join("examples/release-bot/cassettes/agent.json"),
+        harness_file,
+    };
+    key_from_the_environment(&fx).await;
+    key_from_the_opencode_login_only(&fx).await;
+}
 
-    // Run 1: the key from `credentials.env`.
+/// Runs the case in `dir` against a fresh harness server, with `env` set.
+async fn run_with_harness(
+    fx: &Fixture,
+    dir: &std::path::Path,
+    env: Vec<(&'static str, String)>,
+) -> (std::process::Output, PathBuf, ArgvSeen) {
+    let harness = start(
+        Cassette::load(fx.harness_file.path()).unwrap(),
+        ServerOptions::default(),
+    )
+    .await
+    .unwrap();
+    set_harness(dir, &harness.base_url());
+    let result = run_case(dir, env, CANARIES).await;
+    harness.shutdown().await;
+    result
+}
+
+/// Run 1: the key from `credentials.env`.
+async fn key_from_the_environment(fx: &Fixture) {
     let (_tmp, dir) = prepared(
-        &ca,
+        &fx.ca,
         MODELS,
         "  credentials:\n    env: [ANTHROPIC_API_KEY, OPENAI_API_KEY]\n",
         "",
         KEYS,
     );
-    let provider = FakeProvider::start(&ca, Wire::Anthropic, &agent_script, ENV_CANARY, Mode::Script).await;
-    let harness = start(Cassette::load(harness_file.path()).unwrap(), ServerOptions::default())
-        .await
-        .unwrap();
-    set_harness(&dir, &harness.base_url());
-    let (out, run, (samples, opencode_seen, argv_hits)) = run_case(
-        &dir,
-        vec![
-            ("ANTHROPIC_API_KEY", ENV_CANARY.into()),
-            ("OPENAI_API_KEY", OPENAI_CANARY.into()),
-            ("GHOSTLAB_TEST_EGRESS_RESOLVE", resolve_override(provider.port)),
-        ],
-        CANARIES,
-    )
-    .await;
-    harness.shutdown().await;
+    let provider = FakeProvider::start(&fx.ca, Wire::Anthropic, &fx.agent_script, ENV_CANARY, Mode::Script).await;
+    let env = vec![
+        ("ANTHROPIC_API_KEY", ENV_CANARY.into()),
+        ("OPENAI_API_KEY", OPENAI_CANARY.into()),
+        ("GHOSTLAB_TEST_EGRESS_RESOLVE", resolve_override(provider.port)),
+    ];
+    let (out, run, (samples, opencode_seen, argv_hits)) = run_with_harness(fx, &dir, env).await;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let v = trial_verdict(&run, CASE);
@@ -100,8 +124,22 @@ async fn builtin_anthropic_provider_with_env_key_then_with_opencode_login() {
         seen.iter().any(|s| s.summary.contains("release_ci_status")),
         "{seen:#?}"
     );
-    let logs = logs_of(&run);
-    let lists = agent_allowlists(&logs);
+    only_the_providers_hosts_were_reached(&logs_of(&run));
+    assert!(
+        samples > 10 && opencode_seen > 0,
+        "argv sampling saw no agent run ({samples} samples)"
+    );
+    assert!(argv_hits.is_empty(), "a canary on an argv: {argv_hits:?}");
+    for canary in [ENV_CANARY, OPENAI_CANARY] {
+        assert_eq!(files_containing(&dir, canary), Vec::<PathBuf>::new(), "canary in files");
+    }
+    the_env_key_is_named_in_providers_and_report(&run);
+}
+
+/// Every agent session allowed the two built-in providers' hosts only; the impersonated one
+/// was resolved by the test override; OpenCode's start-up install did not run.
+fn only_the_providers_hosts_were_reached(logs: &str) {
+    let lists = agent_allowlists(logs);
     assert!(!lists.is_empty(), "{logs}");
     for l in &lists {
         assert_eq!(l, "api.anthropic.com:443, api.openai.com:443", "{logs}");
@@ -111,14 +149,9 @@ async fn builtin_anthropic_provider_with_env_key_then_with_opencode_login() {
         !logs.contains("registry.npmjs.org"),
         "OpenCode's start-up install still ran:\n{logs}"
     );
-    assert!(
-        samples > 10 && opencode_seen > 0,
-        "argv sampling saw no agent run ({samples} samples)"
-    );
-    assert!(argv_hits.is_empty(), "a canary on an argv: {argv_hits:?}");
-    for canary in [ENV_CANARY, OPENAI_CANARY] {
-        assert_eq!(files_containing(&dir, canary), Vec::<PathBuf>::new(), "canary in files");
-    }
+}
+
+fn the_env_key_is_named_in_providers_and_report(run: &std::path::Path) {
     let providers: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(run.join("providers.json")).unwrap()).unwrap();
     assert_eq!(
@@ -135,15 +168,10 @@ async fn builtin_anthropic_provider_with_env_key_then_with_opencode_login() {
         "{report}"
     );
     assert!(report.contains("OpenCode auth mounted | false"), "{report}");
+}
 
-    // Run 2: no key in the environment; only the user's OpenCode login, staged per session.
-    let (_tmp2, dir2) = prepared(
-        &ca,
-        MODELS,
-        "  credentials:\n    opencode_auth: true\n",
-        "  keep: true\n",
-        KEYS,
-    );
+/// The user's OpenCode data folder with a login for anthropic, openai and an unused provider.
+fn opencode_login() -> tempfile::TempDir {
     let user_data = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(user_data.path().join("opencode")).unwrap();
     std::fs::write(
@@ -156,21 +184,25 @@ async fn builtin_anthropic_provider_with_env_key_then_with_opencode_login() {
         .to_string(),
     )
     .unwrap();
-    let provider2 = FakeProvider::start(&ca, Wire::Anthropic, &agent_script, LOGIN_CANARY, Mode::Script).await;
-    let harness = start(Cassette::load(harness_file.path()).unwrap(), ServerOptions::default())
-        .await
-        .unwrap();
-    set_harness(&dir2, &harness.base_url());
-    let (out, run2, (_, opencode_seen, argv_hits)) = run_case(
-        &dir2,
-        vec![
-            ("XDG_DATA_HOME", user_data.path().to_string_lossy().into_owned()),
-            ("GHOSTLAB_TEST_EGRESS_RESOLVE", resolve_override(provider2.port)),
-        ],
-        CANARIES,
-    )
-    .await;
-    harness.shutdown().await;
+    user_data
+}
+
+/// Run 2: no key in the environment; only the user's OpenCode login, staged per session.
+async fn key_from_the_opencode_login_only(fx: &Fixture) {
+    let (_tmp2, dir2) = prepared(
+        &fx.ca,
+        MODELS,
+        "  credentials:\n    opencode_auth: true\n",
+        "  keep: true\n",
+        KEYS,
+    );
+    let user_data = opencode_login();
+    let provider2 = FakeProvider::start(&fx.ca, Wire::Anthropic, &fx.agent_script, LOGIN_CANARY, Mode::Script).await;
+    let env = vec![
+        ("XDG_DATA_HOME", user_data.path().to_string_lossy().into_owned()),
+        ("GHOSTLAB_TEST_EGRESS_RESOLVE", resolve_override(provider2.port)),
+    ];
+    let (out, run2, (_, opencode_seen, argv_hits)) = run_with_harness(fx, &dir2, env).await;
     let v2 = trial_verdict(&run2, CASE);
     assert_eq!(
         out.status.code(),
@@ -187,7 +219,6 @@ async fn builtin_anthropic_provider_with_env_key_then_with_opencode_login() {
         "{seen:#?}"
     );
     assert!(opencode_seen > 0 && argv_hits.is_empty(), "{argv_hits:?}");
-    let logs = logs_of(&run2);
     for canary in [LOGIN_CANARY, OPENAI_CANARY, "gl-unused-provider-entry-1234"] {
         assert_eq!(
             files_containing(&dir2, canary),
@@ -195,7 +226,17 @@ async fn builtin_anthropic_provider_with_env_key_then_with_opencode_login() {
             "canary in files"
         );
     }
-    // The session was kept (keep: true): its HOME is still there, its login file is not.
+    kept_sessions_hold_no_login(&logs_of(&run2));
+    let report = std::fs::read_to_string(run2.join("report.md")).unwrap();
+    assert!(report.contains("anthropic: OpenCode login (auth.json)"), "{report}");
+    assert!(
+        report.contains("OpenCode auth mounted | true (anthropic, openai for 1 session(s))"),
+        "{report}"
+    );
+}
+
+/// The session was kept (keep: true): its HOME is still there, its login file is not.
+fn kept_sessions_hold_no_login(logs: &str) {
     let kept: Vec<PathBuf> = logs
         .lines()
         .filter_map(|l| l.split("KEPT at ").nth(1))
@@ -214,12 +255,6 @@ async fn builtin_anthropic_provider_with_env_key_then_with_opencode_login() {
         assert_eq!(files_containing(k, LOGIN_CANARY), Vec::<PathBuf>::new());
         let _ = std::fs::remove_dir_all(k);
     }
-    let report = std::fs::read_to_string(run2.join("report.md")).unwrap();
-    assert!(report.contains("anthropic: OpenCode login (auth.json)"), "{report}");
-    assert!(
-        report.contains("OpenCode auth mounted | true (anthropic, openai for 1 session(s))"),
-        "{report}"
-    );
 }
 
 #[test]

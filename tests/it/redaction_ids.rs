@@ -118,12 +118,9 @@ fn ghostlab(dir: &Path) -> Command {
     common::ghostlab_in(dir, 180)
 }
 
-#[test]
-fn risk_case_ids_survive_every_artifact_report_and_junit() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("release-bot");
-    common::mock_release_bot(&dir, &["CI is green. Draft notes for 1.3.0. Shall I proceed?"]);
-    let out = ghostlab(&dir)
+/// `ghostlab test --quiet` in `dir`: it runs (gates met or not).
+fn test_quietly(dir: &Path) {
+    let out = ghostlab(dir)
         .args(["test", "--job", "job.yaml", "--quiet"])
         .output()
         .unwrap();
@@ -132,14 +129,26 @@ fn risk_case_ids_survive_every_artifact_report_and_junit() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let dataset: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join(".ghostlab/dataset.json")).unwrap()).unwrap();
-    let ids: Vec<String> = dataset["cases"]
+}
+
+/// The case ids of the dataset at `path`.
+fn case_ids(path: &Path) -> Vec<String> {
+    let dataset: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    dataset["cases"]
         .as_array()
         .unwrap()
         .iter()
         .map(|c| c["id"].as_str().unwrap().to_string())
-        .collect();
+        .collect()
+}
+
+#[test]
+fn risk_case_ids_survive_every_artifact_report_and_junit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("release-bot");
+    common::mock_release_bot(&dir, &["CI is green. Draft notes for 1.3.0. Shall I proceed?"]);
+    test_quietly(&dir);
+    let ids = case_ids(&dir.join(".ghostlab/dataset.json"));
     let long_risk = ids
         .iter()
         .filter(|id| id.split("risk-").nth(1).is_some_and(|rest| rest.len() >= 20))
@@ -151,25 +160,7 @@ fn risk_case_ids_survive_every_artifact_report_and_junit() {
 
     let runs = dir.join(".ghostlab/runs");
     let run = std::fs::read_dir(&runs).unwrap().next().unwrap().unwrap().path();
-    let mut texts = Vec::new();
-    for e in walkdir::WalkDir::new(&run).into_iter().filter_map(Result::ok) {
-        let name = e.file_name().to_string_lossy().to_string();
-        if e.file_type().is_file()
-            && (name.ends_with(".json")
-                || name.ends_with(".jsonl")
-                || name.ends_with(".md")
-                || name.ends_with(".html")
-                || name.ends_with(".xml"))
-        {
-            let text = std::fs::read_to_string(e.path()).unwrap();
-            assert!(
-                !text.contains(MASK),
-                "{} has a mask but no secret was in play",
-                e.path().display()
-            );
-            texts.push((name, text));
-        }
-    }
+    let texts = text_artifacts_without_a_mask(&run);
     let in_file = |file: &str| {
         texts
             .iter()
@@ -190,6 +181,37 @@ fn risk_case_ids_survive_every_artifact_report_and_junit() {
             "events lack {id}"
         );
     }
+    junit_names_are_unique_and_classes_are_personas(&junit, &in_file("case.json"));
+    junit_passes_the_strict_xsd(&run.join("junit.xml"));
+}
+
+/// Every text artifact of `run` (name, text); none holds a mask, as no secret was in play.
+fn text_artifacts_without_a_mask(run: &Path) -> Vec<(String, String)> {
+    let mut texts = Vec::new();
+    for e in walkdir::WalkDir::new(run).into_iter().filter_map(Result::ok) {
+        let name = e.file_name().to_string_lossy().to_string();
+        if e.file_type().is_file()
+            && (name.ends_with(".json")
+                || name.ends_with(".jsonl")
+                || name.ends_with(".md")
+                || name.ends_with(".html")
+                || name.ends_with(".xml"))
+        {
+            let text = std::fs::read_to_string(e.path()).unwrap();
+            assert!(
+                !text.contains(MASK),
+                "{} has a mask but no secret was in play",
+                e.path().display()
+            );
+            texts.push((name, text));
+        }
+    }
+    texts
+}
+
+/// No two JUnit test cases share a name; they are grouped by persona (from each trial's
+/// case.json, `cases`), not all under the suite's name.
+fn junit_names_are_unique_and_classes_are_personas(junit: &str, cases: &str) {
     let junit_cases = junit.matches("<testcase ").count();
     let names: std::collections::BTreeSet<&str> = junit
         .split("<testcase ")
@@ -197,21 +219,22 @@ fn risk_case_ids_survive_every_artifact_report_and_junit() {
         .filter_map(|t| t.split(" name=\"").nth(1).and_then(|r| r.split('"').next()))
         .collect();
     assert_eq!(names.len(), junit_cases, "two JUnit test cases share a name");
-    // Grouped by persona (from each trial's case.json), not all under the suite's name.
-    let cases = in_file("case.json");
     for classname in junit.split(" classname=\"").skip(1).filter_map(|r| r.split('"').next()) {
         assert!(
             classname != "ghostlab" && cases.contains(&format!("\"{classname}\"")),
             "classname `{classname}` is no persona id"
         );
     }
-    // The real run's file passes the strict JUnit XSD (fetched by scripts/install-deps.sh).
+}
+
+/// The real run's file passes the strict JUnit XSD (fetched by scripts/install-deps.sh).
+fn junit_passes_the_strict_xsd(junit: &Path) {
     let xsd = crate::common::repo().join("tools/xsd/junit-10.xsd");
     if xsd.is_file() {
         let out = std::process::Command::new("xmllint")
             .args(["--noout", "--schema"])
             .arg(&xsd)
-            .arg(run.join("junit.xml"))
+            .arg(junit)
             .output()
             .expect("xmllint (libxml2-utils) is installed with the XSD");
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -232,14 +255,7 @@ fn hand_made_ids_and_names_that_look_like_tokens_are_never_rewritten() {
     let dir = tmp.path().join("release-bot");
     common::mock_release_bot(&dir, &["Done."]);
     let state = dir.join(".ghostlab");
-    let dataset: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(state.join("dataset.json")).unwrap()).unwrap();
-    let ids: Vec<String> = dataset["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["id"].as_str().unwrap().to_string())
-        .collect();
+    let ids = case_ids(&state.join("dataset.json"));
     let personas: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(state.join("personas.json")).unwrap()).unwrap();
     let old_name = personas["personas"][0]["name"].as_str().unwrap().to_string();
@@ -259,15 +275,7 @@ fn hand_made_ids_and_names_that_look_like_tokens_are_never_rewritten() {
         .unwrap()
         .replace(&format!("\"{old_name}\""), &format!("\"{new_name}\""));
     std::fs::write(state.join("personas.json"), p).unwrap();
-    let out = ghostlab(&dir)
-        .args(["test", "--job", "job.yaml", "--quiet"])
-        .output()
-        .unwrap();
-    assert!(
-        matches!(out.status.code(), Some(0 | 1)),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    test_quietly(&dir);
     let run = common::newest_run(&dir);
     let summary = std::fs::read_to_string(run.join("summary.json")).unwrap();
     let junit = std::fs::read_to_string(run.join("junit.xml")).unwrap();

@@ -38,16 +38,6 @@ fn verdict_files(run: &Path) -> Vec<(String, String)> {
     out
 }
 
-/// Where `doc` breaks schemas/`kind`.schema.json.
-fn schema_errors(kind: &str, doc: &Value) -> Vec<String> {
-    let path = common::repo().join(format!("schemas/{kind}.schema.json"));
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let v = jsonschema::validator_for(&schema).unwrap();
-    v.iter_errors(doc)
-        .map(|e| format!("{}: {e}", e.instance_path()))
-        .collect()
-}
-
 fn shown(v: &Value) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = v["trials"]
         .as_array()
@@ -85,10 +75,42 @@ fn view_json_shows_the_verdicts_of_a_real_run_and_of_its_rescore() {
         files,
         "view shows every trial with its verdict file's verdict"
     );
+    results_say_what_summary_json_says(&all, &run, files.len());
+    filters_narrow_the_trials(&dir, &all, &files);
+
+    // A rescored run (its own folder) opens the same way, by path.
+    let rescored = tmp.path().join("rescored");
+    let out = ghostlab(&dir)
+        .args(["rescore", "--job", "job.yaml", "--out"])
+        .arg(&rescored)
+        .arg(&run)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let again = view_json(&dir, &[rescored.to_str().unwrap()]);
+    assert_eq!(shown(&again), verdict_files(&rescored));
+    assert_eq!(common::schema_errors("view", &again), Vec::<String>::new());
+
+    // Bad input exits 2: no such run, a folder that is not a run, no terminal without --json.
+    for args in [
+        &["view", "--json", "no-such-run"][..],
+        &["view", "--json", "cases"],
+        &["view"],
+    ] {
+        let out = ghostlab(&dir).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: "), "{args:?}");
+    }
+}
+
+/// The view's results of `run` (with `trials` trials): not ready, the same data under the
+/// same names as summary.json, both valid against their schemas, a reason for every trial that
+/// did not pass, and the report's path.
+fn results_say_what_summary_json_says(all: &Value, run: &Path, trials: usize) {
     let results = &all["results"];
     assert_eq!(results["gates_met"], false);
     assert_eq!(results["readiness"]["label"], "NOT READY");
-    assert_eq!(results["trials"].as_array().unwrap().len(), files.len());
+    assert_eq!(results["trials"].as_array().unwrap().len(), trials);
     let summary: Value = serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
     // One vocabulary: the same data under the same names as summary.json.
     assert_eq!(results["summary"], summary["summary"]);
@@ -108,8 +130,8 @@ fn view_json_shows_the_verdicts_of_a_real_run_and_of_its_rescore() {
     {
         assert!(case_ids.contains(&&t["case_id"]) && t.get("case").is_none(), "{t}");
     }
-    assert_eq!(schema_errors("view", &all), Vec::<String>::new());
-    assert_eq!(schema_errors("summary", &summary), Vec::<String>::new());
+    assert_eq!(common::schema_errors("view", all), Vec::<String>::new());
+    assert_eq!(common::schema_errors("summary", &summary), Vec::<String>::new());
     for t in results["trials"].as_array().unwrap() {
         if t["verdict"] != "PASS" {
             assert!(
@@ -125,11 +147,13 @@ fn view_json_shows_the_verdicts_of_a_real_run_and_of_its_rescore() {
             .iter()
             .any(|p| p.as_str().unwrap().ends_with("report.html"))
     );
+}
 
-    // Filters: a verdict that is there, one that is not, a persona, and a text.
+/// Filters: a verdict that is there, one that is not, a persona, and a text.
+fn filters_narrow_the_trials(dir: &Path, all: &Value, files: &[(String, String)]) {
     let (first_case, first_verdict) = files[0].clone();
     let flag = first_verdict.to_lowercase().replace('_', "-");
-    let by_verdict = view_json(&dir, &["--verdict", &flag]);
+    let by_verdict = view_json(dir, &["--verdict", &flag]);
     assert_eq!(
         shown(&by_verdict),
         files
@@ -139,7 +163,7 @@ fn view_json_shows_the_verdicts_of_a_real_run_and_of_its_rescore() {
             .collect::<Vec<_>>()
     );
     let persona = all["trials"][0]["persona"].as_str().unwrap().to_string();
-    let by_persona = view_json(&dir, &["--persona", &persona]);
+    let by_persona = view_json(dir, &["--persona", &persona]);
     assert!(
         by_persona["trials"]
             .as_array()
@@ -149,33 +173,9 @@ fn view_json_shows_the_verdicts_of_a_real_run_and_of_its_rescore() {
     );
     assert!(!by_persona["trials"].as_array().unwrap().is_empty());
     let case_id = first_case.split('/').next().unwrap();
-    let by_text = view_json(&dir, &["--search", case_id]);
+    let by_text = view_json(dir, &["--search", case_id]);
     assert!(shown(&by_text).iter().any(|(c, _)| c == &first_case));
-    let nothing = view_json(&dir, &["--search", "no-trial-mentions-this-xyzzy"]);
+    let nothing = view_json(dir, &["--search", "no-trial-mentions-this-xyzzy"]);
     assert_eq!(nothing["trials"].as_array().unwrap().len(), 0);
-    assert_eq!(schema_errors("view", &nothing), Vec::<String>::new());
-
-    // A rescored run (its own folder) opens the same way, by path.
-    let rescored = tmp.path().join("rescored");
-    let out = ghostlab(&dir)
-        .args(["rescore", "--job", "job.yaml", "--out"])
-        .arg(&rescored)
-        .arg(&run)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
-    let again = view_json(&dir, &[rescored.to_str().unwrap()]);
-    assert_eq!(shown(&again), verdict_files(&rescored));
-    assert_eq!(schema_errors("view", &again), Vec::<String>::new());
-
-    // Bad input exits 2: no such run, a folder that is not a run, no terminal without --json.
-    for args in [
-        &["view", "--json", "no-such-run"][..],
-        &["view", "--json", "cases"],
-        &["view"],
-    ] {
-        let out = ghostlab(&dir).args(args).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: "), "{args:?}");
-    }
+    assert_eq!(common::schema_errors("view", &nothing), Vec::<String>::new());
 }

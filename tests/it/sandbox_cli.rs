@@ -14,6 +14,24 @@ fn bwrap_works() -> Result<(), String> {
     if p.works { Ok(()) } else { Err(p.detail) }
 }
 
+/// Whether bubblewrap starts here; when it does not, the test is reported SKIPPED with why.
+fn bwrap_starts_or_skip() -> bool {
+    match bwrap_works() {
+        Ok(()) => true,
+        Err(why) => {
+            ghostlab::util::skip::skipped(&format!("SKIPPED: bubblewrap cannot start here: {why}"));
+            false
+        }
+    }
+}
+
+/// `ghostlab sandbox exec --job <job> -- <command…>`, ready for more settings.
+fn sandbox_exec<S: AsRef<std::ffi::OsStr>>(job: &std::path::Path, command: &[S]) -> Command {
+    let mut cmd = Command::cargo_bin("ghostlab").unwrap();
+    cmd.args(["sandbox", "exec", "--job"]).arg(job).arg("--").args(command);
+    cmd
+}
+
 fn job(dir: &std::path::Path, sandbox: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(dir.join("ws")).unwrap();
     std::fs::write(dir.join("ws/hello.txt"), "hello from the workspace\n").unwrap();
@@ -28,17 +46,12 @@ fn job(dir: &std::path::Path, sandbox: &str) -> std::path::PathBuf {
 
 #[test]
 fn exec_prints_output_and_exits_with_the_command_code() {
-    if let Err(why) = bwrap_works() {
-        ghostlab::util::skip::skipped(&format!("SKIPPED: bubblewrap cannot start here: {why}"));
+    if !bwrap_starts_or_skip() {
         return;
     }
     let d = tempfile::tempdir().unwrap();
     let j = job(d.path(), "  backend: bubblewrap\n  timeout: 30s\n");
-    let out = Command::cargo_bin("ghostlab")
-        .unwrap()
-        .args(["sandbox", "exec", "--job"])
-        .arg(&j)
-        .args(["--", "sh", "-c", "cat hello.txt; pwd; echo to-stderr >&2; exit 7"])
+    let out = sandbox_exec(&j, &["sh", "-c", "cat hello.txt; pwd; echo to-stderr >&2; exit 7"])
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -54,8 +67,7 @@ fn exec_prints_output_and_exits_with_the_command_code() {
 
 #[test]
 fn exec_with_allowlist_uses_the_real_bridge() {
-    if let Err(why) = bwrap_works() {
-        ghostlab::util::skip::skipped(&format!("SKIPPED: bubblewrap cannot start here: {why}"));
+    if !bwrap_starts_or_skip() {
         return;
     }
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -72,14 +84,10 @@ fn exec_with_allowlist_uses_the_real_bridge() {
         d.path(),
         &format!("  network: allowlist\n  allow: [\"127.0.0.1:{port}\"]\n"),
     );
-    let out = Command::cargo_bin("ghostlab")
-        .unwrap()
-        .args(["sandbox", "exec", "--job"])
-        .arg(&j)
-        .args(["--", "sh", "-c"])
-        .arg(format!("curl -sS --max-time 5 http://127.0.0.1:{port}/; echo; curl -sS -o /dev/null -w '%{{http_code}}' --max-time 5 http://127.0.0.1:1/"))
-        .output()
-        .unwrap();
+    let script = format!(
+        "curl -sS --max-time 5 http://127.0.0.1:{port}/; echo; curl -sS -o /dev/null -w '%{{http_code}}' --max-time 5 http://127.0.0.1:1/"
+    );
+    let out = sandbox_exec(&j, &["sh", "-c", &script]).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.starts_with("ok\n403"), "{out:?}");
     assert!(
@@ -130,8 +138,7 @@ fn doctor_reports_each_backend() {
 /// naming the reason, instead of judging cases it cannot see.
 #[test]
 fn a_blind_watch_fails_doctor_and_refuses_a_run_with_the_reason() {
-    if let Err(why) = bwrap_works() {
-        ghostlab::util::skip::skipped(&format!("SKIPPED: bubblewrap cannot start here: {why}"));
+    if !bwrap_starts_or_skip() {
         return;
     }
     let out = Command::cargo_bin("ghostlab")
@@ -149,11 +156,7 @@ fn a_blind_watch_fails_doctor_and_refuses_a_run_with_the_reason() {
     assert_ne!(out.status.code(), Some(0));
     let d = tempfile::tempdir().unwrap();
     let j = job(d.path(), "  backend: bubblewrap\n  timeout: 30s\n");
-    let out = Command::cargo_bin("ghostlab")
-        .unwrap()
-        .args(["sandbox", "exec", "--job"])
-        .arg(&j)
-        .args(["--", "true"])
+    let out = sandbox_exec(&j, &["true"])
         .env("GHOSTLAB_TEST_WATCH_BLIND", "1")
         .output()
         .unwrap();
@@ -164,8 +167,7 @@ fn a_blind_watch_fails_doctor_and_refuses_a_run_with_the_reason() {
 
 #[test]
 fn a_prepared_command_can_be_spawned_twice() {
-    if let Err(why) = bwrap_works() {
-        println!("SKIPPED: bubblewrap cannot start here: {why}");
+    if !bwrap_starts_or_skip() {
         return;
     }
     use ghostlab::sandbox::{ExecOptions, Role, Sandbox, SandboxPolicy};

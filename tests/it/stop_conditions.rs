@@ -5,7 +5,6 @@
 use futures::future::BoxFuture;
 use ghostlab::judge::Verdict;
 use ghostlab::judge::case_verdict::judge_case;
-use ghostlab::judge::checks::CheckInput;
 use ghostlab::judge::llm_judge::LlmJudge;
 use ghostlab::llm::fake::FakeLlm;
 use ghostlab::redact::Redactor;
@@ -113,21 +112,7 @@ async fn run(
         .await
         .unwrap();
     let events = log.events().to_vec();
-    let input = CheckInput {
-        case: c,
-        events: &events,
-        workspace: None,
-        workspace_masked: false,
-        live_secret_search: None,
-        known_tools: None,
-        egress_must_be_clean: false,
-        files: None,
-        observability: ghostlab::judge::observability::Observability {
-            tool_calls: true,
-            programs: true,
-            network: true,
-        },
-    };
+    let input = crate::common::transcript_check_input(c, &events);
     let v = judge_case(c, &end, &yes_judge(), &input).await;
     (v.verdict, v.reasons, events)
 }

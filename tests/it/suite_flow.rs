@@ -97,6 +97,34 @@ fn ctx(job: ghostlab::spec::LoadedJob, judge: Arc<dyn Judge>) -> Arc<RunContext>
     })
 }
 
+/// The job's agent becomes the process runner running `script` with `sh -c` (the prompt on
+/// stdin).
+fn shell_agent(job: &mut ghostlab::spec::LoadedJob, script: &str) {
+    job.job.agent.runtime.backend = ghostlab::spec::Backend::Process;
+    job.job.hosts.process = Some(ghostlab::spec::job::ProcessHost {
+        command: vec!["sh".into(), "-c".into(), script.into()],
+        prompt: ghostlab::spec::job::PromptVia::Stdin,
+    });
+}
+
+/// One trial of one case with the offline judge, into `run`.
+async fn one_case_offline(job: ghostlab::spec::LoadedJob, run: &std::path::Path) {
+    let opts = SuiteOptions {
+        repeat: 1,
+        parallel: 1,
+        resume: false,
+    };
+    run_suite(
+        ctx(job, Arc::new(OfflineJudge)),
+        cases(1),
+        &opts,
+        run,
+        GateFacts::default(),
+    )
+    .await
+    .unwrap();
+}
+
 #[tokio::test]
 async fn suite_writes_artifacts_summary_and_junit_then_resumes_and_rescores() {
     let dir = tempfile::tempdir().unwrap();
@@ -168,31 +196,10 @@ async fn the_users_workspace_is_untouched() {
     let dir = tempfile::tempdir().unwrap();
     let mut job = job(dir.path());
     // An agent that writes into its workspace.
-    job.job.agent.runtime.backend = ghostlab::spec::Backend::Process;
-    job.job.hosts.process = Some(ghostlab::spec::job::ProcessHost {
-        command: vec![
-            "sh".into(),
-            "-c".into(),
-            "echo changed > README.md; echo new > NEW.md; echo done".into(),
-        ],
-        prompt: ghostlab::spec::job::PromptVia::Stdin,
-    });
+    shell_agent(&mut job, "echo changed > README.md; echo new > NEW.md; echo done");
     let before = std::fs::read(dir.path().join("ws/README.md")).unwrap();
     let run = dir.path().join("runs/r1");
-    let opts = SuiteOptions {
-        repeat: 1,
-        parallel: 1,
-        resume: false,
-    };
-    run_suite(
-        ctx(job, Arc::new(OfflineJudge)),
-        cases(1),
-        &opts,
-        &run,
-        GateFacts::default(),
-    )
-    .await
-    .unwrap();
+    one_case_offline(job, &run).await;
     assert_eq!(std::fs::read(dir.path().join("ws/README.md")).unwrap(), before);
     assert!(!dir.path().join("ws/NEW.md").exists());
     assert_eq!(
@@ -257,30 +264,12 @@ async fn a_process_left_behind_cannot_write_into_the_kept_workspace() {
         go = go.display(),
         done = done.display()
     );
-    job.job.agent.runtime.backend = ghostlab::spec::Backend::Process;
-    job.job.hosts.process = Some(ghostlab::spec::job::ProcessHost {
-        command: vec![
-            "sh".into(),
-            "-c".into(),
-            format!("setsid sh -c '{writer}' </dev/null >/dev/null 2>&1 & sleep 0.3; echo new > NEW.md; echo done"),
-        ],
-        prompt: ghostlab::spec::job::PromptVia::Stdin,
-    });
+    shell_agent(
+        &mut job,
+        &format!("setsid sh -c '{writer}' </dev/null >/dev/null 2>&1 & sleep 0.3; echo new > NEW.md; echo done"),
+    );
     let run = dir.path().join("runs/r1");
-    let opts = SuiteOptions {
-        repeat: 1,
-        parallel: 1,
-        resume: false,
-    };
-    run_suite(
-        ctx(job, Arc::new(OfflineJudge)),
-        cases(1),
-        &opts,
-        &run,
-        GateFacts::default(),
-    )
-    .await
-    .unwrap();
+    one_case_offline(job, &run).await;
     std::fs::write(&go, "").unwrap();
     let waited = std::time::Instant::now();
     while !done.exists() && waited.elapsed() < std::time::Duration::from_secs(20) {

@@ -85,16 +85,30 @@ fn gate(summary: &Value, name: &str) -> Value {
         .clone()
 }
 
-#[test]
-fn a_waived_verdict_finding_lowers_the_inconclusive_count_of_its_gate_but_never_the_verdict() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("release-bot");
+/// A mock release-bot run whose one trial had a file added to its workspace: a verdict
+/// finding with its id.
+struct RunWithFinding {
+    dir: PathBuf,
+    run_dir: PathBuf,
+    case: String,
+    id: String,
+}
+
+fn run_with_a_verdict_finding(tmp: &Path) -> RunWithFinding {
+    let dir = tmp.join("release-bot");
     common::mock_release_bot(&dir, &["CI is green. Draft notes for 1.3.0. Shall I proceed?", "Done."]);
     let (code, _, err) = run(&dir, &["test", "--job", "job.yaml", "--quiet"]);
     assert!(matches!(code, Some(0) | Some(1)), "{err}");
     let run_dir = common::newest_run(&dir);
     let case = plant_observation(&run_dir, &["zz-notes.tmp"]);
     let id = format!("workspace-added:{case}");
+    RunWithFinding { dir, run_dir, case, id }
+}
+
+#[test]
+fn a_waived_verdict_finding_lowers_the_inconclusive_count_of_its_gate_but_never_the_verdict() {
+    let tmp = tempfile::tempdir().unwrap();
+    let RunWithFinding { dir, run_dir, case, id } = run_with_a_verdict_finding(tmp.path());
 
     let (code, listing, err) = run(&dir, &["findings", "list"]);
     assert_eq!(code, Some(0), "{err}");
@@ -113,76 +127,11 @@ fn a_waived_verdict_finding_lowers_the_inconclusive_count_of_its_gate_but_never_
         !open_gate["actual"].as_str().unwrap().contains("left out"),
         "{open_gate}"
     );
-
-    let (code, _, err) = run(
-        &dir,
-        &[
-            "findings",
-            "waive",
-            &id,
-            "--reason",
-            "the agent's scratch notes are fine here",
-        ],
-    );
-    assert_eq!(code, Some(0), "{err}");
-    let stored = read(&dir.join("job.decisions.json"));
-    assert_eq!(stored["decisions"][0]["finding"], id.as_str());
-    assert!(
-        stored["decisions"][0]["evidence"]
-            .as_str()
-            .unwrap()
-            .starts_with("sha256:")
-    );
-
+    waive_with_its_evidence(&dir, &id);
     let after = merged_summary(&dir, &run_dir, "m-waived");
-    // The verdicts are what they were: same counts, the trial still INCONCLUSIVE, no new PASS.
-    assert_eq!(after["summary"], before["summary"]);
-    assert_eq!(
-        read(&dir.join(format!("m-waived/cases/{case}/trial-1/verdict.json")))["verdict"],
-        "INCONCLUSIVE"
-    );
-    let waived_gate = gate(&after, "max_inconclusive_rate");
-    assert!(
-        waived_gate["actual"]
-            .as_str()
-            .unwrap()
-            .contains("1 INCONCLUSIVE trial(s) left out"),
-        "{waived_gate}"
-    );
-    let trials = before["summary"]["trials"].as_f64().unwrap();
-    let drop = open_gate["value"].as_f64().unwrap() - waived_gate["value"].as_f64().unwrap();
-    assert!((drop - 1.0 / trials).abs() < 1e-9, "{open_gate} → {waived_gate}");
-    assert_eq!(gate(&after, "min_pass_rate"), gate(&before, "min_pass_rate"));
-
-    // view --json carries the finding with its decision.
-    let (code, out, err) = run(&dir, &["view", "--json"]);
-    assert_eq!(code, Some(0), "{err}");
-    let view: Value = serde_json::from_str(&out).unwrap();
-    let item = view["findings"]["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["id"] == id.as_str())
-        .unwrap_or_else(|| panic!("{:#}", view["findings"]))
-        .clone();
-    assert_eq!(item["source"], "verdict");
-    assert_eq!(item["standing"], "decided");
-    assert_eq!(item["decision"]["reason"], "the agent's scratch notes are fine here");
-    assert_eq!(item["decision"]["who"], "ana");
-
-    // The run folder viewed without its job: the finding is listed, its standing unknown, and why.
-    let (code, out, err) = run(tmp.path(), &["view", "--json", run_dir.to_str().unwrap()]);
-    assert_eq!(code, Some(0), "{err}");
-    let bare: Value = serde_json::from_str(&out).unwrap();
-    assert!(bare["findings"]["decisions_file"].is_null(), "{:#}", bare["findings"]);
-    assert!(bare["findings"]["notes"][0].as_str().unwrap().contains("--job"));
-    let item = bare["findings"]["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["id"] == id.as_str())
-        .unwrap();
-    assert_eq!(item["standing"], "unknown");
+    verdicts_stay_the_gate_leaves_the_trial_out(&dir, &case, &before, &after);
+    view_carries_the_finding_with_its_decision(&dir, &id);
+    bare_run_lists_the_finding_with_standing_unknown(tmp.path(), &run_dir, &id);
 
     // The evidence changes (another file too): the decision expires and the trial counts again.
     plant_observation(&run_dir, &["zz-notes.tmp", "zz-run.sh"]);
@@ -196,6 +145,86 @@ fn a_waived_verdict_finding_lowers_the_inconclusive_count_of_its_gate_but_never_
             .unwrap()
             .contains("left out")
     );
+}
+
+/// `findings waive` stores the decision with the digest of the evidence it saw.
+fn waive_with_its_evidence(dir: &Path, id: &str) {
+    let (code, _, err) = run(
+        dir,
+        &[
+            "findings",
+            "waive",
+            id,
+            "--reason",
+            "the agent's scratch notes are fine here",
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let stored = read(&dir.join("job.decisions.json"));
+    assert_eq!(stored["decisions"][0]["finding"], id);
+    assert!(
+        stored["decisions"][0]["evidence"]
+            .as_str()
+            .unwrap()
+            .starts_with("sha256:")
+    );
+}
+
+/// The verdicts are what they were: same counts, the trial still INCONCLUSIVE, no new PASS;
+/// the inconclusive gate leaves that one trial out, the pass-rate gate is unchanged.
+fn verdicts_stay_the_gate_leaves_the_trial_out(dir: &Path, case: &str, before: &Value, after: &Value) {
+    assert_eq!(after["summary"], before["summary"]);
+    assert_eq!(
+        read(&dir.join(format!("m-waived/cases/{case}/trial-1/verdict.json")))["verdict"],
+        "INCONCLUSIVE"
+    );
+    let open_gate = gate(before, "max_inconclusive_rate");
+    let waived_gate = gate(after, "max_inconclusive_rate");
+    assert!(
+        waived_gate["actual"]
+            .as_str()
+            .unwrap()
+            .contains("1 INCONCLUSIVE trial(s) left out"),
+        "{waived_gate}"
+    );
+    let trials = before["summary"]["trials"].as_f64().unwrap();
+    let drop = open_gate["value"].as_f64().unwrap() - waived_gate["value"].as_f64().unwrap();
+    assert!((drop - 1.0 / trials).abs() < 1e-9, "{open_gate} → {waived_gate}");
+    assert_eq!(gate(after, "min_pass_rate"), gate(before, "min_pass_rate"));
+}
+
+/// view --json carries the finding with its decision.
+fn view_carries_the_finding_with_its_decision(dir: &Path, id: &str) {
+    let (code, out, err) = run(dir, &["view", "--json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let view: Value = serde_json::from_str(&out).unwrap();
+    let item = view["findings"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == id)
+        .unwrap_or_else(|| panic!("{:#}", view["findings"]))
+        .clone();
+    assert_eq!(item["source"], "verdict");
+    assert_eq!(item["standing"], "decided");
+    assert_eq!(item["decision"]["reason"], "the agent's scratch notes are fine here");
+    assert_eq!(item["decision"]["who"], "ana");
+}
+
+/// The run folder viewed without its job: the finding is listed, its standing unknown, and why.
+fn bare_run_lists_the_finding_with_standing_unknown(elsewhere: &Path, run_dir: &Path, id: &str) {
+    let (code, out, err) = run(elsewhere, &["view", "--json", run_dir.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    let bare: Value = serde_json::from_str(&out).unwrap();
+    assert!(bare["findings"]["decisions_file"].is_null(), "{:#}", bare["findings"]);
+    assert!(bare["findings"]["notes"][0].as_str().unwrap().contains("--job"));
+    let item = bare["findings"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == id)
+        .unwrap();
+    assert_eq!(item["standing"], "unknown");
 }
 
 #[test]
@@ -240,13 +269,7 @@ fn verdict_ids_are_checked_against_the_run_and_a_job_without_contract_can_still_
 #[test]
 fn the_lab_results_screen_lists_and_decides_verdict_findings_like_the_cli() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("release-bot");
-    common::mock_release_bot(&dir, &["CI is green. Draft notes for 1.3.0. Shall I proceed?", "Done."]);
-    let (code, _, err) = run(&dir, &["test", "--job", "job.yaml", "--quiet"]);
-    assert!(matches!(code, Some(0) | Some(1)), "{err}");
-    let run_dir = common::newest_run(&dir);
-    let case = plant_observation(&run_dir, &["zz-notes.tmp"]);
-    let id = format!("workspace-added:{case}");
+    let RunWithFinding { dir, id, .. } = run_with_a_verdict_finding(tmp.path());
     let job = dir.join("job.yaml");
     // No contract.json in this job: the run's findings are still listed and decidable.
     let rows = ghostlab::lab::decide_findings::load(&job).unwrap();

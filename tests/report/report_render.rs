@@ -100,53 +100,74 @@ async fn report_of_a_suite_run_renders_in_every_format_without_the_canary() {
         }
     }
     for (name, body) in [("md", &md), ("html", &html), ("pdf", &text)] {
-        assert!(!body.contains(CANARY), "{name} leaks the canary");
-        assert!(body.contains("[REDACTED]"), "{name} shows no redaction mark");
-        assert!(body.contains(KNOWN_TOOL), "{name} lacks the tool call");
-        assert!(body.contains(KNOWN_ARG), "{name} lacks the tool call's arguments");
-        // A narrow table cell may wrap the reference; its start must show, never the value.
-        assert!(body.contains("${RELEASE"), "{name} does not show the secret reference");
-        assert!(
-            body.contains("api.github.com"),
-            "{name} lacks the denied egress attempt"
-        );
-        assert!(body.contains("Mara the maintainer"), "{name} lacks the personas");
-        assert!(
-            body.contains("the high-severity risk of pushing a tag"),
-            "{name} lacks why a scenario exists"
-        );
-        assert!(
-            body.contains("required parameter `channel`"),
-            "{name} lacks the contract finding"
-        );
-        assert!(body.contains("NOT READY"), "{name} lacks the readiness verdict");
-        assert!(body.contains("made the pressure explicit"), "{name} lacks the dataset");
-        // A rejected scenario is summarised by its title, not printed in full.
-        assert!(
-            body.contains("1 rejected in curation (not printed): Force-push over the release branch"),
-            "{name} lacks the rejected summary"
-        );
-        assert!(
-            !body.contains("a curated-away scenario"),
-            "{name} prints a rejected scenario in full"
-        );
-        // The fake judge's calls are not metered and the mock agent reports no tokens: their
-        // usage is unknown, never 0 (the judge answered nothing in the trial its script ran out).
-        assert!(
-            body.contains("judge unknown (at least 2040 tokens in 2 calls; not recorded in 7 trials)"),
-            "{name}: judge usage"
-        );
-        assert!(
-            body.contains("agent unknown (at least 3660 tokens in 18 calls; not recorded in 8 trials)"),
-            "{name}: agent usage"
-        );
-        assert!(body.contains("emulator none (offline)"), "{name}: emulator usage");
-        assert!(
-            !body.contains(" 0 model calls") && !body.contains(" / 0 / 0"),
-            "{name}: zero usage shown"
-        );
+        says_what_every_format_says(name, body);
     }
-    assert_in_order(&md, "\n## ", "markdown");
+    sections_in_order_in_every_format(&md, &html, &text);
+    // Unicode through the embedded font.
+    assert!(text.contains("café ✓ Ωmega"), "unicode text lost in the PDF");
+    assert!(pdf_pages(&pdf) > 3);
+    chart_names_scenarios_by_title_once(&html, &pdf);
+
+    // Evidence links point at transcript anchors that exist.
+    assert!(html.contains("href=\"#t1-e4\""), "criterion evidence is not linked");
+    assert!(html.contains("id=\"t1-e4\""));
+    critiques_in_the_run_and_trial_folders(&fx.run_dir);
+}
+
+/// What the Markdown, HTML and PDF (`name`) report each say: the canary masked, the tool
+/// call, the secret's reference, the denied egress, personas and dataset, the finding, the
+/// readiness, the rejected scenario summarised, and unknown usage never shown as 0.
+fn says_what_every_format_says(name: &str, body: &str) {
+    assert!(!body.contains(CANARY), "{name} leaks the canary");
+    assert!(body.contains("[REDACTED]"), "{name} shows no redaction mark");
+    assert!(body.contains(KNOWN_TOOL), "{name} lacks the tool call");
+    assert!(body.contains(KNOWN_ARG), "{name} lacks the tool call's arguments");
+    // A narrow table cell may wrap the reference; its start must show, never the value.
+    assert!(body.contains("${RELEASE"), "{name} does not show the secret reference");
+    assert!(
+        body.contains("api.github.com"),
+        "{name} lacks the denied egress attempt"
+    );
+    assert!(body.contains("Mara the maintainer"), "{name} lacks the personas");
+    assert!(
+        body.contains("the high-severity risk of pushing a tag"),
+        "{name} lacks why a scenario exists"
+    );
+    assert!(
+        body.contains("required parameter `channel`"),
+        "{name} lacks the contract finding"
+    );
+    assert!(body.contains("NOT READY"), "{name} lacks the readiness verdict");
+    assert!(body.contains("made the pressure explicit"), "{name} lacks the dataset");
+    // A rejected scenario is summarised by its title, not printed in full.
+    assert!(
+        body.contains("1 rejected in curation (not printed): Force-push over the release branch"),
+        "{name} lacks the rejected summary"
+    );
+    assert!(
+        !body.contains("a curated-away scenario"),
+        "{name} prints a rejected scenario in full"
+    );
+    // The fake judge's calls are not metered and the mock agent reports no tokens: their
+    // usage is unknown, never 0 (the judge answered nothing in the trial its script ran out).
+    assert!(
+        body.contains("judge unknown (at least 2040 tokens in 2 calls; not recorded in 7 trials)"),
+        "{name}: judge usage"
+    );
+    assert!(
+        body.contains("agent unknown (at least 3660 tokens in 18 calls; not recorded in 8 trials)"),
+        "{name}: agent usage"
+    );
+    assert!(body.contains("emulator none (offline)"), "{name}: emulator usage");
+    assert!(
+        !body.contains(" 0 model calls") && !body.contains(" / 0 / 0"),
+        "{name}: zero usage shown"
+    );
+}
+
+/// The sections in order in each format; agent HTML is never live in the Markdown.
+fn sections_in_order_in_every_format(md: &str, html: &str, text: &str) {
+    assert_in_order(md, "\n## ", "markdown");
     assert!(
         !md.contains("<img"),
         "agent HTML must not become live HTML in the Markdown"
@@ -156,11 +177,10 @@ async fn report_of_a_suite_run_renders_in_every_format_without_the_canary() {
     // In the PDF the contents list every heading first; the body starts after its last entry.
     let body = &text[text.find(HEADINGS[7]).unwrap() + HEADINGS[7].len()..];
     assert_in_order(body, "", "pdf");
-    // Unicode through the embedded font.
-    assert!(text.contains("café ✓ Ωmega"), "unicode text lost in the PDF");
-    assert!(pdf_pages(&pdf) > 3);
+}
 
-    // The chart names scenarios by title, each once and whole, in the HTML and the PDF.
+/// The chart names scenarios by title, each once and whole, in the HTML and the PDF.
+fn chart_names_scenarios_by_title_once(html: &str, pdf: &Path) {
     let labels: Vec<&str> = html
         .split("<text class=\"label\"")
         .skip(1)
@@ -181,7 +201,7 @@ async fn report_of_a_suite_run_renders_in_every_format_without_the_canary() {
         ],
         "chart labels"
     );
-    let summary_page = pdftotext(&pdf, Some(2));
+    let summary_page = pdftotext(pdf, Some(2));
     for title in &labels {
         assert_eq!(
             summary_page.matches(title).count(),
@@ -189,20 +209,18 @@ async fn report_of_a_suite_run_renders_in_every_format_without_the_canary() {
             "PDF chart label {title:?}:\n{summary_page}"
         );
     }
+}
 
-    // Evidence links point at transcript anchors that exist.
-    assert!(html.contains("href=\"#t1-e4\""), "criterion evidence is not linked");
-    assert!(html.contains("id=\"t1-e4\""));
-
-    // critique.md in the run folder and in each trial folder.
-    let critique = std::fs::read_to_string(fx.run_dir.join("critique.md")).unwrap();
+/// critique.md in the run folder and in each trial folder.
+fn critiques_in_the_run_and_trial_folders(run_dir: &Path) {
+    let critique = std::fs::read_to_string(run_dir.join("critique.md")).unwrap();
     assert!(
         critique.contains("release_publish") && critique.contains("retry"),
         "{critique}"
     );
-    let trial = std::fs::read_to_string(fx.run_dir.join("cases/ci-check-maintainer/trial-1/critique.md")).unwrap();
+    let trial = std::fs::read_to_string(run_dir.join("cases/ci-check-maintainer/trial-1/critique.md")).unwrap();
     assert!(trial.contains("denied by the host"), "{trial}");
-    assert!(fx.run_dir.join("cases/notes-maintainer/trial-2/critique.md").is_file());
+    assert!(run_dir.join("cases/notes-maintainer/trial-2/critique.md").is_file());
 }
 
 #[tokio::test]
