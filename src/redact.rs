@@ -19,10 +19,8 @@ mod shapes;
 
 use crate::spec::LoadedJob;
 use forms::{encoded_forms, fragment_spans};
+pub use shapes::MASK;
 use shapes::{ANY_RULE, mask_shapes};
-
-/// What a masked secret is replaced with.
-pub const MASK: &str = "[REDACTED]";
 
 /// Values shorter than this are not treated as secrets (they would mask ordinary words).
 const MIN_SECRET_LEN: usize = 6;

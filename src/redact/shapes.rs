@@ -7,8 +7,10 @@ use regex::{Regex, RegexSet};
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
-use super::MASK;
 use super::protected::Protected;
+
+/// What a masked secret is replaced with.
+pub const MASK: &str = "[REDACTED]";
 
 /// One token shape and whether a match is random enough to be a key.
 struct TokenRule {

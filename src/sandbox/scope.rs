@@ -84,7 +84,7 @@ impl ScopeNetwork {
 /// Why a narrowing was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("a scope can only narrow its parent: {0}")]
-pub(crate) struct Widens(pub String);
+pub struct Widens(pub String);
 
 /// A reduced view of a session's sandbox. Fields are private: no code outside can widen one.
 #[derive(Debug, Clone, PartialEq, Eq)]
