@@ -167,16 +167,7 @@ fn write_outcome_with(
 ) -> std::io::Result<SuiteSummary> {
     // One entry per verdict: the zips below would otherwise drop trials from junit.xml.
     debug_assert_eq!(known_usages.len(), verdicts.len());
-    let mut cases: Vec<CaseTrials> = Vec::new();
-    for v in verdicts {
-        match cases.iter_mut().find(|c| c.case_id == v.case) {
-            Some(c) => c.trials.push(v.verdict),
-            None => cases.push(CaseTrials {
-                case_id: v.case.clone(),
-                trials: vec![v.verdict],
-            }),
-        }
-    }
+    let cases = trials_by_case(verdicts);
     let mut summary = summarize(&cases);
     let by_evidence: Vec<bool> = verdicts
         .iter()
@@ -187,41 +178,15 @@ fn write_outcome_with(
         summary.fail_by_evidence += usize::from(*settled && v.verdict == Verdict::Fail);
     }
     // The no_denied_egress gate reads the agent's own recorded attempts (host lookups aside).
-    let reviewed_inconclusive = verdicts
-        .iter()
-        .filter(|v| v.verdict == crate::trial::Verdict::Inconclusive)
-        .filter(|v| {
-            let trial = RunDir::new(run_dir).trial(&v.case, v.trial);
-            read_case_spec(&trial.case_file()).is_some_and(|spec| {
-                let found = crate::judge::verdict_findings::trial_findings(v, &spec);
-                crate::judge::verdict_findings::reviewed_inconclusive(v, &found, &facts.decisions)
-            })
-        })
-        .count();
     let facts = GateFacts {
         denied_egress: verdicts.iter().map(|v| v.observed.agent_network().count()).sum(),
-        reviewed_inconclusive,
+        reviewed_inconclusive: reviewed_inconclusive(verdicts, run_dir, facts),
         ..facts.clone()
     };
-    let (gates, defaulted) = effective_gates(gates);
-    let mut gate_results = apply_gates(&gates, &summary, &cases, &facts);
-    if defaulted {
-        label_defaults(&mut gate_results);
-    }
-    gate_results.push(something_judged(&summary));
+    let gate_results = gate_results(gates, &summary, &cases, &facts);
     let met = gate_results.iter().all(|g| g.met);
     let run = RunDir::new(run_dir);
-    // Each trial's tokens and cost, from its events (a trial without readable events has none).
-    let usages: Vec<Usage> = verdicts
-        .iter()
-        .zip(known_usages)
-        .map(|(v, known)| {
-            known.unwrap_or_else(|| {
-                let events = run.trial(&v.case, v.trial).read_events().unwrap_or_default();
-                Usage::from_events(events.iter().map(|e| &e.event))
-            })
-        })
-        .collect();
+    let usages = trial_usages(&run, verdicts, known_usages);
     let mut usage = Usage::default();
     for u in &usages {
         usage.add(u);
@@ -238,6 +203,79 @@ fn write_outcome_with(
     // Both written (temp file + rename each), then made durable together: one fsync wave
     // for the two files and one for their folder, instead of two waits per file in turn.
     crate::util::durable::write_json_replace(&run.summary(), &out)?;
+    write_junit(&run, verdicts, usages, by_evidence)?;
+    crate::util::durable::sync_files(&[run.summary(), run.junit()])?;
+    Ok(out)
+}
+
+/// Each case's trial verdicts, cases in the order they first appear.
+fn trials_by_case(verdicts: &[VerdictFile]) -> Vec<CaseTrials> {
+    let mut cases: Vec<CaseTrials> = Vec::new();
+    for v in verdicts {
+        match cases.iter_mut().find(|c| c.case_id == v.case) {
+            Some(c) => c.trials.push(v.verdict),
+            None => cases.push(CaseTrials {
+                case_id: v.case.clone(),
+                trials: vec![v.verdict],
+            }),
+        }
+    }
+    cases
+}
+
+/// The INCONCLUSIVE trials whose every finding a reviewer has decided (`facts.decisions`).
+fn reviewed_inconclusive(verdicts: &[VerdictFile], run_dir: &Path, facts: &GateFacts) -> usize {
+    verdicts
+        .iter()
+        .filter(|v| v.verdict == crate::trial::Verdict::Inconclusive)
+        .filter(|v| {
+            let trial = RunDir::new(run_dir).trial(&v.case, v.trial);
+            read_case_spec(&trial.case_file()).is_some_and(|spec| {
+                let found = crate::judge::verdict_findings::trial_findings(v, &spec);
+                crate::judge::verdict_findings::reviewed_inconclusive(v, &found, &facts.decisions)
+            })
+        })
+        .count()
+}
+
+/// The job's gates (or the defaults, labelled so) applied, plus the gate that something was judged.
+fn gate_results(
+    gates: &crate::spec::Gates,
+    summary: &Summary,
+    cases: &[CaseTrials],
+    facts: &GateFacts,
+) -> Vec<GateResult> {
+    let (gates, defaulted) = effective_gates(gates);
+    let mut results = apply_gates(&gates, summary, cases, facts);
+    if defaulted {
+        label_defaults(&mut results);
+    }
+    results.push(something_judged(summary));
+    results
+}
+
+/// Each trial's tokens and cost: known, else from its events (a trial without readable events
+/// has none).
+fn trial_usages(run: &RunDir, verdicts: &[VerdictFile], known_usages: Vec<Option<Usage>>) -> Vec<Usage> {
+    verdicts
+        .iter()
+        .zip(known_usages)
+        .map(|(v, known)| {
+            known.unwrap_or_else(|| {
+                let events = run.trial(&v.case, v.trial).read_events().unwrap_or_default();
+                Usage::from_events(events.iter().map(|e| &e.event))
+            })
+        })
+        .collect()
+}
+
+/// junit.xml: one test case per trial, grouped by persona and scenario where its case is known.
+fn write_junit(
+    run: &RunDir,
+    verdicts: &[VerdictFile],
+    usages: Vec<Usage>,
+    by_evidence: Vec<bool>,
+) -> std::io::Result<()> {
     let junit: Vec<JunitCase<'_>> = verdicts
         .iter()
         .zip(usages)
@@ -257,9 +295,7 @@ fn write_outcome_with(
             }
         })
         .collect();
-    crate::util::durable::write_replace(&run.junit(), render_junit("ghostlab", &junit).as_bytes())?;
-    crate::util::durable::sync_files(&[run.summary(), run.junit()])?;
-    Ok(out)
+    crate::util::durable::write_replace(&run.junit(), render_junit("ghostlab", &junit).as_bytes())
 }
 
 /// The case a trial ran (persona and scenario), for junit.xml's grouping; `None` when absent.

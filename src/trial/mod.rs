@@ -9,6 +9,7 @@
 pub mod case;
 pub mod checks;
 pub mod command_words;
+mod event_lines;
 pub mod events;
 pub mod sink;
 pub mod stop_conditions;
