@@ -313,7 +313,8 @@ pub fn read_verdict(path: &Path) -> Option<VerdictFile> {
 
 #[cfg(test)]
 mod tests {
-    use super::spawn_case;
+    use super::{VerdictFile, gate_results, spawn_case, summarize, trials_by_case};
+    use crate::trial::Verdict;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -361,5 +362,60 @@ mod tests {
         let outcome = tokio::spawn(spawn_case(async { explode() })).await;
         let panic = outcome.unwrap_err().into_panic();
         assert_eq!(panic.downcast_ref::<&str>(), Some(&"case exploded"));
+    }
+
+    fn verdict(case: &str, trial: u32, verdict: Verdict) -> VerdictFile {
+        VerdictFile {
+            version: crate::judge::case_verdict::VERDICT_VERSION,
+            case: case.into(),
+            trial,
+            verdict,
+            reasons: Vec::new(),
+            criteria: Vec::new(),
+            checks: Vec::new(),
+            judge: "fake".into(),
+            duration_ms: 0,
+            observed: Default::default(),
+        }
+    }
+
+    #[test]
+    fn trials_are_grouped_by_case_in_the_order_cases_first_appear() {
+        let verdicts = [
+            verdict("b", 1, Verdict::Pass),
+            verdict("a", 1, Verdict::InfraError),
+            verdict("b", 2, Verdict::Fail),
+            verdict("a", 2, Verdict::Inconclusive),
+        ];
+        let cases = trials_by_case(&verdicts);
+        let seen: Vec<(&str, &[Verdict])> = cases.iter().map(|c| (c.case_id.as_str(), c.trials.as_slice())).collect();
+        assert_eq!(
+            seen,
+            [
+                ("b", &[Verdict::Pass, Verdict::Fail][..]),
+                ("a", &[Verdict::InfraError, Verdict::Inconclusive][..])
+            ]
+        );
+        assert!(trials_by_case(&[]).is_empty());
+    }
+
+    /// INFRA_ERROR and INCONCLUSIVE never count as judged: a run of only those fails the last
+    /// gate, whatever the job's own gates say.
+    #[test]
+    fn the_defaults_are_labelled_and_something_must_be_judged() {
+        let facts = crate::judge::GateFacts::default();
+        let unjudged = trials_by_case(&[
+            verdict("a", 1, Verdict::InfraError),
+            verdict("b", 1, Verdict::Inconclusive),
+        ]);
+        let results = gate_results(&Default::default(), &summarize(&unjudged), &unjudged, &facts);
+        assert!(results[..results.len() - 1].iter().all(|g| g.gate.ends_with(" (default)")), "{results:?}");
+        let last = results.last().unwrap();
+        assert_eq!(last.gate, "some trial judged");
+        assert!(!last.met, "{last:?}");
+
+        let judged = trials_by_case(&[verdict("a", 1, Verdict::Fail)]);
+        let results = gate_results(&Default::default(), &summarize(&judged), &judged, &facts);
+        assert!(results.last().unwrap().met);
     }
 }

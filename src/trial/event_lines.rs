@@ -85,3 +85,72 @@ fn first_line(text: &str) -> String {
         line.to_string()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trial::events::StopReason;
+
+    #[test]
+    fn a_long_or_many_line_text_shows_its_first_line_cut_at_100_characters() {
+        let long = format!("{}\nsecond line", "é".repeat(130));
+        let line = RunEvent::UserMessage {
+            turn: 2,
+            text: long,
+            latency_ms: 0,
+        }
+        .one_line();
+        assert_eq!(line, format!("  [2] user: {}…", "é".repeat(100)));
+        assert_eq!(first_line("short\nmore"), "short");
+        assert_eq!(first_line(&"x".repeat(100)), "x".repeat(100), "exactly 100 is not cut");
+        assert_eq!(first_line(""), "");
+    }
+
+    #[test]
+    fn optional_parts_are_shown_only_when_present() {
+        let timing = |start_ms| RunEvent::TurnTiming {
+            turn: 1,
+            user_ms: 5,
+            agent_ms: 900,
+            tools_ms: 40,
+            start_ms,
+        };
+        assert_eq!(
+            timing(0).one_line(),
+            "  [1] time: user 5 ms, agent 900 ms (tools 40 ms)"
+        );
+        assert_eq!(
+            timing(300).one_line(),
+            "  [1] time: user 5 ms, agent 900 ms (tools 40 ms, start 300 ms)"
+        );
+        let stopped = |detail: &str| RunEvent::Stopped {
+            reason: StopReason::MaxTurns,
+            detail: detail.into(),
+        };
+        assert_eq!(stopped("").one_line(), "  ■ stopped: the turn limit was reached");
+        assert_eq!(
+            stopped("8 turns").one_line(),
+            "  ■ stopped: the turn limit was reached (8 turns)"
+        );
+    }
+
+    #[test]
+    fn a_transcript_line_names_the_case_without_the_indent() {
+        let envelope = Envelope {
+            v: crate::trial::EVENTS_VERSION,
+            seq: 3,
+            ts: chrono::Utc::now(),
+            case: "release__p1".into(),
+            trial: 1,
+            event: RunEvent::EgressDenied {
+                host: "registry.npmjs.org".into(),
+                port: 443,
+                at: chrono::Utc::now(),
+            },
+        };
+        assert_eq!(
+            envelope.transcript_line(),
+            "release__p1 ✗ egress denied: registry.npmjs.org:443"
+        );
+    }
+}
