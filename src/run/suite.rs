@@ -388,7 +388,10 @@ mod tests {
             verdict("a", 2, Verdict::Inconclusive),
         ];
         let cases = trials_by_case(&verdicts);
-        let seen: Vec<(&str, &[Verdict])> = cases.iter().map(|c| (c.case_id.as_str(), c.trials.as_slice())).collect();
+        let seen: Vec<(&str, &[Verdict])> = cases
+            .iter()
+            .map(|c| (c.case_id.as_str(), c.trials.as_slice()))
+            .collect();
         assert_eq!(
             seen,
             [
@@ -409,7 +412,12 @@ mod tests {
             verdict("b", 1, Verdict::Inconclusive),
         ]);
         let results = gate_results(&Default::default(), &summarize(&unjudged), &unjudged, &facts);
-        assert!(results[..results.len() - 1].iter().all(|g| g.gate.ends_with(" (default)")), "{results:?}");
+        assert!(
+            results[..results.len() - 1]
+                .iter()
+                .all(|g| g.gate.ends_with(" (default)")),
+            "{results:?}"
+        );
         let last = results.last().unwrap();
         assert_eq!(last.gate, "some trial judged");
         assert!(!last.met, "{last:?}");

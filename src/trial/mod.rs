@@ -8,11 +8,11 @@
 
 pub mod case;
 pub mod checks;
-pub mod command_words;
+pub(crate) mod command_words;
 mod event_lines;
 pub mod events;
 pub mod sink;
-pub mod stop_conditions;
+pub(crate) mod stop_conditions;
 pub mod usage;
 pub mod verdict;
 

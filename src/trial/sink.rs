@@ -55,12 +55,12 @@ impl Sinks {
         self
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
     /// Hands `event` to every sink, in the order they were added.
-    pub fn send(&self, event: &SuiteEvent) {
+    pub(crate) fn send(&self, event: &SuiteEvent) {
         for sink in &self.0 {
             sink.handle(event);
         }

@@ -24,12 +24,12 @@ const SOCKET_NAME: &str = "opencode-serve.sock";
 /// Where the server is reached, fixed when the runner is made.
 #[derive(Debug, Clone)]
 pub(crate) struct WarmLink {
-    pub link: ServeLink,
+    pub(crate) link: ServeLink,
     /// The case's HOME as the agent sees it, and on the host.
-    pub home_inside: String,
-    pub home_host: PathBuf,
+    pub(crate) home_inside: String,
+    pub(crate) home_host: PathBuf,
     /// Longest wait for the server to answer after it starts.
-    pub start_timeout: Duration,
+    pub(crate) start_timeout: Duration,
 }
 
 pub(crate) struct OpencodeWarmRunner {
@@ -46,12 +46,12 @@ pub(crate) struct OpencodeWarmRunner {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("hosts.opencode.mode warm is not possible here: {why}")]
 pub(crate) struct WarmUnavailable {
-    pub why: String,
+    pub(crate) why: String,
 }
 
 impl OpencodeWarmRunner {
     /// Fails at once when this environment cannot join the server and its clients.
-    pub fn new(inner: OpencodeRunner, link: WarmLink) -> Result<Self, WarmUnavailable> {
+    pub(crate) fn new(inner: OpencodeRunner, link: WarmLink) -> Result<Self, WarmUnavailable> {
         if let ServeLink::Unavailable(why) = &link.link {
             return Err(WarmUnavailable { why: why.clone() });
         }

@@ -55,10 +55,10 @@ pub(crate) enum AgentStartError {
 
 /// What starting an agent needs of the run's settings (`case_run::RunContext`).
 pub(crate) struct AgentInputs<'a> {
-    pub job: &'a LoadedJob,
-    pub opencode_bin: Option<&'a Path>,
-    pub provider_override: &'a Option<(String, Value, String)>,
-    pub turn_timeout: Duration,
+    pub(crate) job: &'a LoadedJob,
+    pub(crate) opencode_bin: Option<&'a Path>,
+    pub(crate) provider_override: &'a Option<(String, Value, String)>,
+    pub(crate) turn_timeout: Duration,
 }
 
 /// The agent's runner for this case; `host_note` receives why its mode differs from the

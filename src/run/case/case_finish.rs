@@ -42,17 +42,17 @@ pub(crate) const OPENCODE_BUILTIN_TOOLS: &[&str] = &[
 
 /// What deciding a case needs of the run's settings (`case_run::RunContext`).
 pub(crate) struct Deciding<'a> {
-    pub job: &'a LoadedJob,
-    pub judge: &'a dyn Judge,
-    pub redactor: &'a Redactor,
+    pub(crate) job: &'a LoadedJob,
+    pub(crate) judge: &'a dyn Judge,
+    pub(crate) redactor: &'a Redactor,
 }
 
 /// When the case started, and what creating its sandbox and running its setup took (ms).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct CaseClock {
-    pub started: Instant,
-    pub sandbox_ms: u64,
-    pub setup_ms: u64,
+    pub(crate) started: Instant,
+    pub(crate) sandbox_ms: u64,
+    pub(crate) setup_ms: u64,
 }
 
 /// The case's environment at its end (none when it could not be made) and the files its

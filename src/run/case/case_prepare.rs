@@ -24,8 +24,8 @@ pub(crate) type Prepared = Result<ConversationEnd, (String, String)>;
 
 /// What the case's work needs of the run's settings (`case_run::RunContext`).
 pub(crate) struct CaseInputs<'a> {
-    pub agent: AgentInputs<'a>,
-    pub emulator: &'a dyn UserEmulator,
+    pub(crate) agent: AgentInputs<'a>,
+    pub(crate) emulator: &'a dyn UserEmulator,
 }
 
 /// Runs the setup steps, starts the agent and holds the conversation; `baseline` receives the

@@ -48,12 +48,12 @@ pub struct RunContext {
 
 /// A decided trial as the suite sees it.
 pub(crate) struct CaseResult {
-    pub verdict: VerdictFile,
+    pub(crate) verdict: VerdictFile,
     /// What its calls used, counted from its events while still in memory, so the summary
     /// does not read every trial's events.jsonl back.
-    pub usage: Usage,
+    pub(crate) usage: Usage,
     /// The answer of its commit (see `trial_committer`).
-    pub committed: Committed,
+    pub(crate) committed: Committed,
 }
 
 impl RunContext {

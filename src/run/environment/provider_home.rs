@@ -26,9 +26,9 @@ use crate::spec::LoadedJob;
 #[derive(Debug, thiserror::Error)]
 #[error("{}: {source}", run_dir.display())]
 pub struct ProvidersRecordError {
-    pub run_dir: PathBuf,
+    pub(crate) run_dir: PathBuf,
     #[source]
-    pub source: std::io::Error,
+    pub(crate) source: std::io::Error,
 }
 
 /// Puts a plan into effect for a run: writes `providers.json` into `run_dir`, registers every
@@ -80,7 +80,7 @@ pub(crate) const CONFIG_DIR_IN_HOME: &str = ".config/opencode";
 #[derive(Debug, Clone, Default)]
 pub(crate) struct HomeSeed {
     /// The login entries to stage, if the user opted in and any apply.
-    pub auth: Option<AuthFile>,
+    pub(crate) auth: Option<AuthFile>,
 }
 
 /// Writes the lock file that makes OpenCode skip its start-up npm install.
@@ -125,7 +125,7 @@ pub(crate) struct SeededEnvironments {
 }
 
 impl SeededEnvironments {
-    pub fn wrap(
+    pub(crate) fn wrap(
         inner: Arc<dyn EnvironmentFactory>,
         seed: HomeSeed,
         record: Option<(PathBuf, ProvidersRecord)>,
