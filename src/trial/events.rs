@@ -53,7 +53,7 @@ pub enum StopReason {
 
 impl StopReason {
     /// Plain words for people (transcripts, reports); the JSON name stays snake_case.
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             StopReason::GoalReached => "the user's goal was reached",
             StopReason::FailureSignal => "a failure signal was seen",
@@ -239,7 +239,7 @@ pub struct ToolCallRef<'a> {
 
 impl RunEvent {
     /// This event as a tool call, when it is one.
-    pub fn tool_call(&self) -> Option<ToolCallRef<'_>> {
+    pub(crate) fn tool_call(&self) -> Option<ToolCallRef<'_>> {
         match self {
             RunEvent::ToolCall {
                 turn,

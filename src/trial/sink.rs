@@ -50,7 +50,7 @@ impl Sinks {
         Sinks::default()
     }
 
-    pub fn with(mut self, sink: Arc<dyn EventSink>) -> Self {
+    pub(crate) fn with(mut self, sink: Arc<dyn EventSink>) -> Self {
         self.0.push(sink);
         self
     }

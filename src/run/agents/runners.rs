@@ -59,7 +59,7 @@ pub(crate) struct ProcessRunner {
 }
 
 impl ProcessRunner {
-    pub fn new(
+    pub(crate) fn new(
         factory: Arc<dyn CommandFactory>,
         command: Vec<String>,
         prompt: PromptVia,
