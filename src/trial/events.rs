@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::verdict::Verdict;
 
 /// Format version of each events.jsonl line.
-pub const EVENTS_VERSION: u32 = 1;
+pub(crate) const EVENTS_VERSION: u32 = 1;
 
 /// Which runner role a sandbox or model call belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -228,13 +228,13 @@ pub struct Envelope {
 /// A `RunEvent::ToolCall`'s fields, borrowed: the one place a reader unpacks a tool call
 /// (the judge's transcript, the report's entries, the transcript pane).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ToolCallRef<'a> {
-    pub turn: u32,
-    pub tool: &'a str,
-    pub arguments: &'a Value,
-    pub result: &'a str,
-    pub status: ToolStatus,
-    pub latency_ms: u64,
+pub(crate) struct ToolCallRef<'a> {
+    pub(crate) turn: u32,
+    pub(crate) tool: &'a str,
+    pub(crate) arguments: &'a Value,
+    pub(crate) result: &'a str,
+    pub(crate) status: ToolStatus,
+    pub(crate) latency_ms: u64,
 }
 
 impl RunEvent {

@@ -17,7 +17,9 @@ pub mod usage;
 pub mod verdict;
 
 pub use case::{CaseSpec, Exchange, Expected, ExpectedFile, ExpectedToolCall, PersonaView, ScenarioView};
-pub use events::{ConversationEnd, EVENTS_VERSION, Envelope, Role, RunEvent, StopReason, ToolCallRef, ToolStatus};
-pub use sink::{ChannelSink, EventSink, Sinks, SuiteEvent};
+pub use events::{ConversationEnd, Envelope, Role, RunEvent, StopReason, ToolStatus};
+pub(crate) use events::{EVENTS_VERSION, ToolCallRef};
+pub use sink::Sinks;
+pub(crate) use sink::{ChannelSink, EventSink, SuiteEvent};
 pub use usage::{RoleUsage, Usage};
 pub use verdict::{CriterionKind, Verdict};
