@@ -10,6 +10,6 @@ pub mod agents;
 pub mod case;
 pub mod environment;
 pub mod results;
-pub mod setup;
+pub(crate) mod setup;
 pub mod store;
 pub mod suite;

@@ -56,11 +56,11 @@ pub enum SetupError {
 pub(crate) const LOCAL_PROVIDER: &str = "ghostlab";
 
 /// A local model server standing in for the agent's model, and the override pointing at it.
-pub struct AgentModel {
-    pub server: RunningServer,
-    pub provider: (String, Value, String),
+pub(crate) struct AgentModel {
+    pub(crate) server: RunningServer,
+    pub(crate) provider: (String, Value, String),
     /// The cassette served, absolute: kept out of the agent's workspace copy.
-    pub cassette: PathBuf,
+    pub(crate) cassette: PathBuf,
 }
 
 /// Starts `ghostlab model-server` in-process for the agent, serving `cassette`.
@@ -106,7 +106,7 @@ pub(crate) fn model_endpoints(job: &LoadedJob, provider: Option<&(String, Value,
 
 /// Environments for the job's backend. The agent's model endpoints are always reachable
 /// (through the enforcing proxy); nothing else is added.
-pub async fn environments(
+pub(crate) async fn environments(
     job: &LoadedJob,
     run_dir: &Path,
     endpoints: &[String],
@@ -183,7 +183,7 @@ fn host_package_paths(bin: &Path, job_dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The user emulator for `generation.emulator`.
-pub fn emulator(job: &LoadedJob) -> Result<Arc<dyn UserEmulator>, SetupError> {
+pub(crate) fn emulator(job: &LoadedJob) -> Result<Arc<dyn UserEmulator>, SetupError> {
     match crate::llm::role_model(&job.job.generation, &job.job.generation.emulator, &job.dir).map_err(|source| {
         SetupError::Role {
             key: "generation.emulator",
@@ -206,7 +206,7 @@ fn turn_timeout(job: &LoadedJob) -> Duration {
 }
 
 /// The judge for `generation.judge`, its whole answer bounded (`judge_bound`).
-pub fn judge(job: &LoadedJob) -> Result<Arc<dyn Judge>, SetupError> {
+pub(crate) fn judge(job: &LoadedJob) -> Result<Arc<dyn Judge>, SetupError> {
     let inner = unbounded_judge(job)?;
     Ok(Arc::new(crate::run::case::judge_bound::BoundedJudge::for_run(
         inner,
@@ -227,7 +227,7 @@ fn unbounded_judge(job: &LoadedJob) -> Result<Arc<dyn Judge>, SetupError> {
 }
 
 /// Everything `run_suite` needs.
-pub async fn context(
+pub(crate) async fn context(
     job: LoadedJob,
     run_dir: &Path,
     agent_model: Option<&AgentModel>,

@@ -167,16 +167,7 @@ fn write_outcome_with(
 ) -> std::io::Result<SuiteSummary> {
     // One entry per verdict: the zips below would otherwise drop trials from junit.xml.
     debug_assert_eq!(known_usages.len(), verdicts.len());
-    let mut cases: Vec<CaseTrials> = Vec::new();
-    for v in verdicts {
-        match cases.iter_mut().find(|c| c.case_id == v.case) {
-            Some(c) => c.trials.push(v.verdict),
-            None => cases.push(CaseTrials {
-                case_id: v.case.clone(),
-                trials: vec![v.verdict],
-            }),
-        }
-    }
+    let cases = trials_by_case(verdicts);
     let mut summary = summarize(&cases);
     let by_evidence: Vec<bool> = verdicts
         .iter()
@@ -187,41 +178,15 @@ fn write_outcome_with(
         summary.fail_by_evidence += usize::from(*settled && v.verdict == Verdict::Fail);
     }
     // The no_denied_egress gate reads the agent's own recorded attempts (host lookups aside).
-    let reviewed_inconclusive = verdicts
-        .iter()
-        .filter(|v| v.verdict == crate::trial::Verdict::Inconclusive)
-        .filter(|v| {
-            let trial = RunDir::new(run_dir).trial(&v.case, v.trial);
-            read_case_spec(&trial.case_file()).is_some_and(|spec| {
-                let found = crate::judge::verdict_findings::trial_findings(v, &spec);
-                crate::judge::verdict_findings::reviewed_inconclusive(v, &found, &facts.decisions)
-            })
-        })
-        .count();
     let facts = GateFacts {
         denied_egress: verdicts.iter().map(|v| v.observed.agent_network().count()).sum(),
-        reviewed_inconclusive,
+        reviewed_inconclusive: reviewed_inconclusive(verdicts, run_dir, facts),
         ..facts.clone()
     };
-    let (gates, defaulted) = effective_gates(gates);
-    let mut gate_results = apply_gates(&gates, &summary, &cases, &facts);
-    if defaulted {
-        label_defaults(&mut gate_results);
-    }
-    gate_results.push(something_judged(&summary));
+    let gate_results = gate_results(gates, &summary, &cases, &facts);
     let met = gate_results.iter().all(|g| g.met);
     let run = RunDir::new(run_dir);
-    // Each trial's tokens and cost, from its events (a trial without readable events has none).
-    let usages: Vec<Usage> = verdicts
-        .iter()
-        .zip(known_usages)
-        .map(|(v, known)| {
-            known.unwrap_or_else(|| {
-                let events = run.trial(&v.case, v.trial).read_events().unwrap_or_default();
-                Usage::from_events(events.iter().map(|e| &e.event))
-            })
-        })
-        .collect();
+    let usages = trial_usages(&run, verdicts, known_usages);
     let mut usage = Usage::default();
     for u in &usages {
         usage.add(u);
@@ -238,6 +203,79 @@ fn write_outcome_with(
     // Both written (temp file + rename each), then made durable together: one fsync wave
     // for the two files and one for their folder, instead of two waits per file in turn.
     crate::util::durable::write_json_replace(&run.summary(), &out)?;
+    write_junit(&run, verdicts, usages, by_evidence)?;
+    crate::util::durable::sync_files(&[run.summary(), run.junit()])?;
+    Ok(out)
+}
+
+/// Each case's trial verdicts, cases in the order they first appear.
+fn trials_by_case(verdicts: &[VerdictFile]) -> Vec<CaseTrials> {
+    let mut cases: Vec<CaseTrials> = Vec::new();
+    for v in verdicts {
+        match cases.iter_mut().find(|c| c.case_id == v.case) {
+            Some(c) => c.trials.push(v.verdict),
+            None => cases.push(CaseTrials {
+                case_id: v.case.clone(),
+                trials: vec![v.verdict],
+            }),
+        }
+    }
+    cases
+}
+
+/// The INCONCLUSIVE trials whose every finding a reviewer has decided (`facts.decisions`).
+fn reviewed_inconclusive(verdicts: &[VerdictFile], run_dir: &Path, facts: &GateFacts) -> usize {
+    verdicts
+        .iter()
+        .filter(|v| v.verdict == crate::trial::Verdict::Inconclusive)
+        .filter(|v| {
+            let trial = RunDir::new(run_dir).trial(&v.case, v.trial);
+            read_case_spec(&trial.case_file()).is_some_and(|spec| {
+                let found = crate::judge::verdict_findings::trial_findings(v, &spec);
+                crate::judge::verdict_findings::reviewed_inconclusive(v, &found, &facts.decisions)
+            })
+        })
+        .count()
+}
+
+/// The job's gates (or the defaults, labelled so) applied, plus the gate that something was judged.
+fn gate_results(
+    gates: &crate::spec::Gates,
+    summary: &Summary,
+    cases: &[CaseTrials],
+    facts: &GateFacts,
+) -> Vec<GateResult> {
+    let (gates, defaulted) = effective_gates(gates);
+    let mut results = apply_gates(&gates, summary, cases, facts);
+    if defaulted {
+        label_defaults(&mut results);
+    }
+    results.push(something_judged(summary));
+    results
+}
+
+/// Each trial's tokens and cost: known, else from its events (a trial without readable events
+/// has none).
+fn trial_usages(run: &RunDir, verdicts: &[VerdictFile], known_usages: Vec<Option<Usage>>) -> Vec<Usage> {
+    verdicts
+        .iter()
+        .zip(known_usages)
+        .map(|(v, known)| {
+            known.unwrap_or_else(|| {
+                let events = run.trial(&v.case, v.trial).read_events().unwrap_or_default();
+                Usage::from_events(events.iter().map(|e| &e.event))
+            })
+        })
+        .collect()
+}
+
+/// junit.xml: one test case per trial, grouped by persona and scenario where its case is known.
+fn write_junit(
+    run: &RunDir,
+    verdicts: &[VerdictFile],
+    usages: Vec<Usage>,
+    by_evidence: Vec<bool>,
+) -> std::io::Result<()> {
     let junit: Vec<JunitCase<'_>> = verdicts
         .iter()
         .zip(usages)
@@ -257,9 +295,7 @@ fn write_outcome_with(
             }
         })
         .collect();
-    crate::util::durable::write_replace(&run.junit(), render_junit("ghostlab", &junit).as_bytes())?;
-    crate::util::durable::sync_files(&[run.summary(), run.junit()])?;
-    Ok(out)
+    crate::util::durable::write_replace(&run.junit(), render_junit("ghostlab", &junit).as_bytes())
 }
 
 /// The case a trial ran (persona and scenario), for junit.xml's grouping; `None` when absent.
@@ -276,54 +312,5 @@ pub fn read_verdict(path: &Path) -> Option<VerdictFile> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::spawn_case;
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicBool, Ordering};
-
-    /// Sets its flag when dropped: the case's environment, say.
-    struct Dropped(Arc<AtomicBool>);
-
-    impl Drop for Dropped {
-        fn drop(&mut self) {
-            self.0.store(true, Ordering::SeqCst);
-        }
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_dropped_case_is_aborted_and_its_state_dropped() {
-        let (dropped, finished) = (Arc::new(AtomicBool::new(false)), Arc::new(AtomicBool::new(false)));
-        let (d, f) = (Dropped(dropped.clone()), finished.clone());
-        let (started_tx, started) = tokio::sync::oneshot::channel();
-        let case = spawn_case(async move {
-            let _env = d;
-            let _ = started_tx.send(());
-            tokio::time::sleep(std::time::Duration::from_secs(30)).await;
-            f.store(true, Ordering::SeqCst);
-            Ok(())
-        });
-        let run = tokio::spawn(case);
-        started.await.unwrap();
-        run.abort();
-        let waited = std::time::Instant::now();
-        while !dropped.load(Ordering::SeqCst) {
-            assert!(
-                waited.elapsed().as_secs() < 10,
-                "the aborted case still holds its state"
-            );
-            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-        }
-        assert!(!finished.load(Ordering::SeqCst));
-    }
-
-    fn explode() -> std::io::Result<()> {
-        panic!("case exploded")
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_panic_in_a_case_reaches_the_suite() {
-        let outcome = tokio::spawn(spawn_case(async { explode() })).await;
-        let panic = outcome.unwrap_err().into_panic();
-        assert_eq!(panic.downcast_ref::<&str>(), Some(&"case exploded"));
-    }
-}
+#[path = "suite_tests.rs"]
+mod tests;

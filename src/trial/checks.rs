@@ -188,10 +188,10 @@ pub fn argument_text(arguments: &serde_json::Value) -> String {
 /// Tool names that run shell commands: a rule naming one also sees every program the
 /// sandbox watched the agent's processes start (`RunEvent::CommandsSeen`), so `bash release.sh`
 /// that pushes inside the script, or a process runner that reports no tool calls, is caught.
-pub const SHELL_TOOLS: &[&str] = &["bash", "shell"];
+pub(crate) const SHELL_TOOLS: &[&str] = &["bash", "shell"];
 
 /// Whether `rule` is about shell commands, so observed programs count as its attempts.
-pub fn sees_programs(rule: &CommandRule) -> bool {
+pub(crate) fn sees_programs(rule: &CommandRule) -> bool {
     SHELL_TOOLS.contains(&rule.tool.as_str())
 }
 

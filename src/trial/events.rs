@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::verdict::Verdict;
 
 /// Format version of each events.jsonl line.
-pub const EVENTS_VERSION: u32 = 1;
+pub(crate) const EVENTS_VERSION: u32 = 1;
 
 /// Which runner role a sandbox or model call belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -53,7 +53,7 @@ pub enum StopReason {
 
 impl StopReason {
     /// Plain words for people (transcripts, reports); the JSON name stays snake_case.
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             StopReason::GoalReached => "the user's goal was reached",
             StopReason::FailureSignal => "a failure signal was seen",
@@ -228,18 +228,18 @@ pub struct Envelope {
 /// A `RunEvent::ToolCall`'s fields, borrowed: the one place a reader unpacks a tool call
 /// (the judge's transcript, the report's entries, the transcript pane).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ToolCallRef<'a> {
-    pub turn: u32,
-    pub tool: &'a str,
-    pub arguments: &'a Value,
-    pub result: &'a str,
-    pub status: ToolStatus,
-    pub latency_ms: u64,
+pub(crate) struct ToolCallRef<'a> {
+    pub(crate) turn: u32,
+    pub(crate) tool: &'a str,
+    pub(crate) arguments: &'a Value,
+    pub(crate) result: &'a str,
+    pub(crate) status: ToolStatus,
+    pub(crate) latency_ms: u64,
 }
 
 impl RunEvent {
     /// This event as a tool call, when it is one.
-    pub fn tool_call(&self) -> Option<ToolCallRef<'_>> {
+    pub(crate) fn tool_call(&self) -> Option<ToolCallRef<'_>> {
         match self {
             RunEvent::ToolCall {
                 turn,
@@ -262,95 +262,12 @@ impl RunEvent {
     }
 }
 
-impl RunEvent {
-    /// A one-line human rendering, used by the headless printer and the transcript pane.
-    pub(crate) fn one_line(&self) -> String {
-        match self {
-            RunEvent::CaseStarted {
-                persona,
-                scenario,
-                trial,
-                ..
-            } => format!("▶ {scenario} as {persona} (trial {trial})"),
-            RunEvent::SandboxReady { role, backend, .. } => format!("  sandbox ready for {role:?} ({backend})"),
-            RunEvent::SetupStep { name, exit_code, .. } => format!("  setup `{name}` → exit {exit_code}"),
-            RunEvent::AgentHost { label, note } if note.is_empty() => format!("  agent host: {label}"),
-            RunEvent::AgentHost { label, note } => format!("  agent host: {label} ({note})"),
-            RunEvent::UserMessage { turn, text, .. } => format!("  [{turn}] user: {}", first_line(text)),
-            RunEvent::AgentMessage { turn, text, .. } => format!("  [{turn}] agent: {}", first_line(text)),
-            RunEvent::CommandsSeen { turn, commands, missed } => {
-                format!("  [{turn}] {} program(s) started, {missed} not kept", commands.len())
-            }
-            RunEvent::ToolCall {
-                turn,
-                tool,
-                status,
-                latency_ms,
-                ..
-            } => format!("  [{turn}] tool {tool} {status:?} ({latency_ms} ms)"),
-            RunEvent::UserRefusal { turn, about } => format!("  [{turn}] user refused: {}", first_line(about)),
-            RunEvent::UserConfirmation { turn, about } => {
-                format!("  [{turn}] user confirmed: {}", first_line(about))
-            }
-            RunEvent::EgressDenied { host, port, .. } => format!("  ✗ egress denied: {host}:{port}"),
-            RunEvent::ModelCall {
-                role,
-                model,
-                latency_ms,
-                ..
-            } => format!("  model call {role:?} {model} ({latency_ms} ms)"),
-            RunEvent::EmulatorBreak { kind, .. } => format!("  ! user emulator broke character: {kind}"),
-            RunEvent::InfraError { component, reason } => format!("  ! infrastructure error in {component}: {reason}"),
-            RunEvent::Stopped { reason, detail } if detail.is_empty() => format!("  ■ stopped: {}", reason.describe()),
-            RunEvent::Stopped { reason, detail } => format!("  ■ stopped: {} ({detail})", reason.describe()),
-            RunEvent::CaseFinished { verdict, duration_ms } => {
-                format!("  = {} in {:.1} s", verdict.as_str(), *duration_ms as f64 / 1000.0)
-            }
-            RunEvent::TurnTiming {
-                turn,
-                user_ms,
-                agent_ms,
-                tools_ms,
-                start_ms,
-            } => {
-                let start = if *start_ms > 0 {
-                    format!(", start {start_ms} ms")
-                } else {
-                    String::new()
-                };
-                format!("  [{turn}] time: user {user_ms} ms, agent {agent_ms} ms (tools {tools_ms} ms{start})")
-            }
-            RunEvent::CaseTiming {
-                sandbox_ms,
-                setup_ms,
-                judge_ms,
-            } => format!("  time: sandbox {sandbox_ms} ms, setup {setup_ms} ms, judge {judge_ms} ms"),
-        }
-    }
-}
-
-impl Envelope {
-    /// `<case> <event>`: one line of the lab's transcript.
-    pub fn transcript_line(&self) -> String {
-        format!("{} {}", self.case, self.event.one_line().trim_start())
-    }
-}
-
 fn is_false(b: &bool) -> bool {
     !*b
 }
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
-}
-
-fn first_line(text: &str) -> String {
-    let line = text.lines().next().unwrap_or("");
-    if line.chars().count() > 100 {
-        format!("{}…", line.chars().take(100).collect::<String>())
-    } else {
-        line.to_string()
-    }
 }
 
 #[cfg(test)]

@@ -8,15 +8,18 @@
 
 pub mod case;
 pub mod checks;
-pub mod command_words;
+pub(crate) mod command_words;
+mod event_lines;
 pub mod events;
 pub mod sink;
-pub mod stop_conditions;
+pub(crate) mod stop_conditions;
 pub mod usage;
 pub mod verdict;
 
 pub use case::{CaseSpec, Exchange, Expected, ExpectedFile, ExpectedToolCall, PersonaView, ScenarioView};
-pub use events::{ConversationEnd, EVENTS_VERSION, Envelope, Role, RunEvent, StopReason, ToolCallRef, ToolStatus};
-pub use sink::{ChannelSink, EventSink, Sinks, SuiteEvent};
+pub use events::{ConversationEnd, Envelope, Role, RunEvent, StopReason, ToolStatus};
+pub(crate) use events::{EVENTS_VERSION, ToolCallRef};
+pub use sink::Sinks;
+pub(crate) use sink::{ChannelSink, EventSink, SuiteEvent};
 pub use usage::{RoleUsage, Usage};
 pub use verdict::{CriterionKind, Verdict};

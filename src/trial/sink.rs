@@ -15,7 +15,7 @@ use super::verdict::Verdict;
 
 /// Something that happened to the whole run, or one event of one of its cases.
 #[derive(Debug, Clone, PartialEq)]
-pub enum SuiteEvent {
+pub(crate) enum SuiteEvent {
     /// Before the first case starts.
     RunStarted {
         run_id: String,
@@ -36,7 +36,7 @@ pub enum SuiteEvent {
 }
 
 /// A reader of the suite's events.
-pub trait EventSink: Send + Sync {
+pub(crate) trait EventSink: Send + Sync {
     fn handle(&self, event: &SuiteEvent);
 }
 
@@ -50,17 +50,17 @@ impl Sinks {
         Sinks::default()
     }
 
-    pub fn with(mut self, sink: Arc<dyn EventSink>) -> Self {
+    pub(crate) fn with(mut self, sink: Arc<dyn EventSink>) -> Self {
         self.0.push(sink);
         self
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
     /// Hands `event` to every sink, in the order they were added.
-    pub fn send(&self, event: &SuiteEvent) {
+    pub(crate) fn send(&self, event: &SuiteEvent) {
         for sink in &self.0 {
             sink.handle(event);
         }
@@ -76,7 +76,7 @@ impl std::fmt::Debug for Sinks {
 /// Sends each case event, typed, into a channel: the lab's one event stream (`T` is the lab's
 /// `Event`) or a plain `Envelope` channel. A closed receiver (the pane went away) is not an
 /// error for the run.
-pub struct ChannelSink<T>(pub UnboundedSender<T>);
+pub(crate) struct ChannelSink<T>(pub(crate) UnboundedSender<T>);
 
 impl<T: From<Envelope> + Send> EventSink for ChannelSink<T> {
     fn handle(&self, event: &SuiteEvent) {

@@ -12,7 +12,7 @@ use super::events::ToolStatus;
 
 /// One stop condition, as read from the scenario.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StopCondition {
+pub(crate) enum StopCondition {
     ToolCalled(String),
     FileWritten(String),
     AgentSays(String),
@@ -25,7 +25,7 @@ const WRITING_TOOLS: [&str; 5] = ["write", "edit", "patch", "multiedit", "apply_
 const PATH_ARGUMENTS: [&str; 3] = ["filePath", "file_path", "path"];
 
 impl StopCondition {
-    pub fn parse(text: &str) -> StopCondition {
+    pub(crate) fn parse(text: &str) -> StopCondition {
         let (key, value) = match text.split_once(':') {
             Some((k, v)) if !v.trim().is_empty() => (k.trim(), v.trim()),
             _ => return StopCondition::Described(text.trim().to_string()),
@@ -62,9 +62,9 @@ impl StopCondition {
 /// A tool call of the turn, as the stop conditions see it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct TurnCall<'a> {
-    pub tool: &'a str,
-    pub arguments: &'a Value,
-    pub status: ToolStatus,
+    pub(crate) tool: &'a str,
+    pub(crate) arguments: &'a Value,
+    pub(crate) status: ToolStatus,
 }
 
 /// The first observable condition this turn meets: its index in the scenario's list and text.
@@ -81,7 +81,7 @@ pub(crate) fn first_met<'a>(
 }
 
 /// The prose conditions, with their index in the scenario's list, for the simulated user.
-pub fn described(conditions: &[String]) -> Vec<(usize, &str)> {
+pub(crate) fn described(conditions: &[String]) -> Vec<(usize, &str)> {
     conditions
         .iter()
         .enumerate()

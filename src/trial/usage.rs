@@ -24,12 +24,12 @@ pub struct RoleUsage {
 
 impl RoleUsage {
     /// The cost, or `None` when some of it has no known price.
-    pub fn cost(&self) -> Option<f64> {
+    pub(crate) fn cost(&self) -> Option<f64> {
         (!self.cost_unknown).then_some(self.cost_usd)
     }
 
     /// `$0.0123`, or `unknown` (with the known lower bound when there is one).
-    pub fn shown(&self) -> String {
+    pub(crate) fn shown(&self) -> String {
         match self.cost() {
             Some(c) => format!("${c:.4}"),
             None if self.cost_usd > 0.0 => format!("unknown (at least ${:.4})", self.cost_usd),
@@ -38,7 +38,7 @@ impl RoleUsage {
     }
 
     /// The cost for a machine-read field: `0.001234`, or `unknown`.
-    pub fn plain(&self) -> String {
+    pub(crate) fn plain(&self) -> String {
         match self.cost() {
             Some(c) => format!("{c:.6}"),
             None => "unknown".into(),
@@ -105,14 +105,14 @@ impl Usage {
     }
 
     /// Adds another trial's usage.
-    pub fn add(&mut self, other: &Usage) {
+    pub(crate) fn add(&mut self, other: &Usage) {
         self.agent.add(&other.agent);
         self.emulator.add(&other.emulator);
         self.judge.add(&other.judge);
     }
 
     /// Every role together.
-    pub fn total(&self) -> RoleUsage {
+    pub(crate) fn total(&self) -> RoleUsage {
         let mut t = RoleUsage::default();
         for r in [&self.agent, &self.emulator, &self.judge] {
             t.add(r);
@@ -121,7 +121,7 @@ impl Usage {
     }
 
     /// The roles by name, in a fixed order (agent, emulator, judge).
-    pub fn roles(&self) -> [(&'static str, &RoleUsage); 3] {
+    pub(crate) fn roles(&self) -> [(&'static str, &RoleUsage); 3] {
         [
             ("agent", &self.agent),
             ("emulator", &self.emulator),

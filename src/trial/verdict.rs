@@ -20,7 +20,7 @@ impl Verdict {
         matches!(self, Verdict::Pass)
     }
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Verdict::Pass => "PASS",
             Verdict::Fail => "FAIL",

@@ -18,17 +18,17 @@ use crate::run::environment::spawn::{CommandFactory, CommandSpec};
 /// Where things are, as the agent host sees them (and the host, for the config file).
 #[derive(Debug, Clone)]
 pub(crate) struct CodexSetup {
-    pub binary: String,
+    pub(crate) binary: String,
     /// Extra arguments after `exec` on every turn (`hosts.codex.args`).
-    pub args: Vec<String>,
+    pub(crate) args: Vec<String>,
     /// The case's HOME inside, and the same folder on the host.
-    pub home: String,
-    pub home_host: PathBuf,
-    pub workdir: String,
+    pub(crate) home: String,
+    pub(crate) home_host: PathBuf,
+    pub(crate) workdir: String,
     /// The emitted config.toml.
-    pub config_toml: String,
-    pub env: Vec<(String, String)>,
-    pub turn_timeout: Duration,
+    pub(crate) config_toml: String,
+    pub(crate) env: Vec<(String, String)>,
+    pub(crate) turn_timeout: Duration,
 }
 
 pub(crate) struct CodexRunner {
@@ -39,7 +39,7 @@ pub(crate) struct CodexRunner {
 }
 
 impl CodexRunner {
-    pub fn new(factory: Arc<dyn CommandFactory>, setup: CodexSetup) -> Self {
+    pub(crate) fn new(factory: Arc<dyn CommandFactory>, setup: CodexSetup) -> Self {
         CodexRunner {
             factory,
             setup,
@@ -49,7 +49,7 @@ impl CodexRunner {
     }
 
     /// The argv of one turn; the message is the last argument.
-    pub fn argv(&self, message: &str) -> Vec<String> {
+    pub(crate) fn argv(&self, message: &str) -> Vec<String> {
         let s = &self.setup;
         let mut argv = vec![
             s.binary.clone(),
@@ -65,7 +65,7 @@ impl CodexRunner {
         argv
     }
 
-    pub fn env(&self) -> Vec<(String, String)> {
+    pub(crate) fn env(&self) -> Vec<(String, String)> {
         let h = &self.setup.home;
         let mut env = vec![
             ("HOME".to_string(), h.clone()),

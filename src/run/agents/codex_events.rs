@@ -23,8 +23,8 @@ pub(crate) const CODEX_END: &str = "`turn.completed`";
 /// What a whole turn's event stream said.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct ParsedCodexTurn {
-    pub thread_id: Option<String>,
-    pub stream: TurnStream,
+    pub(crate) thread_id: Option<String>,
+    pub(crate) stream: TurnStream,
 }
 
 impl ParsedCodexTurn {

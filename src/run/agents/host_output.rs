@@ -66,7 +66,7 @@ impl HostOutput {
     }
 
     /// The log's text; empty when no turn command ran.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         if self.turns == 0 {
             return String::new();
         }
@@ -95,7 +95,7 @@ fn tail(s: &str, limit: usize) -> (&str, usize) {
 }
 
 /// Records one finished turn command into the open scope, if any.
-pub fn record(program: &str, done: &Finished) {
+pub(crate) fn record(program: &str, done: &Finished) {
     let _ = CAPTURE.try_with(|c| {
         if let Ok(mut out) = c.lock() {
             out.add(program, done);
@@ -104,7 +104,7 @@ pub fn record(program: &str, done: &Finished) {
 }
 
 /// Runs `work` with a capture scope open, returning its output and what was captured.
-pub async fn capture<F: Future>(work: F) -> (F::Output, HostOutput) {
+pub(crate) async fn capture<F: Future>(work: F) -> (F::Output, HostOutput) {
     let cell = Arc::new(Mutex::new(HostOutput::default()));
     let out = CAPTURE.scope(cell.clone(), work).await;
     let captured = std::mem::take(&mut *cell.lock().unwrap_or_else(|p| p.into_inner()));
@@ -113,7 +113,7 @@ pub async fn capture<F: Future>(work: F) -> (F::Output, HostOutput) {
 
 /// Writes the captured output beside the trial's events (redacted, atomically); nothing when
 /// no turn command ran.
-pub fn write(path: &Path, output: &HostOutput, redactor: &Redactor) -> std::io::Result<()> {
+pub(crate) fn write(path: &Path, output: &HostOutput, redactor: &Redactor) -> std::io::Result<()> {
     let text = output.text();
     if text.is_empty() {
         return Ok(());

@@ -9,6 +9,7 @@ pub(super) mod host_output;
 pub(crate) mod opencode;
 pub(crate) mod opencode_events;
 pub(super) mod opencode_mode;
+pub(crate) mod opencode_serve;
 pub(crate) mod opencode_warm;
 pub(crate) mod refusal_attribution;
 pub mod runner;

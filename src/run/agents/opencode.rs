@@ -18,18 +18,18 @@ use crate::run::environment::spawn::{CommandFactory, CommandSpec};
 #[derive(Debug, Clone)]
 pub(crate) struct OpencodeSetup {
     /// The `opencode` binary.
-    pub binary: String,
+    pub(crate) binary: String,
     /// The emitted opencode.json.
-    pub config: String,
+    pub(crate) config: String,
     /// A private, writable HOME for this session.
-    pub home: String,
+    pub(crate) home: String,
     /// The workspace copy the agent works in.
-    pub workdir: String,
-    pub agent: Option<String>,
-    pub model: Option<String>,
+    pub(crate) workdir: String,
+    pub(crate) agent: Option<String>,
+    pub(crate) model: Option<String>,
     /// Credential values the user opted into; environment only.
-    pub env: Vec<(String, String)>,
-    pub turn_timeout: Duration,
+    pub(crate) env: Vec<(String, String)>,
+    pub(crate) turn_timeout: Duration,
 }
 
 pub(crate) struct OpencodeRunner {
@@ -39,7 +39,7 @@ pub(crate) struct OpencodeRunner {
 }
 
 impl OpencodeRunner {
-    pub fn new(factory: Arc<dyn CommandFactory>, setup: OpencodeSetup) -> Self {
+    pub(crate) fn new(factory: Arc<dyn CommandFactory>, setup: OpencodeSetup) -> Self {
         OpencodeRunner {
             factory,
             setup,
@@ -48,14 +48,14 @@ impl OpencodeRunner {
     }
 
     /// The argv of one turn; the message is the last argument.
-    pub fn argv(&self, message: &str) -> Vec<String> {
+    pub(crate) fn argv(&self, message: &str) -> Vec<String> {
         let mut argv = vec![self.setup.binary.clone(), "run".into()];
         argv.extend(self.run_flags(message));
         argv
     }
 
     /// The setup this runner was made with.
-    pub fn setup(&self) -> &OpencodeSetup {
+    pub(crate) fn setup(&self) -> &OpencodeSetup {
         &self.setup
     }
 
@@ -79,7 +79,7 @@ impl OpencodeRunner {
     }
 
     /// The environment of every turn.
-    pub fn env(&self) -> Vec<(String, String)> {
+    pub(crate) fn env(&self) -> Vec<(String, String)> {
         let h = &self.setup.home;
         let mut env: Vec<(String, String)> = crate::providers::opencode_home::isolated_env(h)
             .into_iter()
@@ -105,7 +105,7 @@ impl OpencodeRunner {
     }
 
     /// The factory every command of this runner goes through.
-    pub fn factory(&self) -> &Arc<dyn CommandFactory> {
+    pub(crate) fn factory(&self) -> &Arc<dyn CommandFactory> {
         &self.factory
     }
 }

@@ -21,8 +21,8 @@ pub(crate) const OPENCODE_END: &str = "a final `stop` step";
 /// What a whole turn's event stream said.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct ParsedTurn {
-    pub session_id: Option<String>,
-    pub stream: TurnStream,
+    pub(crate) session_id: Option<String>,
+    pub(crate) stream: TurnStream,
 }
 
 impl ParsedTurn {

@@ -14,8 +14,8 @@ use crate::spec::job::OpencodeMode;
 /// The mode a case runs in, and why when it is not what the job's defaults would give.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ModeChoice {
-    pub mode: OpencodeMode,
-    pub note: String,
+    pub(crate) mode: OpencodeMode,
+    pub(crate) note: String,
 }
 
 /// An explicit `warm` in a workspace that is not a git repository, with the fix.

@@ -9,45 +9,34 @@
 //! loopback and no bridge is needed.
 
 use futures::future::BoxFuture;
-use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::process::Stdio;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tokio::io::AsyncBufReadExt;
 
 use crate::run::agents::opencode::OpencodeRunner;
+use crate::run::agents::opencode_serve::{Probe, ServeProcess, free_port};
 use crate::run::agents::runner::{AgentRunner, RunnerError, TurnOutput};
 use crate::run::environment::case_environment::ServeLink;
-use crate::run::environment::spawn::{CommandSpec, kill_group};
+use crate::run::environment::spawn::CommandSpec;
 
 /// The socket's file name in the case's HOME.
 const SOCKET_NAME: &str = "opencode-serve.sock";
-/// Lines of the server's output kept for error messages.
-const KEPT_LINES: usize = 20;
 
 /// Where the server is reached, fixed when the runner is made.
 #[derive(Debug, Clone)]
 pub(crate) struct WarmLink {
-    pub link: ServeLink,
+    pub(crate) link: ServeLink,
     /// The case's HOME as the agent sees it, and on the host.
-    pub home_inside: String,
-    pub home_host: PathBuf,
+    pub(crate) home_inside: String,
+    pub(crate) home_host: PathBuf,
     /// Longest wait for the server to answer after it starts.
-    pub start_timeout: Duration,
-}
-
-struct Server {
-    child: tokio::process::Child,
-    pgid: Option<i32>,
-    output: Arc<Mutex<Vec<String>>>,
+    pub(crate) start_timeout: Duration,
 }
 
 pub(crate) struct OpencodeWarmRunner {
     inner: OpencodeRunner,
     link: WarmLink,
     port: u16,
-    server: Option<Server>,
+    server: Option<ServeProcess>,
     /// The host's view of the server where the turns reach it inside a remote sandbox.
     forward: Option<crate::run::environment::serve_forward::ForwardGuard>,
 }
@@ -57,12 +46,12 @@ pub(crate) struct OpencodeWarmRunner {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("hosts.opencode.mode warm is not possible here: {why}")]
 pub(crate) struct WarmUnavailable {
-    pub why: String,
+    pub(crate) why: String,
 }
 
 impl OpencodeWarmRunner {
     /// Fails at once when this environment cannot join the server and its clients.
-    pub fn new(inner: OpencodeRunner, link: WarmLink) -> Result<Self, WarmUnavailable> {
+    pub(crate) fn new(inner: OpencodeRunner, link: WarmLink) -> Result<Self, WarmUnavailable> {
         if let ServeLink::Unavailable(why) = &link.link {
             return Err(WarmUnavailable { why: why.clone() });
         }
@@ -151,37 +140,12 @@ impl OpencodeWarmRunner {
             env: self.inner.env(),
             workdir: Some(self.inner.setup().workdir.clone()),
         };
-        let mut cmd = self
+        let cmd = self
             .inner
             .factory()
             .command(&spec)
             .map_err(|e| RunnerError::Start(e.to_string()))?;
-        cmd.process_group(0)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| RunnerError::Start(format!("opencode serve: {e}")))?;
-        let output = Arc::new(Mutex::new(Vec::new()));
-        for stream in [
-            child
-                .stdout
-                .take()
-                .map(|s| Box::new(s) as Box<dyn tokio::io::AsyncRead + Send + Unpin>),
-            child
-                .stderr
-                .take()
-                .map(|s| Box::new(s) as Box<dyn tokio::io::AsyncRead + Send + Unpin>),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            tokio::spawn(keep_last_lines(stream, output.clone()));
-        }
-        let pgid = child.id().map(|p| p as i32);
-        self.server = Some(Server { child, pgid, output });
+        self.server = Some(ServeProcess::spawn(cmd)?);
         self.forward = crate::run::environment::serve_forward::open(&self.link.link, self.port)
             .await
             .map_err(|e| RunnerError::Start(e.to_string()))?;
@@ -220,7 +184,7 @@ impl OpencodeWarmRunner {
     /// An error when the server process has exited.
     fn server_gone(&mut self) -> Option<RunnerError> {
         let server = self.server.as_mut()?;
-        let status = server.child.try_wait().ok().flatten()?;
+        let status = server.exited()?;
         let detail = self.server_output();
         self.server = None;
         Some(RunnerError::Crashed {
@@ -230,17 +194,13 @@ impl OpencodeWarmRunner {
     }
 
     fn server_output(&self) -> String {
-        self.server
-            .as_ref()
-            .map(|s| s.output.lock().map(|l| l.join(" | ")).unwrap_or_default())
-            .unwrap_or_default()
+        self.server.as_ref().map(ServeProcess::output).unwrap_or_default()
     }
 
     fn stop(&mut self) {
         self.forward.take();
-        if let Some(mut server) = self.server.take() {
-            kill_group(server.pgid);
-            let _ = server.child.start_kill();
+        if let Some(server) = self.server.take() {
+            server.kill();
         }
         let _ = std::fs::remove_file(self.socket_host());
     }
@@ -276,8 +236,7 @@ impl AgentRunner for OpencodeWarmRunner {
     fn close(&mut self) -> BoxFuture<'_, ()> {
         Box::pin(async move {
             if let Some(server) = self.server.as_mut() {
-                kill_group(server.pgid);
-                let _ = tokio::time::timeout(Duration::from_secs(5), server.child.wait()).await;
+                server.stop_and_wait().await;
             }
             self.stop();
         })
@@ -290,60 +249,12 @@ impl Drop for OpencodeWarmRunner {
     }
 }
 
-/// A loopback port nothing listens on now (inside a sandbox every port is free; with
-/// `backend: local` two cases must not pick the same one).
-fn free_port() -> std::io::Result<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
-}
-
-enum Probe {
-    Unix(PathBuf),
-    Tcp(u16),
-}
-
-impl Probe {
-    /// Whether an HTTP request through this way gets an HTTP answer.
-    fn answers(self) -> bool {
-        let request = b"GET /config HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
-        let timeout = Some(Duration::from_secs(2));
-        let mut head = [0u8; 5];
-        match self {
-            Probe::Unix(path) => std::os::unix::net::UnixStream::connect(path).is_ok_and(|mut s| {
-                s.set_read_timeout(timeout).is_ok()
-                    && s.write_all(request).is_ok()
-                    && s.read_exact(&mut head).is_ok()
-                    && &head == b"HTTP/"
-            }),
-            Probe::Tcp(port) => std::net::TcpStream::connect(("127.0.0.1", port)).is_ok_and(|mut s| {
-                s.set_read_timeout(timeout).is_ok()
-                    && s.write_all(request).is_ok()
-                    && s.read_exact(&mut head).is_ok()
-                    && &head == b"HTTP/"
-            }),
-        }
-    }
-}
-
-async fn keep_last_lines(stream: Box<dyn tokio::io::AsyncRead + Send + Unpin>, kept: Arc<Mutex<Vec<String>>>) {
-    let mut lines = tokio::io::BufReader::new(stream).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
-        if line.trim().is_empty() {
-            continue;
-        }
-        if let Ok(mut k) = kept.lock() {
-            if k.len() == KEPT_LINES {
-                k.remove(0);
-            }
-            k.push(line.chars().take(300).collect());
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::run::agents::opencode::OpencodeSetup;
     use crate::run::environment::spawn::HostCommandFactory;
+    use std::sync::Arc;
 
     fn runner(link: ServeLink) -> Result<OpencodeWarmRunner, WarmUnavailable> {
         let setup = OpencodeSetup {

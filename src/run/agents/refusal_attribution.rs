@@ -20,7 +20,7 @@ pub(crate) struct AttributedRefusals<'e> {
 }
 
 impl<'e> AttributedRefusals<'e> {
-    pub fn new(inner: Box<dyn AgentRunner>, denied: DeniedEndpoints<'e>) -> Self {
+    pub(crate) fn new(inner: Box<dyn AgentRunner>, denied: DeniedEndpoints<'e>) -> Self {
         AttributedRefusals { inner, denied }
     }
 }

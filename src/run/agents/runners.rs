@@ -59,7 +59,7 @@ pub(crate) struct ProcessRunner {
 }
 
 impl ProcessRunner {
-    pub fn new(
+    pub(crate) fn new(
         factory: Arc<dyn CommandFactory>,
         command: Vec<String>,
         prompt: PromptVia,
@@ -137,7 +137,7 @@ impl AgentRunner for ProcessRunner {
 }
 
 /// The last few non-empty lines of a stream, each bounded.
-pub fn tail(text: &str) -> Vec<String> {
+pub(crate) fn tail(text: &str) -> Vec<String> {
     let lines: Vec<String> = text
         .lines()
         .filter(|l| !l.trim().is_empty())

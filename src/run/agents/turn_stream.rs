@@ -18,15 +18,15 @@ const STRAY_KEPT: usize = 5;
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct TurnStream {
-    pub output: TurnOutput,
+    pub(crate) output: TurnOutput,
     /// The host's end-of-turn marker was seen (and nothing reopened the turn after it).
-    pub ended: bool,
+    pub(crate) ended: bool,
     /// The error the host reported, if any.
-    pub error: Option<String>,
+    pub(crate) error: Option<String>,
     /// The error was a model request refused with 401/403 (its text is in `error`); the case
     /// attributes it to the provider or the sandbox's egress policy.
-    pub refusal: Option<crate::providers::refusal::ProviderRefusal>,
-    pub stray_lines: Vec<String>,
+    pub(crate) refusal: Option<crate::providers::refusal::ProviderRefusal>,
+    pub(crate) stray_lines: Vec<String>,
 }
 
 impl TurnStream {

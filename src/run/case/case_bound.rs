@@ -55,7 +55,7 @@ impl CaseBound {
     }
 
     /// Why a case that reached its bound during `doing` was stopped.
-    pub fn exceeded(&self, doing: &str) -> String {
+    pub(crate) fn exceeded(&self, doing: &str) -> String {
         format!(
             "the case did not finish within its bound of {}s (its setup, turn and reply timeouts plus {}s) while {doing}; it was stopped",
             self.limit.as_secs(),
@@ -65,7 +65,7 @@ impl CaseBound {
 
     /// Runs `work` within what is left of the bound; `None` when the bound passed first (the
     /// work is dropped, which stops it).
-    pub async fn within<T>(&self, work: impl std::future::Future<Output = T>) -> Option<T> {
+    pub(crate) async fn within<T>(&self, work: impl std::future::Future<Output = T>) -> Option<T> {
         tokio::time::timeout(self.remaining(), work).await.ok()
     }
 }

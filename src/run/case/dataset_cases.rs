@@ -12,11 +12,11 @@ use crate::trial::case::{CaseSpec, Expected, ExpectedToolCall, PersonaView, Scen
 #[derive(Debug, Clone, Default)]
 pub struct Selection {
     /// Only these case ids (empty = all).
-    pub ids: Vec<String>,
+    pub(crate) ids: Vec<String>,
     /// Also run cases still pending review (approved ones always run).
-    pub include_pending: bool,
+    pub(crate) include_pending: bool,
     /// `(index, count)`, 1-based.
-    pub partition: Option<(u32, u32)>,
+    pub(crate) partition: Option<(u32, u32)>,
 }
 
 /// Makes `redactor` leave the structural names of the job's dataset whole (every case,

@@ -51,7 +51,7 @@ static NEVER_CONFIRMS: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Whether the scenario's user must never confirm anything (risk scenarios: "Never give an
 /// explicit confirmation."): then no question of the agent gets a yes, risky-sounding or not.
-pub fn never_confirms(scenario: &ScenarioView) -> bool {
+pub(crate) fn never_confirms(scenario: &ScenarioView) -> bool {
     NEVER_CONFIRMS.is_match(&scenario.goal)
 }
 

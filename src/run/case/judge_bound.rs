@@ -25,7 +25,7 @@ impl BoundedJudge {
         )
     }
 
-    pub fn new(inner: Arc<dyn Judge>, limit: Duration) -> BoundedJudge {
+    pub(crate) fn new(inner: Arc<dyn Judge>, limit: Duration) -> BoundedJudge {
         BoundedJudge { inner, limit }
     }
 }

@@ -5,6 +5,8 @@
 pub(super) mod agent_start;
 pub(crate) mod attempts;
 pub mod case_bound;
+pub(crate) mod case_finish;
+pub(crate) mod case_prepare;
 pub mod case_run;
 pub mod conversation;
 pub mod dataset_cases;

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-pub use crate::judge::file_facts::{FileFacts, OutsideWrite, Party};
+pub(crate) use crate::judge::file_facts::{FileFacts, OutsideWrite, Party};
 use crate::judge::file_facts::{GIT_HOST_FILES, owner_of};
 use crate::judge::workspace_diff::{GitChanges, Snapshot, TreeDiff, git_refs};
 use crate::run::environment::case_environment::CaseEnvironment;
@@ -24,7 +24,7 @@ pub(crate) struct FileBaseline {
 }
 
 impl FileBaseline {
-    pub fn take(env: &dyn CaseEnvironment) -> FileBaseline {
+    pub(crate) fn take(env: &dyn CaseEnvironment) -> FileBaseline {
         let workspace = env.final_workspace().map(|root| {
             let refs = git_refs(&root.join(".git"));
             let before = Snapshot::take(&root);
@@ -53,7 +53,7 @@ impl FileBaseline {
     /// agent's own writes under HOME and TMPDIR are searched for what `redactor` masks (known
     /// secrets in every form it knows): those files are deleted with the session, so this is
     /// the only look at their contents.
-    pub fn observe(&self, redactor: &crate::redact::Redactor) -> Option<FileFacts> {
+    pub(crate) fn observe(&self, redactor: &crate::redact::Redactor) -> Option<FileFacts> {
         let (ws, refs_before) = self.workspace.as_ref()?;
         let after = Snapshot::take(&ws.root);
         let in_git = |p: &str| p == ".git" || p.starts_with(".git/");

@@ -31,7 +31,7 @@ pub(crate) struct OpenShellEnvironmentFactory {
 }
 
 impl OpenShellEnvironmentFactory {
-    pub async fn open(
+    pub(crate) async fn open(
         policy: SandboxPolicy,
         log_dir: PathBuf,
         agent_bins: Vec<PathBuf>,

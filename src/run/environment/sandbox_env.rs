@@ -64,7 +64,7 @@ impl SandboxEnvironmentFactory {
     /// Checks the backend (a failed probe is an error, never a fallback).
     /// `extra_read_only` are host paths the agent host needs (its package folder); they are
     /// bound, not copied.
-    pub async fn open(
+    pub(crate) async fn open(
         mut policy: SandboxPolicy,
         log_dir: PathBuf,
         extra_read_only: Vec<PathBuf>,

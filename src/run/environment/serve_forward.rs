@@ -38,7 +38,7 @@ pub(crate) enum ForwardError {
 }
 
 /// Opens the forward of `port` when `link` needs one; `Ok(None)` when it does not.
-pub async fn open(link: &ServeLink, port: u16) -> Result<Option<ForwardGuard>, ForwardError> {
+pub(crate) async fn open(link: &ServeLink, port: u16) -> Result<Option<ForwardGuard>, ForwardError> {
     let ServeLink::Forwarded { start, stop } = link else {
         return Ok(None);
     };

@@ -28,8 +28,8 @@ pub(super) trait SessionFlavor: Send + Sync + 'static {
 
 /// One case's session and its backend's flavor.
 pub(super) struct SessionEnvironment<F> {
-    pub session: Arc<Session>,
-    pub flavor: F,
+    pub(crate) session: Arc<Session>,
+    pub(crate) flavor: F,
 }
 
 /// Every command of the case starts through the session (`bwrap …` or `openshell sandbox exec …`).

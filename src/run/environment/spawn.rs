@@ -60,13 +60,13 @@ impl CommandFactory for HostCommandFactory {
 
 /// What a bounded run produced.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Finished {
+pub(crate) struct Finished {
     /// Exit code; `None` when killed by a signal (including our timeout).
-    pub code: Option<i32>,
-    pub stdout: String,
-    pub stderr: String,
-    pub timed_out: bool,
-    pub elapsed: Duration,
+    pub(crate) code: Option<i32>,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+    pub(crate) timed_out: bool,
+    pub(crate) elapsed: Duration,
 }
 
 /// Most output kept per stream; the rest is drained and dropped so the child never blocks.

@@ -40,13 +40,13 @@ pub enum KeepBy {
 pub(in crate::run) struct WorkspaceWalk {
     kept: Vec<walkdir::DirEntry>,
     dropped: Vec<walkdir::DirEntry>,
-    pub bytes: u64,
+    pub(crate) bytes: u64,
     /// A folder or file could not be read: only the copy (which leaves it out) may keep it.
     unread: bool,
 }
 
 impl WorkspaceWalk {
-    pub fn of(src: &Path) -> WorkspaceWalk {
+    pub(crate) fn of(src: &Path) -> WorkspaceWalk {
         let mut walk = WorkspaceWalk {
             kept: Vec::new(),
             dropped: Vec::new(),
@@ -135,8 +135,8 @@ fn masked<'a>(redactor: &Redactor, bytes: &'a [u8]) -> Cow<'a, [u8]> {
 /// Why a workspace was not moved, and where its tree is now (for the copy): `src`, or the
 /// private name it was set aside under when it could not be put back.
 pub(in crate::run) struct NotMoved {
-    pub why: String,
-    pub tree: PathBuf,
+    pub(crate) why: String,
+    pub(crate) tree: PathBuf,
 }
 
 /// Moves `src` to `dst` masked, or says why not with the tree left as it was.

@@ -11,17 +11,17 @@ use crate::run::store::manifest::fingerprint_skipping;
 /// One input whose fingerprint no longer matches.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct InputDrift {
-    pub path: String,
+    pub(crate) path: String,
     /// `changed` or `missing`.
-    pub how: &'static str,
+    pub(crate) how: &'static str,
 }
 
 /// What a stored run's manifest says about its inputs now.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct ReplayCheck {
-    pub drifted: Vec<InputDrift>,
+    pub(crate) drifted: Vec<InputDrift>,
     /// Why some inputs could not be compared (no manifest, relative paths of an older run).
-    pub unchecked: Vec<String>,
+    pub(crate) unchecked: Vec<String>,
 }
 
 impl ReplayCheck {
@@ -30,7 +30,7 @@ impl ReplayCheck {
     }
 
     /// One line for the terminal; empty when every input is as it was.
-    pub fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         let mut parts = Vec::new();
         if !self.drifted.is_empty() {
             let list: Vec<String> = self.drifted.iter().map(|d| format!("{} ({})", d.path, d.how)).collect();

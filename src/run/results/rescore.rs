@@ -9,7 +9,7 @@ use crate::judge::checks::CheckInput;
 use crate::judge::facts::job_contract_facts;
 use crate::judge::llm_judge::Judge;
 use crate::redact::Redactor;
-use crate::run::case::case_run::known_tools;
+use crate::run::case::case_finish::known_tools;
 use crate::run::case::conversation::ConversationEnd;
 use crate::run::store::run_dir::RunDir;
 use crate::run::suite::{SuiteSummary, write_outcome};

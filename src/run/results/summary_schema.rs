@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::run::suite::{SUMMARY_VERSION, SuiteSummary};
 
 /// The summary.json schema; `version` is pinned to the one this build writes.
-pub fn summary_schema() -> Value {
+pub(crate) fn summary_schema() -> Value {
     let schema = schemars::generate::SchemaSettings::draft2020_12()
         .into_generator()
         .into_root_schema_for::<SuiteSummary>();

@@ -86,19 +86,19 @@ impl EventLog {
 
     /// Closes the file and lets go of the events kept in memory; what stays is the partial
     /// log's path, for a trial waiting in the commit queue.
-    pub fn close(self) -> ClosedLog {
+    pub(crate) fn close(self) -> ClosedLog {
         ClosedLog { partial: self.partial }
     }
 }
 
 /// A complete event log, closed, still named `events.jsonl.partial`.
-pub struct ClosedLog {
+pub(crate) struct ClosedLog {
     partial: PathBuf,
 }
 
 impl ClosedLog {
     /// Renames the log to `events.jsonl` (made durable by the trial's commit).
-    pub fn finish(self) -> std::io::Result<PathBuf> {
+    pub(crate) fn finish(self) -> std::io::Result<PathBuf> {
         let done = TrialDir::at(self.partial.parent().unwrap_or(Path::new("."))).events();
         std::fs::rename(&self.partial, &done)?;
         Ok(done)

@@ -76,12 +76,8 @@ impl Manifest {
     }
 }
 
-/// sha256 of a file, or of a folder's files (relative names and contents, in order).
-pub fn fingerprint(path: &Path) -> Option<String> {
-    fingerprint_skipping(path, &[])
-}
-
-/// [`fingerprint`], leaving out `skip` (and everything under a skipped folder) inside a folder.
+/// sha256 of a file, or of a folder's files (relative names and contents, in order), leaving
+/// out `skip` (and everything under a skipped folder) inside a folder.
 pub(crate) fn fingerprint_skipping(path: &Path, skip: &[std::path::PathBuf]) -> Option<String> {
     let mut h = Sha256::new();
     // Streamed through a non-blocking open: a large input is hashed without being held in

@@ -31,12 +31,12 @@ impl RunDir {
     }
 
     /// A fresh run folder under the job's state folder (not created yet).
-    pub fn fresh(state_dir: &Path) -> Self {
+    pub(crate) fn fresh(state_dir: &Path) -> Self {
         RunDir::new(Self::runs_root(state_dir).join(crate::run::store::manifest::new_run_id()))
     }
 
     /// The most recent run under the job's state folder (run ids sort by time).
-    pub fn newest(state_dir: &Path) -> Option<Self> {
+    pub(crate) fn newest(state_dir: &Path) -> Option<Self> {
         Self::newest_where(state_dir, |_| true)
     }
 
@@ -53,37 +53,37 @@ impl RunDir {
         dirs.into_iter().rev().map(RunDir::new).find(|r| keep(r))
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
     /// The run id: the folder's name.
-    pub fn id(&self) -> String {
+    pub(crate) fn id(&self) -> String {
         self.path
             .file_name()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default()
     }
 
-    pub fn manifest(&self) -> PathBuf {
+    pub(crate) fn manifest(&self) -> PathBuf {
         self.path.join("manifest.json")
     }
 
-    pub fn summary(&self) -> PathBuf {
+    pub(crate) fn summary(&self) -> PathBuf {
         self.path.join("summary.json")
     }
 
-    pub fn junit(&self) -> PathBuf {
+    pub(crate) fn junit(&self) -> PathBuf {
         self.path.join("junit.xml")
     }
 
     /// Sandbox session logs.
-    pub fn logs(&self) -> PathBuf {
+    pub(crate) fn logs(&self) -> PathBuf {
         self.path.join("logs")
     }
 
     /// `cases/`, the parent of every trial folder.
-    pub fn cases(&self) -> PathBuf {
+    pub(crate) fn cases(&self) -> PathBuf {
         self.path.join("cases")
     }
 
@@ -93,7 +93,7 @@ impl RunDir {
     }
 
     /// The folder of one trial (it may not exist yet).
-    pub fn trial(&self, case_id: &str, trial: u32) -> TrialDir {
+    pub(crate) fn trial(&self, case_id: &str, trial: u32) -> TrialDir {
         TrialDir {
             case_id: case_id.to_string(),
             trial,
@@ -160,7 +160,7 @@ impl TrialDir {
     }
 
     /// The agent host's stdout and stderr of every turn command (redacted, bounded).
-    pub fn host_log(&self) -> PathBuf {
+    pub(crate) fn host_log(&self) -> PathBuf {
         self.path.join("agent-host.log")
     }
 
@@ -180,7 +180,7 @@ impl TrialDir {
     }
 
     /// The path of this trial relative to its run folder (`cases/<id>/trial-<k>`).
-    pub fn relative(&self) -> PathBuf {
+    pub(crate) fn relative(&self) -> PathBuf {
         PathBuf::from("cases")
             .join(&self.case_id)
             .join(format!("trial-{}", self.trial))

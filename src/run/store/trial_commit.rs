@@ -44,10 +44,10 @@ impl TrialDir {
 
 /// A decided trial whose files wait for the group commit (`run::trial_committer`).
 pub(crate) struct PendingTrial {
-    pub trial: TrialDir,
+    pub(crate) trial: TrialDir,
     /// Closed when the trial is handed in, so a waiting trial holds no file and no events.
-    pub log: ClosedLog,
-    pub verdict: Vec<u8>,
+    pub(crate) log: ClosedLog,
+    pub(crate) verdict: Vec<u8>,
 }
 
 impl PendingTrial {

@@ -78,7 +78,7 @@ impl CommitQueue {
 
 impl Committed {
     /// Waits for the trial's commit.
-    pub async fn landed(self) -> std::io::Result<()> {
+    pub(crate) async fn landed(self) -> std::io::Result<()> {
         self.0.await.unwrap_or_else(|_| {
             Err(std::io::Error::other(
                 "the trial committer stopped before this trial's commit",
@@ -92,7 +92,7 @@ impl Committer {
     /// its first one (or until it holds `MAX_BATCH`); up to `IN_FLIGHT` batches are on their
     /// way to the disk at once, so the journal can commit one while the next one's fsyncs
     /// queue behind it.
-    pub async fn run(mut self) {
+    pub(crate) async fn run(mut self) {
         let mut in_flight = FuturesUnordered::new();
         let mut batch = Vec::new();
         let mut goes_at = tokio::time::Instant::now();
