@@ -29,7 +29,7 @@ fn main() {
     let rt = ghostlab::util::runtime::multi_thread().expect("tokio runtime");
     let probe = rt.block_on(probe_bubblewrap());
     if !probe.works {
-        println!("SKIPPED: bubblewrap cannot start here: {}", probe.detail);
+        ghostlab::util::skip::skipped(&format!("SKIPPED: bubblewrap cannot start here: {}", probe.detail));
         return;
     }
     let mut plain = Vec::new();

@@ -170,7 +170,9 @@ fn secret_service_round_trip_or_reported_skip() {
     let out = match out {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("SKIPPED secret-service round trip: dbus-run-session cannot run ({e})");
+            ghostlab::util::skip::skipped(&format!(
+                "SKIPPED secret-service round trip: dbus-run-session cannot run ({e})"
+            ));
             return;
         }
     };

@@ -33,7 +33,7 @@ fn all_text(dir: &Path) -> Vec<(PathBuf, String)> {
 fn secrets_stay_out_of_every_artifact_log_and_message() {
     let js = server_everything::script();
     if !js.exists() {
-        println!("SKIPPED: {} is not installed (tools/npm)", js.display());
+        ghostlab::util::skip::skipped(&format!("SKIPPED: {} is not installed (tools/npm)", js.display()));
         return;
     }
     let http = server_everything::start("streamableHttp", Duration::from_secs(15));

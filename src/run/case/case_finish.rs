@@ -7,10 +7,10 @@ use std::time::Instant;
 
 use crate::judge::case_verdict::{VerdictFile, judge_case, verdict_bytes};
 use crate::judge::checks::CheckInput;
+use crate::judge::file_facts::FileFacts;
 use crate::judge::llm_judge::Judge;
 use crate::redact::Redactor;
 use crate::run::environment::case_environment::CaseEnvironment;
-use crate::run::environment::observe_files::FileFacts;
 use crate::run::environment::workspace_keep::KeepBy;
 use crate::run::store::event_log::EventLog;
 use crate::run::store::run_dir::TrialDir;

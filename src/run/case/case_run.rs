@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::judge::case_verdict::VerdictFile;
+use crate::judge::file_facts::FileFacts;
 use crate::judge::llm_judge::Judge;
 use crate::redact::Redactor;
 use crate::run::case::agent_start::AgentInputs;
@@ -18,7 +19,7 @@ use crate::run::case::case_finish::{CaseClock, Deciding, emit_model_calls, finis
 use crate::run::case::case_prepare::{CaseInputs, prepare_and_converse, setup_time};
 use crate::run::case::emulator::UserEmulator;
 use crate::run::environment::case_environment::{CaseEnvironment, EnvironmentError, EnvironmentFactory};
-use crate::run::environment::observe_files::{FileBaseline, FileFacts};
+use crate::run::environment::observe_files::FileBaseline;
 use crate::run::store::event_log::EventLog;
 use crate::run::store::run_dir::TrialDir;
 use crate::run::store::trial_commit::PendingTrial;

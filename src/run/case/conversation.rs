@@ -16,7 +16,7 @@ use crate::trial::events::{RunEvent, StopReason};
 use crate::trial::stop_conditions::{TurnCall, first_met};
 
 use crate::sandbox::watch_exec::CommandLog;
-pub(crate) use crate::trial::ConversationEnd;
+use crate::trial::ConversationEnd;
 
 /// Records what the sandbox saw the agent's processes start (`programs` since the last read)
 /// as turn `turn`'s, when there is anything.

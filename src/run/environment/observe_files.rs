@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-pub(crate) use crate::judge::file_facts::{FileFacts, OutsideWrite, Party};
+use crate::judge::file_facts::{FileFacts, OutsideWrite, Party};
 use crate::judge::file_facts::{GIT_HOST_FILES, owner_of};
 use crate::judge::workspace_diff::{GitChanges, Snapshot, TreeDiff, git_refs};
 use crate::run::environment::case_environment::CaseEnvironment;

@@ -10,10 +10,10 @@ use crate::judge::facts::job_contract_facts;
 use crate::judge::llm_judge::Judge;
 use crate::redact::Redactor;
 use crate::run::case::case_finish::known_tools;
-use crate::run::case::conversation::ConversationEnd;
 use crate::run::store::run_dir::RunDir;
 use crate::run::suite::{SuiteSummary, write_outcome};
 use crate::spec::LoadedJob;
+use crate::trial::ConversationEnd;
 use crate::trial::case::CaseSpec;
 use crate::trial::events::{RunEvent, StopReason};
 
