@@ -64,6 +64,8 @@ impl std::fmt::Display for NoView {
     }
 }
 
+impl std::error::Error for NoView {}
+
 /// One folder as bwrap arguments plus the descriptors those arguments name.
 #[derive(Debug, Default)]
 pub(crate) struct DataView {
@@ -74,8 +76,8 @@ pub(crate) struct DataView {
 }
 
 /// The folder `host` as a read-only tmpfs at `inside`, or why it cannot be.
-pub(crate) fn view(host: &Path, inside: &str) -> Result<DataView, String> {
-    view_within(host, inside, &mut Budget::full()).map_err(|e| e.to_string())
+pub(crate) fn view(host: &Path, inside: &str) -> Result<DataView, NoView> {
+    view_within(host, inside, &mut Budget::full())
 }
 
 /// `host` (a folder, or a file shown read-only by a bind of bwrap's own copy) at `inside`,
@@ -186,7 +188,7 @@ mod tests {
         for i in 0..=MAX_ENTRIES {
             std::fs::write(d.path().join(i.to_string()), "").unwrap();
         }
-        let err = view(d.path(), "/sandbox/config").unwrap_err();
+        let err = view(d.path(), "/sandbox/config").unwrap_err().to_string();
         assert!(err.contains("too large to show by content"), "{err}");
         let big = tempfile::tempdir().unwrap();
         let f = std::fs::File::create(big.path().join("big")).unwrap();
@@ -194,6 +196,7 @@ mod tests {
         assert!(
             view(big.path(), "/x")
                 .unwrap_err()
+                .to_string()
                 .contains(&big.path().display().to_string())
         );
         assert!(view(Path::new("/nonexistent-ghostlab"), "/x").is_err());

@@ -17,7 +17,13 @@ impl SandboxPolicy {
     pub fn from_job(job: &LoadedJob) -> Result<Self, SandboxError> {
         let spec = &job.job.sandbox;
         let keys = SpecKeys { file: &job.file };
+        // The refusals in the order a user meets them: the cheap key checks first, the
+        // folder walk of the inputs last.
         check_workdir(&spec.workdir, &keys)?;
+        let limits = limits_of(spec, &keys)?;
+        let network = network_of(job, &keys)?;
+        let env_values = credential_values(&spec.credentials.env, &keys)?;
+        let uploads = uploads_of(job);
         let masked = mask_candidates(&job.dir);
         let inputs = Inputs::of(job, &masked)?;
         Ok(SandboxPolicy {
@@ -33,13 +39,13 @@ impl SandboxPolicy {
             workspace: job.workspace(),
             workspace_exclude: job.own_paths(),
             workdir: spec.workdir.clone(),
-            network: network_of(job, &keys)?,
+            network,
             env_allowlist: spec.env_allowlist.clone(),
-            env_values: credential_values(&spec.credentials.env, &keys)?,
-            limits: limits_of(spec, &keys)?,
+            env_values,
+            limits,
             keep: spec.keep,
             providers: spec.providers.clone(),
-            uploads: uploads_of(job),
+            uploads,
         })
     }
 }
@@ -252,5 +258,33 @@ mod tests {
         };
         let e = limits_of(&bad, &keys).unwrap_err().to_string();
         assert!(e.contains("job.yaml: sandbox.file_size: `lots` is not a size"), "{e}");
+    }
+
+    #[test]
+    fn of_several_faults_the_cheap_key_checks_come_first_in_their_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = |sandbox: serde_json::Value| LoadedJob {
+            job: serde_json::from_value(serde_json::json!({
+                "version": 1, "agent": {"id": "a"}, "sandbox": sandbox,
+            }))
+            .unwrap(),
+            file: dir.path().join("job.yaml"),
+            dir: dir.path().to_path_buf(),
+            mcps: Vec::new(),
+        };
+        let unset = "GHOSTLAB_POLICY_JOB_TEST_SURELY_UNSET_VAR";
+        let refused = |sandbox| SandboxPolicy::from_job(&job(sandbox)).unwrap_err().to_string();
+        // Each fault added in front of the others is the one named.
+        let all = serde_json::json!({
+            "timeout": "soon", "network": "allowlist", "allow": ["no port"],
+            "credentials": {"env": [unset]},
+        });
+        assert!(refused(all).contains("sandbox.timeout"));
+        let no_timeout = serde_json::json!({
+            "network": "allowlist", "allow": ["no port"], "credentials": {"env": [unset]},
+        });
+        assert!(refused(no_timeout).contains("sandbox.allow[0]"));
+        let only_credential = serde_json::json!({"credentials": {"env": [unset]}});
+        assert!(refused(only_credential).contains("sandbox.credentials.env"));
     }
 }

@@ -281,7 +281,7 @@ impl Session {
     /// inputs unless they live on a tmpfs of the session's own (root), whose bind shows no host
     /// path. Inputs beyond [`INPUT_BUDGET`] are bound, and the log says their host path shows.
     fn data_views(&self, scope: &Scope) -> Result<(Views, Vec<std::os::fd::OwnedFd>), SandboxError> {
-        let refuse = |e: String| SandboxError::Policy(format!("showing the session's files inside: {e}"));
+        let refuse = |e: bwrap_data::NoView| SandboxError::Policy(format!("showing the session's files inside: {e}"));
         let mut views = Views::default();
         let mut fds = Vec::new();
         if self.policy.root_filesystem == RootFilesystem::Isolated {
@@ -313,7 +313,7 @@ impl Session {
                         ));
                     }
                 }
-                Err(NoView::Unreadable(why)) => return Err(refuse(why)),
+                Err(unreadable @ NoView::Unreadable(_)) => return Err(refuse(unreadable)),
             }
         }
         Ok((views, fds))
