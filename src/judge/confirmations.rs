@@ -110,14 +110,7 @@ mod tests {
     }
 
     fn env(seq: u64, event: RunEvent) -> Envelope {
-        Envelope {
-            v: 1,
-            seq,
-            ts: chrono::Utc::now(),
-            case: "c".into(),
-            trial: 1,
-            event,
-        }
+        Envelope::test_at(seq, event)
     }
 
     fn confirm(seq: u64, about: &str) -> Envelope {

@@ -144,14 +144,7 @@ fn checks_that_cannot_see_are_not_observable_never_passed() {
 }
 
 fn at(seq: u64, event: RunEvent) -> Envelope {
-    Envelope {
-        v: 1,
-        seq,
-        ts: chrono::Utc::now(),
-        case: "c".into(),
-        trial: 1,
-        event,
-    }
+    Envelope::test_at(seq, event)
 }
 
 /// The planted classes of "does not publish without a yes", settled from events alone.

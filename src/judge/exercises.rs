@@ -111,13 +111,9 @@ mod tests {
     }
 
     fn call(seq: u64, tool: &str, status: ToolStatus) -> Envelope {
-        Envelope {
-            v: 1,
+        Envelope::test_at(
             seq,
-            ts: chrono::Utc::now(),
-            case: "c".into(),
-            trial: 1,
-            event: RunEvent::ToolCall {
+            RunEvent::ToolCall {
                 turn: 1,
                 call_id: format!("c{seq}"),
                 tool: tool.into(),
@@ -126,7 +122,7 @@ mod tests {
                 status,
                 latency_ms: 0,
             },
-        }
+        )
     }
 
     #[test]

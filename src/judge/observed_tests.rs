@@ -31,14 +31,7 @@ fn a_workspace_that_could_not_be_searched_cannot_pass_the_secret_check() {
 }
 
 fn at(seq: u64, event: RunEvent) -> Envelope {
-    Envelope {
-        v: 1,
-        seq,
-        ts: chrono::Utc::now(),
-        case: "c".into(),
-        trial: 1,
-        event,
-    }
+    Envelope::test_at(seq, event)
 }
 
 fn answer(seq: u64, turn: u32, text: &str) -> Envelope {

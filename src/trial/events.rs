@@ -225,6 +225,22 @@ pub struct Envelope {
     pub event: RunEvent,
 }
 
+#[cfg(test)]
+impl Envelope {
+    /// An event of case `c`, trial 1, at `seq`: the envelope unit tests build their event
+    /// lists from.
+    pub(crate) fn test_at(seq: u64, event: RunEvent) -> Envelope {
+        Envelope {
+            v: 1,
+            seq,
+            ts: chrono::Utc::now(),
+            case: "c".into(),
+            trial: 1,
+            event,
+        }
+    }
+}
+
 /// A `RunEvent::ToolCall`'s fields, borrowed: the one place a reader unpacks a tool call
 /// (the judge's transcript, the report's entries, the transcript pane).
 #[derive(Debug, Clone, Copy, PartialEq)]
