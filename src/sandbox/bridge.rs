@@ -93,7 +93,9 @@ fn copy_then_shutdown_rev(mut from: UnixStream, mut to: TcpStream) {
     let _ = to.shutdown(Shutdown::Write);
 }
 
-fn copy(from: &mut impl Read, to: &mut impl Write) -> std::io::Result<()> {
+/// Relays `from` into `to` until `from` ends, flushing each chunk so a buffered writer (the
+/// MCP link's stdout) passes an interactive exchange on at once; for sockets flush is free.
+pub(crate) fn copy(from: &mut impl Read, to: &mut impl Write) -> std::io::Result<()> {
     let mut buf = [0u8; 16 * 1024];
     loop {
         let n = from.read(&mut buf)?;
@@ -101,5 +103,6 @@ fn copy(from: &mut impl Read, to: &mut impl Write) -> std::io::Result<()> {
             return Ok(());
         }
         to.write_all(&buf[..n])?;
+        to.flush()?;
     }
 }

@@ -7,10 +7,11 @@
 //!
 //! Plain threads: it needs no runtime inside the sandbox.
 
-use std::io::{Read, Write};
 use std::net::Shutdown;
 use std::os::unix::net::UnixStream;
 use std::path::Path;
+
+use super::bridge::copy;
 
 /// Pipes stdin to the socket and the socket to stdout until the server side closes;
 /// returns the exit code (0, or 1 when the relay cannot be reached).
@@ -27,16 +28,4 @@ pub(crate) fn connect_stdio(socket: &Path) -> std::io::Result<i32> {
     let mut stdout = std::io::stdout().lock();
     copy(&mut down, &mut stdout)?;
     Ok(0)
-}
-
-fn copy(from: &mut impl Read, to: &mut impl Write) -> std::io::Result<()> {
-    let mut buf = [0u8; 16 * 1024];
-    loop {
-        let n = from.read(&mut buf)?;
-        if n == 0 {
-            return Ok(());
-        }
-        to.write_all(&buf[..n])?;
-        to.flush()?;
-    }
 }
