@@ -4,7 +4,7 @@
 //! manifest and the emitted config list exactly the files the agent was given.
 
 use regex::Regex;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use super::diagnostics::{Diagnostic, diag};
 use super::relative_path::{normalize, resolve_against};
@@ -31,16 +31,13 @@ pub(crate) fn expand_entry(dir: &Path, entry: &str) -> Vec<PathBuf> {
     for c in full.components() {
         let text = c.as_os_str().to_string_lossy().into_owned();
         if rest.is_empty() && !is_glob(&text) {
-            match c {
-                Component::ParentDir => {
-                    base.pop();
-                }
-                _ => base.push(c),
-            }
+            base.push(c);
         } else {
             rest.push(text);
         }
     }
+    // The fixed part of the pattern, `..` resolved as for a plain entry.
+    let base = normalize(&base);
     let Some(re) = glob_regex(&rest.join("/")) else {
         return Vec::new();
     };
@@ -198,6 +195,23 @@ mod tests {
         assert_eq!(expand_entry(d.path(), ".opencode/rules/**/*.md").len(), 3);
         assert_eq!(expand_entry(d.path(), ".opencode/rules/*.{md,txt}").len(), 3);
         assert!(expand_entry(d.path(), "nothing/*.md").is_empty());
+    }
+
+    #[test]
+    fn a_glob_below_dot_dot_or_dot_names_the_same_files_as_a_plain_entry_would() {
+        let d = tempfile::tempdir().unwrap();
+        touch(d.path(), "shared/rules/a.md");
+        touch(d.path(), "agent/x.txt");
+        let job_dir = d.path().join("agent");
+        let plain = expand_entry(&job_dir, "../shared/rules/a.md");
+        assert_eq!(plain, [d.path().join("shared/rules/a.md")]);
+        for pattern in [
+            "../shared/rules/*.md",
+            "./../shared/./rules/*.md",
+            "../agent/../shared/rules/*.md",
+        ] {
+            assert_eq!(expand_entry(&job_dir, pattern), plain, "{pattern}");
+        }
     }
 
     #[test]
