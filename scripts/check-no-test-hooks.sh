@@ -8,6 +8,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --locked --bin ghostlab
 bin="${CARGO_TARGET_DIR:-target}/debug/ghostlab"
+# A binary that is not there cannot be searched: that is a failure, never a pass.
+if [ ! -s "$bin" ]; then
+    echo "check-no-test-hooks: $bin was not built, so it could not be searched" >&2
+    exit 1
+fi
 if found=$(grep -aoE 'GHOSTLAB_(TEST_[A-Z_]+|REQUIRE_ALL)' "$bin" | sort -u) && [ -n "$found" ]; then
     echo "check-no-test-hooks: $bin reads test-only variables: $(echo $found): a test hook is in the product build" >&2
     exit 1
